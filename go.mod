@@ -1,8 +1,8 @@
 module github.com/vccube/vccube
 
-go 1.24
+go 1.26.0
 
 require (
-	github.com/go-gl/mathgl v1.2.0 // indirect
-	golang.org/x/sys v0.49.0 // indirect
+	github.com/go-gl/mathgl v1.2.0
+	golang.org/x/sys v0.49.0
 )
