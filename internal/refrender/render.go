@@ -137,8 +137,8 @@ func shadeVertices(width, height, frame int) ([36]vertex, error) {
 		fy := y0 + side/2 + ndcY*side/2
 		out[i] = vertex{
 			fx: fx, fy: fy,
-			sx: int64(math.Round(fx * (1 << subpixelBits))),
-			sy: int64(math.Round(fy * (1 << subpixelBits))),
+			sx:    int64(math.Round(fx * (1 << subpixelBits))),
+			sy:    int64(math.Round(fy * (1 << subpixelBits))),
 			depth: ndcZ,
 			invW:  1 / c[3],
 			clip:  vec3{c[0], c[1], c[2]},
