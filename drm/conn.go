@@ -30,18 +30,38 @@ func ioc(dir, nr, size uint32) Request {
 	return Request(dir<<30 | size<<16 | drmIoctlType<<8 | nr)
 }
 
-// IO, IOW, IOR and IOWR mirror DRM_IO, DRM_IOW, DRM_IOR and DRM_IOWR from
-// include/uapi/drm/drm.h for an argument of size bytes.
-func IO(nr uint32) Request          { return ioc(iocNone, nr, 0) }
-func IOW(nr, size uintptr) Request  { return ioc(iocWrite, uint32(nr), uint32(size)) }
-func IOR(nr, size uintptr) Request  { return ioc(iocRead, uint32(nr), uint32(size)) }
+// IO mirrors DRM_IO (include/uapi/drm/drm.h): request nr of type 'd' with
+// no argument.
+func IO(nr uint32) Request { return ioc(iocNone, nr, 0) }
+
+// IOW mirrors DRM_IOW: request nr whose size-byte argument the kernel reads.
+func IOW(nr, size uintptr) Request { return ioc(iocWrite, uint32(nr), uint32(size)) }
+
+// IOR mirrors DRM_IOR: request nr whose size-byte argument the kernel writes.
+func IOR(nr, size uintptr) Request { return ioc(iocRead, uint32(nr), uint32(size)) }
+
+// IOWR mirrors DRM_IOWR: request nr whose size-byte argument the kernel
+// reads and writes back.
 func IOWR(nr, size uintptr) Request { return ioc(iocWrite|iocRead, uint32(nr), uint32(size)) }
-func (r Request) Nr() uint32        { return uint32(r) & 0xff }
-func (r Request) Type() uint32      { return uint32(r) >> 8 & 0xff }
-func (r Request) Size() uint32      { return uint32(r) >> 16 & 0x3fff }
-func (r Request) Dir() uint32       { return uint32(r) >> 30 }
-func (r Request) CopiesIn() bool    { return r.Dir()&iocWrite != 0 }
-func (r Request) CopiesOut() bool   { return r.Dir()&iocRead != 0 }
+
+// Nr is the request's number (bits 7:0); driver ioctls start at CommandBase.
+func (r Request) Nr() uint32 { return uint32(r) & 0xff }
+
+// Type is the request's type byte (bits 15:8), 'd' for DRM.
+func (r Request) Type() uint32 { return uint32(r) >> 8 & 0xff }
+
+// Size is the size of the request's argument in bytes (bits 29:16).
+func (r Request) Size() uint32 { return uint32(r) >> 16 & 0x3fff }
+
+// Dir is the request's direction (bits 31:30): 0 none, 1 write, 2 read,
+// 3 both, seen from user space.
+func (r Request) Dir() uint32 { return uint32(r) >> 30 }
+
+// CopiesIn reports whether the kernel reads the argument.
+func (r Request) CopiesIn() bool { return r.Dir()&iocWrite != 0 }
+
+// CopiesOut reports whether the kernel writes the argument back.
+func (r Request) CopiesOut() bool { return r.Dir()&iocRead != 0 }
 
 // Conn is the ioctl boundary: a real DRM file descriptor or the simulator.
 //
