@@ -1,0 +1,536 @@
+package texture
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// The tables in this file are written from the seeds' drawings and the
+// reference guide, not from the code under test.
+
+// TestUtileGeometry checks the utile shapes of [AG] §11 ("64bpp, 32bpp,
+// 16bpp, 8bpp, 4bpp or 1bpp are organized as 2 × 4, 4 × 4, 8 × 4, 8 × 8,
+// 16 × 8 or 32 × 16") and seed 002's micro-tile table.
+func TestUtileGeometry(t *testing.T) {
+	for _, c := range []struct{ bpp, w, h int }{
+		{64, 2, 4}, {32, 4, 4}, {16, 8, 4}, {8, 8, 8}, {4, 16, 8}, {1, 32, 16},
+	} {
+		w, h, ok := UtileSize(c.bpp)
+		if !ok || w != c.w || h != c.h {
+			t.Errorf("UtileSize(%d) = %d×%d %v, want %d×%d", c.bpp, w, h, ok, c.w, c.h)
+		}
+		if w*h*c.bpp != 512 {
+			t.Errorf("%d bpp: %d×%d utile is not 512 bits", c.bpp, w, h)
+		}
+		if c.bpp >= 8 {
+			cpp := c.bpp / 8
+			if UtileWidth(cpp) != c.w || UtileHeight(cpp) != c.h {
+				t.Errorf("cpp %d: UtileWidth/Height = %d×%d, want %d×%d", cpp, UtileWidth(cpp), UtileHeight(cpp), c.w, c.h)
+			}
+		}
+	}
+	for _, bpp := range []int{0, 2, 3, 24, 128} {
+		if _, _, ok := UtileSize(bpp); ok {
+			t.Errorf("UtileSize(%d) ok, want not", bpp)
+		}
+	}
+	// vc4_validate.c utile_width()/utile_height() return 1 for an unknown cpp.
+	for _, cpp := range []int{0, 3, 5, 16} {
+		if UtileWidth(cpp) != 1 || UtileHeight(cpp) != 1 {
+			t.Errorf("cpp %d: got %d×%d, want the kernel's 1×1", cpp, UtileWidth(cpp), UtileHeight(cpp))
+		}
+	}
+}
+
+// TestPixelOrderInUtile: "in simple raster order" ([AG] §11); seed 002
+// draws the 32-bit utile with 0 1 2 3 in the bottom (first) row and C D E F
+// in the top row.
+func TestPixelOrderInUtile(t *testing.T) {
+	seed002 := [4][4]int{ // [y][x], y = 0 is the bottom row of the drawing
+		{0x0, 0x1, 0x2, 0x3},
+		{0x4, 0x5, 0x6, 0x7},
+		{0x8, 0x9, 0xA, 0xB},
+		{0xC, 0xD, 0xE, 0xF},
+	}
+	for _, tiling := range []Tiling{TFormat, LTFormat} {
+		l := mustLayout(t, tiling, 4, 64, 64)
+		for y := 0; y < 4; y++ {
+			for x := 0; x < 4; x++ {
+				if got, want := l.Offset(x, y), 4*seed002[y][x]; got != want {
+					t.Errorf("%v cpp 4: pixel (%d,%d) at %d, want %d", tiling, x, y, got, want)
+				}
+			}
+		}
+	}
+	for _, c := range []struct{ cpp, w, h int }{{1, 8, 8}, {2, 8, 4}, {8, 2, 4}} {
+		l := mustLayout(t, TFormat, c.cpp, 128, 128)
+		for y := 0; y < c.h; y++ {
+			for x := 0; x < c.w; x++ {
+				if got, want := l.Offset(x, y), (y*c.w+x)*c.cpp; got != want {
+					t.Errorf("cpp %d: pixel (%d,%d) at %d, want %d", c.cpp, x, y, got, want)
+				}
+			}
+		}
+	}
+}
+
+// tileOrderSeed000 is the memory order of the 4 KiB tiles of the 256×256
+// 32-bpp image of seed 000 ("t00 t01 ... t17 t16 ..."), written as
+// [row][col] → position. The seed's own listing has a typo ("t06 t17": the
+// row has eight tiles, t00 to t07; audit.md item 6.6).
+var tileOrderSeed000 = [8][8]int{
+	{0, 1, 2, 3, 4, 5, 6, 7},
+	{15, 14, 13, 12, 11, 10, 9, 8},
+	{16, 17, 18, 19, 20, 21, 22, 23},
+	{31, 30, 29, 28, 27, 26, 25, 24},
+	{32, 33, 34, 35, 36, 37, 38, 39},
+	{47, 46, 45, 44, 43, 42, 41, 40},
+	{48, 49, 50, 51, 52, 53, 54, 55},
+	{63, 62, 61, 60, 59, 58, 57, 56},
+}
+
+// tileOrderSeed002 is seed 002's drawing of a 5×5-tile image, top row
+// drawn first ("k l m n o" ... "0 1 2 3 4"), converted to [row from the
+// bottom][col] → position (digits, then a=10 ...).
+var tileOrderSeed002 = [5][5]int{
+	{0, 1, 2, 3, 4},      // 0 1 2 3 4
+	{9, 8, 7, 6, 5},      // 9 8 7 6 5
+	{10, 11, 12, 13, 14}, // a b c d e
+	{19, 18, 17, 16, 15}, // j i h g f
+	{20, 21, 22, 23, 24}, // k l m n o
+}
+
+func TestTileOrder(t *testing.T) {
+	check := func(name string, tilesX, tilesY int, order func(ty, tx int) int) {
+		for _, cpp := range []int{1, 2, 4, 8} {
+			tw, th := 8*UtileWidth(cpp), 8*UtileHeight(cpp)
+			l := mustLayout(t, TFormat, cpp, tilesX*tw, tilesY*th)
+			for ty := 0; ty < tilesY; ty++ {
+				for tx := 0; tx < tilesX; tx++ {
+					want := order(ty, tx)
+					// Every pixel of the tile must fall in the tile's 4 KiB.
+					for y := ty * th; y < (ty+1)*th; y++ {
+						for x := tx * tw; x < (tx+1)*tw; x++ {
+							if got := l.Offset(x, y) / TileBytes; got != want {
+								t.Fatalf("%s cpp %d: pixel (%d,%d) of tile row %d col %d is in tile slot %d, want %d",
+									name, cpp, x, y, ty, tx, got, want)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	check("seed 000 8×8 tiles", 8, 8, func(ty, tx int) int { return tileOrderSeed000[ty][tx] })
+	check("seed 002 5×5 tiles", 5, 5, func(ty, tx int) int { return tileOrderSeed002[ty][tx] })
+}
+
+// subtileOrder is seed 000's sub-tile order, [tile row parity][position] →
+// (sy, sx): "s00 s10 s11 s01" on even tile rows and "s11 s01 s00 s10" on
+// odd ones, syx being the sub-tile at row y, column x, row 0 first in
+// memory. Seed 001 says the same in words: even rows "lower left, upper
+// left, upper right, lower right"; odd rows "upper right, lower right, lower
+// left, upper left". (Seed 002's odd-row drawing swaps the two left
+// sub-tiles against its own text; we follow the text, seed 000, seed 001
+// and [AG] Figure 14.)
+var subtileOrder = [2][4][2]int{
+	{{0, 0}, {1, 0}, {1, 1}, {0, 1}},
+	{{1, 1}, {0, 1}, {0, 0}, {1, 0}},
+}
+
+func TestSubtileOrder(t *testing.T) {
+	for _, cpp := range []int{1, 2, 4, 8} {
+		uw, uh := UtileWidth(cpp), UtileHeight(cpp)
+		sw, sh := 4*uw, 4*uh                             // sub-tile in pixels
+		l := mustLayout(t, TFormat, cpp, 3*2*sw, 2*2*sh) // 3×2 tiles
+		for ty := 0; ty < 2; ty++ {
+			for tx := 0; tx < 3; tx++ {
+				base := -1
+				for pos, s := range subtileOrder[ty&1] {
+					sy, sx := s[0], s[1]
+					x0, y0 := (2*tx+sx)*sw, (2*ty+sy)*sh
+					off := l.Offset(x0, y0)
+					if pos == 0 {
+						base = off
+						if base%TileBytes != 0 {
+							t.Fatalf("cpp %d tile (%d,%d): first sub-tile at %d, not at a tile start", cpp, tx, ty, base)
+						}
+					}
+					if off != base+pos*SubtileBytes {
+						t.Errorf("cpp %d tile row %d col %d: sub-tile s%d%d at %d, want position %d (%d)",
+							cpp, ty, tx, sy, sx, off, pos, base+pos*SubtileBytes)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestUtileOrderInSubtile: "u00 u01 u02 u03 u10 ... u33" (seed 000), utiles
+// in raster order inside a sub-tile ([AG] Figure 15).
+func TestUtileOrderInSubtile(t *testing.T) {
+	for _, cpp := range []int{1, 2, 4, 8} {
+		uw, uh := UtileWidth(cpp), UtileHeight(cpp)
+		l := mustLayout(t, TFormat, cpp, 16*uw, 16*uh)
+		// Check the four sub-tiles of the tile in row 1 (odd) column 0.
+		for sy := 0; sy < 2; sy++ {
+			for sx := 0; sx < 2; sx++ {
+				x0, y0 := sx*4*uw, (8+sy*4)*uh
+				base := l.Offset(x0, y0)
+				for uy := 0; uy < 4; uy++ {
+					for ux := 0; ux < 4; ux++ {
+						got := l.Offset(x0+ux*uw, y0+uy*uh) - base
+						if want := (4*uy + ux) * UtileBytes; got != want {
+							t.Errorf("cpp %d: utile u%d%d at +%d, want +%d", cpp, uy, ux, got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestSeed000Block reproduces seed 000's worked example: a 4×4 block at
+// columns 12–15 of a 64×64 32-bpp texture, rows 16–19 as the GPU counts
+// them (bottom-up), which the reference guide linearizes as
+// "p w g i l n f b k o r q a z m t".
+func TestSeed000Block(t *testing.T) {
+	block := [4]string{"pwgi", "lnfb", "korq", "azmt"} // GPU rows 16, 17, 18, 19
+	l := mustLayout(t, TFormat, 4, 64, 64)
+	readBlock := func(tiled []byte, y0 int) string {
+		var s []byte
+		for y := y0; y < y0+4; y++ {
+			for x := 12; x < 16; x++ {
+				s = append(s, tiled[l.Offset(x, y)])
+			}
+		}
+		return string(s)
+	}
+	// The block's first utile row sits at memory row 16, so the 16 pixels
+	// must also be consecutive in memory, in that order.
+	consecutive := func(tiled []byte, y0 int) string {
+		off := l.Offset(12, y0)
+		var s []byte
+		for i := 0; i < 16; i++ {
+			s = append(s, tiled[off+4*i])
+		}
+		return string(s)
+	}
+
+	// A buffer consistent with the GPU's view: picture row = GPU row.
+	bottomUp := letterPicture(64, 64, func(x, y int) byte {
+		if x >= 12 && x < 16 && y >= 16 && y < 20 {
+			return block[y-16][x-12]
+		}
+		return '.'
+	})
+	// The same picture stored top-down, as a PPM stores it: GPU row y is
+	// buffer row 63-y, so the block sits at buffer rows 44–47.
+	topDown := letterPicture(64, 64, func(x, y int) byte {
+		if x >= 12 && x < 16 && y >= 44 && y < 48 {
+			return block[63-y-16][x-12]
+		}
+		return '.'
+	})
+
+	tiled := make([]byte, l.Size())
+	mustFromLinear(t, l, tiled, bottomUp, false)
+	if got := consecutive(tiled, 16); got != "pwgilnfbkorqazmt" {
+		t.Errorf("GPU-order buffer: block linearized as %q, want %q", got, "pwgilnfbkorqazmt")
+	}
+	// Seed 000: converting the top-down buffer as it is gives the
+	// "inconsistent linearization" at the block's buffer rows 44–47.
+	mustFromLinear(t, l, tiled, topDown, false)
+	if got := consecutive(tiled, 44); got != "azmtkorqlnfbpwgi" {
+		t.Errorf("top-down buffer as it is: block linearized as %q, want %q", got, "azmtkorqlnfbpwgi")
+	}
+	// Alternative 1: flip while converting; the result is the GPU-order one.
+	mustFromLinear(t, l, tiled, topDown, true)
+	if got := readBlock(tiled, 16); got != "pwgilnfbkorqazmt" {
+		t.Errorf("top-down buffer flipped: block reads %q, want %q", got, "pwgilnfbkorqazmt")
+	}
+	if got := consecutive(tiled, 16); got != "pwgilnfbkorqazmt" {
+		t.Errorf("top-down buffer flipped: block linearized as %q, want %q", got, "pwgilnfbkorqazmt")
+	}
+}
+
+// TestTFormatRederived checks the fast converter and Offset against a
+// second, independent construction of the T format: walk memory in order
+// exactly as the seeds describe the hierarchy (rows of tiles, alternating
+// direction; sub-tiles in seed 000's order; utiles and pixels in raster
+// order) and note which pixel each address holds. No formula of layout.go
+// is used.
+func TestTFormatRederived(t *testing.T) {
+	for _, cpp := range []int{1, 2, 4, 8} {
+		for _, size := range [][2]int{{3, 2}, {1, 1}, {5, 3}, {2, 5}} {
+			uw, uh := UtileWidth(cpp), UtileHeight(cpp)
+			tilesX, tilesY := size[0], size[1]
+			width, height := tilesX*8*uw, tilesY*8*uh
+			l := mustLayout(t, TFormat, cpp, width, height)
+			pic := randomPicture(width, height, cpp, uint64(cpp*100+tilesX*10+tilesY))
+
+			want := make([]byte, 0, width*height*cpp)
+			addrOf := make(map[[2]int]int)
+			for slot := 0; slot < tilesX*tilesY; slot++ {
+				ty := slot / tilesX
+				tx := slot % tilesX
+				if ty%2 == 1 { // odd rows run right to left
+					tx = tilesX - 1 - tx
+				}
+				for _, s := range subtileOrder[ty%2] {
+					for u := 0; u < 16; u++ {
+						for p := 0; p < uw*uh; p++ {
+							x := ((2*tx+s[1])*4+u%4)*uw + p%uw
+							y := ((2*ty+s[0])*4+u/4)*uh + p/uw
+							addrOf[[2]int{x, y}] = len(want)
+							want = append(want, pic.Pix[y*pic.Stride+x*cpp:][:cpp]...)
+						}
+					}
+				}
+			}
+			got := make([]byte, l.Size())
+			mustFromLinear(t, l, got, pic, false)
+			if !bytes.Equal(got, want) {
+				t.Errorf("cpp %d %d×%d tiles: FromLinear differs from the seed's hierarchy", cpp, tilesX, tilesY)
+			}
+			for y := 0; y < height; y++ {
+				for x := 0; x < width; x++ {
+					if g, w := l.Offset(x, y), addrOf[[2]int{x, y}]; g != w {
+						t.Fatalf("cpp %d %d×%d tiles: Offset(%d,%d) = %d, seed hierarchy says %d", cpp, tilesX, tilesY, x, y, g, w)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestLTFormat: utiles in raster order (seed 001/002, [AG] §11), the image
+// padded to whole utiles.
+func TestLTFormat(t *testing.T) {
+	for _, cpp := range []int{1, 2, 4, 8} {
+		uw, uh := UtileWidth(cpp), UtileHeight(cpp)
+		w, h := 3*uw+1, 2*uh+1 // 4×3 utiles after padding
+		l := mustLayout(t, LTFormat, cpp, w, h)
+		if l.AlignedWidth() != 4*uw || l.AlignedHeight() != 3*uh || l.Size() != 12*UtileBytes {
+			t.Errorf("cpp %d: %v, want %d×%d in 12 utiles", cpp, l, 4*uw, 3*uh)
+		}
+		for uy := 0; uy < 3; uy++ {
+			for ux := 0; ux < 4; ux++ {
+				if got, want := l.Offset(ux*uw, uy*uh), (uy*4+ux)*UtileBytes; got != want {
+					t.Errorf("cpp %d: utile (%d,%d) at %d, want %d", cpp, ux, uy, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestLinearLayout: rows one after another, the kernel's stride being the
+// width rounded up to a utile (vc4_check_tex_size() LINEAR case).
+func TestLinearLayout(t *testing.T) {
+	l := mustLayout(t, Linear, 4, 10, 3) // utile width 4 → 12 pixels a row
+	if l.Stride() != 48 || l.Size() != 144 {
+		t.Errorf("%v: stride %d size %d, want 48 and 144", l, l.Stride(), l.Size())
+	}
+	if got := l.Offset(9, 2); got != 2*48+9*4 {
+		t.Errorf("Offset(9,2) = %d, want %d", got, 2*48+36)
+	}
+	p, err := NewLinearLayout(4, 10, 3, 64) // HW-2898: power-of-two stride
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Offset(9, 2) != 2*64+36 || p.Size() != 192 {
+		t.Errorf("stride-64 layout: Offset(9,2) = %d, size %d", p.Offset(9, 2), p.Size())
+	}
+	if _, err := NewLinearLayout(4, 10, 3, 39); err == nil {
+		t.Error("NewLinearLayout accepted a stride shorter than a row")
+	}
+}
+
+func TestOffsetOutside(t *testing.T) {
+	l := mustLayout(t, TFormat, 4, 40, 40) // padded to 64×64
+	for _, p := range [][2]int{{-1, 0}, {0, -1}, {64, 0}, {0, 64}} {
+		if got := l.Offset(p[0], p[1]); got != -1 {
+			t.Errorf("Offset(%d,%d) = %d, want -1", p[0], p[1], got)
+		}
+	}
+	if l.Offset(63, 63) < 0 || l.Offset(63, 63) >= l.Size() {
+		t.Errorf("padding pixel (63,63) at %d, want inside [0,%d)", l.Offset(63, 63), l.Size())
+	}
+}
+
+// TestRoundTrips: linear → layout → linear is the identity for every
+// layout, cpp, row order and the odd sizes of the issue, the padding is
+// zero, and Offset addresses every pixel exactly once.
+func TestRoundTrips(t *testing.T) {
+	sizes := [][2]int{{1, 1}, {3, 70}, {65, 33}, {2048, 1}, {1, 2048}, {17, 17}, {64, 64}, {100, 37}}
+	for _, tiling := range []Tiling{Linear, TFormat, LTFormat} {
+		for _, cpp := range []int{1, 2, 4, 8} {
+			for _, s := range sizes {
+				for _, flip := range []bool{false, true} {
+					name := fmt.Sprintf("%v/cpp%d/%dx%d/flip=%v", tiling, cpp, s[0], s[1], flip)
+					checkRoundTrip(t, name, tiling, cpp, s[0], s[1], flip)
+				}
+			}
+		}
+	}
+}
+
+func checkRoundTrip(t *testing.T, name string, tiling Tiling, cpp, w, h int, flip bool) {
+	t.Helper()
+	l, err := NewLayout(tiling, cpp, w, h)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	pic := randomPicture(w, h, cpp, uint64(w*7919+h*31+cpp))
+	mem := bytes.Repeat([]byte{0xEE}, l.Size()+7) // poison, plus bytes past the end
+	if err := l.FromLinear(mem, pic, flip); err != nil {
+		t.Fatalf("%s: FromLinear: %v", name, err)
+	}
+	if !bytes.Equal(mem[l.Size():], bytes.Repeat([]byte{0xEE}, 7)) {
+		t.Errorf("%s: FromLinear wrote past Size()", name)
+	}
+	back, _ := NewPicture(w, h, cpp)
+	if err := l.ToLinear(back, mem, flip); err != nil {
+		t.Fatalf("%s: ToLinear: %v", name, err)
+	}
+	if !samePixels(back, pic) {
+		t.Errorf("%s: round trip changed the picture", name)
+	}
+	// Every picture pixel at its own address, holding the right bytes;
+	// everything else zero.
+	used := make([]bool, l.Size())
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			off := l.Offset(x, y)
+			if off < 0 || off+cpp > l.Size() {
+				t.Fatalf("%s: Offset(%d,%d) = %d outside [0,%d)", name, x, y, off, l.Size())
+			}
+			py := y
+			if flip {
+				py = h - 1 - y
+			}
+			if !bytes.Equal(mem[off:off+cpp], pic.Pix[py*pic.Stride+x*cpp:][:cpp]) {
+				t.Fatalf("%s: memory at Offset(%d,%d) does not hold picture pixel (%d,%d)", name, x, y, x, py)
+			}
+			for i := off; i < off+cpp; i++ {
+				if used[i] {
+					t.Fatalf("%s: byte %d addressed twice", name, i)
+				}
+				used[i] = true
+			}
+		}
+	}
+	for i, u := range used {
+		if !u && mem[i] != 0 {
+			t.Fatalf("%s: padding byte %d is %#x, want 0", name, i, mem[i])
+		}
+	}
+}
+
+func TestConverterErrors(t *testing.T) {
+	l := mustLayout(t, TFormat, 4, 64, 64)
+	good, _ := NewPicture(64, 64, 4)
+	small, _ := NewPicture(32, 64, 4)
+	wrongCpp, _ := NewPicture(64, 64, 2)
+	cases := []struct {
+		name string
+		err  error
+	}{
+		{"short destination", l.FromLinear(make([]byte, l.Size()-1), good, false)},
+		{"wrong size", l.FromLinear(make([]byte, l.Size()), small, false)},
+		{"wrong cpp", l.FromLinear(make([]byte, l.Size()), wrongCpp, false)},
+		{"short source", l.ToLinear(good, make([]byte, 10), false)},
+		{"truncated picture", l.FromLinear(make([]byte, l.Size()), Picture{Pix: good.Pix[:100], Width: 64, Height: 64, Stride: 256, Cpp: 4}, false)},
+		{"bad stride", l.ToLinear(Picture{Pix: good.Pix, Width: 64, Height: 64, Stride: 100, Cpp: 4}, make([]byte, l.Size()), false)},
+	}
+	for _, c := range cases {
+		if c.err == nil {
+			t.Errorf("%s: no error", c.name)
+		}
+	}
+	for _, bad := range []struct {
+		tiling    Tiling
+		cpp, w, h int
+	}{
+		{TFormat, 3, 8, 8}, {TFormat, 0, 8, 8}, {TFormat, 4, 0, 8}, {LTFormat, 4, 8, 4097}, {Tiling(3), 4, 8, 8},
+	} {
+		if _, err := NewLayout(bad.tiling, bad.cpp, bad.w, bad.h); err == nil {
+			t.Errorf("NewLayout(%v, %d, %d, %d) accepted", bad.tiling, bad.cpp, bad.w, bad.h)
+		}
+	}
+}
+
+func TestConvertersDoNotAllocate(t *testing.T) {
+	for _, tiling := range []Tiling{Linear, TFormat, LTFormat} {
+		l := mustLayout(t, tiling, 4, 100, 70)
+		pic := randomPicture(100, 70, 4, 1)
+		mem := make([]byte, l.Size())
+		n := testing.AllocsPerRun(10, func() {
+			_ = l.FromLinear(mem, pic, true)
+			_ = l.ToLinear(pic, mem, true)
+			_ = l.Offset(5, 5)
+		})
+		if n != 0 {
+			t.Errorf("%v: %v allocations per conversion, want 0", tiling, n)
+		}
+	}
+}
+
+// helpers
+
+func mustLayout(t testing.TB, tiling Tiling, cpp, w, h int) Layout {
+	t.Helper()
+	l, err := NewLayout(tiling, cpp, w, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+func mustFromLinear(t testing.TB, l Layout, dst []byte, p Picture, flip bool) {
+	t.Helper()
+	if err := l.FromLinear(dst, p, flip); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// samePixels compares the pixels of two pictures of the same size,
+// whatever their strides.
+func samePixels(a, b Picture) bool {
+	if a.Width != b.Width || a.Height != b.Height || a.Cpp != b.Cpp {
+		return false
+	}
+	row := a.Width * a.Cpp
+	for y := 0; y < a.Height; y++ {
+		if !bytes.Equal(a.Pix[y*a.Stride:][:row], b.Pix[y*b.Stride:][:row]) {
+			return false
+		}
+	}
+	return true
+}
+
+// letterPicture makes a 32-bpp picture whose pixel (x, y) (y = buffer row)
+// has f(x, y) in its first byte.
+func letterPicture(w, h int, f func(x, y int) byte) Picture {
+	p, _ := NewPicture(w, h, 4)
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			p.Pix[y*p.Stride+x*4] = f(x, y)
+		}
+	}
+	return p
+}
+
+// randomPicture makes a picture of random bytes with a stride larger than
+// the row, to catch code that assumes tight packing.
+func randomPicture(w, h, cpp int, seed uint64) Picture {
+	r := rand.New(rand.NewPCG(seed, 7))
+	stride := w*cpp + 3
+	p := Picture{Pix: make([]byte, stride*h), Width: w, Height: h, Stride: stride, Cpp: cpp}
+	for i := range p.Pix {
+		p.Pix[i] = byte(r.Uint32())
+	}
+	return p
+}
