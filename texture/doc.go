@@ -1,0 +1,55 @@
+// Package texture is vccube's one description of how the VideoCore IV
+// stores and samples textures: the texture types, the micro-tile (utile),
+// T-format, LT-format and raster layouts, mip level placement, the row
+// order the GPU assumes, and texture config parameters P0–P3.
+//
+// Callers:
+//   - the simulated kernel (sim/kernel) relocates textures as Linux
+//     vc4_validate.c reloc_tex() does, with Type.KernelCpp, Type.KernelGrid,
+//     UtileWidth, UtileHeight, SizeIsLT, AlignedSize, CheckTexSize and
+//     KernelLevelSize, each named after the kernel function it mirrors;
+//   - the simulated TMU (sim/gpu) decodes P0–P3 (DecodeP0, DecodeP1,
+//     DecodeP2, JoinType), finds each mip level with NewMipPlan (built on
+//     HardwareLevelSize), finds texels with Layout.Offset and applies FLIPY
+//     with FlipYRow;
+//   - the control-list dumper (cl) prints uniforms with P0.String and
+//     friends;
+//   - the renderer converts its picture with Layout.FromLinear (or
+//     MipPlan.Upload) into a buffer it owns, without allocating, and puts
+//     the words of MipPlan.Params in the uniform stream.
+//
+// # Coordinates and row order
+//
+// [AG] §11: "All images are assumed to have a bottom-left origin, that is,
+// the first data in memory will be the bottom-left pixel." Layout
+// coordinates follow memory: row 0 is the first row in memory. Pictures
+// read from files are top-down (row 0 is the top), so one of two things
+// must happen (seed 000, "vc4: T-format Textures"), both offered by
+// FlipMode:
+//
+//  1. FlipRows: flip the rows while converting and leave FLIPY off;
+//  2. FlipYBit: convert the top-down picture as it is and set FLIPY in P0
+//     (vccube's default, as the bare-metal cube of seed 004 does).
+//
+// Both sample to the same picture; TestFlipAlternativesSampleAlike proves it
+// through Offset and FlipYRow.
+//
+// # Sources
+//
+// [AG] is Broadcom's VideoCore IV 3D Architecture Reference Guide
+// (VideoCoreIV-AG100-R, 2013): §4 (texture data storage, Tables 15–19) and
+// §11 (texture memory formats). The kernel rules come from Linux
+// drivers/gpu/drm/vc4/vc4_validate.c and vc4_packet.h; Mesa's from
+// src/gallium/drivers/vc4/vc4_tiling.c and vc4_resource.c. Our notes on
+// them are ../../shared/reference/hw-vc4.md §5 and §7 and kernel-vc4.md §6
+// and §10.1. No code was copied from any of them.
+//
+// # Not covered
+//
+// The sub-byte types BW1, A4 and A1 have utile shapes (UtileSize) but no
+// byte layout or converters: the order of pixels within a byte is not
+// documented and the kernel refuses these types. ETC1 data is laid out as
+// 8-byte blocks on its block grid (Type.Storage); this package does not
+// compress or decompress ETC1. Cube maps are described by P0's cube-map bit
+// and P2's stride, but MipPlan lays out a single face.
+package texture
