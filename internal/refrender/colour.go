@@ -51,3 +51,21 @@ var decodeTable = func() (t [256]float64) {
 func shade(t uint8, light float64) uint8 {
 	return unorm8(srgbEncode(light * decodeTable[t]))
 }
+
+// shade is the package's shade, or the variant's departure from it.
+func (va variant) shade(t uint8, light float64) uint8 {
+	switch {
+	case va.noSRGB:
+		return unorm8(light * float64(t) / 255)
+	case va.affine8:
+		if light <= 0 {
+			return 0
+		}
+		k := math.Pow(light, 1/2.4)
+		kb := int(math.Round(k * 255))
+		bias := int(math.Round(0.055 * (1 - k) * 255))
+		v := (int(t)*kb+127)/255 - bias
+		return uint8(max(v, 0))
+	}
+	return shade(t, light)
+}

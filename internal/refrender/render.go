@@ -60,6 +60,33 @@ type Options struct {
 	// is the top row, as image decoders return it. Colours are read as
 	// non-premultiplied 8-bit sRGB values; alpha is ignored.
 	Texture image.Image
+
+	// variant changes the renderer's precision or behaviour, for the
+	// package's own tests only (see variant).
+	variant variant
+}
+
+// variant lists deliberate departures from vkcube's arithmetic. Tests use
+// them to measure how far apart two correct renderers of different
+// precision are, and how far a buggy one is, to justify imgcmp.Default.
+// The zero value is vkcube.
+type variant struct {
+	// subpixelBits, if not 0, replaces the 8 sub-pixel bits vertices are
+	// snapped to (the VideoCore IV uses 4: 12.4 fixed point).
+	subpixelBits int
+	// affine8 computes the colour the way a QPU fragment shader can with
+	// per-byte multiplies: srgb(l·lin(c)) ≈ k·c − 0.055·(1−k) with
+	// k = l^(1/2.4), k and the bias rounded to 8 bits.
+	affine8 bool
+	// lightScale, if not 0, multiplies every light value (a wrong light).
+	lightScale float64
+	// lightAspect, if not 0, computes the light from a clip space whose x
+	// is divided by this aspect ratio (vccube's clip space instead of
+	// vkcube's).
+	lightAspect float64
+	// noSRGB multiplies the stored texel bytes by the light directly,
+	// leaving out the sRGB decode and encode.
+	noSRGB bool
 }
 
 // FaceStats describes what Render drew of one cube face.
@@ -120,7 +147,7 @@ func viewport(width, height int) (x0, y0, side float64) {
 }
 
 // shadeVertices runs vkcube's vertex stage for every cube vertex.
-func shadeVertices(width, height, frame int) ([36]vertex, error) {
+func shadeVertices(width, height, frame int, va variant) ([36]vertex, error) {
 	var out [36]vertex
 	mvp := transform(frame)
 	x0, y0, side := viewport(width, height)
@@ -135,13 +162,23 @@ func shadeVertices(width, height, frame int) ([36]vertex, error) {
 		ndcX, ndcY, ndcZ := c[0]/c[3], c[1]/c[3], c[2]/c[3]
 		fx := x0 + side/2 + ndcX*side/2
 		fy := y0 + side/2 + ndcY*side/2
+		// Snap to the sub-pixel grid, then express in 1/256 pixel.
+		grid := float64(int64(1) << va.subpixelBits)
+		if va.subpixelBits == 0 {
+			grid = 1 << subpixelBits
+		}
+		unit := (1 << subpixelBits) / grid
+		clip := vec3{c[0], c[1], c[2]}
+		if va.lightAspect != 0 {
+			clip[0] /= va.lightAspect
+		}
 		out[i] = vertex{
 			fx: fx, fy: fy,
-			sx:    int64(math.Round(fx * (1 << subpixelBits))),
-			sy:    int64(math.Round(fy * (1 << subpixelBits))),
+			sx:    int64(math.Round(fx*grid) * unit),
+			sy:    int64(math.Round(fy*grid) * unit),
 			depth: ndcZ,
 			invW:  1 / c[3],
-			clip:  vec3{c[0], c[1], c[2]},
+			clip:  clip,
 			u:     cubeUVs[i][0], v: cubeUVs[i][1],
 		}
 	}
@@ -157,7 +194,7 @@ func WindowPositions(width, height, frame int) ([36][2]float64, error) {
 	if err := checkSize(width, height); err != nil {
 		return pos, err
 	}
-	vs, err := shadeVertices(width, height, frame)
+	vs, err := shadeVertices(width, height, frame, variant{})
 	if err != nil {
 		return pos, err
 	}
@@ -232,7 +269,7 @@ func Render(o Options) (*Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	verts, err := shadeVertices(o.Width, o.Height, o.Frame)
+	verts, err := shadeVertices(o.Width, o.Height, o.Frame, o.variant)
 	if err != nil {
 		return nil, err
 	}
@@ -242,6 +279,7 @@ func Render(o Options) (*Output, error) {
 		depth: make([]float64, o.Width*o.Height),
 		tex:   &tex,
 		out:   &Output{},
+		va:    o.variant,
 	}
 	r.out.Image = r.img
 	clear := unorm8(clearGrey)
@@ -263,6 +301,7 @@ type rasteriser struct {
 	depth []float64
 	tex   *texture
 	out   *Output
+	va    variant
 }
 
 // edge is the edge function of the directed edge a→b at the sub-pixel point
@@ -382,9 +421,15 @@ func (r *rasteriser) triangle(face int, v0, v1, v2 vertex) {
 					if n := dX.cross(dY); n.length() > 0 {
 						light = math.Max(0, lightDir.dot(n.scale(1/n.length())))
 					}
+					if r.va.lightScale != 0 {
+						light *= r.va.lightScale
+					}
 					t := r.tex.texel(uv[j][i][0], uv[j][i][1])
 					p := r.img.Pix[r.img.PixOffset(x, y):]
-					p[0], p[1], p[2], p[3] = shade(t[0], light), shade(t[1], light), shade(t[2], light), 255
+					for c := 0; c < 3; c++ {
+						p[c] = r.va.shade(t[c], light)
+					}
+					p[3] = 255
 					fs := &r.out.Faces[face]
 					if fs.Fragments == 0 || light < fs.MinLight {
 						fs.MinLight = light
