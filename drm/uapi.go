@@ -134,10 +134,12 @@ type ModeModeInfo struct {
 	Name       [DisplayModeLen]byte
 }
 
-// ModeInfo is the name the KMS functions use for a display mode. It is the
-// uAPI struct itself, so a mode read from a connector goes back to SETCRTC
-// unchanged.
-type ModeInfo = ModeModeInfo
+// ModeInfo is a display mode as the KMS functions return and take it: the
+// uAPI struct itself (so the bytes a connector lists go back to SETCRTC
+// unchanged) with the helpers a person expects, Name and String.
+type ModeInfo struct {
+	ModeModeInfo
+}
 
 // ModeCrtc mirrors struct drm_mode_crtc (drm_mode.h), the argument of
 // DRM_IOCTL_MODE_GETCRTC and DRM_IOCTL_MODE_SETCRTC.
