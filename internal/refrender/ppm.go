@@ -110,8 +110,11 @@ func ppmNumber(br *bufio.Reader) (int, error) {
 	if digits == 0 {
 		return 0, fmt.Errorf("expected a decimal number, found %q", b)
 	}
-	if err != nil || !isSpace(b) {
-		return 0, errors.New("the number is not followed by whitespace")
+	if err != nil {
+		return 0, errors.New("the header ends early")
+	}
+	if !isSpace(b) {
+		return 0, fmt.Errorf("the number is followed by %q, not by whitespace", b)
 	}
 	return n, nil
 }
