@@ -312,6 +312,9 @@ func TestGoldensUpToDate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if res.Over != 0 {
+			t.Logf("%s on %s: %v", g.Name(), runtime.GOARCH, res)
+		}
 		if runtime.GOARCH == "amd64" && res.Over != 0 {
 			t.Errorf("%s differs from the reference renderer's output: %v; regenerate with mkgolden only if the renderer changed on purpose (see testdata/golden/NOTES.md)", g.Name(), res)
 		}
