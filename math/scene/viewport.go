@@ -15,7 +15,7 @@ const MaxViewportSize = 4095
 // ZScale and ZOffset map OpenGL's normalised depth (−1..+1, the clip space
 // mgl32.Perspective produces) to the window depth 0..1 the hardware stores:
 // Zs = z_ndc·ZScale + ZOffset. They are the values Mesa's vc4 emits for the
-// default depth range (CLIPPER_ZS_SCALING; vc4_emit.c, vc4_program.c
+// default depth range (CLIPPER_Z_SCALING; vc4_emit.c, vc4_program.c
 // emit_zs_write). Because the two are equal, the field-order doubt about
 // that packet (audit.md 1.11) cannot matter.
 const (
