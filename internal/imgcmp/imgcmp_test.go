@@ -1,6 +1,7 @@
 package imgcmp
 
 import (
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
@@ -182,5 +183,48 @@ func TestDiffImageAndWriteDiff(t *testing.T) {
 	check(11, color.NRGBA{228, 0, 0, 255})  // diff
 	if err := WriteDiff(filepath.Join(t.TempDir(), "no", "such", "dir.png"), got, want, 8); err == nil {
 		t.Errorf("WriteDiff into a missing directory succeeded")
+	}
+}
+
+// fakeTB records failures instead of failing the real test.
+type fakeTB struct {
+	testing.TB
+	failed []string
+}
+
+func (f *fakeTB) Helper()             {}
+func (f *fakeTB) Name() string        { return "TestFake/sub" }
+func (f *fakeTB) Logf(string, ...any) {}
+func (f *fakeTB) Errorf(format string, a ...any) {
+	f.failed = append(f.failed, fmt.Sprintf(format, a...))
+}
+func (f *fakeTB) Fatal(a ...any) { f.failed = append(f.failed, fmt.Sprint(a...)) }
+
+func TestCheckGolden(t *testing.T) {
+	got, want := fourPixels()
+	dir := t.TempDir()
+	golden := filepath.Join(dir, "golden.png")
+	f, err := os.Create(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	png.Encode(f, want)
+	f.Close()
+
+	if r := Default.CheckGolden(t, want, golden); r.Over != 0 {
+		t.Errorf("identical image: %v", r)
+	}
+	var ft fakeTB
+	Default.CheckGolden(&ft, got, golden)
+	if len(ft.failed) != 1 || !strings.Contains(ft.failed[0], "written to ") {
+		t.Fatalf("failures %q, want one naming the diff file", ft.failed)
+	}
+	diff := ft.failed[0][strings.Index(ft.failed[0], "written to ")+len("written to "):]
+	defer os.Remove(diff)
+	if _, err := ReadPNG(diff); err != nil {
+		t.Errorf("diff image: %v", err)
+	}
+	if _, err := ReadPNG(filepath.Join(dir, "missing.png")); err == nil {
+		t.Errorf("ReadPNG(missing) succeeded")
 	}
 }

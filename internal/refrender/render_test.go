@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"image"
 	"image/color"
-	"image/png"
 	"math"
 	"os"
 	"path/filepath"
@@ -299,14 +298,9 @@ func TestGoldensUpToDate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f, err := os.Open(filepath.Join("../..", g.Path()))
+		want, err := imgcmp.ReadPNG(filepath.Join("../..", g.Path()))
 		if err != nil {
 			t.Fatal(err)
-		}
-		want, err := png.Decode(f)
-		f.Close()
-		if err != nil {
-			t.Fatalf("%s: %v", g.Name(), err)
 		}
 		res, err := imgcmp.Compare(out.Image, want, 0)
 		if err != nil {
