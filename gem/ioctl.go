@@ -162,7 +162,7 @@ func MapOffset(c drm.Conn, handle uint32) (uint64, error) {
 // BO's handle. The code is a whole number of 64-bit instructions, in the
 // machine's byte order. Prefer NewShaderBO, which also frees it.
 func AllocShaderBO(c drm.Conn, code []byte) (uint32, error) {
-	if len(code) == 0 || len(code)%8 != 0 || len(code) > math.MaxUint32 {
+	if len(code) == 0 || len(code)%8 != 0 || uint64(len(code)) > math.MaxUint32 {
 		return 0, inputError(IoctlCreateShaderBO,
 			fmt.Sprintf("%d bytes of code: QPU code is a non-empty whole number of 8-byte instructions", len(code)))
 	}
@@ -246,7 +246,7 @@ func BOTiling(c drm.Conn, handle uint32) (uint64, error) {
 // Label names BO handle in the kernel's BO statistics
 // (DRM_IOCTL_VC4_LABEL_BO; /sys/kernel/debug/dri/N/bo_stats).
 func Label(c drm.Conn, handle uint32, name string) error {
-	if name == "" || len(name) > math.MaxUint32 {
+	if name == "" || uint64(len(name)) > math.MaxUint32 {
 		return inputError(IoctlLabelBO, "an empty label: the kernel refuses length 0")
 	}
 	b := []byte(name)
