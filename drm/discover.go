@@ -99,6 +99,7 @@ type NoCardError struct {
 	Cards []Card
 }
 
+// Error lists every card found and why it was passed over.
 func (e *NoCardError) Error() string {
 	if len(e.Cards) == 0 {
 		return fmt.Sprintf("no DRM card in %s, so no %s: the kernel's DRM driver is not loaded; "+

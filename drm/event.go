@@ -28,6 +28,7 @@ type EventError struct {
 	Reason string
 }
 
+// Error says where the malformed record is and what is wrong with it.
 func (e *EventError) Error() string {
 	return fmt.Sprintf("malformed DRM event at byte %d (type %d, length %d, %d bytes read): %s",
 		e.Offset, e.Type, e.Length, e.Have, e.Reason)

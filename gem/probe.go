@@ -54,6 +54,7 @@ type ProbeError struct {
 	Err    error  // the failed call, if any
 }
 
+// Error returns the reason, a sentence for a person.
 func (e *ProbeError) Error() string { return e.Reason }
 
 // Unwrap lets errors.Is match ErrNoVideoCoreIV and the underlying errno.
