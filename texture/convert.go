@@ -97,7 +97,7 @@ func (l Layout) linearRows(mem []byte, p Picture, flipRows, toMem bool) {
 // gives the direction.
 //
 // A T layout goes one 1 KiB sub-tile at a time: a sub-tile wholly inside
-// the picture takes the fast path, moveSubtile. LT layouts (small levels
+// the picture takes the fast path (moveSubtile16 or moveSubtile8). LT layouts (small levels
 // only) and the sub-tiles on the right and top edges go one utile at a
 // time.
 func (l Layout) utiles(mem []byte, p Picture, flipRows, toMem bool) {
@@ -121,7 +121,7 @@ func (l Layout) utiles(mem []byte, p Picture, flipRows, toMem bool) {
 		for sx := 0; sx < l.alignedW/sw; sx++ {
 			if sx >= fullX || sy >= fullY {
 				for i := 0; i < 16; i++ {
-					l.utile(mem, p, sx*4+i&3, sy*4+i>>2, flipRows, toMem)
+					l.utile(mem, p, sx*4+(i&3), sy*4+(i>>2), flipRows, toMem)
 				}
 				continue
 			}

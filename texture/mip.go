@@ -150,7 +150,8 @@ func (p *MipPlan) Upload(dst []byte, pictures []Picture, flipRows bool) error {
 // Params returns the P0 and P1 words' values for sampling this texture:
 // base is where the texture starts in its buffer object (a multiple of
 // 4096), mode says whether FLIPY is set, and s gives filters and wrapping.
-// ETCFLIP is set for ETC1, as Mesa does. The result's Encode methods give
+// ETCFLIP is set for ETC1, as Mesa vc4_state.c vc4_create_sampler_view()
+// does. The result's Encode methods give
 // the words to put in the uniform stream.
 func (p *MipPlan) Params(base uint32, mode FlipMode, s Sampler) (P0, P1, error) {
 	if base%TileBytes != 0 {

@@ -96,6 +96,7 @@ type ppmError struct {
 	msg  string
 }
 
+// Error returns the message.
 func (e ppmError) Error() string { return e.msg }
 
 func (h *ppmHeader) errorFor(name string, err error) error {
