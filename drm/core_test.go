@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/drm/drmtest"
@@ -167,5 +168,27 @@ func TestIoctlNameOfUnknownRequests(t *testing.T) {
 	}
 	if s := drm.IoctlName(drm.IO(0x30)); !strings.HasPrefix(s, "DRM ioctl 0x00006430") {
 		t.Errorf("core request: %q", s)
+	}
+}
+
+func TestGetVersionRefusesImplausibleLengths(t *testing.T) {
+	c := drmtest.NewConn()
+	drmtest.On(c, drm.IoctlVersion, func(v *drm.Version) error { v.DescLen = 1 << 40; return nil })
+	if _, err := drm.GetVersion(c); err == nil || !strings.Contains(err.Error(), "implausible") || c.Calls(drm.IoctlVersion) != 1 {
+		t.Fatalf("err = %v after %d calls", err, c.Calls(drm.IoctlVersion))
+	}
+}
+
+func TestUserBytes(t *testing.T) {
+	if drm.UserBytes(0, 4) != nil || drm.UserSlice[uint32](0, 4) != nil {
+		t.Error("a null user pointer must give nil, not a slice at address 0")
+	}
+	buf := []uint32{1, 2, 3}
+	p := drm.UserPointer(unsafe.Pointer(&buf[0]))
+	if s := drm.UserSlice[uint32](p, 3); &s[0] != &buf[0] || s[2] != 3 {
+		t.Error("UserSlice does not reach the memory UserPointer named")
+	}
+	if b := drm.UserBytes(p, 4); len(b) != 4 || b[0] != 1 && b[3] != 1 {
+		t.Errorf("UserBytes = % x", b)
 	}
 }

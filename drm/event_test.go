@@ -148,3 +148,22 @@ func TestEventReaderDoesNotAllocate(t *testing.T) {
 		t.Errorf("EventReader.Next allocates %.1f times per read", allocs)
 	}
 }
+
+// FuzzParseEvents feeds arbitrary reads to the parser: it must return
+// events or an error, never panic, and never report a record past the
+// read.
+func FuzzParseEvents(f *testing.F) {
+	f.Add(cat(record(drm.EventTypeFlipComplete, 1, 2, 3, 4, 5), other(3, 24)))
+	f.Add(record(drm.EventTypeVblank, 1, 2, 3, 4, 5)[:17])
+	f.Add(other(drm.EventTypeFlipComplete, 0))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		evs, err := drm.ParseEvents(b, nil)
+		if len(evs)*32 > len(b) {
+			t.Fatalf("%d events from %d bytes", len(evs), len(b))
+		}
+		var ee *drm.EventError
+		if err != nil && (!errors.As(err, &ee) || ee.Offset > len(b)) {
+			t.Fatalf("err = %v", err)
+		}
+	})
+}
