@@ -69,7 +69,12 @@ func (r Request) CopiesOut() bool { return r.Dir()&iocRead != 0 }
 // exactly as the C uAPI struct for req (Request.Size bytes), whose u64
 // "pointer" fields hold addresses in this process that the callee may read
 // or write during the call only. Callers keep the pointed-to memory alive
-// and pinned for the duration of the call.
+// and pinned for the duration of the call (runtime.Pinner; UserPointer
+// makes the u64). An implementation in this process reaches that memory
+// with UserBytes and UserSlice, as the kernel does with copy_from_user.
+//
+// The typed functions of this package and of package gem are the usual
+// way to call a Conn; they wrap failures in *Error.
 type Conn interface {
 	// Ioctl issues req with arg and returns nil or the bare errno
 	// (a syscall.Errno, so errors.Is(err, unix.EINVAL) works). Typed
