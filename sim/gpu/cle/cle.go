@@ -1,0 +1,267 @@
+// Package cle is the VideoCore IV control-list executor (CLE): the unit that
+// walks a control list in memory, one packet at a time, for the binning
+// thread (CT0) and the rendering thread (CT1).
+//
+// A Thread fetches packets through the job's mem.View, with their lengths
+// from the one packet table (cl/spec), and handles the flow-control packets
+// itself: NOP, HALT, BRANCH, BRANCH_TO_SUB_LIST and RETURN_FROM_SUB_LIST
+// with the two-deep return stack. Every other packet is handed to the caller
+// (the binner or the renderer), which may also consume inline data that
+// follows a packet (compressed primitive lists).
+//
+// Facts and their sources:
+//   - The thread runs from CTnCA until CTnCA equals CTnEA ([AG] §8 "System
+//     Operation": "The CLE advances V3DCTnCA until it exactly matches
+//     V3DCTnEA").
+//   - BRANCH_TO_SUB_LIST nests at most two levels ([AG] Table 38 id 17);
+//     RETURN_FROM_SUB_LIST with an empty stack is ignored (hw-vc4.md §1.2).
+//   - HALT stops the thread ([AG] Table 38 id 0).
+//
+// What the sources leave open, and what this model does:
+//   - A third nested BRANCH_TO_SUB_LIST: the hardware's behaviour is not
+//     documented; we stop the job as hung with an error naming the packet.
+//   - A reserved packet id: undocumented; the job hangs with an error.
+//   - A list that never reaches CTnEA (a branch loop, or a list that runs
+//     into other data) would spin forever on the hardware until the kernel's
+//     hang check resets the GPU (Linux vc4_gem.c vc4_hangcheck_elapsed). We
+//     bound the work instead: Limits.Packets packets per thread, and
+//     Limits.IdleFlow flow-control packets in a row without any other
+//     packet, then report a hang.
+package cle
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/vccube/vccube/cl/spec"
+	"github.com/vccube/vccube/sim/mem"
+)
+
+// Limits bound the work a thread may do before it is declared hung.
+type Limits struct {
+	// Packets is the most packets (of any kind) one thread may execute.
+	Packets int
+	// IdleFlow is the most flow-control packets (NOP, branches, returns)
+	// in a row without another packet in between: a branch loop.
+	IdleFlow int
+}
+
+// DefaultLimits are generous enough for any real frame (a 1080p frame of
+// many thousand draws is a few million packets) and end a runaway list in
+// about a second.
+var DefaultLimits = Limits{Packets: 1 << 27, IdleFlow: 1 << 20}
+
+// ErrHalted is returned by Next when the thread executed HALT.
+var ErrHalted = errors.New("cle: HALT")
+
+// ErrEnd is returned by Next when the thread reached its end address.
+var ErrEnd = errors.New("cle: end of list")
+
+// HangError says why a thread could not go on. The GPU model reports it in
+// hw.Result.Reason.
+type HangError struct {
+	// Thread names the thread ("CT0" binning, "CT1" rendering).
+	Thread string
+	// Addr is the address of the packet (or byte) at fault.
+	Addr uint32
+	// Msg says what went wrong.
+	Msg string
+	// Err is the underlying error (a *mem.Fault), if any.
+	Err error
+}
+
+func (e *HangError) Error() string {
+	return fmt.Sprintf("%s hung at %#08x: %s", e.Thread, e.Addr, e.Msg)
+}
+
+// Unwrap returns the underlying error.
+func (e *HangError) Unwrap() error { return e.Err }
+
+// Packet is one packet handed to the caller.
+type Packet struct {
+	// Op is the opcode.
+	Op spec.Opcode
+	// Addr is the bus address of the opcode byte.
+	Addr uint32
+	// Bytes is the whole fixed-length packet, opcode first. It aliases
+	// GPU memory: copy what must outlive the next call.
+	Bytes []byte
+}
+
+// Thread is one CLE thread. The zero value is not ready; call Start.
+type Thread struct {
+	view   *mem.View
+	name   string
+	limits Limits
+
+	pc, end uint32
+	stack   [2]uint32
+	depth   int
+
+	// span caches the readable region holding pc: its bytes and the bus
+	// address of its first byte, so most packets cost no region lookup.
+	span     []byte
+	spanBase uint32
+
+	packets  int
+	idleFlow int
+}
+
+// NewThread returns a thread named name ("CT0" or "CT1") that reads
+// through v.
+func NewThread(v *mem.View, name string, l Limits) *Thread {
+	return &Thread{view: v, name: name, limits: l}
+}
+
+// Start points the thread at a list, as writing CTnCA and CTnEA does, and
+// empties its return stack.
+func (t *Thread) Start(start, end uint32) {
+	t.pc, t.end = start, end
+	t.depth = 0
+	t.span = nil
+	t.packets, t.idleFlow = 0, 0
+}
+
+// PC returns the current address (CTnCA).
+func (t *Thread) PC() uint32 { return t.pc }
+
+// End returns the end address (CTnEA).
+func (t *Thread) End() uint32 { return t.end }
+
+// ReturnAddr returns the top of the return stack (CTnRA0) or 0.
+func (t *Thread) ReturnAddr() uint32 {
+	if t.depth == 0 {
+		return 0
+	}
+	return t.stack[t.depth-1]
+}
+
+// Hang returns a HangError for this thread at addr.
+func (t *Thread) Hang(addr uint32, msg string, err error) *HangError {
+	return &HangError{Thread: t.name, Addr: addr, Msg: msg, Err: err}
+}
+
+// bytesAt returns at least n readable bytes at addr, or a fault.
+func (t *Thread) bytesAt(addr uint32, n uint32) ([]byte, error) {
+	if t.span != nil && addr >= t.spanBase {
+		off := uint64(addr - t.spanBase)
+		if off+uint64(n) <= uint64(len(t.span)) {
+			return t.span[off:], nil
+		}
+	}
+	buf, off, err := t.view.Span(addr, false, t.name+" control list fetch")
+	if err != nil {
+		return nil, err
+	}
+	t.span, t.spanBase = buf, addr-off
+	if uint64(off)+uint64(n) > uint64(len(buf)) {
+		// The packet runs off the end of its buffer: ask for exactly
+		// those bytes so that the fault names them.
+		if _, err := t.view.Read(addr, n, t.name+" control list fetch"); err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("packet crosses the end of its buffer")
+	}
+	return buf[off:], nil
+}
+
+// Next executes flow-control packets and returns the next other packet.
+// It returns ErrEnd when the thread has reached its end address, ErrHalted
+// after HALT, and a *HangError if the list faults or runs away.
+func (t *Thread) Next() (Packet, error) {
+	for {
+		if t.pc == t.end {
+			return Packet{}, ErrEnd
+		}
+		if t.packets >= t.limits.Packets {
+			return Packet{}, t.Hang(t.pc, fmt.Sprintf("control list did not end after %d packets", t.packets), nil)
+		}
+		t.packets++
+		b, err := t.bytesAt(t.pc, 1)
+		if err != nil {
+			return Packet{}, t.Hang(t.pc, "control list runs outside the job's memory", err)
+		}
+		op := spec.Opcode(b[0])
+		desc := spec.Lookup(op)
+		if desc == nil || desc.Pseudo {
+			return Packet{}, t.Hang(t.pc, fmt.Sprintf("reserved packet id %d", uint8(op)), nil)
+		}
+		n := uint32(desc.Len)
+		if n > 1 {
+			if b, err = t.bytesAt(t.pc, n); err != nil {
+				return Packet{}, t.Hang(t.pc, fmt.Sprintf("%v runs outside the job's memory", op), err)
+			}
+		}
+		addr := t.pc
+		switch op {
+		case spec.OpNOP:
+			t.pc += n
+			if err := t.flow(addr); err != nil {
+				return Packet{}, err
+			}
+			continue
+		case spec.OpHalt:
+			t.pc += n
+			return Packet{}, ErrHalted
+		case spec.OpBranch:
+			t.pc = le32(b[1:])
+			if err := t.flow(addr); err != nil {
+				return Packet{}, err
+			}
+			continue
+		case spec.OpBranchToSubList:
+			if t.depth == len(t.stack) {
+				return Packet{}, t.Hang(addr, fmt.Sprintf("BRANCH_TO_SUB_LIST nested more than %d deep", len(t.stack)), nil)
+			}
+			t.stack[t.depth] = t.pc + n
+			t.depth++
+			t.pc = le32(b[1:])
+			if err := t.flow(addr); err != nil {
+				return Packet{}, err
+			}
+			continue
+		case spec.OpReturnFromSubList:
+			t.pc += n
+			if t.depth > 0 {
+				t.depth--
+				t.pc = t.stack[t.depth]
+			}
+			if err := t.flow(addr); err != nil {
+				return Packet{}, err
+			}
+			continue
+		}
+		t.idleFlow = 0
+		t.pc += n
+		return Packet{Op: op, Addr: addr, Bytes: b[:n:n]}, nil
+	}
+}
+
+func (t *Thread) flow(addr uint32) error {
+	t.idleFlow++
+	if t.idleFlow > t.limits.IdleFlow {
+		return t.Hang(addr, fmt.Sprintf("%d flow-control packets in a row: a branch loop", t.idleFlow), nil)
+	}
+	return nil
+}
+
+// Inline returns the readable bytes from the current address to the end of
+// its buffer, for a caller that decodes inline data (a compressed primitive
+// list) after a packet. Advance by what was consumed with Skip.
+func (t *Thread) Inline() ([]byte, error) {
+	b, err := t.bytesAt(t.pc, 1)
+	if err != nil {
+		return nil, t.Hang(t.pc, "inline data runs outside the job's memory", err)
+	}
+	return b, nil
+}
+
+// Skip advances the current address by n bytes of consumed inline data.
+func (t *Thread) Skip(n int) { t.pc += uint32(n) }
+
+// Jump moves the current address to addr (a branch inside inline data).
+func (t *Thread) Jump(addr uint32) { t.pc = addr }
+
+func le32(b []byte) uint32 {
+	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
+}
