@@ -72,6 +72,12 @@ func enumField(name string, start, width uint, e *Enum, doc string) Field {
 	return Field{Name: name, Start: start, Width: width, Kind: Enumerated, Enum: e, Doc: doc}
 }
 
+// hex marks a field the dumper prints in hexadecimal.
+func hex(f Field) Field {
+	f.Hex = true
+	return f
+}
+
 func floatField(name string, start uint, doc string) Field {
 	return Field{Name: name, Start: start, Width: 32, Kind: Float, Doc: doc}
 }
@@ -262,7 +268,7 @@ var Packets = []Packet{
 	{
 		Op: OpClippedCompressedPrimitive, Name: "CLIPPED_COMPRESSED_PRIMITIVE", Len: 5, Lists: render | tile, Inline: CompressedList,
 		Fields: []Field{
-			uintField("clip_flags", 0, 3, "ClipFlags has one bit per vertex of the next primitive: set if that vertex is clipped."),
+			hex(uintField("clip_flags", 0, 3, "ClipFlags has one bit per vertex of the next primitive: set if that vertex is clipped.")),
 			addrHigh("address", 3, 29, 3, "Address is the clipped-primitive record (8-byte aligned; see ClippedVertex)."),
 		},
 		Doc:    "CLIPPED_COMPRESSED_PRIMITIVE gives the clipped-vertex record of the first primitive of the compressed list that follows inline.",
@@ -337,7 +343,7 @@ var Packets = []Packet{
 	{
 		Op: OpFlatShadeFlags, Name: "FLAT_SHADE_FLAGS", Len: 5, Lists: both | tile, KernelBin: true,
 		Fields: []Field{
-			uintField("flags", 0, 32, "Flags has bit i set when varying i is flat-shaded."),
+			hex(uintField("flags", 0, 32, "Flags has bit i set when varying i is flat-shaded.")),
 		},
 		Doc:    "FLAT_SHADE_FLAGS selects flat shading per varying.",
 		Source: "AG Table 38 id 97",
@@ -463,9 +469,9 @@ var Packets = []Packet{
 	{
 		Op: OpClearColors, Name: "CLEAR_COLORS", Len: 14, Lists: render,
 		Fields: []Field{
-			uintField("color", 0, 64, "Color is the clear colour: two RGBA8888 words (low word first), or one RGBA16161616."),
-			uintField("z", 64, 24, "Z is the clear depth (24-bit, 0xffffff = 1.0)."),
-			uintField("vg_mask", 88, 8, "VGMask is the clear VG mask."),
+			hex(uintField("color", 0, 64, "Color is the clear colour: two RGBA8888 words (low word first), or one RGBA16161616.")),
+			hex(uintField("z", 64, 24, "Z is the clear depth (24-bit, 0xffffff = 1.0).")),
+			hex(uintField("vg_mask", 88, 8, "VGMask is the clear VG mask.")),
 			uintField("stencil", 96, 8, "Stencil is the clear stencil value."),
 		},
 		Doc:    "CLEAR_COLORS sets the values stores clear the tile buffer to.",

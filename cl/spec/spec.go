@@ -158,6 +158,9 @@ type Field struct {
 	Align uint32
 	// Enum names the values of an Enumerated field.
 	Enum *Enum
+	// Hex asks the dumper to print a Uint field in hexadecimal (masks,
+	// colours, raw depth values).
+	Hex bool
 	// Doc describes the field; it becomes the Go field's comment.
 	Doc string
 }
