@@ -81,6 +81,7 @@ type FieldError struct {
 	Problem string
 }
 
+// Error formats the problem: "cl: CLIP_WINDOW width = 0x… does not fit …".
 func (e *FieldError) Error() string {
 	return fmt.Sprintf("cl: %s %s = %#x %s", e.Packet, e.Field, e.Value, e.Problem)
 }
@@ -104,6 +105,7 @@ type UnpackError struct {
 	Msg string
 }
 
+// Error formats the problem with the packet or record name.
 func (e *UnpackError) Error() string { return "cl: " + e.What + ": " + e.Msg }
 
 func checkPacket(b []byte, op spec.Opcode, n int) error {

@@ -74,15 +74,23 @@ type Prefix struct {
 	PrimitiveListFormat *cl.PrimitiveListFormat
 	// ClipWindow must not be empty: a zero-sized clip window hangs the
 	// binner (Mesa vc4_draw.c).
-	ClipWindow     *cl.ClipWindow
-	Configuration  *cl.ConfigurationBits
-	DepthOffset    *cl.DepthOffset
-	PointSize      *cl.PointSize
-	LineWidth      *cl.LineWidth
+	ClipWindow *cl.ClipWindow
+	// Configuration sets culling, winding and the depth test.
+	Configuration *cl.ConfigurationBits
+	// DepthOffset sets polygon offset (with Configuration's enable bit).
+	DepthOffset *cl.DepthOffset
+	// PointSize is the point size.
+	PointSize *cl.PointSize
+	// LineWidth is the line width.
+	LineWidth *cl.LineWidth
+	// FlatShadeFlags selects flat-shaded varyings.
 	FlatShadeFlags *cl.FlatShadeFlags
+	// ViewportOffset is the viewport centre shaded Xs/Ys are relative to.
 	ViewportOffset *cl.ViewportOffset
-	ClipperXY      *cl.ClipperXYScaling
-	ClipperZ       *cl.ClipperZScaling
+	// ClipperXY is the viewport half-size the clipper needs (1/16 px).
+	ClipperXY *cl.ClipperXYScaling
+	// ClipperZ is the depth scale and offset the clipper needs.
+	ClipperZ *cl.ClipperZScaling
 }
 
 type phase uint8

@@ -76,6 +76,7 @@ type Error struct {
 	Msg string
 }
 
+// Error formats the problem with its offset and packet.
 func (e *Error) Error() string {
 	if e.Offset != e.Packet {
 		return fmt.Sprintf("dump: offset %#04x, inside %s at %#04x: %s", e.Offset, e.Op, e.Packet, e.Msg)

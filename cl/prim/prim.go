@@ -113,6 +113,7 @@ func (f Format) check() error {
 // Prim is one primitive: Index[0..Type.Vertices()-1] are its absolute
 // vertex indices; the rest are zero.
 type Prim struct {
+	// Index holds the primitive's vertex indices.
 	Index [3]uint32
 }
 
@@ -161,6 +162,7 @@ type Error struct {
 	Msg string
 }
 
+// Error formats the problem with its offset.
 func (e *Error) Error() string { return fmt.Sprintf("prim: at +%d: %s", e.Offset, e.Msg) }
 
 // signed returns the width-bit two's-complement value of v.

@@ -147,6 +147,7 @@ type Error struct {
 	Msg string
 }
 
+// Error formats the problem with its offset.
 func (e *Error) Error() string { return fmt.Sprintf("shaderrec: at +%d: %s", e.Offset, e.Msg) }
 
 // Decode parses a hardware-form record with the format a GL_SHADER_STATE

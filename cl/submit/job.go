@@ -44,10 +44,13 @@ type Job struct {
 	MinXTile, MinYTile, MaxXTile, MaxYTile uint8
 	// The six render surfaces; Reset makes them all absent.
 	ColorRead, ColorWrite, ZSRead, ZSWrite, MSAAColorWrite, MSAAZSWrite gem.SubmitRCLSurface
-	// ClearColor, ClearZ and ClearS apply with gem.SubmitUseClearColor.
+	// ClearColor is the packed clear colour, the same word twice; it and
+	// the two below apply with gem.SubmitUseClearColor.
 	ClearColor [2]uint32
-	ClearZ     uint32
-	ClearS     uint8
+	// ClearZ is the clear depth in the low 24 bits (0xffffff = 1.0).
+	ClearZ uint32
+	// ClearS is the clear stencil value.
+	ClearS uint8
 	// Flags are gem.Submit* flags.
 	Flags uint32
 	// PerfmonID, InSync and OutSync are passed through (0 = none).
@@ -192,16 +195,11 @@ func (j *Job) Submit(c drm.Conn) (uint64, error) {
 	a.ShaderRec = j.pointer(unsafe.Pointer(unsafe.SliceData(recs)), len(recs))
 	a.Uniforms = j.pointer(unsafe.Pointer(unsafe.SliceData(unis)), len(unis))
 	a.BOHandles = j.pointer(unsafe.Pointer(unsafe.SliceData(j.BOHandles)), len(j.BOHandles))
-	// TODO(gem owner): call gem.Submit once it is committed; it adds the
-	// kernel's likely cause to the error.
-	err = c.Ioctl(gem.IoctlSubmitCL, unsafe.Pointer(a))
+	err = gem.Submit(c, a)
 	j.pin.Unpin()
 	a.BinCL, a.ShaderRec, a.Uniforms, a.BOHandles = 0, 0, 0, 0
 	if err != nil {
-		return 0, &drm.Error{Op: "DRM_IOCTL_VC4_SUBMIT_CL", Req: gem.IoctlSubmitCL, Err: err,
-			Detail: fmt.Sprintf("bin CL %d bytes, %d shader records in %d bytes, uniforms %d bytes, %d BOs, %dx%d",
-				a.BinCLSize, a.ShaderRecCount, a.ShaderRecSize, a.UniformsSize, a.BOHandleCount, a.Width, a.Height),
-			Hint: "the kernel log (dmesg) names the rule; cl/dump prints the job's lists"}
+		return 0, err
 	}
 	return a.Seqno, nil
 }
