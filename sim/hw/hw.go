@@ -11,7 +11,10 @@
 // after the job (vc4_perfmon.c). Job carries exactly that.
 package hw
 
-import "github.com/vccube/vccube/sim/mem"
+import (
+	"github.com/vccube/vccube/gem"
+	"github.com/vccube/vccube/sim/mem"
+)
 
 // Job is one SUBMIT_CL as the hardware sees it, after validation.
 type Job struct {
@@ -43,8 +46,8 @@ type Job struct {
 }
 
 // NumEvents is the number of V3D performance counter events
-// (VC4_PERFCNT_NUM_EVENTS in include/uapi/drm/vc4_drm.h).
-const NumEvents = 30
+// (VC4_PERFCNT_NUM_EVENTS in include/uapi/drm/vc4_drm.h, described in gem).
+const NumEvents = gem.PerfcntNumEvents
 
 // Counters holds one count per performance counter event.
 type Counters [NumEvents]uint64
