@@ -3,10 +3,12 @@ package dump
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"strings"
 	"testing"
 
+	"github.com/vccube/vccube/cl"
 	"github.com/vccube/vccube/cl/internal/cube"
 	"github.com/vccube/vccube/cl/prim"
 	"github.com/vccube/vccube/cl/spec"
@@ -324,4 +326,31 @@ func cubeShapes() []uniforms.Shape {
 			uniforms.Shape{Uniforms: 4})
 	}
 	return s
+}
+
+func TestRecord(t *testing.T) {
+	nv := []byte{0x09, 20, 0, 2, 0, 0x10, 0, 0, 0, 0x20, 0, 0, 0, 0x30, 0, 0}
+	var out bytes.Buffer
+	if err := Record(&out, spec.NVShaderRecord, nv); err != nil {
+		t.Fatal(err)
+	}
+	want := "nv_shader_record: fs_single_threaded clip_header_included stride=20 fs_num_uniforms=0 fs_num_varyings=2 " +
+		"fs_code_address=0x00001000 fs_uniforms_address=0x00002000 vertex_data_address=0x00003000\n"
+	diff(t, out.String(), want)
+	if err := Record(&out, spec.NVShaderRecord, nv[:15]); err == nil {
+		t.Error("15-byte NV record accepted")
+	}
+}
+
+// Records and Uniforms take arbitrary streams without panicking.
+func FuzzRecords(f *testing.F) {
+	j := cubeJob(f)
+	f.Add(uint8(1), uint8(3), j.ShaderRecs.Bytes(), j.Uniforms.Bytes())
+	f.Add(uint8(0x0a), uint8(0), []byte{1, 2, 3}, []byte{4})
+	f.Fuzz(func(t *testing.T, state, shape uint8, recs, unis []byte) {
+		states := []cl.GLShaderState{{NumAttributeArrays: state & 7, Extended: state&8 != 0}, {NumAttributeArrays: state >> 4 & 7}}
+		_ = Records(io.Discard, recs, states)
+		shapes := []uniforms.Shape{{Samples: int(shape & 3), Uniforms: int(shape >> 2 & 7), Params: [][]int{{0, 1, 2, 3}}}, {Uniforms: int(shape >> 5)}}
+		_ = Uniforms(io.Discard, unis, shapes)
+	})
 }

@@ -63,6 +63,17 @@ func printRecord(ew *errWriter, b []byte, g *shaderrec.GL, indent string) {
 	}
 }
 
+// Record prints a fixed-size record described in cl/spec (an NV or VG
+// shader record, an attribute record, a clipped vertex) on one line:
+// "nv_shader_record: fields…".
+func Record(w io.Writer, s *spec.Struct, b []byte) error {
+	if len(b) < s.Len {
+		return fmt.Errorf("dump: %s needs %d bytes, only %d left", s.Name, s.Len, len(b))
+	}
+	_, err := fmt.Fprintf(w, "%s: %s\n", s.Name, Fields(s.Fields, b[:s.Len]))
+	return err
+}
+
 // Records prints a submit's shader_rec stream (kernel form: BO indices then
 // each record), one record per GL_SHADER_STATE of the bin CL, in order.
 func Records(w io.Writer, recs []byte, states []cl.GLShaderState) error {
