@@ -1,0 +1,526 @@
+// Package raster is the VideoCore IV's primitive setup (PSE) and front end
+// pipe (FEP) as far as they are arithmetic: it turns a triangle, line or
+// point with screen-space vertices into 4×4-pixel blocks of covered pixels,
+// in the QPU element order the hardware uses, and computes the per-pixel
+// inputs of a fragment shader: W, Z, and the partial varyings VP with their
+// C coefficients.
+//
+// # Coordinates
+//
+// Screen positions are in 1/16 pixel (signed 12.4 fixed point, hw-vc4.md
+// §2.4 and [AG] Figure 10): a shaded vertex's Xs/Ys plus the
+// VIEWPORT_OFFSET, both in sixteenths of a pixel. Pixel (0, 0) is the first
+// pixel of the frame buffer in memory; y grows with memory rows, downward
+// on a scan-out display ("hardware y runs downward", hw-vc4.md key finding
+// 6). All rectangles are half-open: [X0, X1) × [Y0, Y1) in pixels.
+//
+// # Fill rule (our choice; the sources are silent, hw-vc4.md §9.3 item 3)
+//
+// A pixel is covered when its centre (x + ½, y + ½) is inside the primitive.
+// A centre exactly on an edge belongs to the primitive only if the edge is a
+// top edge (horizontal, with the interior below it in memory order) or a left
+// edge (the interior to its right): the rule of Direct3D and of most GL
+// implementations. Edge tests are exact: integer arithmetic on the 12.4
+// positions. With this rule two triangles sharing an edge never both cover,
+// and never both miss, a pixel on it.
+//
+// # Element order (seed 004, measured on a Raspberry Pi)
+//
+// A fragment shader invocation shades one aligned 4×4 block; element i of
+// the QPU vector is pixel (LaneX[p][i], LaneY[p][i]) of the block, where p is
+// the parity of the block's row of 4×4 blocks (y/4 mod 2): even and odd block
+// rows use different layouts. Inside each of the four 2×2 quads, element
+// i&3 is 0 at (0, 0), 1 at (1, 0), 2 at (0, 1), 3 at (1, 1). Seed 004 draws
+// its layouts with y growing upward from "the frame-buffer origin"; we read
+// its y as the frame-buffer row number, which grows with memory address.
+//
+// # Interpolation ([AG] §6 "Varyings Interpolation"; hw-vc4.md §2.6)
+//
+// W = 1 / (1/Wc interpolated linearly in screen space), Z = Zs interpolated
+// linearly, as 24-bit fixed point. For a varying with vertex values v0, v1,
+// v2 the hardware hands the shader VP = A·(x − x0) + B·(y − y0) and C;
+// the shader computes VP·W + C. We make that the perspective-correct value:
+// C = v0 and (A, B) the screen-space gradient of (vi − v0)/Wc_i, with
+// (x0, y0) at vertex 0 (DERIVED in hw-vc4.md §2.6: at vertex 0 VP is 0 and the
+// result v0; elsewhere VP·W + C is exactly the perspective-correct value).
+// A flat-shaded varying has A = B = 0 and C = v0 (our choice of provoking
+// vertex: vertex 0, the one that supplies C anyway; the hardware's choice is
+// not documented).
+package raster
+
+import "math"
+
+// Rect is a half-open pixel rectangle [X0, X1) × [Y0, Y1).
+type Rect struct {
+	X0, Y0, X1, Y1 int
+}
+
+// Intersect returns r ∩ s (empty rectangles have X0 ≥ X1 or Y0 ≥ Y1).
+func (r Rect) Intersect(s Rect) Rect {
+	return Rect{max(r.X0, s.X0), max(r.Y0, s.Y0), min(r.X1, s.X1), min(r.Y1, s.Y1)}
+}
+
+// Empty reports whether r holds no pixel.
+func (r Rect) Empty() bool { return r.X0 >= r.X1 || r.Y0 >= r.Y1 }
+
+// Vertex is a shaded vertex as primitive setup sees it.
+type Vertex struct {
+	// X and Y are the screen position in 1/16 pixel (Xs/Ys plus the
+	// viewport offset).
+	X, Y int32
+	// Z is Zs, the window-space depth (1.0 is the far plane).
+	Z float32
+	// InvW is 1/Wc.
+	InvW float32
+}
+
+// LaneX and LaneY give the position inside its 4×4 block of the pixel QPU
+// element i shades, for blocks in even (index 0) and odd (index 1) rows of
+// blocks (seed 004, "Pixel and Element relation").
+var LaneX, LaneY [2][16]uint8
+
+func init() {
+	// Seed 004's drawings, bottom row (y = 0) first.
+	layouts := [2][4][4]uint8{
+		{ // even block rows
+			{0, 1, 12, 13},
+			{2, 3, 14, 15},
+			{4, 5, 8, 9},
+			{6, 7, 10, 11},
+		},
+		{ // odd block rows
+			{12, 13, 0, 1},
+			{14, 15, 2, 3},
+			{8, 9, 4, 5},
+			{10, 11, 6, 7},
+		},
+	}
+	for p := range layouts {
+		for y := range 4 {
+			for x := range 4 {
+				e := layouts[p][y][x]
+				LaneX[p][e], LaneY[p][e] = uint8(x), uint8(y)
+			}
+		}
+	}
+}
+
+// BlockParity returns which element layout a block whose top-left pixel
+// row is y uses.
+func BlockParity(y int) int { return y >> 2 & 1 }
+
+// edge is one edge function E(p) = dx·(p.y − a.y) − dy·(p.x − a.x) over
+// 1/16-pixel coordinates, oriented so that the interior has E > 0; bias is 1
+// for top and left edges, whose points count as inside, else 0.
+type edge struct {
+	ax, ay int64
+	dx, dy int64
+	bias   int64
+}
+
+func newEdge(a, b [2]int64) edge {
+	e := edge{ax: a[0], ay: a[1], dx: b[0] - a[0], dy: b[1] - a[1]}
+	// With the interior at E > 0 in y-down coordinates, a top edge runs
+	// in +x with dy == 0 and a left edge runs upward (dy < 0).
+	if e.dy < 0 || (e.dy == 0 && e.dx > 0) {
+		e.bias = 1
+	}
+	return e
+}
+
+// at returns E at the centre of pixel (x, y), plus the bias, so that the
+// pixel is inside iff the result is > 0.
+func (e *edge) at(x, y int) int64 {
+	px := int64(x)*16 + 8
+	py := int64(y)*16 + 8
+	return e.dx*(py-e.ay) - e.dy*(px-e.ax) + e.bias
+}
+
+// plane is a value interpolated linearly over the screen:
+// v(x, y) = C + A·(x − X0) + B·(y − Y0), x and y in pixels.
+type plane struct {
+	c, a, b float64
+}
+
+// Setup kinds.
+const (
+	kindNone = iota
+	kindEdges
+	kindRect
+)
+
+// Prim is a primitive after setup: which pixels it covers and how its
+// per-pixel values vary. A Prim is a value; Setup methods overwrite it
+// without allocating.
+type Prim struct {
+	kind  int
+	edges [4]edge
+	nedge int
+	// bounds is the set of pixels to visit: the primitive's bounding box
+	// clipped to the scissor. For kindRect it is exactly the covered set.
+	bounds Rect
+	// scissor is the rectangle pixels must lie in.
+	scissor Rect
+
+	// x0, y0 is vertex 0 in pixels: the origin of every plane.
+	x0, y0 float64
+	// pos holds the three points (pixels) and 1/Wc values the varying
+	// planes are fitted through; for lines and points they are synthetic.
+	pos   [3][2]float64
+	invW  [3]float64
+	z, q  plane
+	depth float64 // constant depth offset added to Z
+	// Reverse is set for reverse-facing (back-facing) triangles: the
+	// REV_FLAG a fragment shader can read.
+	Reverse bool
+}
+
+// Facing results of a triangle.
+const (
+	// Degenerate triangles have zero area and cover no pixel.
+	Degenerate = iota
+	// Clockwise triangles go clockwise on a y-down screen.
+	Clockwise
+	// CounterClockwise triangles go counter-clockwise.
+	CounterClockwise
+)
+
+// Winding returns the winding of a triangle on the y-down screen: twice
+// its signed area is (x1−x0)(y2−y0) − (y1−y0)(x2−x0), positive for a
+// clockwise triangle (hw-vc4.md §6.4, DERIVED).
+func Winding(v0, v1, v2 *Vertex) int {
+	a := (int64(v1.X)-int64(v0.X))*(int64(v2.Y)-int64(v0.Y)) - (int64(v1.Y)-int64(v0.Y))*(int64(v2.X)-int64(v0.X))
+	switch {
+	case a > 0:
+		return Clockwise
+	case a < 0:
+		return CounterClockwise
+	}
+	return Degenerate
+}
+
+// SetupTriangle prepares a triangle for rasterisation inside scissor. It
+// returns false if the triangle covers no pixel there (degenerate, or its
+// bounding box misses the scissor). reverse is stored as p.Reverse.
+func (p *Prim) SetupTriangle(v0, v1, v2 *Vertex, scissor Rect, reverse bool) bool {
+	p.kind = kindNone
+	w := Winding(v0, v1, v2)
+	if w == Degenerate {
+		return false
+	}
+	pt := func(v *Vertex) [2]int64 { return [2]int64{int64(v.X), int64(v.Y)} }
+	a, b, c := pt(v0), pt(v1), pt(v2)
+	if w == CounterClockwise {
+		b, c = c, b
+	}
+	p.edges[0], p.edges[1], p.edges[2] = newEdge(a, b), newEdge(b, c), newEdge(c, a)
+	p.nedge = 3
+	// Bounding box of the pixel centres that can be inside: pixel x is a
+	// candidate when its centre 16x+8 lies in [minX, maxX].
+	minX := min(a[0], b[0], c[0])
+	maxX := max(a[0], b[0], c[0])
+	minY := min(a[1], b[1], c[1])
+	maxY := max(a[1], b[1], c[1])
+	p.bounds = centreRange(minX, maxX, minY, maxY).Intersect(scissor)
+	p.scissor = scissor
+	if p.bounds.Empty() {
+		return false
+	}
+	p.kind = kindEdges
+	p.Reverse = reverse
+	p.fit(v0, v1, v2)
+	return true
+}
+
+// centreRange returns the pixels whose centres lie in [minX, maxX] ×
+// [minY, maxY] (1/16-pixel units).
+func centreRange(minX, maxX, minY, maxY int64) Rect {
+	// Centre 16x+8 ≥ minX ⇔ x ≥ ceil((minX−8)/16); ≤ maxX ⇔ x ≤ floor((maxX−8)/16).
+	return Rect{
+		X0: int(ceilDiv(minX-8, 16)), X1: int(floorDiv(maxX-8, 16)) + 1,
+		Y0: int(ceilDiv(minY-8, 16)), Y1: int(floorDiv(maxY-8, 16)) + 1,
+	}
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
+}
+
+func ceilDiv(a, b int64) int64 { return -floorDiv(-a, b) }
+
+// fit fits the Z and 1/W planes through three vertices (vertex 0 first).
+func (p *Prim) fit(v0, v1, v2 *Vertex) {
+	vs := [3]*Vertex{v0, v1, v2}
+	for i, v := range vs {
+		p.pos[i] = [2]float64{float64(v.X) / 16, float64(v.Y) / 16}
+		p.invW[i] = float64(v.InvW)
+	}
+	p.x0, p.y0 = p.pos[0][0], p.pos[0][1]
+	p.z = p.planeThrough(float64(v0.Z), float64(v1.Z), float64(v2.Z))
+	p.q = p.planeThrough(p.invW[0], p.invW[1], p.invW[2])
+	p.depth = 0
+}
+
+// planeThrough fits v(x, y) = c + a(x − x0) + b(y − y0) through the values
+// at p.pos. Three collinear points (degenerate) give a constant plane.
+func (p *Prim) planeThrough(v0, v1, v2 float64) plane {
+	x1, y1 := p.pos[1][0]-p.x0, p.pos[1][1]-p.y0
+	x2, y2 := p.pos[2][0]-p.x0, p.pos[2][1]-p.y0
+	det := x1*y2 - x2*y1
+	if det == 0 {
+		return plane{c: v0}
+	}
+	d1, d2 := v1-v0, v2-v0
+	return plane{
+		c: v0,
+		a: (d1*y2 - d2*y1) / det,
+		b: (x1*d2 - x2*d1) / det,
+	}
+}
+
+// SetDepthOffset applies polygon offset (DEPTH_OFFSET with the
+// CONFIGURATION_BITS enable): Z += factor·m + units·r, where m is the
+// larger screen-space Z slope and r = 2⁻²⁴ the smallest step of the 24-bit
+// depth buffer. This is OpenGL's polygon offset (glPolygonOffset), which is
+// what Mesa programs the packet for ([AG] Table 38 id 101 names only the
+// two fields); the hardware's exact r and slope are not documented.
+func (p *Prim) SetDepthOffset(factor, units float32) {
+	m := math.Max(math.Abs(p.z.a), math.Abs(p.z.b))
+	p.depth = float64(factor)*m + float64(units)/(1<<24)
+}
+
+// Bounds returns the pixels to visit.
+func (p *Prim) Bounds() Rect { return p.bounds }
+
+// BlockMask returns the covered elements of the 4×4 block whose top-left
+// pixel is (bx, by) (both multiples of 4): bit i set when the pixel element
+// i shades is covered and inside the scissor.
+func (p *Prim) BlockMask(bx, by int) uint16 {
+	par := BlockParity(by)
+	lx, ly := &LaneX[par], &LaneY[par]
+	s := p.scissor
+	var mask uint16
+	switch p.kind {
+	case kindEdges:
+		var base [4]int64
+		for j := 0; j < p.nedge; j++ {
+			base[j] = p.edges[j].at(bx, by)
+		}
+		for i := range 16 {
+			x, y := bx+int(lx[i]), by+int(ly[i])
+			if x < s.X0 || x >= s.X1 || y < s.Y0 || y >= s.Y1 {
+				continue
+			}
+			in := true
+			for j := 0; j < p.nedge; j++ {
+				e := &p.edges[j]
+				if base[j]+16*(e.dx*int64(ly[i])-e.dy*int64(lx[i])) <= 0 {
+					in = false
+					break
+				}
+			}
+			if in {
+				mask |= 1 << i
+			}
+		}
+	case kindRect:
+		r := p.bounds
+		for i := range 16 {
+			x, y := bx+int(lx[i]), by+int(ly[i])
+			if x >= r.X0 && x < r.X1 && y >= r.Y0 && y < r.Y1 {
+				mask |= 1 << i
+			}
+		}
+	}
+	return mask
+}
+
+// Covers reports whether pixel (x, y) is covered (inside the scissor and
+// the primitive). It is BlockMask for one pixel, for tests and callers that
+// want a single pixel.
+func (p *Prim) Covers(x, y int) bool {
+	bx, by := x&^3, y&^3
+	par := BlockParity(by)
+	for i := range 16 {
+		if bx+int(LaneX[par][i]) == x && by+int(LaneY[par][i]) == y {
+			return p.BlockMask(bx, by)&(1<<i) != 0
+		}
+	}
+	return false
+}
+
+// Z24 is the largest 24-bit depth: Zs = 1.0 (clear_z = 0xFFFFFF for depth
+// 1.0, Mesa vc4_draw.c vc4_clear).
+const Z24 = 0xFFFFFF
+
+// BlockInputs computes the fragment shader's per-element start values for
+// the block at (bx, by): W (ra15) as float32 bits, Z (rb15) as 24-bit fixed
+// point, and the pixel coordinates (X_PIXEL_COORD, Y_PIXEL_COORD).
+//
+// Z is Zs·0xFFFFFF rounded to nearest and clamped to [0, 0xFFFFFF]
+// (hw-vc4.md §2.6: rb15 ≈ round(Zs × 0xFFFFFF); rounding UNCERTAIN).
+func (p *Prim) BlockInputs(bx, by int, w, z, x, y *[16]uint32) {
+	par := BlockParity(by)
+	lx, ly := &LaneX[par], &LaneY[par]
+	for i := range 16 {
+		px, py := bx+int(lx[i]), by+int(ly[i])
+		dx := float64(px) + 0.5 - p.x0
+		dy := float64(py) + 0.5 - p.y0
+		q := p.q.c + p.q.a*dx + p.q.b*dy
+		w[i] = math.Float32bits(float32(1 / q))
+		zs := p.z.c + p.z.a*dx + p.z.b*dy + p.depth
+		z[i] = zToFixed(zs)
+		x[i], y[i] = uint32(px), uint32(py)
+	}
+}
+
+// ZAt returns the fixed-point Z of pixel (x, y), as BlockInputs computes it.
+func (p *Prim) ZAt(x, y int) uint32 {
+	dx := float64(x) + 0.5 - p.x0
+	dy := float64(y) + 0.5 - p.y0
+	return zToFixed(p.z.c + p.z.a*dx + p.z.b*dy + p.depth)
+}
+
+func zToFixed(zs float64) uint32 {
+	f := zs*Z24 + 0.5
+	switch {
+	case !(f > 0): // also NaN
+		return 0
+	case f >= Z24:
+		return Z24
+	}
+	return uint32(f)
+}
+
+// Varying is the interpolation setup of one varying component.
+type Varying struct {
+	a, b float32
+	x0   float32
+	y0   float32
+	// C is the coefficient the hardware loads into r5.
+	C float32
+}
+
+// SetupVarying returns the setup of a varying whose values at the three
+// setup vertices are vals (vertex 0 first). flat selects flat shading.
+func (p *Prim) SetupVarying(vals [3]float32, flat bool) Varying {
+	v := Varying{C: vals[0], x0: float32(p.x0), y0: float32(p.y0)}
+	if flat {
+		return v
+	}
+	var d [3]float64
+	for i := range 3 {
+		d[i] = (float64(vals[i]) - float64(vals[0])) * p.invW[i]
+	}
+	pl := p.planeThrough(d[0], d[1], d[2])
+	v.a, v.b = float32(pl.a), float32(pl.b)
+	return v
+}
+
+// BlockVP computes VP = A·(x − x0) + B·(y − y0) at the centre of each pixel
+// of the block at (bx, by), as float32 bits.
+func (v *Varying) BlockVP(bx, by int, out *[16]uint32) {
+	par := BlockParity(by)
+	lx, ly := &LaneX[par], &LaneY[par]
+	fx := float32(bx) + 0.5 - v.x0
+	fy := float32(by) + 0.5 - v.y0
+	for i := range 16 {
+		vp := v.a*(fx+float32(lx[i])) + v.b*(fy+float32(ly[i]))
+		out[i] = math.Float32bits(vp)
+	}
+}
+
+// SetupLine prepares a line from v0 to v1 of the given width in pixels
+// (LINE_WIDTH). The sources do not describe the hardware's line
+// rasterisation; we use OpenGL's rule for aliased wide lines: the
+// parallelogram swept by a segment of length width, held parallel to the
+// minor axis, centred on the line (glLineWidth, OpenGL ES 2.0 §3.4), with
+// the triangle fill rule on its four edges. Varyings vary along the line
+// and are constant across it. A zero-length line covers nothing.
+func (p *Prim) SetupLine(v0, v1 *Vertex, width float32, scissor Rect) bool {
+	p.kind = kindNone
+	a := [2]int64{int64(v0.X), int64(v0.Y)}
+	b := [2]int64{int64(v1.X), int64(v1.Y)}
+	dx, dy := b[0]-a[0], b[1]-a[1]
+	if dx == 0 && dy == 0 {
+		return false
+	}
+	h := int64(math.Round(float64(width) * 8)) // half width in 1/16 px
+	if h <= 0 {
+		return false
+	}
+	var off [2]int64
+	if abs64(dx) >= abs64(dy) {
+		off = [2]int64{0, h}
+	} else {
+		off = [2]int64{h, 0}
+	}
+	q := [4][2]int64{
+		{a[0] - off[0], a[1] - off[1]},
+		{b[0] - off[0], b[1] - off[1]},
+		{b[0] + off[0], b[1] + off[1]},
+		{a[0] + off[0], a[1] + off[1]},
+	}
+	// Orient the quad so that its interior is on the positive side.
+	area := (q[1][0]-q[0][0])*(q[2][1]-q[0][1]) - (q[1][1]-q[0][1])*(q[2][0]-q[0][0])
+	if area < 0 {
+		q[1], q[3] = q[3], q[1]
+	}
+	minX, maxX, minY, maxY := q[0][0], q[0][0], q[0][1], q[0][1]
+	for i := range 4 {
+		p.edges[i] = newEdge(q[i], q[(i+1)%4])
+		minX, maxX = min(minX, q[i][0]), max(maxX, q[i][0])
+		minY, maxY = min(minY, q[i][1]), max(maxY, q[i][1])
+	}
+	p.nedge = 4
+	p.bounds = centreRange(minX, maxX, minY, maxY).Intersect(scissor)
+	p.scissor = scissor
+	if p.bounds.Empty() {
+		return false
+	}
+	p.kind = kindEdges
+	p.Reverse = false
+	// Fit the planes through v0, v1 and a third point beside v0 that
+	// carries v0's values, so nothing varies across the line.
+	side := Vertex{X: v0.X - int32(dy), Y: v0.Y + int32(dx), Z: v0.Z, InvW: v0.InvW}
+	p.fit(v0, v1, &side)
+	return true
+}
+
+// SetupPoint prepares a point: a square of side size pixels centred on v
+// (POINT_SIZE, or the shaded vertex's point size). A pixel is covered
+// when its centre is in [x − size/2, x + size/2) × [y − size/2,
+// y + size/2) — OpenGL's aliased point rule with the half-open convention
+// of the fill rule above. Every value is constant over the point.
+func (p *Prim) SetupPoint(v *Vertex, size float32, scissor Rect) bool {
+	p.kind = kindNone
+	if !(size > 0) {
+		return false
+	}
+	cx, cy := float64(v.X)/16, float64(v.Y)/16
+	h := float64(size) / 2
+	r := Rect{
+		X0: int(math.Ceil(cx - h - 0.5)), X1: int(math.Ceil(cx + h - 0.5)),
+		Y0: int(math.Ceil(cy - h - 0.5)), Y1: int(math.Ceil(cy + h - 0.5)),
+	}
+	p.bounds = r.Intersect(scissor)
+	p.scissor = scissor
+	if p.bounds.Empty() {
+		return false
+	}
+	p.kind = kindRect
+	p.Reverse = false
+	p.fit(v, v, v)
+	return true
+}
+
+func abs64(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}

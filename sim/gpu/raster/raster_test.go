@@ -1,0 +1,322 @@
+package raster
+
+import (
+	"math"
+	"math/rand"
+	"testing"
+)
+
+var everywhere = Rect{-4096, -4096, 4096, 4096}
+
+// px builds a vertex at (x, y) pixels.
+func px(x, y float64) Vertex {
+	return Vertex{X: int32(math.Round(x * 16)), Y: int32(math.Round(y * 16)), Z: 0.5, InvW: 1}
+}
+
+// covered lists the covered pixels inside r.
+func covered(p *Prim, r Rect) map[[2]int]bool {
+	m := map[[2]int]bool{}
+	for y := r.Y0 &^ 3; y < r.Y1; y += 4 {
+		for x := r.X0 &^ 3; x < r.X1; x += 4 {
+			mask := p.BlockMask(x, y)
+			par := BlockParity(y)
+			for i := range 16 {
+				if mask&(1<<i) != 0 {
+					m[[2]int{x + int(LaneX[par][i]), y + int(LaneY[par][i])}] = true
+				}
+			}
+		}
+	}
+	return m
+}
+
+// Seed 004's two drawings, top row (y = 3) first, as printed there.
+func TestLaneLayoutIsSeed004(t *testing.T) {
+	drawn := [2][4][4]int{
+		{{6, 7, 10, 11}, {4, 5, 8, 9}, {2, 3, 14, 15}, {0, 1, 12, 13}},
+		{{10, 11, 6, 7}, {8, 9, 4, 5}, {14, 15, 2, 3}, {12, 13, 0, 1}},
+	}
+	for p := range 2 {
+		for row := range 4 {
+			y := 3 - row
+			for x := range 4 {
+				e := drawn[p][row][x]
+				if int(LaneX[p][e]) != x || int(LaneY[p][e]) != y {
+					t.Errorf("parity %d element %d at (%d,%d), seed says (%d,%d)", p, e, LaneX[p][e], LaneY[p][e], x, y)
+				}
+			}
+		}
+		// Quads: element & 3 = 0 (0,0), 1 (1,0), 2 (0,1), 3 (1,1).
+		for e := range 16 {
+			if int(LaneX[p][e]&1) != e&1 || int(LaneY[p][e]&1) != e>>1&1 {
+				t.Errorf("parity %d element %d is not quad position %d", p, e, e&3)
+			}
+		}
+	}
+	if BlockParity(0) != 0 || BlockParity(4) != 1 || BlockParity(8) != 0 || BlockParity(68) != 1 {
+		t.Error("block parity is not the block row's parity")
+	}
+}
+
+// Triangle (0,0) (8,0) (0,8) px: centres (x+½, y+½) with x + y + 1 < 8 are
+// inside; x + y = 7 lies on the hypotenuse, a bottom-right edge, so out:
+// 7+6+…+1 = 28 pixels.
+func TestRightTriangleCornerAligned(t *testing.T) {
+	a, b, c := px(0, 0), px(8, 0), px(0, 8)
+	for _, order := range [][3]*Vertex{{&a, &b, &c}, {&a, &c, &b}} {
+		var p Prim
+		if !p.SetupTriangle(order[0], order[1], order[2], everywhere, false) {
+			t.Fatal("setup failed")
+		}
+		got := covered(&p, Rect{-8, -8, 16, 16})
+		if len(got) != 28 {
+			t.Errorf("%d pixels, want 28", len(got))
+		}
+		for q := range got {
+			if q[0] < 0 || q[1] < 0 || q[0]+q[1] > 6 {
+				t.Errorf("pixel %v should not be covered", q)
+			}
+		}
+	}
+}
+
+// Edges through pixel centres: the top and left edges keep their pixels,
+// the bottom, right and bottom-right edges lose them; the two halves of a
+// square split on a diagonal cover each of its 16 pixels once.
+func TestTopLeftRuleOnCentres(t *testing.T) {
+	upper := [3]Vertex{px(0.5, 0.5), px(4.5, 0.5), px(0.5, 4.5)}
+	lower := [3]Vertex{px(4.5, 0.5), px(4.5, 4.5), px(0.5, 4.5)}
+	var p, q Prim
+	p.SetupTriangle(&upper[0], &upper[1], &upper[2], everywhere, false)
+	q.SetupTriangle(&lower[0], &lower[1], &lower[2], everywhere, false)
+	r := Rect{-4, -4, 12, 12}
+	up, lo := covered(&p, r), covered(&q, r)
+	// Upper: x + y ≤ 3 (10 pixels, row 0 and column 0 included).
+	if len(up) != 10 {
+		t.Errorf("upper half: %d pixels, want 10", len(up))
+	}
+	for k := range up {
+		if k[0]+k[1] > 3 || k[0] < 0 || k[1] < 0 {
+			t.Errorf("upper half covers %v", k)
+		}
+	}
+	// Lower: x, y ≤ 3 and x + y ≥ 4 (6 pixels; the diagonal is its left edge).
+	if len(lo) != 6 {
+		t.Errorf("lower half: %d pixels, want 6", len(lo))
+	}
+	for k := range lo {
+		if k[0] > 3 || k[1] > 3 || k[0]+k[1] < 4 {
+			t.Errorf("lower half covers %v", k)
+		}
+		if up[k] {
+			t.Errorf("%v covered twice", k)
+		}
+	}
+}
+
+// Any two triangles that share an edge cover each pixel of their union
+// once: no gaps, no double hits (checked on random 12.4 positions).
+func TestSharedEdgesWatertight(t *testing.T) {
+	rng := rand.New(rand.NewSource(4))
+	tested := 0
+	defer func() {
+		if tested < 100 {
+			t.Errorf("only %d pairs tested", tested)
+		}
+	}()
+	r := Rect{-2, -2, 40, 40}
+	for n := 0; n < 300; n++ {
+		v := func() Vertex {
+			return Vertex{X: int32(rng.Intn(36 * 16)), Y: int32(rng.Intn(36 * 16)), InvW: 1}
+		}
+		a, b, c, d := v(), v(), v(), v()
+		// Two triangles on opposite sides of the shared edge a–c.
+		side := func(p Vertex) int64 {
+			return (int64(c.X)-int64(a.X))*(int64(p.Y)-int64(a.Y)) - (int64(c.Y)-int64(a.Y))*(int64(p.X)-int64(a.X))
+		}
+		if side(b) == 0 || side(d) == 0 || (side(b) > 0) == (side(d) > 0) {
+			continue
+		}
+		var p, q Prim
+		okp := p.SetupTriangle(&a, &b, &c, everywhere, false)
+		okq := q.SetupTriangle(&c, &d, &a, everywhere, false)
+		if !okp || !okq {
+			continue
+		}
+		tested++
+		cp, cq := covered(&p, r), covered(&q, r)
+		for k := range cp {
+			if cq[k] {
+				t.Fatalf("case %d: pixel %v covered by both triangles sharing %v–%v", n, k, a, c)
+			}
+		}
+		// Pixels whose centre is strictly inside the union's hull on the
+		// shared edge must be covered by one: check the centres lying on
+		// the segment a–c.
+		for y := r.Y0; y < r.Y1; y++ {
+			for x := r.X0; x < r.X1; x++ {
+				cx, cy := int64(x)*16+8, int64(y)*16+8
+				cr := (int64(c.X)-int64(a.X))*(cy-int64(a.Y)) - (int64(c.Y)-int64(a.Y))*(cx-int64(a.X))
+				if cr != 0 {
+					continue
+				}
+				t0 := (cx-int64(a.X))*(int64(c.X)-int64(a.X)) + (cy-int64(a.Y))*(int64(c.Y)-int64(a.Y))
+				l2 := (int64(c.X)-int64(a.X))*(int64(c.X)-int64(a.X)) + (int64(c.Y)-int64(a.Y))*(int64(c.Y)-int64(a.Y))
+				if t0 <= 0 || t0 >= l2 {
+					continue
+				}
+				k := [2]int{x, y}
+				if !cp[k] && !cq[k] {
+					t.Fatalf("case %d: pixel %v on the shared edge covered by neither", n, k)
+				}
+			}
+		}
+	}
+}
+
+func TestScissorClipsCoverage(t *testing.T) {
+	a, b, c := px(0, 0), px(64, 0), px(0, 64)
+	var p Prim
+	if !p.SetupTriangle(&a, &b, &c, Rect{10, 20, 13, 22}, false) {
+		t.Fatal("setup failed")
+	}
+	got := covered(&p, Rect{0, 0, 64, 64})
+	if len(got) != 6 {
+		t.Errorf("%d pixels in a 3×2 scissor, want 6", len(got))
+	}
+	var q Prim
+	if q.SetupTriangle(&a, &b, &c, Rect{40, 40, 60, 60}, false) {
+		if n := len(covered(&q, Rect{0, 0, 64, 64})); n != 0 {
+			t.Errorf("triangle outside its scissor covers %d pixels", n)
+		}
+	}
+}
+
+func TestWinding(t *testing.T) {
+	a, b, c := px(0, 0), px(8, 0), px(0, 8)
+	// On a y-down screen a → (8,0) → (0,8) turns clockwise.
+	if Winding(&a, &b, &c) != Clockwise || Winding(&a, &c, &b) != CounterClockwise || Winding(&a, &a, &b) != Degenerate {
+		t.Error("winding")
+	}
+}
+
+// Perspective-correct interpolation: VP·W + C at a pixel equals the value
+// computed from screen barycentrics weighted by 1/w (OpenGL ES 2.0 §3.5.1
+// equation 3.4), here in float64 from scratch.
+func TestPerspectiveCorrectVaryings(t *testing.T) {
+	v := [3]Vertex{
+		{X: 3 * 16, Y: 2 * 16, Z: 0.1, InvW: 1.0},
+		{X: 60 * 16, Y: 10 * 16, Z: 0.9, InvW: 0.25},
+		{X: 20 * 16, Y: 50 * 16, Z: 0.5, InvW: 0.5},
+	}
+	vals := [3]float32{10, -4, 100}
+	var p Prim
+	if !p.SetupTriangle(&v[0], &v[1], &v[2], everywhere, false) {
+		t.Fatal("setup")
+	}
+	vary := p.SetupVarying(vals, false)
+	if vary.C != 10 {
+		t.Errorf("C = %v, want vertex 0's value 10", vary.C)
+	}
+	for _, blk := range [][2]int{{20, 16}, {8, 4}, {32, 24}} {
+		var w, z, x, y, vp [16]uint32
+		p.BlockInputs(blk[0], blk[1], &w, &z, &x, &y)
+		vary.BlockVP(blk[0], blk[1], &vp)
+		for i := range 16 {
+			sx, sy := float64(x[i])+0.5, float64(y[i])+0.5
+			// Screen barycentrics.
+			x0, y0 := float64(v[0].X)/16, float64(v[0].Y)/16
+			x1, y1 := float64(v[1].X)/16, float64(v[1].Y)/16
+			x2, y2 := float64(v[2].X)/16, float64(v[2].Y)/16
+			den := (y1-y2)*(x0-x2) + (x2-x1)*(y0-y2)
+			l0 := ((y1-y2)*(sx-x2) + (x2-x1)*(sy-y2)) / den
+			l1 := ((y2-y0)*(sx-x2) + (x0-x2)*(sy-y2)) / den
+			l2 := 1 - l0 - l1
+			q := l0*1.0 + l1*0.25 + l2*0.5
+			want := (l0*1.0*10 + l1*0.25*(-4) + l2*0.5*100) / q
+			wf := math.Float32frombits(w[i])
+			got := math.Float32frombits(vp[i])*wf + vary.C
+			if math.Abs(float64(got)-want) > 1e-3*math.Max(1, math.Abs(want)) {
+				t.Errorf("pixel (%d,%d): %v, want %v", x[i], y[i], got, want)
+			}
+			if math.Abs(float64(wf)-1/q) > 1e-5 {
+				t.Errorf("pixel (%d,%d): W %v, want %v", x[i], y[i], wf, 1/q)
+			}
+			wantZ := (l0*0.1 + l1*0.9 + l2*0.5) * Z24
+			if math.Abs(float64(z[i])-wantZ) > 1 {
+				t.Errorf("pixel (%d,%d): Z %d, want %.1f", x[i], y[i], z[i], wantZ)
+			}
+		}
+	}
+	flat := p.SetupVarying(vals, true)
+	var vp [16]uint32
+	flat.BlockVP(8, 8, &vp)
+	for i := range 16 {
+		if vp[i] != 0 || flat.C != 10 {
+			t.Fatalf("flat varying: VP %#x C %v", vp[i], flat.C)
+		}
+	}
+}
+
+func TestPointsCoverTheirSquare(t *testing.T) {
+	var p Prim
+	// Size 1 at a pixel centre: that pixel only.
+	v := px(5.5, 6.5)
+	p.SetupPoint(&v, 1, everywhere)
+	got := covered(&p, Rect{0, 0, 16, 16})
+	if len(got) != 1 || !got[[2]int{5, 6}] {
+		t.Errorf("size-1 point covers %v", got)
+	}
+	// Size 2 at a pixel corner: the 2×2 pixels around it.
+	v = px(8, 8)
+	p.SetupPoint(&v, 2, everywhere)
+	got = covered(&p, Rect{0, 0, 16, 16})
+	if len(got) != 4 || !got[[2]int{7, 7}] || !got[[2]int{8, 8}] {
+		t.Errorf("size-2 point covers %v", got)
+	}
+}
+
+func TestHorizontalLine(t *testing.T) {
+	var p Prim
+	a, b := px(2, 3.5), px(10, 3.5)
+	if !p.SetupLine(&a, &b, 1, everywhere) {
+		t.Fatal("setup")
+	}
+	got := covered(&p, Rect{0, 0, 16, 16})
+	// Centres x+½ in (2, 10]… the span [2, 10) at row 3: pixels 2..9; the
+	// edges at x = 2 and x = 10 pass between centres.
+	if len(got) != 8 {
+		t.Errorf("line covers %d pixels: %v", len(got), got)
+	}
+	for k := range got {
+		if k[1] != 3 || k[0] < 2 || k[0] > 9 {
+			t.Errorf("line covers %v", k)
+		}
+	}
+	// Values vary along the line only.
+	vary := p.SetupVarying([3]float32{0, 8, 0}, false)
+	var vp, w, z, x, y [16]uint32
+	vary.BlockVP(4, 0, &vp)
+	p.BlockInputs(4, 0, &w, &z, &x, &y)
+	for i := range 16 {
+		got := math.Float32frombits(vp[i])*math.Float32frombits(w[i]) + vary.C
+		want := float32(x[i]) + 0.5 - 2
+		if math.Abs(float64(got-want)) > 1e-4 {
+			t.Errorf("(%d,%d): %v want %v", x[i], y[i], got, want)
+		}
+	}
+}
+
+func TestDepthOffset(t *testing.T) {
+	a, b, c := px(0, 0), px(64, 0), px(0, 64)
+	a.Z, b.Z, c.Z = 0, 0.5, 0.25 // dz/dx = 0.5/64, dz/dy = 0.25/64
+	var p Prim
+	p.SetupTriangle(&a, &b, &c, everywhere, false)
+	before := p.ZAt(10, 10)
+	p.SetDepthOffset(2, 16)
+	after := p.ZAt(10, 10)
+	want := (2*0.5/64 + 16.0/(1<<24)) * Z24
+	if d := float64(after) - float64(before); math.Abs(d-want) > 1 {
+		t.Errorf("offset %v, want %v", d, want)
+	}
+}
