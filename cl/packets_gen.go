@@ -510,7 +510,7 @@ func (Halt) Opcode() spec.Opcode { return spec.OpHalt }
 // Append appends the packet's 1 bytes to b and returns the extended slice;
 // it does not allocate when b has room. Field values are masked to their
 // widths: call Check first if they may not fit.
-func (_ Halt) Append(b []byte) []byte {
+func (Halt) Append(b []byte) []byte {
 	n := len(b)
 	b = append(b, zeros[:1]...)
 	b[n] = byte(spec.OpHalt)
@@ -529,7 +529,7 @@ func (p *Halt) Unpack(b []byte) error {
 
 // Check reports the first field whose value does not fit its bits or
 // breaks its alignment.
-func (_ Halt) Check() error {
+func (Halt) Check() error {
 	return nil
 }
 
@@ -548,7 +548,7 @@ func (NOP) Opcode() spec.Opcode { return spec.OpNOP }
 // Append appends the packet's 1 bytes to b and returns the extended slice;
 // it does not allocate when b has room. Field values are masked to their
 // widths: call Check first if they may not fit.
-func (_ NOP) Append(b []byte) []byte {
+func (NOP) Append(b []byte) []byte {
 	n := len(b)
 	b = append(b, zeros[:1]...)
 	b[n] = byte(spec.OpNOP)
@@ -567,7 +567,7 @@ func (p *NOP) Unpack(b []byte) error {
 
 // Check reports the first field whose value does not fit its bits or
 // breaks its alignment.
-func (_ NOP) Check() error {
+func (NOP) Check() error {
 	return nil
 }
 
@@ -586,7 +586,7 @@ func (Flush) Opcode() spec.Opcode { return spec.OpFlush }
 // Append appends the packet's 1 bytes to b and returns the extended slice;
 // it does not allocate when b has room. Field values are masked to their
 // widths: call Check first if they may not fit.
-func (_ Flush) Append(b []byte) []byte {
+func (Flush) Append(b []byte) []byte {
 	n := len(b)
 	b = append(b, zeros[:1]...)
 	b[n] = byte(spec.OpFlush)
@@ -605,7 +605,7 @@ func (p *Flush) Unpack(b []byte) error {
 
 // Check reports the first field whose value does not fit its bits or
 // breaks its alignment.
-func (_ Flush) Check() error {
+func (Flush) Check() error {
 	return nil
 }
 
@@ -624,7 +624,7 @@ func (FlushAll) Opcode() spec.Opcode { return spec.OpFlushAll }
 // Append appends the packet's 1 bytes to b and returns the extended slice;
 // it does not allocate when b has room. Field values are masked to their
 // widths: call Check first if they may not fit.
-func (_ FlushAll) Append(b []byte) []byte {
+func (FlushAll) Append(b []byte) []byte {
 	n := len(b)
 	b = append(b, zeros[:1]...)
 	b[n] = byte(spec.OpFlushAll)
@@ -643,7 +643,7 @@ func (p *FlushAll) Unpack(b []byte) error {
 
 // Check reports the first field whose value does not fit its bits or
 // breaks its alignment.
-func (_ FlushAll) Check() error {
+func (FlushAll) Check() error {
 	return nil
 }
 
@@ -662,7 +662,7 @@ func (StartTileBinning) Opcode() spec.Opcode { return spec.OpStartTileBinning }
 // Append appends the packet's 1 bytes to b and returns the extended slice;
 // it does not allocate when b has room. Field values are masked to their
 // widths: call Check first if they may not fit.
-func (_ StartTileBinning) Append(b []byte) []byte {
+func (StartTileBinning) Append(b []byte) []byte {
 	n := len(b)
 	b = append(b, zeros[:1]...)
 	b[n] = byte(spec.OpStartTileBinning)
@@ -681,7 +681,7 @@ func (p *StartTileBinning) Unpack(b []byte) error {
 
 // Check reports the first field whose value does not fit its bits or
 // breaks its alignment.
-func (_ StartTileBinning) Check() error {
+func (StartTileBinning) Check() error {
 	return nil
 }
 
@@ -700,7 +700,7 @@ func (IncrementSemaphore) Opcode() spec.Opcode { return spec.OpIncrementSemaphor
 // Append appends the packet's 1 bytes to b and returns the extended slice;
 // it does not allocate when b has room. Field values are masked to their
 // widths: call Check first if they may not fit.
-func (_ IncrementSemaphore) Append(b []byte) []byte {
+func (IncrementSemaphore) Append(b []byte) []byte {
 	n := len(b)
 	b = append(b, zeros[:1]...)
 	b[n] = byte(spec.OpIncrementSemaphore)
@@ -719,7 +719,7 @@ func (p *IncrementSemaphore) Unpack(b []byte) error {
 
 // Check reports the first field whose value does not fit its bits or
 // breaks its alignment.
-func (_ IncrementSemaphore) Check() error {
+func (IncrementSemaphore) Check() error {
 	return nil
 }
 
@@ -738,7 +738,7 @@ func (WaitOnSemaphore) Opcode() spec.Opcode { return spec.OpWaitOnSemaphore }
 // Append appends the packet's 1 bytes to b and returns the extended slice;
 // it does not allocate when b has room. Field values are masked to their
 // widths: call Check first if they may not fit.
-func (_ WaitOnSemaphore) Append(b []byte) []byte {
+func (WaitOnSemaphore) Append(b []byte) []byte {
 	n := len(b)
 	b = append(b, zeros[:1]...)
 	b[n] = byte(spec.OpWaitOnSemaphore)
@@ -757,7 +757,7 @@ func (p *WaitOnSemaphore) Unpack(b []byte) error {
 
 // Check reports the first field whose value does not fit its bits or
 // breaks its alignment.
-func (_ WaitOnSemaphore) Check() error {
+func (WaitOnSemaphore) Check() error {
 	return nil
 }
 
@@ -800,7 +800,7 @@ func (p *Branch) Unpack(b []byte) error {
 
 // Check reports the first field whose value does not fit its bits or
 // breaks its alignment.
-func (_ Branch) Check() error {
+func (Branch) Check() error {
 	return nil
 }
 
@@ -843,7 +843,7 @@ func (p *BranchToSubList) Unpack(b []byte) error {
 
 // Check reports the first field whose value does not fit its bits or
 // breaks its alignment.
-func (_ BranchToSubList) Check() error {
+func (BranchToSubList) Check() error {
 	return nil
 }
 
@@ -862,7 +862,7 @@ func (ReturnFromSubList) Opcode() spec.Opcode { return spec.OpReturnFromSubList 
 // Append appends the packet's 1 bytes to b and returns the extended slice;
 // it does not allocate when b has room. Field values are masked to their
 // widths: call Check first if they may not fit.
-func (_ ReturnFromSubList) Append(b []byte) []byte {
+func (ReturnFromSubList) Append(b []byte) []byte {
 	n := len(b)
 	b = append(b, zeros[:1]...)
 	b[n] = byte(spec.OpReturnFromSubList)
@@ -881,7 +881,7 @@ func (p *ReturnFromSubList) Unpack(b []byte) error {
 
 // Check reports the first field whose value does not fit its bits or
 // breaks its alignment.
-func (_ ReturnFromSubList) Check() error {
+func (ReturnFromSubList) Check() error {
 	return nil
 }
 
@@ -900,7 +900,7 @@ func (StoreMSTileBuffer) Opcode() spec.Opcode { return spec.OpStoreMSTileBuffer 
 // Append appends the packet's 1 bytes to b and returns the extended slice;
 // it does not allocate when b has room. Field values are masked to their
 // widths: call Check first if they may not fit.
-func (_ StoreMSTileBuffer) Append(b []byte) []byte {
+func (StoreMSTileBuffer) Append(b []byte) []byte {
 	n := len(b)
 	b = append(b, zeros[:1]...)
 	b[n] = byte(spec.OpStoreMSTileBuffer)
@@ -919,7 +919,7 @@ func (p *StoreMSTileBuffer) Unpack(b []byte) error {
 
 // Check reports the first field whose value does not fit its bits or
 // breaks its alignment.
-func (_ StoreMSTileBuffer) Check() error {
+func (StoreMSTileBuffer) Check() error {
 	return nil
 }
 
@@ -938,7 +938,7 @@ func (StoreMSTileBufferAndEOF) Opcode() spec.Opcode { return spec.OpStoreMSTileB
 // Append appends the packet's 1 bytes to b and returns the extended slice;
 // it does not allocate when b has room. Field values are masked to their
 // widths: call Check first if they may not fit.
-func (_ StoreMSTileBufferAndEOF) Append(b []byte) []byte {
+func (StoreMSTileBufferAndEOF) Append(b []byte) []byte {
 	n := len(b)
 	b = append(b, zeros[:1]...)
 	b[n] = byte(spec.OpStoreMSTileBufferAndEOF)
@@ -957,7 +957,7 @@ func (p *StoreMSTileBufferAndEOF) Unpack(b []byte) error {
 
 // Check reports the first field whose value does not fit its bits or
 // breaks its alignment.
-func (_ StoreMSTileBufferAndEOF) Check() error {
+func (StoreMSTileBufferAndEOF) Check() error {
 	return nil
 }
 
@@ -1374,7 +1374,7 @@ func (p *GLArrayPrimitive) Unpack(b []byte) error {
 
 // Check reports the first field whose value does not fit its bits or
 // breaks its alignment.
-func (_ GLArrayPrimitive) Check() error {
+func (GLArrayPrimitive) Check() error {
 	return nil
 }
 
@@ -1507,7 +1507,7 @@ func (CompressedPrimitive) Opcode() spec.Opcode { return spec.OpCompressedPrimit
 // Append appends the packet's 1 bytes to b and returns the extended slice;
 // it does not allocate when b has room. Field values are masked to their
 // widths: call Check first if they may not fit.
-func (_ CompressedPrimitive) Append(b []byte) []byte {
+func (CompressedPrimitive) Append(b []byte) []byte {
 	n := len(b)
 	b = append(b, zeros[:1]...)
 	b[n] = byte(spec.OpCompressedPrimitive)
@@ -1526,7 +1526,7 @@ func (p *CompressedPrimitive) Unpack(b []byte) error {
 
 // Check reports the first field whose value does not fit its bits or
 // breaks its alignment.
-func (_ CompressedPrimitive) Check() error {
+func (CompressedPrimitive) Check() error {
 	return nil
 }
 
@@ -1994,7 +1994,7 @@ func (p *FlatShadeFlags) Unpack(b []byte) error {
 
 // Check reports the first field whose value does not fit its bits or
 // breaks its alignment.
-func (_ FlatShadeFlags) Check() error {
+func (FlatShadeFlags) Check() error {
 	return nil
 }
 
@@ -2037,7 +2037,7 @@ func (p *PointSize) Unpack(b []byte) error {
 
 // Check reports the first field whose value does not fit its bits or
 // breaks its alignment.
-func (_ PointSize) Check() error {
+func (PointSize) Check() error {
 	return nil
 }
 
@@ -2080,7 +2080,7 @@ func (p *LineWidth) Unpack(b []byte) error {
 
 // Check reports the first field whose value does not fit its bits or
 // breaks its alignment.
-func (_ LineWidth) Check() error {
+func (LineWidth) Check() error {
 	return nil
 }
 
@@ -2123,7 +2123,7 @@ func (p *RHTXBoundary) Unpack(b []byte) error {
 
 // Check reports the first field whose value does not fit its bits or
 // breaks its alignment.
-func (_ RHTXBoundary) Check() error {
+func (RHTXBoundary) Check() error {
 	return nil
 }
 
@@ -2170,7 +2170,7 @@ func (p *DepthOffset) Unpack(b []byte) error {
 
 // Check reports the first field whose value does not fit its bits or
 // breaks its alignment.
-func (_ DepthOffset) Check() error {
+func (DepthOffset) Check() error {
 	return nil
 }
 
@@ -2225,7 +2225,7 @@ func (p *ClipWindow) Unpack(b []byte) error {
 
 // Check reports the first field whose value does not fit its bits or
 // breaks its alignment.
-func (_ ClipWindow) Check() error {
+func (ClipWindow) Check() error {
 	return nil
 }
 
@@ -2272,7 +2272,7 @@ func (p *ViewportOffset) Unpack(b []byte) error {
 
 // Check reports the first field whose value does not fit its bits or
 // breaks its alignment.
-func (_ ViewportOffset) Check() error {
+func (ViewportOffset) Check() error {
 	return nil
 }
 
@@ -2319,7 +2319,7 @@ func (p *ZClipping) Unpack(b []byte) error {
 
 // Check reports the first field whose value does not fit its bits or
 // breaks its alignment.
-func (_ ZClipping) Check() error {
+func (ZClipping) Check() error {
 	return nil
 }
 
@@ -2366,7 +2366,7 @@ func (p *ClipperXYScaling) Unpack(b []byte) error {
 
 // Check reports the first field whose value does not fit its bits or
 // breaks its alignment.
-func (_ ClipperXYScaling) Check() error {
+func (ClipperXYScaling) Check() error {
 	return nil
 }
 
@@ -2413,7 +2413,7 @@ func (p *ClipperZScaling) Unpack(b []byte) error {
 
 // Check reports the first field whose value does not fit its bits or
 // breaks its alignment.
-func (_ ClipperZScaling) Check() error {
+func (ClipperZScaling) Check() error {
 	return nil
 }
 
@@ -2710,7 +2710,7 @@ func (p *TileCoordinates) Unpack(b []byte) error {
 
 // Check reports the first field whose value does not fit its bits or
 // breaks its alignment.
-func (_ TileCoordinates) Check() error {
+func (TileCoordinates) Check() error {
 	return nil
 }
 
@@ -2757,7 +2757,7 @@ func (p *GEMHandles) Unpack(b []byte) error {
 
 // Check reports the first field whose value does not fit its bits or
 // breaks its alignment.
-func (_ GEMHandles) Check() error {
+func (GEMHandles) Check() error {
 	return nil
 }
 
@@ -2933,7 +2933,7 @@ func (p *AttributeRecord) Unpack(b []byte) error {
 
 // Check reports the first field whose value does not fit its bits or
 // breaks its alignment.
-func (_ AttributeRecord) Check() error {
+func (AttributeRecord) Check() error {
 	return nil
 }
 
@@ -3138,7 +3138,7 @@ func (p *ClippedVertex) Unpack(b []byte) error {
 
 // Check reports the first field whose value does not fit its bits or
 // breaks its alignment.
-func (_ ClippedVertex) Check() error {
+func (ClippedVertex) Check() error {
 	return nil
 }
 

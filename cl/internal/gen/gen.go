@@ -362,11 +362,11 @@ func (g *generator) packet(pk *spec.Packet) {
 	g.p("// Append appends the packet's %d bytes to b and returns the extended slice;", pk.Len)
 	g.p("// it does not allocate when b has room. Field values are masked to their")
 	g.p("// widths: call Check first if they may not fit.")
-	recv := "p"
+	recv := "p "
 	if len(pk.Fields) == 0 {
-		recv = "_"
+		recv = ""
 	}
-	g.p("func (%s %s) Append(b []byte) []byte {", recv, name)
+	g.p("func (%s%s) Append(b []byte) []byte {", recv, name)
 	g.p("\tn := len(b)")
 	g.p("\tb = append(b, zeros[:%d]...)", pk.Len)
 	g.p("\tb[n] = byte(spec.Op%s)", name)
@@ -399,7 +399,7 @@ func (g *generator) packet(pk *spec.Packet) {
 	g.p("")
 	g.p("// Check reports the first field whose value does not fit its bits or")
 	g.p("// breaks its alignment.")
-	g.p("func (%s %s) Check() error {", map[bool]string{true: "p", false: "_"}[needsCheck(pk.Fields)], name)
+	g.p("func (%s%s) Check() error {", map[bool]string{true: "p ", false: ""}[needsCheck(pk.Fields)], name)
 	g.emitCheck(pk.Fields, pk.Name)
 	g.p("}")
 }
@@ -463,7 +463,7 @@ func (g *generator) record(s *spec.Struct) {
 	g.p("")
 	g.p("// Check reports the first field whose value does not fit its bits or")
 	g.p("// breaks its alignment.")
-	g.p("func (%s %s) Check() error {", map[bool]string{true: "p", false: "_"}[needsCheck(s.Fields)], name)
+	g.p("func (%s%s) Check() error {", map[bool]string{true: "p ", false: ""}[needsCheck(s.Fields)], name)
 	g.emitCheck(s.Fields, s.Name)
 	g.p("}")
 }
