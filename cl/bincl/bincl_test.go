@@ -236,3 +236,40 @@ func TestBrokenVariants(t *testing.T) {
 		t.Errorf("two Begins: % x", got)
 	}
 }
+
+// An indexed draw from BO 4 (kernel-vc4.md §4.4): GEM_HANDLES then
+// GL_INDEXED_PRIMITIVE whose address is a byte offset into that BO.
+func TestDrawIndexed(t *testing.T) {
+	var b Builder
+	b.Begin(&Prefix{Binning: cl.TileBinningModeConfig{WidthInTiles: 1, HeightInTiles: 1}})
+	b.ShaderState(cl.GLShaderState{NumAttributeArrays: 2})
+	b.DrawIndexed(&cl.GEMHandles{BOIndex0: 4},
+		cl.GLIndexedPrimitive{Mode: cl.PrimitiveModeTriangles, IndexType: cl.IndexType16Bit, Length: 36, IndexAddress: 0x40, MaxIndex: 23})
+	b.DrawIndexed(nil, cl.GLIndexedPrimitive{Mode: cl.PrimitiveModeTriangleStrip, Length: 4, MaxIndex: 3})
+	b.End()
+	got, err := b.Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []byte{
+		0x70, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0x06,
+		0x40, 0x02, 0, 0, 0,
+		0xfe, 4, 0, 0, 0, 0, 0, 0, 0,
+		0x20, 0x14, 36, 0, 0, 0, 0x40, 0, 0, 0, 23, 0, 0, 0,
+		0x20, 0x05, 4, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0,
+		0x07, 0x04,
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("\n got % x\nwant % x", got, want)
+	}
+	if b.Draws() != 2 || b.ShaderStates() != 1 {
+		t.Errorf("%d draws, %d states", b.Draws(), b.ShaderStates())
+	}
+	b.Reset()
+	b.Begin(&Prefix{Binning: cl.TileBinningModeConfig{WidthInTiles: 1, HeightInTiles: 1}})
+	b.ShaderState(cl.GLShaderState{NumAttributeArrays: 1})
+	b.DrawIndexed(nil, cl.GLIndexedPrimitive{Mode: cl.PrimitiveModeTriangles, IndexType: 2, Length: 3})
+	if _, err := b.Bytes(); err == nil || !strings.Contains(err.Error(), "index type") {
+		t.Errorf("index type 2: %v", err)
+	}
+}
