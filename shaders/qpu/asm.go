@@ -271,41 +271,101 @@ func mulOp(op MulOp, dst, a, b Reg) Op { return Op{mul: true, mulOp: op, dst: ds
 
 // Add-ALU operations (AG Table 12). Unary ones put their operand in both
 // input slots, as Mesa does.
-func FAdd(dst, a, b Reg) Op    { return addOp(AddFAdd, dst, a, b) }
-func FSub(dst, a, b Reg) Op    { return addOp(AddFSub, dst, a, b) }    // a - b
-func FMin(dst, a, b Reg) Op    { return addOp(AddFMin, dst, a, b) }    // float min
-func FMax(dst, a, b Reg) Op    { return addOp(AddFMax, dst, a, b) }    // float max
-func FMinAbs(dst, a, b Reg) Op { return addOp(AddFMinAbs, dst, a, b) } // min of |a|, |b|
-func FMaxAbs(dst, a, b Reg) Op { return addOp(AddFMaxAbs, dst, a, b) } // max of |a|, |b|
-func FToI(dst, a Reg) Op       { return addOp(AddFToI, dst, a, a) }    // float to int32, truncating
-func IToF(dst, a Reg) Op       { return addOp(AddIToF, dst, a, a) }    // int32 to float
-func Add(dst, a, b Reg) Op     { return addOp(AddAdd, dst, a, b) }     // integer add
-func Sub(dst, a, b Reg) Op     { return addOp(AddSub, dst, a, b) }     // integer a - b
-func Shr(dst, a, b Reg) Op     { return addOp(AddShr, dst, a, b) }     // logical shift right
-func Asr(dst, a, b Reg) Op     { return addOp(AddAsr, dst, a, b) }     // arithmetic shift right
-func Ror(dst, a, b Reg) Op     { return addOp(AddRor, dst, a, b) }     // rotate right
-func Shl(dst, a, b Reg) Op     { return addOp(AddShl, dst, a, b) }     // shift left
-func Min(dst, a, b Reg) Op     { return addOp(AddMin, dst, a, b) }     // signed min
-func Max(dst, a, b Reg) Op     { return addOp(AddMax, dst, a, b) }     // signed max
-func And(dst, a, b Reg) Op     { return addOp(AddAnd, dst, a, b) }
-func Or(dst, a, b Reg) Op      { return addOp(AddOr, dst, a, b) }
-func Xor(dst, a, b Reg) Op     { return addOp(AddXor, dst, a, b) }
-func Not(dst, a Reg) Op        { return addOp(AddNot, dst, a, a) }
-func Clz(dst, a Reg) Op        { return addOp(AddClz, dst, a, a) }    // count leading zeros
-func V8Adds(dst, a, b Reg) Op  { return addOp(AddV8Adds, dst, a, b) } // per-byte saturating add
-func V8Subs(dst, a, b Reg) Op  { return addOp(AddV8Subs, dst, a, b) } // per-byte saturating a - b
+
+// FAdd is the float add a + b.
+func FAdd(dst, a, b Reg) Op { return addOp(AddFAdd, dst, a, b) }
+
+// FSub is the float subtract a − b.
+func FSub(dst, a, b Reg) Op { return addOp(AddFSub, dst, a, b) }
+
+// FMin is the float minimum.
+func FMin(dst, a, b Reg) Op { return addOp(AddFMin, dst, a, b) }
+
+// FMax is the float maximum (Mesa's float move is fmax x, x).
+func FMax(dst, a, b Reg) Op { return addOp(AddFMax, dst, a, b) }
+
+// FMinAbs is min(|a|, |b|).
+func FMinAbs(dst, a, b Reg) Op { return addOp(AddFMinAbs, dst, a, b) }
+
+// FMaxAbs is max(|a|, |b|).
+func FMaxAbs(dst, a, b Reg) Op { return addOp(AddFMaxAbs, dst, a, b) }
+
+// FToI converts a float to a signed integer, truncating.
+func FToI(dst, a Reg) Op { return addOp(AddFToI, dst, a, a) }
+
+// IToF converts a signed integer to a float.
+func IToF(dst, a Reg) Op { return addOp(AddIToF, dst, a, a) }
+
+// Add is the integer add.
+func Add(dst, a, b Reg) Op { return addOp(AddAdd, dst, a, b) }
+
+// Sub is the integer subtract a − b.
+func Sub(dst, a, b Reg) Op { return addOp(AddSub, dst, a, b) }
+
+// Shr is the logical shift right of a by b (bits 4:0).
+func Shr(dst, a, b Reg) Op { return addOp(AddShr, dst, a, b) }
+
+// Asr is the arithmetic shift right.
+func Asr(dst, a, b Reg) Op { return addOp(AddAsr, dst, a, b) }
+
+// Ror is the rotate right.
+func Ror(dst, a, b Reg) Op { return addOp(AddRor, dst, a, b) }
+
+// Shl is the shift left.
+func Shl(dst, a, b Reg) Op { return addOp(AddShl, dst, a, b) }
+
+// Min is the signed integer minimum.
+func Min(dst, a, b Reg) Op { return addOp(AddMin, dst, a, b) }
+
+// Max is the signed integer maximum.
+func Max(dst, a, b Reg) Op { return addOp(AddMax, dst, a, b) }
+
+// And is the bitwise and.
+func And(dst, a, b Reg) Op { return addOp(AddAnd, dst, a, b) }
+
+// Or is the bitwise or.
+func Or(dst, a, b Reg) Op { return addOp(AddOr, dst, a, b) }
+
+// Xor is the bitwise exclusive or.
+func Xor(dst, a, b Reg) Op { return addOp(AddXor, dst, a, b) }
+
+// Not is the bitwise not.
+func Not(dst, a Reg) Op { return addOp(AddNot, dst, a, a) }
+
+// Clz counts the leading zeros.
+func Clz(dst, a Reg) Op { return addOp(AddClz, dst, a, a) }
+
+// V8Adds is the add ALU's per-byte saturating add.
+func V8Adds(dst, a, b Reg) Op { return addOp(AddV8Adds, dst, a, b) }
+
+// V8Subs is the add ALU's per-byte saturating subtract a − b.
+func V8Subs(dst, a, b Reg) Op { return addOp(AddV8Subs, dst, a, b) }
 
 // Mov moves a value through the add ALU: "or dst, a, a" (Mesa qpu_a_MOV).
 func Mov(dst, a Reg) Op { return addOp(AddOr, dst, a, a) }
 
 // Mul-ALU operations (AG Table 13).
-func FMul(dst, a, b Reg) Op    { return mulOp(MulFMul, dst, a, b) }
-func Mul24(dst, a, b Reg) Op   { return mulOp(MulMul24, dst, a, b) }  // 24-bit integer multiply
-func V8Muld(dst, a, b Reg) Op  { return mulOp(MulV8Muld, dst, a, b) } // per-byte colour multiply
-func V8Min(dst, a, b Reg) Op   { return mulOp(MulV8Min, dst, a, b) }  // per-byte unsigned min
-func V8Max(dst, a, b Reg) Op   { return mulOp(MulV8Max, dst, a, b) }  // per-byte unsigned max
-func MV8Adds(dst, a, b Reg) Op { return mulOp(MulV8Adds, dst, a, b) } // mul-ALU v8adds
-func MV8Subs(dst, a, b Reg) Op { return mulOp(MulV8Subs, dst, a, b) } // mul-ALU v8subs
+
+// FMul is the float multiply.
+func FMul(dst, a, b Reg) Op { return mulOp(MulFMul, dst, a, b) }
+
+// Mul24 multiplies the low 24 bits of a and b.
+func Mul24(dst, a, b Reg) Op { return mulOp(MulMul24, dst, a, b) }
+
+// V8Muld is the per-byte colour multiply (a·b/255 per byte).
+func V8Muld(dst, a, b Reg) Op { return mulOp(MulV8Muld, dst, a, b) }
+
+// V8Min is the per-byte unsigned minimum.
+func V8Min(dst, a, b Reg) Op { return mulOp(MulV8Min, dst, a, b) }
+
+// V8Max is the per-byte unsigned maximum.
+func V8Max(dst, a, b Reg) Op { return mulOp(MulV8Max, dst, a, b) }
+
+// MV8Adds is the mul ALU's per-byte saturating add.
+func MV8Adds(dst, a, b Reg) Op { return mulOp(MulV8Adds, dst, a, b) }
+
+// MV8Subs is the mul ALU's per-byte saturating subtract.
+func MV8Subs(dst, a, b Reg) Op { return mulOp(MulV8Subs, dst, a, b) }
 
 // MMov moves a value through the mul ALU: "v8min dst, a, a" (Mesa
 // qpu_m_MOV).

@@ -251,12 +251,9 @@ func appendLoadImm(b []byte, in *Inst) []byte {
 		b = append(b, ".sf"...)
 	}
 	b = append(b, ' ')
-	// Destinations: the add's, then the mul's if it writes ("-" for a
-	// missing add destination when only the mul writes).
-	if in.WaddrAdd != WNop || in.WaddrMul == WNop {
-		b = appendLdiDst(b, in, false)
-		b = append(b, ", "...)
-	}
+	// Destinations: the add's ("-" for none), then the mul's if it writes.
+	b = appendLdiDst(b, in, false)
+	b = append(b, ", "...)
 	if in.WaddrMul != WNop {
 		b = appendLdiDst(b, in, true)
 		b = append(b, ", "...)
