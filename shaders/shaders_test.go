@@ -213,3 +213,16 @@ func BenchmarkLightFor(b *testing.B) {
 		_ = LightFor(float32(i%1000) / 1000)
 	}
 }
+
+// The hazard check of the three programs, as the GPU model would run it
+// on each program it is given.
+func BenchmarkHazardCheckCube(b *testing.B) {
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		for _, p := range Programs() {
+			if hazard.CheckWords(p.Code, p.Stage) != nil {
+				b.Fatal("violation")
+			}
+		}
+	}
+}

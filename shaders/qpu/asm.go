@@ -880,6 +880,11 @@ func (d *draft) dest(op *Op, isMul bool) {
 		if r.file != fileOnlyA || !r.waddr.IsPhysical() {
 			d.fail("%s: the regfile-A pack applies to writes of register file A (AG Table 7)", r.name)
 		}
+		// vc4asm's pack table (doc/instructions.html, "Pack/unpack") marks
+		// the 16-bit and saturating packs "ADD ALU only".
+		if isMul && r.pack != Pack8888 && (r.pack < Pack8A || r.pack > Pack8D) {
+			d.fail("%s: only the 8888 and 8a-8d regfile-A packs work on the mul ALU (vc4asm pack table)", r.name)
+		}
 		d.needPM(false, "regfile-A pack")
 	}
 	if d.in.Pack != PackNone && d.in.Pack != r.pack {

@@ -102,6 +102,19 @@ func TestAssembleChoices(t *testing.T) {
 	}
 }
 
+// A mul result packed into one byte of a file-A register: ws set, pm 0.
+func TestAssembleMulBytePack(t *testing.T) {
+	var a Asm
+	a.I(FMul(RA(2).Pack(Pack8B), R1, R1))
+	in := Decode(a.MustAssemble()[0])
+	if !in.WS || in.PM || in.Pack != Pack8B || in.WaddrMul != 2 {
+		t.Errorf("%+v", in)
+	}
+	if s := in.String(); s != "nop ; fmul ra2.8b, r1, r1" {
+		t.Errorf("listing %q", s)
+	}
+}
+
 // What cannot be encoded is reported with the instruction's index.
 func TestAssembleErrors(t *testing.T) {
 	cases := []struct {
@@ -121,6 +134,7 @@ func TestAssembleErrors(t *testing.T) {
 		{[]Item{Mov(TLBZ, R1), MMov(TLBZ, R2)}, "both ALUs write"},
 		{[]Item{Mov(R0, R1), FMul(R2, R1, R1).SetFlags()}, "flags"},
 		{[]Item{Mov(R0.Pack(Pack16A), R1)}, "regfile-A pack"},
+		{[]Item{FMul(RA(2).Pack(Pack16A), R1, R1)}, "mul ALU"},
 		{[]Item{Mov(R0.ColourPack(PackMul8A), R1)}, "colour pack"},
 		{[]Item{FAdd(R0, RA(1).Unpack(Unpack16A), R4.Unpack(Unpack8A))}, "pm"},
 		{[]Item{LoadImm(R0, 1), Mov(R1, R2)}, "whole instruction"},
