@@ -457,7 +457,9 @@ func Branch(cond BranchCond, label string) BranchItem {
 }
 
 // Link returns the branch writing its link address (branch + 4
-// instructions) to dst through the add ALU output.
+// instructions) to dst through the add ALU output. The kernel refuses
+// branches that write registers (Linux vc4_validate_shaders.c
+// check_branch), so shaders submitted through it cannot use this.
 func (b BranchItem) Link(dst Reg) BranchItem { b.addDst = dst; return b }
 
 // Asm assembles a program. The zero value is ready to use.
