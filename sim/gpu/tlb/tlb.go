@@ -1,0 +1,421 @@
+// Package tlb is the VideoCore IV tile buffer (TLB): the on-chip colour,
+// Z and stencil store of one 64×64-pixel tile, the Z and stencil tests the
+// fragment shaders trigger by writing TLB_Z, masked colour writes and
+// reads, and the loads and stores that move a tile between the buffer and
+// memory ([AG] §5 "Tile Buffer"; hw-vc4.md §1.3, §6.1, §6.6, §6.7).
+//
+// What is modelled: non-multisample 32-bit colour tiles (the only
+// configuration the Linux kernel lets user space pick besides 4×
+// multisampling); colour in RGBA8888 and BGR565 (dithered or not); Z24 and
+// 8-bit stencil; linear, T and LT memory formats through package texture's
+// layouts; full-resolution dumps in a layout of our own. What is not:
+// multisampling, the 64-bit HDR tile buffer, the VG mask, coverage mode
+// (the CAP), decimation; a job that asks for them fails with an
+// *Unsupported error rather than render something else.
+package tlb
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/vccube/vccube/cl"
+	"github.com/vccube/vccube/sim/mem"
+	"github.com/vccube/vccube/texture"
+)
+
+// Size is the width and height of a tile in pixels without multisampling
+// ([AG] §5: "64x64 pixels in non-multisample mode").
+const Size = 64
+
+// Pixels is the number of pixels in a tile.
+const Pixels = Size * Size
+
+// FullResBytes is the size of one buffer of a full-resolution tile dump:
+// 64×64 samples of 32 bits (vc4_packet.h VC4_TILE_BUFFER_SIZE, 16 KiB).
+const FullResBytes = Pixels * 4
+
+// Unsupported reports a feature the model does not implement.
+type Unsupported struct{ What string }
+
+func (e *Unsupported) Error() string { return "not modelled: " + e.What }
+
+// Frame is the render target of a frame, from TILE_RENDERING_MODE_CONFIG.
+type Frame struct {
+	// Addr is the colour buffer STORE_MS_TILE_BUFFER writes.
+	Addr uint32
+	// Width and Height are the frame's size in pixels: loads and stores
+	// touch only pixels inside it.
+	Width, Height int
+	// Format and Tiling are the colour buffer's format.
+	Format cl.RenderFormat
+	Tiling cl.Tiling
+}
+
+// FrameOf returns the frame a TILE_RENDERING_MODE_CONFIG describes, or an
+// *Unsupported error for the modes the model lacks.
+func FrameOf(p *cl.TileRenderingModeConfig) (Frame, error) {
+	switch {
+	case p.Multisample4x:
+		return Frame{}, &Unsupported{"4x multisample rendering"}
+	case p.Color64:
+		return Frame{}, &Unsupported{"the 64-bit (HDR) tile buffer"}
+	case p.Decimate != cl.DecimateMode1x:
+		return Frame{}, &Unsupported{"decimated stores"}
+	case p.EnableVGMask:
+		return Frame{}, &Unsupported{"the VG mask buffer"}
+	case p.CoverageMode:
+		return Frame{}, &Unsupported{"coverage mode"}
+	case p.Format > cl.RenderFormatBGR565:
+		return Frame{}, fmt.Errorf("TILE_RENDERING_MODE_CONFIG: reserved colour format %d", p.Format)
+	case p.Tiling > cl.TilingLT:
+		return Frame{}, fmt.Errorf("TILE_RENDERING_MODE_CONFIG: reserved memory format %d", p.Tiling)
+	}
+	return Frame{Addr: p.Address, Width: int(p.Width), Height: int(p.Height), Format: p.Format, Tiling: p.Tiling}, nil
+}
+
+// ClearValues are the values a store clears the buffer to (CLEAR_COLORS).
+type ClearValues struct {
+	// Color is the clear colour word. CLEAR_COLORS carries 64 bits: two
+	// copies of an RGBA8888 word for a 32-bit tile buffer (kernel and Mesa
+	// write the same word twice); we use the low word.
+	Color uint32
+	// Z is the 24-bit clear depth, Stencil the clear stencil.
+	Z       uint32
+	Stencil uint8
+}
+
+// ClearValuesOf returns the clear values of a CLEAR_COLORS packet.
+func ClearValuesOf(p *cl.ClearColors) ClearValues {
+	return ClearValues{Color: uint32(p.Color), Z: p.Z & 0xFFFFFF, Stencil: p.Stencil}
+}
+
+// ZS packs a 24-bit Z and a stencil value as the Z/stencil buffer holds
+// them: Z in bits 31:8, stencil in bits 7:0 (hw-vc4.md §6.6; Mesa
+// vc4_draw.c "the depth buffer is stored with Z in the high 24").
+func ZS(z uint32, s uint8) uint32 { return z<<8 | uint32(s) }
+
+// Buffer is one tile buffer. Pixel (x, y) of the tile is element y·64 + x.
+type Buffer struct {
+	Color [Pixels]uint32
+	// ZS holds Z24 << 8 | stencil per pixel.
+	ZS [Pixels]uint32
+}
+
+// Clear sets the colour and/or the Z/stencil buffer to the clear values.
+func (b *Buffer) Clear(c ClearValues, color, zs bool) {
+	if color {
+		for i := range b.Color {
+			b.Color[i] = c.Color
+		}
+	}
+	if zs {
+		v := ZS(c.Z, c.Stencil)
+		for i := range b.ZS {
+			b.ZS[i] = v
+		}
+	}
+}
+
+// Tile is a tile's position: its column and row in tiles.
+type Tile struct{ X, Y int }
+
+// image is one memory image the buffer is stored to or loaded from.
+type image struct {
+	layout texture.Layout
+	addr   uint32
+	cpp    int
+}
+
+func newImage(addr uint32, tiling cl.Tiling, cpp int, f *Frame) (image, error) {
+	l, err := texture.NewLayout(texture.Tiling(tiling), cpp, f.Width, f.Height)
+	if err != nil {
+		return image{}, fmt.Errorf("tile buffer image at %#08x: %w", addr, err)
+	}
+	return image{layout: l, addr: addr, cpp: cpp}, nil
+}
+
+// runs walks the tile's pixels that lie inside the frame in runs that are
+// contiguous in memory: each run is n pixels from tile-relative (x, y), at
+// byte offset off in the image. Use it as
+//
+//	for r := im.runs(t, f); r.next(); { ... }
+type runs struct {
+	im             *image
+	x0, y0, x1, y1 int // frame pixels of the tile ∩ frame
+	step           int
+	fx, fy         int // next frame pixel
+	x, y, n, off   int // current run
+}
+
+func (im *image) runs(t Tile, f *Frame) runs {
+	r := runs{im: im, x0: t.X * Size, y0: t.Y * Size}
+	r.x1, r.y1 = min(r.x0+Size, f.Width), min(r.y0+Size, f.Height)
+	r.step = texture.UtileWidth(im.cpp)
+	if im.layout.Tiling() == texture.Linear {
+		r.step = Size
+	}
+	r.fx, r.fy = r.x0, r.y0
+	return r
+}
+
+func (r *runs) next() bool {
+	if r.fx >= r.x1 {
+		r.fx = r.x0
+		r.fy++
+	}
+	if r.fy >= r.y1 || r.x0 >= r.x1 {
+		return false
+	}
+	r.n = min(r.step-r.fx%r.step, r.x1-r.fx)
+	r.x, r.y = r.fx-r.x0, r.fy-r.y0
+	r.off = r.im.layout.Offset(r.fx, r.fy)
+	r.fx += r.n
+	return true
+}
+
+// span returns the memory region holding addr, for a store or load that
+// then indexes it itself; access checks each run.
+type span struct {
+	v     *mem.View
+	buf   []byte
+	base  uint32
+	write bool
+	what  string
+}
+
+func openSpan(v *mem.View, addr uint32, write bool, what string) (span, error) {
+	buf, off, err := v.Span(addr, write, what)
+	if err != nil {
+		return span{}, err
+	}
+	return span{v: v, buf: buf, base: addr - off, write: write, what: what}, nil
+}
+
+// bytes returns n bytes at address addr, or the fault for them.
+func (s *span) bytes(addr uint32, n int) ([]byte, error) {
+	off := uint64(addr) - uint64(s.base)
+	if addr >= s.base && off+uint64(n) <= uint64(len(s.buf)) {
+		return s.buf[off : off+uint64(n)], nil
+	}
+	if s.write {
+		return s.v.Write(addr, uint32(n), s.what)
+	}
+	return s.v.Read(addr, uint32(n), s.what)
+}
+
+// StoreColor stores the colour buffer to an image: the frame buffer of
+// STORE_MS_TILE_BUFFER, or a STORE_TILE_BUFFER_GENERAL colour image.
+// format is the load/store colour format; (x, y) of the frame is used for
+// the BGR565 dither pattern.
+func (b *Buffer) StoreColor(v *mem.View, addr uint32, tiling cl.Tiling, format cl.LoadStoreFormat, t Tile, f *Frame) error {
+	cpp := 4
+	if format != cl.LoadStoreFormatRGBA8888 {
+		cpp = 2
+	}
+	im, err := newImage(addr, tiling, cpp, f)
+	if err != nil {
+		return err
+	}
+	sp, err := openSpan(v, addr, true, "TLB colour store")
+	if err != nil {
+		return err
+	}
+	for r := im.runs(t, f); r.next(); {
+		dst, err := sp.bytes(addr+uint32(r.off), r.n*cpp)
+		if err != nil {
+			return err
+		}
+		src := b.Color[r.y*Size+r.x : r.y*Size+r.x+r.n]
+		switch format {
+		case cl.LoadStoreFormatRGBA8888:
+			for i, c := range src {
+				binary.LittleEndian.PutUint32(dst[4*i:], c)
+			}
+		case cl.LoadStoreFormatBGR565:
+			for i, c := range src {
+				binary.LittleEndian.PutUint16(dst[2*i:], to565(c, -1, 0))
+			}
+		default: // dithered
+			gy := t.Y*Size + r.y
+			for i, c := range src {
+				binary.LittleEndian.PutUint16(dst[2*i:], to565(c, t.X*Size+r.x+i, gy))
+			}
+		}
+	}
+	return nil
+}
+
+// LoadColor loads the colour buffer from an image.
+func (b *Buffer) LoadColor(v *mem.View, addr uint32, tiling cl.Tiling, format cl.LoadStoreFormat, t Tile, f *Frame) error {
+	cpp := 4
+	if format != cl.LoadStoreFormatRGBA8888 {
+		cpp = 2
+	}
+	im, err := newImage(addr, tiling, cpp, f)
+	if err != nil {
+		return err
+	}
+	sp, err := openSpan(v, addr, false, "TLB colour load")
+	if err != nil {
+		return err
+	}
+	for r := im.runs(t, f); r.next(); {
+		src, err := sp.bytes(addr+uint32(r.off), r.n*cpp)
+		if err != nil {
+			return err
+		}
+		dst := b.Color[r.y*Size+r.x : r.y*Size+r.x+r.n]
+		if cpp == 4 {
+			for i := range dst {
+				dst[i] = binary.LittleEndian.Uint32(src[4*i:])
+			}
+		} else {
+			for i := range dst {
+				dst[i] = from565(binary.LittleEndian.Uint16(src[2*i:]))
+			}
+		}
+	}
+	return nil
+}
+
+// StoreZS stores the Z/stencil buffer: 32 bits per pixel, Z24 in bits
+// 31:8 and stencil in 7:0 (hw-vc4.md §6.6).
+func (b *Buffer) StoreZS(v *mem.View, addr uint32, tiling cl.Tiling, t Tile, f *Frame) error {
+	im, err := newImage(addr, tiling, 4, f)
+	if err != nil {
+		return err
+	}
+	sp, err := openSpan(v, addr, true, "TLB Z/stencil store")
+	if err != nil {
+		return err
+	}
+	for r := im.runs(t, f); r.next(); {
+		dst, err := sp.bytes(addr+uint32(r.off), r.n*4)
+		if err != nil {
+			return err
+		}
+		for i, z := range b.ZS[r.y*Size+r.x : r.y*Size+r.x+r.n] {
+			binary.LittleEndian.PutUint32(dst[4*i:], z)
+		}
+	}
+	return nil
+}
+
+// LoadZS loads the Z/stencil buffer.
+func (b *Buffer) LoadZS(v *mem.View, addr uint32, tiling cl.Tiling, t Tile, f *Frame) error {
+	im, err := newImage(addr, tiling, 4, f)
+	if err != nil {
+		return err
+	}
+	sp, err := openSpan(v, addr, false, "TLB Z/stencil load")
+	if err != nil {
+		return err
+	}
+	for r := im.runs(t, f); r.next(); {
+		src, err := sp.bytes(addr+uint32(r.off), r.n*4)
+		if err != nil {
+			return err
+		}
+		dst := b.ZS[r.y*Size+r.x : r.y*Size+r.x+r.n]
+		for i := range dst {
+			dst[i] = binary.LittleEndian.Uint32(src[4*i:])
+		}
+	}
+	return nil
+}
+
+// The layout of a full-resolution dump is internal to the V3D and not
+// documented ([AG] §5: "written and read in a format internal to the 3D
+// system"). Ours: the 64×64 32-bit samples of one buffer in raster order,
+// 16 KiB; colour at the address given, Z/stencil after it when both are
+// dumped. The kernel dumps one buffer per packet (vc4_render_cl.c), so only
+// a round trip through this model can observe the layout.
+
+// StoreFullRes dumps the colour and/or Z/stencil buffer raw to addr.
+func (b *Buffer) StoreFullRes(v *mem.View, addr uint32, color, zs bool) error {
+	if color {
+		if err := dump(v, addr, &b.Color); err != nil {
+			return err
+		}
+		addr += FullResBytes
+	}
+	if zs {
+		return dump(v, addr, &b.ZS)
+	}
+	return nil
+}
+
+// LoadFullRes reloads what StoreFullRes dumped.
+func (b *Buffer) LoadFullRes(v *mem.View, addr uint32, color, zs bool) error {
+	if color {
+		if err := undump(v, addr, &b.Color); err != nil {
+			return err
+		}
+		addr += FullResBytes
+	}
+	if zs {
+		return undump(v, addr, &b.ZS)
+	}
+	return nil
+}
+
+func dump(v *mem.View, addr uint32, src *[Pixels]uint32) error {
+	dst, err := v.Write(addr, FullResBytes, "TLB full-resolution store")
+	if err != nil {
+		return err
+	}
+	for i, w := range src {
+		binary.LittleEndian.PutUint32(dst[4*i:], w)
+	}
+	return nil
+}
+
+func undump(v *mem.View, addr uint32, dst *[Pixels]uint32) error {
+	src, err := v.Read(addr, FullResBytes, "TLB full-resolution load")
+	if err != nil {
+		return err
+	}
+	for i := range dst {
+		dst[i] = binary.LittleEndian.Uint32(src[4*i:])
+	}
+	return nil
+}
+
+// BGR565 packing of the tile's 8888 word: byte 0 → bits 15:11, byte 1 →
+// bits 10:5, byte 2 → bits 4:0, alpha dropped. DERIVED from Mesa's format
+// table, which stores PIPE_FORMAT_B5G6R5_UNORM (R in bits 15:11) through a
+// shader swizzle that puts R in byte 0 (vc4_formats.c; hw-vc4.md §6.6,
+// UNCERTAIN there). The hardware's 8 → 5/6-bit conversion is not
+// documented: without dithering we keep the top bits; with dithering we
+// first add an ordered-dither offset from a 4×4 Bayer matrix, scaled to
+// one step of the narrower field, to pick between the two nearest levels.
+func to565(c uint32, x, y int) uint16 {
+	r, g, b := c&0xFF, c>>8&0xFF, c>>16&0xFF
+	if x >= 0 {
+		d := bayer4[y&3][x&3] // 0..15
+		r = min(r+d/2, 255)
+		g = min(g+d/4, 255)
+		b = min(b+d/2, 255)
+	}
+	return uint16(r>>3<<11 | g>>2<<5 | b>>3)
+}
+
+var bayer4 = [4][4]uint32{
+	{0, 8, 2, 10},
+	{12, 4, 14, 6},
+	{3, 11, 1, 9},
+	{15, 7, 13, 5},
+}
+
+// from565 expands a BGR565 pixel to the tile's 8888 word by replicating
+// each field's top bits into its low bits; alpha reads as 0xFF (our choice:
+// the format has no alpha).
+func from565(p uint16) uint32 {
+	r := uint32(p >> 11 & 31)
+	g := uint32(p >> 5 & 63)
+	b := uint32(p & 31)
+	r = r<<3 | r>>2
+	g = g<<2 | g>>4
+	b = b<<3 | b>>2
+	return r | g<<8 | b<<16 | 0xFF<<24
+}

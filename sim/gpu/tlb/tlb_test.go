@@ -1,0 +1,349 @@
+package tlb
+
+import (
+	"encoding/binary"
+	"errors"
+	"testing"
+
+	"github.com/vccube/vccube/cl"
+	"github.com/vccube/vccube/sim/mem"
+)
+
+func memory(t *testing.T, size int) (*mem.View, mem.Region, []byte) {
+	t.Helper()
+	p, err := mem.NewPool(mem.DefaultBase, 4<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	r, err := p.Alloc(size, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := mem.NewView(p)
+	v.Add(r, mem.Read|mem.Write, "test")
+	b, err := v.Write(r.Addr, r.Size, "test setup")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v, r, b
+}
+
+// pattern fills the buffer with colours that name their pixel.
+func pattern(b *Buffer) {
+	for y := range Size {
+		for x := range Size {
+			b.Color[y*Size+x] = uint32(y)<<16 | uint32(x)<<8 | 0xA5
+			b.ZS[y*Size+x] = ZS(uint32(y*Size+x), uint8(x))
+		}
+	}
+}
+
+// A 100×70 frame (not a multiple of 64): tile (1, 1) holds frame pixels
+// 64..99 × 64..69. Linear RGBA8888 stride is 100×4 (100 is a multiple of
+// the 4-pixel utile width; vc4_check_tex_size), so pixel (x, y) is at
+// y·400 + 4x; nothing outside the frame is written.
+func TestStoreLinearRGBA8888PartialTile(t *testing.T) {
+	v, r, mem := memory(t, 400*70+4096)
+	for i := range mem {
+		mem[i] = 0xEE
+	}
+	var b Buffer
+	pattern(&b)
+	f := Frame{Width: 100, Height: 70}
+	if err := b.StoreColor(v, r.Addr, cl.TilingLinear, cl.LoadStoreFormatRGBA8888, Tile{1, 1}, &f); err != nil {
+		t.Fatal(err)
+	}
+	for y := range 70 {
+		for x := range 100 {
+			got := binary.LittleEndian.Uint32(mem[y*400+4*x:])
+			if x >= 64 && y >= 64 {
+				want := uint32(y-64)<<16 | uint32(x-64)<<8 | 0xA5
+				if got != want {
+					t.Fatalf("pixel (%d,%d) = %#x, want %#x", x, y, got, want)
+				}
+			} else if got != 0xEEEEEEEE {
+				t.Fatalf("pixel (%d,%d) outside the tile was written", x, y)
+			}
+		}
+	}
+	if mem[400*70] != 0xEE {
+		t.Error("wrote past the frame")
+	}
+}
+
+// T-format addresses from hw-vc4.md §7.3's worked formula, 32 bpp, a
+// 64-pixel-wide image (2 tiles of 32×32 px per tile row):
+//
+//	(16, 0): ux 4, sx 1, k 1 → sub-tile 3 → 3072 (the document's example)
+//	(0, 4):  uy 1 → utile 4 of sub-tile 0 → 256
+//	(32, 0): second tile of row 0 → 4096
+//	(0, 32): tile row 1 runs right to left: tile_x 1 → 2·4096 + 4096;
+//	         sub-tile order [2,1,3,0][0] = 2 → +2048 → 14336
+//	(5, 6):  utile (1, 1) → 64·5 = 320, pixel (1, 2) in it → +36 → 356
+func TestStoreTFormatAddresses(t *testing.T) {
+	v, r, mem := memory(t, 64*64*4)
+	var b Buffer
+	pattern(&b)
+	f := Frame{Width: 64, Height: 64}
+	if err := b.StoreColor(v, r.Addr, cl.TilingT, cl.LoadStoreFormatRGBA8888, Tile{0, 0}, &f); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ x, y, off int }{
+		{16, 0, 3072}, {0, 4, 256}, {32, 0, 4096}, {0, 32, 14336}, {5, 6, 356}, {0, 0, 0},
+	} {
+		if got, want := binary.LittleEndian.Uint32(mem[c.off:]), b.Color[c.y*Size+c.x]; got != want {
+			t.Errorf("(%d,%d) at %d: %#x, want %#x", c.x, c.y, c.off, got, want)
+		}
+	}
+}
+
+// LT (hw-vc4.md §7.2), 32 bpp, 64 wide: 16 utiles per row;
+// (5, 6) → ((6/4)·16 + 5/4)·64 + ((6%4)·4 + 5%4)·4 = 1124.
+func TestStoreLTAndLoadRoundTrip(t *testing.T) {
+	v, r, mem := memory(t, 64*64*4)
+	var b Buffer
+	pattern(&b)
+	f := Frame{Width: 64, Height: 64}
+	if err := b.StoreColor(v, r.Addr, cl.TilingLT, cl.LoadStoreFormatRGBA8888, Tile{0, 0}, &f); err != nil {
+		t.Fatal(err)
+	}
+	if got := binary.LittleEndian.Uint32(mem[1124:]); got != b.Color[6*Size+5] {
+		t.Errorf("(5,6) = %#x", got)
+	}
+	var c Buffer
+	if err := c.LoadColor(v, r.Addr, cl.TilingLT, cl.LoadStoreFormatRGBA8888, Tile{0, 0}, &f); err != nil {
+		t.Fatal(err)
+	}
+	if c.Color != b.Color {
+		t.Error("LT load does not give back the stored tile")
+	}
+}
+
+// BGR565: byte 0 → bits 15:11, byte 1 → 10:5, byte 2 → 4:0, top bits kept.
+// 0x00FF8040: R 0x40 → 8, G 0x80 → 32, B 0xFF → 31 = 0x441F.
+func TestBGR565(t *testing.T) {
+	v, r, mem := memory(t, 4096*2)
+	var b Buffer
+	b.Color[0] = 0x00FF8040
+	b.Color[1] = 0xFFFFFFFF
+	f := Frame{Width: 64, Height: 64}
+	if err := b.StoreColor(v, r.Addr, cl.TilingLinear, cl.LoadStoreFormatBGR565, Tile{0, 0}, &f); err != nil {
+		t.Fatal(err)
+	}
+	if got := binary.LittleEndian.Uint16(mem); got != 0x441F {
+		t.Errorf("565 = %#04x, want 0x441f", got)
+	}
+	if got := binary.LittleEndian.Uint16(mem[2:]); got != 0xFFFF {
+		t.Errorf("white = %#04x", got)
+	}
+	var c Buffer
+	c.LoadColor(v, r.Addr, cl.TilingLinear, cl.LoadStoreFormatBGR565, Tile{0, 0}, &f)
+	// Expansion replicates the top bits: R 8 → 0x42, G 32 → 0x82, B 31 → 0xFF.
+	if c.Color[0] != 0xFFFF8242 {
+		t.Errorf("expanded %#x, want 0xffff8242", c.Color[0])
+	}
+	// Dithering moves each channel by less than one 565 step.
+	for i := range b.Color {
+		b.Color[i] = 0x00808080 + uint32(i%7)
+	}
+	b.StoreColor(v, r.Addr, cl.TilingLinear, cl.LoadStoreFormatBGR565Dithered, Tile{0, 0}, &f)
+	for i := range Pixels {
+		p := binary.LittleEndian.Uint16(mem[2*i:])
+		r5 := int(p >> 11)
+		base := int(0x80+i%7) >> 3
+		if r5 != base && r5 != base+1 {
+			t.Fatalf("pixel %d: dithered red %d from %#x", i, r5, 0x80+i%7)
+		}
+	}
+}
+
+func TestZSStoreLoadAndFullRes(t *testing.T) {
+	v, r, mem := memory(t, 4*FullResBytes)
+	var b Buffer
+	pattern(&b)
+	f := Frame{Width: 64, Height: 64}
+	if err := b.StoreZS(v, r.Addr, cl.TilingLinear, Tile{0, 0}, &f); err != nil {
+		t.Fatal(err)
+	}
+	// Pixel (3, 2): Z = 2·64+3 in bits 31:8, stencil 3.
+	if got := binary.LittleEndian.Uint32(mem[(2*64+3)*4:]); got != (131<<8 | 3) {
+		t.Errorf("ZS word %#x", got)
+	}
+	var c Buffer
+	c.LoadZS(v, r.Addr, cl.TilingLinear, Tile{0, 0}, &f)
+	if c.ZS != b.ZS {
+		t.Error("ZS round trip")
+	}
+	if err := b.StoreFullRes(v, r.Addr+FullResBytes, true, true); err != nil {
+		t.Fatal(err)
+	}
+	var d Buffer
+	if err := d.LoadFullRes(v, r.Addr+FullResBytes, true, true); err != nil {
+		t.Fatal(err)
+	}
+	if d != b {
+		t.Error("full-resolution round trip")
+	}
+}
+
+func TestStoreOutsideTheJobFaults(t *testing.T) {
+	v, r, _ := memory(t, 4096)
+	var b Buffer
+	f := Frame{Width: 64, Height: 64}
+	err := b.StoreColor(v, r.Addr, cl.TilingLinear, cl.LoadStoreFormatRGBA8888, Tile{0, 0}, &f)
+	var fault *mem.Fault
+	if !errors.As(err, &fault) || !fault.Write {
+		t.Fatalf("err = %v, want a write fault (16 KiB tile into a 4 KiB buffer)", err)
+	}
+	if err := b.StoreColor(v, r.Addr-4096, cl.TilingLinear, cl.LoadStoreFormatRGBA8888, Tile{0, 0}, &f); !errors.As(err, &fault) {
+		t.Fatalf("err = %v, want a fault before the buffer", err)
+	}
+}
+
+func TestClear(t *testing.T) {
+	var b Buffer
+	pattern(&b)
+	b.Clear(ClearValues{Color: 0x11223344, Z: 0xFFFFFF, Stencil: 7}, true, false)
+	if b.Color[100] != 0x11223344 || b.ZS[100] == ZS(0xFFFFFF, 7) {
+		t.Error("colour-only clear")
+	}
+	b.Clear(ClearValues{Color: 0, Z: 0xFFFFFF, Stencil: 7}, false, true)
+	if b.Color[100] != 0x11223344 || b.ZS[4095] != 0xFFFFFF07 {
+		t.Error("ZS-only clear")
+	}
+	cc := cl.ClearColors{Color: 0xAABBCCDD_11223344, Z: 0x123456, Stencil: 9}
+	if got := ClearValuesOf(&cc); got != (ClearValues{0x11223344, 0x123456, 9}) {
+		t.Errorf("clear values %+v", got)
+	}
+}
+
+// The depth function table of hw-vc4.md §1.4, fragment on the left.
+func TestDepthFunctions(t *testing.T) {
+	type row struct{ lt, eq, gt bool } // passes for z < zb, z == zb, z > zb
+	want := map[cl.DepthFunc]row{
+		cl.DepthFuncNever:        {false, false, false},
+		cl.DepthFuncLess:         {true, false, false},
+		cl.DepthFuncEqual:        {false, true, false},
+		cl.DepthFuncLessEqual:    {true, true, false},
+		cl.DepthFuncGreater:      {false, false, true},
+		cl.DepthFuncNotEqual:     {true, false, true},
+		cl.DepthFuncGreaterEqual: {false, true, true},
+		cl.DepthFuncAlways:       {true, true, true},
+	}
+	for f, w := range want {
+		if Passes(f, 1, 2) != w.lt || Passes(f, 2, 2) != w.eq || Passes(f, 3, 2) != w.gt {
+			t.Errorf("%v", f)
+		}
+	}
+}
+
+func lanes(first uint16) (idx [16]uint16) {
+	for i := range idx {
+		idx[i] = first + uint16(i)
+	}
+	return
+}
+
+func TestZWriteMasksAndUpdates(t *testing.T) {
+	var b Buffer
+	b.Clear(ClearValues{Z: 1000}, false, true)
+	idx := lanes(0)
+	var z [16]uint32
+	for i := range z {
+		z[i] = uint32(990 + 2*i) // lanes 0..4 below 1000, lane 5 equal
+	}
+	var st Stencil
+	pass := b.ZWrite(&idx, &z, 0xFFFF, DepthState{cl.DepthFuncLess, true}, &st, false)
+	if pass != 0x001F {
+		t.Errorf("LESS passes %#04x, want 0x001f", pass)
+	}
+	if b.ZS[0]>>8 != 990 || b.ZS[5]>>8 != 1000 {
+		t.Error("Z update")
+	}
+	// Masked-out lanes are not tested or written.
+	pass = b.ZWrite(&idx, &z, 0x0002, DepthState{cl.DepthFuncAlways, true}, &st, false)
+	if pass != 0x0002 || b.ZS[3]>>8 != 996 || b.ZS[1]>>8 != 992 {
+		t.Errorf("masked write: pass %#x", pass)
+	}
+	// Without updates the buffer keeps its depths.
+	b.ZWrite(&idx, &z, 0xFFFF, DepthState{cl.DepthFuncAlways, false}, &st, false)
+	if b.ZS[10]>>8 != 1000 {
+		t.Error("Z written with updates disabled")
+	}
+	// Only the low 24 bits of the written value count.
+	z[0] = 0xFF000000 | 5
+	b.ZWrite(&idx, &z, 1, DepthState{cl.DepthFuncAlways, true}, &st, false)
+	if b.ZS[0]>>8 != 5 {
+		t.Errorf("Z %#x", b.ZS[0]>>8)
+	}
+}
+
+// Stencil: front face "ref 3, mask 0xff, func EQ, zpass REPLACE(2)… " built
+// from Table 27's fields by hand.
+func TestStencil(t *testing.T) {
+	var b Buffer
+	b.Clear(ClearValues{Z: 0xFFFFFF, Stencil: 3}, false, true)
+	b.ZS[1] = ZS(0xFFFFFF, 4)
+	idx := lanes(0)
+	var z [16]uint32
+	var st Stencil
+	// WSEL 1 (front), write mask code 3 (0xff), zfail keep(1), zpass incsat(3),
+	// sfail zero(0), func EQ(2), ref 3, mask 0xff.
+	w := uint32(1)<<30 | 3<<28 | 1<<25 | 3<<22 | 0<<19 | 2<<16 | 3<<8 | 0xff
+	st.Setup(w)
+	pass := b.ZWrite(&idx, &z, 0x3, DepthState{cl.DepthFuncAlways, false}, &st, false)
+	if pass != 0x1 {
+		t.Errorf("pass %#x, want 1 (lane 1's stencil is 4)", pass)
+	}
+	if uint8(b.ZS[0]) != 4 || uint8(b.ZS[1]) != 0 {
+		t.Errorf("stencils %d %d, want 4 (incsat) and 0 (sfail zero)", uint8(b.ZS[0]), uint8(b.ZS[1]))
+	}
+	// The back face is still disabled: everything passes, nothing changes.
+	if pass := b.ZWrite(&idx, &z, 0x3, DepthState{cl.DepthFuncAlways, false}, &st, true); pass != 0x3 || uint8(b.ZS[0]) != 4 {
+		t.Errorf("back face: pass %#x", pass)
+	}
+	// Full write masks (select 0): front mask 0x01.
+	st.Setup(0x0001)
+	b.ZWrite(&idx, &z, 0x1, DepthState{cl.DepthFuncAlways, false}, &st, false)
+	// Stencil 4 ≠ ref 3: sfail op zero under mask 0x01 keeps bit 2.
+	if uint8(b.ZS[0]) != 4 {
+		t.Errorf("masked stencil %d", uint8(b.ZS[0]))
+	}
+	for op, want := range []uint8{0, 200, 3, 201, 199, 55, 201, 199} {
+		if got := stencilOp(uint8(op), 200, 3); got != want {
+			t.Errorf("op %d: %d, want %d", op, got, want)
+		}
+	}
+	if stencilOp(3, 255, 0) != 255 || stencilOp(4, 0, 0) != 0 || stencilOp(6, 255, 0) != 0 || stencilOp(7, 0, 0) != 255 {
+		t.Error("saturating and wrapping ops")
+	}
+}
+
+func TestColorWriteRead(t *testing.T) {
+	var b Buffer
+	idx := lanes(64)
+	var c, out [16]uint32
+	for i := range c {
+		c[i] = uint32(i + 1)
+	}
+	b.WriteColor(&idx, &c, 0x8001)
+	if b.Color[64] != 1 || b.Color[79] != 16 || b.Color[65] != 0 {
+		t.Error("masked colour write")
+	}
+	b.ReadColor(&idx, &out)
+	if out[0] != 1 || out[1] != 0 || out[15] != 16 {
+		t.Error("colour read")
+	}
+}
+
+func TestFrameOfRefusesWhatIsNotModelled(t *testing.T) {
+	f, err := FrameOf(&cl.TileRenderingModeConfig{Address: 0x1000, Width: 800, Height: 600, Format: cl.RenderFormatRGBA8888, Tiling: cl.TilingT})
+	if err != nil || f.Width != 800 || f.Tiling != cl.TilingT {
+		t.Fatalf("%+v %v", f, err)
+	}
+	var u *Unsupported
+	if _, err := FrameOf(&cl.TileRenderingModeConfig{Multisample4x: true}); !errors.As(err, &u) {
+		t.Errorf("MSAA: %v", err)
+	}
+}
