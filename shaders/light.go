@@ -72,14 +72,11 @@ func ExactLit(c uint8, light float64) float64 {
 }
 
 func clamp01(x float64) float64 {
-	if x > 1 || x != x {
-		if x != x {
-			return 0
-		}
-		return 1
-	}
-	if x < 0 {
+	switch {
+	case x != x || x < 0: // NaN too: a face with no defined light is dark
 		return 0
+	case x > 1:
+		return 1
 	}
 	return x
 }

@@ -23,6 +23,8 @@
 package shaders
 
 import (
+	"strconv"
+
 	"github.com/vccube/vccube/shaders/hazard"
 	"github.com/vccube/vccube/shaders/qpu"
 )
@@ -149,8 +151,8 @@ func vertexUniforms() []Uniform {
 	u := make([]Uniform, NumVertexUniforms)
 	for i := 0; i < 16; i++ {
 		u[VertexUniformMVP+i] = Uniform{
-			Name:    "mvp[" + itoa(i) + "]",
-			Meaning: "MVP matrix element " + itoa(i) + " (column " + itoa(i/4) + ", row " + itoa(i%4) + "; mgl32.Mat4 order), float32",
+			Name:    "mvp[" + strconv.Itoa(i) + "]",
+			Meaning: "MVP matrix element " + strconv.Itoa(i) + " (column " + strconv.Itoa(i/4) + ", row " + strconv.Itoa(i%4) + "; mgl32.Mat4 order), float32",
 		}
 	}
 	u[VertexUniformXScale] = Uniform{Name: "x_scale16", Meaning: "viewport X scale in 1/16 pixel, +width/2·16 (scene.Viewport.XScale16), float32"}
@@ -172,11 +174,4 @@ func fragmentUniforms() []Uniform {
 		FragmentUniformLightB3: {Name: "light.b3", Meaning: "FaceLight.B3 in all four bytes"},
 		FragmentUniformLightL:  {Name: "light.l", Meaning: "FaceLight.L in all four bytes"},
 	}
-}
-
-func itoa(i int) string {
-	if i < 10 {
-		return string(rune('0' + i))
-	}
-	return string(rune('0'+i/10)) + string(rune('0'+i%10))
 }
