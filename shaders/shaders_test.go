@@ -181,8 +181,8 @@ func TestLightError(t *testing.T) {
 		}
 	}
 	// Out-of-range light clamps.
-	if LightFor(-0.5) != dark || LightFor(7) != full {
-		t.Error("light is not clamped to [0, 1]")
+	if LightFor(-0.5) != dark || LightFor(7) != full || LightFor(float32(math.NaN())) != dark {
+		t.Error("light is not clamped to [0, 1] (NaN to 0)")
 	}
 }
 

@@ -4,7 +4,8 @@
 // listed with it, and the VPM read-setup latency (AG §7 "QPU Control of
 // VPM"; audit.md 5.6). Real hardware does not trap when a rule is broken:
 // it computes something else, silently. The project's shaders pass this
-// checker, and the GPU model runs it on every program it is given.
+// checker; it is fast and allocation-free on clean programs so that the
+// GPU model can run it on every program it is given.
 //
 // The checker walks the program in address order up to the first program
 // end and its two delay slots, as the kernel's validator does (Linux
