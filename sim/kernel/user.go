@@ -1,0 +1,126 @@
+package kernel
+
+import (
+	"math/bits"
+	"runtime/debug"
+	"syscall"
+	"unsafe"
+)
+
+// User memory. The uAPI structs carry "user pointers": addresses in the
+// calling process, which the kernel reaches only through copy_from_user and
+// copy_to_user. Those fail with EFAULT instead of crashing when the address
+// is bad (include/linux/uaccess.h; the ioctls turn a short copy into
+// -EFAULT, e.g. vc4_gem.c vc4_get_bcl). The simulator runs in the caller's
+// process, so a user pointer is a real address here; CopyFromUser and
+// CopyToUser are the one place that touches one, and they give the same
+// answers: EFAULT for a null or implausible address, and EFAULT (not a
+// crash) when the memory is not mapped, by turning the fault into a
+// recoverable panic (runtime/debug.SetPanicOnFault).
+//
+// The caller of drm.Conn.Ioctl keeps the memory its pointers name alive and
+// pinned during the call (drm.Conn's contract), so reading it here is safe.
+
+// minUserAddr is the lowest address a user mapping can have: Linux's
+// default vm.mmap_min_addr (65536), which keeps the null page and its
+// neighbours unmapped.
+const minUserAddr = 1 << 16
+
+// maxUserAddr bounds user addresses: 57 bits on 64-bit hosts (the largest
+// user address space Linux gives, with 5-level page tables) and 32 bits on
+// 32-bit ones.
+var maxUserAddr = func() uint64 {
+	if bits.UintSize == 64 {
+		return 1 << 57
+	}
+	return 1 << 32
+}()
+
+// userRangeOK reports whether [addr, addr+n) could be user memory.
+func userRangeOK(addr uint64, n int) bool {
+	end := addr + uint64(n)
+	return addr >= minUserAddr && end >= addr && end <= maxUserAddr
+}
+
+// userSlice turns a plausible user range into a slice without a
+// uintptr-to-pointer conversion of a value go vet cannot see the origin of:
+// the address came from drm.UserPointer of memory the caller pinned.
+func userSlice(addr uint64, n int) []byte {
+	a := uintptr(addr)
+	p := *(*unsafe.Pointer)(unsafe.Pointer(&a))
+	return unsafe.Slice((*byte)(p), n)
+}
+
+// CopyFromUser copies len(dst) bytes from user address addr into dst, as
+// copy_from_user does. Copying nothing always succeeds, whatever addr is.
+func CopyFromUser(dst []byte, addr uint64) (err error) {
+	if len(dst) == 0 {
+		return nil
+	}
+	if !userRangeOK(addr, len(dst)) {
+		return syscall.EFAULT
+	}
+	old := debug.SetPanicOnFault(true)
+	defer func() {
+		debug.SetPanicOnFault(old)
+		if recover() != nil {
+			err = syscall.EFAULT
+		}
+	}()
+	copy(dst, userSlice(addr, len(dst)))
+	return nil
+}
+
+// CopyToUser copies src to user address addr, as copy_to_user does.
+func CopyToUser(addr uint64, src []byte) (err error) {
+	if len(src) == 0 {
+		return nil
+	}
+	if !userRangeOK(addr, len(src)) {
+		return syscall.EFAULT
+	}
+	old := debug.SetPanicOnFault(true)
+	defer func() {
+		debug.SetPanicOnFault(old)
+		if recover() != nil {
+			err = syscall.EFAULT
+		}
+	}()
+	copy(userSlice(addr, len(src)), src)
+	return nil
+}
+
+// StrndupUser reads a NUL-terminated string of at most n bytes (NUL
+// included) from user address addr, as the kernel's strndup_user does
+// (mm/util.c): EFAULT for bad memory, EINVAL when no NUL appears within n
+// bytes. The returned string excludes the NUL.
+func StrndupUser(addr uint64, n int) (string, error) {
+	if n <= 0 {
+		return "", syscall.EINVAL
+	}
+	var buf [256]byte
+	out := make([]byte, 0, min(n, len(buf)))
+	for done := 0; done < n; {
+		chunk := buf[:min(n-done, len(buf))]
+		// strnlen_user reads what it can: a fault before the NUL is EFAULT.
+		if err := CopyFromUser(chunk, addr+uint64(done)); err != nil {
+			// Retry byte by byte so that a NUL before the fault counts.
+			for i := range chunk {
+				if err := CopyFromUser(chunk[i:i+1], addr+uint64(done+i)); err != nil {
+					return "", syscall.EFAULT
+				}
+				if chunk[i] == 0 {
+					return string(append(out, chunk[:i]...)), nil
+				}
+			}
+		}
+		for i, c := range chunk {
+			if c == 0 {
+				return string(append(out, chunk[:i]...)), nil
+			}
+		}
+		out = append(out, chunk...)
+		done += len(chunk)
+	}
+	return "", syscall.EINVAL
+}
