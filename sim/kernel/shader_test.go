@@ -101,11 +101,11 @@ func TestShaderFlatColour(t *testing.T) {
 // uniforms, P0 then P1; an explicit uniform read before it comes first.
 func TestShaderTextureSample(t *testing.T) {
 	words := assemble(t, func(a *qpu.Asm) {
-		a.I(qpu.Mov(qpu.R2, qpu.Unif))               // uniform 0 (offset 0)
-		a.I(qpu.FMul(qpu.R0, qpu.RA(15), qpu.Vary))  // varyings are unrestricted
-		a.I(qpu.FAdd(qpu.TMU0T, qpu.R0, qpu.R5))     // P0: offset 4
-		a.I(qpu.Mov(qpu.TMU0S, qpu.R1))              // P1: offset 8, submits
-		a.I(qpu.SigLoadTMU0)                         // r4 = texel
+		a.I(qpu.Mov(qpu.R2, qpu.Unif))              // uniform 0 (offset 0)
+		a.I(qpu.FMul(qpu.R0, qpu.RA(15), qpu.Vary)) // varyings are unrestricted
+		a.I(qpu.FAdd(qpu.TMU0T, qpu.R0, qpu.R5))    // P0: offset 4
+		a.I(qpu.Mov(qpu.TMU0S, qpu.R1))             // P1: offset 8, submits
+		a.I(qpu.SigLoadTMU0)                        // r4 = texel
 		a.I(qpu.FMul(qpu.TLBColourAll, qpu.R4, qpu.R2))
 		end(a)
 	})
@@ -164,9 +164,9 @@ func TestShaderAddAndMulBothTMU(t *testing.T) {
 // offset and a uniform (kernel-vc4.md §7.4).
 func TestShaderDirectLookup(t *testing.T) {
 	good := assemble(t, func(a *qpu.Asm) {
-		a.I(qpu.Max(qpu.R0, qpu.R1, qpu.SmallInt(0)))   // clamp below at 0
-		a.I(qpu.Min(qpu.R0, qpu.R0, qpu.Unif))          // clamp above: uniform at offset 0
-		a.I(qpu.Add(qpu.TMU0S, qpu.R0, qpu.Unif))       // base: uniform at offset 4
+		a.I(qpu.Max(qpu.R0, qpu.R1, qpu.SmallInt(0))) // clamp below at 0
+		a.I(qpu.Min(qpu.R0, qpu.R0, qpu.Unif))        // clamp above: uniform at offset 0
+		a.I(qpu.Add(qpu.TMU0S, qpu.R0, qpu.Unif))     // base: uniform at offset 4
 		a.I(qpu.SigLoadTMU0)
 		end(a)
 	})
@@ -357,9 +357,9 @@ func TestShaderLoopWithUniformReset(t *testing.T) {
 		a.I(qpu.LoadImm(qpu.R1, 3))
 		a.I()
 		a.Label("loop")
-		a.I(qpu.LoadImm(qpu.RA(1), 4))                   // 2: block entry
-		a.I(qpu.Add(qpu.UnifAddr, qpu.RA(1), qpu.Unif))  // 3: reset
-		a.I(qpu.Mov(qpu.R0, qpu.Unif))                   // 4
+		a.I(qpu.LoadImm(qpu.RA(1), 4))                  // 2: block entry
+		a.I(qpu.Add(qpu.UnifAddr, qpu.RA(1), qpu.Unif)) // 3: reset
+		a.I(qpu.Mov(qpu.R0, qpu.Unif))                  // 4
 		a.I(qpu.Sub(qpu.R1, qpu.R1, qpu.SmallInt(1)).SetFlags())
 		a.I(qpu.Branch(qpu.BranchAnyZC, "loop")) // 6
 		a.I()
