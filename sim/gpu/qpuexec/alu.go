@@ -1,0 +1,310 @@
+package qpuexec
+
+import (
+	"math/bits"
+
+	"github.com/vccube/vccube/shaders/qpu"
+)
+
+// vec is one 16-element SIMD vector.
+type vec = [16]uint32
+
+// addALU computes op_add (AG Table 12) on every element: d[i] = a[i] op
+// b[i]. Semantics of the float ops in float.go; the integer ops, measured
+// against the hardware tables (doe300/VC4C test/opcode_test.h), are:
+// add/sub wrap; shr, asr, ror and shl shift by b & 31; min and max compare
+// signed; clz(0) = 32; v8adds/v8subs saturate each byte to 0..255. The
+// reserved opcodes are refused when the program is loaded.
+func addALU(op qpu.AddOp, d, a, b *vec) {
+	switch op {
+	case qpu.AddFAdd:
+		for i := range d {
+			d[i] = fadd(a[i], b[i])
+		}
+	case qpu.AddFSub:
+		for i := range d {
+			d[i] = fsub(a[i], b[i])
+		}
+	case qpu.AddFMin:
+		for i := range d {
+			if floatKey(a[i]) <= floatKey(b[i]) {
+				d[i] = a[i]
+			} else {
+				d[i] = b[i]
+			}
+		}
+	case qpu.AddFMax:
+		for i := range d {
+			if floatKey(a[i]) > floatKey(b[i]) {
+				d[i] = a[i]
+			} else {
+				d[i] = b[i]
+			}
+		}
+	case qpu.AddFMinAbs:
+		for i := range d {
+			x, y := a[i]&^signBit, b[i]&^signBit
+			if x <= y {
+				d[i] = x
+			} else {
+				d[i] = y
+			}
+		}
+	case qpu.AddFMaxAbs:
+		for i := range d {
+			x, y := a[i]&^signBit, b[i]&^signBit
+			if x > y {
+				d[i] = x
+			} else {
+				d[i] = y
+			}
+		}
+	case qpu.AddFToI:
+		for i := range d {
+			d[i] = ftoi(a[i])
+		}
+	case qpu.AddIToF:
+		for i := range d {
+			d[i] = itof(a[i])
+		}
+	case qpu.AddAdd:
+		for i := range d {
+			d[i] = a[i] + b[i]
+		}
+	case qpu.AddSub:
+		for i := range d {
+			d[i] = a[i] - b[i]
+		}
+	case qpu.AddShr:
+		for i := range d {
+			d[i] = a[i] >> (b[i] & 31)
+		}
+	case qpu.AddAsr:
+		for i := range d {
+			d[i] = uint32(int32(a[i]) >> (b[i] & 31))
+		}
+	case qpu.AddRor:
+		for i := range d {
+			d[i] = bits.RotateLeft32(a[i], -int(b[i]&31))
+		}
+	case qpu.AddShl:
+		for i := range d {
+			d[i] = a[i] << (b[i] & 31)
+		}
+	case qpu.AddMin:
+		for i := range d {
+			if int32(a[i]) <= int32(b[i]) {
+				d[i] = a[i]
+			} else {
+				d[i] = b[i]
+			}
+		}
+	case qpu.AddMax:
+		for i := range d {
+			if int32(a[i]) > int32(b[i]) {
+				d[i] = a[i]
+			} else {
+				d[i] = b[i]
+			}
+		}
+	case qpu.AddAnd:
+		for i := range d {
+			d[i] = a[i] & b[i]
+		}
+	case qpu.AddOr:
+		for i := range d {
+			d[i] = a[i] | b[i]
+		}
+	case qpu.AddXor:
+		for i := range d {
+			d[i] = a[i] ^ b[i]
+		}
+	case qpu.AddNot:
+		for i := range d {
+			d[i] = ^a[i]
+		}
+	case qpu.AddClz:
+		for i := range d {
+			d[i] = uint32(bits.LeadingZeros32(a[i]))
+		}
+	case qpu.AddV8Adds:
+		for i := range d {
+			d[i] = v8adds(a[i], b[i])
+		}
+	case qpu.AddV8Subs:
+		for i := range d {
+			d[i] = v8subs(a[i], b[i])
+		}
+	}
+}
+
+// mulALU computes op_mul (AG Table 13) on every element. mul24 multiplies
+// the low 24 bits of each operand and keeps the low 32 bits of the product;
+// v8muld multiplies each byte pair as colours in [0, 1] and rounds:
+// (a*b + 127) / 255 (doe300/VC4C OpCodes.cpp; matches every row of the
+// hardware table, and equals round(a*b/255) since a*b/255 is never a tie).
+func mulALU(op qpu.MulOp, d, a, b *vec) {
+	switch op {
+	case qpu.MulFMul:
+		for i := range d {
+			d[i] = fmul(a[i], b[i])
+		}
+	case qpu.MulMul24:
+		for i := range d {
+			d[i] = (a[i] & 0xFFFFFF) * (b[i] & 0xFFFFFF)
+		}
+	case qpu.MulV8Muld:
+		for i := range d {
+			d[i] = v8muld(a[i], b[i])
+		}
+	case qpu.MulV8Min:
+		for i := range d {
+			d[i] = v8min(a[i], b[i])
+		}
+	case qpu.MulV8Max:
+		for i := range d {
+			d[i] = v8max(a[i], b[i])
+		}
+	case qpu.MulV8Adds:
+		for i := range d {
+			d[i] = v8adds(a[i], b[i])
+		}
+	case qpu.MulV8Subs:
+		for i := range d {
+			d[i] = v8subs(a[i], b[i])
+		}
+	}
+}
+
+func v8adds(a, b uint32) (r uint32) {
+	for sh := uint(0); sh < 32; sh += 8 {
+		s := a>>sh&0xFF + b>>sh&0xFF
+		if s > 0xFF {
+			s = 0xFF
+		}
+		r |= s << sh
+	}
+	return r
+}
+
+func v8subs(a, b uint32) (r uint32) {
+	for sh := uint(0); sh < 32; sh += 8 {
+		x, y := a>>sh&0xFF, b>>sh&0xFF
+		if x > y {
+			r |= (x - y) << sh
+		}
+	}
+	return r
+}
+
+func v8min(a, b uint32) (r uint32) {
+	for sh := uint(0); sh < 32; sh += 8 {
+		r |= min(a>>sh&0xFF, b>>sh&0xFF) << sh
+	}
+	return r
+}
+
+func v8max(a, b uint32) (r uint32) {
+	for sh := uint(0); sh < 32; sh += 8 {
+		r |= max(a>>sh&0xFF, b>>sh&0xFF) << sh
+	}
+	return r
+}
+
+func v8muld(a, b uint32) (r uint32) {
+	for sh := uint(0); sh < 32; sh += 8 {
+		r |= (a>>sh&0xFF*(b>>sh&0xFF) + 127) / 255 << sh
+	}
+	return r
+}
+
+// addCarry returns the C flags of an add-ALU result, one bit per element,
+// as measured on hardware (every row of VC4C's opcode_test.h):
+// fadd, fsub, itof: result > 0; fmin, fmax (and the abs forms on the
+// magnitudes): a > b; add: unsigned carry out of bit 31; sub: unsigned
+// borrow (a < b); shr, asr: the last bit shifted out; shl: bit 32 of the
+// unshifted product; min, max: a > b signed; the others clear C. (hw-vc4.md
+// §3.5 left sub UNCERTAIN; the table settles it.)
+func addCarry(op qpu.AddOp, a, b, r *vec) (c uint16) {
+	for i := range r {
+		var set bool
+		switch op {
+		case qpu.AddFAdd, qpu.AddFSub, qpu.AddIToF:
+			set = r[i] != 0 && r[i]&signBit == 0
+		case qpu.AddFMin, qpu.AddFMax:
+			set = floatKey(a[i]) > floatKey(b[i])
+		case qpu.AddFMinAbs, qpu.AddFMaxAbs:
+			set = a[i]&^signBit > b[i]&^signBit
+		case qpu.AddAdd:
+			set = r[i] < a[i]
+		case qpu.AddSub:
+			set = a[i] < b[i]
+		case qpu.AddShr, qpu.AddAsr:
+			s := b[i] & 31
+			set = s != 0 && a[i]>>(s-1)&1 != 0
+		case qpu.AddShl:
+			s := b[i] & 31
+			set = s != 0 && a[i]>>(32-s)&1 != 0
+		case qpu.AddMin, qpu.AddMax:
+			set = int32(a[i]) > int32(b[i])
+		}
+		if set {
+			c |= 1 << i
+		}
+	}
+	return c
+}
+
+// mulCarry returns the C flags of a mul-ALU result (when the add ALU is
+// idle, AG Table 1). The hardware tables record the add ALU's flags for mul
+// ops, so they say nothing here; we follow VC4C OpCodes.cpp: mul24 sets C
+// when the 48-bit product does not fit 32 bits, the others clear it.
+func mulCarry(op qpu.MulOp, a, b *vec) (c uint16) {
+	if op != qpu.MulMul24 {
+		return 0
+	}
+	for i := range a {
+		if uint64(a[i]&0xFFFFFF)*uint64(b[i]&0xFFFFFF) > 0xFFFFFFFF {
+			c |= 1 << i
+		}
+	}
+	return c
+}
+
+// nzFlags returns the N (bit 31 set) and Z (all bits zero) flags of a
+// result, for floats and integers alike (VC4C ElementFlags::fromLiteral;
+// the tables agree).
+func nzFlags(r *vec) (n, z uint16) {
+	for i, x := range r {
+		n |= uint16(x>>31) << i
+		if x == 0 {
+			z |= 1 << i
+		}
+	}
+	return n, z
+}
+
+// addOverflow returns the elements in which an add or sub overflowed as
+// signed 32-bit integers; the regfile-A packs use it (pack.go).
+func addOverflow(op qpu.AddOp, a, b, r *vec) (v uint16) {
+	for i := range r {
+		var o bool
+		switch op {
+		case qpu.AddAdd:
+			o = (a[i]^r[i])&(b[i]^r[i])&signBit != 0
+		case qpu.AddSub:
+			o = (a[i]^b[i])&(a[i]^r[i])&signBit != 0
+		}
+		if o {
+			v |= 1 << i
+		}
+	}
+	return v
+}
+
+// resultIsFloatAdd reports whether an add op produces a float, which makes
+// the regfile-A 16-bit packs convert to float16 (AG Table 7 "if input was
+// float result"): fadd ... fmaxabs and itof (the hardware pack table agrees).
+func resultIsFloatAdd(op qpu.AddOp) bool {
+	return (op >= qpu.AddFAdd && op <= qpu.AddFMaxAbs) || op == qpu.AddIToF
+}
