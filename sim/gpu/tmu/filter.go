@@ -1,0 +1,233 @@
+package tmu
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/vccube/vccube/texture"
+)
+
+// sampleLanes computes every element of a texture lookup. A fetch outside
+// the job's memory or a reserved filter sets u.fault (first one wins).
+func sampleLanes(u *Unit, sm *sampler, r *request, out *[16]uint32) {
+	u.fault = nil
+	minf, magf := sm.p1.MinFilter, sm.p1.MagFilter
+	if minf > texture.MinLinMipLin {
+		u.fault = fmt.Errorf("TMU: reserved minification filter %d (P1 bits 6:4, [AG] Table 19)", minf)
+		return
+	}
+	// The LOD only matters when it can change the filter or the level.
+	var lod [16]float32
+	sameAtAnyLOD := !minf.UsesMipmaps() && sm.nlev >= 1 &&
+		((minf == texture.MinNearest && magf == texture.MagNearest) ||
+			(minf == texture.MinLinear && magf == texture.MagLinear))
+	if !sameAtAnyLOD {
+		lodOf(sm, r, &lod)
+	}
+	s, t := &r.regs[S], &r.regs[T]
+	for i := range 16 {
+		fs := math.Float32frombits(s[i])
+		ft := math.Float32frombits(t[i])
+		var c uint32
+		switch {
+		case sameAtAnyLOD:
+			if minf == texture.MinNearest {
+				c = u.nearest(sm, 0, fs, ft)
+			} else {
+				c = u.bilinear(sm, 0, fs, ft)
+			}
+		case lod[i] <= 0:
+			if magf == texture.MagNearest {
+				c = u.nearest(sm, 0, fs, ft)
+			} else {
+				c = u.bilinear(sm, 0, fs, ft)
+			}
+		default:
+			c = u.minify(sm, minf, lod[i], fs, ft)
+		}
+		out[i] = c
+	}
+}
+
+// minify applies MINFILT at level of detail l > 0 ([AG] Table 19; level
+// choice as OpenGL ES 2.0 §3.7.7: the nearest level is ⌈l + ½⌉ − 1, the two
+// nearest are ⌊l⌋ and ⌊l⌋ + 1, both clamped to the last level).
+func (u *Unit) minify(sm *sampler, f texture.MinFilter, l float32, s, t float32) uint32 {
+	last := sm.nlev - 1
+	switch f {
+	case texture.MinLinear:
+		return u.bilinear(sm, 0, s, t)
+	case texture.MinNearest:
+		return u.nearest(sm, 0, s, t)
+	case texture.MinNearMipNear, texture.MinLinMipNear:
+		d := 0
+		if l > 0.5 {
+			d = int(math.Ceil(float64(l)+0.5)) - 1
+		}
+		d = min(d, last)
+		if f == texture.MinNearMipNear {
+			return u.nearest(sm, d, s, t)
+		}
+		return u.bilinear(sm, d, s, t)
+	}
+	// NEAR_MIP_LIN and LIN_MIP_LIN blend the two nearest levels.
+	fl := math.Floor(float64(l))
+	d0 := min(int(fl), last)
+	d1 := min(d0+1, last)
+	frac := uint32(math.Min(255, (float64(l)-fl)*256))
+	var c0, c1 uint32
+	if f == texture.MinNearMipLin {
+		c0, c1 = u.nearest(sm, d0, s, t), u.nearest(sm, d1, s, t)
+	} else {
+		c0, c1 = u.bilinear(sm, d0, s, t), u.bilinear(sm, d1, s, t)
+	}
+	return lerp8888(c0, c1, frac)
+}
+
+// lerp8888 blends two colours channel by channel: c0 + (c1 − c0)·f/256.
+func lerp8888(c0, c1, f uint32) uint32 {
+	var out uint32
+	for sh := uint(0); sh < 32; sh += 8 {
+		a, b := c0>>sh&0xFF, c1>>sh&0xFF
+		out |= ((a*(256-f) + b*f + 128) >> 8) << sh
+	}
+	return out
+}
+
+// texelIndex converts a texel-space coordinate to an integer, keeping
+// NaN and huge values in a range the wrap arithmetic handles.
+func texelIndex(u float64) int {
+	switch {
+	case u != u: // NaN
+		return 0
+	case u < -1<<30:
+		return -1 << 30
+	case u > 1<<30:
+		return 1 << 30
+	}
+	return int(math.Floor(u))
+}
+
+// wrap applies a wrap mode to texel index i of an axis n texels long; ok
+// is false when clamp-to-border puts it outside ([AG] Table 16 WRAP_S/T:
+// repeat, clamp to edge, mirrored repeat, clamp to border).
+func wrap(i, n int, m texture.Wrap) (int, bool) {
+	switch m {
+	case texture.WrapRepeat:
+		i %= n
+		if i < 0 {
+			i += n
+		}
+	case texture.WrapClamp:
+		i = max(0, min(i, n-1))
+	case texture.WrapMirror:
+		p := i % (2 * n)
+		if p < 0 {
+			p += 2 * n
+		}
+		if p >= n {
+			p = 2*n - 1 - p
+		}
+		i = p
+	default: // border
+		if i < 0 || i >= n {
+			return 0, false
+		}
+	}
+	return i, true
+}
+
+func (u *Unit) nearest(sm *sampler, d int, s, t float32) uint32 {
+	lv := &sm.levels[d]
+	x, okx := wrap(texelIndex(float64(s)*float64(lv.w)), lv.w, sm.p1.WrapS)
+	y, oky := wrap(texelIndex(float64(t)*float64(lv.h)), lv.h, sm.p1.WrapT)
+	if !okx || !oky {
+		return sm.border
+	}
+	return u.texel(sm, lv, x, y)
+}
+
+func (u *Unit) bilinear(sm *sampler, d int, s, t float32) uint32 {
+	lv := &sm.levels[d]
+	fu := float64(s)*float64(lv.w) - 0.5
+	fv := float64(t)*float64(lv.h) - 0.5
+	i0, j0 := texelIndex(fu), texelIndex(fv)
+	fx := uint32(math.Min(255, math.Max(0, (fu-math.Floor(fu))*256)))
+	fy := uint32(math.Min(255, math.Max(0, (fv-math.Floor(fv))*256)))
+	var c [4]uint32
+	for k := range 4 {
+		x, okx := wrap(i0+k&1, lv.w, sm.p1.WrapS)
+		y, oky := wrap(j0+k>>1, lv.h, sm.p1.WrapT)
+		if okx && oky {
+			c[k] = u.texel(sm, lv, x, y)
+		} else {
+			c[k] = sm.border
+		}
+	}
+	w := [4]uint32{(256 - fx) * (256 - fy), fx * (256 - fy), (256 - fx) * fy, fx * fy}
+	var out uint32
+	for sh := uint(0); sh < 32; sh += 8 {
+		var sum uint32
+		for k := range 4 {
+			sum += (c[k] >> sh & 0xFF) * w[k]
+		}
+		out |= ((sum + 1<<15) >> 16) << sh
+	}
+	return out
+}
+
+// texel fetches texel (x, y) of a level (y counted as the lookup sees it;
+// FLIPY maps it to a memory row) and expands it to the returned word.
+func (u *Unit) texel(sm *sampler, lv *level, x, y int) uint32 {
+	y = texture.FlipYRow(y, lv.h, sm.p0.FlipY)
+	off := lv.layout.Offset(x, y)
+	if off < 0 {
+		return 0
+	}
+	b, err := u.span.read(u.view, lv.addr+uint32(off), uint32(sm.cpp))
+	if err != nil {
+		if u.fault == nil {
+			u.fault = err
+		}
+		return 0
+	}
+	return expand(sm.typ, b)
+}
+
+// expand converts a texel's bytes to the returned 8888 word (see the
+// package comment for the table and its sources).
+func expand(t texture.Type, b []byte) uint32 {
+	switch t {
+	case texture.RGBA8888, texture.RGBA32R:
+		return binary.LittleEndian.Uint32(b)
+	case texture.RGBX8888:
+		return binary.LittleEndian.Uint32(b) | 0xFF<<24
+	case texture.RGBA4444:
+		p := uint32(binary.LittleEndian.Uint16(b))
+		return (p>>12&15)*17 | (p>>8&15)*17<<8 | (p>>4&15)*17<<16 | (p&15)*17<<24
+	case texture.RGBA5551:
+		p := uint32(binary.LittleEndian.Uint16(b))
+		a := uint32(0)
+		if p&1 != 0 {
+			a = 0xFF
+		}
+		return x5(p>>11&31) | x5(p>>6&31)<<8 | x5(p>>1&31)<<16 | a<<24
+	case texture.RGB565:
+		p := uint32(binary.LittleEndian.Uint16(b))
+		g := p >> 5 & 63
+		return x5(p>>11&31) | (g<<2|g>>4)<<8 | x5(p&31)<<16 | 0xFF<<24
+	case texture.LUMINANCE:
+		l := uint32(b[0])
+		return l | l<<8 | l<<16 | 0xFF<<24
+	case texture.ALPHA:
+		return uint32(b[0]) << 24
+	case texture.LUMALPHA:
+		l := uint32(b[0])
+		return l | l<<8 | l<<16 | uint32(b[1])<<24
+	}
+	return 0
+}
+
+// x5 widens a 5-bit field to 8 bits by replicating its top bits.
+func x5(v uint32) uint32 { return v<<3 | v>>2 }

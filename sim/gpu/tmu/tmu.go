@@ -1,0 +1,434 @@
+// Package tmu is the VideoCore IV texture and memory lookup unit (TMU) as a
+// QPU sees it: the request FIFO a shader fills by writing TMUn_S/T/R/B
+// (each write but a direct lookup's carrying a configuration uniform), the
+// lookup itself — texture types, T/LT/raster layouts and mip placement
+// from package texture, FLIPY, wrap modes, nearest/bilinear/mipmapped
+// filtering, level of detail from the quad's derivatives — and the receive
+// FIFO that ldtmu pops into r4 ([AG] §4; hw-vc4.md §5).
+//
+// # Returned words
+//
+// Every lookup returns one 32-bit word per element: four 8-bit channels
+// ([AG] §4 "QPU Interface"). For RGBA8888 (and RGBA32R) it is the texel's
+// little-endian memory word unchanged (hw-vc4.md §5.6). Other types are
+// expanded to 8 bits per channel, the type's first-named channel in byte 0,
+// which is what Mesa's format swizzles assume (vc4_formats.c: B5G6R5 and
+// B4G4R4A4 pipe formats, whose red field is the most significant, read red
+// from byte 0 of RGB565 and byte 1 of RGBA4444's A,R,G,B… see expand):
+//
+//	RGBA4444  bits 15:12, 11:8, 7:4, 3:0 → bytes 0, 1, 2, 3 (×17)
+//	RGBA5551  bits 15:11, 10:6, 5:1 → bytes 0, 1, 2 (5 → 8 bits by
+//	          replication); bit 0 → byte 3 (0 or 255)
+//	RGB565    bits 15:11, 10:5, 4:0 → bytes 0, 1, 2; byte 3 = 255
+//	RGBX8888  the memory word with byte 3 = 255 ("alpha set to 1.0")
+//	LUMINANCE L → bytes 0, 1, 2; byte 3 = 255 ([AG] Table 18)
+//	ALPHA     A → byte 3; bytes 0–2 = 0 ([AG] Table 18: "RGA set to 0")
+//	LUMALPHA  memory byte 0 (L) → bytes 0, 1, 2; memory byte 1 (A) → byte 3
+//	          (Mesa maps L8A8, L in the first byte, and reads L from byte 0
+//	          and A from byte 3)
+//
+// Not modelled (a lookup fails the job with an *Unsupported error): ETC1,
+// S16F, S8, S16 (the returned formats are undocumented), RGBA64 (two reads
+// per lookup), BW1, A4, A1, YUYV422R (refused by the kernel anyway), cube
+// maps and child images.
+//
+// # Filtering (hw-vc4.md §5.8; OpenGL ES 2.0 §3.7.7–3.7.8 where the AG is silent)
+//
+// Texel space is u = s·w, v = t·h for a level of w×h (the power-of-two
+// container below level 0, [AG] §4). NEAREST picks texel floor(u), LINEAR
+// blends the 2×2 texels around (u − ½, v − ½) with weights quantised to
+// 1/256 (the hardware's weight precision is not documented; 8 bits is our
+// choice). The level of detail is log2 of the larger screen-space footprint
+// of a pixel, computed per 2×2 quad from the differences between its
+// elements (element 1 − 0 across, element 2 − 0 down; seed 004's quad
+// layout), plus the per-element bias from TMUn_B; with P2/P3's BSLOD only
+// the bias counts. LOD ≤ 0 magnifies (MAGFILT, level 0), above it MINFILT
+// applies; mip levels run 0…MIPLVLS.
+package tmu
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/vccube/vccube/sim/mem"
+	"github.com/vccube/vccube/texture"
+)
+
+// Register indices of the four TMU parameter registers (waddr 56–59 for
+// TMU0, 60–63 for TMU1: S, T, R, B; [AG] Table 20).
+const (
+	S = iota
+	T
+	R
+	B
+)
+
+// Unsupported reports a lookup the model does not implement.
+type Unsupported struct{ What string }
+
+func (e *Unsupported) Error() string { return "not modelled: TMU " + e.What }
+
+// Depths of the per-QPU FIFOs ([AG] §4 "QPU Interface"): the request FIFO
+// holds eight parameter slots (an (s, t) request takes two), the receive
+// FIFO eight colour slots.
+const (
+	RequestSlots = 8
+	ReceiveSlots = 8
+)
+
+// ErrDeadlock is returned when a shader writes a parameter while the
+// request FIFO is full and the receive FIFO cannot drain it: on the
+// hardware the QPU stalls for ever (only the shader itself could read the
+// results out).
+var ErrDeadlock = errors.New("TMU request FIFO full with its receive FIFO full: the shader would stall for ever")
+
+// ErrEmpty is returned by Receive when no lookup is outstanding: the
+// hardware's ldtmu would wait for ever.
+var ErrEmpty = errors.New("ldtmu with no TMU lookup outstanding: the shader would stall for ever")
+
+// request is one lookup waiting in the request FIFO.
+type request struct {
+	regs    [4][16]uint32
+	written uint8 // bit r set when register r was written
+	params  [4]uint32
+	nparams int
+	slots   int
+}
+
+// Unit is one TMU as one QPU sees it: its request and receive FIFOs and
+// its view of memory. The zero value is not ready; use New.
+type Unit struct {
+	view *mem.View
+	// cur is the request being assembled (parameters written, S not yet).
+	cur request
+	// pending are complete requests waiting for room in the receive FIFO.
+	pending    [RequestSlots]request
+	npending   int
+	usedSlots  int // request slots held by cur and pending
+	recv       [ReceiveSlots][16]uint32
+	rhead, rlen int
+
+	plans planCache
+	span  memSpan
+	// fault is the first failed texel fetch of the lookup in progress.
+	fault error
+
+	// Lookups counts completed lookups (quads are counted by the caller).
+	Lookups uint64
+}
+
+// New returns a unit that reads through v.
+func New(v *mem.View) *Unit { return &Unit{view: v} }
+
+// Reset empties the FIFOs (a new shader thread) and, if v is not nil,
+// points the unit at a new job's memory.
+func (u *Unit) Reset(v *mem.View) {
+	if v != nil && v != u.view {
+		u.view = v
+		u.plans = planCache{}
+	}
+	u.span = memSpan{}
+	u.cur = request{}
+	u.npending, u.usedSlots, u.rhead, u.rlen = 0, 0, 0, 0
+}
+
+// Write is a QPU write of vals to parameter register reg (S, T, R or B),
+// for the elements in mask (others read as 0, as unwritten parameters do).
+// param is the configuration uniform the write popped; direct says the
+// write is a direct (general-memory) lookup — an S write with no T, R or B
+// written before it — which pops no uniform ([AG] §4 "Texture and Memory
+// Lookup Unit Setup"). Writing S completes the request.
+func (u *Unit) Write(reg int, vals *[16]uint32, mask uint16, param uint32, direct bool) error {
+	if u.usedSlots >= RequestSlots {
+		u.drain()
+		if u.usedSlots >= RequestSlots {
+			return ErrDeadlock
+		}
+	}
+	c := &u.cur
+	if mask == 0xFFFF {
+		c.regs[reg] = *vals
+	} else {
+		for i := range 16 {
+			if mask&(1<<i) != 0 {
+				c.regs[reg][i] = vals[i]
+			} else {
+				c.regs[reg][i] = 0
+			}
+		}
+	}
+	c.written |= 1 << reg
+	c.slots++
+	u.usedSlots++
+	if !direct && c.nparams < len(c.params) {
+		c.params[c.nparams] = param
+		c.nparams++
+	}
+	if reg != S {
+		return nil
+	}
+	if u.npending == len(u.pending) {
+		return ErrDeadlock
+	}
+	u.pending[u.npending] = *c
+	u.npending++
+	u.cur = request{}
+	return u.drain()
+}
+
+// drain moves pending requests into the receive FIFO while it has room,
+// doing the lookups.
+func (u *Unit) drain() error {
+	for u.npending > 0 && u.rlen < ReceiveSlots {
+		r := &u.pending[0]
+		out := &u.recv[(u.rhead+u.rlen)%ReceiveSlots]
+		if err := u.lookup(r, out); err != nil {
+			return err
+		}
+		u.rlen++
+		u.usedSlots -= r.slots
+		copy(u.pending[:], u.pending[1:u.npending])
+		u.npending--
+		u.Lookups++
+	}
+	return nil
+}
+
+// Receive pops the oldest lookup result into out (an ldtmu signal).
+func (u *Unit) Receive(out *[16]uint32) error {
+	if u.rlen == 0 {
+		if err := u.drain(); err != nil {
+			return err
+		}
+		if u.rlen == 0 {
+			return ErrEmpty
+		}
+	}
+	*out = u.recv[u.rhead]
+	u.rhead = (u.rhead + 1) % ReceiveSlots
+	u.rlen--
+	return u.drain()
+}
+
+// Outstanding returns the number of lookups not yet received.
+func (u *Unit) Outstanding() int { return u.rlen + u.npending }
+
+// lookup performs one request.
+func (u *Unit) lookup(r *request, out *[16]uint32) error {
+	if r.written == 1<<S && r.nparams == 0 {
+		return u.direct(&r.regs[S], out)
+	}
+	if r.nparams < 2 {
+		return fmt.Errorf("TMU lookup with %d configuration parameters: a texture lookup writes at least two registers ([AG] §4)", r.nparams)
+	}
+	return u.sample(r, out)
+}
+
+// direct is a general-memory lookup: the 32-bit word at each element's S
+// address with its two low bits ignored ([AG] §4).
+func (u *Unit) direct(addr *[16]uint32, out *[16]uint32) error {
+	for i := range 16 {
+		a := addr[i] &^ 3
+		b, err := u.span.read(u.view, a, 4)
+		if err != nil {
+			return err
+		}
+		out[i] = binary.LittleEndian.Uint32(b)
+	}
+	return nil
+}
+
+// memSpan caches the region of the last texel read, so a lookup costs one
+// region search per texture instead of one per texel.
+type memSpan struct {
+	buf  []byte
+	base uint32
+}
+
+func (s *memSpan) read(v *mem.View, addr uint32, n uint32) ([]byte, error) {
+	if s.buf != nil && addr >= s.base {
+		off := uint64(addr - s.base)
+		if off+uint64(n) <= uint64(len(s.buf)) {
+			return s.buf[off : off+uint64(n)], nil
+		}
+	}
+	buf, off, err := v.Span(addr, false, "TMU fetch")
+	if err != nil {
+		return nil, err
+	}
+	if uint64(off)+uint64(n) > uint64(len(buf)) {
+		return v.Read(addr, n, "TMU fetch") // faults with the exact range
+	}
+	s.buf, s.base = buf, addr-off
+	return buf[off : off+n], nil
+}
+
+// planKey identifies a texture's mip layout.
+type planKey struct {
+	typ           texture.Type
+	width, height int
+	levels        int
+}
+
+// planCache remembers the last few mip layouts; a frame samples few
+// textures, and texture.NewMipPlan is too slow to run per lookup.
+type planCache struct {
+	keys  [4]planKey
+	plans [4]texture.MipPlan
+	n     int
+	next  int
+}
+
+func (c *planCache) get(k planKey) (*texture.MipPlan, error) {
+	for i := 0; i < c.n; i++ {
+		if c.keys[i] == k {
+			return &c.plans[i], nil
+		}
+	}
+	p, err := texture.NewMipPlan(k.typ, k.width, k.height, k.levels)
+	if err != nil {
+		return nil, err
+	}
+	i := c.next
+	c.next = (c.next + 1) % len(c.keys)
+	if c.n < len(c.keys) {
+		c.n++
+	}
+	c.keys[i], c.plans[i] = k, p
+	return &c.plans[i], nil
+}
+
+// level is one mip level ready for texel fetches.
+type level struct {
+	layout texture.Layout
+	addr   uint32 // bus address of the level's first byte
+	w, h   int    // the size the TMU samples over
+}
+
+// sampler is a decoded lookup.
+type sampler struct {
+	typ    texture.Type
+	cpp    int
+	p0     texture.P0
+	p1     texture.P1
+	bslod  bool
+	levels [texture.MaxLevels]level
+	nlev   int
+	border uint32
+}
+
+func (u *Unit) sample(r *request, out *[16]uint32) error {
+	var sm sampler
+	sm.p0 = texture.DecodeP0(r.params[0])
+	sm.p1 = texture.DecodeP1(r.params[1])
+	for _, w := range r.params[2:r.nparams] {
+		p := texture.DecodeP2(w)
+		switch p.Kind {
+		case texture.ParamCubeStride:
+			sm.bslod = p.DisableAutoLOD
+		case texture.ParamChildSize, texture.ParamChildOffset:
+			return &Unsupported{"child images"}
+		}
+	}
+	if sm.p0.CubeMap {
+		return &Unsupported{"cube maps"}
+	}
+	sm.typ = texture.JoinType(sm.p0, sm.p1)
+	switch sm.typ {
+	case texture.RGBA8888, texture.RGBX8888, texture.RGBA32R:
+		sm.cpp = 4
+	case texture.RGBA4444, texture.RGBA5551, texture.RGB565, texture.LUMALPHA:
+		sm.cpp = 2
+	case texture.LUMINANCE, texture.ALPHA:
+		sm.cpp = 1
+	default:
+		return &Unsupported{fmt.Sprintf("texture type %v", sm.typ)}
+	}
+	if r.written&(1<<R) != 0 {
+		// Border colour: element 0 of the R write ([AG] §4).
+		sm.border = r.regs[R][0]
+	}
+	if err := u.levels(&sm); err != nil {
+		return err
+	}
+	sampleLanes(u, &sm, r, out)
+	return u.fault
+}
+
+// levels finds the mip levels of a lookup in memory.
+func (u *Unit) levels(sm *sampler) error {
+	w, h := sm.p1.Width, sm.p1.Height
+	base := sm.p0.Base
+	if sm.typ == texture.RGBA32R {
+		// Erratum HW-2898 ([AG] Appendix A): the TMU's raster-texture
+		// address calculation assumes a power-of-two width, so rows are
+		// nextpow2(width)·4 bytes apart whatever the width.
+		l, err := texture.NewLinearLayout(4, w, h, nextPow2(w)*4)
+		if err != nil {
+			return err
+		}
+		sm.levels[0] = level{layout: l, addr: base, w: w, h: h}
+		sm.nlev = 1
+		return nil
+	}
+	n := int(sm.p0.LastLevel) + 1
+	plan, err := u.plans.get(planKey{sm.typ, w, h, n})
+	if err != nil {
+		return err
+	}
+	top := plan.BaseOffset()
+	for i := 0; i < n; i++ {
+		lv := plan.Level(i)
+		sm.levels[i] = level{
+			layout: lv.Layout,
+			addr:   base - uint32(top-lv.Offset),
+			w:      lv.ContainerWidth,
+			h:      lv.ContainerHeight,
+		}
+	}
+	sm.nlev = n
+	return nil
+}
+
+func nextPow2(n int) int {
+	p := 1
+	for p < n {
+		p <<= 1
+	}
+	return p
+}
+
+// lodOf returns the level of detail of each element of a request.
+func lodOf(sm *sampler, r *request, lod *[16]float32) {
+	var bias [16]float32
+	if r.written&(1<<B) != 0 {
+		for i := range bias {
+			bias[i] = math.Float32frombits(r.regs[B][i])
+		}
+	}
+	if sm.bslod {
+		*lod = bias
+		return
+	}
+	w, h := float64(sm.p1.Width), float64(sm.p1.Height)
+	s, t := &r.regs[S], &r.regs[T]
+	for q := 0; q < 16; q += 4 {
+		f := func(i int) (float64, float64) {
+			return float64(math.Float32frombits(s[q+i])) * w, float64(math.Float32frombits(t[q+i])) * h
+		}
+		u0, v0 := f(0)
+		u1, v1 := f(1)
+		u2, v2 := f(2)
+		dx := math.Hypot(u1-u0, v1-v0)
+		dy := math.Hypot(u2-u0, v2-v0)
+		l := math.Log2(math.Max(dx, dy))
+		if math.IsInf(l, -1) || math.IsNaN(l) {
+			l = -128
+		}
+		for i := 0; i < 4; i++ {
+			lod[q+i] = float32(l) + bias[q+i]
+		}
+	}
+}
