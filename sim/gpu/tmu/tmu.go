@@ -104,10 +104,10 @@ type Unit struct {
 	// cur is the request being assembled (parameters written, S not yet).
 	cur request
 	// pending are complete requests waiting for room in the receive FIFO.
-	pending    [RequestSlots]request
-	npending   int
-	usedSlots  int // request slots held by cur and pending
-	recv       [ReceiveSlots][16]uint32
+	pending     [RequestSlots]request
+	npending    int
+	usedSlots   int // request slots held by cur and pending
+	recv        [ReceiveSlots][16]uint32
 	rhead, rlen int
 
 	plans planCache
