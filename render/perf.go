@@ -1,0 +1,99 @@
+package render
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/vccube/vccube/gem"
+	"golang.org/x/sys/unix"
+)
+
+// Counter is one GPU performance counter's total over every frame
+// submitted since New.
+type Counter struct {
+	// Event is the counter's event number (gem.Perfcnt*).
+	Event uint8
+	// Name is the counter's name as Mesa's vc4 driver exposes it through
+	// GL_AMD_performance_monitor (src/gallium/drivers/vc4/vc4_query.c
+	// v3d_counter_names), which is how kmscube -p users know them.
+	Name string
+	// Value is the total.
+	Value uint64
+}
+
+// counterEvents are the events the renderer counts: at most
+// gem.MaxPerfCounters (DRM_VC4_MAX_PERF_COUNTERS) per perfmon. They answer
+// the questions a benchmark of the cube raises: how many primitives and
+// quads reach the screen, where the QPUs spend their cycles, and how the
+// texture and L2 caches do.
+var counterEvents = [...]struct {
+	event uint8
+	name  string
+}{
+	{gem.PerfcntFEPValidPrimsRender, "FEP-valid-primitives-rendered-pixels"},
+	{gem.PerfcntFEPValidQuads, "FEP-valid-quads"},
+	{gem.PerfcntTLBQuadsWrittenToColorBuf, "TLB-quads-written-to-color-buffer"},
+	{gem.PerfcntPLBPrimsOutsideViewport, "PTB-primitives-discarded-outside-viewport"},
+	{gem.PerfcntPSEPrimsReversed, "PTB-primitives-discarded-reversed"},
+	{gem.PerfcntQPUTotalIdleCycles, "QPU-total-idle-clk-cycles"},
+	{gem.PerfcntQPUTotalClkCyclesVertexCoordShading, "QPU-total-clk-cycles-vertex-coord-shading"},
+	{gem.PerfcntQPUTotalClkCyclesFragmentShading, "QPU-total-clk-cycles-fragment-shading"},
+	{gem.PerfcntQPUTotalClkCyclesExecValidInst, "QPU-total-clk-cycles-executing-valid-instr"},
+	{gem.PerfcntQPUTotalClkCyclesWaitingTMUs, "QPU-total-clk-cycles-waiting-TMU"},
+	{gem.PerfcntQPUTotalClkCyclesWaitingScoreboard, "QPU-total-clk-cycles-waiting-scoreboard"},
+	{gem.PerfcntQPUTotalClkCyclesWaitingVaryings, "QPU-total-clk-cycles-waiting-varyings"},
+	{gem.PerfcntTMUTotalTextQuadsProcessed, "TMU-total-text-quads-processed"},
+	{gem.PerfcntTMUTotalTextCacheMiss, "TMU-total-text-cache-miss"},
+	{gem.PerfcntL2CTotalL2CacheHit, "L2C-total-cache-hit"},
+	{gem.PerfcntL2CTotalL2CacheMiss, "L2C-total-cache-miss"},
+}
+
+var _ [gem.MaxPerfCounters - len(counterEvents)]struct{} // at most 16 events
+
+// createPerfmon makes the perfmon if the kernel has perfmons: GET_PARAM
+// SUPPORTS_PERFMON is 1 since Linux 4.17, and older kernels answer EINVAL
+// for the unknown parameter (vc4_drv.c vc4_get_param_ioctl), which means
+// "no counters", not failure.
+func (r *Renderer) createPerfmon() error {
+	v, err := gem.Param(r.c, gem.ParamSupportsPerfmon)
+	if errors.Is(err, unix.EINVAL) || (err == nil && v == 0) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("render: asking for performance counter support: %w", err)
+	}
+	var events [len(counterEvents)]uint8
+	for i, e := range counterEvents {
+		events[i] = e.event
+	}
+	if r.perfmon, err = gem.NewPerfmon(r.c, events[:]...); err != nil {
+		return fmt.Errorf("render: creating a performance monitor: %w", err)
+	}
+	return nil
+}
+
+// HasCounters reports whether the renderer counts GPU performance events
+// (Options.Counters and a kernel with perfmons).
+func (r *Renderer) HasCounters() bool { return r.perfmon != nil }
+
+// Counters returns the totals of the GPU performance counters over every
+// frame submitted so far (the kernel adds each job's counts to its
+// perfmon: vc4_perfmon.c vc4_perfmon_stop), or nil without counters. Call
+// it after waiting for the last frame; it allocates.
+func (r *Renderer) Counters() ([]Counter, error) {
+	if r.perfmon == nil {
+		return nil, nil
+	}
+	vals, err := r.perfmon.Values()
+	if err != nil {
+		return nil, fmt.Errorf("render: reading the performance counters: %w", err)
+	}
+	out := make([]Counter, len(counterEvents))
+	for i, e := range counterEvents {
+		out[i] = Counter{Event: e.event, Name: e.name}
+		if i < len(vals) {
+			out[i].Value = vals[i]
+		}
+	}
+	return out, nil
+}
