@@ -1,0 +1,145 @@
+package bench
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Bucket boundaries worked out by hand: exact below 1024 µs; 1024–2047 µs
+// in steps of 2 µs (buckets 1024–1535); 2048–4095 µs in steps of 4 µs.
+func TestBuckets(t *testing.T) {
+	for _, c := range []struct {
+		us    uint64
+		b     int
+		lower uint64
+	}{
+		{0, 0, 0}, {1, 1, 1}, {1023, 1023, 1023},
+		{1024, 1024, 1024}, {1025, 1024, 1024}, {1026, 1025, 1026}, {2047, 1535, 2046},
+		{2048, 1536, 2048}, {2051, 1536, 2048}, {2052, 1537, 2052},
+		{16667, 1024 + 4*512 + (16667 >> 5) - 512, (16667 >> 5) << 5}, // 16384–32767 µs: steps of 32 µs
+	} {
+		if b := bucket(c.us); b != c.b || lower(b) != c.lower {
+			t.Errorf("%d µs: bucket %d (lower %d), want %d (lower %d)", c.us, b, lower(b), c.b, c.lower)
+		}
+	}
+	if bucket(1<<62) != histBuckets-1 {
+		t.Error("huge duration outside the last bucket")
+	}
+	// Every bucket's lower bound maps back to it, and buckets grow.
+	for b := 1; b < histBuckets; b++ {
+		if bucket(lower(b)) != b || lower(b) <= lower(b-1) {
+			t.Fatalf("bucket %d: lower %d", b, lower(b))
+		}
+	}
+}
+
+// 100 frames of 1..100 ms: nearest-rank p50 is the 50th smallest (50 ms),
+// p90 the 90th, p99 the 99th; max 100 ms. Buckets near 50 ms are 64 µs
+// wide (32768–65535 µs, 512 per octave).
+func TestPercentiles(t *testing.T) {
+	var h Histogram
+	for i := 100; i >= 1; i-- {
+		h.Add(time.Duration(i) * time.Millisecond)
+	}
+	near := func(got, want time.Duration) bool {
+		return got <= want && want-got < want/256
+	}
+	if p := h.Percentile(50); !near(p, 50*time.Millisecond) {
+		t.Errorf("p50 %v", p)
+	}
+	if p := h.Percentile(90); !near(p, 90*time.Millisecond) {
+		t.Errorf("p90 %v", p)
+	}
+	if p := h.Percentile(99); !near(p, 99*time.Millisecond) {
+		t.Errorf("p99 %v", p)
+	}
+	if h.Max() != 100*time.Millisecond || h.Percentile(100) != 100*time.Millisecond || h.Count() != 100 {
+		t.Errorf("max %v p100 %v n %d", h.Max(), h.Percentile(100), h.Count())
+	}
+	var empty Histogram
+	if empty.Percentile(50) != 0 {
+		t.Error("empty histogram")
+	}
+}
+
+// A fake clock: frame 0 takes 500 ms (not counted), then 10 frames of
+// 16 ms with a 1 s pause in the middle.
+func TestRecorderLikeKmscube(t *testing.T) {
+	var now time.Duration
+	r := Recorder{Now: func() time.Duration { return now }}
+	r.FrameStart(0)
+	now += 500 * time.Millisecond
+	if r.FrameEnd(0) {
+		t.Error("line due after frame 0")
+	}
+	due := 0
+	for f := uint64(1); f <= 10; f++ {
+		r.FrameStart(f)
+		now += 16 * time.Millisecond
+		if r.FrameEnd(f) {
+			due++
+		}
+		if f == 5 {
+			r.Pause()
+			now += time.Second
+			r.Resume()
+		}
+	}
+	if r.Frames() != 10 || r.Elapsed() != 160*time.Millisecond || due != 0 {
+		t.Errorf("frames %d elapsed %v due %d", r.Frames(), r.Elapsed(), due)
+	}
+	var b bytes.Buffer
+	if err := r.Line(&b); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := b.String(), "Rendered 10 frames in 0.160000 sec (62.500000 fps)\n"; got != want {
+		t.Errorf("line %q, want %q", got, want)
+	}
+	ft := r.FrameTimes()
+	if ft.P50 != 16*time.Millisecond || ft.Max != 16*time.Millisecond {
+		t.Errorf("frame times %+v", ft)
+	}
+	// A line is due once more than 2 s have passed since the last.
+	now += 2*time.Second + 1
+	r.FrameStart(11)
+	if !r.FrameEnd(11) {
+		t.Error("no line due after 2 s")
+	}
+}
+
+func TestRecorderAllocatesNothing(t *testing.T) {
+	var r Recorder
+	f := uint64(0)
+	if a := testing.AllocsPerRun(1000, func() { r.FrameStart(f); r.FrameEnd(f); f++ }); a != 0 {
+		t.Errorf("%v allocations per frame", a)
+	}
+}
+
+func TestReportJSON(t *testing.T) {
+	rep := Report{Device: "sim", GPU: "VideoCore IV", Width: 800, Height: 600, RefreshHz: 60, VSync: true,
+		Flips:    &Flips{Queued: 3, Completed: 3},
+		Counters: []Counter{{Name: "FEP-valid-quads", Total: 12, PerFrame: 3}}}
+	var b bytes.Buffer
+	if err := rep.JSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	var back map[string]any
+	if err := json.Unmarshal(b.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"device", "fps", "frame_time_ms", "flips", "gpu_counters", "vsync"} {
+		if _, ok := back[k]; !ok {
+			t.Errorf("JSON lacks %q: %s", k, b.String())
+		}
+	}
+	b.Reset()
+	if err := rep.Text(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "3 completed, 0 missed vblanks") || !strings.Contains(b.String(), "FEP-valid-quads") {
+		t.Errorf("text:\n%s", b.String())
+	}
+}
