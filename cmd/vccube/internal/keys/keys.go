@@ -1,0 +1,147 @@
+// Package keys reads vkcube's keys from a terminal: the left and right
+// arrows change the spin, space pauses, q or Escape quits (Vulkan-Tools
+// cube/cube.c, the key handlers of each window system; peers.md §2.3).
+//
+// The terminal is put in non-canonical mode without echo, so that each key
+// arrives as soon as it is pressed, and is restored on exit. Signals stay
+// on (ISIG): Ctrl-C still sends SIGINT, which the program turns into a
+// clean exit that restores the display.
+package keys
+
+import (
+	"errors"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// Key is a key the program acts on.
+type Key uint8
+
+// The keys.
+const (
+	None  Key = iota
+	Left      // slower: spin −0.2° per frame (vkcube's spin_increment)
+	Right     // faster: spin +0.2° per frame
+	Pause     // space: stop or restart the cube
+	Quit      // q or Escape
+)
+
+// String names the key.
+func (k Key) String() string {
+	switch k {
+	case Left:
+		return "left"
+	case Right:
+		return "right"
+	case Pause:
+		return "pause"
+	case Quit:
+		return "quit"
+	}
+	return "none"
+}
+
+const esc = 0x1b
+
+// Decode appends to dst the keys in one read from the terminal and returns
+// the extended slice. Arrows come as CSI or SS3 sequences (ESC [ C, ESC O C
+// for right; D for left; ECMA-48 and the VT100's cursor-key mode), possibly
+// with parameters (ESC [ 1 ; 5 C); an Escape that does not start such a
+// sequence is the Escape key. A terminal writes a whole sequence at once,
+// so sequences are not carried from one read to the next. Other bytes are
+// ignored.
+func Decode(dst []Key, b []byte) []Key {
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; c {
+		case 'q', 'Q':
+			dst = append(dst, Quit)
+		case ' ':
+			dst = append(dst, Pause)
+		case esc:
+			if i+1 >= len(b) || (b[i+1] != '[' && b[i+1] != 'O') {
+				dst = append(dst, Quit)
+				continue
+			}
+			// Skip parameters (digits and ';') up to the final byte.
+			j := i + 2
+			for j < len(b) && (b[j] >= '0' && b[j] <= '9' || b[j] == ';') {
+				j++
+			}
+			if j < len(b) {
+				switch b[j] {
+				case 'C':
+					dst = append(dst, Right)
+				case 'D':
+					dst = append(dst, Left)
+				}
+			}
+			i = j
+		}
+	}
+	return dst
+}
+
+// IsTerminal reports whether fd is a terminal.
+func IsTerminal(fd int) bool {
+	_, err := unix.IoctlGetTermios(fd, unix.TCGETS)
+	return err == nil
+}
+
+// Terminal is a terminal in key-at-a-time mode.
+type Terminal struct {
+	fd    int
+	saved unix.Termios
+	done  bool
+}
+
+// ErrNotTerminal is returned by Raw for a file that is not a terminal.
+var ErrNotTerminal = errors.New("keys: not a terminal")
+
+// Raw switches the terminal fd to key-at-a-time input without echo (clears
+// ICANON and ECHO, VMIN 1, VTIME 0; termios(3)) and returns it; Restore
+// puts the saved settings back.
+func Raw(fd int) (*Terminal, error) {
+	saved, err := unix.IoctlGetTermios(fd, unix.TCGETS)
+	if err != nil {
+		return nil, ErrNotTerminal
+	}
+	raw := *saved
+	raw.Lflag &^= unix.ICANON | unix.ECHO
+	raw.Cc[unix.VMIN] = 1
+	raw.Cc[unix.VTIME] = 0
+	if err := unix.IoctlSetTermios(fd, unix.TCSETS, &raw); err != nil {
+		return nil, err
+	}
+	return &Terminal{fd: fd, saved: *saved}, nil
+}
+
+// Restore puts the terminal back as Raw found it; later calls do nothing.
+func (t *Terminal) Restore() error {
+	if t == nil || t.done {
+		return nil
+	}
+	t.done = true
+	return unix.IoctlSetTermios(t.fd, unix.TCSETS, &t.saved)
+}
+
+// Read reads keys from f until it fails, sending each on ch; it closes ch
+// at the end. Run it on its own goroutine: a read from a terminal blocks
+// until a key is pressed.
+func Read(f *os.File, ch chan<- Key) {
+	defer close(ch)
+	var buf [64]byte
+	var ks []Key
+	for {
+		n, err := f.Read(buf[:])
+		if n > 0 {
+			ks = Decode(ks[:0], buf[:n])
+			for _, k := range ks {
+				ch <- k
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}

@@ -1,0 +1,82 @@
+package keys
+
+import (
+	"os"
+	"reflect"
+	"testing"
+)
+
+func TestDecode(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []Key
+	}{
+		{"q", []Key{Quit}},
+		{"Q", []Key{Quit}},
+		{" ", []Key{Pause}},
+		{"\x1b", []Key{Quit}},                // Escape alone
+		{"\x1b[C", []Key{Right}},             // CSI cursor forward
+		{"\x1b[D", []Key{Left}},              // CSI cursor back
+		{"\x1bOC\x1bOD", []Key{Right, Left}}, // SS3 (application cursor keys)
+		{"\x1b[1;5C", []Key{Right}},          // with modifiers (Ctrl-Right)
+		{"\x1b[A\x1b[B", nil},                // up and down do nothing
+		{"x\x1b[Dq", []Key{Left, Quit}},
+		{"\x1b\x1b[C", []Key{Quit, Right}},
+		{"\x1b[", nil}, // cut short: ignored
+	} {
+		got := Decode(nil, []byte(c.in))
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%q: %v, want %v", c.in, got, c.want)
+		}
+	}
+}
+
+func TestDecodeAllocatesNothing(t *testing.T) {
+	buf := make([]Key, 0, 8)
+	in := []byte("\x1b[C \x1b[Dq")
+	if a := testing.AllocsPerRun(100, func() { buf = Decode(buf[:0], in) }); a != 0 {
+		t.Errorf("%v allocations", a)
+	}
+}
+
+// A pipe is not a terminal: Raw refuses it and leaves it alone.
+func TestRawNeedsATerminal(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	if IsTerminal(int(r.Fd())) {
+		t.Fatal("a pipe is a terminal?")
+	}
+	if _, err := Raw(int(r.Fd())); err != ErrNotTerminal {
+		t.Errorf("Raw(pipe) = %v", err)
+	}
+	var term *Terminal
+	if err := term.Restore(); err != nil {
+		t.Error(err)
+	}
+}
+
+// Read turns what a terminal sends into keys and closes the channel when
+// the input ends.
+func TestRead(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := make(chan Key, 8)
+	go Read(r, ch)
+	w.Write([]byte("\x1b[C"))
+	w.Write([]byte(" q"))
+	w.Close()
+	var got []Key
+	for k := range ch {
+		got = append(got, k)
+	}
+	r.Close()
+	if want := []Key{Right, Pause, Quit}; !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+}
