@@ -524,3 +524,34 @@ func abs64(v int64) int64 {
 	}
 	return v
 }
+
+// TouchesRect reports whether the primitive may cover a pixel of r: false
+// only when one of its edges has every pixel centre of r outside (or r
+// misses its bounds). The binner uses it to pick the tiles a primitive
+// goes to; it is exact for a single edge and conservative for the
+// primitive (a tile near a corner can pass with no pixel covered).
+func (p *Prim) TouchesRect(r Rect) bool {
+	r = r.Intersect(p.bounds)
+	if r.Empty() {
+		return false
+	}
+	if p.kind != kindEdges {
+		return true
+	}
+	for j := 0; j < p.nedge; j++ {
+		e := &p.edges[j]
+		// E grows with y when dx > 0 and with x when dy < 0: take the
+		// corner of r's pixel centres where E is largest.
+		x, y := r.X0, r.Y0
+		if e.dy < 0 {
+			x = r.X1 - 1
+		}
+		if e.dx > 0 {
+			y = r.Y1 - 1
+		}
+		if e.at(x, y) <= 0 {
+			return false
+		}
+	}
+	return true
+}

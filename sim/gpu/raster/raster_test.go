@@ -320,3 +320,43 @@ func TestDepthOffset(t *testing.T) {
 		t.Errorf("offset %v, want %v", d, want)
 	}
 }
+
+// TouchesRect never rejects a rectangle holding a covered pixel, and
+// rejects rectangles wholly beyond one edge.
+func TestTouchesRect(t *testing.T) {
+	rng := rand.New(rand.NewSource(9))
+	for n := 0; n < 200; n++ {
+		v := func() Vertex {
+			return Vertex{X: int32(rng.Intn(200*16) - 50*16), Y: int32(rng.Intn(200*16) - 50*16), InvW: 1}
+		}
+		a, b, c := v(), v(), v()
+		var p Prim
+		if !p.SetupTriangle(&a, &b, &c, Rect{0, 0, 128, 128}, false) {
+			continue
+		}
+		cov := covered(&p, Rect{0, 0, 128, 128})
+		for ty := 0; ty < 128; ty += 16 {
+			for tx := 0; tx < 128; tx += 16 {
+				r := Rect{tx, ty, tx + 16, ty + 16}
+				any := false
+				for k := range cov {
+					if k[0] >= r.X0 && k[0] < r.X1 && k[1] >= r.Y0 && k[1] < r.Y1 {
+						any = true
+					}
+				}
+				if any && !p.TouchesRect(r) {
+					t.Fatalf("triangle %v %v %v: rect %v holds covered pixels but was rejected", a, b, c, r)
+				}
+			}
+		}
+	}
+	a, b, c := px(0, 0), px(8, 0), px(0, 8)
+	var p Prim
+	p.SetupTriangle(&a, &b, &c, everywhere, false)
+	if p.TouchesRect(Rect{6, 6, 10, 10}) {
+		t.Error("rect beyond the hypotenuse accepted")
+	}
+	if !p.TouchesRect(Rect{0, 0, 2, 2}) {
+		t.Error("rect at the corner rejected")
+	}
+}

@@ -1,0 +1,290 @@
+package bin
+
+import (
+	"math"
+
+	"github.com/vccube/vccube/cl"
+	"github.com/vccube/vccube/cl/prim"
+	"github.com/vccube/vccube/sim/gpu/raster"
+	"github.com/vccube/vccube/sim/gpu/vertex"
+)
+
+// Clipping.
+//
+// The hardware clips in clip space with the coordinate shader's Xc..Wc,
+// making new vertices with CLIPPER_XY_SCALING and CLIPPER_Z_SCALING, and
+// hands clipped primitives to the renderer as CLIPPED_COMPRESSED_PRIMITIVE
+// records: per clipped vertex its Xs, Ys, Zs, 1/Wc and three coefficients
+// that weight the original vertices' varyings ([AG] Table 38 id 49, Table
+// 44). Mesa relies on guard-band clipping: the hardware rasterises outside
+// the view volume and the CLIP_WINDOW scissors (vc4_emit.c comment;
+// hw-vc4.md §6.4). The planes it clips against are not documented; ours:
+//
+//   - W: Wc ≥ ε, so that 1/Wc exists;
+//   - near and far: 0 ≤ Zs ≤ 1 with Zs = Zc·zscale/Wc + zoffset, i.e.
+//     Zc·zscale + Wc·zoffset ≥ 0 and ≤ Wc (with Mesa's zscale = zoffset =
+//     ½ this is OpenGL's −Wc ≤ Zc ≤ Wc);
+//   - the guard band: |Xc/Wc·xscale| and |Yc/Wc·yscale| within the 12.4
+//     range (±32767/16 px), beyond which Xs/Ys cannot be represented.
+//
+// A primitive with every vertex inside all planes is binned as it is; one
+// with every vertex outside the same plane is dropped; any other is
+// clipped (Sutherland–Hodgman), fanned into triangles from its first
+// vertex, and each triangle binned as a clipped primitive whose record
+// holds all three of its vertices (flags 0b111) with their barycentric
+// weights of the original triangle, which in clip space are exactly the
+// weights to apply to its varyings. Lines are clipped the same way into
+// one segment (flags 0b011). Vertices of the original primitive keep the
+// coordinate shader's Xs, Ys, Zs and 1/Wc, so clipped and unclipped
+// neighbours meet exactly.
+
+type clipClass int
+
+const (
+	inside clipClass = iota
+	outside
+	needsClipping
+)
+
+// wEpsilon is the W plane: 1/Wc must stay finite.
+const wEpsilon = 1e-6
+
+// guard is the largest |Xs| or |Ys| in 1/16 pixel (signed 12.4).
+const guard = 32767
+
+type clipVert struct {
+	c    [4]float64 // Xc, Yc, Zc, Wc
+	w    [3]float64 // weights of the original vertices
+	orig int        // original vertex number, or −1 for a new vertex
+}
+
+type clipper struct {
+	planes  [7][4]float64
+	nplanes int
+	poly    [16]clipVert
+	tmp     [16]clipVert
+	rec     [3 * cl.ClippedVertexLen]byte
+}
+
+// setPlanes computes the planes from the current clipper scalings.
+func (c *clipper) setPlanes(b *Binner) {
+	zs, zo := float64(b.zScale.Scale), float64(b.zScale.Offset)
+	c.planes[0] = [4]float64{0, 0, 0, 1}
+	c.planes[1] = [4]float64{0, 0, zs, zo}
+	c.planes[2] = [4]float64{0, 0, -zs, 1 - zo}
+	n := 3
+	if sx := math.Abs(float64(b.xyScale.HalfWidth)); sx > 0 {
+		g := guard / sx
+		c.planes[n] = [4]float64{1, 0, 0, g}
+		c.planes[n+1] = [4]float64{-1, 0, 0, g}
+		n += 2
+	}
+	if sy := math.Abs(float64(b.xyScale.HalfHeight)); sy > 0 {
+		g := guard / sy
+		c.planes[n] = [4]float64{0, 1, 0, g}
+		c.planes[n+1] = [4]float64{0, -1, 0, g}
+		n += 2
+	}
+	c.nplanes = n
+}
+
+func (c *clipper) dist(k int, v *[4]float64) float64 {
+	p := &c.planes[k]
+	d := p[0]*v[0] + p[1]*v[1] + p[2]*v[2] + p[3]*v[3]
+	if k == 0 {
+		d -= wEpsilon
+	}
+	return d
+}
+
+func clipCoords(cv *vertex.Coord) [4]float64 {
+	return [4]float64{float64(cv.Clip[0]), float64(cv.Clip[1]), float64(cv.Clip[2]), float64(cv.Clip[3])}
+}
+
+// classify sorts a primitive by its vertices' positions against the planes.
+// Vertices without clip coordinates (NV mode without the clip header)
+// cannot be clipped: the primitive is binned as it is.
+func (c *clipper) classify(b *Binner, cs []*vertex.Coord) clipClass {
+	for _, v := range cs {
+		if !v.HasClip {
+			return inside
+		}
+	}
+	c.setPlanes(b)
+	all, any := uint32(1<<c.nplanes-1), uint32(0)
+	for _, v := range cs {
+		cc := clipCoords(v)
+		out := uint32(0)
+		for k := 0; k < c.nplanes; k++ {
+			if !(c.dist(k, &cc) >= 0) {
+				out |= 1 << k
+			}
+		}
+		all &= out
+		any |= out
+	}
+	switch {
+	case all != 0:
+		return outside
+	case any != 0:
+		return needsClipping
+	}
+	return inside
+}
+
+func lerpClip(a, b *clipVert, t float64) clipVert {
+	var v clipVert
+	for i := range v.c {
+		v.c[i] = a.c[i] + (b.c[i]-a.c[i])*t
+	}
+	for i := range v.w {
+		v.w[i] = a.w[i] + (b.w[i]-a.w[i])*t
+	}
+	v.orig = -1
+	return v
+}
+
+// clipPolygon clips c.poly[:n] against every plane; returns the new count.
+func (c *clipper) clipPolygon(n int) int {
+	for k := 0; k < c.nplanes && n > 0; k++ {
+		m := 0
+		for i := 0; i < n; i++ {
+			a, b := &c.poly[i], &c.poly[(i+1)%n]
+			da, db := c.dist(k, &a.c), c.dist(k, &b.c)
+			if da >= 0 && m < len(c.tmp) {
+				c.tmp[m] = *a
+				m++
+			}
+			if (da >= 0) != (db >= 0) && m < len(c.tmp) {
+				c.tmp[m] = lerpClip(a, b, da/(da-db))
+				m++
+			}
+		}
+		copy(c.poly[:m], c.tmp[:m])
+		n = m
+	}
+	return n
+}
+
+// clipSegment clips the segment c.poly[0]–c.poly[1]; false if nothing is
+// left.
+func (c *clipper) clipSegment() bool {
+	t0, t1 := 0.0, 1.0
+	a, b := c.poly[0], c.poly[1]
+	for k := 0; k < c.nplanes; k++ {
+		da, db := c.dist(k, &a.c), c.dist(k, &b.c)
+		switch {
+		case da < 0 && db < 0:
+			return false
+		case da < 0:
+			t0 = math.Max(t0, da/(da-db))
+		case db < 0:
+			t1 = math.Min(t1, da/(da-db))
+		}
+	}
+	if t0 >= t1 {
+		return false
+	}
+	if t0 > 0 {
+		c.poly[0] = lerpClip(&a, &b, t0)
+	}
+	if t1 < 1 {
+		c.poly[1] = lerpClip(&a, &b, t1)
+	}
+	return true
+}
+
+// screenOf returns a clipped vertex's Xs, Ys (relative to the viewport
+// centre, 1/16 pixel), Zs and 1/Wc.
+func (b *Binner) screenOf(v *clipVert, cs [3]*vertex.Coord) (x, y int16, z, invW float32) {
+	if v.orig >= 0 {
+		o := cs[v.orig]
+		return o.X, o.Y, o.Z, o.InvW
+	}
+	iw := 1 / v.c[3]
+	sat := func(f float64) int16 {
+		return int16(math.Max(-32768, math.Min(32767, math.Round(f))))
+	}
+	x = sat(v.c[0] * iw * float64(b.xyScale.HalfWidth))
+	y = sat(v.c[1] * iw * float64(b.xyScale.HalfHeight))
+	z = float32(v.c[2]*iw*float64(b.zScale.Scale) + float64(b.zScale.Offset))
+	return x, y, z, float32(iw)
+}
+
+// clipAndEmit clips a line or triangle and bins the pieces as clipped
+// primitives.
+func (b *Binner) clipAndEmit(nv int, cs [3]*vertex.Coord, p prim.Prim) error {
+	c := &b.clip
+	for k := 0; k < nv; k++ {
+		c.poly[k] = clipVert{c: clipCoords(cs[k]), orig: k}
+		c.poly[k].w[k] = 1
+	}
+	f := listFormats[nv]
+	sc := b.scissor()
+	if nv == 2 {
+		if !c.clipSegment() {
+			return nil
+		}
+		var rv [2]raster.Vertex
+		for k := range 2 {
+			rv[k] = b.recordVertex(k, &c.poly[k], cs)
+		}
+		if !b.prim.SetupLine(&rv[0], &rv[1], b.lineWidth, sc) {
+			return nil
+		}
+		return b.emitClipped(2, p, f)
+	}
+	n := c.clipPolygon(nv)
+	if n < 3 {
+		return nil
+	}
+	fan := c.poly
+	for i := 1; i+1 < n; i++ {
+		c.poly[0], c.poly[1], c.poly[2] = fan[0], fan[i], fan[i+1]
+		var rv [3]raster.Vertex
+		for k := range 3 {
+			rv[k] = b.recordVertex(k, &c.poly[k], cs)
+		}
+		w := raster.Winding(&rv[0], &rv[1], &rv[2])
+		if w == raster.Degenerate || culled(&b.config, w) {
+			continue
+		}
+		if !b.prim.SetupTriangle(&rv[0], &rv[1], &rv[2], sc, false) {
+			continue
+		}
+		if err := b.emitClipped(3, p, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// recordVertex fills entry k of the clipped record being built and returns
+// the vertex's screen position.
+func (b *Binner) recordVertex(k int, v *clipVert, cs [3]*vertex.Coord) raster.Vertex {
+	x, y, z, iw := b.screenOf(v, cs)
+	e := cl.ClippedVertex{
+		ScreenX: cl.Subpixel(x), ScreenY: cl.Subpixel(y), ScreenZ: z, InvWc: iw,
+		VaryingCoef0: float32(v.w[0]), VaryingCoef1: float32(v.w[1]), VaryingCoef2: float32(v.w[2]),
+	}
+	e.Append(b.clip.rec[k*cl.ClippedVertexLen : k*cl.ClippedVertexLen])
+	return raster.Vertex{X: int32(x) + b.vpX, Y: int32(y) + b.vpY, Z: z, InvW: iw}
+}
+
+// emitClipped stores the record of nv clipped vertices in binning memory
+// and bins the primitive with a CLIPPED_COMPRESSED_PRIMITIVE in front.
+func (b *Binner) emitClipped(nv int, p prim.Prim, f cl.PrimitiveListFormat) error {
+	n := uint32(nv * cl.ClippedVertexLen)
+	addr, err := b.lists.alloc.alloc(n)
+	if err != nil {
+		return err
+	}
+	dst, err := b.view.Write(addr, n, "PTB clipped primitive record")
+	if err != nil {
+		return err
+	}
+	copy(dst, b.clip.rec[:n])
+	var pkt [cl.ClippedCompressedPrimitiveLen]byte
+	hdr := cl.ClippedCompressedPrimitive{ClipFlags: uint8(1<<nv - 1), Address: addr}.Append(pkt[:0])
+	return b.emit(&b.prim, f, p, hdr)
+}

@@ -1,0 +1,213 @@
+package bin
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/vccube/vccube/cl"
+	"github.com/vccube/vccube/cl/prim"
+	"github.com/vccube/vccube/gem"
+	"github.com/vccube/vccube/sim/gpu/raster"
+	"github.com/vccube/vccube/sim/gpu/vertex"
+)
+
+// arrayPrimitive handles GL_ARRAY_PRIMITIVE: vertices first … first+length−1.
+func (b *Binner) arrayPrimitive(q cl.GLArrayPrimitive) error {
+	b.idx = b.idx[:0]
+	for i := uint32(0); i < q.Length; i++ {
+		b.idx = append(b.idx, q.First+i)
+	}
+	return b.draw(q.Mode)
+}
+
+// indexedPrimitive handles GL_INDEXED_PRIMITIVE.
+func (b *Binner) indexedPrimitive(q cl.GLIndexedPrimitive) error {
+	if q.IndexType > cl.IndexType16Bit {
+		return fmt.Errorf("reserved index type %d", q.IndexType)
+	}
+	if err := b.readIndices(q); err != nil {
+		return err
+	}
+	return b.draw(q.Mode)
+}
+
+// draw shades the draw's vertices and bins its primitives.
+func (b *Binner) draw(mode cl.PrimitiveMode) error {
+	if !b.started {
+		return errors.New("primitives before START_TILE_BINNING")
+	}
+	if !b.hasState {
+		return errors.New("primitives without a shader state")
+	}
+	if mode > cl.PrimitiveModeTriangleFan {
+		return fmt.Errorf("reserved primitive mode %d", mode)
+	}
+	if len(b.idx) == 0 {
+		return nil
+	}
+	// The vertex cache: shade each distinct index once per draw. (The
+	// hardware's VCM keeps a small cache; how often a vertex is shaded
+	// changes only the counters, never the result.)
+	clear(b.slotOf)
+	b.uniq = b.uniq[:0]
+	b.slot = b.slot[:0]
+	for _, v := range b.idx {
+		s, ok := b.slotOf[v]
+		if !ok {
+			s = int32(len(b.uniq))
+			b.slotOf[v] = s
+			b.uniq = append(b.uniq, v)
+		}
+		b.slot = append(b.slot, s)
+	}
+	if cap(b.coords) < len(b.uniq) {
+		b.coords = make([]vertex.Coord, len(b.uniq), len(b.uniq)*3/2)
+	}
+	b.coords = b.coords[:len(b.uniq)]
+	if err := b.shader.Coords(&b.state, b.uniq, b.coords); err != nil {
+		return err
+	}
+	return assemble(mode, len(b.idx), b)
+}
+
+// primSink receives assembled primitives.
+type primSink interface {
+	one(nv int, a, b, c int) error
+}
+
+// assemble calls fn.one with the positions (into the draw's index list) of
+// each primitive's vertices, expanding strips, fans and loops as OpenGL ES
+// does (§2.6.1): odd triangles of a strip swap their first two vertices to
+// keep the winding; a fan pivots on vertex 0; a loop closes back to vertex
+// 0. Trailing vertices that make no whole primitive are dropped.
+func assemble(mode cl.PrimitiveMode, n int, fn primSink) error {
+	switch mode {
+	case cl.PrimitiveModePoints:
+		for i := 0; i < n; i++ {
+			if err := fn.one(1, i, 0, 0); err != nil {
+				return err
+			}
+		}
+	case cl.PrimitiveModeLines:
+		for i := 0; i+1 < n; i += 2 {
+			if err := fn.one(2, i, i+1, 0); err != nil {
+				return err
+			}
+		}
+	case cl.PrimitiveModeLineStrip, cl.PrimitiveModeLineLoop:
+		for i := 0; i+1 < n; i++ {
+			if err := fn.one(2, i, i+1, 0); err != nil {
+				return err
+			}
+		}
+		if mode == cl.PrimitiveModeLineLoop && n > 2 {
+			return fn.one(2, n-1, 0, 0)
+		}
+	case cl.PrimitiveModeTriangles:
+		for i := 0; i+2 < n; i += 3 {
+			if err := fn.one(3, i, i+1, i+2); err != nil {
+				return err
+			}
+		}
+	case cl.PrimitiveModeTriangleStrip:
+		for i := 0; i+2 < n; i++ {
+			a, c := i, i+1
+			if i&1 != 0 {
+				a, c = c, a
+			}
+			if err := fn.one(3, a, c, i+2); err != nil {
+				return err
+			}
+		}
+	case cl.PrimitiveModeTriangleFan:
+		for i := 1; i+1 < n; i++ {
+			if err := fn.one(3, 0, i, i+1); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// listIndex is the index the PTB writes into a tile list: 16 bits
+// (erratum GFXH-515, Mesa vc4_draw.c: "the binner stores 16-bit indices in
+// tile lists"), so array draws past vertex 65535 wrap, as on the hardware.
+func listIndex(v uint32) uint32 { return v & 0xFFFF }
+
+var listFormats = [4]cl.PrimitiveListFormat{
+	1: {Type: cl.PrimitiveListTypePoints, DataType: cl.PrimitiveListData16BitIndex},
+	2: {Type: cl.PrimitiveListTypeLines, DataType: cl.PrimitiveListData16BitIndex},
+	3: {Type: cl.PrimitiveListTypeTriangles, DataType: cl.PrimitiveListData16BitIndex},
+}
+
+// screen is a binned vertex's screen position (viewport offset added).
+func (b *Binner) screen(c *vertex.Coord) raster.Vertex {
+	return raster.Vertex{X: int32(c.X) + b.vpX, Y: int32(c.Y) + b.vpY, Z: c.Z, InvW: c.InvW}
+}
+
+// culled reports whether a triangle of the given winding is dropped by
+// CONFIGURATION_BITS: forward-facing is clockwise on the y-down screen
+// when the clockwise bit is set, counter-clockwise otherwise ([AG] Table 38
+// id 96; hw-vc4.md §1.4, §6.4).
+func culled(cfg *cl.ConfigurationBits, winding int) bool {
+	forward := (winding == raster.Clockwise) == cfg.Clockwise
+	if forward {
+		return !cfg.EnableForwardFacing
+	}
+	return !cfg.EnableReverseFacing
+}
+
+// one bins one primitive of nv vertices at draw positions a, b, c.
+func (b *Binner) one(nv int, pa, pb, pc int) error {
+	pos := [3]int{pa, pb, pc}
+	var cs [3]*vertex.Coord
+	var p prim.Prim
+	for k := 0; k < nv; k++ {
+		cs[k] = &b.coords[b.slot[pos[k]]]
+		p.Index[k] = listIndex(b.idx[pos[k]])
+	}
+	if b.state.ClippingEnabled() {
+		switch b.clip.classify(b, cs[:nv]) {
+		case outside:
+			b.count(gem.PerfcntPLBPrimsOutsideViewport, 1)
+			return nil
+		case needsClipping:
+			b.count(gem.PerfcntPLBPrimsNeedClipping, 1)
+			if nv == 1 {
+				return nil // a point is either in or out
+			}
+			return b.clipAndEmit(nv, cs, p)
+		}
+	}
+	sc := b.scissor()
+	f := listFormats[nv]
+	switch nv {
+	case 1:
+		v := b.screen(cs[0])
+		size := b.pointSize
+		if b.state.PointSizeIncluded() {
+			size = cs[0].PointSize
+		}
+		if !b.prim.SetupPoint(&v, size, sc) {
+			b.count(gem.PerfcntPLBPrimsOutsideViewport, 1)
+			return nil
+		}
+	case 2:
+		v0, v1 := b.screen(cs[0]), b.screen(cs[1])
+		if !b.prim.SetupLine(&v0, &v1, b.lineWidth, sc) {
+			b.count(gem.PerfcntPLBPrimsOutsideViewport, 1)
+			return nil
+		}
+	default:
+		v0, v1, v2 := b.screen(cs[0]), b.screen(cs[1]), b.screen(cs[2])
+		w := raster.Winding(&v0, &v1, &v2)
+		if w == raster.Degenerate || culled(&b.config, w) {
+			return nil
+		}
+		if !b.prim.SetupTriangle(&v0, &v1, &v2, sc, false) {
+			b.count(gem.PerfcntPLBPrimsOutsideViewport, 1)
+			return nil
+		}
+	}
+	return b.emit(&b.prim, f, p, nil)
+}

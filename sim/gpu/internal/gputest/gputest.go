@@ -1,0 +1,87 @@
+// Package gputest helps the GPU model's tests build jobs by hand: a pool
+// and a View, buffers in it, and NV-mode vertex data. It encodes nothing
+// itself: control lists come from package cl's encoders, QPU code from
+// shaders/qpu's assembler.
+package gputest
+
+import (
+	"encoding/binary"
+	"math"
+	"testing"
+
+	"github.com/vccube/vccube/sim/mem"
+)
+
+// Mem is a job's memory.
+type Mem struct {
+	Pool *mem.Pool
+	View *mem.View
+}
+
+// NewMem returns a pool of size bytes (at least 1 MiB) and an empty view.
+func NewMem(t testing.TB, size int) *Mem {
+	t.Helper()
+	p, err := mem.NewPool(mem.DefaultBase, max(size, 1<<20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return &Mem{Pool: p, View: mem.NewView(p)}
+}
+
+// Buf is a buffer the job may access.
+type Buf struct {
+	Addr uint32
+	B    []byte
+}
+
+// Alloc allocates size bytes, grants the job access and returns them.
+func (m *Mem) Alloc(t testing.TB, size int, access mem.Access, name string) Buf {
+	t.Helper()
+	r, err := m.Pool.Alloc(size, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.View.Add(r, access, name)
+	b, err := m.View.Read(r.Addr, r.Size, "test setup")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Buf{Addr: r.Addr, B: b}
+}
+
+// Put copies b into the buffer at offset off and returns the bus address.
+func (b Buf) Put(off int, data []byte) uint32 {
+	copy(b.B[off:], data)
+	return b.Addr + uint32(off)
+}
+
+// U32 reads the little-endian word at offset off.
+func (b Buf) U32(off int) uint32 { return binary.LittleEndian.Uint32(b.B[off:]) }
+
+// NVVertex is one pre-shaded vertex of NV mode with the clip header
+// ([AG] Figure 12): Xc, Yc, Zc, Wc, Xs|Ys, Zs, 1/Wc, then varyings.
+type NVVertex struct {
+	Clip [4]float32
+	X, Y float64 // screen position relative to the viewport centre, pixels
+	Z    float32
+	InvW float32
+	Vary []float32
+}
+
+// AppendNV appends v in the NV format with the clip header.
+func AppendNV(b []byte, v NVVertex) []byte {
+	w := func(x uint32) { b = binary.LittleEndian.AppendUint32(b, x) }
+	for _, c := range v.Clip {
+		w(math.Float32bits(c))
+	}
+	xs := uint16(int16(math.Round(v.X * 16)))
+	ys := uint16(int16(math.Round(v.Y * 16)))
+	w(uint32(xs) | uint32(ys)<<16)
+	w(math.Float32bits(v.Z))
+	w(math.Float32bits(v.InvW))
+	for _, f := range v.Vary {
+		w(math.Float32bits(f))
+	}
+	return b
+}

@@ -1,0 +1,281 @@
+// Package vertex is the VideoCore IV's vertex pipeline up to the PTB and
+// PSE: it decodes the current shader state (GL or NV), and for a list of
+// vertex indices produces shaded vertices — in GL mode by fetching the
+// attributes into the VPM (the VCD) and running the coordinate or vertex
+// shader on a QPU in batches of up to 16, in NV mode by reading the
+// pre-shaded vertices from memory ([AG] §8 "System Pipelines and Modes";
+// hw-vc4.md §2).
+//
+// The binner (PTB) asks for Coords: the shaded coordinates of [AG] Figure
+// 11 (Xc, Yc, Zc, Wc, Xs|Ys, Zs, 1/Wc, optional point size). The renderer
+// (PSE) asks for Vertices: [AG] Figure 10 (Xs|Ys, Zs, 1/Wc, optional point
+// size, then the varyings the fragment shader reads). Vertex shading
+// happens twice, once for binning and once per tile that uses the vertex,
+// as on the hardware (hw-vc4.md §2.1).
+package vertex
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/vccube/vccube/cl"
+	"github.com/vccube/vccube/cl/shaderrec"
+	"github.com/vccube/vccube/cl/spec"
+	"github.com/vccube/vccube/sim/mem"
+)
+
+// Kind is the pipeline mode a shader state packet selects.
+type Kind uint8
+
+// Modes ([AG] §8: GL, NV and VG).
+const (
+	None Kind = iota
+	GL
+	NV
+)
+
+// State is the current shader state: the record a GL_SHADER_STATE or
+// NV_SHADER_STATE packet points at, decoded.
+type State struct {
+	Kind Kind
+	// Addr is the record's address.
+	Addr uint32
+	GL   shaderrec.GL
+	NV   cl.NVShaderRecord
+}
+
+// DecodeState reads the record a GL_SHADER_STATE or NV_SHADER_STATE
+// packet points at.
+func DecodeState(v *mem.View, pkt []byte) (State, error) {
+	switch spec.Opcode(pkt[0]) {
+	case spec.OpGLShaderState:
+		var p cl.GLShaderState
+		if err := p.Unpack(pkt); err != nil {
+			return State{}, err
+		}
+		n := spec.GLShaderRecordLen(shaderrec.Count(p), p.Extended)
+		b, err := v.Read(p.Address, uint32(n), "GL shader record fetch")
+		if err != nil {
+			return State{}, err
+		}
+		g, _, err := shaderrec.Decode(b, p)
+		if err != nil {
+			return State{}, err
+		}
+		return State{Kind: GL, Addr: p.Address, GL: g}, nil
+	case spec.OpNVShaderState:
+		var p cl.NVShaderState
+		if err := p.Unpack(pkt); err != nil {
+			return State{}, err
+		}
+		b, err := v.Read(p.Address, cl.NVShaderRecordLen, "NV shader record fetch")
+		if err != nil {
+			return State{}, err
+		}
+		var r cl.NVShaderRecord
+		if err := r.Unpack(b); err != nil {
+			return State{}, err
+		}
+		return State{Kind: NV, Addr: p.Address, NV: r}, nil
+	}
+	return State{}, fmt.Errorf("vertex: packet %v is not a shader state this model runs (VG mode is not modelled)", spec.Opcode(pkt[0]))
+}
+
+// PointSizeIncluded reports whether shaded vertices carry a point size.
+func (s *State) PointSizeIncluded() bool {
+	if s.Kind == NV {
+		return s.NV.PointSizeIncluded
+	}
+	return s.GL.Record.PointSizeIncluded
+}
+
+// ClippingEnabled reports the record's "enable clipping" flag.
+func (s *State) ClippingEnabled() bool {
+	if s.Kind == NV {
+		return s.NV.EnableClipping
+	}
+	return s.GL.Record.EnableClipping
+}
+
+// NumVaryings is the number of varying components the fragment shader
+// reads (the record's FS number of varyings).
+func (s *State) NumVaryings() int {
+	if s.Kind == NV {
+		return int(s.NV.FSNumVaryings)
+	}
+	return int(s.GL.Record.FSNumVaryings)
+}
+
+// FS returns the fragment shader's code and uniforms addresses and whether
+// it is single-threaded.
+func (s *State) FS() (code, uniforms uint32, single bool) {
+	if s.Kind == NV {
+		return s.NV.FSCodeAddress, s.NV.FSUniformsAddress, s.NV.FSSingleThreaded
+	}
+	r := &s.GL.Record
+	return r.FSCodeAddress, r.FSUniformsAddress, r.FSSingleThreaded
+}
+
+// Coord is a shaded vertex as the binner reads it ([AG] Figure 11).
+type Coord struct {
+	// Clip is Xc, Yc, Zc, Wc; HasClip is false for NV vertices stored
+	// without the clip header, which cannot be clipped.
+	Clip    [4]float32
+	HasClip bool
+	// X and Y are Xs and Ys: 12.4 fixed point, relative to the viewport
+	// centre.
+	X, Y int16
+	// Z is Zs, InvW is 1/Wc.
+	Z, InvW   float32
+	PointSize float32
+}
+
+// Shaded holds vertices as the PSE reads them ([AG] Figure 10), struct of
+// arrays: vertex k's varyings are Vary[k*NVary : (k+1)*NVary].
+type Shaded struct {
+	N         int
+	X, Y      []int16
+	Z, InvW   []float32
+	PointSize []float32
+	NVary     int
+	Vary      []float32
+}
+
+// Reset makes s hold n vertices with nvary varyings each, reusing its
+// storage.
+func (s *Shaded) Reset(n, nvary int) {
+	s.N, s.NVary = n, nvary
+	s.X = grow(s.X, n)
+	s.Y = grow(s.Y, n)
+	s.Z = grow(s.Z, n)
+	s.InvW = grow(s.InvW, n)
+	s.PointSize = grow(s.PointSize, n)
+	s.Vary = grow(s.Vary, n*nvary)
+}
+
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n, n+n/2)
+	}
+	return s[:n]
+}
+
+// words reads n 32-bit words at addr.
+func words(v *mem.View, addr uint32, dst []uint32, what string) error {
+	b, err := v.Read(addr, uint32(4*len(dst)), what)
+	if err != nil {
+		return err
+	}
+	for i := range dst {
+		dst[i] = binary.LittleEndian.Uint32(b[4*i:])
+	}
+	return nil
+}
+
+// splitXY unpacks the Xs|Ys word: Xs in bits 15:0, Ys in 31:16, both
+// signed ([AG] Figures 10–11).
+func splitXY(w uint32) (int16, int16) { return int16(uint16(w)), int16(uint16(w >> 16)) }
+
+func f32(w uint32) float32 { return math.Float32frombits(w) }
+
+// nvCoord decodes NV-mode vertex k at its address into a Coord.
+func nvCoord(v *mem.View, r *cl.NVShaderRecord, index uint32, out *Coord) error {
+	var w [8]uint32
+	n := 3
+	if r.ClipHeaderIncluded {
+		n = 7
+	}
+	if r.PointSizeIncluded {
+		n++
+	}
+	addr := r.VertexDataAddress + index*uint32(r.Stride)
+	if err := words(v, addr, w[:n], "NV vertex fetch"); err != nil {
+		return err
+	}
+	i := 0
+	*out = Coord{}
+	if r.ClipHeaderIncluded {
+		for k := range 4 {
+			out.Clip[k] = f32(w[k])
+		}
+		out.HasClip = true
+		i = 4
+	}
+	out.X, out.Y = splitXY(w[i])
+	out.Z, out.InvW = f32(w[i+1]), f32(w[i+2])
+	if r.PointSizeIncluded {
+		out.PointSize = f32(w[i+3])
+	}
+	return nil
+}
+
+// nvVertex decodes NV-mode vertex index into slot k of out.
+func nvVertex(v *mem.View, r *cl.NVShaderRecord, index uint32, out *Shaded, k int, scratch []uint32) error {
+	n := 3 + out.NVary
+	skip := 0
+	if r.ClipHeaderIncluded {
+		skip = 4
+	}
+	if r.PointSizeIncluded {
+		n++
+	}
+	w := scratch[:skip+n]
+	addr := r.VertexDataAddress + index*uint32(r.Stride)
+	if err := words(v, addr, w, "NV vertex fetch"); err != nil {
+		return err
+	}
+	w = w[skip:]
+	out.X[k], out.Y[k] = splitXY(w[0])
+	out.Z[k], out.InvW[k] = f32(w[1]), f32(w[2])
+	w = w[3:]
+	out.PointSize[k] = 0
+	if r.PointSizeIncluded {
+		out.PointSize[k] = f32(w[0])
+		w = w[1:]
+	}
+	vary := out.Vary[k*out.NVary : (k+1)*out.NVary]
+	for j := range vary {
+		vary[j] = f32(w[j])
+	}
+	return nil
+}
+
+// NVCoords reads NV-mode vertices for the binner: out[i] is vertex idx[i]
+// of the record's shaded vertex data ([AG] Table 46, Figure 12).
+func NVCoords(v *mem.View, st *State, idx []uint32, out []Coord) error {
+	if st.Kind != NV {
+		return fmt.Errorf("vertex: NVCoords on a %v shader state", st.Kind)
+	}
+	for i, index := range idx {
+		if err := nvCoord(v, &st.NV, index, &out[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// NVVertices reads NV-mode vertices for the renderer into out, which must
+// have been Reset for len(idx) vertices and the state's varyings.
+func NVVertices(v *mem.View, st *State, idx []uint32, out *Shaded) error {
+	if st.Kind != NV {
+		return fmt.Errorf("vertex: NVVertices on a %v shader state", st.Kind)
+	}
+	var scratch [8 + 256]uint32
+	for k, index := range idx {
+		if err := nvVertex(v, &st.NV, index, out, k, scratch[:]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (k Kind) String() string {
+	switch k {
+	case GL:
+		return "GL"
+	case NV:
+		return "NV"
+	}
+	return "no"
+}
