@@ -1,0 +1,72 @@
+package main
+
+import (
+	"fmt"
+	"image"
+	"image/png"
+	"os"
+	"path/filepath"
+)
+
+// captureFile is where -capture writes its PNG. It is opened before any
+// frame is rendered — a temporary file next to the target — so that an
+// unwritable path is reported before the program has touched the GPU or
+// the display, and renamed over the target only once the PNG is complete,
+// so a failed run leaves no half-written or empty file behind.
+type captureFile struct {
+	path string
+	tmp  *os.File
+}
+
+// newCaptureFile checks that path can be written and prepares the
+// temporary file.
+func newCaptureFile(path string) (*captureFile, error) {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return nil, fmt.Errorf("cannot write the capture to %s: it is a directory; give -capture a file name ending in .png", path)
+	}
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, ".vccube-capture-*.png")
+	if err != nil {
+		return nil, fmt.Errorf("cannot write the capture to %s: %v; choose a directory you can write to with -capture", path, unwrapPath(err))
+	}
+	return &captureFile{path: path, tmp: tmp}, nil
+}
+
+// unwrapPath keeps the errno of a *PathError, whose path names the
+// temporary file rather than the one the person asked for.
+func unwrapPath(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+// write encodes img as PNG (8-bit RGB for an opaque image; image/png picks
+// truecolour without alpha when every pixel is opaque) and moves it to the
+// target path.
+func (c *captureFile) write(img image.Image) error {
+	if err := png.Encode(c.tmp, img); err != nil {
+		c.abort()
+		return fmt.Errorf("writing the capture %s: %w", c.path, err)
+	}
+	if err := c.tmp.Close(); err != nil {
+		c.abort()
+		return fmt.Errorf("writing the capture %s: %w", c.path, err)
+	}
+	if err := os.Rename(c.tmp.Name(), c.path); err != nil {
+		c.abort()
+		return fmt.Errorf("writing the capture %s: %w", c.path, err)
+	}
+	c.tmp = nil
+	return nil
+}
+
+// abort removes the temporary file if the capture was not written.
+func (c *captureFile) abort() {
+	if c == nil || c.tmp == nil {
+		return
+	}
+	c.tmp.Close()
+	os.Remove(c.tmp.Name())
+	c.tmp = nil
+}

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/vccube/vccube/drm"
+	"github.com/vccube/vccube/gem"
+)
+
+// gpuDevice is the opened GPU: a drm.Conn, what it is, and how to close it.
+type gpuDevice struct {
+	conn drm.Conn
+	name string      // "sim" or the node's path, for reports
+	info gem.V3DInfo // the 3D engine
+	sim  bool
+}
+
+// openGPU opens the device -device names (kernel-vc4.md §1.5–1.6 for the
+// probe): "auto" takes the first vc4 card of e.driDir with VideoCore IV 3D
+// and falls back to the simulated device with a one-line notice; "sim"
+// opens the simulated device; a path opens that card and insists on
+// VideoCore IV 3D, saying why it is not (Pi 4/5, V3D not enabled, not a
+// vc4 at all).
+func openGPU(e *env, device string) (*gpuDevice, error) {
+	switch device {
+	case "sim":
+		return openSim(e)
+	case "auto", "":
+		c, card, info, err := gem.OpenVC4(e.driDir)
+		if err == nil {
+			return &gpuDevice{conn: c, name: card.Path, info: info}, nil
+		}
+		var none *drm.NoCardError
+		if !errors.As(err, &none) && !errors.Is(err, os.ErrNotExist) {
+			return nil, err
+		}
+		fmt.Fprintf(e.stderr, "vccube: no VideoCore IV 3D here (%v); running on the simulated device\n", oneLine(err))
+		return openSim(e)
+	}
+	f, err := drm.Open(device)
+	if err != nil {
+		return nil, err
+	}
+	info, err := gem.ProbeV3D(f)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s cannot render the cube: %w", device, err)
+	}
+	return &gpuDevice{conn: f, name: device, info: info}, nil
+}
+
+// openSim opens the simulated device (see sim.go) and probes it like a
+// real card, so that a simulated Pi 4 is refused the same way.
+func openSim(e *env) (*gpuDevice, error) {
+	c, err := e.openSim()
+	if err != nil {
+		return nil, fmt.Errorf("opening the simulated device: %w", err)
+	}
+	info, err := gem.ProbeV3D(c)
+	if err != nil {
+		c.Close()
+		return nil, fmt.Errorf("the simulated device cannot render the cube: %w", err)
+	}
+	return &gpuDevice{conn: c, name: "sim", info: info, sim: true}, nil
+}
+
+// openDisplay opens the card -display names, for KMS only.
+func openDisplay(path string) (drm.Conn, error) {
+	f, err := drm.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("-display: %w", err)
+	}
+	return f, nil
+}
+
+// oneLine squeezes an error onto one line for a notice.
+func oneLine(err error) string {
+	s := []rune(err.Error())
+	for i, r := range s {
+		if r == '\n' {
+			s[i] = ' '
+		}
+	}
+	return string(s)
+}

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vccube/vccube/drm"
+	"github.com/vccube/vccube/present"
+)
+
+func TestParseArgs(t *testing.T) {
+	c, err := parseArgs(nil, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.device != "auto" || !c.vsync || !c.flipY || c.pipeline != "gl" || c.captureFrame != -1 || c.frames != 0 {
+		t.Errorf("defaults %+v", c)
+	}
+	c, err = parseArgs([]string{"-device", "sim", "-mode", "1280x720@60", "-frames", "10", "-vsync=false", "-json",
+		"-capture", "x.png", "-capture-frame", "9", "-flipy=false", "-pipeline", "nv", "-connector", "HDMI-A-1", "-dump"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.mode != (present.ModeSpec{Width: 1280, Height: 720, RefreshMilliHz: 60000}) || !c.benchmark || c.vsync || c.flipY ||
+		c.captureFrame != 9 || c.pipeline != "nv" || c.connector != "HDMI-A-1" || !c.dump {
+		t.Errorf("parsed %+v", c)
+	}
+	if w, h := c.renderOnlySize(); w != 1280 || h != 720 {
+		t.Errorf("render-only size %dx%d", w, h)
+	}
+}
+
+// Usage errors say what is wrong and exit with status 2, before anything is
+// opened.
+func TestUsageErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-mode", "big"}, "-mode \"big\""},
+		{[]string{"-pipeline", "vulkan"}, "want gl or nv"},
+		{[]string{"-capture-frame", "3"}, "needs -capture"},
+		{[]string{"-capture", "a.png", "-frames", "5", "-capture-frame", "5"}, "never rendered"},
+		{[]string{"-capture", "a.jpg"}, "name it FILE.png"},
+		{[]string{"-frames", "-1"}, "invalid value"},
+		{[]string{"stray"}, "unexpected argument"},
+		{[]string{"-no-such-flag"}, "not defined"},
+	} {
+		var out, errb bytes.Buffer
+		e := &env{stdout: &out, stderr: &errb, openSim: mustNotOpen(t)}
+		if code := run(context.Background(), c.args, e); code != exitUsage {
+			t.Errorf("%v: exit %d, want %d", c.args, code, exitUsage)
+		}
+		if !strings.Contains(errb.String(), c.want) {
+			t.Errorf("%v: stderr %q lacks %q", c.args, errb.String(), c.want)
+		}
+	}
+	var errb bytes.Buffer
+	if code := run(context.Background(), []string{"-help"}, &env{stdout: &errb, stderr: &errb}); code != exitOK || !strings.Contains(errb.String(), "-capture-frame") {
+		t.Errorf("-help: exit %d, %q", code, errb.String())
+	}
+}
+
+// mustNotOpen is a simulated-device opener for runs that must fail before
+// touching any device.
+func mustNotOpen(t *testing.T) simOpener {
+	return func() (drm.Conn, error) {
+		t.Helper()
+		t.Error("the device was opened")
+		return nil, os.ErrInvalid
+	}
+}
+
+// A texture that cannot be read or decoded, and a capture path that cannot
+// be written, are reported before any device is opened, with status 1.
+func TestErrorsBeforeTheDevice(t *testing.T) {
+	dir := t.TempDir()
+	corrupt := filepath.Join(dir, "corrupt.png")
+	if err := os.WriteFile(corrupt, []byte("\x89PNG\r\n\x1a\nnot really"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-texture", filepath.Join(dir, "missing.png")}, "texture file"},
+		{[]string{"-texture", corrupt}, "texture file"},
+		{[]string{"-capture", filepath.Join(dir, "no", "such", "dir", "x.png")}, "cannot write the capture"},
+		{[]string{"-capture", dir + "/"}, "name it FILE.png"},
+	} {
+		var out, errb bytes.Buffer
+		e := &env{stdout: &out, stderr: &errb, openSim: mustNotOpen(t), driDir: dir}
+		code := run(context.Background(), append([]string{"-device", "sim"}, c.args...), e)
+		if code == exitOK || !strings.Contains(errb.String(), c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want failure mentioning %q", c.args, code, errb.String(), c.want)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("files left behind: %v", entries)
+	}
+}
+
+// A capture path that is a directory is refused when the capture file is
+// prepared.
+func TestCaptureIntoDirectory(t *testing.T) {
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "shot.png")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := newCaptureFile(sub); err == nil || !strings.Contains(err.Error(), "is a directory") {
+		t.Errorf("got %v", err)
+	}
+}
