@@ -57,6 +57,10 @@ var ErrHalted = errors.New("cle: HALT")
 // ErrEnd is returned by Next when the thread reached its end address.
 var ErrEnd = errors.New("cle: end of list")
 
+// ErrReturned is returned by Next when a list started with Call executes
+// its final RETURN_FROM_SUB_LIST.
+var ErrReturned = errors.New("cle: returned from sub-list")
+
 // HangError says why a thread could not go on. The GPU model reports it in
 // hw.Result.Reason.
 type HangError struct {
@@ -97,6 +101,11 @@ type Thread struct {
 	pc, end uint32
 	stack   [2]uint32
 	depth   int
+	// called is set when the list was entered with Call: stack[0] is the
+	// caller's, and returning to it ends the list.
+	called bool
+	// deferSubLists makes Next hand BRANCH_TO_SUB_LIST to the caller.
+	deferSubLists bool
 
 	// span caches the readable region holding pc: its bytes and the bus
 	// address of its first byte, so most packets cost no region lookup.
@@ -118,9 +127,26 @@ func NewThread(v *mem.View, name string, l Limits) *Thread {
 func (t *Thread) Start(start, end uint32) {
 	t.pc, t.end = start, end
 	t.depth = 0
+	t.called = false
 	t.span = nil
 	t.packets, t.idleFlow = 0, 0
 }
+
+// Call runs the sub-list at addr as if a BRANCH_TO_SUB_LIST in a caller's
+// list had jumped there: the call takes one level of the return stack, and
+// Next returns ErrReturned when the sub-list returns. The renderer uses it
+// to run each tile's list on the worker that renders the tile.
+func (t *Thread) Call(addr uint32) {
+	// An end address the list cannot reach without wrapping around 4 GiB.
+	t.Start(addr, addr-1)
+	t.stack[0] = 0
+	t.depth = 1
+	t.called = true
+}
+
+// DeferSubLists makes Next return BRANCH_TO_SUB_LIST packets instead of
+// following them, for a caller that runs the sub-lists itself.
+func (t *Thread) DeferSubLists(on bool) { t.deferSubLists = on }
 
 // PC returns the current address (CTnCA).
 func (t *Thread) PC() uint32 { return t.pc }
@@ -210,6 +236,11 @@ func (t *Thread) Next() (Packet, error) {
 			}
 			continue
 		case spec.OpBranchToSubList:
+			if t.deferSubLists {
+				t.idleFlow = 0
+				t.pc += n
+				return Packet{Op: op, Addr: addr, Bytes: b[:n:n]}, nil
+			}
 			if t.depth == len(t.stack) {
 				return Packet{}, t.Hang(addr, fmt.Sprintf("BRANCH_TO_SUB_LIST nested more than %d deep", len(t.stack)), nil)
 			}
@@ -225,6 +256,10 @@ func (t *Thread) Next() (Packet, error) {
 			if t.depth > 0 {
 				t.depth--
 				t.pc = t.stack[t.depth]
+				if t.depth == 0 && t.called {
+					t.called = false
+					return Packet{}, ErrReturned
+				}
 			}
 			if err := t.flow(addr); err != nil {
 				return Packet{}, err

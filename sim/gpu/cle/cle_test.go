@@ -211,3 +211,33 @@ func TestInlineDataAndSkip(t *testing.T) {
 		t.Fatalf("%v %v", p.Op, err)
 	}
 }
+
+// Call runs a tile list to its RETURN; the call counts as one level, so
+// the list may call one more sub-list but not two.
+func TestCallAndDeferredSubLists(t *testing.T) {
+	v, r, b := memory(t, 4096)
+	base := r.Addr
+	tile := cl.LineWidth{Width: 1}.Append(nil)
+	tile = cl.BranchToSubList{Address: base + 256}.Append(tile)
+	tile = cl.ReturnFromSubList{}.Append(tile)
+	copy(b, tile)
+	copy(b[256:], cl.ReturnFromSubList{}.Append(cl.PointSize{Size: 2}.Append(nil)))
+	th := NewThread(v, "CT1", DefaultLimits)
+	th.Call(base)
+	got, err := ops(t, th)
+	if !errors.Is(err, ErrReturned) || len(got) != 2 || got[1] != spec.OpPointSize {
+		t.Fatalf("got %v, %v; want [LINE_WIDTH POINT_SIZE], ErrReturned", got, err)
+	}
+	copy(b[256:], cl.BranchToSubList{Address: base + 512}.Append(nil))
+	th.Call(base)
+	if _, err := ops(t, th); err == nil || errors.Is(err, ErrReturned) {
+		t.Fatalf("err = %v, want a nesting hang", err)
+	}
+	// Deferred: the caller sees the BRANCH_TO_SUB_LIST and the list goes on.
+	th.Start(base, base+uint32(len(tile)))
+	th.DeferSubLists(true)
+	got, err = ops(t, th)
+	if !errors.Is(err, ErrEnd) || len(got) != 2 || got[1] != spec.OpBranchToSubList {
+		t.Fatalf("deferred: got %v, %v", got, err)
+	}
+}
