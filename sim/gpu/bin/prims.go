@@ -67,66 +67,7 @@ func (b *Binner) draw(mode cl.PrimitiveMode) error {
 	if err := b.shader.Coords(&b.state, b.uniq, b.coords); err != nil {
 		return err
 	}
-	return assemble(mode, len(b.idx), b)
-}
-
-// primSink receives assembled primitives.
-type primSink interface {
-	one(nv int, a, b, c int) error
-}
-
-// assemble calls fn.one with the positions (into the draw's index list) of
-// each primitive's vertices, expanding strips, fans and loops as OpenGL ES
-// does (§2.6.1): odd triangles of a strip swap their first two vertices to
-// keep the winding; a fan pivots on vertex 0; a loop closes back to vertex
-// 0. Trailing vertices that make no whole primitive are dropped.
-func assemble(mode cl.PrimitiveMode, n int, fn primSink) error {
-	switch mode {
-	case cl.PrimitiveModePoints:
-		for i := 0; i < n; i++ {
-			if err := fn.one(1, i, 0, 0); err != nil {
-				return err
-			}
-		}
-	case cl.PrimitiveModeLines:
-		for i := 0; i+1 < n; i += 2 {
-			if err := fn.one(2, i, i+1, 0); err != nil {
-				return err
-			}
-		}
-	case cl.PrimitiveModeLineStrip, cl.PrimitiveModeLineLoop:
-		for i := 0; i+1 < n; i++ {
-			if err := fn.one(2, i, i+1, 0); err != nil {
-				return err
-			}
-		}
-		if mode == cl.PrimitiveModeLineLoop && n > 2 {
-			return fn.one(2, n-1, 0, 0)
-		}
-	case cl.PrimitiveModeTriangles:
-		for i := 0; i+2 < n; i += 3 {
-			if err := fn.one(3, i, i+1, i+2); err != nil {
-				return err
-			}
-		}
-	case cl.PrimitiveModeTriangleStrip:
-		for i := 0; i+2 < n; i++ {
-			a, c := i, i+1
-			if i&1 != 0 {
-				a, c = c, a
-			}
-			if err := fn.one(3, a, c, i+2); err != nil {
-				return err
-			}
-		}
-	case cl.PrimitiveModeTriangleFan:
-		for i := 1; i+1 < n; i++ {
-			if err := fn.one(3, 0, i, i+1); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return vertex.Assemble(mode, len(b.idx), b)
 }
 
 // listIndex is the index the PTB writes into a tile list: 16 bits
@@ -158,7 +99,9 @@ func culled(cfg *cl.ConfigurationBits, winding int) bool {
 }
 
 // one bins one primitive of nv vertices at draw positions a, b, c.
-func (b *Binner) one(nv int, pa, pb, pc int) error {
+// Primitive bins one primitive of nv vertices at draw positions pa, pb, pc
+// (vertex.Sink).
+func (b *Binner) Primitive(nv int, pa, pb, pc int) error {
 	pos := [3]int{pa, pb, pc}
 	var cs [3]*vertex.Coord
 	var p prim.Prim
