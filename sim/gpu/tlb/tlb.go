@@ -49,6 +49,9 @@ type Frame struct {
 	// Format and Tiling are the colour buffer's format.
 	Format cl.RenderFormat
 	Tiling cl.Tiling
+	// EarlyZDisable and EarlyZGreater are the early-Z controls: off, and
+	// the update direction (GT/GE when set, LT/LE when clear).
+	EarlyZDisable, EarlyZGreater bool
 }
 
 // FrameOf returns the frame a TILE_RENDERING_MODE_CONFIG describes, or an
@@ -69,8 +72,11 @@ func FrameOf(p *cl.TileRenderingModeConfig) (Frame, error) {
 		return Frame{}, fmt.Errorf("TILE_RENDERING_MODE_CONFIG: reserved colour format %d", p.Format)
 	case p.Tiling > cl.TilingLT:
 		return Frame{}, fmt.Errorf("TILE_RENDERING_MODE_CONFIG: reserved memory format %d", p.Tiling)
+	case p.Width == 0 || p.Height == 0 || p.Width > 4096 || p.Height > 4096:
+		return Frame{}, fmt.Errorf("TILE_RENDERING_MODE_CONFIG: a %d×%d frame (the hardware draws 1 to 4096 pixels each way)", p.Width, p.Height)
 	}
-	return Frame{Addr: p.Address, Width: int(p.Width), Height: int(p.Height), Format: p.Format, Tiling: p.Tiling}, nil
+	return Frame{Addr: p.Address, Width: int(p.Width), Height: int(p.Height), Format: p.Format, Tiling: p.Tiling,
+		EarlyZDisable: p.EarlyZDisable, EarlyZGreater: p.EarlyZDirectionGreater}, nil
 }
 
 // ClearValues are the values a store clears the buffer to (CLEAR_COLORS).
