@@ -1,0 +1,124 @@
+package qpuexec
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/vccube/vccube/shaders/hazard"
+	"github.com/vccube/vccube/shaders/qpu"
+)
+
+func TestStrictLoadNamesRuleAndInstruction(t *testing.T) {
+	r := newRig(t)
+	// Rule 8: r4 read the instruction after an SFU write.
+	w := asm(t, func(a *qpu.Asm) {
+		a.I(qpu.LoadImmFloat(qpu.R0, 2))
+		a.I(qpu.Mov(qpu.SFURecip, qpu.R0))
+		a.I(qpu.Mov(qpu.R1, qpu.R4))
+		ending(a)
+	})
+	_, err := r.load(w, strictGeneral)
+	var le *LoadError
+	if !errors.As(err, &le) {
+		t.Fatalf("strict load: %v, want a LoadError", err)
+	}
+	if len(le.Violations) == 0 || le.Violations[0].Index != 2 || le.Violations[0].Rule != "rule 8" {
+		t.Fatalf("violations %v, want rule 8 at instruction 2", le.Violations)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "instruction 2 (mov r1, r4") || !strings.Contains(msg, "rule 8") {
+		t.Errorf("error text does not name the instruction and rule:\n%s", msg)
+	}
+	// Permissive: loads, keeps the warning, and the run shows the hardware's
+	// behaviour (the old r4).
+	p := r.mustLoad(w, permissiveGeneral)
+	if len(p.Warnings) == 0 || p.Warnings[0].Rule != "rule 8" {
+		t.Errorf("permissive warnings %v", p.Warnings)
+	}
+}
+
+func TestReservedEncodingsAreRefused(t *testing.T) {
+	r := newRig(t)
+	bad := nopInst()
+	bad.OpAdd = 9 // reserved (AG Table 12)
+	bad.CondAdd = qpu.CondAlways
+	end := nopInst()
+	end.Sig = qpu.SigProgramEnd
+	w := []uint64{encode(bad), encode(end), encode(nopInst()), encode(nopInst())}
+	_, err := r.load(w, permissiveGeneral)
+	if err == nil || !strings.Contains(err.Error(), "reserved") {
+		t.Errorf("reserved add opcode: %v", err)
+	}
+	if _, err := r.load(w, Options{}); err == nil || !strings.Contains(err.Error(), "Stage") {
+		t.Errorf("zero Options: %v, want a complaint about the stage", err)
+	}
+}
+
+func TestCacheDecodesOnce(t *testing.T) {
+	r := newRig(t)
+	w := asm(t, func(a *qpu.Asm) {
+		a.I(qpu.LoadImm(qpu.R0, 1))
+		ending(a)
+	})
+	copy(r.pool.Bytes(r.code), qpu.Bytes(w))
+	c := NewCache()
+	p1, err := c.Load(r.view, r.code.Addr, strictGeneral)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2, _ := c.Load(r.view, r.code.Addr, strictGeneral)
+	if p1 != p2 || c.Len() != 1 {
+		t.Errorf("second load decoded again (%p %p, %d programs)", p1, p2, c.Len())
+	}
+	allocs := testing.AllocsPerRun(50, func() {
+		if _, err := c.Load(r.view, r.code.Addr, strictGeneral); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("a cache hit allocates %v times", allocs)
+	}
+	// New bytes at the same address (a new BO reusing the memory) are a new
+	// program; so are other options.
+	w2 := asm(t, func(a *qpu.Asm) {
+		a.I(qpu.LoadImm(qpu.R0, 2))
+		ending(a)
+	})
+	copy(r.pool.Bytes(r.code), qpu.Bytes(w2))
+	p3, _ := c.Load(r.view, r.code.Addr, strictGeneral)
+	p4, _ := c.Load(r.view, r.code.Addr, Options{Stage: hazard.Vertex})
+	if p3 == p1 || p4 == p3 || c.Len() != 3 {
+		t.Errorf("cache returned a stale program (%d programs)", c.Len())
+	}
+	if _, err := r.q.Run(p3, nil, &Start{}); err != nil || r.q.Acc(0)[0] != 2 {
+		t.Errorf("ran %v: r0 = %d, want the new program's 2", err, r.q.Acc(0)[0])
+	}
+}
+
+func TestDecodeNeedsProgramEnd(t *testing.T) {
+	if _, err := Decode(0, []uint64{encode(nopInst())}, strictGeneral); err == nil {
+		t.Error("Decode accepted a program without program end")
+	}
+	end := nopInst()
+	end.Sig = qpu.SigProgramEnd
+	p, err := Decode(0x1000, []uint64{encode(end), encode(nopInst()), encode(nopInst()), encode(nopInst())}, strictGeneral)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Len() != 3 {
+		t.Errorf("program has %d instructions, want 3 (the fetch stops after the delay slots)", p.Len())
+	}
+}
+
+func TestSemaphores(t *testing.T) {
+	r := newRig(t)
+	w := asm(t, func(a *qpu.Asm) {
+		a.I(qpu.SemaphoreAcquire(3))
+		a.I(qpu.SemaphoreRelease(3))
+		ending(a)
+	})
+	r.run(w, strictGeneral, nil)
+	if got := strings.Join(r.env.semaphores, " "); got != "sem3- sem3+" {
+		t.Errorf("semaphores: %s", got)
+	}
+}
