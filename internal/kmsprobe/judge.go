@@ -1,0 +1,189 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Criteria are the judge's pass conditions.
+type Criteria struct {
+	MinFlips  uint64  // at least this many completed page flips in the normal run
+	MaxMissed uint64  // vblanks allowed to pass without a new frame
+	Tolerance float64 // relative: measured periods against the mode's
+	Sigterm   bool    // a second run, stopped with SIGTERM, is expected
+}
+
+// Judge checks a console log against the criteria and returns the list of
+// failures (empty: pass) and a summary of the figures.
+func Judge(l *Log, c Criteria) (failures []string, summary []string) {
+	fail := func(f string, a ...any) { failures = append(failures, fmt.Sprintf(f, a...)) }
+	runs := 1
+	if c.Sigterm {
+		runs = 2
+	}
+	if len(l.Present) != runs || len(l.Supervise) != runs {
+		fail("expected %d runs of the guest command, found %d present and %d supervise reports "+
+			"(did the guest crash or the kernel panic? see the log)", runs, len(l.Present), len(l.Supervise))
+		return failures, bootFigures(l)
+	}
+
+	p, s := l.Present[0], l.Supervise[0]
+	if p.Error != "" {
+		fail("normal run: %s", p.Error)
+	}
+	if !p.ModeSet {
+		fail("normal run: the mode was never set")
+	}
+	if p.Completed < c.MinFlips {
+		fail("normal run: %d flips completed, want at least %d", p.Completed, c.MinFlips)
+	}
+	if p.Completed != p.Flips {
+		fail("normal run: %d flips queued but %d completed by an event", p.Flips, p.Completed)
+	}
+	if p.Missed > c.MaxMissed || uint64(p.SeqStepsNotOne) > c.MaxMissed {
+		fail("normal run: %d vblanks missed (%d sequence steps other than +1), at most %d allowed",
+			p.Missed, p.SeqStepsNotOne, c.MaxMissed)
+	}
+	if p.Completed > 0 && uint64(p.SeqLast-p.SeqFirst) != p.Completed-1+p.Missed {
+		fail("normal run: sequence %d..%d does not match %d flips and %d missed vblanks",
+			p.SeqFirst, p.SeqLast, p.Completed, p.Missed)
+	}
+	if p.TimestampMismatches != 0 {
+		fail("normal run: %d flip intervals differ from (sequence step x %v)", p.TimestampMismatches, time.Duration(p.PeriodNs))
+	}
+	if p.PeriodNs <= 0 {
+		fail("normal run: the mode's period is unknown")
+	} else {
+		tol := c.Tolerance * float64(p.PeriodNs)
+		if d := float64(p.VblankPeriodNs - p.PeriodNs); d > tol || d < -tol {
+			fail("normal run: measured vblank period %v, the mode's is %v", time.Duration(p.VblankPeriodNs), time.Duration(p.PeriodNs))
+		}
+		// With every vblank flipped the mean interval is the period;
+		// each missed vblank adds one period to the sum.
+		if p.Completed > 1 {
+			want := float64(p.PeriodNs) * float64(p.Completed-1+p.Missed) / float64(p.Completed-1)
+			if d := float64(p.IntervalMeanNs) - want; d > tol || d < -tol {
+				fail("normal run: mean flip interval %v, want %v (the mode's period %v, %d missed vblanks)",
+					time.Duration(p.IntervalMeanNs), time.Duration(want), time.Duration(p.PeriodNs), p.Missed)
+			}
+		}
+	}
+	if p.PatternChecked != int(p.Completed)+1 || p.PatternErrors != 0 || p.ScanoutErrors != 0 {
+		fail("normal run: %d of %d frames checked; %d read back wrong, %d not the buffer scanned out",
+			p.PatternChecked, p.Completed+1, p.PatternErrors, p.ScanoutErrors)
+	}
+	if !p.Restored || p.RestoreError != "" {
+		fail("normal run: the CRTC was not restored (%s)", p.RestoreError)
+	}
+	if s.Error != "" || s.ExitCode != 0 || s.Killed != "" {
+		fail("normal run: the command ended with status %d%s %s", s.ExitCode, killed(s), s.Error)
+	}
+	if !s.CrtcRestored {
+		fail("normal run: the supervisor found the CRTCs changed after the command: %s", s.Diff)
+	}
+	steps := max(p.Completed, 1) - 1
+	summary = append(summary, fmt.Sprintf("normal run: %s %s on CRTC %d (%s): mode set + %d flips, %d events, sequence %d..%d, "+
+		"+1 per flip on %d of %d steps (%d missed vblanks, at flips %v)",
+		p.Connector, p.Mode, p.Crtc, p.Driver, p.Flips, p.Completed, p.SeqFirst, p.SeqLast,
+		steps-uint64(p.SeqStepsNotOne), steps, p.Missed, p.MissedAt))
+	summary = append(summary, fmt.Sprintf("flip interval by event timestamps: mean %v min %v max %v (mode period %v); by wall clock: mean %v min %v max %v",
+		time.Duration(p.IntervalMeanNs), time.Duration(p.IntervalMinNs), time.Duration(p.IntervalMaxNs), time.Duration(p.PeriodNs),
+		time.Duration(p.WallMeanNs), time.Duration(p.WallMinNs), time.Duration(p.WallMaxNs)))
+	summary = append(summary, fmt.Sprintf("frames read back: %d (%d rows), wrong %d; flipping took %v; CRTC restored: %v (supervisor: %v)",
+		p.PatternChecked, p.RowsChecked, p.PatternErrors, time.Duration(p.TotalNs).Round(time.Millisecond), p.Restored, s.CrtcRestored))
+	if n := int64(max(p.Completed, 1)); p.CopySumNs > 0 {
+		summary = append(summary, fmt.Sprintf("guest CPU per frame: copy mean %v max %v; read-back check mean %v max %v",
+			time.Duration(p.CopySumNs/n).Round(time.Microsecond), time.Duration(p.CopyMaxNs).Round(time.Microsecond),
+			time.Duration(p.CheckSumNs/n).Round(time.Microsecond), time.Duration(p.CheckMaxNs).Round(time.Microsecond)))
+	}
+
+	if c.Sigterm {
+		p, s := l.Present[1], l.Supervise[1]
+		if !s.ModesetSeen || !s.SigtermSent {
+			fail("SIGTERM run: the signal was not sent mid-run (mode set seen %v, sent %v)", s.ModesetSeen, s.SigtermSent)
+		}
+		want := 128 + int(syscall.SIGTERM)
+		if s.Killed != "" || s.ExitCode != want {
+			fail("SIGTERM run: the command ended with status %d%s, want %d (handled, 128+SIGTERM)", s.ExitCode, killed(s), want)
+		}
+		if p.Signal != syscall.SIGTERM.String() {
+			fail("SIGTERM run: the command reports signal %q", p.Signal)
+		}
+		if p.Completed == 0 || p.PatternErrors != 0 || p.ScanoutErrors != 0 {
+			fail("SIGTERM run: %d flips before the signal, %d frames read back wrong, %d not scanned out",
+				p.Completed, p.PatternErrors, p.ScanoutErrors)
+		}
+		if !p.Restored || !s.CrtcRestored {
+			fail("SIGTERM run: the CRTC was not restored (command: %v %s; supervisor: %v %s)", p.Restored, p.RestoreError, s.CrtcRestored, s.Diff)
+		}
+		summary = append(summary, fmt.Sprintf("SIGTERM run: stopped after %d flips with status %d; CRTC restored: %v (supervisor: %v)",
+			p.Completed, s.ExitCode, p.Restored, s.CrtcRestored))
+	}
+	return failures, append(summary, bootFigures(l)...)
+}
+
+func killed(s SuperviseReport) string {
+	if s.Killed != "" {
+		return " (killed by " + s.Killed + ")"
+	}
+	return ""
+}
+
+// bootFigures picks the guest's uptime marks ("T_init uptime=3.75") out of
+// the log.
+func bootFigures(l *Log) []string {
+	var marks []string
+	for _, line := range l.Lines {
+		if i := strings.Index(line, "T_"); i >= 0 && strings.Contains(line[i:], " uptime=") {
+			marks = append(marks, strings.TrimSpace(line[i:]))
+		}
+	}
+	if len(marks) == 0 {
+		return nil
+	}
+	return []string{"guest uptime marks: " + strings.Join(marks, ", ")}
+}
+
+// runJudge is "kmsprobe judge [flags] LOG": it prints the figures and
+// either PASS or each failure, and exits 1 on failure.
+func runJudge(args []string) int {
+	fs := flag.NewFlagSet("judge", flag.ExitOnError)
+	c := Criteria{}
+	fs.Uint64Var(&c.MinFlips, "min-flips", 300, "completed flips the normal run needs")
+	fs.Uint64Var(&c.MaxMissed, "max-missed", 0, "missed vblanks allowed in the normal run")
+	fs.Float64Var(&c.Tolerance, "tolerance", 0.001, "relative tolerance of measured periods")
+	fs.BoolVar(&c.Sigterm, "sigterm", true, "expect a second run stopped by SIGTERM")
+	fs.Parse(args)
+	var r io.Reader = os.Stdin
+	if fs.NArg() > 0 {
+		f, err := os.Open(fs.Arg(0))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "kmsprobe judge:", err)
+			return 1
+		}
+		defer f.Close()
+		r = f
+	}
+	l, err := ParseLog(r)
+	if err != nil {
+		fmt.Println("FAIL: reading the log:", err)
+		return 1
+	}
+	failures, summary := Judge(l, c)
+	for _, s := range summary {
+		fmt.Println(s)
+	}
+	for _, f := range failures {
+		fmt.Println("FAIL:", f)
+	}
+	if len(failures) > 0 {
+		return 1
+	}
+	fmt.Println("all checks passed")
+	return 0
+}
