@@ -69,3 +69,11 @@ var errnoNames = map[syscall.Errno]string{
 	syscall.EINTR:      "EINTR",
 	syscall.EAGAIN:     "EAGAIN",
 }
+
+// reason returns an error's message without the errno name.
+func reason(err error) string {
+	if e, ok := err.(*Error); ok {
+		return e.Msg
+	}
+	return err.Error()
+}

@@ -90,6 +90,49 @@ func CopyToUser(addr uint64, src []byte) (err error) {
 	return nil
 }
 
+// CopyFromArg and CopyToArg copy an ioctl's argument itself: a Go
+// pointer, which may point into the caller's goroutine stack (the compiler
+// keeps an argument that does not escape there). It must stay a pointer for
+// the whole call, so that a stack move updates it; turning it into an
+// address and back, as user pointers inside structs are, would not follow
+// the move. A nil argument with bytes to copy is EFAULT.
+func CopyFromArg(dst []byte, arg unsafe.Pointer) (err error) {
+	if len(dst) == 0 {
+		return nil
+	}
+	if arg == nil {
+		return syscall.EFAULT
+	}
+	old := debug.SetPanicOnFault(true)
+	defer func() {
+		debug.SetPanicOnFault(old)
+		if recover() != nil {
+			err = syscall.EFAULT
+		}
+	}()
+	copy(dst, unsafe.Slice((*byte)(arg), len(dst)))
+	return nil
+}
+
+// CopyToArg is CopyFromArg's other direction.
+func CopyToArg(arg unsafe.Pointer, src []byte) (err error) {
+	if len(src) == 0 {
+		return nil
+	}
+	if arg == nil {
+		return syscall.EFAULT
+	}
+	old := debug.SetPanicOnFault(true)
+	defer func() {
+		debug.SetPanicOnFault(old)
+		if recover() != nil {
+			err = syscall.EFAULT
+		}
+	}()
+	copy(unsafe.Slice((*byte)(arg), len(src)), src)
+	return nil
+}
+
 // StrndupUser reads a NUL-terminated string of at most n bytes (NUL
 // included) from user address addr, as the kernel's strndup_user does
 // (mm/util.c): EFAULT for bad memory, EINVAL when no NUL appears within n

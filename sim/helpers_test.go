@@ -1,0 +1,127 @@
+package sim_test
+
+import (
+	"errors"
+	"runtime"
+	"syscall"
+	"testing"
+	"unsafe"
+
+	"github.com/vccube/vccube/drm"
+	"github.com/vccube/vccube/gem"
+	"github.com/vccube/vccube/sim"
+	"github.com/vccube/vccube/sim/kernel/cleargpu"
+)
+
+// newDevice makes a Pi 3 device on the placeholder GPU (these tests are
+// about the kernel side) with a small CMA pool.
+func newDevice(t testing.TB, opts sim.Options) *sim.Device {
+	t.Helper()
+	if opts.GPU == nil && opts.Board == sim.BoardPi3 {
+		opts.GPU = cleargpu.New()
+	}
+	if opts.CMASize == 0 {
+		opts.CMASize = 64 << 20
+	}
+	d, err := sim.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close(); d.Pool().Close() })
+	return d
+}
+
+func open(t testing.TB, d *sim.Device) *sim.File {
+	t.Helper()
+	f, err := d.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+// ioctl issues a raw request on a Go value, as igt's do_ioctl does.
+func ioctl[T any](c drm.Conn, req drm.Request, arg *T) error {
+	return c.Ioctl(req, unsafe.Pointer(arg))
+}
+
+// wantErrno checks that err is the errno want (nil for success).
+func wantErrno(t testing.TB, what string, err error, want syscall.Errno) {
+	t.Helper()
+	if want == 0 {
+		if err != nil {
+			t.Fatalf("%s: %v, want success", what, err)
+		}
+		return
+	}
+	if !errors.Is(err, want) {
+		t.Fatalf("%s: %v, want %v", what, err, want)
+	}
+}
+
+// ptr returns the address of b's first byte as a uAPI pointer field, and
+// pins it for the test's lifetime.
+func ptr[T any](t testing.TB, b []T) uint64 {
+	t.Helper()
+	if len(b) == 0 {
+		return 0
+	}
+	var p runtime.Pinner
+	p.Pin(&b[0])
+	t.Cleanup(p.Unpin)
+	return drm.UserPointer(unsafe.Pointer(&b[0]))
+}
+
+func createBO(t testing.TB, c drm.Conn, size uint32) uint32 {
+	t.Helper()
+	h, err := gem.AllocBO(c, size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func mapBO(t testing.TB, c drm.Conn, h uint32, size int) []byte {
+	t.Helper()
+	off, err := gem.MapOffset(c, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := c.Mmap(off, size, syscall.PROT_READ|syscall.PROT_WRITE)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Munmap(b) })
+	return b
+}
+
+// clearBO submits igt's "cleared BO" job (lib/igt_vc4.c
+// igt_vc4_get_cleared_bo): no bin CL, only a colour-write surface on the
+// BO, a 1024-pixel-wide RGBA8888 target and USE_CLEAR_COLOR.
+func clearBO(t testing.TB, c drm.Conn, h uint32, size uint32, clear uint32) uint64 {
+	t.Helper()
+	const width = 1024
+	height := size / (width * 4)
+	handles := []uint32{h}
+	s := gem.SubmitCL{
+		ColorWrite:     gem.SubmitRCLSurface{HIndex: 0, Bits: 1 << 2}, // RGBA8888 linear
+		ColorRead:      gem.SubmitRCLSurface{HIndex: gem.SurfaceAbsent},
+		ZSRead:         gem.SubmitRCLSurface{HIndex: gem.SurfaceAbsent},
+		ZSWrite:        gem.SubmitRCLSurface{HIndex: gem.SurfaceAbsent},
+		MSAAColorWrite: gem.SubmitRCLSurface{HIndex: gem.SurfaceAbsent},
+		MSAAZSWrite:    gem.SubmitRCLSurface{HIndex: gem.SurfaceAbsent},
+		BOHandles:      ptr(t, handles),
+		BOHandleCount:  1,
+		Width:          width,
+		Height:         uint16(height),
+		MaxXTile:       (width+63)/64 - 1,
+		MaxYTile:       uint8((height+63)/64 - 1),
+		ClearColor:     [2]uint32{clear, clear},
+		Flags:          gem.SubmitUseClearColor,
+	}
+	if err := gem.Submit(c, &s); err != nil {
+		t.Fatal(err)
+	}
+	return s.Seqno
+}

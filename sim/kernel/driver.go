@@ -1,0 +1,379 @@
+package kernel
+
+import (
+	"errors"
+	"fmt"
+	"math/bits"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/vccube/vccube/sim/hw"
+	"github.com/vccube/vccube/sim/mem"
+)
+
+// Config configures a Driver.
+type Config struct {
+	// Pool is the CMA pool every BO comes from. Required.
+	Pool *mem.Pool
+	// GPU runs the validated jobs. Required unless NoV3D or DisplayOnly
+	// (then no job can be submitted).
+	GPU hw.GPU
+	// NoV3D models a vc4 whose V3D is not bound (a Pi 0-3 device tree
+	// with the V3D node disabled): SUBMIT_CL, GET_PARAM, GET_HANG_STATE,
+	// the perfmon ioctls, CREATE_BO and CREATE_SHADER_BO fail with ENODEV
+	// (the !vc4->v3d checks in vc4_gem.c, vc4_bo.c, vc4_drv.c,
+	// vc4_perfmon.c; kernel-vc4.md §1.6).
+	NoV3D bool
+	// DisplayOnly models the vc4 of a Pi 4 or 5 (vc5_drm_driver): its
+	// only buffers are plain DMA GEM objects from dumb buffers, which are
+	// not cached. Package sim refuses every vc4 ioctl before it gets here.
+	DisplayOnly bool
+	// Now is the clock of the BO cache's one-second expiry; time.Now if nil.
+	Now func() time.Time
+	// CMAExhaustedAt injects CMA exhaustion: the Nth fresh CMA allocation
+	// (counting every BO the kernel allocates from the pool: user BOs,
+	// dumb buffers, the 16 MiB binner BO a process's first CREATE_BO
+	// takes, and the exec and render-list BOs of each submit, but not BOs
+	// reused from the BO cache) and every later one fail, as an exhausted
+	// pool does. 0 disables it.
+	CMAExhaustedAt int
+	// Log receives the lines the kernel would print (drm_err, DRM_INFO),
+	// such as "Resetting GPU." May be nil.
+	Log func(line string)
+	// OnJobDone, if set, is called after the GPU ran each job, before the
+	// job is retired; tests use it to check the job's memory accesses.
+	OnJobDone func(JobReport)
+}
+
+// JobReport describes a job the GPU ran.
+type JobReport struct {
+	Seqno uint64
+	// Result is what the GPU returned.
+	Result hw.Result
+	// Faults counts the GPU accesses outside the job's memory that the
+	// View refused; First is the first of them.
+	Faults uint64
+	First  *mem.Fault
+	// Job is the job as the GPU saw it; valid only during the callback.
+	Job *hw.Job
+}
+
+// Driver is one simulated vc4 device: the state Linux keeps in struct
+// vc4_dev.
+//
+// Observable differences from the real driver, besides the stricter checks
+// commented where they are made:
+//   - jobs run one at a time on a worker goroutine (hw.GPU.Run takes a
+//     whole job), so the binning of one job never overlaps the rendering
+//     of the previous one;
+//   - a hung job is known when hw.GPU.Run returns, not after the 100 ms
+//     hang check;
+//   - waits are not interrupted by signals (no EINTR or ERESTARTSYS);
+//   - mmap offsets are never reused;
+//   - syncobjs are not modelled: in_sync and out_sync must be 0.
+type Driver struct {
+	mu   sync.Mutex
+	cfg  Config
+	pool *mem.Pool
+
+	// BO cache (vc4_dev.bo_cache) and purgeable list (vc4_dev.purgeable).
+	cacheBySize map[uint32][]*BO
+	cacheTime   []*BO // oldest first
+	cacheTimer  *time.Timer
+	purgeable   []*BO
+	purgedNum   int
+	purgedSize  uint64
+	labels      []label
+	cmaAllocs   int
+
+	nextMmapOffset uint64
+	byOffset       map[uint64]*BO
+	userMaps       map[*byte]*BO
+	exported       map[*BO]*dmabuf
+
+	// The binner BO and its 32 slots (vc4_v3d.c bin_bo_alloc).
+	binBO        *BO
+	binRefs      int
+	binAllocUsed uint32
+
+	// The job queue (vc4_gem.c).
+	emitSeqno     uint64
+	finishedSeqno uint64
+	queue         []*job // submitted, not yet retired; queue[0] runs first
+	freeJobs      []*job
+	wake          chan struct{}
+	quit          chan struct{}
+	workerDone    chan struct{}
+	waiters       []*waiter
+	freeWaiters   []*waiter
+	hang          *hangState
+
+	closed bool
+}
+
+type label struct {
+	name string
+	num  int
+	size uint64
+}
+
+// New starts a driver over cfg.Pool.
+func New(cfg Config) (*Driver, error) {
+	if cfg.Pool == nil {
+		return nil, errors.New("kernel: Config.Pool is nil")
+	}
+	if cfg.GPU == nil && !cfg.NoV3D && !cfg.DisplayOnly {
+		return nil, errors.New("kernel: Config.GPU is nil: pass the GPU model (sim/gpu) or, for kernel-only tests, cleargpu.GPU")
+	}
+	d := &Driver{
+		cfg:         cfg,
+		pool:        cfg.Pool,
+		cacheBySize: map[uint32][]*BO{},
+		byOffset:    map[uint64]*BO{},
+		userMaps:    map[*byte]*BO{},
+		exported:    map[*BO]*dmabuf{},
+		wake:        make(chan struct{}, 1),
+		quit:        make(chan struct{}),
+		workerDone:  make(chan struct{}),
+	}
+	for _, n := range boKindNames {
+		d.labels = append(d.labels, label{name: n})
+	}
+	// Fake mmap offsets start where the DRM core's do
+	// (DRM_FILE_PAGE_OFFSET_START in drm_gem.c): past 4 GiB on 64-bit
+	// kernels, at 256 MiB + 64 KiB on 32-bit ones.
+	if bits.UintSize == 64 {
+		d.nextMmapOffset = 1 << 32
+	} else {
+		d.nextMmapOffset = 0x10000000 + 16*mem.PageSize
+	}
+	d.cacheTimer = time.AfterFunc(time.Hour, func() {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		if !d.closed {
+			d.cacheFreeOld()
+		}
+	})
+	d.cacheTimer.Stop()
+	go d.worker()
+	return d, nil
+}
+
+// Close retires the queued jobs, frees the cached BOs and stops the
+// driver. BOs still held by open files stay allocated in the pool.
+func (d *Driver) Close() error {
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return nil
+	}
+	d.closed = true
+	d.mu.Unlock()
+	close(d.quit)
+	<-d.workerDone
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.cacheTimer.Stop()
+	d.releaseExports()
+	d.cachePurge()
+	if d.hang != nil {
+		d.freeHangState(d.hang)
+		d.hang = nil
+	}
+	return nil
+}
+
+func (d *Driver) now() time.Time {
+	if d.cfg.Now != nil {
+		return d.cfg.Now()
+	}
+	return time.Now()
+}
+
+func (d *Driver) logf(format string, args ...any) {
+	if d.cfg.Log != nil {
+		d.cfg.Log(fmt.Sprintf(format, args...))
+	}
+}
+
+// LabelStats is one line of the kernel's BO statistics
+// (/sys/kernel/debug/dri/N/bo_stats, vc4_bo.c vc4_bo_stats_print).
+type LabelStats struct {
+	Name  string
+	Count int
+	Bytes uint64
+}
+
+// Stats returns the BO statistics by label, the kernel's types first.
+func (d *Driver) Stats() []LabelStats {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var out []LabelStats
+	for _, l := range d.labels {
+		if l.num > 0 {
+			out = append(out, LabelStats{l.name, l.num, l.size})
+		}
+	}
+	return out
+}
+
+func (d *Driver) statsLocked() string {
+	s := ""
+	for _, l := range d.labels {
+		if l.num > 0 {
+			s += fmt.Sprintf("%s: %dkb BOs (%d); ", l.name, l.size/1024, l.num)
+		}
+	}
+	used, free, largest := d.pool.Stats()
+	return s + fmt.Sprintf("CMA %d KiB used, %d KiB free, largest free %d KiB", used/1024, free/1024, largest/1024)
+}
+
+// File is one open file of the device: its GEM handles, its perfmons and
+// its claim on the binner BO (struct drm_file with struct vc4_file).
+type File struct {
+	d         *Driver
+	handles   []*BO // index = handle; handle 0 is never used
+	binBOUsed bool
+	perfmons  []*perfmon // index = id; id 0 is never used
+	closed    bool
+}
+
+// Open opens a new file on the device (vc4_open).
+func (d *Driver) Open() *File {
+	return &File{d: d, handles: make([]*BO, 1, 16), perfmons: make([]*perfmon, 1)}
+}
+
+// Close releases everything the file owns, as closing a DRM fd does:
+// every handle (drm_gem_release), the binner BO claim and the perfmons
+// (vc4_close). Jobs the file queued keep their own references.
+func (f *File) Close() {
+	d := f.d
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if f.closed {
+		return
+	}
+	f.closed = true
+	for h, bo := range f.handles {
+		if bo != nil {
+			f.handles[h] = nil
+			d.unref(bo)
+		}
+	}
+	if f.binBOUsed {
+		f.binBOUsed = false
+		d.binBOPut()
+	}
+	for id, p := range f.perfmons {
+		if p != nil {
+			f.perfmons[id] = nil
+			p.put()
+		}
+	}
+}
+
+// newHandle gives bo the lowest free handle of the file, starting at 1
+// (drm_gem_handle_create: idr_alloc(.., 1, 0, ..)), taking a reference.
+func (f *File) newHandle(bo *BO) uint32 {
+	bo.refs++
+	for h := 1; h < len(f.handles); h++ {
+		if f.handles[h] == nil {
+			f.handles[h] = bo
+			return uint32(h)
+		}
+	}
+	f.handles = append(f.handles, bo)
+	return uint32(len(f.handles) - 1)
+}
+
+// lookup is drm_gem_object_lookup without the reference: nil for an
+// unknown handle.
+func (f *File) lookup(handle uint32) *BO {
+	if f.closed || handle == 0 || uint64(handle) >= uint64(len(f.handles)) {
+		return nil
+	}
+	return f.handles[handle]
+}
+
+// hasHandleTo reports whether the file holds a handle to bo, which
+// mmap requires (drm_vma_node_is_allowed).
+func (f *File) hasHandleTo(bo *BO) bool {
+	for _, b := range f.handles {
+		if b == bo {
+			return true
+		}
+	}
+	return false
+}
+
+// LookupBO returns the BO a handle of this file names, with a reference
+// the caller drops with BO.Put: the way the display resolves the handles
+// of ADDFB2 (drm_gem_object_lookup). An unknown handle is ENOENT.
+func (f *File) LookupBO(handle uint32) (*BO, error) {
+	d := f.d
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	bo := f.lookup(handle)
+	if bo == nil {
+		return nil, errf(syscall.ENOENT, "no GEM handle %d", handle)
+	}
+	bo.refs++
+	return bo, nil
+}
+
+// binBOGet takes a reference on the binner BO, allocating it if nobody
+// holds one (vc4_v3d_bin_bo_get, bin_bo_alloc): 16 MiB that must not cross
+// a 256 MiB boundary, because the binner's tile-state pointers keep only
+// the low 28 bits, split into 32 slots of 512 KiB.
+//
+// The kernel allocates in a loop until a BO does not cross the boundary;
+// the model asks the pool for such a region directly.
+func (d *Driver) binBOGet() error {
+	if d.binBO != nil {
+		d.binRefs++
+		return nil
+	}
+	bo, err := d.boCreateFresh(binBOSize, 1<<28, boBin)
+	if err != nil {
+		d.logf("Failed to allocate memory for tile binning: -12. You may need to enable DMA or give it more memory.")
+		return err
+	}
+	d.binBO = bo
+	d.binRefs = 1
+	d.binAllocUsed = 0
+	return nil
+}
+
+// binBOPut drops a reference on the binner BO; the last frees it.
+func (d *Driver) binBOPut() {
+	d.binRefs--
+	if d.binRefs == 0 {
+		bo := d.binBO
+		d.binBO = nil
+		d.unref(bo)
+	}
+}
+
+// The binner BO (vc4_v3d.c bin_bo_alloc): 16 MiB in 32 slots of 512 KiB.
+const (
+	binBOSize    = 16 << 20
+	binSlotSize  = 512 << 10
+	binSlotCount = binBOSize / binSlotSize
+)
+
+// grabBinBO takes the file's reference on the binner BO at its first BO
+// creation (vc4_bo.c vc4_grab_bin_bo); ENODEV without a V3D.
+func (f *File) grabBinBO() error {
+	if f.d.cfg.NoV3D {
+		return errf(syscall.ENODEV, "no VC4 V3D probed")
+	}
+	if f.binBOUsed {
+		return nil
+	}
+	if err := f.d.binBOGet(); err != nil {
+		return err
+	}
+	f.binBOUsed = true
+	return nil
+}

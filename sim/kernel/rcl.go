@@ -1,0 +1,496 @@
+package kernel
+
+import (
+	"fmt"
+	"syscall"
+
+	"github.com/vccube/vccube/cl"
+	"github.com/vccube/vccube/cl/spec"
+	"github.com/vccube/vccube/gem"
+	"github.com/vccube/vccube/sim/mem"
+	"github.com/vccube/vccube/texture"
+)
+
+// Render control list generation (vc4_render_cl.c vc4_get_rcl,
+// vc4_create_rcl_bo, emit_tile; kernel-vc4.md §9-10, §14.7). The kernel,
+// not user space, writes the render list, from the six surfaces of the
+// submit. Every packet is built with cl's typed encoders.
+
+// fullResTileSize is the size of one tile's raw dump in full-resolution
+// loads and stores (VC4_TILE_BUFFER_SIZE, 16 KiB: 32×32 pixels × 4
+// samples, or 64×64, at 4 bytes).
+const fullResTileSize = 16 << 10
+
+// The surface bits: for color_write they are TILE_RENDERING_MODE_CONFIG
+// payload bits 79:64, for the others LOAD/STORE_TILE_BUFFER_GENERAL payload
+// bits 15:0 (vc4_render_cl.c, which copies them into those packets). Their
+// field positions come from cl/spec.
+var (
+	renderDesc    = spec.Lookup(spec.OpTileRenderingModeConfig)
+	renderBitsLSB = renderDesc.Field("multisample_4x").Start
+	storeDesc     = spec.Lookup(spec.OpStoreTileBufferGeneral)
+	loadDesc      = spec.Lookup(spec.OpLoadTileBufferGeneral)
+
+	// renderBitsMask is what the kernel accepts in color_write.bits:
+	// 4x multisampling, the colour format, 4x decimation (the low bit of
+	// the decimate field, VC4_RENDER_CONFIG_DECIMATE_MODE_4X) and the
+	// memory format (vc4_rcl_render_config_surface_setup), 0x00DD.
+	renderBitsMask = fieldMask(renderDesc, "multisample_4x", renderBitsLSB) |
+		fieldMask(renderDesc, "format", renderBitsLSB) |
+		lowBit(renderDesc, "decimate", renderBitsLSB) |
+		fieldMask(renderDesc, "tiling", renderBitsLSB)
+
+	// loadStoreBitsMask is what the kernel accepts in the other surfaces'
+	// bits: buffer, tiling and format (vc4_rcl_surface_setup), 0x0337.
+	loadStoreBitsMask = fieldMask(storeDesc, "buffer", 0) |
+		fieldMask(storeDesc, "tiling", 0) |
+		fieldMask(storeDesc, "format", 0)
+)
+
+func fieldMask(p *spec.Packet, name string, lsb uint) uint16 {
+	f := p.Field(name)
+	return uint16((uint64(1)<<f.Width - 1) << (f.Start - lsb))
+}
+
+func lowBit(p *spec.Packet, name string, lsb uint) uint16 {
+	return uint16(1) << (p.Field(name).Start - lsb)
+}
+
+// renderConfigOf decodes color_write bits into the packet's fields.
+func renderConfigOf(bits uint16) cl.TileRenderingModeConfig {
+	var b [cl.TileRenderingModeConfigLen]byte
+	b[0] = byte(spec.OpTileRenderingModeConfig)
+	spec.PutBits(b[1:], renderBitsLSB, 16, uint64(bits))
+	var c cl.TileRenderingModeConfig
+	_ = c.Unpack(b[:])
+	return c
+}
+
+// storeOf decodes load/store surface bits as a STORE_TILE_BUFFER_GENERAL.
+func storeOf(bits uint16) cl.StoreTileBufferGeneral {
+	var b [cl.StoreTileBufferGeneralLen]byte
+	b[0] = byte(spec.OpStoreTileBufferGeneral)
+	spec.PutBits(b[1:], 0, 16, uint64(bits))
+	var s cl.StoreTileBufferGeneral
+	_ = s.Unpack(b[:])
+	return s
+}
+
+// loadOf decodes load/store surface bits as a LOAD_TILE_BUFFER_GENERAL.
+func loadOf(bits uint16) cl.LoadTileBufferGeneral {
+	var b [cl.LoadTileBufferGeneralLen]byte
+	b[0] = byte(spec.OpLoadTileBufferGeneral)
+	spec.PutBits(b[1:], 0, 16, uint64(bits))
+	var l cl.LoadTileBufferGeneral
+	_ = l.Unpack(b[:])
+	return l
+}
+
+// rclSetup holds the surfaces' BOs (struct vc4_rcl_setup).
+type rclSetup struct {
+	colorRead, colorWrite, zsRead, zsWrite, msaaColorWrite, msaaZSWrite *BO
+}
+
+// getRCL is vc4_get_rcl: tile bounds, then the surfaces in the kernel's
+// order, then the list.
+func (j *job) getRCL() error {
+	a := j.args
+	hasBin := a.BinCLSize != 0
+	if a.MinXTile > a.MaxXTile || a.MinYTile > a.MaxYTile {
+		return errf(syscall.EINVAL, "Bad render tile set (%d,%d)-(%d,%d)", a.MinXTile, a.MinYTile, a.MaxXTile, a.MaxYTile)
+	}
+	// Stricter than the kernel, which lets max == bin tiles through (an
+	// off-by-one, kernel-vc4.md §9.1, §12.9): the render list would then
+	// branch to a tile list the binner never wrote.
+	if hasBin && (a.MaxXTile >= j.binTilesX || a.MaxYTile >= j.binTilesY) {
+		return errf(syscall.EINVAL, "Render tiles (%d,%d) outside of bin config (%d,%d)", a.MaxXTile, a.MaxYTile, j.binTilesX, j.binTilesY)
+	}
+	var s rclSetup
+	var err error
+	if s.colorWrite, err = j.renderConfigSurface(&a.ColorWrite); err != nil {
+		return err
+	}
+	if s.colorRead, err = j.surface(&a.ColorRead, "color_read", false); err != nil {
+		return err
+	}
+	if s.zsRead, err = j.surface(&a.ZSRead, "zs_read", false); err != nil {
+		return err
+	}
+	if s.zsWrite, err = j.surface(&a.ZSWrite, "zs_write", true); err != nil {
+		return err
+	}
+	if s.msaaColorWrite, err = j.msaaSurface(&a.MSAAColorWrite); err != nil {
+		return err
+	}
+	if s.msaaZSWrite, err = j.msaaSurface(&a.MSAAZSWrite); err != nil {
+		return err
+	}
+	if s.colorWrite == nil && s.zsWrite == nil && s.msaaColorWrite == nil && s.msaaZSWrite == nil {
+		return errf(syscall.EINVAL, "RCL requires color or Z/S write")
+	}
+	return j.createRCLBO(&s)
+}
+
+// addWrite records a surface the GPU writes (exec->rcl_write_bo[]).
+func (j *job) addWrite(bo *BO) {
+	j.writeBOs[j.nWrite] = bo
+	j.nWrite++
+	j.view.Add(bo.region, mem.Write, "render target")
+}
+
+// renderConfigSurface is vc4_rcl_render_config_surface_setup (color_write):
+// flags and bits are checked before the absent test.
+func (j *job) renderConfigSurface(surf *gem.SubmitRCLSurface) (*BO, error) {
+	if surf.Flags != 0 {
+		return nil, errf(syscall.EINVAL, "No flags supported on render config.")
+	}
+	if surf.Bits&^renderBitsMask != 0 {
+		return nil, errf(syscall.EINVAL, "Unknown bits in render config: 0x%04x", surf.Bits)
+	}
+	if surf.HIndex == gem.SurfaceAbsent {
+		return nil, nil
+	}
+	bo, err := j.useBO(surf.HIndex)
+	if err != nil {
+		return nil, err
+	}
+	j.addWrite(bo)
+	c := renderConfigOf(surf.Bits)
+	if c.Tiling > cl.TilingLT {
+		return nil, errf(syscall.EINVAL, "Bad tiling format")
+	}
+	var cpp int
+	switch c.Format {
+	case cl.RenderFormatBGR565Dithered, cl.RenderFormatBGR565:
+		cpp = 2
+	case cl.RenderFormatRGBA8888:
+		cpp = 4
+	default:
+		return nil, errf(syscall.EINVAL, "Bad tile buffer format")
+	}
+	if !texture.CheckTexSize(bo.size, surf.Offset, texture.Tiling(c.Tiling), int(j.args.Width), int(j.args.Height), cpp) {
+		return nil, errf(syscall.EINVAL, "Overflow in %dx%d color_write at %d in a %d-byte BO", j.args.Width, j.args.Height, surf.Offset, bo.size)
+	}
+	return bo, nil
+}
+
+// surface is vc4_rcl_surface_setup for color_read, zs_read and zs_write
+// (audit.md 7.6: flags before the absent test; alignment and size only
+// when the surface is not full-resolution).
+func (j *job) surface(surf *gem.SubmitRCLSurface, name string, isWrite bool) (*BO, error) {
+	if surf.Flags&^gem.SurfaceReadIsFullRes != 0 {
+		return nil, errf(syscall.EINVAL, "Extra flags set (%s)", name)
+	}
+	if surf.HIndex == gem.SurfaceAbsent {
+		return nil, nil
+	}
+	bo, err := j.useBO(surf.HIndex)
+	if err != nil {
+		return nil, err
+	}
+	if isWrite {
+		j.addWrite(bo)
+	}
+	if surf.Flags&gem.SurfaceReadIsFullRes != 0 {
+		if surf == &j.args.ZSWrite {
+			return nil, errf(syscall.EINVAL, "general zs write may not be a full-res.")
+		}
+		if surf.Bits != 0 {
+			return nil, errf(syscall.EINVAL, "load/store general bits set with full res load/store.")
+		}
+		// Stricter than the kernel, which never checks a full-resolution
+		// read's alignment although it ORs flag bits into the low four
+		// bits of the address (audit.md 7.6).
+		if surf.Offset&0xf != 0 {
+			return nil, errf(syscall.EINVAL, "full-res %s must be 16b aligned", name)
+		}
+		return bo, j.fullResBoundsCheck(bo, surf)
+	}
+	if surf.Bits&^loadStoreBitsMask != 0 {
+		return nil, errf(syscall.EINVAL, "Unknown bits in load/store: 0x%04x", surf.Bits)
+	}
+	st := storeOf(surf.Bits)
+	if st.Tiling > cl.TilingLT {
+		return nil, errf(syscall.EINVAL, "Bad tiling format")
+	}
+	var cpp int
+	switch st.Buffer {
+	case cl.StoreBufferZS:
+		if st.Format != 0 {
+			return nil, errf(syscall.EINVAL, "No color format should be set for ZS")
+		}
+		cpp = 4
+	case cl.StoreBufferColor:
+		switch st.Format {
+		case cl.LoadStoreFormatBGR565, cl.LoadStoreFormatBGR565Dithered:
+			cpp = 2
+		case cl.LoadStoreFormatRGBA8888:
+			cpp = 4
+		default:
+			return nil, errf(syscall.EINVAL, "Bad tile buffer format")
+		}
+	default:
+		return nil, errf(syscall.EINVAL, "Bad load/store buffer %d.", st.Buffer)
+	}
+	if surf.Offset&0xf != 0 {
+		return nil, errf(syscall.EINVAL, "load/store buffer must be 16b aligned.")
+	}
+	if !texture.CheckTexSize(bo.size, surf.Offset, texture.Tiling(st.Tiling), int(j.args.Width), int(j.args.Height), cpp) {
+		return nil, errf(syscall.EINVAL, "Overflow in %dx%d %s at %d in a %d-byte BO", j.args.Width, j.args.Height, name, surf.Offset, bo.size)
+	}
+	return bo, nil
+}
+
+// msaaSurface is vc4_rcl_msaa_surface_setup: flags and bits must be 0
+// even for an absent surface.
+func (j *job) msaaSurface(surf *gem.SubmitRCLSurface) (*BO, error) {
+	if surf.Flags != 0 || surf.Bits != 0 {
+		return nil, errf(syscall.EINVAL, "MSAA surface had nonzero flags/bits")
+	}
+	if surf.HIndex == gem.SurfaceAbsent {
+		return nil, nil
+	}
+	bo, err := j.useBO(surf.HIndex)
+	if err != nil {
+		return nil, err
+	}
+	j.addWrite(bo)
+	if surf.Offset&0xf != 0 {
+		return nil, errf(syscall.EINVAL, "MSAA write must be 16b aligned.")
+	}
+	return bo, j.fullResBoundsCheck(bo, surf)
+}
+
+// fullResBoundsCheck is vc4_full_res_bounds_check, with the tile stride of
+// ceil(width / 32) tiles per row for every tile size (audit.md 1.28).
+//
+// Stricter than the kernel, which only checks that the last tile starts
+// inside the BO: here it must end inside it.
+func (j *job) fullResBoundsCheck(bo *BO, surf *gem.SubmitRCLSurface) error {
+	a := j.args
+	stride := (uint32(a.Width) + 31) / 32
+	if surf.Offset > bo.size {
+		return errf(syscall.EINVAL, "surface offset %d > BO size %d", surf.Offset, bo.size)
+	}
+	if (bo.size-surf.Offset)/fullResTileSize < stride*uint32(a.MaxYTile)+uint32(a.MaxXTile)+1 {
+		return errf(syscall.EINVAL, "MSAA tile %d, %d out of bounds (bo size %d, offset %d)", a.MaxXTile, a.MaxYTile, bo.size, surf.Offset)
+	}
+	return nil
+}
+
+// fullResAddr is vc4_full_res_offset: a tile's own block of a
+// full-resolution surface.
+func (j *job) fullResAddr(bo *BO, surf *gem.SubmitRCLSurface, x, y uint8) uint32 {
+	stride := (uint32(j.args.Width) + 31) / 32
+	return bo.Addr() + surf.Offset + fullResTileSize*(stride*uint32(y)+uint32(x))
+}
+
+// createRCLBO is vc4_create_rcl_bo: it sizes the list, allocates its BO
+// and writes it.
+func (j *job) createRCLBO(s *rclSetup) error {
+	a := j.args
+	d := j.d
+	hasBin := a.BinCLSize != 0
+	// u8 arithmetic as in the kernel: 0..255 wraps to 0 tiles.
+	xtiles := uint8(a.MaxXTile - a.MinXTile + 1)
+	ytiles := uint8(a.MaxYTile - a.MinYTile + 1)
+	positiveX, positiveY := true, true
+	if a.Flags&gem.SubmitFixedRCLOrder != 0 {
+		positiveX = a.Flags&gem.SubmitRCLOrderIncreasingX != 0
+		positiveY = a.Flags&gem.SubmitRCLOrderIncreasingY != 0
+	}
+
+	size := uint32(cl.TileRenderingModeConfigLen)
+	loop := uint32(cl.TileCoordinatesLen)
+	if a.Flags&gem.SubmitUseClearColor != 0 {
+		size += cl.ClearColorsLen + cl.TileCoordinatesLen + cl.StoreTileBufferGeneralLen
+	}
+	fullRes := func(surf *gem.SubmitRCLSurface) bool { return surf.Flags&gem.SurfaceReadIsFullRes != 0 }
+	if s.colorRead != nil {
+		if fullRes(&a.ColorRead) {
+			loop += cl.LoadFullResTileBufferLen
+		} else {
+			loop += cl.LoadTileBufferGeneralLen
+		}
+	}
+	if s.zsRead != nil {
+		if s.colorRead != nil {
+			loop += cl.TileCoordinatesLen + cl.StoreTileBufferGeneralLen
+		}
+		if fullRes(&a.ZSRead) {
+			loop += cl.LoadFullResTileBufferLen
+		} else {
+			loop += cl.LoadTileBufferGeneralLen
+		}
+	}
+	if hasBin {
+		size += cl.WaitOnSemaphoreLen
+		loop += cl.BranchToSubListLen
+	}
+	writes := uint32(0)
+	if s.msaaColorWrite != nil {
+		loop += cl.StoreFullResTileBufferLen
+		writes++
+	}
+	if s.msaaZSWrite != nil {
+		loop += cl.StoreFullResTileBufferLen
+		writes++
+	}
+	if s.zsWrite != nil {
+		loop += cl.StoreTileBufferGeneralLen
+		writes++
+	}
+	if s.colorWrite != nil {
+		loop += cl.StoreMSTileBufferLen
+		writes++
+	}
+	// A TILE_COORDINATES between consecutive stores.
+	loop += cl.TileCoordinatesLen * (writes - 1)
+	size += uint32(xtiles) * uint32(ytiles) * loop
+
+	bo, err := d.boCreate(uint64(size), true, boRCL)
+	if err != nil {
+		return err
+	}
+	j.rclBO = bo
+	j.view.Add(bo.region, mem.Read, "render control list")
+	out := d.pool.Bytes(bo.region)[:0:size]
+
+	// A store in None mode after new clear values makes the tile buffer
+	// take them (the previous frame's store cleared it to the old ones).
+	if a.Flags&gem.SubmitUseClearColor != 0 {
+		out = cl.ClearColors{
+			Color: uint64(a.ClearColor[1])<<32 | uint64(a.ClearColor[0]),
+			// The kernel writes clear_z as a whole u32: its top byte
+			// lands in the VG mask field.
+			Z:       a.ClearZ & 0xFFFFFF,
+			VGMask:  uint8(a.ClearZ >> 24),
+			Stencil: a.ClearS,
+		}.Append(out)
+		out = cl.TileCoordinates{}.Append(out)
+		out = cl.StoreTileBufferGeneral{Buffer: cl.StoreBufferNone}.Append(out)
+	}
+
+	rc := renderConfigOf(a.ColorWrite.Bits)
+	if s.colorWrite != nil {
+		rc.Address = s.colorWrite.Addr() + a.ColorWrite.Offset
+	}
+	rc.Width, rc.Height = a.Width, a.Height
+	out = rc.Append(out)
+
+	for yi := uint8(0); yi < ytiles; yi++ {
+		y := a.MinYTile + yi
+		if !positiveY {
+			y = a.MaxYTile - yi
+		}
+		for xi := uint8(0); xi < xtiles; xi++ {
+			x := a.MinXTile + xi
+			if !positiveX {
+				x = a.MaxXTile - xi
+			}
+			first := xi == 0 && yi == 0
+			last := xi == xtiles-1 && yi == ytiles-1
+			out = j.emitTile(out, s, x, y, first, last)
+		}
+	}
+	if uint32(len(out)) != size {
+		panic(fmt.Sprintf("kernel: render list of %d bytes, %d computed", len(out), size))
+	}
+	j.ct1ca = bo.Addr()
+	j.ct1ea = bo.Addr() + size
+	return nil
+}
+
+// emitTile is emit_tile: the loads, the tile's sub-list and the stores of
+// one tile.
+func (j *job) emitTile(out []byte, s *rclSetup, x, y uint8, first, last bool) []byte {
+	a := j.args
+	hasBin := a.BinCLSize != 0
+	fullRes := func(surf *gem.SubmitRCLSurface) bool { return surf.Flags&gem.SurfaceReadIsFullRes != 0 }
+	coords := cl.TileCoordinates{Column: x, Row: y}
+
+	// A load happens at the next TILE_COORDINATES, and only one may be
+	// pending.
+	if s.colorRead != nil {
+		if fullRes(&a.ColorRead) {
+			out = cl.LoadFullResTileBuffer{DisableZSRead: true, Address: j.fullResAddr(s.colorRead, &a.ColorRead, x, y)}.Append(out)
+		} else {
+			l := loadOf(a.ColorRead.Bits)
+			l.Address = s.colorRead.Addr() + a.ColorRead.Offset
+			out = l.Append(out)
+		}
+	}
+	if s.zsRead != nil {
+		if s.colorRead != nil {
+			// Execute the colour load with a store that does nothing.
+			out = coords.Append(out)
+			out = cl.StoreTileBufferGeneral{Buffer: cl.StoreBufferNone,
+				DisableColorClear: true, DisableZSClear: true, DisableVGMaskClear: true}.Append(out)
+		}
+		if fullRes(&a.ZSRead) {
+			out = cl.LoadFullResTileBuffer{DisableColorRead: true, Address: j.fullResAddr(s.zsRead, &a.ZSRead, x, y)}.Append(out)
+		} else {
+			l := loadOf(a.ZSRead.Bits)
+			l.Address = s.zsRead.Addr() + a.ZSRead.Offset
+			out = l.Append(out)
+		}
+	}
+
+	// Clipping needs the tile coordinates, so they are always emitted.
+	out = coords.Append(out)
+	// The first tile waits for the binner to finish.
+	if first && hasBin {
+		out = cl.WaitOnSemaphore{}.Append(out)
+	}
+	if hasBin {
+		out = cl.BranchToSubList{Address: j.tileAllocAddr + 32*(uint32(y)*uint32(j.binTilesX)+uint32(x))}.Append(out)
+	}
+
+	if s.msaaColorWrite != nil {
+		lastWrite := s.msaaZSWrite == nil && s.zsWrite == nil && s.colorWrite == nil
+		st := cl.StoreFullResTileBuffer{DisableZSWrite: true, Address: j.fullResAddr(s.msaaColorWrite, &a.MSAAColorWrite, x, y)}
+		if !lastWrite {
+			st.DisableClear = true
+		} else if last {
+			st.LastTile = true
+		}
+		out = st.Append(out)
+	}
+	if s.msaaZSWrite != nil {
+		lastWrite := s.zsWrite == nil && s.colorWrite == nil
+		if s.msaaColorWrite != nil {
+			out = coords.Append(out)
+		}
+		st := cl.StoreFullResTileBuffer{DisableColorWrite: true, Address: j.fullResAddr(s.msaaZSWrite, &a.MSAAZSWrite, x, y)}
+		if !lastWrite {
+			st.DisableClear = true
+		} else if last {
+			st.LastTile = true
+		}
+		out = st.Append(out)
+	}
+	if s.zsWrite != nil {
+		lastWrite := s.colorWrite == nil
+		if s.msaaColorWrite != nil || s.msaaZSWrite != nil {
+			out = coords.Append(out)
+		}
+		st := storeOf(a.ZSWrite.Bits)
+		if !lastWrite {
+			st.DisableColorClear = true
+		}
+		st.Address = s.zsWrite.Addr() + a.ZSWrite.Offset
+		st.LastTile = last && lastWrite
+		out = st.Append(out)
+	}
+	if s.colorWrite != nil {
+		if s.msaaColorWrite != nil || s.msaaZSWrite != nil || s.zsWrite != nil {
+			out = coords.Append(out)
+		}
+		if last {
+			out = cl.StoreMSTileBufferAndEOF{}.Append(out)
+		} else {
+			out = cl.StoreMSTileBuffer{}.Append(out)
+		}
+	}
+	return out
+}

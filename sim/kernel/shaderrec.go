@@ -1,0 +1,271 @@
+package kernel
+
+import (
+	"encoding/binary"
+	"fmt"
+	"syscall"
+
+	"github.com/vccube/vccube/cl"
+	"github.com/vccube/vccube/cl/spec"
+	"github.com/vccube/vccube/texture"
+)
+
+// Shader records, uniforms and texture relocation (vc4_validate.c
+// vc4_validate_shader_recs, validate_gl_shader_rec, reloc_tex;
+// kernel-vc4.md §5-6).
+
+// The record's relocated words, from the one description of the record.
+var (
+	recCodeFields = [3]*spec.Field{
+		spec.GLShaderRecord.Field("fs_code_address"),
+		spec.GLShaderRecord.Field("vs_code_address"),
+		spec.GLShaderRecord.Field("cs_code_address"),
+	}
+	recUniformsFields = [3]*spec.Field{
+		spec.GLShaderRecord.Field("fs_uniforms_address"),
+		spec.GLShaderRecord.Field("vs_uniforms_address"),
+		spec.GLShaderRecord.Field("cs_uniforms_address"),
+	}
+	attrAddressField = spec.AttributeRecord.Field("address")
+)
+
+func putRecordField(rec []byte, f *spec.Field, v uint32) {
+	spec.PutBits(rec, f.Start, f.Width, uint64(v)>>f.Shift)
+}
+
+// validateShaderRecs validates the record of each GL_SHADER_STATE, in
+// bin-CL order.
+func (j *job) validateShaderRecs() error {
+	for i := uint32(0); i < j.stateCount; i++ {
+		if err := j.validateGLShaderRec(&j.shaderState[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// shaderNames name the three shaders of a record in messages.
+var shaderNames = [3]string{"FS", "VS", "CS"}
+
+// validateGLShaderRec checks and relocates one record: its 3 + n BO
+// indices (FS, VS, CS shader BOs, then one BO per attribute array) come
+// first in the user's stream, then the record, which is copied to the next
+// 16-byte boundary of the exec BO. Each shader's uniform block is consumed
+// from the uniform stream, FS then VS then CS.
+func (j *job) validateGLShaderRec(state *shaderState) error {
+	nrAttributes := int(state.addr & 7)
+	if nrAttributes == 0 {
+		nrAttributes = spec.GLAttributeSlots
+	}
+	packetSize := glShaderRecSize(state.addr)
+	nrRelocs := 3 + nrAttributes
+
+	if nrRelocs*4 > len(j.shaderRecU) {
+		return errf(syscall.EINVAL, "overflowed shader recs reading %d handles from %d bytes left", nrRelocs, len(j.shaderRecU))
+	}
+	handles := j.shaderRecU[:nrRelocs*4]
+	j.shaderRecU = j.shaderRecU[nrRelocs*4:]
+	if packetSize > len(j.shaderRecU) {
+		return errf(syscall.EINVAL, "overflowed shader recs copying %db packet from %d bytes left", packetSize, len(j.shaderRecU))
+	}
+	pktU := j.shaderRecU[:packetSize]
+	j.shaderRecU = j.shaderRecU[packetSize:]
+	pktV := j.execMem[j.shaderRecV : j.shaderRecV+uint32(packetSize)]
+	copy(pktV, pktU)
+	j.shaderRecV += (uint32(packetSize) + 15) &^ 15
+
+	var bos [3 + spec.GLAttributeSlots]*BO
+	for i := 0; i < 3; i++ {
+		idx := binary.LittleEndian.Uint32(handles[4*i:])
+		// Stricter than the kernel, which checks idx > bo_count (one past
+		// the array passes) and then reads validated_shader of whatever BO
+		// it finds, dereferencing NULL for a non-shader BO
+		// (kernel-vc4.md §5.4).
+		if uint64(idx) >= uint64(len(j.bos)) {
+			return errf(syscall.EINVAL, "Shader handle %d too big", idx)
+		}
+		bos[i] = j.bos[idx]
+		if bos[i].shader == nil {
+			return errf(syscall.EINVAL, "%s BO (index %d) is not a shader BO", shaderNames[i], idx)
+		}
+	}
+	for i := 3; i < nrRelocs; i++ {
+		bo, err := j.useBO(binary.LittleEndian.Uint32(handles[4*i:]))
+		if err != nil {
+			return err
+		}
+		bos[i] = bo
+	}
+
+	var rec cl.GLShaderRecord
+	_ = rec.Unpack(pktU)
+	if !rec.FSSingleThreaded != bos[0].shader.Threaded {
+		return errf(syscall.EINVAL, "Thread mode of CL and FS do not match")
+	}
+	if bos[1].shader.Threaded || bos[2].shader.Threaded {
+		return errf(syscall.EINVAL, "cs and vs cannot be threaded")
+	}
+
+	codeOffsets := [3]uint32{rec.FSCodeAddress, rec.VSCodeAddress, rec.CSCodeAddress}
+	for i := 0; i < 3; i++ {
+		putRecordField(pktV, recCodeFields[i], bos[i].Addr()+codeOffsets[i])
+		if codeOffsets[i] != 0 {
+			return errf(syscall.EINVAL, "Shaders must be at offset 0 of the BO (%s at %d)", shaderNames[i], codeOffsets[i])
+		}
+		sh := bos[i].shader
+		// The kernel compares each block with the total uniforms_size,
+		// not with what is left of the stream, and then reads past its
+		// copy (kernel-vc4.md §6.1); the model checks what is left.
+		if sh.UniformsSrcSize > j.uniformsTotal || sh.UniformsSrcSize > uint32(len(j.uniformsU)) {
+			return errf(syscall.EINVAL, "Uniforms src buffer overflow (%s block of %d bytes, %d left)", shaderNames[i], sh.UniformsSrcSize, len(j.uniformsU))
+		}
+		texHandles := j.uniformsU[:4*len(sh.Samples)]
+		uniformData := j.uniformsU[4*len(sh.Samples) : sh.UniformsSrcSize]
+		uniformsV := j.execMem[j.uniformsV : j.uniformsV+sh.UniformsSize]
+		copy(uniformsV, uniformData)
+		for k := range sh.Samples {
+			if err := j.relocTex(uniformData, uniformsV, &sh.Samples[k], binary.LittleEndian.Uint32(texHandles[4*k:])); err != nil {
+				return err
+			}
+		}
+		// The uniform slots that reset the uniform address after a branch
+		// get the block's own address.
+		for _, o := range sh.UniformAddrOffsets {
+			binary.LittleEndian.PutUint32(uniformsV[4*o:], j.uniformsP)
+		}
+		putRecordField(pktV, recUniformsFields[i], j.uniformsP)
+		j.uniformsU = j.uniformsU[sh.UniformsSrcSize:]
+		j.uniformsV += sh.UniformsSize
+		j.uniformsP += sh.UniformsSize
+	}
+
+	for i := 0; i < nrAttributes; i++ {
+		vbo := bos[3+i]
+		o := spec.GLShaderRecord.Len + i*spec.AttributeRecord.Len
+		var attr cl.AttributeRecord
+		_ = attr.Unpack(pktU[o:])
+		offset := attr.Address
+		attrSize := uint32(attr.SizeMinusOne) + 1
+		stride := uint32(attr.Stride)
+		if state.addr&8 != 0 {
+			// Extended records add stride bits 31:8.
+			ext := binary.LittleEndian.Uint32(pktU[spec.ExtendedGLShaderRecordBase+spec.ExtendedStrideLen*i:])
+			stride |= ext &^ 0xff
+		}
+		if vbo.size < offset || vbo.size-offset < attrSize {
+			return errf(syscall.EINVAL, "BO offset overflow (%d + %d > %d)", offset, attrSize, vbo.size)
+		}
+		if stride != 0 {
+			maxIndex := (vbo.size - offset - attrSize) / stride
+			if state.maxIndex > maxIndex {
+				return errf(syscall.EINVAL, "primitives use index %d out of supplied %d", state.maxIndex, maxIndex)
+			}
+		}
+		putRecordField(pktV[o:], attrAddressField, vbo.Addr()+offset)
+	}
+	return nil
+}
+
+// relocTex is reloc_tex: it checks one texture lookup's parameters
+// against its BO and writes the BO's address into the validated P0.
+// uniformData is the user's block values; uniformsV their copy in the
+// exec BO.
+func (j *job) relocTex(uniformData, uniformsV []byte, s *TextureSample, texIndex uint32) error {
+	word := func(off uint32) uint32 {
+		if off == NoParam {
+			return 0
+		}
+		return binary.LittleEndian.Uint32(uniformData[off:])
+	}
+	p0, p1, p2, p3 := word(s.POffset[0]), word(s.POffset[1]), word(s.POffset[2]), word(s.POffset[3])
+	tex, err := j.useBO(texIndex)
+	if err != nil {
+		return err
+	}
+	validatedP0 := uniformsV[s.POffset[0]:]
+
+	if s.Direct {
+		// A clamped UBO read: P0 is the byte offset, P1 the clamp.
+		remaining := tex.size - p0
+		if p0 > tex.size-4 {
+			return errf(syscall.EINVAL, "UBO offset greater than UBO size")
+		}
+		if p1 > remaining-4 {
+			return errf(syscall.EINVAL, "UBO clamp would allow reads outside of UBO")
+		}
+		binary.LittleEndian.PutUint32(validatedP0, tex.Addr()+p0)
+		return nil
+	}
+
+	d0, d1 := texture.DecodeP0(p0), texture.DecodeP1(p1) // sizes of 0 decode as 2048
+	offset := d0.Base
+	var cubeStride uint32
+	if d0.CubeMap {
+		if q := texture.DecodeP2(p2); q.Kind == texture.ParamCubeStride {
+			cubeStride = q.CubeStride
+		}
+		if q := texture.DecodeP2(p3); q.Kind == texture.ParamCubeStride {
+			if cubeStride != 0 {
+				return texFail(s, p0, p1, p2, p3, "Cube map stride set twice")
+			}
+			cubeStride = q.CubeStride
+		}
+		if cubeStride == 0 {
+			return texFail(s, p0, p1, p2, p3, "Cube map stride not set")
+		}
+	}
+
+	typ := texture.JoinType(d0, d1)
+	cpp, width, height, ok := typ.KernelGrid(d1.Width, d1.Height)
+	if !ok {
+		return texFail(s, p0, p1, p2, p3, "Texture format %d unsupported", typ)
+	}
+	tiling := texture.TFormat
+	switch {
+	case typ == texture.RGBA32R:
+		tiling = texture.Linear
+	case texture.SizeIsLT(width, height, cpp):
+		tiling = texture.LTFormat
+	}
+
+	// Stricter than the kernel, which adds the six cube faces in 32 bits
+	// and can wrap past 4 GiB into a small, passing offset.
+	start := uint64(offset) + 5*uint64(cubeStride)
+	if start > 0xFFFFFFFF || !texture.CheckTexSize(tex.size, uint32(start), tiling, width, height, cpp) {
+		return texFail(s, p0, p1, p2, p3, "Overflow in %dx%d texture at %d (+ cube faces) in a %d-byte BO", width, height, start, tex.size)
+	}
+
+	// The mip levels lie below the base; they must fit in the BO too.
+	for i := 1; i <= int(d0.LastLevel); i++ {
+		lw, lh := texture.KernelLevelSize(width, height, i)
+		// Once the levels get small enough they drop from T to LT.
+		if tiling == texture.TFormat && texture.SizeIsLT(lw, lh, cpp) {
+			tiling = texture.LTFormat
+		}
+		aw, ah, _ := texture.AlignedSize(tiling, lw, lh, cpp)
+		levelSize := uint32(aw) * uint32(cpp) * uint32(ah)
+		if offset < levelSize {
+			return texFail(s, p0, p1, p2, p3, "Level %d (%dx%d -> %dx%d) size %db overflowed buffer bounds (offset %d)",
+				i, lw, lh, aw, ah, levelSize, offset)
+		}
+		offset -= levelSize
+	}
+
+	binary.LittleEndian.PutUint32(validatedP0, tex.Addr()+p0)
+	return nil
+}
+
+// texFail is reloc_tex's failure, which also logs the four parameters.
+func texFail(s *TextureSample, p0, p1, p2, p3 uint32, format string, args ...any) error {
+	e := errf(syscall.EINVAL, format, args...)
+	e.Msg += fmt.Sprintf(" (%v at %s, %v at %s, p2 %#08x, p3 %#08x)",
+		texture.DecodeP0(p0), offStr(s.POffset[0]), texture.DecodeP1(p1), offStr(s.POffset[1]), p2, p3)
+	return e
+}
+
+func offStr(o uint32) string {
+	if o == NoParam {
+		return "-"
+	}
+	return fmt.Sprint(o)
+}

@@ -1,0 +1,184 @@
+package sim
+
+import (
+	"syscall"
+	"unsafe"
+
+	"github.com/vccube/vccube/drm"
+	"github.com/vccube/vccube/gem"
+	"github.com/vccube/vccube/sim/kernel"
+)
+
+// The ioctl tables: the DRM core's drm_ioctls[] (drivers/gpu/drm/
+// drm_ioctl.c) for the numbers the simulator answers, and vc4's
+// vc4_drm_ioctls[] (vc4_drv.c). Each entry carries the kernel's own
+// request (its size and direction decide what is copied in and out), the
+// permission flags drm_ioctl_permit checks, and the handler.
+
+// Permission flags of struct drm_ioctl_desc (include/drm/drm_ioctl.h).
+const (
+	permAuth        = 1 << 0 // DRM_AUTH
+	permMaster      = 1 << 1 // DRM_MASTER
+	permRootOnly    = 1 << 2 // DRM_ROOT_ONLY
+	permRenderAllow = 1 << 5 // DRM_RENDER_ALLOW
+)
+
+type handler func(f *File, req drm.Request, arg unsafe.Pointer) error
+
+type ioctlDesc struct {
+	name string
+	// cmd is the kernel's definition of the request; 0 means the
+	// simulator does not know the struct (KMS requests the drm package
+	// does not describe), and the caller's size and direction are used.
+	cmd   drm.Request
+	flags int
+	fn    handler
+}
+
+// notModelled answers a core ioctl the real DRM core has but the
+// simulator does not model. ENOSYS, which the kernel never returns for
+// these, tells a program's author that the simulator, not the program, is
+// missing something.
+func notModelled(*File, drm.Request, unsafe.Pointer) error {
+	return &kernel.Error{Errno: syscall.ENOSYS, Msg: "not modelled by the simulator"}
+}
+
+// display routes a KMS request to the Display, or answers as a driver
+// without modesetting (EOPNOTSUPP).
+func display(f *File, req drm.Request, arg unsafe.Pointer) error {
+	if f.dev.display == nil {
+		return &kernel.Error{Errno: syscall.EOPNOTSUPP, Msg: "no display: the device has no KMS (DRIVER_MODESET)"}
+	}
+	return f.dev.display.Ioctl(f, req, arg)
+}
+
+// typed adapts a typed handler.
+func typed[T any](fn func(f *File, a *T) error) handler {
+	return func(f *File, _ drm.Request, arg unsafe.Pointer) error { return fn(f, (*T)(arg)) }
+}
+
+func kms(name string, cmd drm.Request, flags int) *ioctlDesc {
+	return &ioctlDesc{name: name, cmd: cmd, flags: flags, fn: display}
+}
+
+func absent(name string, flags int) *ioctlDesc {
+	return &ioctlDesc{name: name, flags: flags, fn: notModelled}
+}
+
+// coreIoctls is drm_ioctls[] by number. Driver ioctls (0x40-0x9f) are not
+// in it.
+var coreIoctls = func() [0xD2]*ioctlDesc {
+	var t [0xD2]*ioctlDesc
+	set := func(nr uint32, d *ioctlDesc) { t[nr] = d }
+	set(0x00, &ioctlDesc{"DRM_IOCTL_VERSION", drm.IoctlVersion, permRenderAllow, typed(version)})
+	set(0x01, absent("DRM_IOCTL_GET_UNIQUE", 0))
+	set(0x02, absent("DRM_IOCTL_GET_MAGIC", 0))
+	set(0x05, absent("DRM_IOCTL_GET_CLIENT", 0))
+	set(0x06, absent("DRM_IOCTL_GET_STATS", 0))
+	set(0x07, absent("DRM_IOCTL_SET_VERSION", permMaster))
+	set(0x09, &ioctlDesc{"DRM_IOCTL_GEM_CLOSE", drm.IoctlGemClose, permRenderAllow,
+		typed(func(f *File, a *drm.GemClose) error { return f.k.GemClose(a) })})
+	set(0x0a, absent("DRM_IOCTL_GEM_FLINK", permAuth))
+	set(0x0b, absent("DRM_IOCTL_GEM_OPEN", permAuth))
+	set(0x0c, &ioctlDesc{"DRM_IOCTL_GET_CAP", drm.IoctlGetCap, permRenderAllow, typed(getCap)})
+	set(0x0d, &ioctlDesc{"DRM_IOCTL_SET_CLIENT_CAP", drm.IoctlSetClientCap, 0, typed(setClientCap)})
+	set(0x11, absent("DRM_IOCTL_AUTH_MAGIC", permMaster))
+	set(0x1e, &ioctlDesc{"DRM_IOCTL_SET_MASTER", drm.IoctlSetMaster, 0, setMaster})
+	set(0x1f, &ioctlDesc{"DRM_IOCTL_DROP_MASTER", drm.IoctlDropMaster, 0, dropMaster})
+	set(0x2d, &ioctlDesc{"DRM_IOCTL_PRIME_HANDLE_TO_FD", drm.IoctlPrimeHandleToFD, permRenderAllow,
+		typed(func(f *File, a *drm.PrimeHandle) error { return f.k.PrimeHandleToFD(a) })})
+	set(0x2e, &ioctlDesc{"DRM_IOCTL_PRIME_FD_TO_HANDLE", drm.IoctlPrimeFDToHandle, permRenderAllow,
+		typed(func(f *File, a *drm.PrimeHandle) error { return f.k.PrimeFDToHandle(a) })})
+	set(0x3a, kms("DRM_IOCTL_WAIT_VBLANK", 0, 0))
+	set(0x3b, kms("DRM_IOCTL_CRTC_GET_SEQUENCE", 0, 0))
+	set(0x3c, kms("DRM_IOCTL_CRTC_QUEUE_SEQUENCE", 0, 0))
+	set(0xA0, kms("DRM_IOCTL_MODE_GETRESOURCES", drm.IoctlModeGetResources, 0))
+	set(0xA1, kms("DRM_IOCTL_MODE_GETCRTC", drm.IoctlModeGetCrtc, 0))
+	set(0xA2, kms("DRM_IOCTL_MODE_SETCRTC", drm.IoctlModeSetCrtc, permMaster))
+	set(0xA3, kms("DRM_IOCTL_MODE_CURSOR", 0, permMaster))
+	set(0xA4, kms("DRM_IOCTL_MODE_GETGAMMA", 0, 0))
+	set(0xA5, kms("DRM_IOCTL_MODE_SETGAMMA", 0, permMaster))
+	set(0xA6, kms("DRM_IOCTL_MODE_GETENCODER", drm.IoctlModeGetEncoder, 0))
+	set(0xA7, kms("DRM_IOCTL_MODE_GETCONNECTOR", drm.IoctlModeGetConnector, 0))
+	// ATTACHMODE and DETACHMODE are drm_noop for master.
+	noop := func(*File, drm.Request, unsafe.Pointer) error { return nil }
+	set(0xA8, &ioctlDesc{"DRM_IOCTL_MODE_ATTACHMODE", 0, permMaster, noop})
+	set(0xA9, &ioctlDesc{"DRM_IOCTL_MODE_DETACHMODE", 0, permMaster, noop})
+	set(0xAA, kms("DRM_IOCTL_MODE_GETPROPERTY", 0, 0))
+	set(0xAB, kms("DRM_IOCTL_MODE_SETPROPERTY", 0, permMaster))
+	set(0xAC, kms("DRM_IOCTL_MODE_GETPROPBLOB", 0, 0))
+	set(0xAD, kms("DRM_IOCTL_MODE_GETFB", 0, 0))
+	set(0xAE, kms("DRM_IOCTL_MODE_ADDFB", 0, 0))
+	set(0xAF, kms("DRM_IOCTL_MODE_RMFB", drm.IoctlModeRmFB, 0))
+	set(0xB0, kms("DRM_IOCTL_MODE_PAGE_FLIP", drm.IoctlModePageFlip, permMaster))
+	set(0xB1, kms("DRM_IOCTL_MODE_DIRTYFB", 0, permMaster))
+	set(0xB2, &ioctlDesc{"DRM_IOCTL_MODE_CREATE_DUMB", drm.IoctlModeCreateDumb, 0,
+		typed(func(f *File, a *drm.ModeCreateDumb) error { return f.k.CreateDumb(a) })})
+	set(0xB3, &ioctlDesc{"DRM_IOCTL_MODE_MAP_DUMB", drm.IoctlModeMapDumb, 0,
+		typed(func(f *File, a *drm.ModeMapDumb) error { return f.k.MapDumb(a) })})
+	set(0xB4, &ioctlDesc{"DRM_IOCTL_MODE_DESTROY_DUMB", drm.IoctlModeDestroyDumb, 0,
+		typed(func(f *File, a *drm.ModeDestroyDumb) error { return f.k.DestroyDumb(a) })})
+	set(0xB5, kms("DRM_IOCTL_MODE_GETPLANERESOURCES", 0, 0))
+	set(0xB6, kms("DRM_IOCTL_MODE_GETPLANE", 0, 0))
+	set(0xB7, kms("DRM_IOCTL_MODE_SETPLANE", 0, permMaster))
+	set(0xB8, kms("DRM_IOCTL_MODE_ADDFB2", drm.IoctlModeAddFB2, 0))
+	set(0xB9, kms("DRM_IOCTL_MODE_OBJ_GETPROPERTIES", 0, 0))
+	set(0xBA, kms("DRM_IOCTL_MODE_OBJ_SETPROPERTY", 0, permMaster))
+	set(0xBB, kms("DRM_IOCTL_MODE_CURSOR2", 0, permMaster))
+	set(0xBC, kms("DRM_IOCTL_MODE_ATOMIC", 0, permMaster))
+	set(0xBD, kms("DRM_IOCTL_MODE_CREATEPROPBLOB", 0, 0))
+	set(0xBE, kms("DRM_IOCTL_MODE_DESTROYPROPBLOB", 0, 0))
+	for nr, name := range map[uint32]string{
+		0xBF: "DRM_IOCTL_SYNCOBJ_CREATE", 0xC0: "DRM_IOCTL_SYNCOBJ_DESTROY",
+		0xC1: "DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD", 0xC2: "DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE",
+		0xC3: "DRM_IOCTL_SYNCOBJ_WAIT", 0xC4: "DRM_IOCTL_SYNCOBJ_RESET", 0xC5: "DRM_IOCTL_SYNCOBJ_SIGNAL",
+		0xCA: "DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT", 0xCB: "DRM_IOCTL_SYNCOBJ_QUERY",
+		0xCC: "DRM_IOCTL_SYNCOBJ_TRANSFER", 0xCD: "DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL",
+		0xCF: "DRM_IOCTL_SYNCOBJ_EVENTFD",
+	} {
+		set(nr, absent(name, permRenderAllow))
+	}
+	set(0xC6, absent("DRM_IOCTL_MODE_CREATE_LEASE", permMaster))
+	set(0xC7, absent("DRM_IOCTL_MODE_LIST_LESSEES", permMaster))
+	set(0xC8, absent("DRM_IOCTL_MODE_GET_LEASE", permMaster))
+	set(0xC9, absent("DRM_IOCTL_MODE_REVOKE_LEASE", permMaster))
+	set(0xCE, kms("DRM_IOCTL_MODE_GETFB2", 0, 0))
+	set(0xD0, kms("DRM_IOCTL_MODE_CLOSEFB", 0, 0))
+	set(0xD1, absent("DRM_IOCTL_SET_CLIENT_NAME", permRenderAllow))
+	return t
+}()
+
+// vc4Ioctls is vc4_drm_ioctls[]: every one DRM_RENDER_ALLOW, GET_HANG_STATE
+// root only (vc4_drv.c).
+var vc4Ioctls = [...]ioctlDesc{
+	{"DRM_IOCTL_VC4_SUBMIT_CL", gem.IoctlSubmitCL, permRenderAllow,
+		typed(func(f *File, a *gem.SubmitCL) error { return f.k.SubmitCL(a) })},
+	{"DRM_IOCTL_VC4_WAIT_SEQNO", gem.IoctlWaitSeqno, permRenderAllow,
+		typed(func(f *File, a *gem.WaitSeqno) error { return f.k.WaitSeqno(a) })},
+	{"DRM_IOCTL_VC4_WAIT_BO", gem.IoctlWaitBO, permRenderAllow,
+		typed(func(f *File, a *gem.WaitBO) error { return f.k.WaitBO(a) })},
+	{"DRM_IOCTL_VC4_CREATE_BO", gem.IoctlCreateBO, permRenderAllow,
+		typed(func(f *File, a *gem.CreateBO) error { return f.k.CreateBO(a) })},
+	{"DRM_IOCTL_VC4_MMAP_BO", gem.IoctlMmapBO, permRenderAllow,
+		typed(func(f *File, a *gem.MmapBO) error { return f.k.MmapBO(a) })},
+	{"DRM_IOCTL_VC4_CREATE_SHADER_BO", gem.IoctlCreateShaderBO, permRenderAllow,
+		typed(func(f *File, a *gem.CreateShaderBO) error { return f.k.CreateShaderBO(a) })},
+	{"DRM_IOCTL_VC4_GET_HANG_STATE", gem.IoctlGetHangState, permRootOnly,
+		typed(func(f *File, a *gem.GetHangState) error { return f.k.GetHangState(a) })},
+	{"DRM_IOCTL_VC4_GET_PARAM", gem.IoctlGetParam, permRenderAllow,
+		typed(func(f *File, a *gem.GetParam) error { return f.k.GetParam(a) })},
+	{"DRM_IOCTL_VC4_SET_TILING", gem.IoctlSetTiling, permRenderAllow,
+		typed(func(f *File, a *gem.SetTiling) error { return f.k.SetTiling(a) })},
+	{"DRM_IOCTL_VC4_GET_TILING", gem.IoctlGetTiling, permRenderAllow,
+		typed(func(f *File, a *gem.GetTiling) error { return f.k.GetTiling(a) })},
+	{"DRM_IOCTL_VC4_LABEL_BO", gem.IoctlLabelBO, permRenderAllow,
+		typed(func(f *File, a *gem.LabelBO) error { return f.k.LabelBO(a) })},
+	{"DRM_IOCTL_VC4_GEM_MADVISE", gem.IoctlGemMadvise, permRenderAllow,
+		typed(func(f *File, a *gem.GemMadvise) error { return f.k.GemMadvise(a) })},
+	{"DRM_IOCTL_VC4_PERFMON_CREATE", gem.IoctlPerfmonCreate, permRenderAllow,
+		typed(func(f *File, a *gem.PerfmonCreate) error { return f.k.PerfmonCreate(a) })},
+	{"DRM_IOCTL_VC4_PERFMON_DESTROY", gem.IoctlPerfmonDestroy, permRenderAllow,
+		typed(func(f *File, a *gem.PerfmonDestroy) error { return f.k.PerfmonDestroy(a) })},
+	{"DRM_IOCTL_VC4_PERFMON_GET_VALUES", gem.IoctlPerfmonGetValues, permRenderAllow,
+		typed(func(f *File, a *gem.PerfmonGetValues) error { return f.k.PerfmonGetValues(a) })},
+}
