@@ -198,11 +198,10 @@ func (b *Binner) Run() (Status, error) {
 // into the tile lists that need it.
 func (b *Binner) setItem(i int, raw []byte) {
 	it := &b.items[i]
-	n := copy(it.raw[:], raw)
-	if it.n == n && it.gen != 0 && string(it.raw[:n]) == string(raw) {
+	if it.n == len(raw) && it.gen != 0 && string(it.raw[:it.n]) == string(raw) {
 		return // unchanged: nothing new for the lists
 	}
-	it.n = n
+	it.n = copy(it.raw[:], raw)
 	if b.started {
 		b.gen++
 		it.gen = b.gen

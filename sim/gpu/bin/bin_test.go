@@ -436,3 +436,40 @@ func TestIndexedDrawAndSemaphoreWait(t *testing.T) {
 		t.Errorf("indexed primitives %v", ps)
 	}
 }
+
+// Each state change reaches the lists: two draws with different shader
+// states put both states, in order, before their primitives.
+func TestStateChangesReachTheLists(t *testing.T) {
+	j := newJob(t, 1, 1, 64<<10)
+	j.verts = nil
+	j.vertex(-30, -30)
+	j.vertex(-20, -30)
+	j.vertex(-30, -20)
+	j = newJobKeep(t, j)
+	j.shaderState()
+	j.list = cl.GLArrayPrimitive{Mode: cl.PrimitiveModeTriangles, Length: 3}.Append(j.list)
+	j.shaderState() // the same record again: no new state
+	j.list = cl.GLArrayPrimitive{Mode: cl.PrimitiveModeTriangles, Length: 3}.Append(j.list)
+	rec := cl.NVShaderRecord{ClipHeaderIncluded: true, EnableClipping: true, Stride: 28, VertexDataAddress: j.data.Addr + 256}
+	ra := j.data.Put(128, rec.Append(nil))
+	j.list = cl.NVShaderState{Address: ra}.Append(j.list)
+	j.list = cl.GLArrayPrimitive{Mode: cl.PrimitiveModeTriangles, Length: 3}.Append(j.list)
+	if _, err := j.run(t); err != nil {
+		t.Fatal(err)
+	}
+	var seq []spec.Opcode
+	for _, e := range j.readTile(t, 0, 0) {
+		if e.op == spec.OpNVShaderState || e.op == spec.OpCompressedPrimitive {
+			seq = append(seq, e.op)
+		}
+	}
+	want := []spec.Opcode{spec.OpNVShaderState, spec.OpCompressedPrimitive, spec.OpNVShaderState, spec.OpCompressedPrimitive}
+	if len(seq) != len(want) {
+		t.Fatalf("list %v, want %v", seq, want)
+	}
+	for i := range want {
+		if seq[i] != want[i] {
+			t.Fatalf("list %v, want %v", seq, want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package qpuexec
 
 import (
+	"math"
 	"math/bits"
 
 	"github.com/vccube/vccube/shaders/qpu"
@@ -19,7 +20,25 @@ func addALU(op qpu.AddOp, d, a, b *vec) {
 	switch op {
 	case qpu.AddFAdd:
 		for i := range d {
-			d[i] = fadd(a[i], b[i])
+			x, y := a[i], b[i]
+			if normal(x) && normal(y) {
+				// addNormal, inlined by hand for the common case.
+				fx, fy := math.Float32frombits(x), math.Float32frombits(y)
+				s := fx + fy
+				r := math.Float32bits(s)
+				if r&expMask-0x00800000 < 0x7F000000 {
+					bb := s - fx
+					if e := (fx - (s - bb)) + (fy - bb); e != 0 && (e < 0) != (s < 0) {
+						r--
+						if r&expMask == 0 {
+							r = 0
+						}
+					}
+					d[i] = r
+					continue
+				}
+			}
+			d[i] = fadd(x, y)
 		}
 	case qpu.AddFSub:
 		for i := range d {
@@ -147,13 +166,38 @@ func mulALU(op qpu.MulOp, d, a, b *vec) {
 	switch op {
 	case qpu.MulFMul:
 		for i := range d {
-			d[i] = fmul(a[i], b[i])
+			x, y := a[i], b[i]
+			if normal(x) && normal(y) {
+				// fmul's fast path, inlined by hand.
+				p := float64(math.Float32frombits(x)) * float64(math.Float32frombits(y))
+				f := float32(p)
+				r := math.Float32bits(f)
+				if r&expMask-0x00800000 < 0x7F000000 {
+					if float64(f) != p && (float64(f) > p) == (p > 0) {
+						r--
+						if r&expMask == 0 {
+							r = 0
+						}
+					}
+					d[i] = r
+					continue
+				}
+			}
+			d[i] = fmul(x, y)
 		}
 	case qpu.MulMul24:
 		for i := range d {
 			d[i] = (a[i] & 0xFFFFFF) * (b[i] & 0xFFFFFF)
 		}
 	case qpu.MulV8Muld:
+		if k := b[0] & 0xFF; b[0] == k*0x01010101 && replicated(b) {
+			// One replicated byte in every element (the cube's light
+			// constants): v8muld's fast path for the whole vector.
+			for i := range d {
+				d[i] = v8muldByte(a[i], uint64(k))
+			}
+			return
+		}
 		for i := range d {
 			d[i] = v8muld(a[i], b[i])
 		}
@@ -176,46 +220,87 @@ func mulALU(op qpu.MulOp, d, a, b *vec) {
 	}
 }
 
-func v8adds(a, b uint32) (r uint32) {
+// The per-byte ops work on all four bytes at once (SWAR): h selects each
+// byte's top bit, l the other seven.
+const (
+	h8 = 0x80808080
+	l8 = 0x7F7F7F7F
+)
+
+// sum8 returns the per-byte sums a+b mod 256 and the bytes that carried out.
+func sum8(a, b uint32) (s, carry uint32) {
+	s = (a&l8 + b&l8) ^ (a^b)&h8
+	carry = (a&b | (a|b)&^s) & h8 // carry out of each byte's bit 7
+	return s, carry
+}
+
+// diff8 returns the per-byte differences a-b mod 256 and the bytes that
+// borrowed (a < b).
+func diff8(a, b uint32) (d, borrow uint32) {
+	d = ((a | h8) - b&l8) ^ (a^^b)&h8
+	borrow = (^a&b | ^(a^b)&d) & h8 // borrow out of each byte's bit 7
+	return d, borrow
+}
+
+// byteMask widens each byte's top bit to the whole byte.
+func byteMask(top uint32) uint32 { return top >> 7 * 0xFF }
+
+func v8adds(a, b uint32) uint32 {
+	s, c := sum8(a, b)
+	return s | byteMask(c)
+}
+
+func v8subs(a, b uint32) uint32 {
+	d, br := diff8(a, b)
+	return d &^ byteMask(br)
+}
+
+func v8min(a, b uint32) uint32 {
+	_, br := diff8(a, b)
+	lt := byteMask(br)
+	return a&lt | b&^lt
+}
+
+func v8max(a, b uint32) uint32 {
+	_, br := diff8(a, b)
+	lt := byteMask(br)
+	return b&lt | a&^lt
+}
+
+// v8muld computes (a_i*b_i + 127)/255 per byte. t/255 = (t + 1 + (t>>8))>>8
+// for every t up to 65152 (checked exhaustively in alu_test.go), which spares
+// the division. When b is one byte replicated (the cube's light constants
+// are), the four products fit the four 16-bit lanes of one 64-bit multiply.
+func v8muld(a, b uint32) uint32 {
+	if k := b & 0xFF; b == k*0x01010101 {
+		return v8muldByte(a, uint64(k))
+	}
+	var r uint32
 	for sh := uint(0); sh < 32; sh += 8 {
-		s := a>>sh&0xFF + b>>sh&0xFF
-		if s > 0xFF {
-			s = 0xFF
+		t := a>>sh&0xFF*(b>>sh&0xFF) + 127
+		r |= (t + 1 + t>>8) >> 8 << sh
+	}
+	return r
+}
+
+// v8muldByte is v8muld by one byte k in all four positions: bytes 0 and 2
+// go to 16-bit lanes 0 and 1 of a uint64, bytes 1 and 3 to lanes 2 and 3,
+// and one multiply serves all four; every lane stays below 65536.
+func v8muldByte(a uint32, k uint64) uint32 {
+	x := uint64(a&0x00FF00FF) | uint64(a&0xFF00FF00)<<24
+	t := x*k + 0x007F007F007F007F
+	t = (t + 0x0001000100010001 + t>>8&0x00FF00FF00FF00FF) >> 8 & 0x00FF00FF00FF00FF
+	return uint32(t)&0x00FF00FF | uint32(t>>24)&0xFF00FF00
+}
+
+// replicated reports whether every element of v equals element 0.
+func replicated(v *vec) bool {
+	for _, x := range v[1:] {
+		if x != v[0] {
+			return false
 		}
-		r |= s << sh
 	}
-	return r
-}
-
-func v8subs(a, b uint32) (r uint32) {
-	for sh := uint(0); sh < 32; sh += 8 {
-		x, y := a>>sh&0xFF, b>>sh&0xFF
-		if x > y {
-			r |= (x - y) << sh
-		}
-	}
-	return r
-}
-
-func v8min(a, b uint32) (r uint32) {
-	for sh := uint(0); sh < 32; sh += 8 {
-		r |= min(a>>sh&0xFF, b>>sh&0xFF) << sh
-	}
-	return r
-}
-
-func v8max(a, b uint32) (r uint32) {
-	for sh := uint(0); sh < 32; sh += 8 {
-		r |= max(a>>sh&0xFF, b>>sh&0xFF) << sh
-	}
-	return r
-}
-
-func v8muld(a, b uint32) (r uint32) {
-	for sh := uint(0); sh < 32; sh += 8 {
-		r |= (a>>sh&0xFF*(b>>sh&0xFF) + 127) / 255 << sh
-	}
-	return r
+	return true
 }
 
 // addCarry returns the C flags of an add-ALU result, one bit per element,

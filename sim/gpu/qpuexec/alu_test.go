@@ -378,3 +378,110 @@ func TestHalfConversions(t *testing.T) {
 		}
 	}
 }
+
+// TestByteOpsAgainstPerByteReference checks the SWAR byte ops against a
+// byte-at-a-time reference written from their definitions (AG Tables
+// 12-13; v8muld as VC4C measures it), on every pair of bytes in every
+// position and on random words, with replicated and mixed second operands.
+func TestByteOpsAgainstPerByteReference(t *testing.T) {
+	ref := func(f func(x, y uint32) uint32) func(a, b uint32) uint32 {
+		return func(a, b uint32) (r uint32) {
+			for sh := uint(0); sh < 32; sh += 8 {
+				r |= f(a>>sh&0xFF, b>>sh&0xFF) << sh
+			}
+			return r
+		}
+	}
+	ops := []struct {
+		name      string
+		got, want func(a, b uint32) uint32
+	}{
+		{"v8adds", v8adds, ref(func(x, y uint32) uint32 { return min(x+y, 255) })},
+		{"v8subs", v8subs, ref(func(x, y uint32) uint32 {
+			if x < y {
+				return 0
+			}
+			return x - y
+		})},
+		{"v8min", v8min, ref(func(x, y uint32) uint32 { return min(x, y) })},
+		{"v8max", v8max, ref(func(x, y uint32) uint32 { return max(x, y) })},
+		{"v8muld", v8muld, ref(func(x, y uint32) uint32 { return (x*y + 127) / 255 })},
+	}
+	check := func(a, b uint32) {
+		for _, op := range ops {
+			if g, w := op.got(a, b), op.want(a, b); g != w {
+				t.Fatalf("%s(%#08x, %#08x) = %#08x, want %#08x", op.name, a, b, g, w)
+			}
+		}
+	}
+	for x := uint32(0); x < 256; x++ {
+		for y := uint32(0); y < 256; y++ {
+			check(x*0x01010101, y*0x01010101)     // replicated (v8muld's fast path)
+			check(x<<24|y<<8|x, y<<16|x<<8|y)     // mixed bytes
+			check(x*0x01010101, y<<24|0x00FF8001) // replicated a, mixed b
+		}
+	}
+	seed := uint32(1)
+	for i := 0; i < 100000; i++ {
+		seed = seed*1664525 + 1013904223
+		a := seed
+		seed = seed*1664525 + 1013904223
+		check(a, seed)
+	}
+}
+
+// TestFastFloatPathsAgreeWithSlowOnes checks fadd, fsub and fmul's
+// normal-operand fast paths against the general code on random operands,
+// including results that overflow, underflow or cancel.
+func TestFastFloatPathsAgreeWithSlowOnes(t *testing.T) {
+	seed := uint64(99)
+	next := func() uint32 {
+		seed = seed*6364136223846793005 + 1442695040888963407
+		return uint32(seed >> 32)
+	}
+	for i := 0; i < 300000; i++ {
+		a, b := next(), next()
+		if i%3 == 0 { // nearby exponents: cancellation and exact cases
+			b = b&^expMask | a&expMask
+		}
+		if got, want := fadd(a, b), faddSlow(a, b); got != want {
+			t.Fatalf("fadd(%#08x, %#08x) = %#08x, general path %#08x", a, b, got, want)
+		}
+		if got, want := fsub(a, b), faddSlow(a, b^signBit); got != want && !isNaNBits(b) {
+			t.Fatalf("fsub(%#08x, %#08x) = %#08x, general path %#08x", a, b, got, want)
+		}
+		fa, fb := flushIn(a), flushIn(b)
+		var want uint32
+		switch {
+		case fa == 0 || fb == 0:
+			want = 0
+		case fa&expMask == expMask || fb&expMask == expMask:
+			want = infWithSign((a^b)&signBit != 0)
+		default:
+			want = rtz32(float64(math.Float32frombits(fa)) * float64(math.Float32frombits(fb)))
+		}
+		if got := fmul(a, b); got != want {
+			t.Fatalf("fmul(%#08x, %#08x) = %#08x, general path %#08x", a, b, got, want)
+		}
+		// The vector loops carry hand-inlined copies of the fast paths.
+		va, vb := vec{a, b}, vec{b, a}
+		var d vec
+		mulALU(qpu.MulFMul, &d, &va, &vb)
+		if d[0] != want {
+			t.Fatalf("mulALU fmul(%#08x, %#08x) = %#08x, general path %#08x", a, b, d[0], want)
+		}
+		addALU(qpu.AddFAdd, &d, &va, &vb)
+		if w := faddSlow(a, b); d[0] != w {
+			t.Fatalf("addALU fadd(%#08x, %#08x) = %#08x, general path %#08x", a, b, d[0], w)
+		}
+	}
+}
+
+// TestDivideBy255 checks the identity v8muld relies on.
+func TestDivideBy255(t *testing.T) {
+	for x := uint32(0); x <= 255*255+127; x++ {
+		if (x+1+x>>8)>>8 != x/255 {
+			t.Fatalf("(%d + 1 + %d>>8)>>8 != %d/255", x, x, x)
+		}
+	}
+}

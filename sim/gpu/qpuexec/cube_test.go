@@ -36,7 +36,7 @@ type cubeFrame struct {
 	verts  [scene.NumVertices]scene.Vertex
 }
 
-func newCubeFrame(t *testing.T, k int) *cubeFrame {
+func newCubeFrame(t testing.TB, k int) *cubeFrame {
 	s, err := scene.New(800, 600)
 	if err != nil {
 		t.Fatal(err)
@@ -53,7 +53,7 @@ func newCubeFrame(t *testing.T, k int) *cubeFrame {
 
 // loadBatch is the VCD's work for one batch: the attribute bytes of up to
 // 16 vertices into the read segment, at the program's VPM offsets.
-func (c *cubeFrame) loadBatch(t *testing.T, v *VPM, seg Segment, first int, coord bool) int {
+func (c *cubeFrame) loadBatch(t testing.TB, v *VPM, seg Segment, first int, coord bool) int {
 	n := 0
 	for i := first; i < len(c.verts) && n < 16; i++ {
 		var b [20]byte

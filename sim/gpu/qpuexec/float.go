@@ -111,8 +111,43 @@ func rtzSum(a, b float64) uint32 {
 	return r
 }
 
+// normal reports whether x is a normal float: exponent 1..254. The fast
+// paths of fadd, fsub and fmul handle only those.
+func normal(x uint32) bool { return (x&expMask)-0x00800000 < 0x7F000000 }
+
 // fadd is the add ALU's fadd (op 1) on one element.
 func fadd(a, b uint32) uint32 {
+	if normal(a) && normal(b) {
+		if r, ok := addNormal(math.Float32frombits(a), math.Float32frombits(b)); ok {
+			return r
+		}
+	}
+	return faddSlow(a, b)
+}
+
+// addNormal rounds the sum of two normal floats toward zero, in float32:
+// the sum s is rounded to nearest, and TwoSum's error term e (exact in any
+// binary floating point with round-to-nearest, Knuth TAOCP 4.2.2) says
+// whether s lies beyond the true sum; if so the true sum truncates to the
+// float one step closer to zero. ok is false on overflow (slow path).
+func addNormal(a, b float32) (uint32, bool) {
+	s := a + b
+	r := math.Float32bits(s)
+	if r&expMask == expMask {
+		return 0, false
+	}
+	bb := s - a
+	e := (a - (s - bb)) + (b - bb)
+	if e != 0 && (e < 0) != (s < 0) {
+		r-- // one unit toward zero (sign-magnitude)
+	}
+	if r&expMask == 0 {
+		return 0, true // below the smallest normal: +0
+	}
+	return r, true
+}
+
+func faddSlow(a, b uint32) uint32 {
 	a, b = flushIn(a), flushIn(b)
 	if isNaNBits(b) {
 		return infWithSign(b&signBit != 0)
@@ -132,6 +167,11 @@ func fadd(a, b uint32) uint32 {
 // fsub is fadd with the second operand negated (op 2), except that a NaN
 // second operand gives Inf of the opposite sign (measured).
 func fsub(a, b uint32) uint32 {
+	if normal(a) && normal(b) {
+		if r, ok := addNormal(math.Float32frombits(a), -math.Float32frombits(b)); ok {
+			return r
+		}
+	}
 	a, b = flushIn(a), flushIn(b)
 	if isNaNBits(b) {
 		return infWithSign(b&signBit == 0)
@@ -152,8 +192,22 @@ func fsub(a, b uint32) uint32 {
 }
 
 // fmul is the mul ALU's fmul (op 1). The float64 product of two float32
-// values is exact, so rtz32 rounds it correctly.
+// values is exact, so rounding it toward zero once is correct.
 func fmul(a, b uint32) uint32 {
+	if normal(a) && normal(b) {
+		p := float64(math.Float32frombits(a)) * float64(math.Float32frombits(b))
+		f := float32(p)
+		r := math.Float32bits(f)
+		if r&expMask-0x00800000 < 0x7F000000 { // a normal result: no overflow, no underflow
+			if float64(f) != p && (float64(f) > p) == (p > 0) {
+				r-- // rounded away from zero: one unit back
+				if r&expMask == 0 {
+					return 0
+				}
+			}
+			return r
+		}
+	}
 	a, b = flushIn(a), flushIn(b)
 	if a == 0 || b == 0 {
 		return 0

@@ -15,7 +15,7 @@ import (
 // rig is a QPU with memory: a pool with a code buffer and a uniforms
 // buffer granted to one job's View, and a recording Env.
 type rig struct {
-	t    *testing.T
+	t    testing.TB
 	pool *mem.Pool
 	view *mem.View
 	code mem.Region
@@ -25,7 +25,7 @@ type rig struct {
 	vpm  VPM
 }
 
-func newRig(t *testing.T) *rig {
+func newRig(t testing.TB) *rig {
 	t.Helper()
 	p, err := mem.NewPool(mem.DefaultBase, 1<<20)
 	if err != nil {
@@ -46,7 +46,7 @@ func newRig(t *testing.T) *rig {
 }
 
 // asm assembles a program, failing the test on an assembler error.
-func asm(t *testing.T, build func(a *qpu.Asm)) []uint64 {
+func asm(t testing.TB, build func(a *qpu.Asm)) []uint64 {
 	t.Helper()
 	var a qpu.Asm
 	build(&a)

@@ -47,9 +47,15 @@ type Program struct {
 	Warnings []Violation
 
 	code     []inst
-	vecs     []vec  // small-immediate and per-element load-immediate vectors
-	usesLast bool   // some operand reads the NOP address (rdLast)
-	words    []byte // the program's bytes, as fetched (for the cache)
+	vecs     []vec // small-immediate and per-element load-immediate vectors
+	usesLast bool  // some operand reads the NOP address (rdLast)
+	// delayWrites says the program needs the register files' one-cycle
+	// write delay modelled (qpu.go retire). A strict program without
+	// branches never reads a register the instruction before it wrote
+	// (hazard rule 7, checked in address order, which is execution order
+	// without branches), so writing at once gives the same results, faster.
+	delayWrites bool
+	words       []byte // the program's bytes, as fetched (for the cache)
 }
 
 // Len returns the number of instructions.
@@ -174,6 +180,7 @@ func decodeBytes(addr uint32, b []byte, opts Options) (*Program, error) {
 		return nil, &LoadError{Addr: addr, Violations: bad}
 	}
 	p.Warnings = bad
+	p.delayWrites = opts.Permissive
 	p.code = make([]inst, n)
 	for i := range p.Insts {
 		if err := p.compile(i); err != nil {
@@ -181,6 +188,9 @@ func decodeBytes(addr uint32, b []byte, opts Options) (*Program, error) {
 		}
 		if c := &p.code[i]; c.rdA == rdLast || c.rdB == rdLast {
 			p.usesLast = true
+		}
+		if p.Insts[i].IsBranch() {
+			p.delayWrites = true
 		}
 	}
 	return p, nil

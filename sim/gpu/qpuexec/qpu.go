@@ -227,7 +227,9 @@ func (q *QPU) Run(p *Program, env Env, s *Start) (Result, error) {
 		if err != nil {
 			return q.result(), q.fail(pc, err)
 		}
-		q.retire(old)
+		if q.npend > 0 {
+			q.retire(old)
+		}
 
 		if q.seq == q.switchAt {
 			q.threadSwitch()
@@ -414,15 +416,29 @@ func (q *QPU) alu(in *inst, pc int) error {
 	// Read phase. A FIFO named on both ports pops once and both ports see
 	// the value (audit.md 4.13; Linux vc4_validate_shaders.c counts one
 	// uniform; VC4C Emulator.cpp readRegister caches the read).
-	pa, err := q.read(in.rdA, in.regA, false, &q.portA, in, pc)
-	if err != nil {
-		return err
+	var pa, pb *vec
+	var err error
+	switch in.rdA {
+	case rdNone:
+		pa = &q.portA
+	case rdPhys:
+		pa = &q.ra[in.regA]
+	default:
+		if pa, err = q.read(in.rdA, in.regA, false, &q.portA, in, pc); err != nil {
+			return err
+		}
 	}
-	var pb *vec
-	if in.sameFIFO {
+	switch {
+	case in.rdB == rdNone:
+		pb = &q.portB
+	case in.rdB == rdPhys:
+		pb = &q.rb[in.regB]
+	case in.sameFIFO:
 		pb = pa
-	} else if pb, err = q.read(in.rdB, in.regB, true, &q.portB, in, pc); err != nil {
-		return err
+	default:
+		if pb, err = q.read(in.rdB, in.regB, true, &q.portB, in, pc); err != nil {
+			return err
+		}
 	}
 	if q.prog.tracksLast() {
 		for i := 0; i < 4; i++ {
@@ -500,6 +516,9 @@ func (q *QPU) alu(in *inst, pc int) error {
 			return err
 		}
 	}
+	if in.sig == qpu.SigNone || in.sig == qpu.SigSmallImm {
+		return nil
+	}
 	return q.signal(in, pc)
 }
 
@@ -572,6 +591,14 @@ func (q *QPU) write(in *inst, pc int, t wtarget, v *vec, lanes uint16, bits uint
 			return nil
 		}
 		if lanes == 0 {
+			return nil
+		}
+		if !q.prog.delayWrites {
+			d := &q.ra[t.n]
+			if t.kind == wPhysB {
+				d = &q.rb[t.n]
+			}
+			mergeLanes(d, v, lanes, bits)
 			return nil
 		}
 		p := &q.pend[q.npend]

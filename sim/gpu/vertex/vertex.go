@@ -279,3 +279,18 @@ func (k Kind) String() string {
 	}
 	return "no"
 }
+
+// Append adds src's vertices after s's; both must have the same number
+// of varyings (s may be empty).
+func (s *Shaded) Append(src *Shaded) {
+	if s.N == 0 {
+		s.NVary = src.NVary
+	}
+	s.X = append(s.X[:s.N], src.X[:src.N]...)
+	s.Y = append(s.Y[:s.N], src.Y[:src.N]...)
+	s.Z = append(s.Z[:s.N], src.Z[:src.N]...)
+	s.InvW = append(s.InvW[:s.N], src.InvW[:src.N]...)
+	s.PointSize = append(s.PointSize[:s.N], src.PointSize[:src.N]...)
+	s.Vary = append(s.Vary[:s.N*s.NVary], src.Vary[:src.N*src.NVary]...)
+	s.N += src.N
+}

@@ -1,0 +1,239 @@
+package gpu
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/vccube/vccube/cl"
+	"github.com/vccube/vccube/gem"
+	"github.com/vccube/vccube/sim/gpu/internal/gputest"
+	"github.com/vccube/vccube/sim/mem"
+)
+
+const clearColor = 0xFF102030
+
+func mustRun(t *testing.T, j *tjob, g *GPU) {
+	t.Helper()
+	if r := j.run(g); r.Hung {
+		t.Fatalf("job hung: %v", r.Reason)
+	}
+}
+
+// A clear-only job (no binning list, as the kernel runs bin_cl_size == 0)
+// on a 100×70 frame: every pixel gets the clear colour, the Z buffer the
+// clear depth and stencil, and nothing past the frame is written.
+func TestClearOnlyJobNotMultipleOf64(t *testing.T) {
+	g := newGPU(t)
+	j := newTJob(t, 100, 70)
+	for i := range j.color.B {
+		j.color.B[i] = 0xEE
+	}
+	j.rcl.ClearColor, j.rcl.ClearZ, j.rcl.ClearS = clearColor, 0x123456, 7
+	j.rcl.ZSWrite = &gputest.Surface{Addr: j.zs.Addr, Tiling: cl.TilingLinear}
+	mustRun(t, j, g)
+	for y := range 70 {
+		for x := range 100 {
+			if p := j.pixel(x, y); p != clearColor {
+				t.Fatalf("pixel (%d,%d) = %#x", x, y, p)
+			}
+			if z := j.zs.U32(4 * (y*100 + x)); z != 0x12345607 {
+				t.Fatalf("Z/stencil (%d,%d) = %#x, want 0x12345607", x, y, z)
+			}
+		}
+	}
+	if j.color.B[j.stride*70] != 0xEE {
+		t.Error("written past the frame")
+	}
+}
+
+// One triangle over four tiles: (40,40) (100,40) (40,100). Centres
+// (x+½, y+½) inside: x ≥ 40, y ≥ 40 (the left and top edges lie between
+// pixel centres) and x + y + 1 < 140; x + y = 139 lies on the
+// hypotenuse, a bottom-right edge, so it is out. That is x + y ≤ 138:
+// 1 + 2 + … + 59 = 1770 pixels.
+func TestTriangleCoversExactPixels(t *testing.T) {
+	g := newGPU(t)
+	j := newTJob(t, 128, 128)
+	j.rcl.ClearColor = clearColor
+	j.beginBin(cl.ConfigurationBits{EnableForwardFacing: true, EnableReverseFacing: true, DepthFunc: cl.DepthFuncAlways})
+	fs := j.program(fsConst())
+	j.drawNV(fs, []uint32{0xFF0000FF}, cl.PrimitiveModeTriangles, j.nv(40, 40, 0.5), j.nv(100, 40, 0.5), j.nv(40, 100, 0.5))
+	mustRun(t, j, g)
+	n := 0
+	for y := range 128 {
+		for x := range 128 {
+			in := x >= 40 && y >= 40 && x+y <= 138
+			want := uint32(clearColor)
+			if in {
+				want = 0xFF0000FF
+				n++
+			}
+			if p := j.pixel(x, y); p != want {
+				t.Fatalf("pixel (%d,%d) = %#x, want %#x", x, y, p, want)
+			}
+		}
+	}
+	if n != 1770 {
+		t.Fatalf("expected set has %d pixels", n)
+	}
+	c := &j.counters
+	if c[gem.PerfcntQPUTotalClkCyclesFragmentShading] == 0 || c[gem.PerfcntTLBQuadsWrittenToColorBuf] == 0 || c[gem.PerfcntFEPValidQuads] == 0 {
+		t.Errorf("counters not counted: %v", c)
+	}
+}
+
+// quad returns two triangles covering the whole frame at depth z.
+func (j *tjob) quad(z float32, vary ...[4]float32) []gputest.NVVertex {
+	w, h := float64(j.w), float64(j.h)
+	v := func(x, y float64, k int) gputest.NVVertex {
+		var va []float32
+		for _, q := range vary {
+			va = append(va, q[k])
+		}
+		return j.nv(x, y, z, va...)
+	}
+	// Corners 0 (0,0) 1 (w,0) 2 (0,h) 3 (w,h).
+	return []gputest.NVVertex{v(0, 0, 0), v(w, 0, 1), v(0, h, 2), v(0, h, 2), v(w, 0, 1), v(w, h, 3)}
+}
+
+// Depth: two full-frame quads at Zs 0.3 (red) and 0.6 (green), drawn in
+// either order. With LESS the nearer (red) wins either way; with GREATER
+// the farther; with early-Z on the result is the same.
+func TestDepthTestOrder(t *testing.T) {
+	g := newGPU(t)
+	const red, green = 0xFF0000FF, 0xFF00FF00
+	for _, c := range []struct {
+		fn     cl.DepthFunc
+		clearZ uint32
+		early  bool
+		want   uint32
+	}{
+		{cl.DepthFuncLess, 0xFFFFFF, false, red},
+		{cl.DepthFuncLess, 0xFFFFFF, true, red},
+		{cl.DepthFuncLessEqual, 0xFFFFFF, true, red},
+		{cl.DepthFuncGreater, 0, false, green},
+		{cl.DepthFuncAlways, 0, false, 0}, // the last drawn
+	} {
+		for order := range 2 {
+			j := newTJob(t, 64, 64)
+			j.rcl.ClearZ = c.clearZ
+			j.beginBin(cl.ConfigurationBits{EnableForwardFacing: true, EnableReverseFacing: true,
+				DepthFunc: c.fn, ZUpdates: true, EarlyZ: c.early, EarlyZUpdates: c.early})
+			fs := j.program(fsConstZ())
+			draws := [2]struct {
+				z   float32
+				col uint32
+			}{{0.3, red}, {0.6, green}}
+			if order == 1 {
+				draws[0], draws[1] = draws[1], draws[0]
+			}
+			for _, d := range draws {
+				j.drawNV(fs, []uint32{d.col}, cl.PrimitiveModeTriangles, j.quad(d.z)...)
+			}
+			mustRun(t, j, g)
+			want := c.want
+			if want == 0 {
+				want = draws[1].col
+			}
+			for _, p := range [][2]int{{0, 0}, {63, 63}, {10, 50}, {32, 31}} {
+				if got := j.pixel(p[0], p[1]); got != want {
+					t.Errorf("%v early %v order %d: pixel %v = %#x, want %#x", c.fn, c.early, order, p, got, want)
+				}
+			}
+		}
+	}
+}
+
+// Facing on the y-down screen: a clockwise and a counter-clockwise
+// triangle; with the clockwise bit set and reverse faces culled only the
+// clockwise one is drawn.
+func TestCullingByFacing(t *testing.T) {
+	g := newGPU(t)
+	j := newTJob(t, 64, 64)
+	j.rcl.ClearColor = clearColor
+	j.beginBin(cl.ConfigurationBits{Clockwise: true, EnableForwardFacing: true, DepthFunc: cl.DepthFuncAlways})
+	fs := j.program(fsConst())
+	// Clockwise: (0,0) → (30,0) → (0,30). Counter-clockwise: (64,64) → (64,34) → (34,64).
+	j.drawNV(fs, []uint32{1}, cl.PrimitiveModeTriangles, j.nv(0, 0, 0.5), j.nv(30, 0, 0.5), j.nv(0, 30, 0.5))
+	j.drawNV(fs, []uint32{2}, cl.PrimitiveModeTriangles, j.nv(64, 64, 0.5), j.nv(64, 34, 0.5), j.nv(34, 64, 0.5))
+	mustRun(t, j, g)
+	if j.pixel(5, 5) != 1 || j.pixel(60, 60) != clearColor {
+		t.Errorf("pixels %#x %#x: want the clockwise triangle only", j.pixel(5, 5), j.pixel(60, 60))
+	}
+}
+
+// Seed 004's experiment: a shader that writes white only from element k
+// shows, in every 4×4 block, which pixel element k shades. The layouts
+// below are the seed's drawings (row y = 3 first), independent of the
+// model's tables.
+func TestElementToPixelLayoutOfSeed004(t *testing.T) {
+	drawn := [2][4][4]int{
+		{{6, 7, 10, 11}, {4, 5, 8, 9}, {2, 3, 14, 15}, {0, 1, 12, 13}},
+		{{10, 11, 6, 7}, {8, 9, 4, 5}, {14, 15, 2, 3}, {12, 13, 0, 1}},
+	}
+	g := newGPU(t)
+	for k := range 16 {
+		j := newTJob(t, 16, 16)
+		j.beginBin(cl.ConfigurationBits{EnableForwardFacing: true, EnableReverseFacing: true, DepthFunc: cl.DepthFuncAlways})
+		fs := j.program(fsElement(k))
+		j.drawNV(fs, nil, cl.PrimitiveModeTriangles, j.quad(0.5)...)
+		mustRun(t, j, g)
+		for by := 0; by < 16; by += 4 {
+			for bx := 0; bx < 16; bx += 4 {
+				p := (by / 4) & 1
+				for y := range 4 {
+					for x := range 4 {
+						want := uint32(0xFF000000)
+						if drawn[p][3-y][x] == k {
+							want = 0xFFFFFFFF
+						}
+						if got := j.pixel(bx+x, by+y); got != want {
+							t.Fatalf("element %d, block (%d,%d), pixel (%d,%d): %#x, want %#x", k, bx, by, x, y, got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// An access outside the job's memory is refused and hangs the job; it is
+// not a panic, and the next job runs normally.
+func TestFaultHangsTheJob(t *testing.T) {
+	g := newGPU(t)
+	j := newTJob(t, 64, 64)
+	j.rcl.Color = &gputest.Surface{Addr: j.color.Addr - 1<<20} // not the job's
+	r := j.run(g)
+	var f *mem.Fault
+	if !r.Hung || !errors.As(r.Reason, &f) || !f.Write {
+		t.Fatalf("result %+v, want a hang with a write fault", r)
+	}
+	k := newTJob(t, 64, 64)
+	k.rcl.ClearColor = clearColor
+	mustRun(t, k, g)
+	if k.pixel(0, 0) != clearColor {
+		t.Error("the job after a hang did not render")
+	}
+	// A render list that waits on a semaphore nobody increments.
+	l := newTJob(t, 64, 64)
+	l.rcl.TileAlloc, l.rcl.BinTilesX = l.binMem.Addr+4096, 1
+	if r := l.run(g); !r.Hung || !errors.Is(r.Reason, ErrDeadlock) {
+		t.Fatalf("result %+v, want a deadlock", r)
+	}
+}
+
+// The tile buffer outlives a job: a job without clear or load shows what
+// the last store left (the clear values latched by the previous job).
+func TestStaleClearValuesCarryOver(t *testing.T) {
+	g := newGPU(t)
+	j := newTJob(t, 64, 64)
+	j.rcl.ClearColor = 0xFF445566
+	mustRun(t, j, g)
+	k := newTJob(t, 64, 64)
+	k.rcl.UseClear = false
+	mustRun(t, k, g)
+	if k.pixel(3, 3) != 0xFF445566 {
+		t.Errorf("pixel %#x, want the previous job's clear colour", k.pixel(3, 3))
+	}
+}
+

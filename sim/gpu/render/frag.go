@@ -1,0 +1,296 @@
+package render
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+
+	"github.com/vccube/vccube/cl"
+	"github.com/vccube/vccube/gem"
+	"github.com/vccube/vccube/shaders/hazard"
+	"github.com/vccube/vccube/sim/gpu/qpuexec"
+	"github.com/vccube/vccube/sim/gpu/raster"
+	"github.com/vccube/vccube/sim/gpu/tlb"
+	"github.com/vccube/vccube/sim/gpu/tmu"
+	"github.com/vccube/vccube/sim/mem"
+)
+
+// maxVaryings is the most varying components a shaded vertex can carry in
+// the VPM window (64 rows less Xs|Ys, Zs and 1/Wc).
+const maxVaryings = 61
+
+// fragment is the fragment stage of one worker: the primitive being
+// shaded, its interpolation setup, and the qpuexec.Env its shader threads
+// talk to.
+type fragment struct {
+	w     *Worker
+	qpu   *qpuexec.QPU
+	tmu   [2]*tmu.Unit
+	start qpuexec.Start
+
+	prim     raster.Prim
+	verts    [3]raster.Vertex
+	vary     [3][]float32
+	psize    [3]float32
+	clipVary [3][maxVaryings]float32
+	setup    [maxVaryings]raster.Varying
+	nvary    int
+
+	// Per thread.
+	next    int // next varying to read
+	bx, by  int
+	idx     [16]uint16 // tile pixel of each element
+	stencil tlb.Stencil
+	depth   tlb.DepthState
+	reverse bool
+}
+
+func (f *fragment) init(w *Worker, qpuNum int) {
+	f.w = w
+	f.qpu = qpuexec.NewQPU(qpuNum, nil)
+	f.tmu[0], f.tmu[1] = tmu.New(nil), tmu.New(nil)
+}
+
+func (f *fragment) setView(v *mem.View) {
+	f.qpu.Mem = v
+	f.tmu[0].Reset(v)
+	f.tmu[1].Reset(v)
+}
+
+// shadePrim rasterises f.prim and runs the fragment shader on every 4×4
+// block with covered pixels.
+func (f *fragment) shadePrim(nv, nvary int) error {
+	w := f.w
+	st := &w.st
+	if st.fs == nil {
+		code, unif, single := st.shader.FS()
+		p, err := w.r.cache.Load(w.view, code, qpuexec.Options{Stage: hazard.Fragment, Threaded: !single, Permissive: w.r.opts.Permissive})
+		if err != nil {
+			return fmt.Errorf("fragment shader at %#08x: %w", code, err)
+		}
+		st.fs, st.fsUniforms = p, unif
+	}
+	if nvary > maxVaryings {
+		return fmt.Errorf("%d varyings: a shaded vertex holds at most %d", nvary, maxVaryings)
+	}
+	f.nvary = nvary
+	for j := 0; j < nvary; j++ {
+		var vals [3]float32
+		for k := range vals {
+			vals[k] = f.vary[min(k, nv-1)][j]
+		}
+		flat := j < 32 && st.flat&(1<<j) != 0
+		f.setup[j] = f.prim.SetupVarying(vals, flat)
+	}
+	f.depth = tlb.DepthState{Func: st.config.DepthFunc, Update: st.config.ZUpdates}
+	f.reverse = f.prim.Reverse
+	earlyZ := f.earlyZ()
+	tx0, ty0 := w.tile.X*tlb.Size, w.tile.Y*tlb.Size
+	b := f.prim.Bounds()
+	var rev uint32
+	if f.reverse {
+		rev = 1
+	}
+	shaded := false
+	c := &w.counters
+	for by := b.Y0 &^ 3; by < b.Y1; by += 4 {
+		for bx := b.X0 &^ 3; bx < b.X1; bx += 4 {
+			mask := f.prim.BlockMask(bx, by)
+			if mask == 0 {
+				continue
+			}
+			s := &f.start
+			f.prim.BlockInputs(bx, by, &s.W, &s.Z, &s.X, &s.Y)
+			for i := range 16 {
+				f.idx[i] = uint16((int(s.Y[i])-ty0)*tlb.Size + int(s.X[i]) - tx0)
+			}
+			quads := quadMask(mask)
+			c[gem.PerfcntFEPValidQuads] += uint64(bits.OnesCount8(quads))
+			if earlyZ {
+				mask = f.earlyTest(mask)
+				left := quadMask(mask)
+				c[gem.PerfcntFEPClippedQuads] += uint64(bits.OnesCount8(quads &^ left))
+				if mask == 0 {
+					continue
+				}
+			}
+			for i := range 16 {
+				s.MSFlags[i] = 0
+				if mask&(1<<i) != 0 {
+					// Non-multisample mode: a covered pixel has all four
+					// mask bits (our choice; [AG] Table 29 gives MS_MASK 4
+					// bits without saying what non-MS mode puts there).
+					s.MSFlags[i] = 0xF
+				}
+			}
+			s.RevFlag = rev
+			s.Uniforms = st.fsUniforms
+			f.next = 0
+			f.bx, f.by = bx, by
+			f.stencil.Reset()
+			f.tmu[0].Reset(nil)
+			f.tmu[1].Reset(nil)
+			res, err := f.qpu.Run(st.fs, f, s)
+			c[gem.PerfcntQPUTotalClkCyclesFragmentShading] += 4 * uint64(res.Instructions)
+			c[gem.PerfcntQPUTotalClkCyclesExecValidInst] += 4 * uint64(res.Instructions)
+			if err != nil {
+				return err
+			}
+			shaded = true
+		}
+	}
+	if shaded {
+		c[gem.PerfcntFEPValidPrimsRender]++
+	} else {
+		c[gem.PerfcntFEPValidPrimsNoRender]++
+	}
+	return nil
+}
+
+// quadMask returns bit q set when quad q (elements 4q..4q+3) has an
+// element set.
+func quadMask(m uint16) uint8 {
+	var q uint8
+	for i := 0; i < 4; i++ {
+		if m>>(4*i)&0xF != 0 {
+			q |= 1 << i
+		}
+	}
+	return q
+}
+
+// earlyZ reports whether early-Z rejects fragments: CONFIGURATION_BITS
+// early Z enable, the rendering mode's early-Z not disabled, and a depth
+// function in the direction the early-Z buffer is kept for (LT/LE, or
+// GT/GE with the direction bit) ([AG] Table 38 ids 96 and 113; hw-vc4.md
+// §6.7).
+//
+// The hardware keeps a reduced-resolution Z shadow and rejects whole
+// quads when it is sure they fail; we test each pixel's interpolated Z
+// against the Z buffer and drop only the pixels that would fail the Z test
+// the shader's TLB_Z write performs (which is what makes early-Z
+// invisible when the shader writes the interpolated Z, as Mesa requires
+// for enabling it).
+func (f *fragment) earlyZ() bool {
+	w := f.w
+	cfg := &w.st.config
+	if !cfg.EarlyZ || w.frame.EarlyZDisable {
+		return false
+	}
+	switch cfg.DepthFunc {
+	case cl.DepthFuncLess, cl.DepthFuncLessEqual:
+		return !w.frame.EarlyZGreater
+	case cl.DepthFuncGreater, cl.DepthFuncGreaterEqual:
+		return w.frame.EarlyZGreater
+	}
+	return false
+}
+
+func (f *fragment) earlyTest(mask uint16) uint16 {
+	zs := &f.w.buf.ZS
+	for i := range 16 {
+		if mask&(1<<i) != 0 && !tlb.Passes(f.depth.Func, f.start.Z[i], zs[f.idx[i]]>>8) {
+			mask &^= 1 << i
+		}
+	}
+	return mask
+}
+
+// Varying implements qpuexec.Env: the next varying's VP for the block's
+// elements and its C. Reads past the shader record's number of varyings
+// return undefined data ([AG] §6); we return zeros.
+func (f *fragment) Varying(vp, c *[16]uint32) error {
+	j := f.next
+	f.next++
+	if j >= f.nvary {
+		*vp, *c = [16]uint32{}, [16]uint32{}
+		return nil
+	}
+	s := &f.setup[j]
+	s.BlockVP(f.bx, f.by, vp)
+	cw := math.Float32bits(s.C)
+	for i := range c {
+		c[i] = cw
+	}
+	return nil
+}
+
+// TMUWrite implements qpuexec.Env.
+func (f *fragment) TMUWrite(unit int, reg qpuexec.TMUReg, v *[16]uint32, mask uint16, param uint32, direct bool) error {
+	return f.tmu[unit&1].Write(int(reg), v, 0xFFFF, param, direct)
+}
+
+// TMULoad implements qpuexec.Env.
+func (f *fragment) TMULoad(unit int, r4 *[16]uint32) error {
+	u := f.tmu[unit&1]
+	if err := u.Receive(r4); err != nil {
+		return err
+	}
+	// One lookup serves the thread's four quads.
+	f.w.counters[gem.PerfcntTMUTotalTextQuadsProcessed] += 4
+	return nil
+}
+
+// TLBWrite implements qpuexec.Env: stencil setup (element 0's word), the
+// Z and stencil tests, and masked colour writes ([AG] §5).
+func (f *fragment) TLBWrite(reg qpuexec.TLBReg, v *[16]uint32, mask uint16, ms *[16]uint32) error {
+	b := &f.w.buf
+	c := &f.w.counters
+	switch reg {
+	case qpuexec.TLBStencilSetup:
+		f.stencil.Setup(v[0])
+	case qpuexec.TLBZ:
+		var in uint16
+		for i := range 16 {
+			if mask&(1<<i) != 0 && ms[i] != 0 {
+				in |= 1 << i
+			}
+		}
+		pass := b.ZWrite(&f.idx, v, in, f.depth, &f.stencil, f.reverse)
+		for i := range 16 {
+			if in&(1<<i) != 0 && pass&(1<<i) == 0 {
+				ms[i] = 0
+			}
+		}
+		qin, qpass := quadMask(in), quadMask(pass)
+		c[gem.PerfcntTLBQuadsPassingZAndStencil] += uint64(bits.OnesCount8(qpass))
+		c[gem.PerfcntTLBQuadsNotPassingZAndStencil] += uint64(bits.OnesCount8(qin &^ qpass))
+	case qpuexec.TLBColourAll, qpuexec.TLBColourMS:
+		var m uint16
+		for i := range 16 {
+			if mask&(1<<i) != 0 && ms[i] != 0 {
+				m |= 1 << i
+			}
+		}
+		b.WriteColor(&f.idx, v, m)
+		q := quadMask(m)
+		c[gem.PerfcntTLBQuadsWrittenToColorBuf] += uint64(bits.OnesCount8(q))
+		c[gem.PerfcntTLBQuadsNonZeroCoverage] += uint64(bits.OnesCount8(q))
+		c[gem.PerfcntTLBQuadsZeroCoverage] += uint64(4 - bits.OnesCount8(q))
+	default:
+		return &tlb.Unsupported{What: fmt.Sprintf("TLB register %v", reg)}
+	}
+	return nil
+}
+
+// TLBLoad implements qpuexec.Env: the colour read of the thread's pixels.
+func (f *fragment) TLBLoad(kind qpuexec.TLBLoad, r4 *[16]uint32) error {
+	if kind != qpuexec.TLBLoadColour {
+		return &tlb.Unsupported{What: fmt.Sprintf("TLB %v load", kind)}
+	}
+	f.w.buf.ReadColor(&f.idx, r4)
+	return nil
+}
+
+// Scoreboard implements qpuexec.Env. A worker shades a tile's fragments
+// one thread at a time in primitive order, which is the order the
+// scoreboard enforces, so waits and unlocks have nothing to do.
+func (f *fragment) Scoreboard(unlock bool) error { return nil }
+
+// Semaphore implements qpuexec.Env. Fragment threads run one at a time
+// per worker and workers do not share semaphores, so an acquire that finds
+// the count at zero can never be satisfied.
+func (f *fragment) Semaphore(n int, acquire bool) error {
+	return &tlb.Unsupported{What: fmt.Sprintf("semaphore %d in a fragment shader (no other thread could release it)", n)}
+}
+

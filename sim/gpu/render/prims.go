@@ -1,0 +1,280 @@
+package render
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/vccube/vccube/cl"
+	"github.com/vccube/vccube/cl/prim"
+	"github.com/vccube/vccube/cl/spec"
+	"github.com/vccube/vccube/gem"
+	"github.com/vccube/vccube/sim/gpu/cle"
+	"github.com/vccube/vccube/sim/gpu/raster"
+	"github.com/vccube/vccube/sim/gpu/tlb"
+	"github.com/vccube/vccube/sim/gpu/vertex"
+)
+
+// compressed decodes the compressed list after packet p (read through th)
+// and renders its primitives. For CLIPPED_COMPRESSED_PRIMITIVE the first
+// primitive's flagged vertices come from the clipped-primitive record
+// ([AG] Table 38 id 49, Table 44).
+//
+// A relative branch inside the list (code 130) continues it at the
+// branch code's own address plus the offset in 32-byte units: the base is
+// not documented (our binner never writes one; cl/prim leaves the choice
+// to us).
+func (w *Worker) compressed(th *cle.Thread, p *cle.Packet) error {
+	var clip cl.ClippedCompressedPrimitive
+	if p.Op == spec.OpClippedCompressedPrimitive {
+		clip.Unpack(p.Bytes)
+	}
+	dec := prim.Decoder{Format: w.st.format}
+	nv := w.st.format.Type.Vertices()
+	w.plist = w.plist[:0]
+	for {
+		at := th.PC()
+		in, err := th.Inline()
+		if err != nil {
+			return err
+		}
+		it, err := dec.Next(in)
+		if err != nil {
+			return err
+		}
+		th.Skip(it.Len)
+		switch it.Kind {
+		case prim.Escape:
+			return w.renderList()
+		case prim.Branch:
+			th.Jump(uint32(int64(at) + 32*int64(it.Branch)))
+		default:
+			lp := listPrim{nv: nv, idx: it.Prim.Index}
+			if len(w.plist) == 0 && clip.ClipFlags != 0 {
+				lp.clipped, lp.flags = clip.Address, clip.ClipFlags
+			}
+			w.plist = append(w.plist, lp)
+		}
+	}
+}
+
+// shadeMissing shades the vertices queued in w.need into the vertex cache.
+func (w *Worker) shadeMissing() error {
+	if len(w.need) == 0 {
+		return nil
+	}
+	if !w.st.hasShader {
+		return errors.New("primitives without a shader state")
+	}
+	w.batch.Reset(len(w.need), w.st.shader.NumVaryings())
+	if err := w.vs.Vertices(&w.st.shader, w.need, &w.batch); err != nil {
+		return err
+	}
+	w.counters[gem.PerfcntQPUTotalClkCyclesVertexCoordShading] += 4 * (w.vs.Instructions - w.vsSeen)
+	w.counters[gem.PerfcntQPUTotalClkCyclesExecValidInst] += 4 * (w.vs.Instructions - w.vsSeen)
+	w.vsSeen = w.vs.Instructions
+	base := int32(w.cache.N)
+	w.cache.Append(&w.batch)
+	for i, v := range w.need {
+		w.slotOf[v] = base + int32(i)
+	}
+	w.need = w.need[:0]
+	return nil
+}
+
+// want queues index v for shading if it is not cached.
+func (w *Worker) want(v uint32) {
+	if _, ok := w.slotOf[v]; ok {
+		return
+	}
+	w.slotOf[v] = -1
+	w.need = append(w.need, v)
+}
+
+// renderList shades the vertices of w.plist and renders it.
+func (w *Worker) renderList() error {
+	for i := range w.plist {
+		lp := &w.plist[i]
+		for k := 0; k < lp.nv; k++ {
+			w.want(lp.idx[k])
+		}
+	}
+	if err := w.shadeMissing(); err != nil {
+		return err
+	}
+	for i := range w.plist {
+		if err := w.primitive(&w.plist[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// direct renders a GL_ARRAY_PRIMITIVE or GL_INDEXED_PRIMITIVE met in the
+// render list or a tile list: in render mode the PSE takes the
+// primitives straight into the current tile (no binning, so no clipping).
+func (w *Worker) direct(raw []byte) error {
+	w.plist = w.plist[:0]
+	var mode cl.PrimitiveMode
+	idx := w.directIdx[:0]
+	defer func() { w.directIdx = idx[:0] }()
+	switch spec.Opcode(raw[0]) {
+	case spec.OpGLArrayPrimitive:
+		var q cl.GLArrayPrimitive
+		q.Unpack(raw)
+		mode = q.Mode
+		for i := uint32(0); i < q.Length; i++ {
+			idx = append(idx, q.First+i)
+		}
+	default:
+		var q cl.GLIndexedPrimitive
+		q.Unpack(raw)
+		mode = q.Mode
+		size := uint32(1)
+		if q.IndexType != cl.IndexType8Bit {
+			size = 2
+		}
+		b, err := w.view.Read(q.IndexAddress, q.Length*size, "VCD index list fetch")
+		if err != nil {
+			return err
+		}
+		for i := uint32(0); i < q.Length; i++ {
+			v := uint32(b[i])
+			if size == 2 {
+				v = uint32(binary.LittleEndian.Uint16(b[2*i:]))
+			}
+			idx = append(idx, min(v, q.MaxIndex))
+		}
+	}
+	if mode > cl.PrimitiveModeTriangleFan {
+		return fmt.Errorf("reserved primitive mode %d", mode)
+	}
+	a := directSink{w: w, idx: idx}
+	if err := vertex.Assemble(mode, len(idx), &a); err != nil {
+		return err
+	}
+	return w.renderList()
+}
+
+type directSink struct {
+	w   *Worker
+	idx []uint32
+}
+
+func (d *directSink) Primitive(nv int, a, b, c int) error {
+	lp := listPrim{nv: nv}
+	pos := [3]int{a, b, c}
+	for k := 0; k < nv; k++ {
+		lp.idx[k] = d.idx[pos[k]]
+	}
+	d.w.plist = append(d.w.plist, lp)
+	return nil
+}
+
+// scissor is the pixel region primitives may cover in the current tile:
+// the tile ∩ the frame ∩ the clip window.
+func (w *Worker) scissor() raster.Rect {
+	x0, y0 := w.tile.X*tlb.Size, w.tile.Y*tlb.Size
+	r := raster.Rect{X0: x0, Y0: y0, X1: x0 + tlb.Size, Y1: y0 + tlb.Size}
+	r = r.Intersect(raster.Rect{X1: w.frame.Width, Y1: w.frame.Height})
+	if w.st.hasClip {
+		r = r.Intersect(w.st.clip)
+	}
+	return r
+}
+
+// primitive sets up and renders one primitive.
+func (w *Worker) primitive(lp *listPrim) error {
+	f := &w.frag
+	nvary := w.st.shader.NumVaryings()
+	for k := 0; k < lp.nv; k++ {
+		s := w.slotOf[lp.idx[k]]
+		c := &w.cache
+		f.verts[k] = raster.Vertex{X: int32(c.X[s]) + w.st.vpX, Y: int32(c.Y[s]) + w.st.vpY, Z: c.Z[s], InvW: c.InvW[s]}
+		f.vary[k] = c.Vary[int(s)*nvary : int(s+1)*nvary]
+		f.psize[k] = c.PointSize[s]
+	}
+	if lp.clipped != 0 {
+		if err := w.clipped(lp, nvary); err != nil {
+			return err
+		}
+	}
+	sc := w.scissor()
+	pr := &f.prim
+	ok := false
+	reverse := false
+	switch lp.nv {
+	case 1:
+		size := w.st.pointSize
+		if w.st.shader.PointSizeIncluded() {
+			size = f.psize[0]
+		}
+		ok = pr.SetupPoint(&f.verts[0], size, sc)
+	case 2:
+		ok = pr.SetupLine(&f.verts[0], &f.verts[1], w.st.lineWidth, sc)
+	default:
+		wd := raster.Winding(&f.verts[0], &f.verts[1], &f.verts[2])
+		if wd == raster.Degenerate {
+			return nil
+		}
+		forward := (wd == raster.Clockwise) == w.st.config.Clockwise
+		reverse = !forward
+		if reverse {
+			w.counters[gem.PerfcntPSEPrimsReversed]++
+		}
+		if (forward && !w.st.config.EnableForwardFacing) || (reverse && !w.st.config.EnableReverseFacing) {
+			return nil
+		}
+		ok = pr.SetupTriangle(&f.verts[0], &f.verts[1], &f.verts[2], sc, reverse)
+		if ok && w.st.config.EnableDepthOffset {
+			pr.SetDepthOffset(w.st.depth.Factor, w.st.depth.Units)
+		}
+	}
+	if !ok {
+		w.counters[gem.PerfcntFEPValidPrimsNoRender]++
+		return nil
+	}
+	return f.shadePrim(lp.nv, nvary)
+}
+
+// clipped replaces the flagged vertices of a clipped primitive by the
+// record's: position, Zs and 1/Wc from the record, varyings as the
+// record's coefficients weight the original vertices' ([AG] Table 44).
+func (w *Worker) clipped(lp *listPrim, nvary int) error {
+	f := &w.frag
+	n := 0
+	for k := 0; k < lp.nv; k++ {
+		if lp.flags&(1<<k) != 0 {
+			n++
+		}
+	}
+	rec, err := w.view.Read(lp.clipped, uint32(n*cl.ClippedVertexLen), "PSE clipped primitive record")
+	if err != nil {
+		return err
+	}
+	orig := f.vary
+	e := 0
+	var out [3]raster.Vertex
+	for k := 0; k < lp.nv; k++ {
+		out[k] = f.verts[k]
+		if lp.flags&(1<<k) == 0 {
+			continue
+		}
+		var cv cl.ClippedVertex
+		cv.Unpack(rec[e*cl.ClippedVertexLen:])
+		e++
+		out[k] = raster.Vertex{X: int32(cv.ScreenX) + w.st.vpX, Y: int32(cv.ScreenY) + w.st.vpY, Z: cv.ScreenZ, InvW: cv.InvWc}
+		co := [3]float32{cv.VaryingCoef0, cv.VaryingCoef1, cv.VaryingCoef2}
+		dst := f.clipVary[k][:nvary]
+		for j := range dst {
+			var v float32
+			for o := 0; o < lp.nv; o++ {
+				v += co[o] * orig[o][j]
+			}
+			dst[j] = v
+		}
+		f.vary[k] = dst
+	}
+	f.verts = out
+	return nil
+}

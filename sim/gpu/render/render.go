@@ -1,0 +1,477 @@
+// Package render is the VideoCore IV's rendering pass: control-list thread
+// 1 (CT1) and everything behind it — the tile buffer loads and stores, the
+// tile lists the binner wrote, primitive setup, rasterisation, early-Z,
+// fragment shading on QPUs with the varyings interpolator, the TMUs and the
+// TLB ([AG] §5, §6, §8, §9; hw-vc4.md §6.5).
+//
+// # Tiles in parallel
+//
+// The hardware renders tiles one after the other with a single tile
+// buffer. The model walks the render list once, in order, to follow its
+// control state (rendering mode, clear values, tile coordinates, pending
+// loads, semaphores) and records every packet as an operation. It then cuts
+// the operations into chains at every store that clears the whole tile
+// buffer: after such a store the buffer holds known clear values, so what
+// follows does not depend on what came before except through memory.
+// Chains are rendered concurrently by a pool of workers, each with its own
+// tile buffer, QPU, TMUs and vertex cache. The kernel's render list (Linux
+// vc4_render_cl.c) clears after every tile's last store, so every tile is a
+// chain. If two chains load or store the same tile, the chains are run in
+// order on one worker instead, so the result never depends on the
+// schedule.
+//
+// Each tile list starts from the render list's own state at the chain's
+// start (its state packets outside the tile lists), not from what the
+// previous tile's list left behind: the binner copies into every list the
+// state its primitives need ([AG] §8 "the control list is responsible for
+// ensuring that the state is correctly restored at the start of the
+// rendering of each tile list"), so lists written by the PTB never depend
+// on the difference.
+//
+// The tile buffer and the clear values outlive a job, as the hardware's do:
+// a job that neither clears nor loads sees what the previous job left
+// (kernel-vc4.md §9.3).
+package render
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/vccube/vccube/cl"
+	"github.com/vccube/vccube/cl/prim"
+	"github.com/vccube/vccube/cl/spec"
+	"github.com/vccube/vccube/sim/gpu/bin"
+	"github.com/vccube/vccube/sim/gpu/cle"
+	"github.com/vccube/vccube/sim/gpu/qpuexec"
+	"github.com/vccube/vccube/sim/gpu/tlb"
+	"github.com/vccube/vccube/sim/hw"
+	"github.com/vccube/vccube/sim/mem"
+)
+
+// Options configure a Renderer.
+type Options struct {
+	// Workers is the number of tiles rendered at once; 0 means
+	// runtime.GOMAXPROCS(0).
+	Workers int
+	// Permissive keeps shader restriction violations as warnings instead
+	// of failing the job.
+	Permissive bool
+	// Limits bound the render list's work.
+	Limits cle.Limits
+}
+
+// op is one recorded render-list packet.
+type op struct {
+	addr uint32
+	n    uint8
+	raw  [cl.TileBinningModeConfigLen]byte
+}
+
+func (o *op) bytes() []byte { return o.raw[:o.n] }
+
+// snapshot is the render thread's control state at a chain's start.
+type snapshot struct {
+	frame    tlb.Frame
+	hasFrame bool
+	clear    tlb.ClearValues
+	tile     tlb.Tile
+	pending  [2]int // ops indices of pending loads
+	npending int
+	nstate   int // state ops before the chain
+	carry    bool
+}
+
+type chain struct {
+	first, end int
+	start      snapshot
+}
+
+// Renderer runs render lists. It keeps the tile buffer and clear values
+// between jobs. Close it to stop its workers.
+type Renderer struct {
+	opts     Options
+	cache    *qpuexec.Cache
+	view     *mem.View
+	th       *cle.Thread
+	sem      *bin.Semaphore
+	waiting  bool
+	counters *hw.Counters
+
+	// The sequential pass's control state.
+	ops      []op
+	stateOps []int
+	chains   []chain
+	cur      snapshot
+	curFirst int
+	frame    tlb.Frame
+	hasFrame bool
+	clear    tlb.ClearValues
+	tile     tlb.Tile
+	pending  [2]int
+	npending int
+	frames   int // EOF stores seen
+
+	// owner detects tiles stored or loaded by two chains.
+	owner    []int32
+	ownerGen []uint32
+	gen      uint32
+	serial   bool
+
+	carry tlb.Buffer
+
+	workers []*Worker
+	work    chan *frameWork
+	fw      frameWork
+	closed  bool
+}
+
+// frameWork is one batch of chains handed to the workers.
+type frameWork struct {
+	r      *Renderer
+	next   atomic.Int64
+	done   sync.WaitGroup
+	failed atomic.Bool
+	mu     sync.Mutex
+	err    error
+	errAt  int
+}
+
+// New returns a renderer that loads shaders through cache.
+func New(cache *qpuexec.Cache, o Options) *Renderer {
+	if o.Workers <= 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	if o.Limits.Packets == 0 {
+		o.Limits = cle.DefaultLimits
+	}
+	r := &Renderer{opts: o, cache: cache}
+	r.owner = make([]int32, 256*256)
+	r.ownerGen = make([]uint32, 256*256)
+	r.work = make(chan *frameWork)
+	for i := 0; i < o.Workers; i++ {
+		w := newWorker(r, i)
+		r.workers = append(r.workers, w)
+		go w.loop(r.work)
+	}
+	return r
+}
+
+// Close stops the workers.
+func (r *Renderer) Close() {
+	if !r.closed {
+		r.closed = true
+		close(r.work)
+	}
+}
+
+// Start begins a job's render list [start, end).
+func (r *Renderer) Start(v *mem.View, start, end uint32, c *hw.Counters, sem *bin.Semaphore) {
+	r.view = v
+	if r.th == nil {
+		r.th = cle.NewThread(v, "CT1", r.opts.Limits)
+	} else {
+		*r.th = *cle.NewThread(v, "CT1", r.opts.Limits)
+	}
+	r.th.DeferSubLists(true)
+	r.th.Start(start, end)
+	r.counters, r.sem = c, sem
+	r.waiting = false
+	r.ops = r.ops[:0]
+	r.stateOps = r.stateOps[:0]
+	r.chains = r.chains[:0]
+	// The rendering mode, like the clear values, is hardware state that
+	// outlives the job: the kernel's list stores (buffer none) before it
+	// sends TILE_RENDERING_MODE_CONFIG.
+	r.npending = 0
+	r.tile = tlb.Tile{}
+	r.frames = 0
+	r.gen++
+	r.serial = false
+	r.curFirst = 0
+	r.cur = r.snap()
+	r.cur.carry = true
+	for _, w := range r.workers {
+		w.setView(v)
+	}
+}
+
+// Thread returns the CLE thread (for its registers).
+func (r *Renderer) Thread() *cle.Thread { return r.th }
+
+// Frames returns the number of end-of-frame stores the job executed.
+func (r *Renderer) Frames() int { return r.frames }
+
+func (r *Renderer) snap() snapshot {
+	return snapshot{frame: r.frame, hasFrame: r.hasFrame, clear: r.clear, tile: r.tile,
+		pending: r.pending, npending: r.npending, nstate: len(r.stateOps)}
+}
+
+// Run executes the list until it ends or waits on the semaphore; it
+// renders the tiles before returning Done.
+func (r *Renderer) Run() (bin.Status, error) {
+	if r.waiting {
+		if r.sem.Count == 0 {
+			return bin.Waiting, nil
+		}
+		r.sem.Count--
+		r.waiting = false
+	}
+	for {
+		p, err := r.th.Next()
+		switch {
+		case errors.Is(err, cle.ErrEnd), errors.Is(err, cle.ErrHalted):
+			return bin.Done, r.flush()
+		case err != nil:
+			return bin.Done, err
+		}
+		if err := r.packet(&p); err != nil {
+			var h *cle.HangError
+			if errors.As(err, &h) {
+				return bin.Done, err
+			}
+			return bin.Done, r.th.Hang(p.Addr, fmt.Sprintf("%v: %v", p.Op, err), err)
+		}
+		if r.waiting {
+			return bin.Waiting, nil
+		}
+	}
+}
+
+// record appends p as an operation.
+func (r *Renderer) record(p *cle.Packet) int {
+	var o op
+	o.addr = p.Addr
+	o.n = uint8(copy(o.raw[:], p.Bytes))
+	r.ops = append(r.ops, o)
+	return len(r.ops) - 1
+}
+
+// use marks the current tile as touched by the current chain.
+func (r *Renderer) use() {
+	i := r.tile.Y*256 + r.tile.X
+	c := int32(len(r.chains))
+	if r.ownerGen[i] == r.gen && r.owner[i] != c {
+		r.serial = true
+	}
+	r.ownerGen[i], r.owner[i] = r.gen, c
+}
+
+// endChain closes the chain being built after a store that cleared the
+// whole buffer.
+func (r *Renderer) endChain() {
+	r.chains = append(r.chains, chain{first: r.curFirst, end: len(r.ops), start: r.cur})
+	r.curFirst = len(r.ops)
+	r.cur = r.snap()
+}
+
+// packet follows one packet's effect on the control state and records it.
+func (r *Renderer) packet(p *cle.Packet) error {
+	switch p.Op {
+	case spec.OpTileRenderingModeConfig:
+		var q cl.TileRenderingModeConfig
+		if err := q.Unpack(p.Bytes); err != nil {
+			return err
+		}
+		f, err := tlb.FrameOf(&q)
+		if err != nil {
+			return err
+		}
+		r.frame, r.hasFrame = f, true
+		r.record(p)
+	case spec.OpClearColors:
+		var q cl.ClearColors
+		if err := q.Unpack(p.Bytes); err != nil {
+			return err
+		}
+		r.clear = tlb.ClearValuesOf(&q)
+		r.record(p)
+	case spec.OpTileCoordinates:
+		var q cl.TileCoordinates
+		q.Unpack(p.Bytes)
+		r.tile = tlb.Tile{X: int(q.Column), Y: int(q.Row)}
+		if r.npending > 0 {
+			r.use()
+		}
+		r.npending = 0
+		r.record(p)
+	case spec.OpLoadTileBufferGeneral, spec.OpLoadFullResTileBuffer:
+		if r.npending == len(r.pending) {
+			return fmt.Errorf("more than %d loads pending before TILE_COORDINATES", len(r.pending))
+		}
+		r.pending[r.npending] = r.record(p)
+		r.npending++
+	case spec.OpStoreTileBufferGeneral:
+		var q cl.StoreTileBufferGeneral
+		if err := q.Unpack(p.Bytes); err != nil {
+			return err
+		}
+		r.record(p)
+		r.stored(q.LastTile, q.Buffer != cl.StoreBufferNone, !q.DisableColorClear && !q.DisableZSClear)
+	case spec.OpStoreMSTileBuffer, spec.OpStoreMSTileBufferAndEOF:
+		if !r.hasFrame {
+			return errors.New("store before TILE_RENDERING_MODE_CONFIG")
+		}
+		r.record(p)
+		r.stored(p.Op == spec.OpStoreMSTileBufferAndEOF, true, true)
+	case spec.OpStoreFullResTileBuffer:
+		var q cl.StoreFullResTileBuffer
+		if err := q.Unpack(p.Bytes); err != nil {
+			return err
+		}
+		r.record(p)
+		r.stored(q.LastTile, !q.DisableColorWrite || !q.DisableZSWrite, !q.DisableClear)
+	case spec.OpBranchToSubList, spec.OpGLArrayPrimitive, spec.OpGLIndexedPrimitive:
+		r.record(p)
+	case spec.OpCompressedPrimitive, spec.OpClippedCompressedPrimitive:
+		// A compressed list inline in the render list: record the packet;
+		// the worker decodes the list from memory. Skip it here.
+		r.record(p)
+		return r.skipInline()
+	case spec.OpConfigurationBits, spec.OpFlatShadeFlags, spec.OpPointSize, spec.OpLineWidth,
+		spec.OpRHTXBoundary, spec.OpDepthOffset, spec.OpClipWindow, spec.OpViewportOffset,
+		spec.OpZClipping, spec.OpGLShaderState, spec.OpNVShaderState, spec.OpPrimitiveListFormat,
+		spec.OpClipperXYScaling, spec.OpClipperZScaling:
+		r.stateOps = append(r.stateOps, r.record(p))
+	case spec.OpWaitOnSemaphore:
+		if r.sem.Count > 0 {
+			r.sem.Count--
+		} else {
+			r.waiting = true
+		}
+	case spec.OpIncrementSemaphore:
+		// What the render thread has done so far must be visible before
+		// the other thread goes on.
+		if err := r.flush(); err != nil {
+			return err
+		}
+		r.sem.Count++
+	default:
+		return fmt.Errorf("packet %v is not valid in a render list", p.Op)
+	}
+	return nil
+}
+
+// stored follows a store: eof counts frames, touches says it writes
+// memory for the current tile, cleared that it clears the whole buffer.
+func (r *Renderer) stored(eof, touches, cleared bool) {
+	if eof {
+		r.frames++
+	}
+	if touches {
+		r.use()
+	}
+	if cleared {
+		r.endChain()
+	}
+}
+
+// skipInline moves the thread past a compressed list that follows a packet
+// in the render list.
+func (r *Renderer) skipInline() error {
+	// The format is the one in effect: the last PRIMITIVE_LIST_FORMAT of
+	// the render list's own state (16-bit triangles if none).
+	f := prim.Format{Type: prim.Triangles, IndexBits: 16}
+	for i := len(r.stateOps) - 1; i >= 0; i-- {
+		o := &r.ops[r.stateOps[i]]
+		if spec.Opcode(o.raw[0]) == spec.OpPrimitiveListFormat {
+			var q cl.PrimitiveListFormat
+			q.Unpack(o.bytes())
+			pf, err := prim.FormatOf(q)
+			if err != nil {
+				return err
+			}
+			f = pf
+			break
+		}
+	}
+	in, err := r.th.Inline()
+	if err != nil {
+		return err
+	}
+	n, err := prim.ListLen(in, f)
+	if err != nil {
+		return err
+	}
+	r.th.Skip(n)
+	return nil
+}
+
+// flush renders the chains recorded so far.
+func (r *Renderer) flush() error {
+	if len(r.ops) > r.curFirst {
+		r.endChain()
+	}
+	err := r.renderChains()
+	// Chains are rendered: the next ones start where these ended.
+	r.chains = r.chains[:0]
+	r.cur = r.snap()
+	r.curFirst = len(r.ops)
+	r.gen++
+	r.serial = false
+	return err
+}
+
+// renderChains runs r.chains on the workers (or on one, in order, when
+// chains share tiles) and keeps the last chain's tile buffer.
+func (r *Renderer) renderChains() error {
+	if len(r.chains) == 0 {
+		return nil
+	}
+	fw := &r.fw
+	fw.r = r
+	fw.next.Store(0)
+	fw.failed.Store(false)
+	fw.err, fw.errAt = nil, -1
+	n := len(r.workers)
+	if r.serial || len(r.chains) == 1 {
+		n = 1
+	}
+	fw.done.Add(n)
+	for i := 0; i < n; i++ {
+		r.work <- fw
+	}
+	fw.done.Wait()
+	for _, w := range r.workers {
+		if r.counters != nil {
+			for i, v := range w.counters {
+				r.counters[i] += v
+			}
+		}
+		w.counters = hw.Counters{}
+	}
+	return fw.err
+}
+
+// fail records the first error of a batch.
+func (fw *frameWork) fail(at int, err error) {
+	fw.mu.Lock()
+	if fw.err == nil || at < fw.errAt {
+		fw.err, fw.errAt = err, at
+	}
+	fw.mu.Unlock()
+	fw.failed.Store(true)
+}
+
+// loop is a worker goroutine: it takes chains from each batch it is sent.
+func (w *Worker) loop(work chan *frameWork) {
+	for fw := range work {
+		r := fw.r
+		for !fw.failed.Load() {
+			i := int(fw.next.Add(1) - 1)
+			if i >= len(r.chains) {
+				break
+			}
+			if err := w.runChain(&r.chains[i]); err != nil {
+				fw.fail(i, err)
+				break
+			}
+			if i == len(r.chains)-1 {
+				r.carry = w.buf
+			}
+		}
+		fw.done.Done()
+	}
+}

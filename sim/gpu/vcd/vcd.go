@@ -1,0 +1,230 @@
+// Package vcd is the VideoCore IV's vertex fetch and shading for GL mode:
+// the VCD that loads a batch's attributes into the VPM per the shader
+// record, and the run of the coordinate or vertex shader on a QPU that
+// turns them into the shaded formats the binner and the renderer read
+// ([AG] §7 "VPM and VCD", §8 "System Pipelines and Modes"). NV-mode
+// vertices are read from memory by package vertex.
+package vcd
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/vccube/vccube/cl/shaderrec"
+	"github.com/vccube/vccube/shaders/hazard"
+	"github.com/vccube/vccube/sim/gpu/qpuexec"
+	"github.com/vccube/vccube/sim/gpu/vertex"
+	"github.com/vccube/vccube/sim/mem"
+)
+
+// Stage selects the coordinate shader (binning) or the vertex shader
+// (rendering) of a GL shader record.
+type Stage uint8
+
+// Stages.
+const (
+	Coordinate Stage = iota
+	VertexStage
+)
+
+func (s Stage) String() string {
+	if s == Coordinate {
+		return "coordinate shader"
+	}
+	return "vertex shader"
+}
+
+// stride returns attribute array n's stride: the record's byte, with the
+// extended record's stride word supplying bits 31:8 (vc4_validate.c
+// validate_gl_shader_rec: stride |= ext & ~0xff; [AG] Table 45 "26-bit
+// attribute strides").
+func stride(g *shaderrec.GL, n int) uint32 {
+	s := uint32(g.Attributes[n].Stride)
+	if g.Extended {
+		s |= g.ExtendedStrides[n] &^ 0xFF & (1<<26 - 1)
+	}
+	return s
+}
+
+// attributeRows returns the VPM rows a batch's attributes occupy.
+func attributeRows(g *shaderrec.GL, st Stage) int {
+	size := g.Record.VSAttributesSize
+	if st == Coordinate {
+		size = g.Record.CSAttributesSize
+	}
+	return (int(size) + 3) / 4
+}
+
+// fetch is the VCD: for each vertex index it copies every attribute array
+// the stage selects — SizeMinusOne+1 bytes from Address + index·stride —
+// into the vertex's VPM column at the stage's VPM offset ([AG] §7 "Vertex
+// Attribute Format in VPM from VCD", Table 45). Arrays past the record's
+// attribute count cannot be selected: the hardware would read attribute
+// records that are not there, so the job fails instead.
+func fetch(v *mem.View, g *shaderrec.GL, st Stage, idx []uint32, vpm *qpuexec.VPM, seg qpuexec.Segment) error {
+	sel := g.Record.VSAttributeSelect
+	if st == Coordinate {
+		sel = g.Record.CSAttributeSelect
+	}
+	for n := 0; n < 8; n++ {
+		if sel&(1<<n) == 0 {
+			continue
+		}
+		if n >= g.NumAttributes {
+			return fmt.Errorf("VCD: the %v selects attribute array %d but the shader record has %d", st, n, g.NumAttributes)
+		}
+		a := &g.Attributes[n]
+		size := uint32(a.SizeMinusOne) + 1
+		off := int(a.VSVPMOffset)
+		if st == Coordinate {
+			off = int(a.CSVPMOffset)
+		}
+		s := stride(g, n)
+		for k, index := range idx {
+			b, err := v.Read(a.Address+index*s, size, "VCD attribute fetch")
+			if err != nil {
+				return err
+			}
+			if err := vpm.StoreVertexBytes(seg, k, off, b); err != nil {
+				return fmt.Errorf("VCD: attribute array %d of the %v: %w", n, st, err)
+			}
+		}
+	}
+	return nil
+}
+
+// Unit shades vertices: NV-mode vertices come from memory, GL-mode ones
+// from the coordinate or vertex shader run on a QPU, 16 vertices a batch.
+// A Unit is used by one goroutine at a time.
+type Unit struct {
+	view  *mem.View
+	cache *qpuexec.Cache
+	opts  qpuexec.Options
+	qpu   *qpuexec.QPU
+	vpm   qpuexec.VPM
+	start qpuexec.Start
+
+	// Instructions counts the QPU instructions executed (four clocks
+	// each, [AG] §3), and Batches the shader runs.
+	Instructions uint64
+	Batches      uint64
+}
+
+// NewUnit returns a unit that loads programs through cache, as QPU number
+// qpuNum. permissive keeps broken instruction restrictions as warnings.
+func NewUnit(cache *qpuexec.Cache, qpuNum int, permissive bool) *Unit {
+	return &Unit{cache: cache, qpu: qpuexec.NewQPU(qpuNum, nil), opts: qpuexec.Options{Permissive: permissive}}
+}
+
+// SetView points the unit at a job's memory.
+func (u *Unit) SetView(v *mem.View) {
+	u.view = v
+	u.qpu.Mem = v
+}
+
+// The VPM segments of a batch. The sources do not say where in its
+// allocation the hardware puts the inputs and the outputs; we give them
+// separate 64-row windows, so a shader may write outputs before it has
+// read all its inputs.
+var (
+	readSeg  = qpuexec.Segment{Base: 0, Rows: 64}
+	writeSeg = qpuexec.Segment{Base: 64, Rows: 64}
+)
+
+// shade runs the stage's shader on up to 16 vertices; the outputs are then
+// in writeSeg.
+func (u *Unit) shade(g *shaderrec.GL, st Stage, idx []uint32) error {
+	code, unif := g.Record.VSCodeAddress, g.Record.VSUniformsAddress
+	u.opts.Stage = hazard.Vertex
+	if st == Coordinate {
+		code, unif = g.Record.CSCodeAddress, g.Record.CSUniformsAddress
+		u.opts.Stage = hazard.Coordinate
+	}
+	p, err := u.cache.Load(u.view, code, u.opts)
+	if err != nil {
+		return fmt.Errorf("%v at %#08x: %w", st, code, err)
+	}
+	if err := fetch(u.view, g, st, idx, &u.vpm, readSeg); err != nil {
+		return err
+	}
+	u.start = qpuexec.Start{Uniforms: unif, VPM: &u.vpm, VPMRead: readSeg, VPMWrite: writeSeg}
+	r, err := u.qpu.Run(p, nil, &u.start)
+	u.Instructions += uint64(r.Instructions)
+	u.Batches++
+	if err != nil {
+		return fmt.Errorf("%v at %#08x: %w", st, code, err)
+	}
+	return nil
+}
+
+// Coords shades coordinates for the binner: out[i] for vertex idx[i]
+// ([AG] Figure 11: Xc, Yc, Zc, Wc, Xs|Ys, Zs, 1/Wc, point size).
+func (u *Unit) Coords(s *vertex.State, idx []uint32, out []vertex.Coord) error {
+	if s.Kind == vertex.NV {
+		return vertex.NVCoords(u.view, s, idx, out)
+	}
+	g := &s.GL
+	ps := g.Record.PointSizeIncluded
+	for base := 0; base < len(idx); base += 16 {
+		batch := idx[base:min(base+16, len(idx))]
+		if err := u.shade(g, Coordinate, batch); err != nil {
+			return err
+		}
+		for k := range batch {
+			w := func(y int) uint32 { return u.vpm.Word(writeSeg, y, k) }
+			c := &out[base+k]
+			for i := range 4 {
+				c.Clip[i] = math.Float32frombits(w(i))
+			}
+			c.HasClip = true
+			xy := w(4)
+			c.X, c.Y = int16(uint16(xy)), int16(uint16(xy>>16))
+			c.Z = math.Float32frombits(w(5))
+			c.InvW = math.Float32frombits(w(6))
+			c.PointSize = 0
+			if ps {
+				c.PointSize = math.Float32frombits(w(7))
+			}
+		}
+	}
+	return nil
+}
+
+// Vertices shades vertices for the renderer into out, which must have been
+// Reset for len(idx) vertices and the state's varyings ([AG] Figure 10:
+// Xs|Ys, Zs, 1/Wc, point size, varyings).
+func (u *Unit) Vertices(s *vertex.State, idx []uint32, out *vertex.Shaded) error {
+	if s.Kind == vertex.NV {
+		return vertex.NVVertices(u.view, s, idx, out)
+	}
+	g := &s.GL
+	ps := 0
+	if g.Record.PointSizeIncluded {
+		ps = 1
+	}
+	if 3+ps+out.NVary > 64 {
+		return fmt.Errorf("%d varyings do not fit a 64-row VPM window", out.NVary)
+	}
+	for base := 0; base < len(idx); base += 16 {
+		batch := idx[base:min(base+16, len(idx))]
+		if err := u.shade(g, VertexStage, batch); err != nil {
+			return err
+		}
+		for k := range batch {
+			i := base + k
+			xy := u.vpm.Word(writeSeg, 0, k)
+			out.X[i], out.Y[i] = int16(uint16(xy)), int16(uint16(xy>>16))
+			out.Z[i] = math.Float32frombits(u.vpm.Word(writeSeg, 1, k))
+			out.InvW[i] = math.Float32frombits(u.vpm.Word(writeSeg, 2, k))
+			out.PointSize[i] = 0
+			if ps == 1 {
+				out.PointSize[i] = math.Float32frombits(u.vpm.Word(writeSeg, 3, k))
+			}
+			vary := out.Vary[i*out.NVary : (i+1)*out.NVary]
+			for j := range vary {
+				vary[j] = math.Float32frombits(u.vpm.Word(writeSeg, 3+ps+j, k))
+			}
+		}
+	}
+	return nil
+}
