@@ -236,4 +236,3 @@ func TestStaleClearValuesCarryOver(t *testing.T) {
 		t.Errorf("pixel %#x, want the previous job's clear colour", k.pixel(3, 3))
 	}
 }
-

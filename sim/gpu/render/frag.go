@@ -293,4 +293,3 @@ func (f *fragment) Scoreboard(unlock bool) error { return nil }
 func (f *fragment) Semaphore(n int, acquire bool) error {
 	return &tlb.Unsupported{What: fmt.Sprintf("semaphore %d in a fragment shader (no other thread could release it)", n)}
 }
-
