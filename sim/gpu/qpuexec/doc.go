@@ -3,29 +3,65 @@
 // VPM (vertex pipe memory) that vertex and coordinate shaders read their
 // attributes from and write shaded vertices to.
 //
-// The GPU model (sim/gpu) uses it like this:
+// How the GPU model (sim/gpu) uses it:
 //
-//   - Load (or a Cache) fetches a program from the job's memory, up to its
-//     program-end instruction and two delay slots, decodes it once into a
-//     form made for the interpreter, and runs the shaders/hazard checker on
-//     it: in strict mode a broken restriction fails the load, in permissive
-//     mode it is kept as a warning.
-//   - A QPU holds one processor's registers; QPU.Run executes a program on
-//     one batch (16 fragments, or up to 16 vertices) from a Start, calling an
-//     Env for the units it talks to (varyings, TMU, TLB, scoreboard,
-//     semaphores). The interpreter reads uniforms itself, through the View.
-//   - A VPM is shared by the VCD (which stores attributes with
-//     StoreVertexBytes), the QPU (reads and writes through the generic block
-//     setups of AG Tables 32-33) and the PTB/PSE (which read shaded vertices
-//     back with Word or Row).
+//   - Cache.Load (or Load) fetches a program through the job's *mem.View,
+//     up to its program end and two delay slots, runs the shaders/hazard
+//     checker on it (strict: a broken restriction fails the load, naming the
+//     rule and the instruction; permissive: it is kept in
+//     Program.Warnings), and decodes it once into the interpreter's form.
+//     The cache keys programs by address, Options and bytes.
+//   - A QPU (NewQPU) is one processor: register files, accumulators, flags.
+//     QPU.Run executes a Program on one batch from a Start (uniform address;
+//     W, Z, pixel coordinates and MS flags for a fragment shader; the VPM
+//     and segments for a vertex or coordinate shader) and calls an Env for
+//     the units outside the QPU: varyings, TMU, TLB, scoreboard, semaphores.
+//     Uniforms are read by the QPU itself through QPU.Mem. Run does not
+//     allocate.
+//   - A VPM is shared by the VCD (StoreVertexBytes), the QPU (the generic
+//     block setups of AG Tables 32-33) and the PTB/PSE (Word, Row).
 //
-// Faithfulness. Every rule is the hardware's as the sources describe it: the
-// Broadcom "VideoCore IV 3D Architecture Reference Guide" (AG), the vc4asm
-// author's hardware-tested addendum (maazl/vc4asm
-// doc/VideoCoreIV-addendum.html), and doe300/VC4C's measurements (tables
-// run on a Pi: test/opcode_test.h, test/opcode_pack_test.h; SFU accuracy:
-// doc/sfu_accuracy.txt). Each file names its sources; where they disagree or
-// are silent the choice and its reason sit next to the code. Float
-// semantics: float.go. Integer ops and flags: alu.go. Pack and unpack:
-// pack.go. SFU: sfu.go. VPM: vpm.go.
+// Faithfulness. The rules are the hardware's as the sources describe it:
+// the Broadcom "VideoCore IV 3D Architecture Reference Guide" (AG), the
+// vc4asm author's hardware-tested addendum (maazl/vc4asm
+// doc/VideoCoreIV-addendum.html), and doe300/VC4C's measurements on a Pi
+// (test/opcode_test.h, test/opcode_pack_test.h, doc/sfu_accuracy.txt). The
+// ALU ops, flags and regfile-A packs are tested against every row of VC4C's
+// hardware tables (testdata/README.md). Each file names its sources: float
+// semantics float.go, integer ops and flags alu.go, pack and unpack
+// pack.go, SFU sfu.go, VPM vpm.go, the rest qpu.go and compile.go.
+//
+// Choices where the sources disagree or are silent (each explained at the
+// code):
+//   - Float results round toward zero (measured for itof and fadd, assumed
+//     for fmul); overflow gives ±Inf; NaN patterns give ±Inf.
+//   - float→half packs round the magnitude up (VC4C's measurement); colour
+//     unpack is byte/255 rounded toward zero; the mul colour pack rounds to
+//     nearest, ties away (AG: "round").
+//   - The SFU's error is modelled, not its bits: 13 explicit mantissa bits
+//     for recip, rsqrt and exp2, 2^-16 absolute for log2.
+//   - r5 writes replicate element 0 of each quad (file A) or element 0 (file
+//     B), per the addendum, not the guide's byte concatenation.
+//   - Rotation is full only with both mul operands in r0-r3, else within
+//     each quad (addendum). A register branch uses element 15 (addendum; AG
+//     says 0). Branches closer than three instructions: the later one is not
+//     taken.
+//   - A new VPM read setup is ignored while more than one read of the
+//     previous ones is outstanding (addendum; AG allows two queued setups);
+//     a read too soon after its setup returns the data (addendum's stall)
+//     and is flagged (AG's rule); 8- and 16-bit VPM reads zero-extend.
+//   - Peripheral writes (TMU, VPM, SFU, setup registers) happen whatever the
+//     write condition, with the masked lanes' values standing for undefined
+//     data (addendum); HOST_INT and MS_FLAGS honour the condition.
+//   - The regfile-A pack applies only to writes to physical registers of
+//     file A. An ALU whose op is NOP but has a write address writes its last
+//     result's elements 12-15 per quad (addendum, measured for the mul ALU).
+//   - One hardware thread runs at a time: a thread switch poisons the
+//     accumulators, the flags and registers 16-31 (the other thread's half)
+//     instead of interleaving two threads; a program end poisons location
+//     14 of both files (the next thread's W and Z).
+//
+// Not modelled, and refused with an error if a program uses them (the vc4
+// kernel refuses them too): VPM DMA (VPM_LD_ADDR/VPM_ST_ADDR), QUAD_X/QUAD_Y
+// writes, the software breakpoint signal.
 package qpuexec

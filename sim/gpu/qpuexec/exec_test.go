@@ -738,3 +738,48 @@ func (e *countingEnv) TLBWrite(TLBReg, *[16]uint32, uint16, *[16]uint32) error {
 func (e *countingEnv) TLBLoad(TLBLoad, *[16]uint32) error { e.calls++; return nil }
 func (e *countingEnv) Scoreboard(bool) error              { e.calls++; return nil }
 func (e *countingEnv) Semaphore(int, bool) error          { e.calls++; return nil }
+
+// TestStaleMulResult reproduces the vc4asm addendum's example of "mnop":
+// a mul NOP with a write address writes the last mul result's elements
+// 12-15, replicated per quad.
+func TestStaleMulResult(t *testing.T) {
+	r := newRig(t)
+	vals := [16]int8{0, 1, 2, 3, 1, 2, 3, 0, 2, 3, 0, 1, 3, 0, 1, 2}
+	w := asm(t, func(a *qpu.Asm) {
+		a.I(qpu.LoadImmPerElement(qpu.R0, vals, false))
+		a.I(qpu.MV8Adds(qpu.R1, qpu.ElemNum, qpu.R0))
+	})
+	mnop := nopInst()
+	mnop.WaddrMul, mnop.CondMul = qpu.WAcc2, qpu.CondAlways
+	end := nopInst()
+	end.Sig = qpu.SigProgramEnd
+	w = append(w, encode(mnop), encode(end), encode(nopInst()), encode(nopInst()))
+	r.run(w, permissiveGeneral, nil)
+	want1 := []uint32{0, 2, 4, 6, 5, 7, 9, 7, 10, 12, 10, 12, 15, 13, 15, 17}
+	for i := 0; i < 16; i++ {
+		if got := r.q.Acc(1)[i]; got != want1[i] {
+			t.Errorf("v8adds element %d = %d, want %d", i, got, want1[i])
+		}
+		if got := r.q.Acc(2)[i]; got != want1[12+i%4] {
+			t.Errorf("mnop element %d = %d, want %d", i, got, want1[12+i%4])
+		}
+	}
+}
+
+// TestUnmappedReads: unmapped I/O read addresses return the element number
+// (file A) or the QPU number (file B), AG §3 "Inter-Processor Mutex".
+func TestUnmappedReads(t *testing.T) {
+	r := newRig(t)
+	r.q.Num = 9
+	in := nopInst()
+	in.OpAdd, in.WaddrAdd, in.CondAdd = qpu.AddOr, qpu.WAcc0, qpu.CondAlways
+	in.RaddrA, in.AddA, in.AddB = 33, qpu.MuxA, qpu.MuxA
+	in.OpMul, in.WaddrMul, in.CondMul = qpu.MulV8Min, qpu.WAcc1, qpu.CondAlways
+	in.RaddrB, in.MulA, in.MulB = 60, qpu.MuxB, qpu.MuxB
+	end := nopInst()
+	end.Sig = qpu.SigProgramEnd
+	r.run([]uint64{encode(in), encode(end), encode(nopInst()), encode(nopInst())}, strictGeneral, nil)
+	if r.q.Acc(0)[6] != 6 || r.q.Acc(1)[6] != 9 {
+		t.Errorf("unmapped reads: A %d (want element 6), B %d (want QPU 9)", r.q.Acc(0)[6], r.q.Acc(1)[6])
+	}
+}

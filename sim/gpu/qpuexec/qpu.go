@@ -58,6 +58,9 @@ type RunError struct {
 }
 
 func (e *RunError) Error() string {
+	if e.Index < 0 {
+		return fmt.Sprintf("qpuexec: program at %#08x: %v", e.Addr, e.Err)
+	}
 	return fmt.Sprintf("qpuexec: program at %#08x, instruction %d (%v): %v", e.Addr, e.Index, e.Inst, e.Err)
 }
 
@@ -193,6 +196,13 @@ func (q *QPU) Flags() (n, z, c uint16) { return q.n, q.z, q.c }
 func (q *QPU) Run(p *Program, env Env, s *Start) (Result, error) {
 	if q.src[0] == nil {
 		q.init()
+	}
+	if p.Opts.Stage != hazard.Fragment && s.VPM != nil {
+		for _, seg := range [2]Segment{s.VPMRead, s.VPMWrite} {
+			if err := seg.Check(); err != nil {
+				return Result{}, &RunError{Addr: p.Addr, Index: -1, Err: err}
+			}
+		}
 	}
 	q.begin(p, env, s)
 	code := p.code
@@ -640,6 +650,9 @@ func (q *QPU) write(in *inst, pc int, t wtarget, v *vec, lanes uint16, bits uint
 		}
 		q.sfuAt = q.seq + 3
 	case wVPM:
+		// All 16 elements are written whatever the condition: the FIFO
+		// takes the vector regardless (vc4asm addendum, "No conditional
+		// write to peripheral registers").
 		return q.vpmWrite(v, pc)
 	case wVPMReadSetup:
 		return q.vpmReadSetup(v[0], pc)
