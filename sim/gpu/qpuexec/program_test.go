@@ -122,3 +122,39 @@ func TestSemaphores(t *testing.T) {
 		t.Errorf("semaphores: %s", got)
 	}
 }
+
+// TestProgramSharedAcrossGoroutines runs one Program on QPUs in several
+// goroutines at once (as tile workers do); run with -race.
+func TestProgramSharedAcrossGoroutines(t *testing.T) {
+	r := newRig(t)
+	w := asm(t, func(a *qpu.Asm) {
+		a.I(qpu.Mov(qpu.R0, qpu.Unif))
+		a.I(qpu.Add(qpu.R1, qpu.R0, qpu.ElemNum))
+		ending(a)
+	})
+	c := NewCache()
+	copy(r.pool.Bytes(r.code), qpu.Bytes(w))
+	addr := r.uniforms(40)
+	done := make(chan error)
+	for g := 0; g < 4; g++ {
+		go func() {
+			q := NewQPU(g, r.view)
+			var err error
+			for i := 0; i < 200 && err == nil; i++ {
+				var p *Program
+				if p, err = c.Load(r.view, r.code.Addr, strictGeneral); err == nil {
+					_, err = q.Run(p, nil, &Start{Uniforms: addr})
+				}
+				if err == nil && q.Acc(1)[3] != 43 {
+					err = errors.New("wrong result")
+				}
+			}
+			done <- err
+		}()
+	}
+	for g := 0; g < 4; g++ {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+}

@@ -516,12 +516,17 @@ func (q *QPU) alu(in *inst, pc int) error {
 		q.acc[5] = q.varyC
 		q.varyPend = false
 	}
-	if in.wAdd.kind != wNone {
+	// The common case first: an unpacked write to r0-r3 in every element.
+	if in.wAdd.kind == wAcc && in.packAdd == packNone && mAdd == 0xFFFF {
+		q.acc[in.wAdd.n] = q.resAdd
+	} else if in.wAdd.kind != wNone {
 		if err := q.writeALU(in, pc, in.wAdd, &q.resAdd, mAdd, in.packAdd, in.addFloat, true); err != nil {
 			return err
 		}
 	}
-	if in.wMul.kind != wNone {
+	if in.wMul.kind == wAcc && in.packMul == packNone && mMul == 0xFFFF {
+		q.acc[in.wMul.n] = q.resMul
+	} else if in.wMul.kind != wNone {
 		if err := q.writeALU(in, pc, in.wMul, &q.resMul, mMul, in.packMul, in.mulFloat, false); err != nil {
 			return err
 		}
