@@ -112,6 +112,7 @@ const (
 	TMUB TMUReg = 3 // b: LOD bias or explicit LOD
 )
 
+// String names the register as the listing does (s, t, r, b).
 func (r TMUReg) String() string {
 	return [...]string{"s", "t", "r", "b"}[r&3]
 }
@@ -129,6 +130,7 @@ const (
 	TLBAlphaMask    TLBReg = 47
 )
 
+// String names the register as the listing does.
 func (r TLBReg) String() string {
 	switch r {
 	case TLBStencilSetup:
@@ -155,6 +157,7 @@ const (
 	TLBLoadAlphaMask TLBLoad = 12 // the alpha mask
 )
 
+// String names the load.
 func (k TLBLoad) String() string {
 	switch k {
 	case TLBLoadCoverage:

@@ -68,6 +68,7 @@ type LoadError struct {
 	Err        error       // or another reason
 }
 
+// Error says which program failed and why, one broken restriction a line.
 func (e *LoadError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "qpuexec: program at %#08x", e.Addr)
@@ -86,6 +87,8 @@ func (e *LoadError) Error() string {
 	return b.String()
 }
 
+// Unwrap returns the underlying error (a *mem.Fault for a fetch outside the
+// job's memory).
 func (e *LoadError) Unwrap() error { return e.Err }
 
 // maxProgram bounds the instruction fetch of one program, to keep a
@@ -242,6 +245,7 @@ type Violation struct {
 	Text  string   // what the rule says, its source and what happened
 }
 
+// Error formats the violation with the instruction's index and listing.
 func (v Violation) Error() string {
 	return fmt.Sprintf("instruction %d (%v): %s: %s", v.Index, v.Inst, v.Rule, v.Text)
 }

@@ -57,6 +57,7 @@ type RunError struct {
 	Err   error
 }
 
+// Error names the program, the instruction and what went wrong.
 func (e *RunError) Error() string {
 	if e.Index < 0 {
 		return fmt.Sprintf("qpuexec: program at %#08x: %v", e.Addr, e.Err)
@@ -64,6 +65,7 @@ func (e *RunError) Error() string {
 	return fmt.Sprintf("qpuexec: program at %#08x, instruction %d (%v): %v", e.Addr, e.Index, e.Inst, e.Err)
 }
 
+// Unwrap returns the underlying error (an Env error, a *mem.Fault, ...).
 func (e *RunError) Unwrap() error { return e.Err }
 
 // MaxInstructions bounds one run: a program still running after this many
