@@ -144,21 +144,21 @@ func TestDepthTestOrder(t *testing.T) {
 	}
 }
 
-// Facing on the y-down screen: a clockwise and a counter-clockwise
-// triangle; with the clockwise bit set and reverse faces culled only the
-// clockwise one is drawn.
+// Facing: a triangle with negative signed area in frame coordinates (the
+// hardware's clockwise, raster.Winding) and one with positive; with the
+// clockwise bit set and reverse faces culled only the first is drawn.
 func TestCullingByFacing(t *testing.T) {
 	g := newGPU(t)
 	j := newTJob(t, 64, 64)
 	j.rcl.ClearColor = clearColor
 	j.beginBin(cl.ConfigurationBits{Clockwise: true, EnableForwardFacing: true, DepthFunc: cl.DepthFuncAlways})
 	fs := j.program(fsConst())
-	// Clockwise: (0,0) → (30,0) → (0,30). Counter-clockwise: (64,64) → (64,34) → (34,64).
-	j.drawNV(fs, []uint32{1}, cl.PrimitiveModeTriangles, j.nv(0, 0, 0.5), j.nv(30, 0, 0.5), j.nv(0, 30, 0.5))
-	j.drawNV(fs, []uint32{2}, cl.PrimitiveModeTriangles, j.nv(64, 64, 0.5), j.nv(64, 34, 0.5), j.nv(34, 64, 0.5))
+	// a < 0: (0,0) → (0,30) → (30,0). a > 0: (64,64) → (34,64) → (64,34).
+	j.drawNV(fs, []uint32{1}, cl.PrimitiveModeTriangles, j.nv(0, 0, 0.5), j.nv(0, 30, 0.5), j.nv(30, 0, 0.5))
+	j.drawNV(fs, []uint32{2}, cl.PrimitiveModeTriangles, j.nv(64, 64, 0.5), j.nv(34, 64, 0.5), j.nv(64, 34, 0.5))
 	mustRun(t, j, g)
 	if j.pixel(5, 5) != 1 || j.pixel(60, 60) != clearColor {
-		t.Errorf("pixels %#x %#x: want the clockwise triangle only", j.pixel(5, 5), j.pixel(60, 60))
+		t.Errorf("pixels %#x %#x: want the clockwise (a < 0) triangle only", j.pixel(5, 5), j.pixel(60, 60))
 	}
 }
 

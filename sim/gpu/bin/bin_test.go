@@ -238,8 +238,10 @@ func newJobKeep(t *testing.T, old *job) *job {
 	return j
 }
 
-// Facing: with the clockwise bit clear, counter-clockwise (on the y-down
-// screen) is forward; culling the reverse face drops clockwise triangles.
+// Facing: the first triangle has positive signed area in frame coordinates
+// (counter-clockwise for the hardware, raster.Winding), the second
+// negative (clockwise). With the clockwise bit clear the first is
+// forward-facing; with it set, the second.
 func TestCullingByFacing(t *testing.T) {
 	for _, c := range []struct {
 		cw, fwd, rev bool
@@ -253,11 +255,11 @@ func TestCullingByFacing(t *testing.T) {
 	} {
 		j := newJob(t, 1, 1, 64<<10)
 		j.verts = nil
-		// Clockwise on a y-down screen: (0,0) → (10,0) → (0,10).
+		// a > 0: (0,0) → (10,0) → (0,10).
 		j.vertex(0-32, 0-32)
 		j.vertex(10-32, 0-32)
 		j.vertex(0-32, 10-32)
-		// Counter-clockwise: (20,20) → (20,30) → (30,20).
+		// a < 0: (20,20) → (20,30) → (30,20).
 		j.vertex(20-32, 20-32)
 		j.vertex(20-32, 30-32)
 		j.vertex(30-32, 20-32)
@@ -274,9 +276,9 @@ func TestCullingByFacing(t *testing.T) {
 			continue
 		}
 		if c.want == 1 {
-			cwKept := ps[0].Index[0] == 0
-			// The clockwise triangle is forward exactly when the bit is set.
-			if cwKept != ((c.cw && c.fwd) || (!c.cw && c.rev)) {
+			firstKept := ps[0].Index[0] == 0
+			// The first triangle is forward exactly when the bit is clear.
+			if firstKept != ((!c.cw && c.fwd) || (c.cw && c.rev)) {
 				t.Errorf("clockwise %v forward %v reverse %v kept %v", c.cw, c.fwd, c.rev, ps[0])
 			}
 		}

@@ -67,6 +67,7 @@ func (b *Binner) draw(mode cl.PrimitiveMode) error {
 	if err := b.shader.Coords(&b.state, b.uniq, b.coords); err != nil {
 		return err
 	}
+
 	return vertex.Assemble(mode, len(b.idx), b)
 }
 
@@ -86,10 +87,10 @@ func (b *Binner) screen(c *vertex.Coord) raster.Vertex {
 	return raster.Vertex{X: int32(c.X) + b.vpX, Y: int32(c.Y) + b.vpY, Z: c.Z, InvW: c.InvW}
 }
 
-// culled reports whether a triangle of the given winding is dropped by
-// CONFIGURATION_BITS: forward-facing is clockwise on the y-down screen
-// when the clockwise bit is set, counter-clockwise otherwise ([AG] Table 38
-// id 96; hw-vc4.md §1.4, §6.4).
+// culled reports whether a triangle of the given winding (raster.Winding's
+// convention) is dropped by CONFIGURATION_BITS: forward-facing is
+// clockwise when the clockwise bit is set, counter-clockwise otherwise
+// ([AG] Table 38 id 96).
 func culled(cfg *cl.ConfigurationBits, winding int) bool {
 	forward := (winding == raster.Clockwise) == cfg.Clockwise
 	if forward {

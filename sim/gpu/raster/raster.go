@@ -179,21 +179,30 @@ type Prim struct {
 const (
 	// Degenerate triangles have zero area and cover no pixel.
 	Degenerate = iota
-	// Clockwise triangles go clockwise on a y-down screen.
+	// Clockwise triangles turn clockwise in the hardware's convention.
 	Clockwise
-	// CounterClockwise triangles go counter-clockwise.
+	// CounterClockwise triangles turn counter-clockwise.
 	CounterClockwise
 )
 
-// Winding returns the winding of a triangle on the y-down screen: twice
-// its signed area is (x1−x0)(y2−y0) − (y1−y0)(x2−x0), positive for a
-// clockwise triangle (hw-vc4.md §6.4, DERIVED).
+// Winding returns the winding of a triangle in the hardware's convention,
+// the one CONFIGURATION_BITS' clockwise bit refers to: with twice the
+// signed area a = (x1−x0)(y2−y0) − (y1−y0)(x2−x0) in frame coordinates
+// (row 0 first in memory), a < 0 is clockwise and a > 0
+// counter-clockwise. The V3D takes row 0 as the bottom of the image ([AG]
+// §11, "bottom-left origin"), so this is the usual mathematical sense with
+// y up. Evidence: Mesa sets the clockwise bit exactly when Gallium's
+// front_ccw is set (vc4_state.c vc4_create_rasterizer_state), and Gallium's
+// front_ccw faces are the ones with a < 0 in its y-down window coordinates
+// (softpipe sp_setup.c: front when det < 0 with front_ccw). hw-vc4.md §6.4
+// reads it the other way round (marked DERIVED); Mesa's behaviour on real
+// Pis decides, and math/scene.ClockwiseBit follows the same reading.
 func Winding(v0, v1, v2 *Vertex) int {
 	a := (int64(v1.X)-int64(v0.X))*(int64(v2.Y)-int64(v0.Y)) - (int64(v1.Y)-int64(v0.Y))*(int64(v2.X)-int64(v0.X))
 	switch {
-	case a > 0:
-		return Clockwise
 	case a < 0:
+		return Clockwise
+	case a > 0:
 		return CounterClockwise
 	}
 	return Degenerate
@@ -210,7 +219,7 @@ func (p *Prim) SetupTriangle(v0, v1, v2 *Vertex, scissor Rect, reverse bool) boo
 	}
 	pt := func(v *Vertex) [2]int64 { return [2]int64{int64(v.X), int64(v.Y)} }
 	a, b, c := pt(v0), pt(v1), pt(v2)
-	if w == CounterClockwise {
+	if w == Clockwise { // a < 0: swap two vertices for a > 0
 		b, c = c, b
 	}
 	p.edges[0], p.edges[1], p.edges[2] = newEdge(a, b), newEdge(b, c), newEdge(c, a)

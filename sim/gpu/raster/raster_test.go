@@ -194,8 +194,9 @@ func TestScissorClipsCoverage(t *testing.T) {
 
 func TestWinding(t *testing.T) {
 	a, b, c := px(0, 0), px(8, 0), px(0, 8)
-	// On a y-down screen a → (8,0) → (0,8) turns clockwise.
-	if Winding(&a, &b, &c) != Clockwise || Winding(&a, &c, &b) != CounterClockwise || Winding(&a, &a, &b) != Degenerate {
+	// (0,0) → (8,0) → (0,8): a = 8·8 − 0·0 = 64 > 0, counter-clockwise for
+	// the hardware (row 0 at the bottom), as Mesa's use of the bit implies.
+	if Winding(&a, &b, &c) != CounterClockwise || Winding(&a, &c, &b) != Clockwise || Winding(&a, &a, &b) != Degenerate {
 		t.Error("winding")
 	}
 }
