@@ -7,16 +7,19 @@ import (
 	q "github.com/vccube/vccube/shaders/qpu"
 )
 
-// VPM setups (AG Tables 32 and 33; Mesa vc4_qpu_emit.c uses the same
-// values). Horizontal (bit 11), 32-bit (size 2 in bits 9:8), stride 1 row
-// (bits 17:12), starting at row 0; a read setup also says how many rows
-// to read (NUM, bits 23:20).
-const (
-	vpmSetupHoriz32 = 1<<12 | 1<<11 | 2<<8 // 0x1a00
-	vpmWriteSetup   = vpmSetupHoriz32
-)
+// VPM setups: horizontal 32-bit vectors from row 0, stride 1, as Mesa's
+// vc4_qpu_emit.c writes them (0x00001a00 for the write setup, plus NUM for
+// a read setup); the register layout is qpu.VPMSetup's.
+func vpmWriteSetup() uint32 { return must(q.HorizontalVPM32(0, 0).EncodeWrite()) }
 
-func vpmReadSetup(words int) uint32 { return uint32(words&15)<<20 | vpmSetupHoriz32 }
+func vpmReadSetup(words int) uint32 { return must(q.HorizontalVPM32(0, words).EncodeRead()) }
+
+func must(v uint32, err error) uint32 {
+	if err != nil {
+		panic(err) // a programming error in this file's constants
+	}
+	return v
+}
 
 // vertexProgram writes the VS (stage Vertex) or the CS (stage
 // Coordinate). Both transform the position by the MVP; the CS writes the
@@ -43,7 +46,7 @@ func vertexProgram(stage hazard.Stage) *Program {
 	}
 	var a q.Asm
 	a.I(q.LoadImm(q.VRSetup, vpmReadSetup(reads))) // x y z [s t]
-	a.I(q.LoadImm(q.VWSetup, vpmWriteSetup))
+	a.I(q.LoadImm(q.VWSetup, vpmWriteSetup()))
 	a.I() // VPM read latency: three instructions (AG §7)
 
 	// Column 0 of the MVP times x, while the attributes arrive.

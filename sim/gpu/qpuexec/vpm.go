@@ -1,6 +1,10 @@
 package qpuexec
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/vccube/vccube/shaders/qpu"
+)
 
 // The VPM (vertex pipe memory) as both sides see it (AG §7 "VPM and VCD").
 //
@@ -101,28 +105,12 @@ func (v *VPM) StoreVertexBytes(s Segment, vertex, off int, b []byte) error {
 	return nil
 }
 
-// The generic block setup registers (AG Table 32 "VPM Generic Block Write
-// Setup Format", Table 33 "VPM Generic Block Read Setup Format"), written
-// through VPMVCD_WR_SETUP (waddr 49, file B) and VPMVCD_RD_SETUP (waddr 49,
-// file A). The value comes from SIMD element 0 (AG §7).
+// The SIZE field's values (the register layout is shaders/qpu's VPMSetup,
+// the one description of AG Tables 32 and 33).
 const (
-	vpmSetupIDShift   = 30 // 31:30 ID: 0 selects the generic block setup
-	vpmSetupNumShift  = 20 // 23:20 NUM (read only): vectors to read, 0 => 16
-	vpmSetupNumMask   = 0xF
-	vpmSetupStrShift  = 12 // 17:12 STRIDE: added to ADDR after each vector, 0 => 64
-	vpmSetupStrMask   = 0x3F
-	vpmSetupHorizBit  = 1 << 11 // 11 HORIZ: 0 vertical, 1 horizontal
-	vpmSetupLanedBit  = 1 << 10 // 10 LANED: 0 packed, 1 laned (ignored for 32-bit)
-	vpmSetupSizeShift = 8       // 9:8 SIZE: 0 8-bit, 1 16-bit, 2 32-bit, 3 reserved
-	vpmSetupSizeMask  = 3
-	vpmSetupAddrMask  = 0xFF // 7:0 ADDR
-)
-
-// The SIZE field's values.
-const (
-	vpmSize8  = 0
-	vpmSize16 = 1
-	vpmSize32 = 2
+	vpmSize8  = uint8(qpu.VPMSize8)
+	vpmSize16 = uint8(qpu.VPMSize16)
+	vpmSize32 = uint8(qpu.VPMSize32)
 )
 
 // vpmSetup is a decoded generic block setup, and the access state that
@@ -136,27 +124,21 @@ type vpmSetup struct {
 	size   uint8
 }
 
-// decodeVPMSetup decodes a generic block setup value; generic is false for
-// the DMA setups (ID != 0, AG Tables 34-37), which the caller treats
-// separately. A read setup has NUM; a write setup ignores bits 29:18.
+// decodeVPMSetup decodes a generic block setup value (written to
+// VPMVCD_RD_SETUP or VPMVCD_WR_SETUP from SIMD element 0, AG §7); generic
+// is false for the DMA setups (ID != 0, AG Tables 34-37), which the caller
+// treats separately. LANED is ignored for 32-bit accesses (AG Table 32).
 func decodeVPMSetup(v uint32, read bool) (s vpmSetup, generic bool) {
-	if v>>vpmSetupIDShift != 0 {
+	d, generic := qpu.DecodeVPMSetup(v, read)
+	if !generic {
 		return s, false
 	}
-	s.addr = v & vpmSetupAddrMask
-	s.stride = v >> vpmSetupStrShift & vpmSetupStrMask
-	if s.stride == 0 {
-		s.stride = 64
-	}
-	s.horiz = v&vpmSetupHorizBit != 0
-	s.size = uint8(v >> vpmSetupSizeShift & vpmSetupSizeMask)
-	s.laned = v&vpmSetupLanedBit != 0 && s.size != vpmSize32
-	if read {
-		s.num = int(v >> vpmSetupNumShift & vpmSetupNumMask)
-		if s.num == 0 {
-			s.num = 16
-		}
-	}
+	s.addr = uint32(d.Addr)
+	s.stride = uint32(d.Stride)
+	s.horiz = d.Horizontal
+	s.size = uint8(d.Size)
+	s.laned = d.Laned && d.Size != qpu.VPMSize32
+	s.num = d.Num
 	return s, true
 }
 
