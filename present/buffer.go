@@ -88,6 +88,10 @@ func (d *Display) NewDumbBuffer() (*Buffer, error) {
 		return fail(fmt.Errorf("present: mapping the %d-byte scanout buffer: %w", db.Size, err))
 	}
 	b.mapping, b.Pixels = m, m[:int(db.Pitch)*int(h)]
+	// A new dumb buffer reads as zeros without having pages of its own;
+	// writing it once now takes the page faults here rather than in the
+	// first frames, where they cost a vblank on a slow CPU.
+	clear(b.mapping)
 	fb, err := d.addFB(w, h, db.Handle, db.Pitch, drm.FormatModLinear)
 	if err != nil {
 		return fail(err)

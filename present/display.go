@@ -322,6 +322,14 @@ func (d *Display) putBackCrtc() error {
 	return drm.SetCrtc(d.conn, d.crtc, s.FbID, s.X, s.Y, conns, &s.Mode)
 }
 
+// Restored reports whether Restore has run (or begun: it is set before
+// the CRTC is put back), after which no frame of this Display is shown.
+func (d *Display) Restored() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.restored
+}
+
 // Close restores the display (see Restore), then unmaps and frees the
 // dumb buffers it created. Call it from the goroutine that draws, after
 // the last frame. It is idempotent; the Conn stays open.
@@ -339,4 +347,28 @@ func (d *Display) Close() error {
 	}
 	d.dumbs = nil
 	return errors.Join(errs...)
+}
+
+// FindDisplay opens the first card of dir (drm.DefaultDir on a real system)
+// that does modesetting, for a program told to find a display by itself:
+// as kmscube does without -D (drm-common.c: find_drm_device), the first
+// card whose GETRESOURCES succeeds; here it must also list a connector and
+// a CRTC. Render-only cards (v3d, vgem) answer GETRESOURCES with
+// EOPNOTSUPP and are passed over; the error, a *drm.NoCardError, lists
+// every card and why. Open then picks the connector and says when no
+// display is attached.
+func FindDisplay(dir string) (drm.Conn, drm.Card, error) {
+	return drm.OpenFirst(dir, "card that drives a display (KMS)", acceptDisplay)
+}
+
+// acceptDisplay is FindDisplay's test of a card.
+func acceptDisplay(c drm.Conn, _ drm.Card) error {
+	res, err := drm.GetResources(c)
+	if err != nil {
+		return err
+	}
+	if len(res.Connectors) == 0 || len(res.CRTCs) == 0 {
+		return fmt.Errorf("it has %d connectors and %d CRTCs", len(res.Connectors), len(res.CRTCs))
+	}
+	return nil
 }

@@ -151,8 +151,14 @@ func TestRestoreIsIdempotent(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	if d.Restored() {
+		t.Error("Restored() before Restore")
+	}
 	if err := d.Restore(); err != nil {
 		t.Fatal(err)
+	}
+	if !d.Restored() {
+		t.Error("not Restored() after Restore")
 	}
 	n := f.Calls(drm.IoctlModeSetCrtc) + f.Calls(drm.IoctlModeRmFB)
 	if err := d.Restore(); err != nil {
