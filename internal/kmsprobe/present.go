@@ -98,6 +98,9 @@ func presentRun(rep *PresentReport, device, connector, modeFlag string, flips in
 		}
 		defer f.Munmap(mm)
 		readback[i] = mm
+		for off := 0; off < len(mm); off += 4096 {
+			_ = mm[off] // take the page faults now, not in the frame loop
+		}
 	}
 	s, err := d.NewSwapchain(bufs[0], bufs[1])
 	if err != nil {
@@ -133,7 +136,7 @@ func presentRun(rep *PresentReport, device, connector, modeFlag string, flips in
 	// are compared whole.
 	check := func(k int, b *present.Buffer, whole bool) {
 		c, err := drm.GetCrtc(f, d.CrtcID())
-		if (err != nil || c.FbID != b.FbID) && ctx.Err() == nil {
+		if (err != nil || c.FbID != b.FbID) && !d.Restored() {
 			rep.ScanoutErrors++ // (unless a signal restored the CRTC meanwhile)
 		}
 		mm := readback[0]
