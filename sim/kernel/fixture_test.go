@@ -16,7 +16,6 @@ import (
 	"github.com/vccube/vccube/shaders/qpu"
 	"github.com/vccube/vccube/sim/hw"
 	"github.com/vccube/vccube/sim/kernel"
-	"github.com/vccube/vccube/sim/kernel/cleargpu"
 	"github.com/vccube/vccube/sim/mem"
 	"github.com/vccube/vccube/texture"
 )
@@ -129,7 +128,7 @@ func newFixture(t testing.TB, width, height int) *fixture {
 		t.Fatal(err)
 	}
 	fx := &fixture{t: t, pool: pool, width: width, height: height}
-	fx.d, err = kernel.New(kernel.Config{Pool: pool, GPU: cleargpu.New(), OnJobDone: fx.onJob})
+	fx.d, err = kernel.New(kernel.Config{Pool: pool, GPU: newAuditGPU(), OnJobDone: fx.onJob})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,11 +315,22 @@ const (
 // submit hands s to the kernel, with the sizes and pointers of its
 // buffers; on success it waits for the job.
 func (fx *fixture) submit(s *submission) error {
+	// The kernel copies everything in during the call: the buffers are
+	// pinned for exactly that long.
+	var pin runtime.Pinner
+	defer pin.Unpin()
+	addr := func(p unsafe.Pointer, n int) uint64 {
+		if n == 0 {
+			return 0
+		}
+		pin.Pin(p)
+		return drm.UserPointer(p)
+	}
 	a := s.args
-	a.BinCL = pinned(fx.t, s.bin)
-	a.ShaderRec = pinned(fx.t, s.recs)
-	a.Uniforms = pinned(fx.t, s.unis)
-	a.BOHandles = pinned(fx.t, s.handles)
+	a.BinCL = addr(unsafe.Pointer(unsafe.SliceData(s.bin)), len(s.bin))
+	a.ShaderRec = addr(unsafe.Pointer(unsafe.SliceData(s.recs)), len(s.recs))
+	a.Uniforms = addr(unsafe.Pointer(unsafe.SliceData(s.unis)), len(s.unis))
+	a.BOHandles = addr(unsafe.Pointer(unsafe.SliceData(s.handles)), len(s.handles))
 	a.BinCLSize = uint32(len(s.bin))
 	a.ShaderRecSize = uint32(len(s.recs))
 	a.UniformsSize = uint32(len(s.unis))

@@ -251,6 +251,23 @@ func (j *job) relocTex(uniformData, uniformsV []byte, s *TextureSample, texIndex
 		offset -= levelSize
 	}
 
+	// Stricter than the kernel: it sizes the levels below the base as
+	// max(width>>i, 1), but the TMU places them in power-of-two containers
+	// (AG §4; texture.HardwareLevelSize), which for a texture whose sides
+	// are not powers of two are larger: the hardware would read below what
+	// the kernel checked, possibly below the BO. The hardware's chain must
+	// fit too.
+	if d0.LastLevel > 0 {
+		plan, err := texture.NewMipPlan(typ, d1.Width, d1.Height, int(d0.LastLevel)+1)
+		if err != nil {
+			return texFail(s, p0, p1, p2, p3, "mip chain of %d levels: %v", d0.LastLevel+1, err)
+		}
+		below := plan.BaseOffset() - plan.Level(int(d0.LastLevel)).Offset
+		if uint64(d0.Base) < uint64(below) {
+			return texFail(s, p0, p1, p2, p3, "the TMU's power-of-two mip containers need %d bytes below the base at offset %d", below, d0.Base)
+		}
+	}
+
 	binary.LittleEndian.PutUint32(validatedP0, tex.Addr()+p0)
 	return nil
 }

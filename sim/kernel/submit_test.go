@@ -447,6 +447,15 @@ func TestSubmitUniformRules(t *testing.T) {
 		{"one mip level below the base fits", setP(0, withLevels(1, texOffset)), 0, ""},
 		{"mip levels past the BO start", setP(0, withLevels(2, texOffset)), syscall.EINVAL, "Level 2 (16x16 -> 16x16) size 1024b overflowed buffer bounds"},
 		{"cube map without stride", setP(0, p0|1<<9), syscall.EINVAL, "Cube map stride not set"},
+		// A 33×33 texture with two levels below a base at 4096: the
+		// kernel's sizes (16×16 and 8×8, LT: 1280 bytes) fit, but the TMU
+		// uses 32×32 (T, 4096 bytes) and 16×16 (LT, 1024) containers and
+		// would read 1 KiB below the BO (stricter than the kernel).
+		{"NPOT mip chain in power-of-two containers", func(_ *fixture, s *submission) {
+			putU32(s.unis, 4, withLevels(2, texOffset))
+			v, _ := texture.P1{Width: 33, Height: 33}.Encode()
+			putU32(s.unis, 8, v)
+		}, syscall.EINVAL, "power-of-two mip containers need 5120 bytes"},
 		// An unaligned offset is not refused: its low bits are config
 		// fields (kernel-vc4.md §14.1).
 		{"unaligned texture offset changes the fields", setP(0, p0|0x100), 0, ""},
