@@ -96,6 +96,7 @@ type Packet struct {
 type Thread struct {
 	view   *mem.View
 	name   string
+	what   string // names the thread's fetches in faults
 	limits Limits
 
 	pc, end uint32
@@ -119,7 +120,7 @@ type Thread struct {
 // NewThread returns a thread named name ("CT0" or "CT1") that reads
 // through v.
 func NewThread(v *mem.View, name string, l Limits) *Thread {
-	return &Thread{view: v, name: name, limits: l}
+	return &Thread{view: v, name: name, what: name + " control list fetch", limits: l}
 }
 
 // Start points the thread at a list, as writing CTnCA and CTnEA does, and
@@ -175,7 +176,7 @@ func (t *Thread) bytesAt(addr uint32, n uint32) ([]byte, error) {
 			return t.span[off:], nil
 		}
 	}
-	buf, off, err := t.view.Span(addr, false, t.name+" control list fetch")
+	buf, off, err := t.view.Span(addr, false, t.what)
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +184,7 @@ func (t *Thread) bytesAt(addr uint32, n uint32) ([]byte, error) {
 	if uint64(off)+uint64(n) > uint64(len(buf)) {
 		// The packet runs off the end of its buffer: ask for exactly
 		// those bytes so that the fault names them.
-		if _, err := t.view.Read(addr, n, t.name+" control list fetch"); err != nil {
+		if _, err := t.view.Read(addr, n, t.what); err != nil {
 			return nil, err
 		}
 		return nil, fmt.Errorf("packet crosses the end of its buffer")

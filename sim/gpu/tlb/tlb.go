@@ -140,25 +140,32 @@ func newImage(addr uint32, tiling cl.Tiling, cpp int, f *Frame) (image, error) {
 	return image{layout: l, addr: addr, cpp: cpp}, nil
 }
 
-// runs walks the tile's pixels that lie inside the frame in runs that are
-// contiguous in memory: each run is n pixels from tile-relative (x, y), at
-// byte offset off in the image. Use it as
+// runs walks the tile's pixels that lie inside the frame in blocks whose
+// rows are contiguous in memory: a block is w×h pixels from tile-relative
+// (x, y), its first pixel at byte offset off of the image and each row
+// pitch bytes after the previous. A linear image is one block per tile
+// (pitch = the image stride); a T or LT image is one block per utile
+// (64 bytes, pixels in raster order inside, [AG] §11). Use it as
 //
 //	for r := im.runs(t, f); r.next(); { ... }
 type runs struct {
 	im             *image
 	x0, y0, x1, y1 int // frame pixels of the tile ∩ frame
-	step           int
-	fx, fy         int // next frame pixel
-	x, y, n, off   int // current run
+	uw, uh         int // block size: a utile, or the whole tile
+	fx, fy         int // next block's frame pixel
+	x, y, w, h     int // current block
+	off, pitch     int
 }
 
 func (im *image) runs(t Tile, f *Frame) runs {
 	r := runs{im: im, x0: t.X * Size, y0: t.Y * Size}
 	r.x1, r.y1 = min(r.x0+Size, f.Width), min(r.y0+Size, f.Height)
-	r.step = texture.UtileWidth(im.cpp)
 	if im.layout.Tiling() == texture.Linear {
-		r.step = Size
+		r.uw, r.uh = Size, Size
+		r.pitch = im.layout.Stride()
+	} else {
+		r.uw, r.uh = texture.UtileWidth(im.cpp), texture.UtileHeight(im.cpp)
+		r.pitch = r.uw * im.cpp
 	}
 	r.fx, r.fy = r.x0, r.y0
 	return r
@@ -167,16 +174,22 @@ func (im *image) runs(t Tile, f *Frame) runs {
 func (r *runs) next() bool {
 	if r.fx >= r.x1 {
 		r.fx = r.x0
-		r.fy++
+		r.fy += r.uh
 	}
 	if r.fy >= r.y1 || r.x0 >= r.x1 {
 		return false
 	}
-	r.n = min(r.step-r.fx%r.step, r.x1-r.fx)
+	r.w = min(r.uw, r.x1-r.fx)
+	r.h = min(r.uh, r.y1-r.fy)
 	r.x, r.y = r.fx-r.x0, r.fy-r.y0
 	r.off = r.im.layout.Offset(r.fx, r.fy)
-	r.fx += r.n
+	r.fx += r.uw
 	return true
+}
+
+// span returns the bytes of the current block.
+func (r *runs) bytes(sp *span, addr uint32) ([]byte, error) {
+	return sp.bytes(addr+uint32(r.off), (r.h-1)*r.pitch+r.w*r.im.cpp)
 }
 
 // span returns the memory region holding addr, for a store or load that
@@ -227,24 +240,28 @@ func (b *Buffer) StoreColor(v *mem.View, addr uint32, tiling cl.Tiling, format c
 		return err
 	}
 	for r := im.runs(t, f); r.next(); {
-		dst, err := sp.bytes(addr+uint32(r.off), r.n*cpp)
+		blk, err := r.bytes(&sp, addr)
 		if err != nil {
 			return err
 		}
-		src := b.Color[r.y*Size+r.x : r.y*Size+r.x+r.n]
-		switch format {
-		case cl.LoadStoreFormatRGBA8888:
-			for i, c := range src {
-				binary.LittleEndian.PutUint32(dst[4*i:], c)
-			}
-		case cl.LoadStoreFormatBGR565:
-			for i, c := range src {
-				binary.LittleEndian.PutUint16(dst[2*i:], to565(c, -1, 0))
-			}
-		default: // dithered
-			gy := t.Y*Size + r.y
-			for i, c := range src {
-				binary.LittleEndian.PutUint16(dst[2*i:], to565(c, t.X*Size+r.x+i, gy))
+		for row := 0; row < r.h; row++ {
+			dst := blk[row*r.pitch:]
+			y := r.y + row
+			src := b.Color[y*Size+r.x : y*Size+r.x+r.w]
+			switch format {
+			case cl.LoadStoreFormatRGBA8888:
+				for i, c := range src {
+					binary.LittleEndian.PutUint32(dst[4*i:], c)
+				}
+			case cl.LoadStoreFormatBGR565:
+				for i, c := range src {
+					binary.LittleEndian.PutUint16(dst[2*i:], to565(c, -1, 0))
+				}
+			default: // dithered
+				gy := t.Y*Size + y
+				for i, c := range src {
+					binary.LittleEndian.PutUint16(dst[2*i:], to565(c, t.X*Size+r.x+i, gy))
+				}
 			}
 		}
 	}
@@ -266,18 +283,22 @@ func (b *Buffer) LoadColor(v *mem.View, addr uint32, tiling cl.Tiling, format cl
 		return err
 	}
 	for r := im.runs(t, f); r.next(); {
-		src, err := sp.bytes(addr+uint32(r.off), r.n*cpp)
+		blk, err := r.bytes(&sp, addr)
 		if err != nil {
 			return err
 		}
-		dst := b.Color[r.y*Size+r.x : r.y*Size+r.x+r.n]
-		if cpp == 4 {
-			for i := range dst {
-				dst[i] = binary.LittleEndian.Uint32(src[4*i:])
-			}
-		} else {
-			for i := range dst {
-				dst[i] = from565(binary.LittleEndian.Uint16(src[2*i:]))
+		for row := 0; row < r.h; row++ {
+			src := blk[row*r.pitch:]
+			y := r.y + row
+			dst := b.Color[y*Size+r.x : y*Size+r.x+r.w]
+			if cpp == 4 {
+				for i := range dst {
+					dst[i] = binary.LittleEndian.Uint32(src[4*i:])
+				}
+			} else {
+				for i := range dst {
+					dst[i] = from565(binary.LittleEndian.Uint16(src[2*i:]))
+				}
 			}
 		}
 	}
@@ -296,12 +317,16 @@ func (b *Buffer) StoreZS(v *mem.View, addr uint32, tiling cl.Tiling, t Tile, f *
 		return err
 	}
 	for r := im.runs(t, f); r.next(); {
-		dst, err := sp.bytes(addr+uint32(r.off), r.n*4)
+		blk, err := r.bytes(&sp, addr)
 		if err != nil {
 			return err
 		}
-		for i, z := range b.ZS[r.y*Size+r.x : r.y*Size+r.x+r.n] {
-			binary.LittleEndian.PutUint32(dst[4*i:], z)
+		for row := 0; row < r.h; row++ {
+			dst := blk[row*r.pitch:]
+			y := r.y + row
+			for i, z := range b.ZS[y*Size+r.x : y*Size+r.x+r.w] {
+				binary.LittleEndian.PutUint32(dst[4*i:], z)
+			}
 		}
 	}
 	return nil
@@ -318,13 +343,17 @@ func (b *Buffer) LoadZS(v *mem.View, addr uint32, tiling cl.Tiling, t Tile, f *F
 		return err
 	}
 	for r := im.runs(t, f); r.next(); {
-		src, err := sp.bytes(addr+uint32(r.off), r.n*4)
+		blk, err := r.bytes(&sp, addr)
 		if err != nil {
 			return err
 		}
-		dst := b.ZS[r.y*Size+r.x : r.y*Size+r.x+r.n]
-		for i := range dst {
-			dst[i] = binary.LittleEndian.Uint32(src[4*i:])
+		for row := 0; row < r.h; row++ {
+			src := blk[row*r.pitch:]
+			y := r.y + row
+			dst := b.ZS[y*Size+r.x : y*Size+r.x+r.w]
+			for i := range dst {
+				dst[i] = binary.LittleEndian.Uint32(src[4*i:])
+			}
 		}
 	}
 	return nil

@@ -1,0 +1,140 @@
+package cubetest
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/vccube/vccube/render"
+	"github.com/vccube/vccube/sim"
+	"github.com/vccube/vccube/sim/gpu"
+	"github.com/vccube/vccube/sim/hw"
+)
+
+// timedGPU measures the time jobs spend in the GPU model.
+type timedGPU struct {
+	g    *gpu.GPU
+	busy time.Duration
+	hung error
+}
+
+func (t *timedGPU) Run(j *hw.Job) hw.Result {
+	start := time.Now()
+	r := t.g.Run(j)
+	t.busy += time.Since(start)
+	if r.Hung && t.hung == nil {
+		t.hung = r.Reason
+	}
+	return r
+}
+
+// BenchmarkCubeFrame renders vccube's frames through the whole simulated
+// stack (renderer, kernel, GPU model) and reports frames per second and
+// the milliseconds per frame spent in the GPU model.
+func BenchmarkCubeFrame(b *testing.B) {
+	for _, size := range [][2]int{{800, 600}, {1920, 1080}} {
+		b.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(b *testing.B) {
+			g := gpu.New(gpu.Options{})
+			defer g.Close()
+			tg := &timedGPU{g: g}
+			dev, err := sim.New(sim.Options{GPU: tg})
+			if err != nil {
+				b.Fatal(err)
+			}
+			f, err := dev.Open()
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer f.Close()
+			r, err := render.New(f, render.Options{Width: size[0], Height: size[1], Buffers: 1})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer r.Close()
+			frame := func(i int) {
+				seq, err := r.Render(0, float32(4*(i%90)))
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := r.Wait(seq); err != nil {
+					b.Fatal(err)
+				}
+			}
+			for i := 0; i < 5; i++ { // warm the caches and the pools
+				frame(i)
+			}
+			tg.busy = 0
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				frame(i)
+			}
+			b.StopTimer()
+			if tg.hung != nil {
+				b.Fatal(tg.hung)
+			}
+			el := b.Elapsed().Seconds()
+			b.ReportMetric(float64(b.N)/el, "fps")
+			b.ReportMetric(tg.busy.Seconds()*1000/float64(b.N), "gpu-ms/frame")
+		})
+	}
+}
+
+// captureGPU keeps a copy of the last job it ran, so that a benchmark can
+// run the GPU model alone on a real frame's job, without the renderer and
+// the kernel model around it. The job's memory stays valid as long as no
+// other job is submitted (the kernel frees its buffers into the pool, but
+// nothing reuses them).
+type captureGPU struct {
+	g   *gpu.GPU
+	job hw.Job
+}
+
+func (c *captureGPU) Run(j *hw.Job) hw.Result {
+	c.job = *j
+	return c.g.Run(j)
+}
+
+// BenchmarkGPUJob runs the job of one cube frame (turned 40°, three faces
+// visible) on the GPU model over and over and reports frames per second of
+// the model alone.
+func BenchmarkGPUJob(b *testing.B) {
+	for _, size := range [][2]int{{800, 600}, {1920, 1080}} {
+		b.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(b *testing.B) {
+			g := gpu.New(gpu.Options{})
+			defer g.Close()
+			cg := &captureGPU{g: g}
+			dev, err := sim.New(sim.Options{GPU: cg})
+			if err != nil {
+				b.Fatal(err)
+			}
+			f, err := dev.Open()
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer f.Close()
+			r, err := render.New(f, render.Options{Width: size[0], Height: size[1], Buffers: 1})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer r.Close()
+			seq, err := r.Render(0, 40)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := r.Wait(seq); err != nil {
+				b.Fatal(err)
+			}
+			job := cg.job
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if res := g.Run(&job); res.Hung {
+					b.Fatal(res.Reason)
+				}
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "fps")
+		})
+	}
+}
