@@ -134,9 +134,8 @@ func (b *Binner) Start(v *mem.View, start, end uint32, overflow func() (mem.Regi
 	b.view = v
 	if b.th == nil {
 		b.th = cle.NewThread(v, "CT0", limits)
-	} else {
-		*b.th = *cle.NewThread(v, "CT0", limits)
 	}
+	b.th.SetView(v)
 	b.th.Start(start, end)
 	b.counters, b.sem = c, sem
 	b.waiting = false

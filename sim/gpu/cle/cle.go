@@ -123,6 +123,12 @@ func NewThread(v *mem.View, name string, l Limits) *Thread {
 	return &Thread{view: v, name: name, what: name + " control list fetch", limits: l}
 }
 
+// SetView points the thread at another job's memory.
+func (t *Thread) SetView(v *mem.View) {
+	t.view = v
+	t.span = nil
+}
+
 // Start points the thread at a list, as writing CTnCA and CTnEA does, and
 // empties its return stack.
 func (t *Thread) Start(start, end uint32) {

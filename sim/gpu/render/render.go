@@ -172,9 +172,8 @@ func (r *Renderer) Start(v *mem.View, start, end uint32, c *hw.Counters, sem *bi
 	r.view = v
 	if r.th == nil {
 		r.th = cle.NewThread(v, "CT1", r.opts.Limits)
-	} else {
-		*r.th = *cle.NewThread(v, "CT1", r.opts.Limits)
 	}
+	r.th.SetView(v)
 	r.th.DeferSubLists(true)
 	r.th.Start(start, end)
 	r.counters, r.sem = c, sem

@@ -91,8 +91,8 @@ func newWorker(r *Renderer, i int) *Worker {
 
 func (w *Worker) setView(v *mem.View) {
 	w.view = v
-	*w.th = *cle.NewThread(v, "CT1", w.r.opts.Limits)
-	*w.inline = *cle.NewThread(v, "CT1", w.r.opts.Limits)
+	w.th.SetView(v)
+	w.inline.SetView(v)
 	w.vs.SetView(v)
 	w.frag.setView(v)
 }
