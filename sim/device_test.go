@@ -1,0 +1,603 @@
+package sim_test
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/vccube/vccube/drm"
+	"github.com/vccube/vccube/gem"
+	"github.com/vccube/vccube/sim"
+	"github.com/vccube/vccube/sim/hw"
+	"github.com/vccube/vccube/sim/kernel"
+	"github.com/vccube/vccube/sim/kernel/cleargpu"
+	"golang.org/x/sys/unix"
+)
+
+// drm_ioctl's dispatch: type, number, sizes.
+func TestDispatch(t *testing.T) {
+	d := newDevice(t, sim.Options{})
+	c := open(t, d)
+
+	// A request of another type is not a DRM ioctl (TCGETS, what isatty
+	// sends).
+	wantErrno(t, "TCGETS", c.Ioctl(drm.Request(unix.TCGETS), nil), syscall.ENOTTY)
+	// A driver number past vc4's table, and a core number with no entry.
+	wantErrno(t, "nr 0x4f", c.Ioctl(drm.IOWR(0x4f, 16), unsafe.Pointer(new([16]byte))), syscall.EINVAL)
+	wantErrno(t, "nr 0x03", c.Ioctl(drm.IOWR(0x03, 16), unsafe.Pointer(new([16]byte))), syscall.EINVAL)
+	wantErrno(t, "nr 0xff", c.Ioctl(drm.IOWR(0xff, 16), unsafe.Pointer(new([16]byte))), syscall.EINVAL)
+
+	// Dispatch is by number only: a GET_PARAM whose request encodes a
+	// larger struct still works, and the bytes past the kernel's struct
+	// come back untouched.
+	type bigParam struct {
+		gem.GetParam
+		extra [8]byte
+	}
+	big := bigParam{GetParam: gem.GetParam{Param: gem.ParamV3DIdent0}, extra: [8]byte{1, 2, 3}}
+	wantErrno(t, "big GET_PARAM", c.Ioctl(drm.IOWR(drm.CommandBase+7, unsafe.Sizeof(big)), unsafe.Pointer(&big)), 0)
+	if big.Value != 0x02443356 || big.extra != [8]byte{1, 2, 3} {
+		t.Fatalf("big GET_PARAM: %+v", big)
+	}
+
+	// A 160-byte SUBMIT_CL (a header from before perfmonid, in_sync,
+	// out_sync and pad2) is zero-filled to 176 and works; only its 160
+	// bytes are written back.
+	const size = 4096
+	h := createBO(t, c, size)
+	handles := []uint32{h}
+	s := gem.SubmitCL{
+		ColorWrite:     gem.SubmitRCLSurface{HIndex: 0, Bits: 1 << 2},
+		ColorRead:      gem.SubmitRCLSurface{HIndex: gem.SurfaceAbsent},
+		ZSRead:         gem.SubmitRCLSurface{HIndex: gem.SurfaceAbsent},
+		ZSWrite:        gem.SubmitRCLSurface{HIndex: gem.SurfaceAbsent},
+		MSAAColorWrite: gem.SubmitRCLSurface{HIndex: gem.SurfaceAbsent},
+		MSAAZSWrite:    gem.SubmitRCLSurface{HIndex: gem.SurfaceAbsent},
+		BOHandles:      ptr(t, handles),
+		BOHandleCount:  1,
+		Width:          1024,
+		Height:         1,
+		Flags:          gem.SubmitUseClearColor,
+		Pad2:           0xdeadbeef, // beyond the old struct: never read
+	}
+	wantErrno(t, "160-byte SUBMIT_CL", c.Ioctl(drm.IOWR(drm.CommandBase, 160), unsafe.Pointer(&s)), 0)
+	if s.Seqno == 0 || s.Pad2 != 0xdeadbeef {
+		t.Fatalf("seqno %d, pad2 %#x", s.Seqno, s.Pad2)
+	}
+
+	// The argument is copied back even when the ioctl fails: WAIT_BO
+	// rewrites the timeout whatever happens.
+	w := gem.WaitBO{Handle: h + 100, TimeoutNs: 1 << 40}
+	wantErrno(t, "WAIT_BO bad handle", ioctl(c, gem.IoctlWaitBO, &w), syscall.EINVAL)
+	if w.TimeoutNs >= 1<<40 {
+		t.Fatalf("timeout not rewritten: %d", w.TimeoutNs)
+	}
+
+	// A nil argument where bytes are to be copied is EFAULT.
+	wantErrno(t, "nil arg", c.Ioctl(gem.IoctlGetParam, nil), syscall.EFAULT)
+}
+
+func TestVersionAndCaps(t *testing.T) {
+	d := newDevice(t, sim.Options{})
+	c := open(t, d)
+	v, err := drm.GetVersion(c)
+	if err != nil || v.Name != "vc4" || v.Desc != "Broadcom VC4 graphics" || v.Date != "20140616" {
+		t.Fatalf("%+v %v", v, err)
+	}
+	for cap, want := range map[uint64]uint64{drm.CapTimestampMonotonic: 1, drm.CapPrime: 3, drm.CapSyncobj: 1, drm.CapSyncobjTimeline: 0} {
+		if got, err := drm.GetCapability(c, cap); err != nil || got != want {
+			t.Errorf("cap %#x = %d (%v), want %d", cap, got, err, want)
+		}
+	}
+	// Without a display, the KMS capabilities are those of a driver
+	// without DRIVER_MODESET.
+	_, err = drm.GetCapability(c, drm.CapDumbBuffer)
+	wantErrno(t, "DUMB_BUFFER cap", errors.Unwrap(err), syscall.EOPNOTSUPP)
+	_, err = drm.GetResources(c)
+	if !errors.Is(err, syscall.EOPNOTSUPP) {
+		t.Fatalf("GETRESOURCES without a display: %v", err)
+	}
+	wantErrno(t, "SET_CLIENT_CAP", errors.Unwrap(drm.SetClientCapability(c, drm.ClientCapUniversalPlanes, 1)), syscall.EOPNOTSUPP)
+	// The syncobj ioctls exist in the real core but are not modelled.
+	var create [8]byte
+	wantErrno(t, "SYNCOBJ_CREATE", c.Ioctl(drm.IOWR(0xBF, 8), unsafe.Pointer(&create)), syscall.ENOSYS)
+}
+
+// GET_PARAM as a Pi 3 answers (kernel-vc4.md §1.5), and gem's probe.
+func TestGetParam(t *testing.T) {
+	d := newDevice(t, sim.Options{})
+	c := open(t, d)
+	want := map[uint32]uint64{
+		gem.ParamV3DIdent0: 0x02443356,
+		// AG Table 80 reference configuration: 12 KiB VPM, HDR, 16
+		// semaphores, 2 TMUs and 4 QPUs per slice, 3 slices, revision 1.
+		gem.ParamV3DIdent1: 0xc1102431,
+		gem.ParamV3DIdent2: 0x121,
+	}
+	for p := uint32(gem.ParamSupportsBranches); p <= gem.ParamSupportsPerfmon; p++ {
+		want[p] = 1
+	}
+	for p, v := range want {
+		if got, err := gem.Param(c, p); err != nil || got != v {
+			t.Errorf("param %d = %#x (%v), want %#x", p, got, err, v)
+		}
+	}
+	arg := gem.GetParam{Param: 9}
+	wantErrno(t, "param 9", ioctl(c, gem.IoctlGetParam, &arg), syscall.EINVAL)
+	arg = gem.GetParam{Param: 0, Pad: 1}
+	wantErrno(t, "pad", ioctl(c, gem.IoctlGetParam, &arg), syscall.EINVAL)
+
+	info, err := gem.ProbeV3D(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Slices != 3 || info.QPUsPerSlice != 4 || info.TMUsPerSlice != 2 || info.VPMSizeKiB != 12 || info.Semaphores != 16 {
+		t.Fatalf("probe: %v", info)
+	}
+}
+
+// A Pi 4 or 5's vc4 is display-only; a Pi 0-3 without V3D answers ENODEV.
+func TestBoards(t *testing.T) {
+	for _, b := range []sim.Board{sim.BoardPi4, sim.BoardPi5} {
+		d := newDevice(t, sim.Options{Board: b})
+		c := open(t, d)
+		for i, req := range []drm.Request{gem.IoctlSubmitCL, gem.IoctlWaitSeqno, gem.IoctlCreateBO, gem.IoctlGetParam, gem.IoctlPerfmonGetValues} {
+			var buf [256]byte
+			wantErrno(t, b.String()+" vc4 ioctl", c.Ioctl(req, unsafe.Pointer(&buf)), syscall.EINVAL)
+			_ = i
+		}
+		if _, err := d.OpenWith(sim.OpenOptions{Render: true}); !errors.Is(err, syscall.ENOENT) {
+			t.Errorf("%v render node: %v", b, err)
+		}
+		if v, err := drm.GetCapability(c, drm.CapSyncobj); err != nil || v != 0 {
+			t.Errorf("%v SYNCOBJ cap %d %v", b, v, err)
+		}
+		if _, err := gem.ProbeV3D(c); !errors.Is(err, gem.ErrNoVideoCoreIV) {
+			t.Errorf("%v probe: %v", b, err)
+		}
+		// Dumb buffers still work (vc5_dumb_create).
+		db, err := drm.CreateDumb(c, 64, 64, 32)
+		if err != nil || db.Pitch != 256 || db.Size != 256*64 {
+			t.Errorf("%v dumb buffer: %+v %v", b, db, err)
+		}
+	}
+
+	d := newDevice(t, sim.Options{Board: sim.BoardPi3NoV3D})
+	c := open(t, d)
+	for _, c2 := range []struct {
+		name string
+		req  drm.Request
+		arg  unsafe.Pointer
+	}{
+		{"CREATE_BO", gem.IoctlCreateBO, unsafe.Pointer(&gem.CreateBO{Size: 4096})},
+		{"CREATE_SHADER_BO", gem.IoctlCreateShaderBO, unsafe.Pointer(&gem.CreateShaderBO{Size: 8, Data: 1 << 20})},
+		{"GET_PARAM", gem.IoctlGetParam, unsafe.Pointer(&gem.GetParam{})},
+		{"SUBMIT_CL", gem.IoctlSubmitCL, unsafe.Pointer(&gem.SubmitCL{})},
+		{"PERFMON_CREATE", gem.IoctlPerfmonCreate, unsafe.Pointer(&gem.PerfmonCreate{Ncounters: 1})},
+	} {
+		wantErrno(t, "no V3D "+c2.name, c.Ioctl(c2.req, c2.arg), syscall.ENODEV)
+	}
+	if _, err := gem.ProbeV3D(c); !errors.Is(err, gem.ErrNoVideoCoreIV) {
+		t.Errorf("no-V3D probe: %v", err)
+	}
+	if _, err := drm.CreateDumb(c, 64, 64, 32); err != nil {
+		t.Errorf("no-V3D dumb buffer: %v", err)
+	}
+	if _, err := sim.New(sim.Options{}); err == nil {
+		t.Error("a Pi 3 without a GPU was created")
+	}
+}
+
+// drm_ioctl_permit and drm_auth.c.
+func TestPermissionsAndMaster(t *testing.T) {
+	d := newDevice(t, sim.Options{})
+	first := open(t, d)
+	second := open(t, d)
+	if !first.IsMaster() || second.IsMaster() {
+		t.Fatal("the first opener must be master, the second not")
+	}
+	// DRM_MASTER ioctls: EACCES for a non-master (checked before the
+	// missing display is noticed).
+	var pf drm.ModeCrtcPageFlip
+	wantErrno(t, "PAGE_FLIP not master", ioctl(second, drm.IoctlModePageFlip, &pf), syscall.EACCES)
+	wantErrno(t, "PAGE_FLIP master", ioctl(first, drm.IoctlModePageFlip, &pf), syscall.EOPNOTSUPP)
+	// SET_MASTER by a file that never was master, as a user: EACCES; as
+	// root: EBUSY while another is master.
+	wantErrno(t, "SET_MASTER user", second.Ioctl(drm.IoctlSetMaster, nil), syscall.EACCES)
+	root, _ := d.OpenWith(sim.OpenOptions{Root: true})
+	defer root.Close()
+	wantErrno(t, "SET_MASTER root", root.Ioctl(drm.IoctlSetMaster, nil), syscall.EBUSY)
+	// DROP_MASTER by a non-master is EINVAL; the master drops and
+	// takes it back (it was master before).
+	wantErrno(t, "DROP_MASTER not master", root.Ioctl(drm.IoctlDropMaster, nil), syscall.EINVAL)
+	wantErrno(t, "DROP_MASTER", first.Ioctl(drm.IoctlDropMaster, nil), 0)
+	wantErrno(t, "SET_MASTER again", first.Ioctl(drm.IoctlSetMaster, nil), 0)
+	// Closing the master frees the role.
+	first.Close()
+	wantErrno(t, "SET_MASTER after close", root.Ioctl(drm.IoctlSetMaster, nil), 0)
+
+	// GET_HANG_STATE is root only.
+	var hs gem.GetHangState
+	wantErrno(t, "GET_HANG_STATE user", ioctl(second, gem.IoctlGetHangState, &hs), syscall.EACCES)
+	wantErrno(t, "GET_HANG_STATE root", ioctl(root, gem.IoctlGetHangState, &hs), syscall.ENOENT)
+
+	// A render node: vc4 and render-allowed core ioctls only, never master.
+	r, err := d.OpenWith(sim.OpenOptions{Render: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if _, err := gem.Param(r, gem.ParamV3DIdent0); err != nil {
+		t.Fatalf("GET_PARAM on a render node: %v", err)
+	}
+	var res drm.ModeCardRes
+	wantErrno(t, "GETRESOURCES on a render node", ioctl(r, drm.IoctlModeGetResources, &res), syscall.EACCES)
+	var dumb drm.ModeCreateDumb
+	wantErrno(t, "CREATE_DUMB on a render node", ioctl(r, drm.IoctlModeCreateDumb, &dumb), syscall.EACCES)
+	wantErrno(t, "SET_MASTER on a render node", r.Ioctl(drm.IoctlSetMaster, nil), syscall.EACCES)
+
+	// Another program holds master.
+	d2 := newDevice(t, sim.Options{Faults: sim.Faults{MasterHeldElsewhere: true}})
+	c2 := open(t, d2)
+	if c2.IsMaster() {
+		t.Fatal("master although another program holds it")
+	}
+	wantErrno(t, "PAGE_FLIP", ioctl(c2, drm.IoctlModePageFlip, &pf), syscall.EACCES)
+	root2, _ := d2.OpenWith(sim.OpenOptions{Root: true})
+	defer root2.Close()
+	wantErrno(t, "SET_MASTER root, master elsewhere", root2.Ioctl(drm.IoctlSetMaster, nil), syscall.EBUSY)
+}
+
+// Close frees what the file owned; a closed file answers EBADF.
+func TestCloseFreesEverything(t *testing.T) {
+	d := newDevice(t, sim.Options{})
+	keep := open(t, d) // keeps the binner BO alive so the count is stable
+	createBO(t, keep, 4096)
+	before, _, _ := d.Pool().Stats()
+	c, _ := d.Open()
+	for i := 0; i < 10; i++ {
+		createBO(t, c, 64*1024)
+	}
+	id, err := gem.CreatePerfmon(c, []uint8{1})
+	if err != nil || id == 0 {
+		t.Fatal(err)
+	}
+	c.Close()
+	wantErrno(t, "ioctl after close", c.Ioctl(gem.IoctlGetParam, unsafe.Pointer(&gem.GetParam{})), syscall.EBADF)
+	wantErrno(t, "close twice", c.Close(), syscall.EBADF)
+	// The BOs went to the kernel's BO cache: purge it by asking for more
+	// than is free, then the pool is back where it was.
+	hog := gem.CreateBO{Size: d.Pool().Size() - before}
+	_ = ioctl(keep, gem.IoctlCreateBO, &hog)
+	if hog.Handle != 0 {
+		drm.CloseHandle(keep, hog.Handle)
+	}
+	stats := d.Kernel().Stats()
+	for _, s := range stats {
+		if s.Name == "V3D" && s.Count != 1 {
+			t.Fatalf("V3D BOs left after close: %+v", stats)
+		}
+	}
+}
+
+// Faults.CMAExhaustedAt: the Nth fresh CMA allocation fails with ENOMEM.
+// The first BO of a file also allocates the 16 MiB binner BO.
+func TestCMAExhaustedFault(t *testing.T) {
+	d := newDevice(t, sim.Options{Faults: sim.Faults{CMAExhaustedAt: 4}})
+	c := open(t, d)
+	createBO(t, c, 4096)       // allocations 1 (binner) and 2
+	h3 := createBO(t, c, 4096) // 3
+	arg := gem.CreateBO{Size: 4096}
+	err := ioctl(c, gem.IoctlCreateBO, &arg)
+	wantErrno(t, "4th allocation", err, syscall.ENOMEM)
+	_, err = gem.AllocBO(c, 4096)
+	if !strings.Contains(err.Error(), "CMA") {
+		t.Fatalf("gem's error has no CMA hint: %v", err)
+	}
+	// A freed BO is reused from the kernel's cache without CMA.
+	wantErrno(t, "close", drm.CloseHandle(c, h3), 0)
+	createBO(t, c, 4096)
+}
+
+// The trace records each ioctl with its bytes and the kernel's reason.
+func TestTrace(t *testing.T) {
+	var buf bytes.Buffer
+	var mu sync.Mutex
+	d := newDevice(t, sim.Options{Trace: writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return buf.Write(p)
+	})})
+	c := open(t, d)
+	createBO(t, c, 4096)
+	arg := gem.CreateBO{Size: 0}
+	_ = ioctl(c, gem.IoctlCreateBO, &arg)
+	mu.Lock()
+	out := buf.String()
+	mu.Unlock()
+	for _, want := range []string{
+		"file 1 opened (primary node, master)",
+		"file 1: DRM_IOCTL_VC4_CREATE_BO 0xc0106443 in [00001000 00000000 00000000 00000000] -> 0 out [00001000 00000000 00000001 00000000]",
+		"file 1: DRM_IOCTL_VC4_CREATE_BO 0xc0106443 in [00000000 00000000 00000000 00000000] -> EINVAL (zero-sized BO)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("trace lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (w writerFunc) Write(p []byte) (int, error) { return w(p) }
+
+// gatedGPU holds each job until the test lets it go, and can hang.
+type gatedGPU struct {
+	inner hw.GPU
+	gate  chan struct{}
+	hang  bool
+	count hw.Counters
+}
+
+func (g *gatedGPU) Run(job *hw.Job) hw.Result {
+	<-g.gate
+	res := g.inner.Run(job)
+	if job.Counters != nil {
+		*job.Counters = g.count
+	}
+	if g.hang {
+		res.Hung = true
+		res.Reason = errors.New("test hang")
+		res.Regs.CT1CA = job.RenderStart + 5
+	}
+	return res
+}
+
+// Waits: timeouts give ETIME while the job runs, then succeed; seqnos
+// are global and start at 1; WAIT_BO waits for the BO's last job.
+func TestWaits(t *testing.T) {
+	g := &gatedGPU{inner: cleargpu.New(), gate: make(chan struct{})}
+	d := newDevice(t, sim.Options{GPU: g})
+	a, b := open(t, d), open(t, d)
+	const size = 64 * 1024
+	ha, hb := createBO(t, a, size), createBO(t, b, size)
+	s1 := clearBO(t, a, ha, size, 1)
+	s2 := clearBO(t, b, hb, size, 2)
+	if s1 != 1 || s2 != 2 {
+		t.Fatalf("seqnos %d %d, want 1 2 (global to the device)", s1, s2)
+	}
+	for _, ns := range []uint64{0, 1, uint64(time.Millisecond)} {
+		w := gem.WaitSeqno{Seqno: s1, TimeoutNs: ns}
+		wantErrno(t, "WAIT_SEQNO while running", ioctl(a, gem.IoctlWaitSeqno, &w), syscall.ETIME)
+		wb := gem.WaitBO{Handle: hb, TimeoutNs: ns}
+		wantErrno(t, "WAIT_BO while running", ioctl(b, gem.IoctlWaitBO, &wb), syscall.ETIME)
+		if wb.TimeoutNs != 0 {
+			t.Errorf("WAIT_BO timeout left %d after timing out", wb.TimeoutNs)
+		}
+	}
+	done := make(chan error)
+	go func() {
+		w := gem.WaitSeqno{Seqno: s2, TimeoutNs: math.MaxUint64}
+		done <- ioctl(b, gem.IoctlWaitSeqno, &w)
+	}()
+	g.gate <- struct{}{}
+	w := gem.WaitSeqno{Seqno: s1, TimeoutNs: uint64(time.Minute)}
+	wantErrno(t, "WAIT_SEQNO job 1", ioctl(a, gem.IoctlWaitSeqno, &w), 0)
+	select {
+	case err := <-done:
+		t.Fatalf("waiting for job 2 returned %v before it ran", err)
+	case <-time.After(10 * time.Millisecond):
+	}
+	g.gate <- struct{}{}
+	wantErrno(t, "WAIT_SEQNO forever", <-done, 0)
+	// Old seqnos and 0 return at once.
+	w = gem.WaitSeqno{Seqno: 0}
+	wantErrno(t, "WAIT_SEQNO 0", ioctl(a, gem.IoctlWaitSeqno, &w), 0)
+}
+
+// A hung job is force-completed (it looks finished) and its state is kept
+// for root's GET_HANG_STATE, which hands out its BOs as new handles.
+func TestHangState(t *testing.T) {
+	g := &gatedGPU{inner: cleargpu.New(), gate: make(chan struct{}, 10), hang: true}
+	d := newDevice(t, sim.Options{GPU: g})
+	root, err := d.OpenWith(sim.OpenOptions{Root: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	const size = 64 * 1024
+	h := createBO(t, root, size)
+	g.gate <- struct{}{}
+	seq := clearBO(t, root, h, size, 5)
+	w := gem.WaitSeqno{Seqno: seq, TimeoutNs: math.MaxUint64}
+	wantErrno(t, "hung job completes", ioctl(root, gem.IoctlWaitSeqno, &w), 0)
+
+	// Too small an array: only the count comes back.
+	var hs gem.GetHangState
+	wantErrno(t, "count", ioctl(root, gem.IoctlGetHangState, &hs), 0)
+	// The job's BO and the kernel's render-list BO (no bin CL, no exec BO).
+	if hs.BOCount != 2 {
+		t.Fatalf("hang state has %d BOs, want 2", hs.BOCount)
+	}
+	bos := make([]gem.GetHangStateBO, hs.BOCount)
+	hs = gem.GetHangState{BO: ptr(t, bos), BOCount: uint32(len(bos))}
+	wantErrno(t, "read", ioctl(root, gem.IoctlGetHangState, &hs), 0)
+	if hs.StartRender == 0 || hs.Ct1ca != hs.StartRender+5 || bos[0].Size != size || bos[0].Handle == h || bos[0].Handle == 0 {
+		t.Fatalf("hang state %+v, BOs %+v", hs, bos)
+	}
+	// The handle names the same memory as h.
+	m1 := mapBO(t, root, h, size)
+	m2 := mapBO(t, root, bos[0].Handle, size)
+	m1[0] = 0x5a
+	if m2[0] != 0x5a {
+		t.Fatal("the hang state's handle is another BO")
+	}
+	// Reading consumed it.
+	var again gem.GetHangState
+	wantErrno(t, "read again", ioctl(root, gem.IoctlGetHangState, &again), syscall.ENOENT)
+}
+
+// A perfmon accumulates the events its jobs count.
+func TestPerfmonCounts(t *testing.T) {
+	g := &gatedGPU{inner: cleargpu.New(), gate: make(chan struct{}, 10)}
+	g.count[gem.PerfcntTLBQuadsWrittenToColorBuf] = 7
+	g.count[gem.PerfcntFEPValidPrimsRender] = 3
+	d := newDevice(t, sim.Options{GPU: g})
+	c := open(t, d)
+	pm, err := gem.NewPerfmon(c, gem.PerfcntFEPValidPrimsRender, gem.PerfcntTLBQuadsWrittenToColorBuf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const size = 64 * 1024
+	h := createBO(t, c, size)
+	handles := []uint32{h}
+	for i := 0; i < 2; i++ {
+		g.gate <- struct{}{}
+		s := gem.SubmitCL{
+			ColorWrite: gem.SubmitRCLSurface{HIndex: 0, Bits: 1 << 2}, ColorRead: gem.SubmitRCLSurface{HIndex: gem.SurfaceAbsent},
+			ZSRead: gem.SubmitRCLSurface{HIndex: gem.SurfaceAbsent}, ZSWrite: gem.SubmitRCLSurface{HIndex: gem.SurfaceAbsent},
+			MSAAColorWrite: gem.SubmitRCLSurface{HIndex: gem.SurfaceAbsent}, MSAAZSWrite: gem.SubmitRCLSurface{HIndex: gem.SurfaceAbsent},
+			BOHandles: ptr(t, handles), BOHandleCount: 1, Width: 64, Height: 64, PerfmonID: pm.ID(), Flags: gem.SubmitUseClearColor,
+		}
+		wantErrno(t, "submit", gem.Submit(c, &s), 0)
+		w := gem.WaitSeqno{Seqno: s.Seqno, TimeoutNs: math.MaxUint64}
+		wantErrno(t, "wait", gem.WaitForSeqno(c, &w), 0)
+	}
+	v, err := pm.Values()
+	if err != nil || v[0] != 6 || v[1] != 14 {
+		t.Fatalf("values %v (%v), want [6 14]", v, err)
+	}
+}
+
+// The display seam: KMS requests reach the Display after the core's
+// checks, and its events come out of Read with Fd readable.
+type fakeDisplay struct {
+	mu       sync.Mutex
+	lastReq  drm.Request
+	released []uint64
+	bo       *kernel.BO
+}
+
+func (f *fakeDisplay) Ioctl(c sim.Client, req drm.Request, arg unsafe.Pointer) error {
+	f.mu.Lock()
+	f.lastReq = req
+	f.mu.Unlock()
+	switch req {
+	case drm.IoctlModeAddFB2:
+		cmd := (*drm.ModeFbCmd2)(arg)
+		bo, err := c.LookupBO(cmd.Handles[0])
+		if err != nil {
+			return err
+		}
+		f.bo = bo
+		cmd.FbID = 42
+		return nil
+	case drm.IoctlModePageFlip:
+		flip := (*drm.ModeCrtcPageFlip)(arg)
+		ev := drm.EventVblank{Base: drm.Event{Type: drm.EventTypeFlipComplete, Length: uint32(unsafe.Sizeof(drm.EventVblank{}))},
+			UserData: flip.UserData, Sequence: 1, CrtcID: flip.CrtcID}
+		return c.QueueEvent(unsafe.Slice((*byte)(unsafe.Pointer(&ev)), unsafe.Sizeof(ev)))
+	}
+	return syscall.EINVAL
+}
+
+func (f *fakeDisplay) Cap(capability uint64) (uint64, error) {
+	if capability == drm.CapDumbBuffer {
+		return 1, nil
+	}
+	return 0, syscall.EINVAL
+}
+
+func (f *fakeDisplay) SetClientCap(sim.Client, uint64, uint64) error { return nil }
+
+func (f *fakeDisplay) Release(c sim.Client) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.released = append(f.released, c.ID())
+	if f.bo != nil {
+		f.bo.Put()
+		f.bo = nil
+	}
+}
+
+func TestDisplaySeam(t *testing.T) {
+	disp := &fakeDisplay{}
+	d := newDevice(t, sim.Options{Display: disp})
+	c, err := d.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, err := drm.GetCapability(c, drm.CapDumbBuffer); err != nil || v != 1 {
+		t.Fatalf("DUMB_BUFFER cap through the display: %d %v", v, err)
+	}
+	db, err := drm.CreateDumb(c, 64, 64, 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fb, err := drm.AddFramebuffer(c, 64, 64, drm.FormatXRGB8888, db.Handle, db.Pitch, drm.FormatModLinear)
+	if err != nil || fb != 42 {
+		t.Fatalf("ADDFB2: %d %v", fb, err)
+	}
+	// The framebuffer's reference keeps the BO after its handle goes.
+	wantErrno(t, "destroy dumb", drm.DestroyDumb(c, db.Handle), 0)
+	if disp.bo.Bytes() == nil {
+		t.Fatal("the framebuffer's BO was freed under it")
+	}
+
+	// Events: Fd polls readable only while one is pending.
+	readable := func() bool {
+		fds := []unix.PollFd{{Fd: int32(c.Fd()), Events: unix.POLLIN}}
+		n, _ := unix.Poll(fds, 0)
+		return n == 1
+	}
+	if readable() {
+		t.Fatal("readable with no event")
+	}
+	c.SetNonblock(true)
+	buf := make([]byte, 256)
+	if _, err := c.Read(buf); !errors.Is(err, syscall.EAGAIN) {
+		t.Fatalf("non-blocking read with no event: %v", err)
+	}
+	flip := drm.ModeCrtcPageFlip{CrtcID: 7, FbID: fb, Flags: drm.PageFlipEvent, UserData: 0xfeed}
+	wantErrno(t, "PAGE_FLIP", drm.PageFlip(c, &flip), 0)
+	if !readable() {
+		t.Fatal("not readable with an event pending")
+	}
+	// A buffer too small for the event gets nothing.
+	if n, err := c.Read(buf[:8]); n != 0 || err != nil {
+		t.Fatalf("short read: %d %v", n, err)
+	}
+	n, err := c.Read(buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, _, err := drm.ParseEvent(buf[:n])
+	if err != nil || ev.UserData != 0xfeed || ev.CrtcID != 7 || !ev.IsFlipComplete() {
+		t.Fatalf("event %+v %v", ev, err)
+	}
+	if readable() {
+		t.Fatal("still readable after the event was read")
+	}
+	// A blocking reader waits for the next event.
+	c.SetNonblock(false)
+	got := make(chan int)
+	go func() {
+		n, _ := c.Read(buf)
+		got <- n
+	}()
+	time.Sleep(5 * time.Millisecond)
+	wantErrno(t, "PAGE_FLIP", drm.PageFlip(c, &flip), 0)
+	if n := <-got; n != int(unsafe.Sizeof(drm.EventVblank{})) {
+		t.Fatalf("blocking read got %d bytes", n)
+	}
+	id := c.ID()
+	c.Close()
+	if len(disp.released) != 1 || disp.released[0] != id {
+		t.Fatalf("display released %v, want [%d]", disp.released, id)
+	}
+}
