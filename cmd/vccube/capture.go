@@ -29,6 +29,13 @@ func newCaptureFile(path string) (*captureFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot write the capture to %s: %v; choose a directory you can write to with -capture", path, unwrapPath(err))
 	}
+	// CreateTemp makes the file private (0600); a picture is for anyone
+	// to look at, as a file os.Create made would be.
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return nil, fmt.Errorf("cannot write the capture to %s: %v", path, err)
+	}
 	return &captureFile{path: path, tmp: tmp}, nil
 }
 

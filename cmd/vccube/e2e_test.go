@@ -1,0 +1,370 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/vccube/vccube/drm"
+	"github.com/vccube/vccube/gem"
+	"github.com/vccube/vccube/internal/imgcmp"
+	"github.com/vccube/vccube/internal/refrender"
+	"github.com/vccube/vccube/sim"
+	"github.com/vccube/vccube/sim/gpu"
+)
+
+// The end-to-end tests run the program's own code path — run, as main
+// calls it — on the simulated device (package sim with the GPU model of
+// sim/gpu), and look at what it leaves behind: captured frames, its
+// report, its exit status, the device's buffers and the display's CRTC.
+
+// moduleRoot is the module's root from this package's directory.
+const moduleRoot = "../.."
+
+// testDevice is a simulated device one run of the program opens; the test
+// keeps it to look inside afterwards.
+type testDevice struct {
+	t   *testing.T
+	dev *sim.Device
+	gpu *gpu.GPU
+
+	mu      sync.Mutex
+	opened  int
+	atClose []string // the device's user BOs when the program closed its file
+}
+
+func newTestDevice(t *testing.T, opts sim.Options) *testDevice {
+	t.Helper()
+	g := gpu.New(gpu.Options{})
+	opts.GPU = g
+	dev, err := sim.New(opts)
+	if err != nil {
+		g.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		dev.Close()
+		g.Close()
+	})
+	return &testDevice{t: t, dev: dev, gpu: g}
+}
+
+// opener opens a file on the device for the program. Closing it records
+// which buffer objects are still alive at that moment — the program must
+// have freed every one of its own before closing the device (the kernel
+// would free them anyway, which is why the count is taken first).
+func (d *testDevice) opener() simOpener {
+	return func() (drm.Conn, error) {
+		f, err := d.dev.Open()
+		if err != nil {
+			return nil, err
+		}
+		d.mu.Lock()
+		d.opened++
+		d.mu.Unlock()
+		return &watchedFile{File: f, d: d}, nil
+	}
+}
+
+type watchedFile struct {
+	*sim.File
+	d *testDevice
+}
+
+func (w *watchedFile) Close() error {
+	w.d.mu.Lock()
+	w.d.atClose = w.d.userBOs()
+	w.d.mu.Unlock()
+	return w.File.Close()
+}
+
+// userBOs lists the kinds of BO user space allocates that are alive:
+// CREATE_BO ("V3D"), CREATE_SHADER_BO ("V3D shader") and dumb buffers
+// (vc4_bo.c bo_type_names). Freed BOs sit in the kernel's BO cache under
+// their own label, and the binner BO is the kernel's.
+func (d *testDevice) userBOs() []string {
+	var live []string
+	for _, s := range d.dev.Kernel().Stats() {
+		switch s.Name {
+		case "V3D", "V3D shader", "dumb":
+			live = append(live, fmt.Sprintf("%s: %d BOs, %d bytes", s.Name, s.Count, s.Bytes))
+		}
+	}
+	return live
+}
+
+// checkNoLeaks fails the test if the program left BOs alive when it closed
+// its file, or never opened the device.
+func (d *testDevice) checkNoLeaks(t *testing.T) {
+	t.Helper()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.opened == 0 {
+		t.Error("the program never opened the device")
+	}
+	if len(d.atClose) > 0 {
+		t.Errorf("BOs still alive when the program closed the device: %v", d.atClose)
+	}
+}
+
+// result is one run of the program.
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+func runOn(t *testing.T, d *testDevice, args ...string) result {
+	t.Helper()
+	var out, errb bytes.Buffer
+	e := &env{stdout: &out, stderr: &errb, driDir: t.TempDir()}
+	if d != nil {
+		e.openSim = d.opener()
+	} else {
+		e.openSim = mustNotOpen(t)
+	}
+	code := run(context.Background(), args, e)
+	return result{code, out.String(), errb.String()}
+}
+
+// goldenArgs returns the flags that render golden g and capture it.
+func goldenArgs(g refrender.Golden, shot string) []string {
+	args := []string{"-device", "sim", "-mode", fmt.Sprintf("%dx%d", g.Width, g.Height),
+		"-frames", fmt.Sprint(g.Frame + 1), "-capture", shot}
+	if g.Texture != refrender.DefaultTexture {
+		args = append(args, "-texture", filepath.Join(moduleRoot, g.Texture))
+	}
+	return args
+}
+
+// checkShot compares a captured PNG with golden g under imgcmp.Default: at
+// least 99.5 % of pixels within 8 levels (largest RGB channel difference)
+// and a PSNR of at least 30 dB. testdata/golden/NOTES.md and package imgcmp
+// explain the numbers: a correct VideoCore IV rendering keeps ≈ 99.9 %,
+// while a frame off by one, a flipped or mirrored texture, a swapped
+// channel or a wrong light falls to 97 % or below.
+func checkShot(t *testing.T, shot string, g refrender.Golden) {
+	t.Helper()
+	f, err := os.Open(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("the capture is not a PNG: %v", err)
+	}
+	imgcmp.Default.CheckGolden(t, img, filepath.Join(moduleRoot, g.Path()))
+}
+
+func goldenOf(texture string, w, h, frame int) refrender.Golden {
+	for _, g := range refrender.Goldens {
+		if g.Texture == texture && g.Width == w && g.Height == h && g.Frame == frame {
+			return g
+		}
+	}
+	panic(fmt.Sprintf("no golden %s %dx%d frame %d", texture, w, h, frame))
+}
+
+// Render-only runs (-vsync=false: submit and wait, no display) capture the
+// frames the goldens show: default and file texture, both FLIPY
+// alternatives, the default (last frame) and an explicit -capture-frame.
+func TestRenderOnlyFramesMatchGoldens(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		g     refrender.Golden
+		extra []string
+	}{
+		{"default_frame10_last", goldenOf(refrender.DefaultTexture, 800, 600, 10), nil},
+		{"default_frame10_cpuflip", goldenOf(refrender.DefaultTexture, 800, 600, 10), []string{"-flipy=false"}},
+		{"file_frame20", goldenOf(refrender.FileTexture, 800, 600, 20), nil},
+		{"file_frame20_cpuflip", goldenOf(refrender.FileTexture, 800, 600, 20), []string{"-flipy=false"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := newTestDevice(t, sim.Options{})
+			shot := filepath.Join(t.TempDir(), "shot.png")
+			args := append(goldenArgs(c.g, shot), "-vsync=false")
+			r := runOn(t, d, append(args, c.extra...)...)
+			if r.code != exitOK {
+				t.Fatalf("exit %d\nstderr: %s", r.code, r.stderr)
+			}
+			checkShot(t, shot, c.g)
+			d.checkNoLeaks(t)
+		})
+	}
+	// -capture-frame picks an earlier frame of a longer run.
+	t.Run("capture_frame_1_of_5", func(t *testing.T) {
+		g := goldenOf(refrender.DefaultTexture, 800, 600, 1)
+		d := newTestDevice(t, sim.Options{})
+		shot := filepath.Join(t.TempDir(), "shot.png")
+		r := runOn(t, d, "-device", "sim", "-vsync=false", "-mode", "800x600", "-frames", "5", "-capture", shot, "-capture-frame", "1")
+		if r.code != exitOK {
+			t.Fatalf("exit %d\nstderr: %s", r.code, r.stderr)
+		}
+		checkShot(t, shot, g)
+	})
+}
+
+// -json prints one JSON object with kmscube's numbers, the frame-time
+// percentiles and the GPU's counters, which the simulated kernel offers.
+func TestJSONReport(t *testing.T) {
+	d := newTestDevice(t, sim.Options{})
+	r := runOn(t, d, "-device", "sim", "-vsync=false", "-mode", "640x480", "-frames", "4", "-json")
+	if r.code != exitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var rep struct {
+		Device      string  `json:"device"`
+		Width       int     `json:"width"`
+		Frames      uint64  `json:"frames"`
+		FPS         float64 `json:"fps"`
+		VSync       bool    `json:"vsync"`
+		FrameTimeMs struct {
+			P50, Max float64
+		} `json:"frame_time_ms"`
+		Counters []struct {
+			Name  string `json:"name"`
+			Total uint64 `json:"total"`
+		} `json:"gpu_counters"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("stdout is not one JSON object: %v\n%s", err, r.stdout)
+	}
+	if rep.Device != "sim" || rep.Width != 640 || rep.Frames != 3 || rep.FPS <= 0 || rep.VSync ||
+		rep.FrameTimeMs.P50 <= 0 || rep.FrameTimeMs.Max < rep.FrameTimeMs.P50 {
+		t.Errorf("report %+v", rep)
+	}
+	quads := uint64(0)
+	for _, c := range rep.Counters {
+		if c.Name == "FEP-valid-quads" {
+			quads = c.Total
+		}
+	}
+	if quads == 0 {
+		t.Errorf("no quads counted: %+v", rep.Counters)
+	}
+}
+
+// -dump prints the first frame's submit and the shaders.
+func TestDump(t *testing.T) {
+	d := newTestDevice(t, sim.Options{})
+	r := runOn(t, d, "-device", "sim", "-vsync=false", "-mode", "800x600", "-frames", "1", "-dump")
+	if r.code != exitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	for _, want := range []string{"TILE_BINNING_MODE_CONFIG", "GL_SHADER_STATE", "record 0", "P1{256x256", "color_write", "Rendered 0 frames"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("-dump output lacks %q", want)
+		}
+	}
+}
+
+// -pipeline nv: the simulated kernel, like Linux, refuses NV shader state
+// with EINVAL, and the program says why GL shader state is the default.
+func TestNVPipelineRefused(t *testing.T) {
+	d := newTestDevice(t, sim.Options{})
+	r := runOn(t, d, "-device", "sim", "-vsync=false", "-mode", "800x600", "-pipeline", "nv")
+	if r.code != exitError || !strings.Contains(r.stderr, "EINVAL") || !strings.Contains(r.stderr, "packet 65") ||
+		!strings.Contains(r.stderr, "-pipeline gl") {
+		t.Errorf("exit %d\nstderr: %s", r.code, r.stderr)
+	}
+	d.checkNoLeaks(t)
+}
+
+// -device auto without any vc4 card runs on the simulated device after a
+// one-line notice.
+func TestAutoFallsBackToSim(t *testing.T) {
+	d := newTestDevice(t, sim.Options{})
+	r := runOn(t, d, "-vsync=false", "-mode", "320x240", "-frames", "2")
+	if r.code != exitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if n := strings.Count(r.stderr, "\n"); n != 1 || !strings.Contains(r.stderr, "running on the simulated device") {
+		t.Errorf("notice: %q", r.stderr)
+	}
+	if !strings.HasPrefix(r.stdout, "Rendered 1 frames in ") {
+		t.Errorf("stdout %q", r.stdout)
+	}
+}
+
+// The leak check sees a BO the program forgot: a file closed with a live
+// BO is reported.
+func TestLeakCheckSeesLiveBOs(t *testing.T) {
+	d := newTestDevice(t, sim.Options{})
+	c, err := d.opener()()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bo, err := gem.NewBO(c, 4096)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = bo // deliberately not closed
+	c.Close()
+	if len(d.atClose) != 1 || !strings.HasPrefix(d.atClose[0], "V3D: 1 BOs") {
+		t.Errorf("at close: %v", d.atClose)
+	}
+}
+
+// CMA exhaustion at each allocation the program makes (the binner BO the
+// first CREATE_BO takes, the shaders, vertices, texture, colour and depth
+// buffers, then each submit's exec and render-list BOs): the run fails with
+// the kernel's ENOMEM explained (how to enlarge CMA), or — once the
+// failing allocation would come after the run has what it needs — ends
+// normally; either way every BO it made is freed.
+func TestCMAExhausted(t *testing.T) {
+	failed := 0
+	for n := 1; n <= 12; n++ {
+		d := newTestDevice(t, sim.Options{Faults: sim.Faults{CMAExhaustedAt: n}})
+		r := runOn(t, d, "-device", "sim", "-vsync=false", "-mode", "800x600", "-frames", "3")
+		switch r.code {
+		case exitError:
+			failed++
+			if !strings.Contains(r.stderr, "ENOMEM") || !strings.Contains(r.stderr, "cma-256") {
+				t.Errorf("allocation %d: stderr %q lacks ENOMEM and the CMA remedy", n, r.stderr)
+			}
+		case exitOK:
+		default:
+			t.Errorf("allocation %d: exit %d: %s", n, r.code, r.stderr)
+		}
+		d.checkNoLeaks(t)
+	}
+	if failed < 8 {
+		t.Errorf("only %d of 12 exhausted pools made the run fail; the program allocates at least 8 times", failed)
+	}
+}
+
+// A Pi 4 or 5 (display-only vc4) and a Pi 0-3 without its V3D are refused
+// with what is wrong, before anything is allocated.
+func TestNoVideoCoreIV3D(t *testing.T) {
+	for _, c := range []struct {
+		board sim.Board
+		want  string
+	}{
+		{sim.BoardPi4, "display-only vc4"},
+		{sim.BoardPi5, "display-only vc4"},
+		{sim.BoardPi3NoV3D, "dtoverlay=vc4-kms-v3d"},
+	} {
+		d := newTestDevice(t, sim.Options{Board: c.board})
+		r := runOn(t, d, "-device", "sim", "-frames", "1")
+		if r.code != exitError || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %q", c.board, r.code, r.stderr, c.want)
+		}
+		d.checkNoLeaks(t)
+	}
+}
+
+// A card that does not exist: the message says there is no such DRM device
+// and how to get one.
+func TestNoDRMDevice(t *testing.T) {
+	r := runOn(t, nil, "-device", filepath.Join(t.TempDir(), "card0"), "-frames", "1")
+	if r.code != exitError || !strings.Contains(r.stderr, "no such DRM device") || !strings.Contains(r.stderr, "dtoverlay=vc4-kms-v3d") {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+}
