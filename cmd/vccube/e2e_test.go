@@ -8,6 +8,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -366,5 +367,41 @@ func TestNoDRMDevice(t *testing.T) {
 	r := runOn(t, nil, "-device", filepath.Join(t.TempDir(), "card0"), "-frames", "1")
 	if r.code != exitError || !strings.Contains(r.stderr, "no such DRM device") || !strings.Contains(r.stderr, "dtoverlay=vc4-kms-v3d") {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// mallocsPerFrame runs the program with args for frames 0..n-1 and counts
+// the heap allocations of the whole process between frame 5 and frame n-5:
+// the frame loop's, and also the simulated device's (kernel, GPU model,
+// display), which run in this process.
+func mallocsPerFrame(t *testing.T, d *testDevice, n uint64, args ...string) float64 {
+	t.Helper()
+	var ms runtime.MemStats
+	var m0, m1 uint64
+	var out, errb bytes.Buffer
+	e := &env{stdout: &out, stderr: &errb, driDir: t.TempDir(), openSim: d.opener()}
+	e.afterFrame = func(k uint64) {
+		switch k {
+		case 5:
+			runtime.ReadMemStats(&ms)
+			m0 = ms.Mallocs
+		case n - 5:
+			runtime.ReadMemStats(&ms)
+			m1 = ms.Mallocs
+		}
+	}
+	if code := run(context.Background(), append(args, "-frames", fmt.Sprint(n)), e); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	return float64(m1-m0) / float64(n-10)
+}
+
+// The frame loop allocates nothing per frame: over 40 render-only frames
+// the whole process, simulated device included, makes less than one
+// allocation every other frame (the runtime's own bookkeeping).
+func TestRenderOnlyLoopAllocatesNothing(t *testing.T) {
+	d := newTestDevice(t, sim.Options{})
+	if a := mallocsPerFrame(t, d, 50, "-device", "sim", "-vsync=false", "-mode", "320x240"); a >= 0.5 {
+		t.Errorf("%.2f allocations per frame", a)
 	}
 }
