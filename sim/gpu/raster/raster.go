@@ -315,9 +315,29 @@ func (p *Prim) BlockMask(bx, by int) uint16 {
 	var mask uint16
 	switch p.kind {
 	case kindEdges:
+		// E is linear, so over the block's 16 centres it is smallest and
+		// largest at corners: a block beyond one edge is empty, a block
+		// inside all of them (and the scissor) is full.
 		var base [4]int64
+		full := bx >= s.X0 && bx+4 <= s.X1 && by >= s.Y0 && by+4 <= s.Y1
 		for j := 0; j < p.nedge; j++ {
-			base[j] = p.edges[j].at(bx, by)
+			e := &p.edges[j]
+			e0 := e.at(bx, by)
+			base[j] = e0
+			sx, sy := -48*e.dy, 48*e.dx // three pixels in x, in y
+			mn, mx := e0, e0
+			for _, c := range [3]int64{e0 + sx, e0 + sy, e0 + sx + sy} {
+				mn, mx = min(mn, c), max(mx, c)
+			}
+			if mx <= 0 {
+				return 0
+			}
+			if mn <= 0 {
+				full = false
+			}
+		}
+		if full {
+			return 0xFFFF
 		}
 		for i := range 16 {
 			x, y := bx+int(lx[i]), by+int(ly[i])

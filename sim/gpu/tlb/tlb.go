@@ -17,6 +17,7 @@ package tlb
 import (
 	"encoding/binary"
 	"fmt"
+	"sync"
 
 	"github.com/vccube/vccube/cl"
 	"github.com/vccube/vccube/sim/mem"
@@ -110,15 +111,10 @@ type Buffer struct {
 // Clear sets the colour and/or the Z/stencil buffer to the clear values.
 func (b *Buffer) Clear(c ClearValues, color, zs bool) {
 	if color {
-		for i := range b.Color {
-			b.Color[i] = c.Color
-		}
+		fill(b.Color[:], c.Color)
 	}
 	if zs {
-		v := ZS(c.Z, c.Stencil)
-		for i := range b.ZS {
-			b.ZS[i] = v
-		}
+		fill(b.ZS[:], ZS(c.Z, c.Stencil))
 	}
 }
 
@@ -130,6 +126,7 @@ type image struct {
 	layout texture.Layout
 	addr   uint32
 	cpp    int
+	tab    *utileTable // T and LT: the utiles' offsets
 }
 
 func newImage(addr uint32, tiling cl.Tiling, cpp int, f *Frame) (image, error) {
@@ -137,7 +134,55 @@ func newImage(addr uint32, tiling cl.Tiling, cpp int, f *Frame) (image, error) {
 	if err != nil {
 		return image{}, fmt.Errorf("tile buffer image at %#08x: %w", addr, err)
 	}
-	return image{layout: l, addr: addr, cpp: cpp}, nil
+	im := image{layout: l, addr: addr, cpp: cpp}
+	if l.Tiling() != texture.Linear {
+		im.tab = tableFor(l)
+	}
+	return im, nil
+}
+
+// utileTable is a T or LT layout tabulated: off[uy·upr + ux] is the byte
+// offset of utile (ux, uy), as texture.Layout.Offset gives it (package
+// texture stays the one description of the layouts; the table only saves
+// recomputing it for every utile of every frame).
+type utileTable struct {
+	upr int
+	off []int32
+}
+
+type tableKey struct {
+	tiling             texture.Tiling
+	cpp, width, height int
+}
+
+// tables caches the tables of the frames seen; a program renders a few
+// sizes, so the cache is small and is emptied if it ever grows large.
+var tables struct {
+	sync.Mutex
+	m map[tableKey]*utileTable
+}
+
+func tableFor(l texture.Layout) *utileTable {
+	k := tableKey{l.Tiling(), l.Cpp(), l.Width(), l.Height()}
+	tables.Lock()
+	defer tables.Unlock()
+	if t := tables.m[k]; t != nil {
+		return t
+	}
+	if tables.m == nil || len(tables.m) >= 16 {
+		tables.m = map[tableKey]*utileTable{}
+	}
+	uw, uh := texture.UtileWidth(l.Cpp()), texture.UtileHeight(l.Cpp())
+	t := &utileTable{upr: l.AlignedWidth() / uw}
+	rows := l.AlignedHeight() / uh
+	t.off = make([]int32, t.upr*rows)
+	for uy := 0; uy < rows; uy++ {
+		for ux := 0; ux < t.upr; ux++ {
+			t.off[uy*t.upr+ux] = int32(l.Offset(ux*uw, uy*uh))
+		}
+	}
+	tables.m[k] = t
+	return t
 }
 
 // runs walks the tile's pixels that lie inside the frame in blocks whose
@@ -150,10 +195,11 @@ func newImage(addr uint32, tiling cl.Tiling, cpp int, f *Frame) (image, error) {
 //	for r := im.runs(t, f); r.next(); { ... }
 type runs struct {
 	im             *image
-	x0, y0, x1, y1 int // frame pixels of the tile ∩ frame
-	uw, uh         int // block size: a utile, or the whole tile
-	fx, fy         int // next block's frame pixel
-	x, y, w, h     int // current block
+	x0, y0, x1, y1 int  // frame pixels of the tile ∩ frame
+	uw, uh         int  // block size: a utile, or the whole tile
+	uws, uhs       uint // log2 of a utile's size (T and LT)
+	fx, fy         int  // next block's frame pixel
+	x, y, w, h     int  // current block
 	off, pitch     int
 }
 
@@ -165,6 +211,12 @@ func (im *image) runs(t Tile, f *Frame) runs {
 		r.pitch = im.layout.Stride()
 	} else {
 		r.uw, r.uh = texture.UtileWidth(im.cpp), texture.UtileHeight(im.cpp)
+		for 1<<r.uws < r.uw {
+			r.uws++
+		}
+		for 1<<r.uhs < r.uh {
+			r.uhs++
+		}
 		r.pitch = r.uw * im.cpp
 	}
 	r.fx, r.fy = r.x0, r.y0
@@ -182,8 +234,41 @@ func (r *runs) next() bool {
 	r.w = min(r.uw, r.x1-r.fx)
 	r.h = min(r.uh, r.y1-r.fy)
 	r.x, r.y = r.fx-r.x0, r.fy-r.y0
-	r.off = r.im.layout.Offset(r.fx, r.fy)
+	if t := r.im.tab; t != nil {
+		r.off = int(t.off[r.fy>>r.uhs*t.upr+r.fx>>r.uws])
+	} else {
+		r.off = r.im.layout.Offset(r.fx, r.fy)
+	}
 	r.fx += r.uw
+	return true
+}
+
+// storeWholeUtiles is the fast path of a 32-bit store to a T or LT image
+// when the tile lies wholly inside the frame and inside the span: 16×16
+// utiles, each 64 contiguous bytes at its tabulated offset. It reports
+// false, having written nothing, when the general path must be taken.
+func (im *image) storeWholeUtiles(sp *span, src *[Pixels]uint32, t Tile, f *Frame) bool {
+	x0, y0 := t.X*Size, t.Y*Size
+	tab := im.tab
+	if tab == nil || im.cpp != 4 || x0+Size > f.Width || y0+Size > f.Height || im.addr < sp.base {
+		return false
+	}
+	const n = Size / 4 // utiles per tile side at 32 bpp
+	base := int(im.addr - sp.base)
+	rows := tab.off[(y0/4)*tab.upr:]
+	// Every utile must lie in the span; check them all before writing.
+	for uy := 0; uy < n; uy++ {
+		for _, o := range rows[uy*tab.upr+x0/4 : uy*tab.upr+x0/4+n] {
+			if base+int(o)+64 > len(sp.buf) {
+				return false
+			}
+		}
+	}
+	for uy := 0; uy < n; uy++ {
+		for ux, o := range rows[uy*tab.upr+x0/4 : uy*tab.upr+x0/4+n] {
+			putUtile(sp.buf[base+int(o):], src[:], 4*uy*Size+4*ux)
+		}
+	}
 	return true
 }
 
@@ -239,10 +324,17 @@ func (b *Buffer) StoreColor(v *mem.View, addr uint32, tiling cl.Tiling, format c
 	if err != nil {
 		return err
 	}
+	if format == cl.LoadStoreFormatRGBA8888 && im.storeWholeUtiles(&sp, &b.Color, t, f) {
+		return nil
+	}
 	for r := im.runs(t, f); r.next(); {
 		blk, err := r.bytes(&sp, addr)
 		if err != nil {
 			return err
+		}
+		if format == cl.LoadStoreFormatRGBA8888 && r.w == 4 && r.h == 4 && r.pitch == 16 {
+			putUtile(blk, b.Color[:], r.y*Size+r.x)
+			continue
 		}
 		for row := 0; row < r.h; row++ {
 			dst := blk[row*r.pitch:]
@@ -250,9 +342,7 @@ func (b *Buffer) StoreColor(v *mem.View, addr uint32, tiling cl.Tiling, format c
 			src := b.Color[y*Size+r.x : y*Size+r.x+r.w]
 			switch format {
 			case cl.LoadStoreFormatRGBA8888:
-				for i, c := range src {
-					binary.LittleEndian.PutUint32(dst[4*i:], c)
-				}
+				putWords(dst, src)
 			case cl.LoadStoreFormatBGR565:
 				for i, c := range src {
 					binary.LittleEndian.PutUint16(dst[2*i:], to565(c, -1, 0))
@@ -292,9 +382,7 @@ func (b *Buffer) LoadColor(v *mem.View, addr uint32, tiling cl.Tiling, format cl
 			y := r.y + row
 			dst := b.Color[y*Size+r.x : y*Size+r.x+r.w]
 			if cpp == 4 {
-				for i := range dst {
-					dst[i] = binary.LittleEndian.Uint32(src[4*i:])
-				}
+				getWords(dst, src)
 			} else {
 				for i := range dst {
 					dst[i] = from565(binary.LittleEndian.Uint16(src[2*i:]))
@@ -316,17 +404,22 @@ func (b *Buffer) StoreZS(v *mem.View, addr uint32, tiling cl.Tiling, t Tile, f *
 	if err != nil {
 		return err
 	}
+	if im.storeWholeUtiles(&sp, &b.ZS, t, f) {
+		return nil
+	}
 	for r := im.runs(t, f); r.next(); {
 		blk, err := r.bytes(&sp, addr)
 		if err != nil {
 			return err
 		}
+		if r.w == 4 && r.h == 4 && r.pitch == 16 {
+			putUtile(blk, b.ZS[:], r.y*Size+r.x)
+			continue
+		}
 		for row := 0; row < r.h; row++ {
 			dst := blk[row*r.pitch:]
 			y := r.y + row
-			for i, z := range b.ZS[y*Size+r.x : y*Size+r.x+r.w] {
-				binary.LittleEndian.PutUint32(dst[4*i:], z)
-			}
+			putWords(dst, b.ZS[y*Size+r.x:y*Size+r.x+r.w])
 		}
 	}
 	return nil
@@ -350,10 +443,7 @@ func (b *Buffer) LoadZS(v *mem.View, addr uint32, tiling cl.Tiling, t Tile, f *F
 		for row := 0; row < r.h; row++ {
 			src := blk[row*r.pitch:]
 			y := r.y + row
-			dst := b.ZS[y*Size+r.x : y*Size+r.x+r.w]
-			for i := range dst {
-				dst[i] = binary.LittleEndian.Uint32(src[4*i:])
-			}
+			getWords(b.ZS[y*Size+r.x:y*Size+r.x+r.w], src)
 		}
 	}
 	return nil
@@ -399,9 +489,7 @@ func dump(v *mem.View, addr uint32, src *[Pixels]uint32) error {
 	if err != nil {
 		return err
 	}
-	for i, w := range src {
-		binary.LittleEndian.PutUint32(dst[4*i:], w)
-	}
+	putWords(dst, src[:])
 	return nil
 }
 
@@ -410,9 +498,7 @@ func undump(v *mem.View, addr uint32, dst *[Pixels]uint32) error {
 	if err != nil {
 		return err
 	}
-	for i := range dst {
-		dst[i] = binary.LittleEndian.Uint32(src[4*i:])
-	}
+	getWords(dst[:], src)
 	return nil
 }
 

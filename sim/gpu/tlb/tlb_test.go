@@ -7,11 +7,14 @@ import (
 
 	"github.com/vccube/vccube/cl"
 	"github.com/vccube/vccube/sim/mem"
+	"github.com/vccube/vccube/texture"
 )
 
-func memory(t *testing.T, size int) (*mem.View, mem.Region, []byte) {
+func memory(t *testing.T, size int) (*mem.View, mem.Region, []byte) { return memoryB(t, size) }
+
+func memoryB(t testing.TB, size int) (*mem.View, mem.Region, []byte) {
 	t.Helper()
-	p, err := mem.NewPool(mem.DefaultBase, 4<<20)
+	p, err := mem.NewPool(mem.DefaultBase, max(4<<20, size+4096))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -345,5 +348,54 @@ func TestFrameOfRefusesWhatIsNotModelled(t *testing.T) {
 	var u *Unsupported
 	if _, err := FrameOf(&cl.TileRenderingModeConfig{Multisample4x: true}); !errors.As(err, &u) {
 		t.Errorf("MSAA: %v", err)
+	}
+}
+
+func TestWordsAndFill(t *testing.T) {
+	src := []uint32{0x04030201, 0x08070605}
+	dst := make([]byte, 8)
+	putWords(dst, src)
+	if string(dst) != "\x01\x02\x03\x04\x05\x06\x07\x08" {
+		t.Errorf("putWords % x", dst)
+	}
+	back := make([]uint32, 2)
+	getWords(back, dst)
+	if back[0] != src[0] || back[1] != src[1] {
+		t.Errorf("getWords %x", back)
+	}
+	s := make([]uint32, 37)
+	fill(s, 9)
+	for i, v := range s {
+		if v != 9 {
+			t.Fatalf("fill: element %d = %d", i, v)
+		}
+	}
+}
+
+// Whole tiles (the utile fast path) and partial ones (the general path)
+// put every pixel where package texture's layout says, in T and LT.
+func TestStoresFollowTheLayout(t *testing.T) {
+	for _, tiling := range []cl.Tiling{cl.TilingT, cl.TilingLT} {
+		v, r, m := memory(t, 128*96*4)
+		var b Buffer
+		pattern(&b)
+		f := Frame{Width: 128, Height: 96}
+		l, err := texture.NewLayout(texture.Tiling(tiling), 4, 128, 96)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tile := range []Tile{{1, 0}, {0, 1}} { // whole, then cut by the frame
+			if err := b.StoreZS(v, r.Addr, tiling, tile, &f); err != nil {
+				t.Fatal(err)
+			}
+			for y := 0; y < Size && tile.Y*Size+y < 96; y++ {
+				for x := 0; x < Size; x++ {
+					off := l.Offset(tile.X*Size+x, tile.Y*Size+y)
+					if got := binary.LittleEndian.Uint32(m[off:]); got != b.ZS[y*Size+x] {
+						t.Fatalf("%v tile %v pixel (%d,%d) = %#x, want %#x", tiling, tile, x, y, got, b.ZS[y*Size+x])
+					}
+				}
+			}
+		}
 	}
 }

@@ -139,17 +139,17 @@ func wrap(i, n int, m texture.Wrap) (int, bool) {
 }
 
 func (u *Unit) nearest(sm *sampler, d int, s, t float32) uint32 {
-	lv := &sm.levels[d]
+	lv := &sm.tex.levels[d]
 	x, okx := wrap(texelIndex(float64(s)*float64(lv.w)), lv.w, sm.p1.WrapS)
 	y, oky := wrap(texelIndex(float64(t)*float64(lv.h)), lv.h, sm.p1.WrapT)
 	if !okx || !oky {
 		return sm.border
 	}
-	return u.texel(sm, lv, x, y)
+	return u.texel(sm, d, x, y)
 }
 
 func (u *Unit) bilinear(sm *sampler, d int, s, t float32) uint32 {
-	lv := &sm.levels[d]
+	lv := &sm.tex.levels[d]
 	fu := float64(s)*float64(lv.w) - 0.5
 	fv := float64(t)*float64(lv.h) - 0.5
 	i0, j0 := texelIndex(fu), texelIndex(fv)
@@ -160,7 +160,7 @@ func (u *Unit) bilinear(sm *sampler, d int, s, t float32) uint32 {
 		x, okx := wrap(i0+k&1, lv.w, sm.p1.WrapS)
 		y, oky := wrap(j0+k>>1, lv.h, sm.p1.WrapT)
 		if okx && oky {
-			c[k] = u.texel(sm, lv, x, y)
+			c[k] = u.texel(sm, d, x, y)
 		} else {
 			c[k] = sm.border
 		}
@@ -177,20 +177,34 @@ func (u *Unit) bilinear(sm *sampler, d int, s, t float32) uint32 {
 	return out
 }
 
-// texel fetches texel (x, y) of a level (y counted as the lookup sees it;
+// texel fetches texel (x, y) of level d (y counted as the lookup sees it;
 // FLIPY maps it to a memory row) and expands it to the returned word.
-func (u *Unit) texel(sm *sampler, lv *level, x, y int) uint32 {
+func (u *Unit) texel(sm *sampler, d int, x, y int) uint32 {
+	lv := &sm.tex.levels[d]
 	y = texture.FlipYRow(y, lv.h, sm.p0.FlipY)
-	off := lv.layout.Offset(x, y)
-	if off < 0 {
-		return 0
-	}
-	b, err := u.span.read(u.view, lv.addr+uint32(off), uint32(sm.cpp))
-	if err != nil {
-		if u.fault == nil {
-			u.fault = err
+	off := lv.offset(x, y)
+	mem := sm.mem[d]
+	if mem == nil && !sm.bad[d] {
+		buf, o, err := u.view.Span(lv.addr, false, "TMU fetch")
+		if err == nil && uint64(o)+uint64(lv.size) <= uint64(len(buf)) {
+			mem = buf[o : int(o)+lv.size]
+			sm.mem[d] = mem
+		} else {
+			sm.bad[d] = true
 		}
-		return 0
+	}
+	var b []byte
+	if mem != nil {
+		b = mem[off : off+sm.cpp]
+	} else {
+		var err error
+		b, err = u.span.read(u.view, lv.addr+uint32(off), uint32(sm.cpp))
+		if err != nil {
+			if u.fault == nil {
+				u.fault = err
+			}
+			return 0
+		}
 	}
 	return expand(sm.typ, b)
 }

@@ -110,8 +110,14 @@ type Unit struct {
 	recv        [ReceiveSlots][16]uint32
 	rhead, rlen int
 
-	plans planCache
-	span  memSpan
+	texs texCache
+	span memSpan
+	// last is the decoded lookup of the previous request, reused when the
+	// next one has the same parameters (a shader samples one texture
+	// thread after thread).
+	last    sampler
+	lastKey samplerKey
+	hasLast bool
 	// fault is the first failed texel fetch of the lookup in progress.
 	fault error
 
@@ -125,9 +131,12 @@ func New(v *mem.View) *Unit { return &Unit{view: v} }
 // Reset empties the FIFOs (a new shader thread) and, if v is not nil,
 // points the unit at a new job's memory.
 func (u *Unit) Reset(v *mem.View) {
-	if v != nil && v != u.view {
+	if v != nil {
+		// A new job: the memory behind the same addresses may be other
+		// buffers now. (The texture layouts cached stay valid: they
+		// depend only on the parameters.)
 		u.view = v
-		u.plans = planCache{}
+		u.hasLast = false
 	}
 	u.span = memSpan{}
 	u.cur = request{}
@@ -265,39 +274,71 @@ func (s *memSpan) read(v *mem.View, addr uint32, n uint32) ([]byte, error) {
 	return buf[off : off+n], nil
 }
 
-// planKey identifies a texture's mip layout.
-type planKey struct {
+// texKey identifies a texture: where its level 0 is and how it is laid out.
+type texKey struct {
+	base          uint32
 	typ           texture.Type
 	width, height int
 	levels        int
 }
 
-// planCache remembers the last few mip layouts; a frame samples few
-// textures, and texture.NewMipPlan is too slow to run per lookup.
-type planCache struct {
-	keys  [4]planKey
-	plans [4]texture.MipPlan
-	n     int
-	next  int
+// texCache remembers the last few textures' levels with their utile
+// tables; a frame samples few textures, and laying one out (NewMipPlan,
+// the tables) costs far more than a lookup.
+type texCache struct {
+	e    [8]*texEntry
+	next int
 }
 
-func (c *planCache) get(k planKey) (*texture.MipPlan, error) {
-	for i := 0; i < c.n; i++ {
-		if c.keys[i] == k {
-			return &c.plans[i], nil
+type texEntry struct {
+	key    texKey
+	levels [texture.MaxLevels]level
+	n      int
+}
+
+func (c *texCache) get(k texKey) (*texEntry, error) {
+	for _, e := range c.e {
+		if e != nil && e.key == k {
+			return e, nil
 		}
 	}
-	p, err := texture.NewMipPlan(k.typ, k.width, k.height, k.levels)
-	if err != nil {
+	e := &texEntry{key: k}
+	if err := e.build(); err != nil {
 		return nil, err
 	}
-	i := c.next
-	c.next = (c.next + 1) % len(c.keys)
-	if c.n < len(c.keys) {
-		c.n++
+	c.e[c.next] = e
+	c.next = (c.next + 1) % len(c.e)
+	return e, nil
+}
+
+// build lays out the texture's levels (package texture is the one
+// description of where texels live) and tabulates each level's utile
+// offsets from it.
+func (e *texEntry) build() error {
+	k := e.key
+	if k.typ == texture.RGBA32R {
+		// Erratum HW-2898 ([AG] Appendix A): the TMU's raster-texture
+		// address calculation assumes a power-of-two width, so rows are
+		// nextpow2(width)·4 bytes apart whatever the width.
+		l, err := texture.NewLinearLayout(4, k.width, k.height, nextPow2(k.width)*4)
+		if err != nil {
+			return err
+		}
+		e.levels[0] = newLevel(l, k.base, k.width, k.height)
+		e.n = 1
+		return nil
 	}
-	c.keys[i], c.plans[i] = k, p
-	return &c.plans[i], nil
+	plan, err := texture.NewMipPlan(k.typ, k.width, k.height, k.levels)
+	if err != nil {
+		return err
+	}
+	top := plan.BaseOffset()
+	for i := 0; i < k.levels; i++ {
+		lv := plan.Level(i)
+		e.levels[i] = newLevel(lv.Layout, k.base-uint32(top-lv.Offset), lv.ContainerWidth, lv.ContainerHeight)
+	}
+	e.n = k.levels
+	return nil
 }
 
 // level is one mip level ready for texel fetches.
@@ -305,6 +346,52 @@ type level struct {
 	layout texture.Layout
 	addr   uint32 // bus address of the level's first byte
 	w, h   int    // the size the TMU samples over
+	size   int    // bytes the level occupies
+
+	// The layout tabulated: for T and LT, utab[uy·upr + ux] is the byte
+	// offset of utile (ux, uy), from layout.Offset; linear levels use
+	// the stride.
+	linear                     bool
+	stride                     int
+	utab                       []int32
+	upr                        int
+	uwShift, uhShift, cppShift uint
+}
+
+func log2(n int) uint {
+	s := uint(0)
+	for 1<<s < n {
+		s++
+	}
+	return s
+}
+
+func newLevel(l texture.Layout, addr uint32, w, h int) level {
+	lv := level{layout: l, addr: addr, w: w, h: h, size: l.Size(), cppShift: log2(l.Cpp())}
+	if l.Tiling() == texture.Linear {
+		lv.linear, lv.stride = true, l.Stride()
+		return lv
+	}
+	uw, uh := texture.UtileWidth(l.Cpp()), texture.UtileHeight(l.Cpp())
+	lv.uwShift, lv.uhShift = log2(uw), log2(uh)
+	lv.upr = l.AlignedWidth() / uw
+	rows := l.AlignedHeight() / uh
+	lv.utab = make([]int32, lv.upr*rows)
+	for uy := 0; uy < rows; uy++ {
+		for ux := 0; ux < lv.upr; ux++ {
+			lv.utab[uy*lv.upr+ux] = int32(l.Offset(ux*uw, uy*uh))
+		}
+	}
+	return lv
+}
+
+// offset is layout.Offset(x, y) for 0 ≤ x < w, 0 ≤ y < h.
+func (lv *level) offset(x, y int) int {
+	if lv.linear {
+		return y*lv.stride + x<<lv.cppShift
+	}
+	in := (y&(1<<lv.uhShift-1))<<lv.uwShift | x&(1<<lv.uwShift-1)
+	return int(lv.utab[(y>>lv.uhShift)*lv.upr+x>>lv.uwShift]) + in<<lv.cppShift
 }
 
 // sampler is a decoded lookup.
@@ -314,16 +401,49 @@ type sampler struct {
 	p0     texture.P0
 	p1     texture.P1
 	bslod  bool
-	levels [texture.MaxLevels]level
+	tex    *texEntry
 	nlev   int
+	border uint32
+	// mem[d] is level d's bytes when they lie in one readable region
+	// (looked up on first use); bad[d] says they do not, and each texel
+	// is then fetched with its own check.
+	mem [texture.MaxLevels][]byte
+	bad [texture.MaxLevels]bool
+}
+
+// samplerKey is what decides a lookup's sampler.
+type samplerKey struct {
+	params [4]uint32
+	n      int
 	border uint32
 }
 
 func (u *Unit) sample(r *request, out *[16]uint32) error {
-	var sm sampler
-	sm.p0 = texture.DecodeP0(r.params[0])
-	sm.p1 = texture.DecodeP1(r.params[1])
-	for _, w := range r.params[2:r.nparams] {
+	key := samplerKey{params: r.params, n: r.nparams}
+	if r.written&(1<<R) != 0 {
+		// Border colour: element 0 of the R write ([AG] §4).
+		key.border = r.regs[R][0]
+	}
+	for i := r.nparams; i < len(key.params); i++ {
+		key.params[i] = 0
+	}
+	if !u.hasLast || key != u.lastKey {
+		if err := u.decode(&u.last, &key); err != nil {
+			u.hasLast = false
+			return err
+		}
+		u.lastKey, u.hasLast = key, true
+	}
+	sampleLanes(u, &u.last, r, out)
+	return u.fault
+}
+
+// decode turns a lookup's parameters into a sampler.
+func (u *Unit) decode(sm *sampler, k *samplerKey) error {
+	*sm = sampler{border: k.border}
+	sm.p0 = texture.DecodeP0(k.params[0])
+	sm.p1 = texture.DecodeP1(k.params[1])
+	for _, w := range k.params[2:k.n] {
 		p := texture.DecodeP2(w)
 		switch p.Kind {
 		case texture.ParamCubeStride:
@@ -346,49 +466,15 @@ func (u *Unit) sample(r *request, out *[16]uint32) error {
 	default:
 		return &Unsupported{fmt.Sprintf("texture type %v", sm.typ)}
 	}
-	if r.written&(1<<R) != 0 {
-		// Border colour: element 0 of the R write ([AG] §4).
-		sm.border = r.regs[R][0]
-	}
-	if err := u.levels(&sm); err != nil {
-		return err
-	}
-	sampleLanes(u, &sm, r, out)
-	return u.fault
-}
-
-// levels finds the mip levels of a lookup in memory.
-func (u *Unit) levels(sm *sampler) error {
-	w, h := sm.p1.Width, sm.p1.Height
-	base := sm.p0.Base
-	if sm.typ == texture.RGBA32R {
-		// Erratum HW-2898 ([AG] Appendix A): the TMU's raster-texture
-		// address calculation assumes a power-of-two width, so rows are
-		// nextpow2(width)·4 bytes apart whatever the width.
-		l, err := texture.NewLinearLayout(4, w, h, nextPow2(w)*4)
-		if err != nil {
-			return err
-		}
-		sm.levels[0] = level{layout: l, addr: base, w: w, h: h}
-		sm.nlev = 1
-		return nil
-	}
 	n := int(sm.p0.LastLevel) + 1
-	plan, err := u.plans.get(planKey{sm.typ, w, h, n})
+	if sm.typ == texture.RGBA32R {
+		n = 1
+	}
+	t, err := u.texs.get(texKey{sm.p0.Base, sm.typ, sm.p1.Width, sm.p1.Height, n})
 	if err != nil {
 		return err
 	}
-	top := plan.BaseOffset()
-	for i := 0; i < n; i++ {
-		lv := plan.Level(i)
-		sm.levels[i] = level{
-			layout: lv.Layout,
-			addr:   base - uint32(top-lv.Offset),
-			w:      lv.ContainerWidth,
-			h:      lv.ContainerHeight,
-		}
-	}
-	sm.nlev = n
+	sm.tex, sm.nlev = t, t.n
 	return nil
 }
 
