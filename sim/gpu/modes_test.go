@@ -1,0 +1,178 @@
+package gpu
+
+import (
+	"encoding/binary"
+	"math"
+	"testing"
+
+	"github.com/vccube/vccube/cl"
+	"github.com/vccube/vccube/cl/shaderrec"
+	"github.com/vccube/vccube/gem"
+	"github.com/vccube/vccube/shaders/qpu"
+	"github.com/vccube/vccube/sim/gpu/internal/gputest"
+)
+
+// GL mode with shaders written for the test: each vertex's attribute is
+// the 8-word record Xc, Yc, Zc, Wc, Xs|Ys, Zs, 1/Wc, v. The coordinate
+// shader copies the first seven words (the PTB's format, [AG] Figure 11);
+// the vertex shader reads all eight and writes Xs|Ys, Zs, 1/Wc, v (the
+// PSE's format with one varying, [AG] Figure 10); the fragment shader
+// writes ftoi(v) as the colour. A triangle strip drawn from a 16-bit
+// index list covers the frame, so every pixel is ftoi(v) = 65280.
+func TestGLModeThroughVCDAndVPM(t *testing.T) {
+	g := newGPU(t)
+	j := newTJob(t, 96, 80)
+	j.rcl.ClearColor = clearColor
+	j.beginBin(cl.ConfigurationBits{EnableForwardFacing: true, EnableReverseFacing: true, DepthFunc: cl.DepthFuncAlways})
+
+	var cs qpu.Asm
+	cs.I(qpu.LoadImm(qpu.VRSetup, 0x00701a00)) // 7 horizontal 32-bit rows from Y 0 (AG Table 33)
+	cs.I(qpu.LoadImm(qpu.VWSetup, 0x00001a00)) // horizontal 32-bit, stride 1, Y 0 (AG Table 32)
+	cs.I()
+	cs.I()
+	for range 7 {
+		cs.I(qpu.Mov(qpu.R0, qpu.VPM))
+		cs.I(qpu.Mov(qpu.VPM, qpu.R0))
+	}
+	var vs qpu.Asm
+	vs.I(qpu.LoadImm(qpu.VRSetup, 0x00801a00))
+	vs.I(qpu.LoadImm(qpu.VWSetup, 0x00001a00))
+	vs.I()
+	vs.I()
+	for range 4 {
+		vs.I(qpu.Mov(qpu.R0, qpu.VPM)) // clip coordinates: not for the PSE
+	}
+	for _, r := range []qpu.Reg{qpu.R0, qpu.R1, qpu.R2, qpu.R3} {
+		vs.I(qpu.Mov(r, qpu.VPM))
+	}
+	for _, r := range []qpu.Reg{qpu.R0, qpu.R1, qpu.R2, qpu.R3} {
+		vs.I(qpu.Mov(qpu.VPM, r))
+	}
+	var fs qpu.Asm
+	fs.I(qpu.FMul(qpu.R0, qpu.RA(15), qpu.Vary))
+	fs.I(qpu.FAdd(qpu.R1, qpu.R0, qpu.R5))
+	fs.I(qpu.FToI(qpu.R2, qpu.R1))
+	fs.I(qpu.Mov(qpu.TLBColourAll, qpu.R2))
+	csA, vsA, fsA := j.program(vsEnd(&cs)), j.program(vsEnd(&vs)), j.program(fsEnd(&fs))
+
+	// Four corners as a strip: (0,0) (96,0) (0,80) (96,80), v = 65280.
+	var data []byte
+	for _, c := range [][2]float64{{0, 0}, {96, 0}, {0, 80}, {96, 80}} {
+		v := j.nv(c[0], c[1], 0.5)
+		data = gputest.AppendNV(data, v)
+		data = binary.LittleEndian.AppendUint32(data, math.Float32bits(65280))
+	}
+	attr := j.put(data, 16)
+	idx := j.put([]byte{0, 0, 1, 0, 2, 0, 3, 0}, 4)
+	rec := shaderrec.GL{NumAttributes: 1, Record: cl.GLShaderRecord{
+		FSSingleThreaded: true, EnableClipping: true, FSNumVaryings: 1, FSCodeAddress: fsA,
+		VSAttributeSelect: 1, VSAttributesSize: 32, VSCodeAddress: vsA,
+		CSAttributeSelect: 1, CSAttributesSize: 32, CSCodeAddress: csA,
+	}}
+	rec.Attributes[0] = cl.AttributeRecord{Address: attr, SizeMinusOne: 31, Stride: 32}
+	ra := j.put(rec.Append(nil), 16)
+	st := rec.State()
+	st.Address = ra
+	j.bin = st.Append(j.bin)
+	j.bin = cl.GLIndexedPrimitive{Mode: cl.PrimitiveModeTriangleStrip, IndexType: cl.IndexType16Bit, Length: 4, IndexAddress: idx, MaxIndex: 3}.Append(j.bin)
+	mustRun(t, j, g)
+	for y := range 80 {
+		for x := range 96 {
+			if p := j.pixel(x, y); p != 65280 {
+				t.Fatalf("pixel (%d,%d) = %#x, want 0xff00", x, y, p)
+			}
+		}
+	}
+}
+
+// A triangle with a vertex behind the eye is clipped at the near plane.
+// Clip coordinates A (−½, −½, 0, 1), B (½, −½, 0, 1), C (0, 2, −3, −1);
+// with Zs = Zc/Wc·½ + ½ the near plane Zc = −Wc cuts AC and BC at a fifth
+// of the way to C: (∓0.4, 0, −0.6, 0.6), NDC (∓⅔, 0). What is seen is the
+// trapezoid A B (⅔, 0) (−⅔, 0); on a 64×64 frame (x = 32 + 32·ndc, same
+// for y) that is (16,16) (48,16) (53⅓,32) (10⅔,32). Drawn unclipped, C's
+// Xs/Ys (NDC (0, −2)) would put the triangle somewhere else entirely.
+func TestClippedTriangleIsTheVisibleTrapezoid(t *testing.T) {
+	g := newGPU(t)
+	j := newTJob(t, 64, 64)
+	j.rcl.ClearColor = clearColor
+	j.beginBin(cl.ConfigurationBits{EnableForwardFacing: true, EnableReverseFacing: true, DepthFunc: cl.DepthFuncAlways})
+	j.bin = cl.ViewportOffset{X: cl.SubpixelOf(32), Y: cl.SubpixelOf(32)}.Append(j.bin)
+	j.bin = cl.ClipperXYScaling{HalfWidth: 32 * 16, HalfHeight: 32 * 16}.Append(j.bin)
+	vert := func(c [4]float32) gputest.NVVertex {
+		return gputest.NVVertex{Clip: c, X: float64(c[0]/c[3]) * 32, Y: float64(c[1]/c[3]) * 32,
+			Z: c[2]/c[3]*0.5 + 0.5, InvW: 1 / c[3]}
+	}
+	fs := j.program(fsConst())
+	j.drawNV(fs, []uint32{7}, cl.PrimitiveModeTriangles,
+		vert([4]float32{-0.5, -0.5, 0, 1}), vert([4]float32{0.5, -0.5, 0, 1}), vert([4]float32{0, 2, -3, -1}))
+	mustRun(t, j, g)
+	inside := func(x, y float64) float64 { // distance-like margin inside the trapezoid (< 0 outside)
+		l := x - (16 - (y-16)/3)
+		r := (48 + (y-16)/3) - x
+		return min(y-16, 32-y, l, r)
+	}
+	n := 0
+	for y := range 64 {
+		for x := range 64 {
+			m := inside(float64(x)+0.5, float64(y)+0.5)
+			got := j.pixel(x, y)
+			switch {
+			case m > 0.6 && got != 7:
+				t.Fatalf("pixel (%d,%d) inside the trapezoid is %#x", x, y, got)
+			case m < -0.6 && got != clearColor:
+				t.Fatalf("pixel (%d,%d) outside the trapezoid is %#x", x, y, got)
+			}
+			if got == 7 {
+				n++
+			}
+		}
+	}
+	// The trapezoid's area: 16 rows, widths from 32 to 42⅔: 16·37⅓ ≈ 597.
+	if n < 560 || n > 635 {
+		t.Errorf("%d pixels drawn, want about 597", n)
+	}
+	if j.counters[gem.PerfcntPLBPrimsNeedClipping] == 0 {
+		t.Error("the clipper did not count the primitive")
+	}
+}
+
+// Points and lines: POINT_SIZE and LINE_WIDTH from the binning list reach
+// the renderer through the tile lists.
+func TestPointsAndLines(t *testing.T) {
+	g := newGPU(t)
+	j := newTJob(t, 64, 64)
+	j.rcl.ClearColor = clearColor
+	j.beginBin(cl.ConfigurationBits{EnableForwardFacing: true, EnableReverseFacing: true, DepthFunc: cl.DepthFuncAlways})
+	j.bin = cl.PointSize{Size: 2}.Append(j.bin)
+	j.bin = cl.LineWidth{Width: 1}.Append(j.bin)
+	fs := j.program(fsConst())
+	// A size-2 point at the pixel corner (10, 10): pixels 9..10 × 9..10.
+	j.drawNV(fs, []uint32{1}, cl.PrimitiveModePoints, j.nv(10, 10, 0.5))
+	// A horizontal line on row 40's centre from x = 5 to 15: pixels 5..14.
+	j.drawNV(fs, []uint32{2}, cl.PrimitiveModeLines, j.nv(5, 40.5, 0.5), j.nv(15, 40.5, 0.5))
+	mustRun(t, j, g)
+	for y := range 64 {
+		for x := range 64 {
+			want := uint32(clearColor)
+			switch {
+			case x >= 9 && x <= 10 && y >= 9 && y <= 10:
+				want = 1
+			case y == 40 && x >= 5 && x <= 14:
+				want = 2
+			}
+			if got := j.pixel(x, y); got != want {
+				t.Fatalf("pixel (%d,%d) = %#x, want %#x", x, y, got, want)
+			}
+		}
+	}
+}
+
+// vsEnd ends a vertex or coordinate shader: program end and two delay
+// slots, no scoreboard.
+func vsEnd(a *qpu.Asm) []uint64 {
+	a.I(qpu.SigProgramEnd)
+	a.I()
+	a.I()
+	return a.MustAssemble()
+}
