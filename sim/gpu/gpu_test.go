@@ -7,6 +7,7 @@ import (
 	"github.com/vccube/vccube/cl"
 	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/sim/gpu/internal/gputest"
+	"github.com/vccube/vccube/sim/hw"
 	"github.com/vccube/vccube/sim/mem"
 )
 
@@ -234,5 +235,37 @@ func TestStaleClearValuesCarryOver(t *testing.T) {
 	mustRun(t, k, g)
 	if k.pixel(3, 3) != 0xFF445566 {
 		t.Errorf("pixel %#x, want the previous job's clear colour", k.pixel(3, 3))
+	}
+}
+
+// Rendering tiles in parallel changes nothing: the same job on one worker
+// and on three gives the same frame, Z buffer and counters.
+func TestWorkersAgree(t *testing.T) {
+	build := func(j *tjob) {
+		j.rcl.ClearColor = clearColor
+		j.rcl.ZSWrite = &gputest.Surface{Addr: j.zs.Addr, Tiling: cl.TilingT}
+		j.beginBin(cl.ConfigurationBits{EnableForwardFacing: true, EnableReverseFacing: true, DepthFunc: cl.DepthFuncLess, ZUpdates: true})
+		fs := j.program(fsConstZ())
+		j.drawNV(fs, []uint32{0xFF0000FF}, cl.PrimitiveModeTriangles, j.nv(3, 5, 0.7), j.nv(190, 20, 0.2), j.nv(40, 150, 0.4))
+		j.drawNV(fs, []uint32{0xFF00FF00}, cl.PrimitiveModeTriangles, j.nv(180, 140, 0.3), j.nv(10, 100, 0.6), j.nv(150, 2, 0.5))
+	}
+	var frames [2][]byte
+	var zs [2][]byte
+	var counters [2]hw.Counters
+	for i, workers := range []int{1, 3} {
+		g := New(Options{Workers: workers})
+		t.Cleanup(g.Close)
+		j := newTJob(t, 200, 160)
+		build(j)
+		mustRun(t, j, g)
+		frames[i] = append([]byte(nil), j.color.B[:j.stride*160]...)
+		zs[i] = append([]byte(nil), j.zs.B...)
+		counters[i] = j.counters
+	}
+	if string(frames[0]) != string(frames[1]) || string(zs[0]) != string(zs[1]) {
+		t.Error("one worker and three render different frames")
+	}
+	if counters[0] != counters[1] {
+		t.Errorf("counters differ:\n%v\n%v", counters[0], counters[1])
 	}
 }

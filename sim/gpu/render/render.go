@@ -120,7 +120,10 @@ type Renderer struct {
 	gen      uint32
 	serial   bool
 
-	carry tlb.Buffer
+	// carry is the tile buffer as the last chain left it; carryIn the
+	// copy the first chain of a batch starts from (so that the last chain
+	// may write carry while the first still reads).
+	carry, carryIn tlb.Buffer
 
 	workers []*Worker
 	work    chan *frameWork
@@ -418,6 +421,9 @@ func (r *Renderer) flush() error {
 func (r *Renderer) renderChains() error {
 	if len(r.chains) == 0 {
 		return nil
+	}
+	if r.chains[0].start.carry {
+		r.carryIn = r.carry
 	}
 	fw := &r.fw
 	fw.r = r

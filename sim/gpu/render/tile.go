@@ -102,7 +102,7 @@ func (w *Worker) runChain(c *chain) error {
 	r := w.r
 	s := &c.start
 	if s.carry {
-		w.buf = r.carry
+		w.buf = r.carryIn
 	} else {
 		w.buf.Clear(s.clear, true, true)
 	}
