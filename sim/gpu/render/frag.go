@@ -246,7 +246,7 @@ func (f *fragment) TLBWrite(reg qpuexec.TLBReg, v *[16]uint32, mask uint16, ms *
 				in |= 1 << i
 			}
 		}
-		pass := b.ZWrite(&f.idx, v, in, f.depth, &f.stencil, f.reverse)
+		pass, sfail := b.ZWrite(&f.idx, v, in, f.depth, &f.stencil, f.reverse)
 		for i := range 16 {
 			if in&(1<<i) != 0 && pass&(1<<i) == 0 {
 				ms[i] = 0
@@ -255,6 +255,7 @@ func (f *fragment) TLBWrite(reg qpuexec.TLBReg, v *[16]uint32, mask uint16, ms *
 		qin, qpass := quadMask(in), quadMask(pass)
 		c[gem.PerfcntTLBQuadsPassingZAndStencil] += uint64(bits.OnesCount8(qpass))
 		c[gem.PerfcntTLBQuadsNotPassingZAndStencil] += uint64(bits.OnesCount8(qin &^ qpass))
+		c[gem.PerfcntTLBQuadsNotPassingStencil] += uint64(bits.OnesCount8(quadMask(sfail) &^ qpass))
 	case qpuexec.TLBColourAll, qpuexec.TLBColourMS:
 		var m uint16
 		for i := range 16 {

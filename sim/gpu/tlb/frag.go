@@ -111,14 +111,15 @@ func stencilOp(op uint8, s, ref uint8) uint8 {
 // (the thread's MS_FLAGS) it runs the stencil test (if the face's stencil is
 // enabled) and the Z test of the value's low 24 bits against pixel idx[i]
 // of the tile, updates stencil and Z as configured, and returns the
-// elements that passed — the new MS_FLAGS ([AG] §5 "Z and Stencil").
-// reverse selects the back-face stencil configuration (REV_FLAG).
-func (b *Buffer) ZWrite(idx *[16]uint16, z *[16]uint32, mask uint16, d DepthState, st *Stencil, reverse bool) uint16 {
+// elements that passed — the new MS_FLAGS ([AG] §5 "Z and Stencil") — and
+// those that failed the stencil test. reverse selects the back-face
+// stencil configuration (REV_FLAG).
+func (b *Buffer) ZWrite(idx *[16]uint16, z *[16]uint32, mask uint16, d DepthState, st *Stencil, reverse bool) (pass, stencilFail uint16) {
 	face := &st.front
 	if reverse {
 		face = &st.back
 	}
-	pass := mask
+	pass = mask
 	for i := range 16 {
 		if mask&(1<<i) == 0 {
 			continue
@@ -131,6 +132,7 @@ func (b *Buffer) ZWrite(idx *[16]uint16, z *[16]uint32, mask uint16, d DepthStat
 				sb = sb&^face.writeMask | stencilOp(face.failOp, sb, face.ref)&face.writeMask
 				*p = zb<<8 | uint32(sb)
 				pass &^= 1 << i
+				stencilFail |= 1 << i
 				continue
 			}
 		}
@@ -150,7 +152,7 @@ func (b *Buffer) ZWrite(idx *[16]uint16, z *[16]uint32, mask uint16, d DepthStat
 		}
 		*p = zb<<8 | uint32(sb)
 	}
-	return pass
+	return pass, stencilFail
 }
 
 // WriteColor writes c[i] to pixel idx[i] for the elements in mask

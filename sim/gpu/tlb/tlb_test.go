@@ -257,7 +257,7 @@ func TestZWriteMasksAndUpdates(t *testing.T) {
 		z[i] = uint32(990 + 2*i) // lanes 0..4 below 1000, lane 5 equal
 	}
 	var st Stencil
-	pass := b.ZWrite(&idx, &z, 0xFFFF, DepthState{cl.DepthFuncLess, true}, &st, false)
+	pass, _ := b.ZWrite(&idx, &z, 0xFFFF, DepthState{cl.DepthFuncLess, true}, &st, false)
 	if pass != 0x001F {
 		t.Errorf("LESS passes %#04x, want 0x001f", pass)
 	}
@@ -265,7 +265,7 @@ func TestZWriteMasksAndUpdates(t *testing.T) {
 		t.Error("Z update")
 	}
 	// Masked-out lanes are not tested or written.
-	pass = b.ZWrite(&idx, &z, 0x0002, DepthState{cl.DepthFuncAlways, true}, &st, false)
+	pass, _ = b.ZWrite(&idx, &z, 0x0002, DepthState{cl.DepthFuncAlways, true}, &st, false)
 	if pass != 0x0002 || b.ZS[3]>>8 != 996 || b.ZS[1]>>8 != 992 {
 		t.Errorf("masked write: pass %#x", pass)
 	}
@@ -295,15 +295,15 @@ func TestStencil(t *testing.T) {
 	// sfail zero(0), func EQ(2), ref 3, mask 0xff.
 	w := uint32(1)<<30 | 3<<28 | 1<<25 | 3<<22 | 0<<19 | 2<<16 | 3<<8 | 0xff
 	st.Setup(w)
-	pass := b.ZWrite(&idx, &z, 0x3, DepthState{cl.DepthFuncAlways, false}, &st, false)
-	if pass != 0x1 {
-		t.Errorf("pass %#x, want 1 (lane 1's stencil is 4)", pass)
+	pass, sfail := b.ZWrite(&idx, &z, 0x3, DepthState{cl.DepthFuncAlways, false}, &st, false)
+	if pass != 0x1 || sfail != 0x2 {
+		t.Errorf("pass %#x, stencil fail %#x; want 1 and 2 (lane 1's stencil is 4)", pass, sfail)
 	}
 	if uint8(b.ZS[0]) != 4 || uint8(b.ZS[1]) != 0 {
 		t.Errorf("stencils %d %d, want 4 (incsat) and 0 (sfail zero)", uint8(b.ZS[0]), uint8(b.ZS[1]))
 	}
 	// The back face is still disabled: everything passes, nothing changes.
-	if pass := b.ZWrite(&idx, &z, 0x3, DepthState{cl.DepthFuncAlways, false}, &st, true); pass != 0x3 || uint8(b.ZS[0]) != 4 {
+	if pass, _ := b.ZWrite(&idx, &z, 0x3, DepthState{cl.DepthFuncAlways, false}, &st, true); pass != 0x3 || uint8(b.ZS[0]) != 4 {
 		t.Errorf("back face: pass %#x", pass)
 	}
 	// Full write masks (select 0): front mask 0x01.
