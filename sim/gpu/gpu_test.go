@@ -77,9 +77,28 @@ func TestTriangleCoversExactPixels(t *testing.T) {
 	if n != 1770 {
 		t.Fatalf("expected set has %d pixels", n)
 	}
+	// Counters, from the same pixel set: one fragment shader thread per
+	// 4×4 block with a covered pixel, 6 instructions of 4 clocks each
+	// ([AG] §3); one valid quad, and one quad written, per 2×2 quad with a
+	// covered pixel.
+	blocks, quads := map[[2]int]bool{}, map[[2]int]bool{}
+	for y := range 128 {
+		for x := range 128 {
+			if x >= 40 && y >= 40 && x+y <= 138 {
+				blocks[[2]int{x / 4, y / 4}] = true
+				quads[[2]int{x / 2, y / 2}] = true
+			}
+		}
+	}
 	c := &j.counters
-	if c[gem.PerfcntQPUTotalClkCyclesFragmentShading] == 0 || c[gem.PerfcntTLBQuadsWrittenToColorBuf] == 0 || c[gem.PerfcntFEPValidQuads] == 0 {
-		t.Errorf("counters not counted: %v", c)
+	if got, want := c[gem.PerfcntQPUTotalClkCyclesFragmentShading], uint64(4*6*len(blocks)); got != want {
+		t.Errorf("fragment shading cycles %d, want %d", got, want)
+	}
+	if c[gem.PerfcntFEPValidQuads] != uint64(len(quads)) || c[gem.PerfcntTLBQuadsWrittenToColorBuf] != uint64(len(quads)) {
+		t.Errorf("valid quads %d, quads written %d, want %d", c[gem.PerfcntFEPValidQuads], c[gem.PerfcntTLBQuadsWrittenToColorBuf], len(quads))
+	}
+	if c[gem.PerfcntFEPValidPrimsRender] != 4 { // one primitive, in each of four tiles
+		t.Errorf("primitives rendered %d, want 4 (one per tile)", c[gem.PerfcntFEPValidPrimsRender])
 	}
 }
 
