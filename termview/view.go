@@ -1,0 +1,552 @@
+package termview
+
+import (
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	"io"
+	"os"
+	"os/signal"
+	"sync"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/vccube/vccube/texture"
+)
+
+// Options says how a View draws.
+type Options struct {
+	// Size fixes the terminal's size. The zero value makes Open ask the
+	// terminal (TIOCGWINSZ) and follow its changes (SIGWINCH); New needs
+	// a size.
+	Size Size
+	// Colour is the colour mode; ColourAuto asks the environment
+	// (DetectColour).
+	Colour ColourMode
+	// Caption, if not empty, is shown on the window's last row, such as
+	// the keys that work. It is cut to the window's width; characters
+	// other than printable ASCII are shown as '?'.
+	Caption string
+}
+
+// Stats counts what a View did with the frames it was given.
+type Stats struct {
+	// Frames is the number of frames given to Show.
+	Frames uint64
+	// Drawn is the number of frames written to the terminal.
+	Drawn uint64
+	// Dropped is the number of frames replaced by a newer one before the
+	// terminal could take them.
+	Dropped uint64
+	// Bytes is the number of bytes written to draw the frames.
+	Bytes uint64
+	// LastBytes is the number of bytes of the last frame written.
+	LastBytes int
+}
+
+// ErrClosed is returned by Show after Close.
+var ErrClosed = errors.New("termview: the view is closed")
+
+// MaxFrameSide is the largest frame width or height Show accepts.
+const MaxFrameSide = 16384
+
+// View shows frames in a terminal. Show is called from one goroutine (the
+// render loop); Redraw, Resize, Stats, Flush, Restore and Close may be
+// called from any.
+type View struct {
+	out     io.Writer
+	file    *os.File // the terminal, for TIOCGWINSZ; nil for New
+	caption string
+	chans   chans
+
+	// Shared by Show and the writer goroutine, under mu.
+	mu      sync.Mutex
+	idle    sync.Cond // signalled when the writer has nothing left to do
+	free    []*frame
+	pending *frame
+	cur     *frame // the frame the writer draws, or drew last
+	busy    bool
+	redraw  bool
+	closed  bool
+	size    Size
+	err     error
+	stats   Stats
+
+	// The writer goroutine's own state.
+	lay    layout
+	hasLay bool
+	sc     *scaler
+	grid   []uint32
+	prev   []uint32
+	enc    encoder
+
+	// writeMu orders the writes to the terminal; restored is set once the
+	// terminal has been put back, after which frames are not written.
+	writeMu  sync.Mutex
+	restored bool
+
+	wake      chan struct{}
+	stop      chan struct{}
+	done      chan struct{}
+	winch     chan os.Signal
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// frame is a copy of one frame, XRGB8888, tightly packed.
+type frame struct {
+	pix  []byte
+	w, h int
+}
+
+// resize makes f hold a w×h frame, reusing its memory when it can.
+func (f *frame) resize(w, h int) {
+	n := 4 * w * h
+	if cap(f.pix) < n {
+		f.pix = make([]byte, n)
+	}
+	f.pix = f.pix[:n]
+	f.w, f.h = w, h
+}
+
+// slots is the number of frames a View holds: one being copied by Show,
+// one waiting for the writer and one the writer draws (and keeps, to draw
+// again after a resize).
+const slots = 3
+
+// xrgbChans is where R, G and B are in an XRGB8888 pixel, read from
+// package texture's description of that byte order (texture.OrderBGRA:
+// DRM_FORMAT_XRGB8888 is the bytes B, G, R, X in memory).
+var xrgbChans = func() chans {
+	var p [4]byte
+	texture.OrderBGRA.Put(p[:], 'r', 'g', 'b', 'x')
+	var c chans
+	for i, v := range p {
+		switch v {
+		case 'r':
+			c.r = i
+		case 'g':
+			c.g = i
+		case 'b':
+			c.b = i
+		}
+	}
+	return c
+}()
+
+// IsTerminal reports whether f is a terminal the view can draw in (it
+// answers TIOCGWINSZ).
+func IsTerminal(f *os.File) bool {
+	_, err := termSize(f)
+	return err == nil
+}
+
+// termSize asks the terminal f for its size (TIOCGWINSZ, tty_ioctl(4)).
+// It goes through SyscallConn so that the file keeps its blocking mode.
+func termSize(f *os.File) (Size, error) {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return Size{}, err
+	}
+	var ws *unix.Winsize
+	var ierr error
+	if err := rc.Control(func(fd uintptr) {
+		ws, ierr = unix.IoctlGetWinsize(int(fd), unix.TIOCGWINSZ)
+	}); err != nil {
+		return Size{}, err
+	}
+	if ierr != nil {
+		return Size{}, ierr
+	}
+	return Size{Cols: int(ws.Col), Rows: int(ws.Row), XPixel: int(ws.Xpixel), YPixel: int(ws.Ypixel)}, nil
+}
+
+// Open starts showing frames in the terminal f (usually os.Stdout): it
+// switches to the alternate screen and hides the cursor, and Close puts
+// both back. Unless opt.Size is set, the picture follows the window's size
+// (SIGWINCH).
+//
+// The view does not catch SIGINT or SIGTERM: Go's default for them ends
+// the program without running deferred calls, which would leave the
+// terminal on the alternate screen without a cursor. A program that uses
+// a View must catch both and return through its deferred Close (or call
+// Restore from the handler: a View is a present.Restorer), as cmd/vccube
+// does with present.RestoreOnSignal. Nothing can restore the terminal
+// after SIGKILL; `reset` (or `tput rmcup; tput cnorm`) does it by hand.
+func Open(f *os.File, opt Options) (*View, error) {
+	size := opt.Size
+	follow := size == (Size{})
+	if follow {
+		var err error
+		if size, err = termSize(f); err != nil {
+			return nil, fmt.Errorf("termview: %s is not a terminal (%v): the live view needs one; write the frames to a file instead", f.Name(), err)
+		}
+	}
+	v, err := start(f, size, opt, func(v *View) {
+		v.file = f
+		if follow {
+			v.winch = make(chan os.Signal, 1)
+			signal.Notify(v.winch, unix.SIGWINCH)
+		}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("termview: starting the view on %s: %w", f.Name(), err)
+	}
+	return v, nil
+}
+
+// New starts showing frames on w, a terminal of size opt.Size (which must
+// be set), the way Open does; it is for terminals that are not files and
+// for tests.
+func New(w io.Writer, opt Options) (*View, error) {
+	if opt.Size == (Size{}) {
+		return nil, errors.New("termview: New needs Options.Size (Open asks a terminal for its size)")
+	}
+	return start(w, opt.Size, opt, nil)
+}
+
+// start sends the enter sequence and starts the writer goroutine.
+func start(w io.Writer, size Size, opt Options, setup func(*View)) (*View, error) {
+	mode := opt.Colour
+	if mode == ColourAuto {
+		mode = DetectColour(os.Getenv)
+	}
+	v := &View{
+		out:     w,
+		caption: opt.Caption,
+		chans:   xrgbChans,
+		size:    size,
+		enc:     encoder{mode: mode},
+		free:    make([]*frame, 0, slots),
+		wake:    make(chan struct{}, 1),
+		stop:    make(chan struct{}),
+		done:    make(chan struct{}),
+	}
+	v.idle.L = &v.mu
+	for i := 0; i < slots; i++ {
+		v.free = append(v.free, new(frame))
+	}
+	if _, err := io.WriteString(w, enterSeq); err != nil {
+		io.WriteString(w, leaveSeq) // in case part of it got through
+		return nil, err
+	}
+	if setup != nil {
+		setup(v)
+	}
+	go v.run()
+	return v, nil
+}
+
+// ShowXRGB shows a frame of width×height XRGB8888 pixels (the bytes B, G,
+// R, X; DRM_FORMAT_XRGB8888, the renderer's colour buffers and KMS scanout
+// buffers), rows pitch bytes apart. It copies the pixels and returns at
+// once: the caller may reuse px. The terminal is drawn by another
+// goroutine as fast as it takes the bytes; a frame that arrives while the
+// previous one is still waiting replaces it (Stats.Dropped). It never
+// waits for the terminal and allocates nothing once it has seen a frame
+// of this size. It returns the error that stopped the drawing, if any.
+func (v *View) ShowXRGB(px []byte, width, height, pitch int) error {
+	if err := checkXRGB(px, width, height, pitch); err != nil {
+		return err
+	}
+	f, err := v.take()
+	if err != nil {
+		return err
+	}
+	f.resize(width, height)
+	row := 4 * width
+	if pitch == row {
+		copy(f.pix, px[:row*height])
+	} else {
+		for y := 0; y < height; y++ {
+			copy(f.pix[y*row:(y+1)*row], px[y*pitch:y*pitch+row])
+		}
+	}
+	v.publish(f)
+	return nil
+}
+
+// ShowImage shows img as ShowXRGB does. Alpha is ignored: frames are
+// opaque. *image.NRGBA and *image.RGBA (what render.Capture and most
+// decoders return) are read directly; other types go through their
+// colour model, which is slower and may allocate.
+func (v *View) ShowImage(img image.Image) error {
+	b := img.Bounds()
+	if b.Dx() < 1 || b.Dy() < 1 || b.Dx() > MaxFrameSide || b.Dy() > MaxFrameSide {
+		return fmt.Errorf("termview: a %d×%d image cannot be shown (1 to %d pixels a side)", b.Dx(), b.Dy(), MaxFrameSide)
+	}
+	f, err := v.take()
+	if err != nil {
+		return err
+	}
+	f.resize(b.Dx(), b.Dy())
+	imageToXRGB(f.pix, img)
+	v.publish(f)
+	return nil
+}
+
+// imageToXRGB writes img's pixels into dst as tightly packed XRGB8888.
+func imageToXRGB(dst []byte, img image.Image) {
+	b := img.Bounds()
+	w := b.Dx()
+	put := func(i int, r, g, bl uint8) { texture.OrderBGRA.Put(dst[4*i:4*i+4], r, g, bl, 0xff) }
+	switch m := img.(type) {
+	case *image.NRGBA:
+		for y := 0; y < b.Dy(); y++ {
+			s := m.Pix[m.PixOffset(b.Min.X, b.Min.Y+y):]
+			for x := 0; x < w; x++ {
+				put(y*w+x, s[4*x], s[4*x+1], s[4*x+2])
+			}
+		}
+	case *image.RGBA:
+		for y := 0; y < b.Dy(); y++ {
+			s := m.Pix[m.PixOffset(b.Min.X, b.Min.Y+y):]
+			for x := 0; x < w; x++ {
+				put(y*w+x, s[4*x], s[4*x+1], s[4*x+2])
+			}
+		}
+	default:
+		for y := 0; y < b.Dy(); y++ {
+			for x := 0; x < w; x++ {
+				c := color.NRGBAModel.Convert(img.At(b.Min.X+x, b.Min.Y+y)).(color.NRGBA)
+				put(y*w+x, c.R, c.G, c.B)
+			}
+		}
+	}
+}
+
+// checkXRGB checks that px holds the frame its size and pitch describe.
+func checkXRGB(px []byte, width, height, pitch int) error {
+	switch {
+	case width < 1 || height < 1 || width > MaxFrameSide || height > MaxFrameSide:
+		return fmt.Errorf("termview: a %d×%d frame cannot be shown (1 to %d pixels a side)", width, height, MaxFrameSide)
+	case pitch < 4*width:
+		return fmt.Errorf("termview: a pitch of %d bytes is shorter than a row of %d XRGB8888 pixels (%d bytes)", pitch, width, 4*width)
+	case len(px) < (height-1)*pitch+4*width:
+		return fmt.Errorf("termview: the frame has %d bytes; %d rows of pitch %d need %d", len(px), height, pitch, (height-1)*pitch+4*width)
+	}
+	return nil
+}
+
+// take returns a free frame slot for Show to fill.
+func (v *View) take() (*frame, error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.closed {
+		return nil, ErrClosed
+	}
+	if v.err != nil {
+		return nil, v.err
+	}
+	// Three slots: at most one is pending and one is the writer's, so one
+	// is free here unless Show is called from two goroutines at once.
+	if len(v.free) == 0 {
+		return nil, errors.New("termview: Show was called from two goroutines at once; call it from the render loop only")
+	}
+	f := v.free[len(v.free)-1]
+	v.free = v.free[:len(v.free)-1]
+	return f, nil
+}
+
+// publish makes f the next frame to draw, dropping the one that waited.
+func (v *View) publish(f *frame) {
+	v.mu.Lock()
+	v.stats.Frames++
+	if v.pending != nil {
+		v.free = append(v.free, v.pending)
+		v.stats.Dropped++
+	}
+	v.pending = f
+	v.mu.Unlock()
+	v.poke()
+}
+
+// poke wakes the writer goroutine without waiting.
+func (v *View) poke() {
+	select {
+	case v.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Redraw makes the writer draw the next frame — or the last one again —
+// in full: after something else wrote to the terminal, for example.
+func (v *View) Redraw() {
+	v.mu.Lock()
+	v.redraw = true
+	v.mu.Unlock()
+	v.poke()
+}
+
+// Resize tells the view the terminal's new size, for a View made with New
+// or a fixed Options.Size; a View that follows SIGWINCH does this itself.
+// The last frame is drawn again at the new size.
+func (v *View) Resize(s Size) {
+	v.mu.Lock()
+	v.size = s
+	v.redraw = true
+	v.mu.Unlock()
+	v.poke()
+}
+
+// Stats returns the counts so far.
+func (v *View) Stats() Stats {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.stats
+}
+
+// Flush waits until every frame given to Show has been drawn or dropped
+// and returns the error that stopped the drawing, if any. The render loop
+// does not need it; tests and a program's last frame do.
+func (v *View) Flush() error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	for !v.closed && v.err == nil && (v.pending != nil || v.busy || v.redraw && v.cur != nil) {
+		v.idle.Wait()
+	}
+	return v.err
+}
+
+// Restore puts the terminal back (attributes reset, cursor shown, normal
+// screen) at once, and no frame is drawn after it; later calls do nothing.
+// It waits for a frame being written to finish, so that no escape
+// sequence is cut in half. It is safe to call from a signal handler's
+// goroutine, and makes a View a present.Restorer. Close calls it.
+func (v *View) Restore() error {
+	v.writeMu.Lock()
+	defer v.writeMu.Unlock()
+	if v.restored {
+		return nil
+	}
+	v.restored = true
+	if _, err := io.WriteString(v.out, leaveSeq); err != nil {
+		return fmt.Errorf("termview: restoring the terminal: %w", err)
+	}
+	return nil
+}
+
+// Close stops drawing, waits for the writer goroutine and restores the
+// terminal. Defer it right after Open. Later calls return the first
+// call's result.
+func (v *View) Close() error {
+	v.closeOnce.Do(func() {
+		v.mu.Lock()
+		v.closed = true
+		v.mu.Unlock()
+		close(v.stop)
+		<-v.done
+		if v.winch != nil {
+			signal.Stop(v.winch)
+		}
+		v.closeErr = v.Restore()
+		v.mu.Lock()
+		v.idle.Broadcast()
+		v.mu.Unlock()
+	})
+	return v.closeErr
+}
+
+// run is the writer goroutine.
+func (v *View) run() {
+	defer close(v.done)
+	for {
+		select {
+		case <-v.stop:
+			return
+		case <-v.wake:
+		case <-v.winch: // nil without SIGWINCH: never ready
+			if s, err := termSize(v.file); err == nil {
+				v.mu.Lock()
+				v.size = s
+				v.redraw = true
+				v.mu.Unlock()
+			}
+		}
+		v.drain()
+	}
+}
+
+// drain draws until there is nothing new to draw.
+func (v *View) drain() {
+	for {
+		select {
+		case <-v.stop:
+			return
+		default:
+		}
+		v.mu.Lock()
+		if v.err == nil && v.pending != nil {
+			if v.cur != nil {
+				v.free = append(v.free, v.cur)
+			}
+			v.cur, v.pending = v.pending, nil
+		} else if v.err != nil || !v.redraw || v.cur == nil {
+			v.busy = false
+			v.idle.Broadcast()
+			v.mu.Unlock()
+			return
+		}
+		full := v.redraw
+		v.redraw = false
+		size := v.size
+		v.busy = true
+		v.mu.Unlock()
+
+		n, err := v.draw(size, full)
+
+		v.mu.Lock()
+		if err != nil {
+			v.err = err
+		} else if n > 0 {
+			v.stats.Drawn++
+			v.stats.Bytes += uint64(n)
+			v.stats.LastBytes = n
+		}
+		v.mu.Unlock()
+	}
+}
+
+// draw writes v.cur to the terminal, in full or as the cells that changed
+// since the last frame drawn, and returns the number of bytes written.
+func (v *View) draw(size Size, full bool) (int, error) {
+	f := v.cur
+	if !v.hasLay || v.lay.size != size || v.lay.srcW != f.w || v.lay.srcH != f.h {
+		lay, err := newLayout(size, f.w, f.h, v.caption != "")
+		if err != nil {
+			v.hasLay = false
+			return 0, nil // no room: draw again when the window grows
+		}
+		if !v.hasLay || lay.imgW != v.lay.imgW || lay.imgH != v.lay.imgH || f.w != v.lay.srcW || f.h != v.lay.srcH {
+			v.sc = newScaler(f.w, f.h, lay.imgW, lay.imgH)
+			n := lay.imgW * 2 * lay.cellRows
+			v.grid, v.prev = make([]uint32, n), make([]uint32, n)
+			// The padding row under an odd picture stays blank.
+			for i := lay.imgW * lay.imgH; i < n; i++ {
+				v.grid[i], v.prev[i] = blank, blank
+			}
+		}
+		v.lay, v.hasLay = lay, true
+		full = true
+	}
+	img := v.grid[:v.lay.imgW*v.lay.imgH]
+	v.sc.scale(img, f.pix, 4*f.w, v.chans)
+	if v.enc.mode == Colour256 {
+		for i, c := range img {
+			img[i] = xterm256(c)
+		}
+	}
+	out := v.enc.frame(&v.lay, v.grid, v.prev, full, v.caption)
+
+	v.writeMu.Lock()
+	defer v.writeMu.Unlock()
+	if v.restored {
+		return 0, nil
+	}
+	if _, err := v.out.Write(out); err != nil {
+		return 0, fmt.Errorf("termview: writing a frame to the terminal: %w", err)
+	}
+	v.grid, v.prev = v.prev, v.grid
+	return len(out), nil
+}
