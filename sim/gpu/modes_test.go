@@ -10,6 +10,8 @@ import (
 	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/shaders/qpu"
 	"github.com/vccube/vccube/sim/gpu/internal/gputest"
+	"github.com/vccube/vccube/sim/hw"
+	"github.com/vccube/vccube/sim/mem"
 )
 
 // GL mode with shaders written for the test: each vertex's attribute is
@@ -175,4 +177,49 @@ func vsEnd(a *qpu.Asm) []uint64 {
 	a.I()
 	a.I()
 	return a.MustAssemble()
+}
+
+// A render list may draw by itself, without a binning pass: state packets
+// and GL_ARRAY_PRIMITIVE between a tile's TILE_COORDINATES and its store
+// draw into that tile ([AG] Table 38 marks them usable in render lists).
+// The state given before the first tile carries into every tile.
+func TestRenderListDrawsDirectly(t *testing.T) {
+	g := newGPU(t)
+	j := newTJob(t, 128, 64)
+	fs := j.program(fsConst())
+	var vb []byte
+	for _, v := range j.quad(0.5) {
+		vb = gputest.AppendNV(vb, v)
+	}
+	va := j.put(vb, 16)
+	ua := j.put(words(0xFF123456), 4)
+	rec := cl.NVShaderRecord{FSSingleThreaded: true, ClipHeaderIncluded: true, Stride: 28,
+		FSCodeAddress: fs, FSUniformsAddress: ua, VertexDataAddress: va}
+	ra := j.put(rec.Append(nil), 16)
+	var l []byte
+	l = cl.TileRenderingModeConfig{Address: j.color.Addr, Width: 128, Height: 64, Format: cl.RenderFormatRGBA8888}.Append(l)
+	l = cl.ConfigurationBits{EnableForwardFacing: true, EnableReverseFacing: true, DepthFunc: cl.DepthFuncAlways}.Append(l)
+	l = cl.ViewportOffset{}.Append(l)
+	l = cl.NVShaderState{Address: ra}.Append(l)
+	for x := range 2 {
+		l = cl.TileCoordinates{Column: uint8(x)}.Append(l)
+		l = cl.GLArrayPrimitive{Mode: cl.PrimitiveModeTriangles, Length: 6}.Append(l)
+		if x == 1 {
+			l = cl.StoreMSTileBufferAndEOF{}.Append(l)
+		} else {
+			l = cl.StoreMSTileBuffer{}.Append(l)
+		}
+	}
+	lists := j.m.Alloc(t, 4096, mem.Read, "render list")
+	rs := lists.Put(0, l)
+	if r := g.Run(&hw.Job{Mem: j.m.View, RenderStart: rs, RenderEnd: rs + uint32(len(l))}); r.Hung {
+		t.Fatal(r.Reason)
+	}
+	for y := range 64 {
+		for x := range 128 {
+			if p := j.pixel(x, y); p != 0xFF123456 {
+				t.Fatalf("pixel (%d,%d) = %#x", x, y, p)
+			}
+		}
+	}
 }

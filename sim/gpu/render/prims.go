@@ -117,7 +117,6 @@ func (w *Worker) direct(raw []byte) error {
 	w.plist = w.plist[:0]
 	var mode cl.PrimitiveMode
 	idx := w.directIdx[:0]
-	defer func() { w.directIdx = idx[:0] }()
 	switch spec.Opcode(raw[0]) {
 	case spec.OpGLArrayPrimitive:
 		var q cl.GLArrayPrimitive
@@ -146,6 +145,7 @@ func (w *Worker) direct(raw []byte) error {
 			idx = append(idx, min(v, q.MaxIndex))
 		}
 	}
+	w.directIdx = idx[:0] // keep the grown buffer for the next draw
 	if mode > cl.PrimitiveModeTriangleFan {
 		return fmt.Errorf("reserved primitive mode %d", mode)
 	}
