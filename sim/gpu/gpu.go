@@ -16,10 +16,34 @@
 //	tlb      the tile buffer: Z/stencil tests, loads and stores
 //	qpuexec  the QPU interpreter and the VPM
 //
+// # Performance counters
+//
+// hw.Job.Counters receives, numbered as enum drm_vc4_perfmon_event
+// (gem.Perfcnt*): QPU clocks of vertex and coordinate shading and of
+// fragment shading (four clocks per instruction per QPU, [AG] §3) and
+// their sum as "executing valid instructions"; FEP primitives rendered
+// or not, valid quads and quads rejected by early-Z; PLB primitives
+// outside the viewport and needing clipping; PSE reversed primitives; TLB
+// quads passing or failing the Z and stencil tests, failing the stencil
+// test, with zero and non-zero coverage, and written to the colour buffer;
+// TMU texture quads processed. Counters that measure time spent waiting
+// or cache behaviour (QPU idle, TMU/scoreboard/varying stalls, the
+// instruction, uniform, texture and L2 caches, VPM stalls) stay zero: the
+// model has no clock.
+//
+// # Not modelled
+//
+// Multisampling and decimation, the 64-bit tile buffer, VG mode and the
+// coverage pipe, cube maps and child images, ETC1 and the S8/S16/S16F
+// sample types, the VG mask and full-dump buffers. A job that needs one of
+// them ends hung with a tlb.Unsupported or tmu.Unsupported reason rather
+// than render something else.
+//
 // Sources: the Broadcom VideoCore IV 3D Architecture Reference Guide
 // (VideoCoreIV-AG100-R, "AG"), Mesa's vc4 driver and the Linux vc4 kernel
 // driver, as digested in shared/reference/hw-vc4.md and kernel-vc4.md; each
-// file names its own.
+// file names its own, and next to each choice where the sources are silent
+// or disagree.
 package gpu
 
 import (
