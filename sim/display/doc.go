@@ -1,0 +1,58 @@
+// Package display is the simulated KMS half of a Raspberry Pi 0-3's vc4
+// DRM driver: the HDMI-A-1 connector with a monitor's modes, its TMDS
+// encoder, one CRTC with its primary plane, framebuffers over vc4 and dumb
+// BOs, and page flips that complete on a vblank clock running at the
+// mode's refresh rate, in virtual time for tests or in real time for
+// interactive runs. It also reads back what the CRTC scans out, for tests,
+// the terminal viewer and capture, and calls a hook on every flip.
+//
+// The simulated device (package sim) routes the mode-setting ioctls to a
+// Display after it has copied the argument in and checked the DRM core's
+// permissions (DRM_MASTER for SETCRTC and PAGE_FLIP, which is what makes a
+// second opener's flips EACCES); the display answers as the kernel's KMS
+// core and vc4's KMS code do, with the same checks in the same order and
+// the same errnos, and resolves GEM handles through the file (Client).
+//
+// # Sources
+//
+// The rules come from Linux drivers/gpu/drm: drm_mode_config.c
+// (GETRESOURCES), drm_connector.c (GETCONNECTOR), drm_encoder.c,
+// drm_crtc.c (GETCRTC, SETCRTC), drm_modes.c (mode checks, refresh,
+// names, ordering), drm_framebuffer.c and drm_gem_framebuffer_helper.c
+// (ADDFB2, RMFB), drm_plane.c (PAGE_FLIP), drm_atomic_helper.c (commits,
+// EBUSY), drm_vblank.c (event contents, frame durations), drm_ioctl.c
+// (GET_CAP, SET_CLIENT_CAP), drm_file.c (close), drm_edid.c (the CEA and
+// DMT timings); and vc4_kms.c, vc4_crtc.c, vc4_plane.c and vc4_hdmi.c for
+// what a Pi 0-3 adds: the 2048x2048 limit, the formats and modifiers its
+// planes scan out (T-tiled included), the SET_TILING default modifier,
+// the 162 MHz HDMI clock limit, async flips. Each rule names its function
+// next to the code. No code was copied.
+//
+// # Time
+//
+// See ClockMode. Under VirtualClock and SteppedClock the timestamps in
+// events count from Options.Start; under RealClock they are
+// CLOCK_MONOTONIC, as the kernel's are (DRM_CAP_TIMESTAMP_MONOTONIC).
+//
+// # Not modelled
+//
+//   - Ioctls drm/ has no struct for: GETPLANERESOURCES, GETPLANE, SETPLANE,
+//     cursors, gamma, properties, atomic commits, ADDFB (legacy), GETFB,
+//     GETFB2, CLOSEFB, DIRTYFB, WAIT_VBLANK and the CRTC sequence ioctls
+//     answer ENOSYS. Connectors report no properties. SET_CLIENT_CAP
+//     accepts ATOMIC as vc4 does, but MODE_ATOMIC then answers ENOSYS.
+//   - Only one CRTC and one connector (a Pi 0-3 also has the DSI, DPI and
+//     composite outputs and three pixelvalves), no overlay or cursor
+//     planes, no hotplug after creation, no EDID.
+//   - An ASYNC flip does not wait for the GPU to finish with the BO (the
+//     kernel waits for the BO's fence; the seam gives no fence), and a
+//     framebuffer on screen does not raise its BO's use count, so a BO
+//     marked DONTNEED can be purged while shown (vc4_prepare_fb calls
+//     vc4_bo_inc_usecnt; sim/kernel exports no use count).
+//   - The event space is not reserved at PAGE_FLIP (drm_event_reserve_init
+//     fails with ENOMEM there); a full queue loses the event when it is
+//     delivered instead.
+//   - The vc4 load tracker (ENOSPC above the memory-bus budget) and the
+//     HVS display-list space are not modelled: one full-HD plane never
+//     reaches them.
+package display

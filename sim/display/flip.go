@@ -1,0 +1,190 @@
+package display
+
+import (
+	"syscall"
+	"time"
+	"unsafe"
+
+	"github.com/vccube/vccube/drm"
+)
+
+// pageFlipFlags is DRM_MODE_PAGE_FLIP_FLAGS (drm_mode.h): EVENT, ASYNC
+// and the two TARGET bits.
+const (
+	pageFlipTarget = drm.PageFlipTargetAbsolute | drm.PageFlipTargetRelative
+	pageFlipFlags  = drm.PageFlipEvent | drm.PageFlipAsync | pageFlipTarget
+)
+
+// pageFlip is DRM_IOCTL_MODE_PAGE_FLIP: drm_mode_page_flip_ioctl
+// (drm_plane.c), then vc4_page_flip (vc4_crtc.c), which hands a vsynced
+// flip to drm_atomic_helper_page_flip (a nonblocking commit of the primary
+// plane) and does an ASYNC one itself.
+//
+// A vsynced flip completes at the CRTC's first vblank after the request;
+// until then another flip is EBUSY (drm_atomic_helper_setup_commit,
+// stall_checks: "busy with a previous commit"). With
+// DRM_MODE_PAGE_FLIP_EVENT the file gets a DRM_EVENT_FLIP_COMPLETE record
+// carrying the user data, the vblank counter and the vblank's time
+// (drm_vblank.c send_vblank_event) and the CRTC id.
+func (d *Display) pageFlip(cs *clientState, r *drm.ModeCrtcPageFlip) error {
+	if r.Flags&^pageFlipFlags != 0 {
+		return errorf(syscall.EINVAL, "unknown page-flip flags 0x%x", r.Flags&^pageFlipFlags)
+	}
+	// r.Reserved is the sequence of struct drm_mode_crtc_page_flip_target.
+	if r.Reserved != 0 && r.Flags&pageFlipTarget == 0 {
+		return errorf(syscall.EINVAL, "a target sequence %d without a TARGET flag", r.Reserved)
+	}
+	if r.Flags&pageFlipTarget == pageFlipTarget {
+		return errorf(syscall.EINVAL, "TARGET_ABSOLUTE and TARGET_RELATIVE together")
+	}
+	// (DRM_MODE_PAGE_FLIP_ASYNC needs mode_config.async_page_flip, which
+	// vc4_kms_load sets.)
+	if r.CrtcID != CrtcID {
+		return errorf(syscall.ENOENT, "unknown CRTC %d", r.CrtcID)
+	}
+	if r.Flags&pageFlipTarget != 0 {
+		return errorf(syscall.EINVAL, "vc4's CRTC has no page_flip_target: target flips are not supported (DRM_CAP_PAGE_FLIP_TARGET is 0)")
+	}
+	c := &d.crtc
+	if c.fb == nil {
+		// "The framebuffer is currently unbound, presumably due to a
+		// hotplug event, that userspace has not yet discovered."
+		return errorf(syscall.EBUSY, "the primary plane has no framebuffer (the CRTC is off, or its framebuffer was removed); SETCRTC first")
+	}
+	fb := d.lookupFB(r.FbID)
+	if fb == nil {
+		return errorf(syscall.ENOENT, "unknown framebuffer %d", r.FbID)
+	}
+	if err := checkSrcCoords(c.x<<16, c.y<<16, uint32(c.mode.Hdisplay)<<16, uint32(c.mode.Vdisplay)<<16, fb); err != nil {
+		return err
+	}
+	if fb.format != c.fb.format {
+		return errorf(syscall.EINVAL, "page flip is not allowed to change frame buffer format (%s to %s)", c.fb.format, fb.format)
+	}
+	// (drm_event_reserve_init would take the event's 32 bytes of the
+	// file's event space here, ENOMEM when full; the seam has no
+	// reservation, so a full queue loses the event at delivery instead.)
+	now := d.clockNow()
+
+	if r.Flags&drm.PageFlipAsync != 0 {
+		// vc4_async_page_flip: the plane's address is rewritten at once
+		// (once the GPU is done with the BO, which the simulator does not
+		// wait for: see the package documentation) and the event carries
+		// the last vblank's count and time (drm_crtc_send_vblank_event).
+		d.swapStateFB(fb)
+		seq, at := c.tl.last(now)
+		d.setScan(c.fb, seq, at, true, r.Flags&drm.PageFlipEvent != 0)
+		if r.Flags&drm.PageFlipEvent != 0 {
+			d.sendEvent(cs, r.UserData, seq, at)
+		}
+		return nil
+	}
+
+	// drm_atomic_helper_page_flip: page_flip_common refuses an inactive
+	// CRTC; the nonblocking commit refuses to get ahead of a pending one.
+	if !c.active {
+		return errorf(syscall.EINVAL, "CRTC %d disabled, rejecting legacy flip", CrtcID)
+	}
+	if c.pending.active {
+		return errorf(syscall.EBUSY, "CRTC %d busy with a previous commit: wait for its flip event", CrtcID)
+	}
+	// The commit swaps the state at once (GETCRTC reports the new
+	// framebuffer); the hardware latches it at the next vblank.
+	d.swapStateFB(fb)
+	_, target := c.tl.next(now)
+	c.pending = pendingFlip{active: true, event: r.Flags&drm.PageFlipEvent != 0, userData: r.UserData, target: target}
+	if c.pending.event {
+		c.pending.client = cs
+	}
+	switch d.opts.Clock {
+	case VirtualClock:
+		d.waitUntil(target)
+	case RealClock:
+		d.timer.Reset(time.Duration(target - monotonicNow()))
+	}
+	return nil
+}
+
+// swapStateFB makes fb the primary plane's framebuffer in the state.
+func (d *Display) swapStateFB(fb *framebuffer) {
+	c := &d.crtc
+	fb.get()
+	d.put(c.fb)
+	c.fb = fb
+}
+
+// finishPending is a blocking commit's stall: it waits for the pending
+// flip's vblank, which completes it.
+func (d *Display) finishPending() {
+	if p := &d.crtc.pending; p.active {
+		d.waitUntil(p.target)
+	}
+}
+
+// completeDue completes the pending flip if the clock has reached its
+// vblank: the hardware now shows the state's framebuffer, and the event
+// goes to the file that asked (vc4_crtc_handle_page_flip,
+// drm_crtc_send_vblank_event). Under RealClock it re-arms the timer when
+// woken early.
+func (d *Display) completeDue() {
+	c := &d.crtc
+	p := &c.pending
+	if !p.active {
+		return
+	}
+	now := d.clockNow()
+	if now < p.target {
+		if d.timer != nil {
+			d.timer.Reset(time.Duration(p.target - now))
+		}
+		return
+	}
+	at := p.target
+	seq := c.tl.count(at)
+	flip := *p
+	*p = pendingFlip{}
+	d.setScan(c.fb, seq, at, false, flip.event)
+	if flip.client != nil {
+		d.sendEvent(flip.client, flip.userData, seq, at)
+	}
+}
+
+// sendEvent queues a DRM_EVENT_FLIP_COMPLETE record (struct
+// drm_event_vblank) for cs. The record is built in the CRTC's buffer, so
+// a flip does not allocate.
+func (d *Display) sendEvent(cs *clientState, userData, seq uint64, at int64) {
+	ev := &d.crtc.ev
+	*ev = drm.EventVblank{
+		Base:     drm.Event{Type: drm.EventTypeFlipComplete, Length: uint32(unsafe.Sizeof(*ev))},
+		UserData: userData,
+		// The record's seconds and microseconds are 32 bits
+		// (send_vblank_event: ktime_to_timespec64, tv_nsec / 1000).
+		TvSec:    uint32(at / int64(time.Second)),
+		TvUsec:   uint32(at % int64(time.Second) / int64(time.Microsecond)),
+		Sequence: uint32(seq),
+		CrtcID:   CrtcID,
+	}
+	// ENOMEM when the file's event space is full: the event is lost (see
+	// pageFlip).
+	_ = cs.c.QueueEvent(unsafe.Slice((*byte)(unsafe.Pointer(ev)), unsafe.Sizeof(*ev)))
+}
+
+// setScan makes fb what the hardware shows from the vblank (seq, at) on,
+// and records the change for OnFlip.
+func (d *Display) setScan(fb *framebuffer, seq uint64, at int64, async, event bool) {
+	c := &d.crtc
+	if fb != nil {
+		fb.get()
+	}
+	if c.scan != nil {
+		d.put(c.scan)
+	}
+	c.scan, c.scanSeq, c.scanTime = fb, seq, at
+	if d.opts.OnFlip != nil {
+		f := Flip{CrtcID: CrtcID, Sequence: seq, Time: time.Duration(at), Async: async, Event: event}
+		if fb != nil {
+			f.FbID = fb.id
+		}
+		d.notify = append(d.notify, f)
+	}
+}

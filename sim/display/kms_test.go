@@ -1,0 +1,397 @@
+package display_test
+
+import (
+	"slices"
+	"syscall"
+	"testing"
+
+	"unsafe"
+
+	"github.com/vccube/vccube/drm"
+	"github.com/vccube/vccube/sim"
+	"github.com/vccube/vccube/sim/display"
+)
+
+func TestGetResources(t *testing.T) {
+	r := newRig(t, display.Options{})
+	f := r.open()
+	res, err := drm.GetResources(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(res.CRTCs, []uint32{display.CrtcID}) || !slices.Equal(res.Encoders, []uint32{display.EncoderID}) ||
+		!slices.Equal(res.Connectors, []uint32{display.ConnectorID}) || len(res.FBs) != 0 {
+		t.Fatalf("resources %+v", res)
+	}
+	// vc4_kms_load: 2048x2048 on a Pi 0-3, minimums 0.
+	if res.MinWidth != 0 || res.MinHeight != 0 || res.MaxWidth != 2048 || res.MaxHeight != 2048 {
+		t.Fatalf("size limits %d-%d x %d-%d, want 0-2048 x 0-2048", res.MinWidth, res.MaxWidth, res.MinHeight, res.MaxHeight)
+	}
+
+	// Framebuffers are the file's own, newest first; the array gets as
+	// many as its count allows (drm_mode_getresources fills partially).
+	var fbs []uint32
+	for i := 0; i < 3; i++ {
+		fb, _, _ := dumbFB(t, f, 640, 480)
+		fbs = append(fbs, fb)
+	}
+	ids := []uint32{0xdead, 0xdead, 0xdead}
+	crtcs := []uint32{0xdead}
+	arg := drm.ModeCardRes{FbIDPtr: ptr(t, ids), CountFbs: 2, CrtcIDPtr: ptr(t, crtcs), CountCrtcs: 0}
+	wantErrno(t, "GETRESOURCES", ioctl(f, drm.IoctlModeGetResources, &arg), 0)
+	if arg.CountFbs != 3 || ids[0] != fbs[2] || ids[1] != fbs[1] || ids[2] != 0xdead {
+		t.Fatalf("fb ids %x count %d, want the two newest of %v then untouched, count 3", ids, arg.CountFbs, fbs)
+	}
+	if arg.CountCrtcs != 1 || crtcs[0] != 0xdead || arg.CountConnectors != 1 || arg.CountEncoders != 1 {
+		t.Fatalf("counts %d %d %d, crtc array %x: want counts 1 and nothing written for count 0", arg.CountCrtcs,
+			arg.CountConnectors, arg.CountEncoders, crtcs)
+	}
+	// Another file sees none of them.
+	other := r.open()
+	res, err = drm.GetResources(other)
+	if err != nil || len(res.FBs) != 0 {
+		t.Fatalf("another file's resources %+v, %v: want no framebuffers", res, err)
+	}
+	// A bad array address is EFAULT, as put_user fails.
+	arg = drm.ModeCardRes{CrtcIDPtr: 8, CountCrtcs: 1}
+	wantErrno(t, "GETRESOURCES to address 8", ioctl(f, drm.IoctlModeGetResources, &arg), syscall.EFAULT)
+}
+
+// wantModes is HDMI-A-1's mode list for the default monitor, written from
+// drm_edid.c's tables (CEA VICs 16, 31, 4, 19, 1 and DMT 0x23, 0x10, 0x09)
+// and sorted as drm_mode_sort does: preferred, then larger, then faster
+// refresh. vrefresh is the clock over htotal x vtotal, rounded.
+var wantModes = []struct {
+	name                string
+	clock               uint32
+	hd, hss, hse, ht    uint16
+	vd, vss, vse, vt    uint16
+	flags, typ, refresh uint32
+	wantString          string
+}{
+	{"1920x1080", 148500, 1920, 2008, 2052, 2200, 1080, 1084, 1089, 1125, 0x5, 0x48, 60, "1920x1080@60"},
+	{"1920x1080", 148500, 1920, 2448, 2492, 2640, 1080, 1084, 1089, 1125, 0x5, 0x40, 50, "1920x1080@50"},
+	{"1280x1024", 108000, 1280, 1328, 1440, 1688, 1024, 1025, 1028, 1066, 0x5, 0x40, 60, "1280x1024@60"}, // 60.02 Hz
+	{"1280x720", 74250, 1280, 1390, 1430, 1650, 720, 725, 730, 750, 0x5, 0x40, 60, "1280x720@60"},
+	{"1280x720", 74250, 1280, 1720, 1760, 1980, 720, 725, 730, 750, 0x5, 0x40, 50, "1280x720@50"},
+	{"1024x768", 65000, 1024, 1048, 1184, 1344, 768, 771, 777, 806, 0xa, 0x40, 60, "1024x768@60"}, // 60.004 Hz
+	{"800x600", 40000, 800, 840, 968, 1056, 600, 601, 605, 628, 0x5, 0x40, 60, "800x600@60"},      // 60.317 Hz
+	{"640x480", 25175, 640, 656, 752, 800, 480, 490, 492, 525, 0xa, 0x40, 60, "640x480@60"},       // 59.94 Hz
+}
+
+func TestGetConnector(t *testing.T) {
+	r := newRig(t, display.Options{})
+	f := r.open()
+	cn, err := drm.GetConnector(f, display.ConnectorID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cn.Name() != "HDMI-A-1" || cn.Status != drm.StatusConnected || cn.MmWidth != 527 || cn.MmHeight != 296 ||
+		cn.EncoderID != 0 || !slices.Equal(cn.Encoders, []uint32{display.EncoderID}) {
+		t.Fatalf("connector %+v", cn)
+	}
+	if len(cn.Modes) != len(wantModes) {
+		t.Fatalf("%d modes, want %d: %v", len(cn.Modes), len(wantModes), cn.Modes)
+	}
+	for i, w := range wantModes {
+		m := cn.Modes[i]
+		if m.Name() != w.name || m.Clock != w.clock || m.Hdisplay != w.hd || m.HsyncStart != w.hss || m.HsyncEnd != w.hse ||
+			m.Htotal != w.ht || m.Vdisplay != w.vd || m.VsyncStart != w.vss || m.VsyncEnd != w.vse || m.Vtotal != w.vt ||
+			m.Flags != w.flags || m.Type != w.typ || m.Vrefresh != w.refresh || m.String() != w.wantString || m.Hskew != 0 || m.Vscan != 0 {
+			t.Errorf("mode %d: %+v, want %+v", i, m.ModeModeInfo, w)
+		}
+	}
+	if p, ok := cn.PreferredMode(); !ok || p.String() != "1920x1080@60" {
+		t.Errorf("preferred mode %v", p)
+	}
+
+	// The count-then-fill protocol: a mode array too small for all the
+	// modes is left alone, and the real count comes back.
+	modes := make([]drm.ModeModeInfo, 3)
+	for i := range modes {
+		modes[i].Clock = 0xdead
+	}
+	enc := []uint32{0xdead}
+	arg := drm.ModeGetConnector{ConnectorID: display.ConnectorID, CountModes: 3, ModesPtr: ptr(t, modes), EncodersPtr: ptr(t, enc)}
+	wantErrno(t, "GETCONNECTOR", ioctl(f, drm.IoctlModeGetConnector, &arg), 0)
+	if arg.CountModes != 8 || modes[0].Clock != 0xdead || arg.CountEncoders != 1 || enc[0] != 0xdead || arg.CountProps != 0 {
+		t.Fatalf("short arrays: counts %d modes %d encoders, first mode clock %d, encoder %x", arg.CountModes, arg.CountEncoders, modes[0].Clock, enc[0])
+	}
+	arg = drm.ModeGetConnector{ConnectorID: display.ConnectorID, CountModes: 8, ModesPtr: 12}
+	wantErrno(t, "GETCONNECTOR into address 12", ioctl(f, drm.IoctlModeGetConnector, &arg), syscall.EFAULT)
+
+	for _, id := range []uint32{0, display.CrtcID, display.EncoderID, display.ConnectorID + 1} {
+		_, err := drm.GetConnector(f, id)
+		wantErrno(t, "GETCONNECTOR of a non-connector", err, syscall.ENOENT)
+	}
+}
+
+func TestMonitorModesArePruned(t *testing.T) {
+	wide := drm.ModeModeInfo{Clock: 241500, Hdisplay: 2560, HsyncStart: 2608, HsyncEnd: 2640, Htotal: 2720,
+		Vdisplay: 1440, VsyncStart: 1443, VsyncEnd: 1448, Vtotal: 1481, Flags: drm.ModeFlagPHSync | drm.ModeFlagNVSync}
+	tooWide := display.Mode1920x1080p60 // 2100 pixels wide at a legal clock: beyond max_width
+	tooWide.Hdisplay, tooWide.HsyncStart, tooWide.HsyncEnd, tooWide.Htotal = 2100, 2110, 2120, 2200
+	dblscan := display.Mode640x480p60
+	dblscan.Flags |= drm.ModeFlagDblScan
+	broken := display.Mode800x600p60
+	broken.HsyncStart = 700 // before the end of the visible line
+	preferred := display.Mode1280x720p60
+	preferred.Type = drm.ModeTypePreferred | drm.ModeTypeUserdef // the user bit is dropped
+	mon := display.Monitor{WidthMM: 100, HeightMM: 50, Modes: []drm.ModeModeInfo{
+		wide, display.Mode1024x768p60, tooWide, dblscan, broken, preferred, display.Mode1024x768p60}}
+	r := newRig(t, display.Options{Monitor: &mon})
+	got := connectorModes(t, r.open())
+	var names []string
+	for _, m := range got {
+		names = append(names, m.String())
+	}
+	if !slices.Equal(names, []string{"1280x720@60", "1024x768@60"}) {
+		t.Fatalf("modes %v: want the 1280x720 (preferred) and one 1024x768", names)
+	}
+	if got[0].Type != drm.ModeTypePreferred|drm.ModeTypeDriver || got[1].Type != drm.ModeTypeDriver {
+		t.Fatalf("types %#x %#x", got[0].Type, got[1].Type)
+	}
+}
+
+func TestUnplugged(t *testing.T) {
+	r := newRig(t, display.Options{Unplugged: true})
+	cn, err := drm.GetConnector(r.open(), display.ConnectorID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cn.Status != drm.StatusDisconnected || len(cn.Modes) != 0 || cn.MmWidth != 0 {
+		t.Fatalf("unplugged connector %v, %dx%d mm", cn, cn.MmWidth, cn.MmHeight)
+	}
+}
+
+func TestGetEncoderAndRouting(t *testing.T) {
+	r := newRig(t, display.Options{})
+	f := r.open()
+	e, err := drm.GetEncoder(f, display.EncoderID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := drm.Encoder{ID: display.EncoderID, Type: drm.EncoderTMDS, CrtcID: 0, PossibleCrtcs: 1, PossibleClones: 1}
+	if e != want {
+		t.Fatalf("encoder %+v, want %+v", e, want)
+	}
+	_, err = drm.GetEncoder(f, display.ConnectorID)
+	wantErrno(t, "GETENCODER of the connector's id", err, syscall.ENOENT)
+
+	fb, _, _ := dumbFB(t, f, 1920, 1080)
+	setCrtc(t, f, fb, modeNamed(t, f, "1920x1080@60"))
+	if e, _ := drm.GetEncoder(f, display.EncoderID); e.CrtcID != display.CrtcID {
+		t.Fatalf("encoder CRTC %d after SETCRTC, want %d", e.CrtcID, display.CrtcID)
+	}
+	if cn, _ := drm.GetConnector(f, display.ConnectorID); cn.EncoderID != display.EncoderID {
+		t.Fatalf("connector encoder %d after SETCRTC", cn.EncoderID)
+	}
+	wantErrno(t, "SETCRTC off", drm.SetCrtc(f, display.CrtcID, 0, 0, 0, nil, nil), 0)
+	if e, _ := drm.GetEncoder(f, display.EncoderID); e.CrtcID != 0 {
+		t.Fatalf("encoder CRTC %d after turning it off", e.CrtcID)
+	}
+}
+
+func TestSetCrtcAndGetCrtc(t *testing.T) {
+	r := newRig(t, display.Options{})
+	f := r.open()
+	c, err := drm.GetCrtc(f, display.CrtcID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.ModeValid || c.FbID != 0 || c.GammaSize != 256 {
+		t.Fatalf("CRTC at start %+v: want off, no fb, gamma 256 (vc4_crtc_init)", c)
+	}
+	// A framebuffer larger than the mode, shown from (16, 8).
+	fb, _, _ := dumbFB(t, f, 1300, 740)
+	m := modeNamed(t, f, "1280x720@60")
+	m.ModeModeInfo.Name = [32]byte{'m', 'y', 'm', 'o', 'd', 'e'}
+	m.Vrefresh = 0 // the kernel recomputes it
+	wantErrno(t, "SETCRTC", drm.SetCrtc(f, display.CrtcID, fb, 16, 8, []uint32{display.ConnectorID}, &m), 0)
+	c, err = drm.GetCrtc(f, display.CrtcID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.ModeValid || c.FbID != fb || c.X != 16 || c.Y != 8 || c.Mode.Name() != "mymode" || c.Mode.Vrefresh != 60 ||
+		c.Mode.Clock != 74250 || c.Mode.Htotal != 1650 || c.Mode.Type != drm.ModeTypeDriver {
+		t.Fatalf("CRTC after SETCRTC %+v", c)
+	}
+	// fb_id -1 keeps the current framebuffer.
+	wantErrno(t, "SETCRTC fb -1", drm.SetCrtc(f, display.CrtcID, ^uint32(0), 0, 0, []uint32{display.ConnectorID}, &m), 0)
+	if c, _ = drm.GetCrtc(f, display.CrtcID); c.FbID != fb || c.X != 0 {
+		t.Fatalf("CRTC after SETCRTC fb -1 %+v", c)
+	}
+	// Off: mode_valid 0, no framebuffer; the caller's mode bytes are left.
+	wantErrno(t, "SETCRTC off", drm.SetCrtc(f, display.CrtcID, 0, 0, 0, nil, nil), 0)
+	arg := drm.ModeCrtc{CrtcID: display.CrtcID, Mode: drm.ModeModeInfo{Clock: 1234}}
+	wantErrno(t, "GETCRTC", ioctl(f, drm.IoctlModeGetCrtc, &arg), 0)
+	if arg.ModeValid != 0 || arg.FbID != 0 || arg.Mode.Clock != 1234 {
+		t.Fatalf("GETCRTC of an off CRTC %+v", arg)
+	}
+	_, err = drm.GetCrtc(f, display.EncoderID)
+	wantErrno(t, "GETCRTC of the encoder's id", err, syscall.ENOENT)
+}
+
+func TestSetCrtcErrors(t *testing.T) {
+	r := newRig(t, display.Options{})
+	f := r.open()
+	fb, _, _ := dumbFB(t, f, 1920, 1080)
+	small, _, _ := dumbFB(t, f, 800, 600)
+	good := modeNamed(t, f, "1920x1080@60").ModeModeInfo
+	conns := []uint32{display.ConnectorID}
+	two := []uint32{display.ConnectorID, display.ConnectorID}
+	bad := []uint32{display.EncoderID}
+	with := func(change func(*drm.ModeModeInfo)) drm.ModeModeInfo { m := good; change(&m); return m }
+	for _, tc := range []struct {
+		name string
+		arg  drm.ModeCrtc
+		want syscall.Errno
+	}{
+		{"x beyond 16 bits", drm.ModeCrtc{CrtcID: display.CrtcID, X: 1 << 16, FbID: fb, ModeValid: 1, Mode: good}, syscall.ERANGE},
+		{"unknown CRTC", drm.ModeCrtc{CrtcID: display.ConnectorID, FbID: fb, ModeValid: 1, Mode: good}, syscall.ENOENT},
+		{"unknown fb", drm.ModeCrtc{CrtcID: display.CrtcID, FbID: 12345, ModeValid: 1, Mode: good}, syscall.ENOENT},
+		{"fb 0 with a mode", drm.ModeCrtc{CrtcID: display.CrtcID, ModeValid: 1, Mode: good}, syscall.ENOENT},
+		{"fb -1 with none current", drm.ModeCrtc{CrtcID: display.CrtcID, FbID: ^uint32(0), ModeValid: 1, Mode: good}, syscall.EINVAL},
+		{"aspect ratio without the cap", drm.ModeCrtc{CrtcID: display.CrtcID, FbID: fb, ModeValid: 1,
+			Mode: with(func(m *drm.ModeModeInfo) { m.Flags |= 2 << 19 })}, syscall.EINVAL},
+		{"clock above INT_MAX", drm.ModeCrtc{CrtcID: display.CrtcID, FbID: fb, ModeValid: 1,
+			Mode: with(func(m *drm.ModeModeInfo) { m.Clock = 1 << 31 })}, syscall.ERANGE},
+		{"clock 0", drm.ModeCrtc{CrtcID: display.CrtcID, FbID: fb, ModeValid: 1, Mode: with(func(m *drm.ModeModeInfo) { m.Clock = 0 })}, syscall.EINVAL},
+		{"hsync before the line ends", drm.ModeCrtc{CrtcID: display.CrtcID, FbID: fb, ModeValid: 1,
+			Mode: with(func(m *drm.ModeModeInfo) { m.HsyncStart = 1900 })}, syscall.EINVAL},
+		{"vtotal inside vsync", drm.ModeCrtc{CrtcID: display.CrtcID, FbID: fb, ModeValid: 1,
+			Mode: with(func(m *drm.ModeModeInfo) { m.Vtotal = 1088 })}, syscall.EINVAL},
+		{"unknown flag", drm.ModeCrtc{CrtcID: display.CrtcID, FbID: fb, ModeValid: 1,
+			Mode: with(func(m *drm.ModeModeInfo) { m.Flags |= 1 << 10 })}, syscall.EINVAL},
+		{"fb smaller than the mode", drm.ModeCrtc{CrtcID: display.CrtcID, FbID: small, ModeValid: 1, Mode: good,
+			SetConnectorsPtr: ptr(t, conns), CountConnectors: 1}, syscall.ENOSPC},
+		{"viewport past the fb's right edge", drm.ModeCrtc{CrtcID: display.CrtcID, FbID: fb, X: 1, ModeValid: 1, Mode: good,
+			SetConnectorsPtr: ptr(t, conns), CountConnectors: 1}, syscall.ENOSPC},
+		{"mode without connectors", drm.ModeCrtc{CrtcID: display.CrtcID, FbID: fb, ModeValid: 1, Mode: good}, syscall.EINVAL},
+		{"connectors without a mode", drm.ModeCrtc{CrtcID: display.CrtcID, SetConnectorsPtr: ptr(t, conns), CountConnectors: 1}, syscall.EINVAL},
+		{"more connectors than exist", drm.ModeCrtc{CrtcID: display.CrtcID, FbID: fb, ModeValid: 1, Mode: good,
+			SetConnectorsPtr: ptr(t, two), CountConnectors: 2}, syscall.EINVAL},
+		{"unknown connector", drm.ModeCrtc{CrtcID: display.CrtcID, FbID: fb, ModeValid: 1, Mode: good,
+			SetConnectorsPtr: ptr(t, bad), CountConnectors: 1}, syscall.ENOENT},
+		{"bad connector array", drm.ModeCrtc{CrtcID: display.CrtcID, FbID: fb, ModeValid: 1, Mode: good,
+			SetConnectorsPtr: 16, CountConnectors: 1}, syscall.EFAULT},
+		{"clock above the HDMI encoder's 162 MHz", drm.ModeCrtc{CrtcID: display.CrtcID, FbID: fb, ModeValid: 1,
+			Mode: with(func(m *drm.ModeModeInfo) { m.Clock = 170000 }), SetConnectorsPtr: ptr(t, conns), CountConnectors: 1}, syscall.EINVAL},
+		{"double scan", drm.ModeCrtc{CrtcID: display.CrtcID, FbID: fb, ModeValid: 1,
+			Mode: with(func(m *drm.ModeModeInfo) { m.Flags |= drm.ModeFlagDblScan }), SetConnectorsPtr: ptr(t, conns), CountConnectors: 1}, syscall.EINVAL},
+	} {
+		arg := tc.arg
+		wantErrno(t, tc.name, ioctl(f, drm.IoctlModeSetCrtc, &arg), tc.want)
+	}
+	if c, _ := drm.GetCrtc(f, display.CrtcID); c.ModeValid {
+		t.Fatalf("a refused SETCRTC changed the CRTC: %+v", c)
+	}
+	// With the ASPECT_RATIO capability the aspect bits are accepted, and
+	// GETCRTC shows them only to such files.
+	wantErrno(t, "SET_CLIENT_CAP ASPECT_RATIO", drm.SetClientCapability(f, drm.ClientCapAspectRatio, 1), 0)
+	ar := drm.ModeInfo{ModeModeInfo: with(func(m *drm.ModeModeInfo) { m.Flags |= 2 << 19 })}
+	wantErrno(t, "SETCRTC 16:9", drm.SetCrtc(f, display.CrtcID, fb, 0, 0, conns, &ar), 0)
+	if c, _ := drm.GetCrtc(f, display.CrtcID); c.Mode.Flags != 0x5|2<<19 {
+		t.Fatalf("flags %#x for a file with ASPECT_RATIO", c.Mode.Flags)
+	}
+	if c, _ := drm.GetCrtc(r.open(), display.CrtcID); c.Mode.Flags != 0x5 {
+		t.Fatalf("flags %#x for a file without ASPECT_RATIO", c.Mode.Flags)
+	}
+	ar.Flags = 0x5 | 7<<19
+	wantErrno(t, "SETCRTC with aspect ratio 7", drm.SetCrtc(f, display.CrtcID, fb, 0, 0, conns, &ar), syscall.EINVAL)
+}
+
+func TestMasterRules(t *testing.T) {
+	r := newRig(t, display.Options{})
+	master := r.open()
+	other := r.open() // opened while master is held: not master
+	fb, _, _ := dumbFB(t, master, 1920, 1080)
+	mode := modeNamed(t, other, "1920x1080@60") // reading is for anyone
+
+	err := drm.SetCrtc(other, display.CrtcID, fb, 0, 0, []uint32{display.ConnectorID}, &mode)
+	wantErrno(t, "SETCRTC by a non-master", err, syscall.EACCES)
+	setCrtc(t, master, fb, mode)
+	wantErrno(t, "PAGE_FLIP by a non-master", flip(other, fb, drm.PageFlipEvent, 1), syscall.EACCES)
+	// A non-master may add framebuffers, and the master may show them:
+	// framebuffer ids are global (drm_framebuffer_lookup).
+	ofb, _, _ := dumbFB(t, other, 1920, 1080)
+	wantErrno(t, "PAGE_FLIP to another file's fb", flip(master, ofb, drm.PageFlipEvent, 1), 0)
+	// ... but only the maker may remove one (drm_mode_closefb).
+	wantErrno(t, "RMFB of another file's fb", drm.RmFB(master, ofb), syscall.ENOENT)
+
+	// Once the master drops master, the other may not take it (no
+	// CAP_SYS_ADMIN, never master), but a root file may.
+	wantErrno(t, "DROP_MASTER", drm.DropMaster(master), 0)
+	wantErrno(t, "SET_MASTER by a never-master", drm.SetMaster(other), syscall.EACCES)
+	wantErrno(t, "PAGE_FLIP after DROP_MASTER", flip(master, fb, 0, 0), syscall.EACCES)
+	root, err := r.dev.OpenWith(sim.OpenOptions{Root: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	wantErrno(t, "SET_MASTER by root", drm.SetMaster(root), 0)
+	wantErrno(t, "PAGE_FLIP by the new master", flip(root, fb, 0, 0), 0)
+}
+
+func TestCapabilities(t *testing.T) {
+	r := newRig(t, display.Options{})
+	f := r.open()
+	for _, tc := range []struct {
+		cap  uint64
+		want uint64
+	}{
+		{drm.CapDumbBuffer, 1}, {drm.CapVblankHighCrtc, 1}, {drm.CapDumbPreferredDepth, 24}, {drm.CapDumbPreferShadow, 0},
+		{drm.CapAsyncPageFlip, 1}, {drm.CapCursorWidth, 64}, {drm.CapCursorHeight, 64}, {drm.CapAddFB2Modifiers, 1},
+		{drm.CapPageFlipTarget, 0}, {drm.CapCrtcInVblankEvent, 1}, {drm.CapTimestampMonotonic, 1},
+	} {
+		v, err := drm.GetCapability(f, tc.cap)
+		if err != nil || v != tc.want {
+			t.Errorf("capability %#x: %d, %v; want %d", tc.cap, v, err, tc.want)
+		}
+	}
+	_, err := drm.GetCapability(f, 0x99)
+	wantErrno(t, "unknown capability", err, syscall.EINVAL)
+
+	for _, tc := range []struct {
+		cap, value uint64
+		want       syscall.Errno
+	}{
+		{drm.ClientCapStereo3D, 2, syscall.EINVAL},
+		{drm.ClientCapUniversalPlanes, 1, 0},
+		{drm.ClientCapWritebackConnectors, 1, syscall.EINVAL}, // needs ATOMIC first
+		{drm.ClientCapAtomic, 3, syscall.EINVAL},
+		{drm.ClientCapAtomic, 1, 0},
+		{drm.ClientCapWritebackConnectors, 1, 0},
+		{drm.ClientCapAspectRatio, 2, syscall.EINVAL},
+		{6, 1, syscall.EOPNOTSUPP}, // CURSOR_PLANE_HOTSPOT: not a virtualised driver
+		{99, 1, syscall.EINVAL},
+	} {
+		wantErrno(t, "SET_CLIENT_CAP", drm.SetClientCapability(f, tc.cap, tc.value), tc.want)
+	}
+}
+
+func TestUnmodelledIoctlsSayENOSYS(t *testing.T) {
+	r := newRig(t, display.Options{})
+	f := r.open()
+	// DRM_IOCTL_MODE_GETPLANERESOURCES: DRM_IOWR(0xB5, struct drm_mode_get_plane_res), 16 bytes.
+	var buf [16]byte
+	err := f.Ioctl(drm.IOWR(0xB5, 16), unsafe.Pointer(&buf[0]))
+	wantErrno(t, "GETPLANERESOURCES", err, syscall.ENOSYS)
+}
+
+func TestGEMReferencesFollowFramebuffers(t *testing.T) {
+	r := newRig(t, display.Options{})
+	f := r.open()
+	h := boHandle(t, f, 1920*1080*4)
+	fb, err := drm.AddFramebuffer(f, 1920, 1080, drm.FormatXRGB8888, h, 1920*4, drm.FormatModLinear)
+	if err != nil {
+		t.Fatal(err)
+	}
+	setCrtc(t, f, fb, modeNamed(t, f, "1920x1080@60"))
+	// Closing the handle leaves the BO alive: the framebuffer holds it.
+	wantErrno(t, "GEM_CLOSE", drm.CloseHandle(f, h), 0)
+	var fr display.Frame
+	if err := r.disp.ReadScanout(&fr); err != nil || fr.FbID != fb || len(fr.Data) != 1920*1080*4 {
+		t.Fatalf("scanout after GEM_CLOSE: fb %d, %d bytes, %v", fr.FbID, len(fr.Data), err)
+	}
+}

@@ -1,0 +1,223 @@
+package display
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/vccube/vccube/drm"
+)
+
+// Monitor is the display plugged into the HDMI connector, as its EDID
+// would describe it: its physical size and its modes.
+type Monitor struct {
+	// WidthMM and HeightMM are the picture's physical size (the EDID's
+	// detailed timing image size), which GETCONNECTOR reports.
+	WidthMM, HeightMM uint32
+	// Modes are the display's timings in any order; exactly one should
+	// carry drm.ModeTypePreferred. Only the timing fields, Flags and the
+	// PREFERRED bit of Type are read: the connector names each mode,
+	// derives its refresh rate and marks it DRIVER, as the kernel's EDID
+	// parser does (drm_edid.c, drm_modes.c: drm_mode_set_name,
+	// drm_mode_vrefresh).
+	Modes []drm.ModeModeInfo
+}
+
+// Timings of the standard modes (clock in kHz; h: display, sync start, sync
+// end, total; v: the same; sync polarities). They are the entries of the
+// kernel's tables in drm_edid.c: edid_cea_modes_1[] for the CEA-861 modes
+// (VIC numbers below) and drm_dmt_modes[] for the VESA DMT ones (DMT ids).
+var (
+	// Mode1920x1080p60 is CEA-861 VIC 16, 1920x1080@60: 148.5 MHz.
+	Mode1920x1080p60 = timing(148500, 1920, 2008, 2052, 2200, 1080, 1084, 1089, 1125, drm.ModeFlagPHSync|drm.ModeFlagPVSync)
+	// Mode1920x1080p50 is CEA-861 VIC 31, 1920x1080@50.
+	Mode1920x1080p50 = timing(148500, 1920, 2448, 2492, 2640, 1080, 1084, 1089, 1125, drm.ModeFlagPHSync|drm.ModeFlagPVSync)
+	// Mode1280x1024p60 is VESA DMT 0x23, 1280x1024@60.
+	Mode1280x1024p60 = timing(108000, 1280, 1328, 1440, 1688, 1024, 1025, 1028, 1066, drm.ModeFlagPHSync|drm.ModeFlagPVSync)
+	// Mode1280x720p60 is CEA-861 VIC 4, 1280x720@60.
+	Mode1280x720p60 = timing(74250, 1280, 1390, 1430, 1650, 720, 725, 730, 750, drm.ModeFlagPHSync|drm.ModeFlagPVSync)
+	// Mode1280x720p50 is CEA-861 VIC 19, 1280x720@50.
+	Mode1280x720p50 = timing(74250, 1280, 1720, 1760, 1980, 720, 725, 730, 750, drm.ModeFlagPHSync|drm.ModeFlagPVSync)
+	// Mode1024x768p60 is VESA DMT 0x10, 1024x768@60.
+	Mode1024x768p60 = timing(65000, 1024, 1048, 1184, 1344, 768, 771, 777, 806, drm.ModeFlagNHSync|drm.ModeFlagNVSync)
+	// Mode800x600p60 is VESA DMT 0x09, 800x600@60, the mode of the
+	// bare-metal cube vccube is modelled on (seed 004).
+	Mode800x600p60 = timing(40000, 800, 840, 968, 1056, 600, 601, 605, 628, drm.ModeFlagPHSync|drm.ModeFlagPVSync)
+	// Mode640x480p60 is VESA DMT 0x04 and CEA-861 VIC 1, 640x480@60
+	// (25.175 MHz, 59.94 Hz).
+	Mode640x480p60 = timing(25175, 640, 656, 752, 800, 480, 490, 492, 525, drm.ModeFlagNHSync|drm.ModeFlagNVSync)
+)
+
+func timing(clock uint32, hd, hss, hse, ht, vd, vss, vse, vt uint16, flags uint32) drm.ModeModeInfo {
+	return drm.ModeModeInfo{Clock: clock, Hdisplay: hd, HsyncStart: hss, HsyncEnd: hse, Htotal: ht,
+		Vdisplay: vd, VsyncStart: vss, VsyncEnd: vse, Vtotal: vt, Flags: flags}
+}
+
+// DefaultMonitor is a typical 24-inch full-HD HDMI monitor: 527x296 mm,
+// preferring 1920x1080@60 and also offering the usual CEA and DMT modes,
+// among them 1280x720@60 and 800x600@60.
+func DefaultMonitor() Monitor {
+	preferred := Mode1920x1080p60
+	preferred.Type = drm.ModeTypePreferred
+	return Monitor{
+		WidthMM: 527, HeightMM: 296,
+		// In the order an EDID would list them: detailed timing first,
+		// then the established and standard timings, then the CEA block.
+		Modes: []drm.ModeModeInfo{preferred, Mode800x600p60, Mode640x480p60, Mode1024x768p60,
+			Mode1280x1024p60, Mode1280x720p60, Mode1920x1080p50, Mode1280x720p50},
+	}
+}
+
+// maxPixelClockKHz is the HDMI encoder's limit on a Pi 0-3 (vc4_hdmi.c:
+// bcm2835_variant.max_pixel_clock = 162000000 Hz); faster modes are
+// pruned from the connector (MODE_CLOCK_HIGH) and refused by SETCRTC.
+const maxPixelClockKHz = 162000
+
+// Mode-config limits of a Pi 0-3 (vc4_kms.c: vc4_kms_load sets max_width
+// and max_height to 2048 for VC4_GEN_4 and leaves the minimums 0).
+const (
+	maxWidth  = 2048
+	maxHeight = 2048
+)
+
+// Mode validity bits (drm_mode.h, and drm_modes.c for the 3D maximum).
+const (
+	modeTypeAll = drm.ModeTypePreferred | drm.ModeTypeUserdef | drm.ModeTypeDriver // DRM_MODE_TYPE_ALL
+	// modeFlagAll is DRM_MODE_FLAG_ALL: the sync, interlace, scan, skew and
+	// clock bits and the 3D mask; the deprecated BCAST and PIXMUX (10, 11)
+	// and the aspect-ratio bits are not in it.
+	modeFlagAll = drm.ModeFlagPHSync | drm.ModeFlagNHSync | drm.ModeFlagPVSync | drm.ModeFlagNVSync |
+		drm.ModeFlagInterlace | drm.ModeFlagDblScan | drm.ModeFlagCSync | drm.ModeFlagPCSync |
+		drm.ModeFlagNCSync | drm.ModeFlagHSkew | drm.ModeFlagDblClk | drm.ModeFlagClkDiv2 | drm.ModeFlag3DMask
+	// modeFlag3DMax is DRM_MODE_FLAG_3D_MAX, DRM_MODE_FLAG_3D_SIDE_BY_SIDE_HALF (8<<14).
+	modeFlag3DMax = 8 << 14
+	// The picture aspect ratio sits in flag bits 22:19
+	// (DRM_MODE_FLAG_PIC_AR_MASK); drm_mode_convert_umode refuses values
+	// above DRM_MODE_PICTURE_ASPECT_256_135.
+	picARShift = 19
+	picARMax   = 4
+)
+
+// vrefresh is drm_mode_vrefresh (drm_modes.c): the pixel clock over the
+// frame's pixels, doubled for interlace, halved for double scan, divided
+// by vscan, rounded to the nearest Hz.
+func vrefresh(m *drm.ModeModeInfo) uint32 {
+	if m.Htotal == 0 || m.Vtotal == 0 {
+		return 0
+	}
+	num := uint64(m.Clock)
+	den := uint64(m.Htotal) * uint64(m.Vtotal)
+	if m.Flags&drm.ModeFlagInterlace != 0 {
+		num *= 2
+	}
+	if m.Flags&drm.ModeFlagDblScan != 0 {
+		den *= 2
+	}
+	if m.Vscan > 1 {
+		den *= uint64(m.Vscan)
+	}
+	return uint32((num*1000 + den/2) / den)
+}
+
+// setName is drm_mode_set_name: "WxH", with "i" for interlaced modes.
+func setName(m *drm.ModeModeInfo) {
+	i := ""
+	if m.Flags&drm.ModeFlagInterlace != 0 {
+		i = "i"
+	}
+	m.Name = [drm.DisplayModeLen]byte{}
+	copy(m.Name[:drm.DisplayModeLen-1], fmt.Sprintf("%dx%d%s", m.Hdisplay, m.Vdisplay, i))
+}
+
+// validateBasic is drm_mode_validate_basic (drm_modes.c), the sanity check
+// every mode from user space passes: known type and flag bits, a 3D mode
+// the core knows, a clock, and sync pulses inside the totals. It returns
+// what is wrong, or "".
+func validateBasic(m *drm.ModeModeInfo) string {
+	switch {
+	case m.Type&^modeTypeAll != 0:
+		return fmt.Sprintf("unknown type bits 0x%x", m.Type&^modeTypeAll)
+	case m.Flags&^modeFlagAll != 0:
+		return fmt.Sprintf("unknown flag bits 0x%x", m.Flags&^modeFlagAll)
+	case m.Flags&drm.ModeFlag3DMask > modeFlag3DMax:
+		return "unknown 3D layout"
+	case m.Clock == 0:
+		return "pixel clock 0 (MODE_CLOCK_LOW)"
+	case m.Hdisplay == 0 || m.HsyncStart < m.Hdisplay || m.HsyncEnd < m.HsyncStart || m.Htotal < m.HsyncEnd:
+		return fmt.Sprintf("horizontal timings %d/%d/%d/%d out of order (MODE_H_ILLEGAL)", m.Hdisplay, m.HsyncStart, m.HsyncEnd, m.Htotal)
+	case m.Vdisplay == 0 || m.VsyncStart < m.Vdisplay || m.VsyncEnd < m.VsyncStart || m.Vtotal < m.VsyncEnd:
+		return fmt.Sprintf("vertical timings %d/%d/%d/%d out of order (MODE_V_ILLEGAL)", m.Vdisplay, m.VsyncStart, m.VsyncEnd, m.Vtotal)
+	}
+	return ""
+}
+
+// validateVC4 is what a Pi 0-3's display pipeline refuses on top of the
+// basic checks: double scan (vc4_crtc.c: vc4_crtc_mode_valid,
+// MODE_NO_DBLESCAN) and pixel clocks above the HDMI encoder's limit
+// (vc4_hdmi.c, bcm2835_variant.max_pixel_clock). It returns what is
+// wrong, or "".
+func validateVC4(m *drm.ModeModeInfo) string {
+	if m.Flags&drm.ModeFlagDblScan != 0 {
+		return "double-scan modes are refused (vc4_crtc_mode_valid)"
+	}
+	if m.Clock > maxPixelClockKHz {
+		return fmt.Sprintf("pixel clock %d kHz above the HDMI encoder's %d kHz", m.Clock, maxPixelClockKHz)
+	}
+	return ""
+}
+
+// probeModes turns a monitor's timings into the connector's mode list as
+// drm_helper_probe_single_connector_modes (drm_probe_helper.c) leaves it:
+// modes the basic checks, the size limits (drm_mode_validate_size) or the
+// HDMI encoder refuse are pruned; each survivor is named, gets its
+// refresh rate and the DRIVER type, loses any picture aspect ratio (EDID
+// CEA modes have one, which the kernel shows only to files with the
+// ASPECT_RATIO capability; not modelled); duplicates merge; the list is sorted by drm_mode_sort
+// (drm_modes.c drm_mode_compare: preferred first, then larger area, then
+// higher refresh, then higher clock; a stable sort, as list_sort is).
+func probeModes(mon *Monitor) []drm.ModeModeInfo {
+	var out []drm.ModeModeInfo
+	for _, m := range mon.Modes {
+		m.Type = m.Type&drm.ModeTypePreferred | drm.ModeTypeDriver
+		m.Flags &^= drm.ModeFlagPicARMask
+		if validateBasic(&m) != "" || validateVC4(&m) != "" || m.Hdisplay > maxWidth || m.Vdisplay > maxHeight {
+			continue
+		}
+		m.Vrefresh = vrefresh(&m)
+		setName(&m)
+		// drm_connector_list_update merges a mode probed twice.
+		dup := false
+		for i := range out {
+			if sameTimings(&out[i], &m) {
+				out[i].Type |= m.Type
+				dup = true
+			}
+		}
+		if !dup {
+			out = append(out, m)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := &out[i], &out[j]
+		if pa, pb := a.Type&drm.ModeTypePreferred != 0, b.Type&drm.ModeTypePreferred != 0; pa != pb {
+			return pa
+		}
+		if aa, ab := int(a.Hdisplay)*int(a.Vdisplay), int(b.Hdisplay)*int(b.Vdisplay); aa != ab {
+			return aa > ab
+		}
+		if a.Vrefresh != b.Vrefresh {
+			return a.Vrefresh > b.Vrefresh
+		}
+		return a.Clock > b.Clock
+	})
+	return out
+}
+
+// sameTimings is drm_mode_equal (drm_modes.c) on user modes: timings,
+// clock and flags (the aspect-ratio bits included) match; names and types
+// do not matter. The atomic helpers do a full modeset when it is false.
+func sameTimings(a, b *drm.ModeModeInfo) bool {
+	return a.Clock == b.Clock && a.Hdisplay == b.Hdisplay && a.HsyncStart == b.HsyncStart &&
+		a.HsyncEnd == b.HsyncEnd && a.Htotal == b.Htotal && a.Hskew == b.Hskew &&
+		a.Vdisplay == b.Vdisplay && a.VsyncStart == b.VsyncStart && a.VsyncEnd == b.VsyncEnd &&
+		a.Vtotal == b.Vtotal && a.Vscan == b.Vscan && a.Flags == b.Flags
+}

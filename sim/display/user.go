@@ -1,0 +1,35 @@
+package display
+
+import (
+	"unsafe"
+
+	"github.com/vccube/vccube/sim/kernel"
+)
+
+// User pointers. The KMS structs carry arrays by address (__u64 user
+// pointers). The kernel reaches them with put_user and copy_to_user, which
+// fail with EFAULT on a bad address instead of crashing; the simulator's
+// kernel.CopyToUser and CopyFromUser give the same answers, so the display
+// goes through them rather than through drm.UserSlice, which would fault
+// on a bad pointer.
+
+// putUint32s copies ids to the user array at addr (put_user of each).
+func putUint32s(addr uint64, ids []uint32) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	return kernel.CopyToUser(addr, unsafe.Slice((*byte)(unsafe.Pointer(&ids[0])), 4*len(ids)))
+}
+
+// putStruct copies one value of a uAPI struct type to the user address
+// addr (copy_to_user).
+func putStruct[T any](addr uint64, v *T) error {
+	return kernel.CopyToUser(addr, unsafe.Slice((*byte)(unsafe.Pointer(v)), unsafe.Sizeof(*v)))
+}
+
+// getUint32 reads one __u32 at the user address addr (get_user).
+func getUint32(addr uint64) (uint32, error) {
+	var v uint32
+	err := kernel.CopyFromUser(unsafe.Slice((*byte)(unsafe.Pointer(&v)), 4), addr)
+	return v, err
+}
