@@ -91,7 +91,12 @@ func Judge(l *Log, c Criteria) (failures []string, summary []string) {
 		"+1 per flip on %d of %d steps (%d missed vblanks, at flips %v)",
 		p.Connector, p.Mode, p.Crtc, p.Driver, p.Flips, p.Completed, p.SeqFirst, p.SeqLast,
 		steps-uint64(p.SeqStepsNotOne), steps, p.Missed, p.MissedAt))
-	summary = append(summary, fmt.Sprintf("flip interval by event timestamps: mean %v min %v max %v (mode period %v); by wall clock: mean %v min %v max %v",
+	if p.Missed > 0 {
+		summary = append(summary, fmt.Sprintf("missed vblanks: %d of flips queued late by the guest, %d of flips queued up to %v before the vblank "+
+			"(a host stall between the flip and the vblank)", p.MissedQueuedLate, p.MissedQueuedOnTime,
+			time.Duration(p.OnTimeMarginMaxNs).Round(time.Microsecond)))
+	}
+	summary = append(summary, fmt.Sprintf("flip interval by event timestamps: mean %v min %v max %v (mode period %v); by the guest clock at arrival: mean %v min %v max %v",
 		time.Duration(p.IntervalMeanNs), time.Duration(p.IntervalMinNs), time.Duration(p.IntervalMaxNs), time.Duration(p.PeriodNs),
 		time.Duration(p.WallMeanNs), time.Duration(p.WallMinNs), time.Duration(p.WallMaxNs)))
 	summary = append(summary, fmt.Sprintf("frames read back: %d (%d rows), wrong %d; flipping took %v; CRTC restored: %v (supervisor: %v)",

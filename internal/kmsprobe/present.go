@@ -121,6 +121,7 @@ func presentRun(rep *PresentReport, device, connector, modeFlag string, flips in
 	times := make([]time.Duration, 0, max(flips, 1024))
 	seqs := make([]uint32, 0, max(flips, 1024))
 	walls := make([]time.Time, 0, max(flips, 1024))
+	queued := make([]time.Duration, 0, max(flips, 1024)) // when each PAGE_FLIP returned, CLOCK_MONOTONIC
 	s.OnFlip = func(fl present.Flip) {
 		times, seqs, walls = append(times, fl.Time), append(seqs, fl.Sequence), append(walls, time.Now())
 		if fl.Missed > 0 && len(rep.MissedAt) < 16 {
@@ -198,6 +199,8 @@ func presentRun(rep *PresentReport, device, connector, modeFlag string, flips in
 		}
 		if k == 0 {
 			start = time.Now()
+		} else {
+			queued = append(queued, monotonic())
 		}
 		prev = b
 	}
@@ -222,6 +225,19 @@ func presentRun(rep *PresentReport, device, connector, modeFlag string, flips in
 		diff := int64(times[i]-times[i-1]) - int64(step)*rep.PeriodNs
 		if diff < -2000 || diff > 2000 {
 			rep.TimestampMismatches++
+		}
+		// Was a missed vblank the guest's lateness? The flip needed to be
+		// queued before the vblank after the previous completion.
+		if step != 1 && i < len(queued) && rep.TimestampMonotonic {
+			margin := int64(times[i-1]) + rep.PeriodNs - int64(queued[i])
+			if margin < 0 {
+				rep.MissedQueuedLate += int(step - 1)
+			} else {
+				rep.MissedQueuedOnTime += int(step - 1)
+				if rep.MissedQueuedOnTime == int(step-1) || margin > rep.OnTimeMarginMaxNs {
+					rep.OnTimeMarginMaxNs = margin
+				}
+			}
 		}
 		wall := int64(walls[i].Sub(walls[i-1]))
 		if i == 1 || wall < rep.WallMinNs {
@@ -290,4 +306,14 @@ func stamp(img []byte, k int) {
 	for i := 0; i < 8; i++ {
 		binary.LittleEndian.PutUint32(img[4*i:], uint32(k*8+i)&0x00ffffff)
 	}
+}
+
+// monotonic reads CLOCK_MONOTONIC, the clock of the events' timestamps
+// when drm.CapTimestampMonotonic is 1.
+func monotonic() time.Duration {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts); err != nil {
+		return 0
+	}
+	return time.Duration(ts.Nano())
 }

@@ -41,6 +41,13 @@ type PresentReport struct {
 	// MissedAt lists the first flips (by number, from 1) that completed
 	// after a missed vblank.
 	MissedAt []uint64 `json:"missed_at,omitempty"`
+	// MissedQueuedLate counts missed vblanks of flips queued after the
+	// vblank that followed the previous completion (the guest was late);
+	// MissedQueuedOnTime those of flips queued before it, the largest
+	// margin by which one was early being OnTimeMarginMaxNs.
+	MissedQueuedLate   int   `json:"missed_queued_late"`
+	MissedQueuedOnTime int   `json:"missed_queued_on_time"`
+	OnTimeMarginMaxNs  int64 `json:"on_time_margin_max_ns"`
 	// TimestampMismatches counts consecutive completions whose timestamp
 	// difference is not their sequence step times PeriodNs (within 2 µs:
 	// the event's timestamp is in whole µs).
