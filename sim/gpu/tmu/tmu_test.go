@@ -309,7 +309,7 @@ func TestMipLevelsFromQuadDerivatives(t *testing.T) {
 func TestDirectLookup(t *testing.T) {
 	f := newFixture(t, 4096)
 	for i := 0; i < 64; i += 4 {
-		binary.LittleEndian.PutUint32(f.b[i:], uint32(0xC0DE0000+i))
+		binary.LittleEndian.PutUint32(f.b[i:], 0xC0DE0000+uint32(i))
 	}
 	u := New(f.view)
 	var a [16]uint32
@@ -324,7 +324,7 @@ func TestDirectLookup(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 16 {
-		if out[i] != uint32(0xC0DE0000+4*i) {
+		if out[i] != 0xC0DE0000+uint32(4*i) {
 			t.Fatalf("element %d: %#x", i, out[i])
 		}
 	}
