@@ -80,7 +80,7 @@ type Flip struct {
 	Sequence uint64        // the CRTC's vblank counter at that vblank
 	Time     time.Duration // the vblank's time on the display's clock
 	Async    bool          // a DRM_MODE_PAGE_FLIP_ASYNC flip, done without waiting for vblank
-	Event    bool          // an event was queued for it
+	Event    bool          // a flip-complete event went to the file that asked for one
 }
 
 // Display is the simulated KMS half of a Pi 0-3's vc4: one HDMI connector,

@@ -143,7 +143,7 @@ func (d *Display) completeDue() {
 	seq := c.tl.count(at)
 	flip := *p
 	*p = pendingFlip{}
-	d.setScan(c.fb, seq, at, false, flip.event)
+	d.setScan(c.fb, seq, at, false, flip.client != nil)
 	if flip.client != nil {
 		d.sendEvent(flip.client, flip.userData, seq, at)
 	}
