@@ -223,3 +223,46 @@ func TestRenderListDrawsDirectly(t *testing.T) {
 		}
 	}
 }
+
+// INCREMENT_SEMAPHORE in a render list makes what was rendered so far
+// visible; the tile buffer goes on from there: two draws into one tile
+// with the increment between them both show.
+func TestRenderSemaphoreKeepsTheTileBuffer(t *testing.T) {
+	g := newGPU(t)
+	j := newTJob(t, 64, 64)
+	fs := j.program(fsConst())
+	state := func(col uint32, verts ...gputest.NVVertex) uint32 {
+		var vb []byte
+		for _, v := range verts {
+			vb = gputest.AppendNV(vb, v)
+		}
+		va := j.put(vb, 16)
+		ua := j.put(words(col), 4)
+		rec := cl.NVShaderRecord{FSSingleThreaded: true, ClipHeaderIncluded: true, Stride: 28,
+			FSCodeAddress: fs, FSUniformsAddress: ua, VertexDataAddress: va}
+		return j.put(rec.Append(nil), 16)
+	}
+	left := state(1, j.nv(0, 0, 0.5), j.nv(0, 64, 0.5), j.nv(30, 0, 0.5))
+	right := state(2, j.nv(64, 0, 0.5), j.nv(34, 64, 0.5), j.nv(64, 64, 0.5))
+	var l []byte
+	l = cl.ClearColors{Color: clearColor | clearColor<<32, Z: 0xFFFFFF}.Append(l)
+	l = cl.TileCoordinates{}.Append(l)
+	l = cl.StoreTileBufferGeneral{}.Append(l)
+	l = cl.TileRenderingModeConfig{Address: j.color.Addr, Width: 64, Height: 64, Format: cl.RenderFormatRGBA8888}.Append(l)
+	l = cl.ConfigurationBits{EnableForwardFacing: true, EnableReverseFacing: true, DepthFunc: cl.DepthFuncAlways}.Append(l)
+	l = cl.TileCoordinates{}.Append(l)
+	l = cl.NVShaderState{Address: left}.Append(l)
+	l = cl.GLArrayPrimitive{Mode: cl.PrimitiveModeTriangles, Length: 3}.Append(l)
+	l = cl.IncrementSemaphore{}.Append(l)
+	l = cl.NVShaderState{Address: right}.Append(l)
+	l = cl.GLArrayPrimitive{Mode: cl.PrimitiveModeTriangles, Length: 3}.Append(l)
+	l = cl.StoreMSTileBufferAndEOF{}.Append(l)
+	lists := j.m.Alloc(t, 4096, mem.Read, "render list")
+	rs := lists.Put(0, l)
+	if r := g.Run(&hw.Job{Mem: j.m.View, RenderStart: rs, RenderEnd: rs + uint32(len(l))}); r.Hung {
+		t.Fatal(r.Reason)
+	}
+	if j.pixel(2, 32) != 1 || j.pixel(61, 32) != 2 || j.pixel(32, 10) != clearColor {
+		t.Errorf("pixels %#x %#x %#x, want 1, 2 and the clear colour", j.pixel(2, 32), j.pixel(61, 32), j.pixel(32, 10))
+	}
+}

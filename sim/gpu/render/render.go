@@ -407,9 +407,11 @@ func (r *Renderer) flush() error {
 		r.endChain()
 	}
 	err := r.renderChains()
-	// Chains are rendered: the next ones start where these ended.
+	// Chains are rendered: the next one starts from the tile buffer the
+	// last of these left.
 	r.chains = r.chains[:0]
 	r.cur = r.snap()
+	r.cur.carry = true
 	r.curFirst = len(r.ops)
 	r.gen++
 	r.serial = false
