@@ -78,6 +78,28 @@ func (d *Display) ReadScanout(dst *Frame) error {
 	return nil
 }
 
+// convertRow converts the 32-bit pixels of data from offset o into the
+// RGBA pixels of dst: red at byte ri, green at 1, blue at bi, alpha 255.
+// Pixels past the end of data are black.
+func convertRow(dst, data []byte, o, ri, bi int) {
+	n := len(dst) / 4
+	have := 0
+	if o >= 0 && o < len(data) {
+		have = min(n, (len(data)-o)/4)
+	}
+	if have > 0 {
+		src := data[o : o+4*have]
+		for i := 0; i < have; i++ {
+			s, d := src[4*i:4*i+4], dst[4*i:4*i+4]
+			d[0], d[1], d[2], d[3] = s[ri], s[1], s[bi], 0xff
+		}
+	}
+	for i := have; i < n; i++ {
+		d := dst[4*i : 4*i+4]
+		d[0], d[1], d[2], d[3] = 0, 0, 0, 0xff
+	}
+}
+
 // planeBytes is how many bytes of its first plane the framebuffer spans:
 // (height-1) rows of pitch and one row of pixels for a linear one (the
 // kernel's size check, which the BO is known to pass), whole tile rows for
@@ -132,36 +154,38 @@ func (f *Frame) DrawInto(img *image.RGBA) error {
 	default:
 		return fmt.Errorf("display: converting %s pixels to RGB is not modelled (only XR24, AR24, XB24 and AB24 are); use Frame.Data", fourccName(f.Format))
 	}
-	var offset func(x, y int) int
 	switch modFamily(f.Modifier) {
 	case modLinear:
 		pitch := int(f.Pitch)
-		offset = func(x, y int) int { return y*pitch + 4*x }
+		for y := 0; y < h; y++ {
+			o := (int(f.Y)+y)*pitch + 4*int(f.X)
+			convertRow(img.Pix[y*img.Stride:y*img.Stride+4*w], f.Data, o, ri, bi)
+		}
 	case modTTiled:
 		// The HVS walks T-format tiles of Pitch/128 per row
 		// (vc4_plane.c vc4_plane_mode_set: tiles_w = pitch >> 7), the
-		// layout package texture describes.
+		// layout package texture describes. A utile's row of 4 pixels is
+		// 16 contiguous bytes, so one address serves four pixels.
 		tilesW := int(f.Pitch >> 7)
 		l, err := texture.NewLayout(texture.TFormat, 4, tilesW*32, int(f.Height))
 		if err != nil {
 			return fmt.Errorf("display: a T-tiled framebuffer of pitch %d and height %d: %w", f.Pitch, f.Height, err)
 		}
-		offset = l.Offset
+		for y := 0; y < h; y++ {
+			row := img.Pix[y*img.Stride : y*img.Stride+4*w]
+			for x := 0; x < w; {
+				fx, fy := int(f.X)+x, int(f.Y)+y
+				run := min(4-fx%4, w-x) // pixels left in this utile row
+				o := l.Offset(fx, fy)
+				if o < 0 {
+					o = len(f.Data) // outside the layout: black
+				}
+				convertRow(row[4*x:4*(x+run)], f.Data, o, ri, bi)
+				x += run
+			}
+		}
 	default:
 		return fmt.Errorf("display: reading modifier 0x%x is not modelled", f.Modifier)
-	}
-	for y := 0; y < h; y++ {
-		row := img.Pix[y*img.Stride : y*img.Stride+4*w]
-		for x := 0; x < w; x++ {
-			o := offset(int(f.X)+x, int(f.Y)+y)
-			px := row[4*x : 4*x+4]
-			if o < 0 || o+4 > len(f.Data) {
-				px[0], px[1], px[2], px[3] = 0, 0, 0, 0xff
-				continue
-			}
-			src := f.Data[o : o+4]
-			px[0], px[1], px[2], px[3] = src[ri], src[1], src[bi], 0xff
-		}
 	}
 	return nil
 }

@@ -1,0 +1,176 @@
+package display_test
+
+import (
+	"errors"
+	"image"
+	"image/color"
+	"testing"
+
+	"github.com/vccube/vccube/drm"
+	"github.com/vccube/vccube/sim/display"
+)
+
+func TestReadScanoutLinear(t *testing.T) {
+	r := newRig(t, display.Options{})
+	f := r.open()
+	var fr display.Frame
+	if err := r.disp.ReadScanout(&fr); !errors.Is(err, display.ErrCrtcOff) {
+		t.Fatalf("ReadScanout with the CRTC off: %v", err)
+	}
+	// An 80x60 framebuffer shown from (8, 4) in a 64x48 mode.
+	fb, pitch, pix := dumbFB(t, f, 80, 60)
+	put := func(x, y int, b, g, r byte) { // XRGB8888 in memory: B, G, R, X
+		o := y*int(pitch) + 4*x
+		pix[o], pix[o+1], pix[o+2], pix[o+3] = b, g, r, 0x77
+	}
+	put(8, 4, 1, 2, 3)   // the visible top-left
+	put(71, 51, 4, 5, 6) // the visible bottom-right
+	put(7, 4, 9, 9, 9)   // just outside, left
+	put(79, 59, 9, 9, 9) // the framebuffer's last pixel, outside
+	put(40, 30, 10, 20, 30)
+	mode := smallMode(64, 48)
+	if err := drm.SetCrtc(f, display.CrtcID, fb, 8, 4, []uint32{display.ConnectorID}, &mode); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.disp.ReadScanout(&fr); err != nil {
+		t.Fatal(err)
+	}
+	// The raw plane: (60-1) rows of pitch and one row of 80 pixels.
+	if fr.FbID != fb || fr.Format != drm.FormatXRGB8888 || fr.Modifier != 0 || fr.Width != 80 || fr.Height != 60 ||
+		fr.Pitch != pitch || fr.X != 8 || fr.Y != 4 || len(fr.Data) != 59*int(pitch)+320 || fr.Mode.Hdisplay != 64 {
+		t.Fatalf("frame %+v (%d bytes)", fr, len(fr.Data))
+	}
+	img, err := fr.Image()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if img.Rect != image.Rect(0, 0, 64, 48) {
+		t.Fatalf("image %v", img.Rect)
+	}
+	for _, tc := range []struct {
+		x, y int
+		want color.RGBA
+	}{
+		{0, 0, color.RGBA{3, 2, 1, 255}}, {63, 47, color.RGBA{6, 5, 4, 255}}, {32, 26, color.RGBA{30, 20, 10, 255}},
+		{1, 0, color.RGBA{0, 0, 0, 255}},
+	} {
+		if got := img.RGBAAt(tc.x, tc.y); got != tc.want {
+			t.Errorf("pixel (%d,%d) = %v, want %v", tc.x, tc.y, got, tc.want)
+		}
+	}
+	// Reading again into the same Frame and image does not allocate.
+	allocs := testing.AllocsPerRun(20, func() {
+		if err := r.disp.ReadScanout(&fr); err != nil {
+			t.Fatal(err)
+		}
+		if err := fr.DrawInto(img); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("ReadScanout+DrawInto allocate %.1f times per frame", allocs)
+	}
+	if err := fr.DrawInto(image.NewRGBA(image.Rect(0, 0, 10, 10))); err == nil {
+		t.Error("DrawInto an image of the wrong size succeeded")
+	}
+}
+
+func TestReadScanoutByteOrders(t *testing.T) {
+	r := newRig(t, display.Options{})
+	f := r.open()
+	h := boHandle(t, f, 4096)
+	mem := mapBO(t, f, h, 4096)
+	copy(mem, []byte{0x10, 0x20, 0x30, 0x00})
+	mode := smallMode(16, 16)
+	for _, tc := range []struct {
+		format uint32
+		want   color.RGBA
+		err    bool
+	}{
+		{drm.FormatXRGB8888, color.RGBA{0x30, 0x20, 0x10, 255}, false},
+		{drm.FormatARGB8888, color.RGBA{0x30, 0x20, 0x10, 255}, false}, // alpha 0, premultiplied over black: the colour
+		{drm.Fourcc('X', 'B', '2', '4'), color.RGBA{0x10, 0x20, 0x30, 255}, false},
+		{drm.Fourcc('A', 'B', '2', '4'), color.RGBA{0x10, 0x20, 0x30, 255}, false},
+		{drm.FormatRGB565, color.RGBA{}, true},
+	} {
+		cpp := uint32(4)
+		if tc.format == drm.FormatRGB565 {
+			cpp = 2
+		}
+		fb, err := drm.AddFramebuffer(f, 16, 16, tc.format, h, 16*cpp, drm.FormatModLinear)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := drm.SetCrtc(f, display.CrtcID, fb, 0, 0, []uint32{display.ConnectorID}, &mode); err != nil {
+			t.Fatal(err)
+		}
+		var fr display.Frame
+		if err := r.disp.ReadScanout(&fr); err != nil {
+			t.Fatal(err)
+		}
+		img, err := fr.Image()
+		if tc.err {
+			if err == nil {
+				t.Errorf("%x: converting succeeded, want an error", tc.format)
+			}
+			continue
+		}
+		if err != nil || img.RGBAAt(0, 0) != tc.want {
+			t.Errorf("format %x: pixel %v, %v; want %v", tc.format, img.RGBAAt(0, 0), err, tc.want)
+		}
+	}
+}
+
+// TestReadScanoutTTiled places pixels at T-format addresses worked out by
+// hand from the reference guide's layout (hw-vc4.md §7.3: 4 KiB tiles of
+// 32x32 pixels at 32 bpp in rows of pitch/128 tiles, odd tile rows right
+// to left; 1 KiB sub-tiles in the order 0,3,1,2 on even tile rows and
+// 2,1,3,0 on odd ones; 4x4-pixel utiles in raster order within them), and
+// reads them back through the display.
+func TestReadScanoutTTiled(t *testing.T) {
+	r := newRig(t, display.Options{})
+	f := r.open()
+	const size = 64 * 64 * 4 // two tile rows of two tiles
+	h := boHandle(t, f, size)
+	mem := mapBO(t, f, h, size)
+	for _, tc := range []struct {
+		x, y, addr int
+	}{
+		{0, 0, 0},
+		{16, 0, 3072},             // sub-tile (1,0): 4th in an even row
+		{0, 16, 1024},             // sub-tile (0,1): 2nd
+		{16, 16, 2048},            // sub-tile (1,1): 3rd
+		{32, 0, 4096},             // the second tile of row 0
+		{5, 6, 356},               // utile (1,1) = 64*(4+1), pixel (1,2) in it = 4*(2*4+1)
+		{0, 32, 14336},            // row 1 runs right to left: tile 3 of the image; sub-tile (0,0) is its 3rd: 12288+2048
+		{33, 40, 10756},           // row 1's first tile (8192), sub-tile (0,0) 3rd (+2048), utile (0,2) (+512), pixel (1,0) (+4)
+		{63, 63, 8192 + 960 + 60}, // row 1's first tile, sub-tile (1,1) first on odd rows, utile (3,3) 64*15, pixel (3,3) 4*15
+	} {
+		copy(mem[tc.addr:], []byte{byte(tc.x), byte(tc.y), 0xaa, 0})
+	}
+	fb, err := drm.AddFramebuffer(f, 64, 64, drm.FormatXRGB8888, h, 256, drm.FormatModBroadcomVC4TTiled)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mode := smallMode(64, 64)
+	if err := drm.SetCrtc(f, display.CrtcID, fb, 0, 0, []uint32{display.ConnectorID}, &mode); err != nil {
+		t.Fatal(err)
+	}
+	var fr display.Frame
+	if err := r.disp.ReadScanout(&fr); err != nil {
+		t.Fatal(err)
+	}
+	img, err := fr.Image()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range [][2]int{{0, 0}, {16, 0}, {0, 16}, {16, 16}, {32, 0}, {5, 6}, {0, 32}, {33, 40}, {63, 63}} {
+		want := color.RGBA{0xaa, byte(p[1]), byte(p[0]), 255}
+		if got := img.RGBAAt(p[0], p[1]); got != want {
+			t.Errorf("pixel (%d,%d) = %v, want %v", p[0], p[1], got, want)
+		}
+	}
+	if got := img.RGBAAt(1, 0); got != (color.RGBA{0, 0, 0, 255}) {
+		t.Errorf("pixel (1,0) = %v, want black", got)
+	}
+}
