@@ -26,6 +26,9 @@ func sampleLanes(u *Unit, sm *sampler, r *request, out *[16]uint32) {
 		lodOf(sm, r, &lod)
 	}
 	s, t := &r.regs[S], &r.regs[T]
+	if sameAtAnyLOD && minf == texture.MinNearest && u.nearestLevel0(sm, s, t, out) {
+		return
+	}
 	for i := range 16 {
 		fs := math.Float32frombits(s[i])
 		ft := math.Float32frombits(t[i])
@@ -48,6 +51,35 @@ func sampleLanes(u *Unit, sm *sampler, r *request, out *[16]uint32) {
 		}
 		out[i] = c
 	}
+}
+
+// nearestLevel0 is nearest() then texel() for all 16 elements at level
+// 0, the cube's case, in one loop; it reports false (having done nothing)
+// when the level's bytes are not in one readable region and each texel
+// must be checked on its own.
+func (u *Unit) nearestLevel0(sm *sampler, s, t *[16]uint32, out *[16]uint32) bool {
+	lv := &sm.tex.levels[0]
+	mem := u.levelBytes(sm, 0)
+	if mem == nil {
+		return false
+	}
+	fw, fh := float64(lv.w), float64(lv.h)
+	raw := sm.typ == texture.RGBA8888 || sm.typ == texture.RGBA32R
+	for i := range 16 {
+		x, okx := wrap(texelIndex(float64(math.Float32frombits(s[i]))*fw), lv.w, sm.p1.WrapS)
+		y, oky := wrap(texelIndex(float64(math.Float32frombits(t[i]))*fh), lv.h, sm.p1.WrapT)
+		if !okx || !oky {
+			out[i] = sm.border
+			continue
+		}
+		off := lv.offset(x, texture.FlipYRow(y, lv.h, sm.p0.FlipY))
+		if raw {
+			out[i] = binary.LittleEndian.Uint32(mem[off:])
+		} else {
+			out[i] = expand(sm.typ, mem[off:off+sm.cpp])
+		}
+	}
+	return true
 }
 
 // minify applies MINFILT at level of detail l > 0 ([AG] Table 19; level
@@ -183,16 +215,7 @@ func (u *Unit) texel(sm *sampler, d int, x, y int) uint32 {
 	lv := &sm.tex.levels[d]
 	y = texture.FlipYRow(y, lv.h, sm.p0.FlipY)
 	off := lv.offset(x, y)
-	mem := sm.mem[d]
-	if mem == nil && !sm.bad[d] {
-		buf, o, err := u.view.Span(lv.addr, false, "TMU fetch")
-		if err == nil && uint64(o)+uint64(lv.size) <= uint64(len(buf)) {
-			mem = buf[o : int(o)+lv.size]
-			sm.mem[d] = mem
-		} else {
-			sm.bad[d] = true
-		}
-	}
+	mem := u.levelBytes(sm, d)
 	var b []byte
 	if mem != nil {
 		b = mem[off : off+sm.cpp]
@@ -207,6 +230,22 @@ func (u *Unit) texel(sm *sampler, d int, x, y int) uint32 {
 		}
 	}
 	return expand(sm.typ, b)
+}
+
+// levelBytes returns level d's bytes if they lie in one region the job may
+// read (looked up once per level and sampler), or nil.
+func (u *Unit) levelBytes(sm *sampler, d int) []byte {
+	if mem := sm.mem[d]; mem != nil || sm.bad[d] {
+		return mem
+	}
+	lv := &sm.tex.levels[d]
+	buf, o, err := u.view.Span(lv.addr, false, "TMU fetch")
+	if err != nil || uint64(o)+uint64(lv.size) > uint64(len(buf)) {
+		sm.bad[d] = true
+		return nil
+	}
+	sm.mem[d] = buf[o : int(o)+lv.size]
+	return sm.mem[d]
 }
 
 // expand converts a texel's bytes to the returned 8888 word (see the
