@@ -84,7 +84,7 @@ type GPU struct {
 	cs       *vcd.Unit
 	binner   *bin.Binner
 	renderer *render.Renderer
-	sem      bin.Semaphore
+	sem      cle.Semaphore
 }
 
 var _ hw.GPU = (*GPU)(nil)
@@ -118,7 +118,7 @@ func (g *GPU) Run(job *hw.Job) hw.Result {
 	v := job.Mem
 	// The kernel resets the V3D after a hang (vc4_gem.c vc4_reset); we
 	// start every job with the semaphore at zero.
-	g.sem = bin.Semaphore{}
+	g.sem = cle.Semaphore{}
 	g.cs.SetView(v)
 	csBefore := g.cs.Instructions
 	hasBin := job.BinStart != job.BinEnd
@@ -130,16 +130,16 @@ func (g *GPU) Run(job *hw.Job) hw.Result {
 		progressed := false
 		if !binDone {
 			pc, sem := g.binner.Thread().PC(), g.sem.Count
-			var st bin.Status
+			var st cle.Status
 			st, err = g.binner.Run()
-			binDone = st == bin.Done
+			binDone = st == cle.Done
 			progressed = binDone || pc != g.binner.Thread().PC() || sem != g.sem.Count
 		}
 		if err == nil && !renderDone {
 			pc, sem := g.renderer.Thread().PC(), g.sem.Count
-			var st bin.Status
+			var st cle.Status
 			st, err = g.renderer.Run()
-			renderDone = st == bin.Done
+			renderDone = st == cle.Done
 			progressed = progressed || renderDone || pc != g.renderer.Thread().PC() || sem != g.sem.Count
 		}
 		if err == nil && !progressed {

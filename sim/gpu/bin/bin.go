@@ -45,23 +45,6 @@ type Shader interface {
 	Coords(st *vertex.State, idx []uint32, out []vertex.Coord) error
 }
 
-// Semaphore is the counting semaphore the two CLE threads share
-// (INCREMENT_SEMAPHORE / WAIT_ON_SEMAPHORE, [AG] §8).
-type Semaphore struct{ Count int }
-
-// Status says why Run returned.
-type Status int
-
-// Run outcomes.
-const (
-	// Done: the list reached CT0EA or HALT.
-	Done Status = iota
-	// Waiting: the list is stopped at WAIT_ON_SEMAPHORE with the
-	// semaphore at zero; call Run again after the other thread
-	// increments it.
-	Waiting
-)
-
 // State items the binner copies into tile lists.
 const (
 	itemConfig = iota
@@ -91,7 +74,7 @@ type Binner struct {
 	th       *cle.Thread
 	shader   Shader
 	counters *hw.Counters
-	sem      *Semaphore
+	sem      *cle.Semaphore
 	waiting  bool
 
 	configured, started bool
@@ -130,7 +113,7 @@ func New(s Shader) *Binner {
 }
 
 // Start begins a job's binning list [start, end).
-func (b *Binner) Start(v *mem.View, start, end uint32, overflow func() (mem.Region, bool), c *hw.Counters, sem *Semaphore, limits cle.Limits) {
+func (b *Binner) Start(v *mem.View, start, end uint32, overflow func() (mem.Region, bool), c *hw.Counters, sem *cle.Semaphore, limits cle.Limits) {
 	b.view = v
 	if b.th == nil {
 		b.th = cle.NewThread(v, "CT0", limits)
@@ -164,10 +147,10 @@ func (b *Binner) count(event int, n uint64) {
 }
 
 // Run executes the list until it ends or waits on the semaphore.
-func (b *Binner) Run() (Status, error) {
+func (b *Binner) Run() (cle.Status, error) {
 	if b.waiting {
 		if b.sem.Count == 0 {
-			return Waiting, nil
+			return cle.Waiting, nil
 		}
 		b.sem.Count--
 		b.waiting = false
@@ -176,19 +159,19 @@ func (b *Binner) Run() (Status, error) {
 		p, err := b.th.Next()
 		switch {
 		case errors.Is(err, cle.ErrEnd), errors.Is(err, cle.ErrHalted):
-			return Done, nil
+			return cle.Done, nil
 		case err != nil:
-			return Done, err
+			return cle.Done, err
 		}
 		if err := b.packet(&p); err != nil {
 			var h *cle.HangError
 			if errors.As(err, &h) {
-				return Done, err
+				return cle.Done, err
 			}
-			return Done, b.th.Hang(p.Addr, fmt.Sprintf("%v: %v", p.Op, err), err)
+			return cle.Done, b.th.Hang(p.Addr, fmt.Sprintf("%v: %v", p.Op, err), err)
 		}
 		if b.waiting {
-			return Waiting, nil
+			return cle.Waiting, nil
 		}
 	}
 }

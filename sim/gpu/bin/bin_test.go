@@ -82,10 +82,10 @@ func (j *job) run(t *testing.T) (*Binner, error) {
 	j.list = cl.Flush{}.Append(j.list)
 	a := j.cl.Put(0, j.list)
 	b := New(nvShader{j.m.View})
-	var sem Semaphore
+	var sem cle.Semaphore
 	b.Start(j.m.View, a, a+uint32(len(j.list)), j.overflow, nil, &sem, cle.DefaultLimits)
 	st, err := b.Run()
-	if err == nil && (st != Done || sem.Count != 1) {
+	if err == nil && (st != cle.Done || sem.Count != 1) {
 		t.Fatalf("status %v, semaphore %d", st, sem.Count)
 	}
 	return b, err
@@ -423,14 +423,14 @@ func TestIndexedDrawAndSemaphoreWait(t *testing.T) {
 	j.list = cl.Flush{}.Append(j.list)
 	a := j.cl.Put(0, j.list)
 	b := New(nvShader{j.m.View})
-	var sem Semaphore
+	var sem cle.Semaphore
 	b.Start(j.m.View, a, a+uint32(len(j.list)), nil, nil, &sem, cle.DefaultLimits)
 	st, err := b.Run()
-	if err != nil || st != Waiting {
+	if err != nil || st != cle.Waiting {
 		t.Fatalf("status %v err %v, want Waiting", st, err)
 	}
 	sem.Count = 1
-	if st, err = b.Run(); err != nil || st != Done || sem.Count != 1 {
+	if st, err = b.Run(); err != nil || st != cle.Done || sem.Count != 1 {
 		t.Fatalf("status %v err %v sem %d", st, err, sem.Count)
 	}
 	ps := prims(j.readTile(t, 0, 0))

@@ -37,6 +37,25 @@ import (
 	"github.com/vccube/vccube/sim/mem"
 )
 
+// Semaphore is the counting semaphore the two threads share:
+// INCREMENT_SEMAPHORE adds one, WAIT_ON_SEMAPHORE waits until it can take
+// one ([AG] §8 "System Operation": "The two threads can be synchronised
+// via counting semaphores").
+type Semaphore struct{ Count int }
+
+// Status says why a thread's run returned.
+type Status int
+
+// Run outcomes.
+const (
+	// Done: the list reached its end address or HALT.
+	Done Status = iota
+	// Waiting: the list is stopped at WAIT_ON_SEMAPHORE with the
+	// semaphore at zero; run it again after the other thread increments
+	// it.
+	Waiting
+)
+
 // Limits bound the work a thread may do before it is declared hung.
 type Limits struct {
 	// Packets is the most packets (of any kind) one thread may execute.

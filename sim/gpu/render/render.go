@@ -43,7 +43,6 @@ import (
 	"github.com/vccube/vccube/cl"
 	"github.com/vccube/vccube/cl/prim"
 	"github.com/vccube/vccube/cl/spec"
-	"github.com/vccube/vccube/sim/gpu/bin"
 	"github.com/vccube/vccube/sim/gpu/cle"
 	"github.com/vccube/vccube/sim/gpu/qpuexec"
 	"github.com/vccube/vccube/sim/gpu/tlb"
@@ -96,7 +95,7 @@ type Renderer struct {
 	cache    *qpuexec.Cache
 	view     *mem.View
 	th       *cle.Thread
-	sem      *bin.Semaphore
+	sem      *cle.Semaphore
 	waiting  bool
 	counters *hw.Counters
 
@@ -171,7 +170,7 @@ func (r *Renderer) Close() {
 }
 
 // Start begins a job's render list [start, end).
-func (r *Renderer) Start(v *mem.View, start, end uint32, c *hw.Counters, sem *bin.Semaphore) {
+func (r *Renderer) Start(v *mem.View, start, end uint32, c *hw.Counters, sem *cle.Semaphore) {
 	r.view = v
 	if r.th == nil {
 		r.th = cle.NewThread(v, "CT1", r.opts.Limits)
@@ -213,10 +212,10 @@ func (r *Renderer) snap() snapshot {
 
 // Run executes the list until it ends or waits on the semaphore; it
 // renders the tiles before returning Done.
-func (r *Renderer) Run() (bin.Status, error) {
+func (r *Renderer) Run() (cle.Status, error) {
 	if r.waiting {
 		if r.sem.Count == 0 {
-			return bin.Waiting, nil
+			return cle.Waiting, nil
 		}
 		r.sem.Count--
 		r.waiting = false
@@ -225,19 +224,19 @@ func (r *Renderer) Run() (bin.Status, error) {
 		p, err := r.th.Next()
 		switch {
 		case errors.Is(err, cle.ErrEnd), errors.Is(err, cle.ErrHalted):
-			return bin.Done, r.flush()
+			return cle.Done, r.flush()
 		case err != nil:
-			return bin.Done, err
+			return cle.Done, err
 		}
 		if err := r.packet(&p); err != nil {
 			var h *cle.HangError
 			if errors.As(err, &h) {
-				return bin.Done, err
+				return cle.Done, err
 			}
-			return bin.Done, r.th.Hang(p.Addr, fmt.Sprintf("%v: %v", p.Op, err), err)
+			return cle.Done, r.th.Hang(p.Addr, fmt.Sprintf("%v: %v", p.Op, err), err)
 		}
 		if r.waiting {
-			return bin.Waiting, nil
+			return cle.Waiting, nil
 		}
 	}
 }
