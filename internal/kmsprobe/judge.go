@@ -22,69 +22,100 @@ type Criteria struct {
 // failures (empty: pass) and a summary of the figures.
 func Judge(l *Log, c Criteria) (failures []string, summary []string) {
 	fail := func(f string, a ...any) { failures = append(failures, fmt.Sprintf(f, a...)) }
-	runs := 1
+	want := 1
 	if c.Sigterm {
-		runs = 2
+		want = 2
 	}
-	if len(l.Present) != runs || len(l.Supervise) != runs {
-		fail("expected %d runs of the guest command, found %d present and %d supervise reports "+
-			"(did the guest crash or the kernel panic? see the log)", runs, len(l.Present), len(l.Supervise))
-		return failures, bootFigures(l)
+	if len(l.Runs) != want {
+		fail("expected %d runs of the guest command, found %d (did the guest crash or the kernel panic? see the log)", want, len(l.Runs))
 	}
+	for i, r := range l.Runs[:min(len(l.Runs), want)] {
+		name := "normal run"
+		if i == 1 {
+			name = "SIGTERM run"
+		}
+		if r.Supervise == nil {
+			fail("%s: the supervisor printed no report (the guest stopped during the run?)", name)
+		}
+		if r.Present == nil {
+			fail("%s: the command printed no report", name)
+		}
+		if r.Supervise == nil || r.Present == nil {
+			if r.Supervise != nil {
+				summary = append(summary, fmt.Sprintf("%s: the command ended with status %d%s; CRTCs restored: %v %s",
+					name, r.Supervise.ExitCode, killed(r.Supervise), r.Supervise.CrtcRestored, r.Supervise.Diff))
+				if !r.Supervise.CrtcRestored {
+					fail("%s: the supervisor found the CRTCs changed after the command: %s", name, r.Supervise.Diff)
+				}
+			}
+			continue
+		}
+		var f, s []string
+		if i == 0 {
+			f, s = judgeNormal(*r.Present, *r.Supervise, c)
+		} else {
+			f, s = judgeSigterm(*r.Present, *r.Supervise)
+		}
+		failures, summary = append(failures, f...), append(summary, s...)
+	}
+	return failures, append(summary, bootFigures(l)...)
+}
 
-	p, s := l.Present[0], l.Supervise[0]
+// judgeNormal checks the run that ends by itself.
+func judgeNormal(p PresentReport, s SuperviseReport, c Criteria) (failures, summary []string) {
+	fail := func(f string, a ...any) { failures = append(failures, "normal run: "+fmt.Sprintf(f, a...)) }
 	if p.Error != "" {
-		fail("normal run: %s", p.Error)
+		fail("%s", p.Error)
 	}
 	if !p.ModeSet {
-		fail("normal run: the mode was never set")
+		fail("the mode was never set")
 	}
 	if p.Completed < c.MinFlips {
-		fail("normal run: %d flips completed, want at least %d", p.Completed, c.MinFlips)
+		fail("%d flips completed, want at least %d", p.Completed, c.MinFlips)
 	}
 	if p.Completed != p.Flips {
-		fail("normal run: %d flips queued but %d completed by an event", p.Flips, p.Completed)
+		fail("%d flips queued but %d completed by an event", p.Flips, p.Completed)
 	}
 	if p.Missed > c.MaxMissed || uint64(p.SeqStepsNotOne) > c.MaxMissed {
-		fail("normal run: %d vblanks missed (%d sequence steps other than +1), at most %d allowed",
+		fail("%d vblanks missed (%d sequence steps other than +1), at most %d allowed",
 			p.Missed, p.SeqStepsNotOne, c.MaxMissed)
 	}
 	if p.Completed > 0 && uint64(p.SeqLast-p.SeqFirst) != p.Completed-1+p.Missed {
-		fail("normal run: sequence %d..%d does not match %d flips and %d missed vblanks",
+		fail("sequence %d..%d does not match %d flips and %d missed vblanks",
 			p.SeqFirst, p.SeqLast, p.Completed, p.Missed)
 	}
 	if p.TimestampMismatches != 0 {
-		fail("normal run: %d flip intervals differ from (sequence step x %v)", p.TimestampMismatches, time.Duration(p.PeriodNs))
+		fail("%d flip intervals differ from (sequence step x %v)", p.TimestampMismatches, time.Duration(p.PeriodNs))
 	}
 	if p.PeriodNs <= 0 {
-		fail("normal run: the mode's period is unknown")
+		fail("the mode's period is unknown")
 	} else {
 		tol := c.Tolerance * float64(p.PeriodNs)
 		if d := float64(p.VblankPeriodNs - p.PeriodNs); d > tol || d < -tol {
-			fail("normal run: measured vblank period %v, the mode's is %v", time.Duration(p.VblankPeriodNs), time.Duration(p.PeriodNs))
+			fail("measured vblank period %v, the mode's is %v", time.Duration(p.VblankPeriodNs), time.Duration(p.PeriodNs))
 		}
 		// With every vblank flipped the mean interval is the period;
 		// each missed vblank adds one period to the sum.
 		if p.Completed > 1 {
 			want := float64(p.PeriodNs) * float64(p.Completed-1+p.Missed) / float64(p.Completed-1)
 			if d := float64(p.IntervalMeanNs) - want; d > tol || d < -tol {
-				fail("normal run: mean flip interval %v, want %v (the mode's period %v, %d missed vblanks)",
+				fail("mean flip interval %v, want %v (the mode's period %v, %d missed vblanks)",
 					time.Duration(p.IntervalMeanNs), time.Duration(want), time.Duration(p.PeriodNs), p.Missed)
 			}
 		}
 	}
 	if p.PatternChecked != int(p.Completed)+1 || p.PatternErrors != 0 || p.ScanoutErrors != 0 {
-		fail("normal run: %d of %d frames checked; %d read back wrong, %d not the buffer scanned out",
+		fail("%d of %d frames checked; %d read back wrong, %d not the buffer scanned out",
 			p.PatternChecked, p.Completed+1, p.PatternErrors, p.ScanoutErrors)
 	}
 	if !p.Restored || p.RestoreError != "" {
-		fail("normal run: the CRTC was not restored (%s)", p.RestoreError)
+		fail("the CRTC was not restored (%s)", p.RestoreError)
 	}
 	if s.Error != "" || s.ExitCode != 0 || s.Killed != "" {
-		fail("normal run: the command ended with status %d%s %s", s.ExitCode, killed(s), s.Error)
+		fail("the command ended with status %d%s %s", s.ExitCode, killed(&s), s.Error)
 	}
 	if !s.CrtcRestored {
-		fail("normal run: the supervisor found the CRTCs changed after the command: %s", s.Diff)
+		fail("the supervisor found the CRTCs changed after the command: %s", s.Diff)
 	}
 	steps := max(p.Completed, 1) - 1
 	summary = append(summary, fmt.Sprintf("normal run: %s %s on CRTC %d (%s): mode set + %d flips, %d events, sequence %d..%d, "+
@@ -106,33 +137,36 @@ func Judge(l *Log, c Criteria) (failures []string, summary []string) {
 			time.Duration(p.CopySumNs/n).Round(time.Microsecond), time.Duration(p.CopyMaxNs).Round(time.Microsecond),
 			time.Duration(p.CheckSumNs/n).Round(time.Microsecond), time.Duration(p.CheckMaxNs).Round(time.Microsecond)))
 	}
-
-	if c.Sigterm {
-		p, s := l.Present[1], l.Supervise[1]
-		if !s.ModesetSeen || !s.SigtermSent {
-			fail("SIGTERM run: the signal was not sent mid-run (mode set seen %v, sent %v)", s.ModesetSeen, s.SigtermSent)
-		}
-		want := 128 + int(syscall.SIGTERM)
-		if s.Killed != "" || s.ExitCode != want {
-			fail("SIGTERM run: the command ended with status %d%s, want %d (handled, 128+SIGTERM)", s.ExitCode, killed(s), want)
-		}
-		if p.Signal != syscall.SIGTERM.String() {
-			fail("SIGTERM run: the command reports signal %q", p.Signal)
-		}
-		if p.Completed == 0 || p.PatternErrors != 0 || p.ScanoutErrors != 0 {
-			fail("SIGTERM run: %d flips before the signal, %d frames read back wrong, %d not scanned out",
-				p.Completed, p.PatternErrors, p.ScanoutErrors)
-		}
-		if !p.Restored || !s.CrtcRestored {
-			fail("SIGTERM run: the CRTC was not restored (command: %v %s; supervisor: %v %s)", p.Restored, p.RestoreError, s.CrtcRestored, s.Diff)
-		}
-		summary = append(summary, fmt.Sprintf("SIGTERM run: stopped after %d flips with status %d; CRTC restored: %v (supervisor: %v)",
-			p.Completed, s.ExitCode, p.Restored, s.CrtcRestored))
-	}
-	return failures, append(summary, bootFigures(l)...)
+	return failures, summary
 }
 
-func killed(s SuperviseReport) string {
+// judgeSigterm checks the run the supervisor stopped with SIGTERM.
+func judgeSigterm(p PresentReport, s SuperviseReport) (failures, summary []string) {
+	fail := func(f string, a ...any) { failures = append(failures, "SIGTERM run: "+fmt.Sprintf(f, a...)) }
+	if !s.ModesetSeen || !s.SigtermSent {
+		fail("the signal was not sent mid-run (mode set seen %v, sent %v)", s.ModesetSeen, s.SigtermSent)
+	}
+	want := 128 + int(syscall.SIGTERM)
+	if s.Killed != "" || s.ExitCode != want {
+		fail("the command ended with status %d%s, want %d (handled, 128+SIGTERM)", s.ExitCode, killed(&s), want)
+	}
+	if p.Signal != syscall.SIGTERM.String() {
+		fail("the command reports signal %q", p.Signal)
+	}
+	if p.Completed == 0 || p.PatternErrors != 0 || p.ScanoutErrors != 0 {
+		fail("%d flips before the signal, %d frames read back wrong, %d not scanned out",
+			p.Completed, p.PatternErrors, p.ScanoutErrors)
+	}
+	if !p.Restored || !s.CrtcRestored {
+		fail("the CRTC was not restored (command: %v %s; supervisor: %v %s)", p.Restored, p.RestoreError, s.CrtcRestored, s.Diff)
+	}
+	summary = append(summary, fmt.Sprintf("SIGTERM run: stopped after %d flips with status %d; CRTC restored: %v (supervisor: %v)",
+		p.Completed, s.ExitCode, p.Restored, s.CrtcRestored))
+	return failures, summary
+}
+
+// killed says which signal killed the command, if one did.
+func killed(s *SuperviseReport) string {
 	if s.Killed != "" {
 		return " (killed by " + s.Killed + ")"
 	}

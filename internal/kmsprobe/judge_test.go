@@ -28,10 +28,10 @@ var defaults = Criteria{MinFlips: 300, MaxMissed: 3, Tolerance: 0.001, Sigterm: 
 
 func TestParseRecordedLog(t *testing.T) {
 	l := recorded(t)
-	if len(l.Present) != 2 || len(l.Supervise) != 2 {
-		t.Fatalf("%d present and %d supervise reports, want 2 and 2", len(l.Present), len(l.Supervise))
+	if len(l.Runs) != 2 || l.Runs[0].Present == nil || l.Runs[1].Present == nil || l.Runs[1].Supervise == nil {
+		t.Fatalf("runs %+v, want two with both reports", l.Runs)
 	}
-	p := l.Present[0]
+	p := l.Runs[0].Present
 	// 1024x768@60 DMT: 1344 x 806 pixels at 65000 kHz = 16665600 ns.
 	if p.Driver != "vkms" || p.Mode != "1024x768@60" || p.PeriodNs != 16665600 || p.Flips != 300 || p.Completed != 300 {
 		t.Errorf("normal run %+v", p)
@@ -39,7 +39,7 @@ func TestParseRecordedLog(t *testing.T) {
 	if p.Missed != 1 || p.SeqLast-p.SeqFirst != 300 || len(p.MissedAt) != 1 || p.MissedAt[0] != 33 {
 		t.Errorf("sequence %d..%d, missed %d at %v", p.SeqFirst, p.SeqLast, p.Missed, p.MissedAt)
 	}
-	if s := l.Supervise[1]; s.ExitCode != 143 || !s.SigtermSent || !s.CrtcRestored {
+	if s := l.Runs[1].Supervise; s.ExitCode != 143 || !s.SigtermSent || !s.CrtcRestored {
 		t.Errorf("SIGTERM run %+v", s)
 	}
 }
@@ -75,38 +75,42 @@ func TestJudgeFailures(t *testing.T) {
 		change func(l *Log)
 		want   string
 	}{
-		{"a flip without its event", func(l *Log) { l.Present[0].Completed-- },
+		{"a flip without its event", func(l *Log) { l.Runs[0].Present.Completed-- },
 			"300 flips queued but 299 completed"},
-		{"too few flips", func(l *Log) { l.Present[0].Flips, l.Present[0].Completed = 200, 200 },
+		{"too few flips", func(l *Log) { l.Runs[0].Present.Flips, l.Runs[0].Present.Completed = 200, 200 },
 			"200 flips completed, want at least 300"},
-		{"many missed vblanks", func(l *Log) { l.Present[0].Missed, l.Present[0].SeqStepsNotOne, l.Present[0].SeqLast = 5, 5, 329 },
+		{"many missed vblanks", func(l *Log) {
+			l.Runs[0].Present.Missed, l.Runs[0].Present.SeqStepsNotOne, l.Runs[0].Present.SeqLast = 5, 5, 329
+		},
 			"5 vblanks missed"},
-		{"sequence not matching", func(l *Log) { l.Present[0].SeqLast += 2 },
+		{"sequence not matching", func(l *Log) { l.Runs[0].Present.SeqLast += 2 },
 			"sequence 25..327 does not match"},
-		{"timestamps off the period", func(l *Log) { l.Present[0].TimestampMismatches = 1 },
+		{"timestamps off the period", func(l *Log) { l.Runs[0].Present.TimestampMismatches = 1 },
 			"1 flip intervals differ"},
-		{"wrong refresh", func(l *Log) { l.Present[0].VblankPeriodNs = 20000000 },
+		{"wrong refresh", func(l *Log) { l.Runs[0].Present.VblankPeriodNs = 20000000 },
 			"measured vblank period 20ms"},
-		{"mean not the period", func(l *Log) { l.Present[0].IntervalMeanNs = 16665600 },
+		{"mean not the period", func(l *Log) { l.Runs[0].Present.IntervalMeanNs = 16665600 },
 			"mean flip interval 16.6656ms, want 16.721337ms"},
-		{"frame read back wrong", func(l *Log) { l.Present[0].PatternErrors = 1 },
+		{"frame read back wrong", func(l *Log) { l.Runs[0].Present.PatternErrors = 1 },
 			"1 read back wrong"},
-		{"other buffer scanned out", func(l *Log) { l.Present[0].ScanoutErrors = 2 },
+		{"other buffer scanned out", func(l *Log) { l.Runs[0].Present.ScanoutErrors = 2 },
 			"2 not the buffer scanned out"},
-		{"not restored", func(l *Log) { l.Present[0].Restored = false },
+		{"not restored", func(l *Log) { l.Runs[0].Present.Restored = false },
 			"normal run: the CRTC was not restored"},
-		{"supervisor saw a change", func(l *Log) { l.Supervise[0].CrtcRestored, l.Supervise[0].Diff = false, "crtc 35: ..." },
+		{"supervisor saw a change", func(l *Log) { l.Runs[0].Supervise.CrtcRestored, l.Runs[0].Supervise.Diff = false, "crtc 35: ..." },
 			"found the CRTCs changed after the command: crtc 35"},
-		{"command failed", func(l *Log) { l.Supervise[0].ExitCode = 1 },
+		{"command failed", func(l *Log) { l.Runs[0].Supervise.ExitCode = 1 },
 			"normal run: the command ended with status 1"},
-		{"SIGTERM killed it", func(l *Log) { l.Supervise[1].ExitCode, l.Supervise[1].Killed = -1, "terminated" },
+		{"SIGTERM killed it", func(l *Log) { l.Runs[1].Supervise.ExitCode, l.Runs[1].Supervise.Killed = -1, "terminated" },
 			"status -1 (killed by terminated), want 143"},
-		{"SIGTERM before the mode set", func(l *Log) { l.Supervise[1].ModesetSeen = false },
+		{"SIGTERM before the mode set", func(l *Log) { l.Runs[1].Supervise.ModesetSeen = false },
 			"the signal was not sent mid-run"},
-		{"SIGTERM run not restored", func(l *Log) { l.Supervise[1].CrtcRestored = false },
+		{"SIGTERM run not restored", func(l *Log) { l.Runs[1].Supervise.CrtcRestored = false },
 			"SIGTERM run: the CRTC was not restored"},
-		{"a run missing", func(l *Log) { l.Present, l.Supervise = l.Present[:1], l.Supervise[:1] },
+		{"a run missing", func(l *Log) { l.Runs = l.Runs[:1] },
 			"expected 2 runs"},
+		{"no report from the command", func(l *Log) { l.Runs[1].Present = nil },
+			"SIGTERM run: the command printed no report"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			l := recorded(t)
@@ -133,8 +137,8 @@ func TestParseLogRejectsBadReports(t *testing.T) {
 	// A kernel message in front of a report on the same line is fine.
 	b, _ := json.Marshal(SuperviseReport{Kind: "supervise", ExitCode: 0, CrtcRestored: true})
 	l, err := ParseLog(strings.NewReader("[    1.0] random: crng init done" + ReportPrefix + string(b) + "\n"))
-	if err != nil || len(l.Supervise) != 1 {
-		t.Errorf("%v, %d reports", err, len(l.Supervise))
+	if err != nil || len(l.Runs) != 1 || l.Runs[0].Supervise == nil || l.Runs[0].Present != nil {
+		t.Errorf("%v, runs %+v", err, l.Runs)
 	}
 }
 
@@ -153,5 +157,25 @@ func TestPeriodNs(t *testing.T) {
 		if got := periodNs(m); got != tc.want {
 			t.Errorf("%d kHz %dx%d: %d ns, want %d", tc.clock, tc.ht, tc.vt, got, tc.want)
 		}
+	}
+}
+
+func TestParseLogPairsReports(t *testing.T) {
+	line := func(v any) string {
+		b, _ := json.Marshal(v)
+		return ReportPrefix + string(b) + "\n"
+	}
+	log := line(PresentReport{Kind: "present", Flips: 1}) + line(SuperviseReport{Kind: "supervise", ExitCode: 0}) +
+		line(SuperviseReport{Kind: "supervise", ExitCode: -1, Killed: "killed"}) + // its command printed nothing
+		line(PresentReport{Kind: "present", Flips: 3}) // the log ends before its supervisor's report
+	l, err := ParseLog(strings.NewReader(log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Runs) != 3 ||
+		l.Runs[0].Present == nil || l.Runs[0].Present.Flips != 1 || l.Runs[0].Supervise == nil ||
+		l.Runs[1].Present != nil || l.Runs[1].Supervise == nil || l.Runs[1].Supervise.Killed != "killed" ||
+		l.Runs[2].Present == nil || l.Runs[2].Present.Flips != 3 || l.Runs[2].Supervise != nil {
+		t.Errorf("runs %+v", l.Runs)
 	}
 }

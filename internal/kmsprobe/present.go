@@ -29,16 +29,17 @@ func runPresent(args []string) int {
 	flips := fs.Int("flips", 300, "page flips after the mode set (0: until stopped)")
 	modeFlag := fs.String("mode", "", "mode WxH or WxH@Hz (default: the preferred one)")
 	connector := fs.String("connector", "", "connector name (default: the first connected)")
+	noRestore := fs.Bool("no-restore", false, "leave the display as it is at exit and ignore signals: a broken program, to test the rig")
 	fs.Parse(args)
 
 	rep := PresentReport{Kind: "present", Device: *device, FlipsWanted: *flips}
-	code := presentRun(&rep, *device, *connector, *modeFlag, *flips)
+	code := presentRun(&rep, *device, *connector, *modeFlag, *flips, *noRestore)
 	emit(&rep)
 	return code
 }
 
 // presentRun fills rep and returns the exit status.
-func presentRun(rep *PresentReport, device, connector, modeFlag string, flips int) (code int) {
+func presentRun(rep *PresentReport, device, connector, modeFlag string, flips int, noRestore bool) (code int) {
 	fail := func(err error) int {
 		if rep.Error == "" {
 			rep.Error = err.Error()
@@ -65,6 +66,9 @@ func presentRun(rep *PresentReport, device, connector, modeFlag string, flips in
 		return fail(err)
 	}
 	defer func() {
+		if noRestore {
+			return
+		}
 		if err := d.Close(); err != nil {
 			fail(err)
 			if code == 0 {
@@ -72,7 +76,10 @@ func presentRun(rep *PresentReport, device, connector, modeFlag string, flips in
 			}
 		}
 	}()
-	ctx, stop := present.RestoreOnSignal(context.Background(), d)
+	ctx, stop := context.Background(), func() {}
+	if !noRestore {
+		ctx, stop = present.RestoreOnSignal(ctx, d)
+	}
 	defer stop()
 
 	m := d.Mode()
@@ -253,6 +260,9 @@ func presentRun(rep *PresentReport, device, connector, modeFlag string, flips in
 	}
 
 	// Restore (again, if a signal did already) and see that it took.
+	if noRestore {
+		return 0
+	}
 	if err := d.Restore(); err != nil {
 		rep.RestoreError = err.Error()
 	}

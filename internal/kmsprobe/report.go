@@ -110,15 +110,24 @@ func emit(v any) {
 
 // Log is a parsed serial console log.
 type Log struct {
-	Present   []PresentReport
-	Supervise []SuperviseReport
-	Lines     []string // every line, for the boot figures
+	Runs  []Run
+	Lines []string // every line, for the boot figures
 }
 
-// ParseLog reads the report lines out of a console log. A report line
-// that is not valid JSON of a known kind is an error.
+// Run is one supervised run of the guest command: the supervisor's report
+// and, when the command printed one before it, the command's.
+type Run struct {
+	Present   *PresentReport   // nil: the command printed no report
+	Supervise *SuperviseReport // nil: the supervisor printed none (the log ends)
+}
+
+// ParseLog reads the report lines out of a console log and pairs them
+// into runs: the supervisor reports after its command ends, so a command's
+// report is the one just before its supervisor's. A report line that is
+// not valid JSON of a known kind is an error.
 func ParseLog(r io.Reader) (*Log, error) {
 	l := &Log{}
+	var pending *PresentReport
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<16), 1<<20)
 	for n := 1; sc.Scan(); n++ {
@@ -139,20 +148,27 @@ func ParseLog(r io.Reader) (*Log, error) {
 		dec.DisallowUnknownFields()
 		switch kind.Kind {
 		case "present":
-			var p PresentReport
-			if err := dec.Decode(&p); err != nil {
+			p := new(PresentReport)
+			if err := dec.Decode(p); err != nil {
 				return nil, fmt.Errorf("line %d: present report: %v", n, err)
 			}
-			l.Present = append(l.Present, p)
+			if pending != nil {
+				l.Runs = append(l.Runs, Run{Present: pending}) // its supervisor said nothing
+			}
+			pending = p
 		case "supervise":
-			var s SuperviseReport
-			if err := dec.Decode(&s); err != nil {
+			s := new(SuperviseReport)
+			if err := dec.Decode(s); err != nil {
 				return nil, fmt.Errorf("line %d: supervise report: %v", n, err)
 			}
-			l.Supervise = append(l.Supervise, s)
+			l.Runs = append(l.Runs, Run{Present: pending, Supervise: s})
+			pending = nil
 		default:
 			return nil, fmt.Errorf("line %d: a report of unknown kind %q", n, kind.Kind)
 		}
+	}
+	if pending != nil {
+		l.Runs = append(l.Runs, Run{Present: pending})
 	}
 	return l, sc.Err()
 }
