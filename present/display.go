@@ -322,6 +322,19 @@ func (d *Display) putBackCrtc() error {
 	return drm.SetCrtc(d.conn, d.crtc, s.FbID, s.X, s.Y, conns, &s.Mode)
 }
 
+// owns reports whether fb is a framebuffer this Display added and has not
+// removed.
+func (d *Display) owns(fb uint32) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, f := range d.fbs {
+		if f == fb {
+			return true
+		}
+	}
+	return false
+}
+
 // Restored reports whether Restore has run (or begun: it is set before
 // the CRTC is put back), after which no frame of this Display is shown.
 func (d *Display) Restored() bool {

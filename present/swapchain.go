@@ -106,7 +106,7 @@ func (d *Display) NewSwapchain(bufs ...*Buffer) (*Swapchain, error) {
 	}
 	w, h := d.Size()
 	for i, b := range bufs {
-		if b == nil || b.FbID == 0 || b.Width != w || b.Height != h {
+		if b == nil || b.FbID == 0 || b.Width != w || b.Height != h || !d.owns(b.FbID) {
 			return nil, fmt.Errorf("present: buffer %d is not a %dx%d framebuffer of this display", i, w, h)
 		}
 		for _, o := range bufs[:i] {

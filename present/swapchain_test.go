@@ -240,6 +240,10 @@ func TestSwapchainMisuse(t *testing.T) {
 	if _, err := d.NewSwapchain(b1, b1); err == nil {
 		t.Error("the same buffer twice was accepted")
 	}
+	stranger := &present.Buffer{FbID: 70, Width: 100, Height: 50} // the console's framebuffer
+	if _, err := d.NewSwapchain(b1, stranger); err == nil {
+		t.Error("a framebuffer the display did not add was accepted")
+	}
 	s, err := d.NewSwapchain(b1, b2)
 	if err != nil {
 		t.Fatal(err)
