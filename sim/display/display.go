@@ -53,10 +53,12 @@ const gammaSize = 256
 
 // Options configure a Display.
 type Options struct {
-	// Clock is the time the display runs on; VirtualClock by default.
+	// Clock is the time the display runs on; VirtualClock by default (and
+	// for any value that is not a ClockMode).
 	Clock ClockMode
 	// Start is the virtual clock's time at creation (VirtualClock and
-	// SteppedClock); event timestamps count from it.
+	// SteppedClock); event timestamps count from it. Negative values are
+	// taken as 0: the kernel's timestamps are never negative.
 	Start time.Duration
 	// Monitor is the display plugged into HDMI-A-1; nil means
 	// DefaultMonitor.
@@ -117,8 +119,11 @@ type clientState struct {
 
 // New creates a display.
 func New(opts Options) *Display {
+	if opts.Clock != SteppedClock && opts.Clock != RealClock {
+		opts.Clock = VirtualClock
+	}
 	d := &Display{opts: opts, fbs: map[uint32]*framebuffer{}, clients: map[uint64]*clientState{}}
-	d.now = int64(opts.Start)
+	d.now = max(int64(opts.Start), 0)
 	if opts.Monitor != nil {
 		d.mon = *opts.Monitor
 	} else {

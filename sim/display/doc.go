@@ -13,6 +13,18 @@
 // core and vc4's KMS code do, with the same checks in the same order and
 // the same errnos, and resolves GEM handles through the file (Client).
 //
+//	disp := display.New(display.Options{Clock: display.RealClock})
+//	dev, err := sim.New(sim.Options{GPU: gpu.New(), Display: disp})
+//
+// (sim.Display's methods take a sim.Client, which must be an alias of
+// this package's Client for a *Display to plug in as it is; until sim
+// declares it so, a three-method adapter does it, as the tests' simDisplay.)
+//
+// Under VirtualClock a test can run a program's whole frame loop without
+// waiting: every flip completes at its vblank before PAGE_FLIP returns.
+// ReadScanout copies the picture on screen; Options.OnFlip is called at
+// every change of picture.
+//
 // # Sources
 //
 // The rules come from Linux drivers/gpu/drm: drm_mode_config.c
