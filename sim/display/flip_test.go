@@ -58,7 +58,7 @@ func TestNFlipsTakeNVblanks(t *testing.T) {
 	const n = 100
 	fbs := []uint32{b, a}
 	for i := 0; i < n; i++ {
-		userData := uint64(0xc0ffee0000 + i)
+		userData := 0xc0ffee0000 + uint64(i)
 		if err := flip(f, fbs[i%2], drm.PageFlipEvent, userData); err != nil {
 			t.Fatalf("flip %d: %v", i, err)
 		}
