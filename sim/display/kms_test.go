@@ -256,6 +256,10 @@ func TestSetCrtcErrors(t *testing.T) {
 			Mode: with(func(m *drm.ModeModeInfo) { m.Flags |= 2 << 19 })}, syscall.EINVAL},
 		{"clock above INT_MAX", drm.ModeCrtc{CrtcID: display.CrtcID, FbID: fb, ModeValid: 1,
 			Mode: with(func(m *drm.ModeModeInfo) { m.Clock = 1 << 31 })}, syscall.ERANGE},
+		{"vrefresh above INT_MAX", drm.ModeCrtc{CrtcID: display.CrtcID, FbID: fb, ModeValid: 1,
+			Mode: with(func(m *drm.ModeModeInfo) { m.Vrefresh = 1 << 31 })}, syscall.ERANGE},
+		{"an unknown 3D layout", drm.ModeCrtc{CrtcID: display.CrtcID, FbID: fb, ModeValid: 1,
+			Mode: with(func(m *drm.ModeModeInfo) { m.Flags |= 9 << 14 })}, syscall.EINVAL},
 		{"clock 0", drm.ModeCrtc{CrtcID: display.CrtcID, FbID: fb, ModeValid: 1, Mode: with(func(m *drm.ModeModeInfo) { m.Clock = 0 })}, syscall.EINVAL},
 		{"hsync before the line ends", drm.ModeCrtc{CrtcID: display.CrtcID, FbID: fb, ModeValid: 1,
 			Mode: with(func(m *drm.ModeModeInfo) { m.HsyncStart = 1900 })}, syscall.EINVAL},
@@ -377,6 +381,14 @@ func TestUnmodelledIoctlsSayENOSYS(t *testing.T) {
 	var buf [16]byte
 	err := f.Ioctl(drm.IOWR(0xB5, 16), unsafe.Pointer(&buf[0]))
 	wantErrno(t, "GETPLANERESOURCES", err, syscall.ENOSYS)
+}
+
+func TestClosedDisplayIsENODEV(t *testing.T) {
+	r := newRig(t, display.Options{})
+	f := r.open()
+	r.disp.Close()
+	_, err := drm.GetResources(f)
+	wantErrno(t, "GETRESOURCES after the display closed", err, syscall.ENODEV)
 }
 
 func TestGEMReferencesFollowFramebuffers(t *testing.T) {
