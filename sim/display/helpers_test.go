@@ -17,8 +17,8 @@ import (
 // simDisplay plugs a *display.Display into sim.Options: sim.Display's
 // methods take a sim.Client, the display's a display.Client (the same
 // method set; package display cannot import package sim, which sits below
-// it). See /work/notes/P-sim-display-glue.patch for the one-line alias
-// that makes this adapter unnecessary.
+// it). Declaring sim.Client an alias of display.Client would make this
+// adapter unnecessary.
 type simDisplay struct{ *display.Display }
 
 func (a simDisplay) Ioctl(c sim.Client, req drm.Request, arg unsafe.Pointer) error {
