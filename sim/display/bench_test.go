@@ -35,6 +35,9 @@ func flipLoop(tb testing.TB, opts display.Options) func() {
 // TestPageFlipDoesNotAllocate: a frame's flip and its event allocate
 // nothing in the display (nor, today, in the device around it).
 func TestPageFlipDoesNotAllocate(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
 	step := flipLoop(t, display.Options{})
 	step()
 	if n := testing.AllocsPerRun(100, step); n != 0 {
