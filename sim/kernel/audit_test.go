@@ -2,10 +2,12 @@ package kernel_test
 
 import (
 	"encoding/binary"
+	"testing"
 
 	"github.com/vccube/vccube/cl"
 	"github.com/vccube/vccube/cl/spec"
 	"github.com/vccube/vccube/shaders/qpu"
+	"github.com/vccube/vccube/sim/gpu"
 	"github.com/vccube/vccube/sim/hw"
 	"github.com/vccube/vccube/sim/kernel"
 	"github.com/vccube/vccube/sim/kernel/cleargpu"
@@ -28,17 +30,30 @@ import (
 // parameters is the shader validator's count (kernel.ValidateShader), on
 // code fetched through the View: the hardware reads a uniform per read
 // and per TMU parameter write, which is what that count is.
+//
+// Then the job runs twice more on the same View: on the placeholder
+// (cleargpu: the render list's clears, loads and stores) and on the GPU
+// model (sim/gpu: binning, shading, texturing and the tile buffer as the
+// hardware does them), whose result is the job's.
 type auditGPU struct {
 	clear *cleargpu.GPU
+	model *gpu.GPU
 }
 
-func newAuditGPU() *auditGPU { return &auditGPU{clear: cleargpu.New()} }
+// newAuditGPU makes the tests' GPU; the GPU model is closed when the test
+// ends, after the driver using it (cleanups run last registered first).
+func newAuditGPU(t testing.TB) *auditGPU {
+	g := &auditGPU{clear: cleargpu.New(), model: gpu.New(gpu.Options{Workers: 1})}
+	t.Cleanup(g.model.Close)
+	return g
+}
 
 func (g *auditGPU) Run(job *hw.Job) hw.Result {
 	if job.BinEnd > job.BinStart {
 		auditBin(job.Mem, job.BinStart, job.BinEnd)
 	}
-	return g.clear.Run(job)
+	g.clear.Run(job)
+	return g.model.Run(job)
 }
 
 // shaderStateUse is one GL_SHADER_STATE and the largest index its

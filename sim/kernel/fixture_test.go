@@ -20,7 +20,8 @@ import (
 	"github.com/vccube/vccube/texture"
 )
 
-// The fixture: a driver on the placeholder GPU, a file, and the BOs of a
+// The fixture: a driver on the tests' GPU (auditGPU: the audit, the
+// placeholder and the GPU model), a file, and the BOs of a
 // textured draw like the cube's (kernel-vc4.md §8): three shader BOs (FS,
 // VS, CS), a vertex BO, a texture, a colour target, a Z/S buffer and an
 // index BO.
@@ -62,6 +63,7 @@ func vsCode() []uint64 {
 	var a qpu.Asm
 	a.I(qpu.LoadImm(qpu.VRSetup, 0x00301a00))
 	a.I(qpu.LoadImm(qpu.VWSetup, 0x00001a00))
+	a.I()
 	a.I(qpu.FMul(qpu.R0, qpu.VPM, qpu.Unif)) // uniform 0
 	a.I(qpu.Mov(qpu.VPM, qpu.R0))
 	a.I(qpu.Mov(qpu.VPM, qpu.VPM))
@@ -76,6 +78,7 @@ func csCode() []uint64 {
 	var a qpu.Asm
 	a.I(qpu.LoadImm(qpu.VRSetup, 0x00301a00))
 	a.I(qpu.LoadImm(qpu.VWSetup, 0x00001a00))
+	a.I()
 	a.I(qpu.Mov(qpu.VPM, qpu.VPM))
 	a.I(qpu.Mov(qpu.VPM, qpu.VPM))
 	a.I(qpu.Mov(qpu.VPM, qpu.VPM))
@@ -113,6 +116,7 @@ type fixture struct {
 type report struct {
 	seqno  uint64
 	hung   bool
+	reason error // why it hung
 	faults uint64
 	first  *mem.Fault
 	bin    []byte // the validated bin CL
@@ -128,7 +132,7 @@ func newFixture(t testing.TB, width, height int) *fixture {
 		t.Fatal(err)
 	}
 	fx := &fixture{t: t, pool: pool, width: width, height: height}
-	fx.d, err = kernel.New(kernel.Config{Pool: pool, GPU: newAuditGPU(), OnJobDone: fx.onJob})
+	fx.d, err = kernel.New(kernel.Config{Pool: pool, GPU: newAuditGPU(t), OnJobDone: fx.onJob})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +153,7 @@ func newFixture(t testing.TB, width, height int) *fixture {
 }
 
 func (fx *fixture) onJob(r kernel.JobReport) {
-	rep := report{seqno: r.Seqno, hung: r.Result.Hung, faults: r.Faults, first: r.First, job: *r.Job}
+	rep := report{seqno: r.Seqno, hung: r.Result.Hung, reason: r.Result.Reason, faults: r.Faults, first: r.First, job: *r.Job}
 	read := func(start, end uint32) []byte {
 		if end <= start {
 			return nil

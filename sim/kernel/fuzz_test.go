@@ -18,6 +18,60 @@ func headerBytes(a gem.SubmitCL) []byte {
 	return append([]byte(nil), b...)
 }
 
+// variant is a valid submission of a kind the fuzzer starts from.
+type variant struct {
+	name string
+	s    *submission
+}
+
+// variants are the fuzzer's seeds: the fixture's valid textured draw and
+// valid variations of it.
+func variants(t testing.TB, fx *fixture) []variant {
+	var vs []variant
+	vs = append(vs, variant{"textured draw", fx.valid()})
+
+	// Render only, with a colour read.
+	s := fx.valid()
+	s.args.ColorRead = gem.SubmitRCLSurface{HIndex: iColor, Bits: 0x01}
+	vs = append(vs, variant{"render only with a colour read", &submission{args: s.args, handles: s.handles}})
+
+	// An indexed draw through GEM_HANDLES.
+	s = fx.valid()
+	off := binPacket(t, s.bin, spec.OpGLArrayPrimitive)
+	p := cl.GEMHandles{BOIndex0: iIndex}.Append(nil)
+	p = cl.GLIndexedPrimitive{Mode: 4, IndexType: cl.IndexType16Bit, Length: 36, IndexAddress: 8, MaxIndex: 35}.Append(p)
+	replacePacket(s, off, p)
+	vs = append(vs, variant{"indexed draw", s})
+
+	// Mipmapped texture, two draws, fixed tile order.
+	s = fx.valid()
+	p0, p1 := texP0P1(t)
+	putU32(s.unis, 4, p0|1)
+	putU32(s.unis, 8, p1)
+	s.args.Flags |= gem.SubmitFixedRCLOrder | gem.SubmitRCLOrderIncreasingX
+	vs = append(vs, variant{"mipmaps, fixed tile order", s})
+	return vs
+}
+
+// The valid submissions are valid for the hardware too: on the GPU model
+// each job ends (no hang: the shaders keep the QPU's rules, the lists
+// end, the semaphores pair up) and stays inside its BOs.
+func TestVariantsRunOnGPUModel(t *testing.T) {
+	fx := newFixture(t, 128, 64)
+	for _, v := range variants(t, fx) {
+		if err := fx.submit(v.s); err != nil {
+			t.Fatalf("%s: %v", v.name, err)
+		}
+		r := fx.lastReport()
+		if r.hung {
+			t.Errorf("%s: the job hung on the GPU model: %v", v.name, r.reason)
+		}
+		if r.faults != 0 {
+			t.Errorf("%s: %d accesses outside the job's BOs, the first %v", v.name, r.faults, r.first)
+		}
+	}
+}
+
 // FuzzSubmitCL hands the kernel mutated submits: the fixture's valid
 // textured draw (and variants) as seeds, every byte of the bin CL, shader
 // records, uniforms and the ioctl struct open to mutation. Nothing may
@@ -25,32 +79,9 @@ func headerBytes(a gem.SubmitCL) []byte {
 // no access outside the job's buffers.
 func FuzzSubmitCL(f *testing.F) {
 	fx := newFixture(f, 128, 64)
-	seed := func(s *submission) {
-		f.Add(headerBytes(s.args), s.bin, s.recs, s.unis)
+	for _, v := range variants(f, fx) {
+		f.Add(headerBytes(v.s.args), v.s.bin, v.s.recs, v.s.unis)
 	}
-	s := fx.valid()
-	seed(s)
-
-	// Render only, with a colour read.
-	s = fx.valid()
-	s.args.ColorRead = gem.SubmitRCLSurface{HIndex: iColor, Bits: 0x01}
-	seed(&submission{args: s.args})
-
-	// An indexed draw through GEM_HANDLES.
-	s = fx.valid()
-	off := binPacket(f, s.bin, spec.OpGLArrayPrimitive)
-	p := cl.GEMHandles{BOIndex0: iIndex}.Append(nil)
-	p = cl.GLIndexedPrimitive{Mode: 4, IndexType: cl.IndexType16Bit, Length: 36, IndexAddress: 8, MaxIndex: 35}.Append(p)
-	replacePacket(s, off, p)
-	seed(s)
-
-	// Mipmapped texture, two draws, fixed tile order.
-	s = fx.valid()
-	p0, p1 := texP0P1(f)
-	putU32(s.unis, 4, p0|1)
-	putU32(s.unis, 8, p1)
-	s.args.Flags |= gem.SubmitFixedRCLOrder | gem.SubmitRCLOrderIncreasingX
-	seed(s)
 
 	f.Fuzz(func(t *testing.T, hdr, bin, recs, unis []byte) {
 		var a gem.SubmitCL
