@@ -48,15 +48,13 @@ type GPU struct {
 	zs         [tileWords]uint32
 
 	// Per job.
-	job        *hw.Job
-	cfg        cl.TileRenderingModeConfig
-	tileX      int
-	tileY      int
-	pending    pendingLoad
-	eof        bool
-	errBuf     error
-	regs       hw.Regs
-	frameStart bool
+	job     *hw.Job
+	cfg     cl.TileRenderingModeConfig
+	tileX   int
+	tileY   int
+	pending pendingLoad
+	eof     bool
+	regs    hw.Regs
 }
 
 // pendingLoad is a load waiting for the next TILE_COORDINATES.
@@ -82,7 +80,6 @@ func (g *GPU) Run(job *hw.Job) hw.Result {
 	g.cfg = cl.TileRenderingModeConfig{}
 	g.pending = pendingLoad{}
 	g.eof = false
-	g.errBuf = nil
 	g.regs = hw.Regs{CT0CA: job.BinEnd, CT0EA: job.BinEnd, CT1CA: job.RenderStart, CT1EA: job.RenderEnd}
 	err := g.render()
 	g.job = nil
