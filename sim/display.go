@@ -40,18 +40,8 @@ type Display interface {
 	Release(c Client)
 }
 
-// Client is one open file as the display sees it.
-type Client interface {
-	// ID identifies the file (stable while it is open).
-	ID() uint64
-	// LookupBO resolves one of the file's GEM handles to its BO, taking a
-	// reference the display drops with BO.Put when the framebuffer goes
-	// away (drm_gem_object_lookup). An unknown handle is ENOENT.
-	LookupBO(handle uint32) (*kernel.BO, error)
-	// IsMaster reports whether the file is the device's DRM master now.
-	IsMaster() bool
-	// QueueEvent appends a DRM event (a struct drm_event record) to the
-	// file's read queue and makes its Fd readable. It fails with ENOMEM
-	// when the file's 4 KiB of event space is used up (drm_event_reserve_init).
-	QueueEvent(ev []byte) error
-}
+// Client is one open file as the display sees it; *File implements it.
+// It is declared once, in sim/kernel, which both this package and the
+// display import: a display whose methods take a kernel.Client (or an
+// alias of it) implements Display as it is, with no adapter.
+type Client = kernel.Client
