@@ -249,11 +249,15 @@ func Label(c drm.Conn, handle uint32, name string) error {
 	if name == "" || uint64(len(name)) > math.MaxUint32 {
 		return inputError(IoctlLabelBO, "an empty label: the kernel refuses length 0")
 	}
-	b := []byte(name)
+	// The kernel copies the name with strndup_user(name, len + 1), which
+	// fails with EINVAL unless a NUL ends it within len + 1 bytes
+	// (vc4_bo.c vc4_label_bo_ioctl): pass the terminator too.
+	b := make([]byte, len(name)+1)
+	copy(b, name)
 	var pin runtime.Pinner
 	defer pin.Unpin()
 	pin.Pin(&b[0])
-	arg := LabelBO{Handle: handle, Len: uint32(len(b)), Name: drm.UserPointer(unsafe.Pointer(&b[0]))}
+	arg := LabelBO{Handle: handle, Len: uint32(len(name)), Name: drm.UserPointer(unsafe.Pointer(&b[0]))}
 	if err := c.Ioctl(IoctlLabelBO, unsafe.Pointer(&arg)); err != nil {
 		return ioctlError(IoctlLabelBO, err, fmt.Sprintf("handle %d, label %q", handle, name))
 	}

@@ -3,6 +3,7 @@ package gem_test
 import (
 	"errors"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/vccube/vccube/drm"
@@ -108,7 +109,13 @@ func TestParamTilingLabelMadvise(t *testing.T) {
 	})
 	var label string
 	drmtest.On(c, gem.IoctlLabelBO, func(a *gem.LabelBO) error {
-		label = string(drm.UserBytes(a.Name, int(a.Len)))
+		// As vc4_label_bo_ioctl does: strndup_user(name, len + 1) needs
+		// a NUL within len + 1 bytes.
+		b := drm.UserBytes(a.Name, int(a.Len)+1)
+		if b[a.Len] != 0 {
+			return syscall.EINVAL
+		}
+		label = string(b[:a.Len])
 		return nil
 	})
 	drmtest.On(c, gem.IoctlGemMadvise, func(a *gem.GemMadvise) error {

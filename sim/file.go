@@ -238,11 +238,15 @@ func (f *File) Fd() int {
 	return f.eventFd
 }
 
-// SetNonblock makes Read answer EAGAIN instead of waiting (O_NONBLOCK).
-func (f *File) SetNonblock(nonblocking bool) {
+// SetNonblock makes Read answer EAGAIN instead of waiting (O_NONBLOCK). It
+// has the same signature as drm.File's, so code that switches a Conn to
+// non-blocking reads (present's swapchain) treats both alike; it cannot
+// fail.
+func (f *File) SetNonblock(nonblocking bool) error {
 	f.evMu.Lock()
 	f.nonblock = nonblocking
 	f.evMu.Unlock()
+	return nil
 }
 
 // QueueEvent implements Client.

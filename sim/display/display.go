@@ -12,23 +12,10 @@ import (
 	"github.com/vccube/vccube/sim/kernel"
 )
 
-// Client is one open file of the device as the display sees it. It has
-// the method set of sim.Client, which the simulated device's files
-// implement; it is declared here because package sim sits below this one.
-type Client interface {
-	// ID identifies the file while it is open.
-	ID() uint64
-	// LookupBO resolves one of the file's GEM handles, taking a reference
-	// that the display drops with BO.Put (drm_gem_object_lookup); an
-	// unknown handle is ENOENT.
-	LookupBO(handle uint32) (*kernel.BO, error)
-	// IsMaster reports whether the file is the DRM master now.
-	IsMaster() bool
-	// QueueEvent appends a struct drm_event record to the file's read
-	// queue and makes its Fd readable; ENOMEM when its 4 KiB of event
-	// space is used up.
-	QueueEvent(ev []byte) error
-}
+// Client is one open file as the display sees it: the kernel model's
+// Client (ID, LookupBO, IsMaster, QueueEvent), which sim.File implements.
+// sim.Client is the same alias, so *Display implements sim.Display as it is.
+type Client = kernel.Client
 
 // Object ids. The kernel hands out KMS object ids from one idr shared with
 // properties and property blobs (drm_mode_object.c __drm_mode_object_add:

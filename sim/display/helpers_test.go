@@ -14,22 +14,9 @@ import (
 	"github.com/vccube/vccube/sim/kernel/cleargpu"
 )
 
-// simDisplay plugs a *display.Display into sim.Options: sim.Display's
-// methods take a sim.Client, the display's a display.Client (the same
-// method set; package display cannot import package sim, which sits below
-// it). Declaring sim.Client an alias of display.Client would make this
-// adapter unnecessary.
-type simDisplay struct{ *display.Display }
-
-func (a simDisplay) Ioctl(c sim.Client, req drm.Request, arg unsafe.Pointer) error {
-	return a.Display.Ioctl(c, req, arg)
-}
-func (a simDisplay) SetClientCap(c sim.Client, capability, value uint64) error {
-	return a.Display.SetClientCap(c, capability, value)
-}
-func (a simDisplay) Release(c sim.Client) { a.Display.Release(c) }
-
-var _ sim.Display = simDisplay{}
+// *display.Display implements sim.Display as it is: both name the kernel
+// model's Client.
+var _ sim.Display = (*display.Display)(nil)
 
 // rig is a simulated Pi 3 with a display.
 type rig struct {
@@ -41,7 +28,7 @@ type rig struct {
 func newRig(t testing.TB, opts display.Options) *rig {
 	t.Helper()
 	disp := display.New(opts)
-	dev, err := sim.New(sim.Options{GPU: cleargpu.New(), CMASize: 64 << 20, Display: simDisplay{disp}})
+	dev, err := sim.New(sim.Options{GPU: cleargpu.New(), CMASize: 64 << 20, Display: disp})
 	if err != nil {
 		t.Fatal(err)
 	}
