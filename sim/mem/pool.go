@@ -181,16 +181,24 @@ func fitIn(f Region, n uint32, boundary uint32) (uint32, bool) {
 }
 
 // carve removes r from free span i, leaving what remains on either side.
+// It edits the free list in place, so allocating from the pool costs no
+// heap allocation once the list has grown to its working size.
 func (p *Pool) carve(i int, r Region) {
 	f := p.free[i]
-	var rest []Region
-	if r.Addr > f.Addr {
-		rest = append(rest, Region{Addr: f.Addr, Size: r.Addr - f.Addr})
+	before := Region{Addr: f.Addr, Size: r.Addr - f.Addr}
+	after := Region{Addr: uint32(r.End()), Size: uint32(f.End() - r.End())}
+	switch {
+	case before.Size > 0 && after.Size > 0:
+		p.free = append(p.free, Region{})
+		copy(p.free[i+2:], p.free[i+1:])
+		p.free[i], p.free[i+1] = before, after
+	case before.Size > 0:
+		p.free[i] = before
+	case after.Size > 0:
+		p.free[i] = after
+	default:
+		p.free = append(p.free[:i], p.free[i+1:]...)
 	}
-	if r.End() < f.End() {
-		rest = append(rest, Region{Addr: uint32(r.End()), Size: uint32(f.End() - r.End())})
-	}
-	p.free = append(p.free[:i], append(rest, p.free[i+1:]...)...)
 }
 
 // Free returns r to the pool. Freeing a region that is not allocated (or

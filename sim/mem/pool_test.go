@@ -214,3 +214,25 @@ func TestViewAddDoesNotAllocateWhenReused(t *testing.T) {
 		t.Fatalf("building a job's view allocates %v times", n)
 	}
 }
+
+func TestAllocAndFreeDoNotAllocate(t *testing.T) {
+	p := newPool(t, 64*PageSize)
+	// Fragment the pool a little so carve splits spans in the middle.
+	keep, _ := p.Alloc(PageSize, 0)
+	hole, _ := p.Alloc(PageSize, 0)
+	p.Free(hole)
+	cycle := func() {
+		a, err := p.Alloc(3*PageSize, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := p.Alloc(PageSize, 4*PageSize)
+		p.Free(a)
+		p.Free(b)
+	}
+	cycle()
+	if n := testing.AllocsPerRun(100, cycle); n != 0 {
+		t.Fatalf("Alloc/Free allocate %v times per cycle", n)
+	}
+	p.Free(keep)
+}
