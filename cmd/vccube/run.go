@@ -236,16 +236,24 @@ func (p *program) loop(ctx context.Context) error {
 		if p.rec.FrameEnd(k) && cfg.benchmark && !cfg.json {
 			p.rec.Line(e.stdout)
 		}
-		p.angle = (p.angle + p.spin) % fullTurn
-		if p.angle < 0 {
-			p.angle += fullTurn
-		}
+		p.advance()
 		if e.afterFrame != nil {
 			e.afterFrame(k)
 		}
 	}
 	return nil
 }
+
+// advance turns the cube by the spin for the next frame.
+func (p *program) advance() {
+	p.angle = (p.angle + p.spin) % fullTurn
+	if p.angle < 0 {
+		p.angle += fullTurn
+	}
+}
+
+// degrees is the turn of the next frame.
+func (p *program) degrees() float32 { return float32(p.angle) / stepsPerDegree }
 
 // handleKeys applies the keys pressed since the last frame; while paused
 // it waits for the next key. It reports whether to quit.
@@ -299,7 +307,7 @@ func (p *program) handleKeys(ctx context.Context) (quit bool, err error) {
 // frame renders frame k, waits for it, keeps it if -capture wants it, and
 // shows it.
 func (p *program) frame(ctx context.Context, k uint64) error {
-	degrees := float32(p.angle) / stepsPerDegree
+	degrees := p.degrees()
 	var b *present.Buffer
 	buf := 0
 	if p.sc != nil && !p.copies {

@@ -2,9 +2,11 @@ package main
 
 import (
 	"errors"
+	"unsafe"
 
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/sim"
+	"github.com/vccube/vccube/sim/display"
 	"github.com/vccube/vccube/sim/gpu"
 )
 
@@ -14,40 +16,68 @@ type simOpener func() (drm.Conn, error)
 
 // defaultSim opens the simulated device the program runs on when there is
 // no VideoCore IV: a Pi 3's vc4 (package sim) with the GPU model
-// (sim/gpu).
-//
-// TODO(sim/display owner): plug the simulated KMS display in here once
-// package sim/display has landed; until then the device has no KMS (its
-// mode-setting ioctls answer EOPNOTSUPP, as a driver without KMS does), so
-// only -vsync=false runs on it.
+// (sim/gpu) and an HDMI monitor (sim/display) whose vblanks come in real
+// time, so frames are paced as on a Pi.
 func defaultSim() (drm.Conn, error) {
+	return newSim(sim.Options{}, display.Options{Clock: display.RealClock})
+}
+
+// newSim makes a simulated device with the GPU model and a display and
+// opens a file on it; closing that file shuts the device down.
+func newSim(opts sim.Options, dopts display.Options) (drm.Conn, error) {
 	g := gpu.New(gpu.Options{})
-	dev, err := sim.New(sim.Options{GPU: g})
+	disp := display.New(dopts)
+	opts.GPU, opts.Display = g, simDisplay{disp}
+	dev, err := sim.New(opts)
 	if err != nil {
+		disp.Close()
 		g.Close()
 		return nil, err
 	}
 	f, err := dev.Open()
 	if err != nil {
 		dev.Close()
+		disp.Close()
 		g.Close()
 		return nil, err
 	}
-	return &simConn{File: f, dev: dev, gpu: g}, nil
+	return &simConn{File: f, dev: dev, disp: disp, gpu: g}, nil
 }
 
 // simConn is the program's file on a simulated device it owns: closing the
-// file also shuts down the device and its GPU model.
+// file also shuts down the device, its display and its GPU model.
 type simConn struct {
 	*sim.File
-	dev *sim.Device
-	gpu *gpu.GPU
+	dev  *sim.Device
+	disp *display.Display
+	gpu  *gpu.GPU
 }
 
-// Close closes the file, then the device, then the GPU model.
+// Close closes the file, then the device, the display and the GPU model.
 func (c *simConn) Close() error {
 	err := c.File.Close()
-	err = errors.Join(err, c.dev.Close())
+	err = errors.Join(err, c.dev.Close(), c.disp.Close())
 	c.gpu.Close()
 	return err
 }
+
+// simDisplay plugs a *display.Display into sim.Options. Its methods take
+// display.Client where sim.Display's take sim.Client: two interfaces with
+// the same methods, declared apart because package sim sits below
+// sim/display (see sim/display's package comment).
+//
+// TODO(sim owner): declare sim.Client as an alias of display.Client (or
+// the other way round) and this adapter goes away.
+type simDisplay struct{ *display.Display }
+
+func (a simDisplay) Ioctl(c sim.Client, req drm.Request, arg unsafe.Pointer) error {
+	return a.Display.Ioctl(c, req, arg)
+}
+
+func (a simDisplay) SetClientCap(c sim.Client, capability, value uint64) error {
+	return a.Display.SetClientCap(c, capability, value)
+}
+
+func (a simDisplay) Release(c sim.Client) { a.Display.Release(c) }
+
+var _ sim.Display = simDisplay{}
