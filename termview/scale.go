@@ -88,19 +88,23 @@ func (s *scaler) scale(dst []uint32, src []byte, pitch int, c chans) {
 	}
 }
 
-// scaleRow scales one source row horizontally into s.row.
+// scaleRow scales one source row horizontally into s.row. An output
+// pixel's taps are consecutive source pixels, so each output reads one
+// contiguous run of the row.
 func (s *scaler) scaleRow(line []byte, c chans) {
 	x := &s.x
 	row := s.row
 	for i := 0; i+1 < len(x.first); i++ {
+		t0, t1 := x.first[i], x.first[i+1]
+		ws := x.w[t0:t1]
+		j := int(x.src[t0])
+		p := line[4*j : 4*(j+len(ws))]
 		var r, g, b uint32
-		for t := x.first[i]; t < x.first[i+1]; t++ {
-			p := line[4*x.src[t]:]
-			p = p[:4]
-			w := x.w[t]
-			r += w * uint32(p[c.r])
-			g += w * uint32(p[c.g])
-			b += w * uint32(p[c.b])
+		for k, w := range ws {
+			q := p[4*k : 4*k+4]
+			r += w * uint32(q[c.r])
+			g += w * uint32(q[c.g])
+			b += w * uint32(q[c.b])
 		}
 		row[3*i], row[3*i+1], row[3*i+2] = r, g, b
 	}

@@ -533,8 +533,14 @@ func (v *View) draw(size Size, full bool) (int, error) {
 	img := v.grid[:v.lay.imgW*v.lay.imgH]
 	v.sc.scale(img, f.pix, 4*f.w, v.chans)
 	if v.enc.mode == Colour256 {
+		// Neighbouring pixels are often the same colour (the
+		// background): remember the last one mapped.
+		last, lastIdx := blank, uint32(0)
 		for i, c := range img {
-			img[i] = xterm256(c)
+			if c != last {
+				last, lastIdx = c, xterm256(c)
+			}
+			img[i] = lastIdx
 		}
 	}
 	out := v.enc.frame(&v.lay, v.grid, v.prev, full, v.caption)
