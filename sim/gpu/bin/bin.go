@@ -24,7 +24,6 @@
 package bin
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 
@@ -97,14 +96,19 @@ type Binner struct {
 	frame      raster.Rect
 	listFormat cl.PrimitiveListFormat
 
-	// Per-draw scratch, reused.
-	idx    []uint32 // the draw's vertex indices, in order
-	uniq   []uint32 // distinct indices to shade
-	slot   []int32  // idx[i]'s position in uniq
-	slotOf map[uint32]int32
-	coords []vertex.Coord
-	prim   raster.Prim
-	clip   clipper
+	// The draw being binned and its window of shaded positions.
+	draw     vertex.Indices
+	vertices int // vertices named by the job's draws so far
+	winStart int
+	winLen   int
+	first    vertex.Coord // position 0, kept for fans and loops
+	idx      []uint32     // the window's vertex indices, by position
+	uniq     []uint32     // the window's distinct indices, shaded
+	slot     []int32      // each position's place in uniq
+	slotOf   map[uint32]int32
+	coords   []vertex.Coord
+	prim     raster.Prim
+	clip     clipper
 }
 
 // New returns a binner that shades coordinates with s.
@@ -131,6 +135,7 @@ func (b *Binner) Start(v *mem.View, start, end uint32, overflow func() (mem.Regi
 	b.vpX, b.vpY = 0, 0
 	b.xyScale, b.zScale = cl.ClipperXYScaling{}, cl.ClipperZScaling{}
 	b.listFormat = cl.PrimitiveListFormat{}
+	b.vertices = 0
 	b.lists.alloc = allocator{view: v, overflow: overflow}
 }
 
@@ -395,36 +400,6 @@ func (b *Binner) emit(pr *raster.Prim, f cl.PrimitiveListFormat, p prim.Prim, cl
 				return err
 			}
 		}
-	}
-	return nil
-}
-
-// readIndices reads an indexed draw's index list.
-func (b *Binner) readIndices(q cl.GLIndexedPrimitive) error {
-	size := uint32(1)
-	if q.IndexType != cl.IndexType8Bit {
-		size = 2
-	}
-	b.idx = b.idx[:0]
-	if q.Length == 0 {
-		return nil
-	}
-	data, err := b.view.Read(q.IndexAddress, q.Length*size, "VCD index list fetch")
-	if err != nil {
-		return err
-	}
-	for i := uint32(0); i < q.Length; i++ {
-		var v uint32
-		if size == 1 {
-			v = uint32(data[i])
-		} else {
-			v = uint32(binary.LittleEndian.Uint16(data[2*i:]))
-		}
-		// The declared maximum index bounds the indices: the kernel
-		// trusts it because "the hardware clamps to it"
-		// (kernel-vc4.md §4.4); [AG] Table 38 calls a larger index an
-		// error without saying what happens. We clamp.
-		b.idx = append(b.idx, min(v, q.MaxIndex))
 	}
 	return nil
 }

@@ -475,3 +475,42 @@ func TestStateChangesReachTheLists(t *testing.T) {
 		}
 	}
 }
+
+// A draw longer than the binner's vertex window: a fan of 2500 vertices
+// keeps its pivot (position 0) across windows.
+func TestLongFanAcrossWindows(t *testing.T) {
+	j := newJob(t, 1, 1, 256<<10)
+	j.verts = nil
+	j.vertex(0, 0)
+	for i := 1; i < 2500; i++ {
+		a := float64(i) * 0.01
+		j.vertex(20*math.Cos(a), 20*math.Sin(a))
+	}
+	j = newJobKeep(t, j)
+	rec := cl.NVShaderRecord{ClipHeaderIncluded: true, EnableClipping: true, Stride: 28}
+	j.data = j.m.Alloc(t, 128<<10, mem.Read, "NV data")
+	rec.VertexDataAddress = j.data.Put(256, j.verts)
+	ra := j.data.Put(0, rec.Append(nil))
+	j.list = cl.NVShaderState{Address: ra}.Append(j.list)
+	j.list = cl.GLArrayPrimitive{Mode: cl.PrimitiveModeTriangleFan, Length: 2500}.Append(j.list)
+	if _, err := j.run(t); err != nil {
+		t.Fatal(err)
+	}
+	// Triangles that hold no pixel centre are not binned (the thin ones
+	// along the axes); every one binned is (0, k, k+1), in order, and the
+	// last ones come from past the first window.
+	ps := prims(j.readTile(t, 0, 0))
+	if len(ps) < 2400 {
+		t.Fatalf("%d primitives, want most of 2498", len(ps))
+	}
+	last := uint32(0)
+	for i, p := range ps {
+		if p.Index[0] != 0 || p.Index[2] != p.Index[1]+1 || p.Index[1] <= last {
+			t.Fatalf("primitive %d = %v after %d", i, p.Index, last)
+		}
+		last = p.Index[1]
+	}
+	if last < 2400 {
+		t.Errorf("last primitive starts at %d", last)
+	}
+}

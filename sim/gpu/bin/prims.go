@@ -13,26 +13,27 @@ import (
 
 // arrayPrimitive handles GL_ARRAY_PRIMITIVE: vertices first … first+length−1.
 func (b *Binner) arrayPrimitive(q cl.GLArrayPrimitive) error {
-	b.idx = b.idx[:0]
-	for i := uint32(0); i < q.Length; i++ {
-		b.idx = append(b.idx, q.First+i)
-	}
-	return b.draw(q.Mode)
+	b.draw = vertex.ArrayIndices(&q)
+	return b.drawPrims(q.Mode)
 }
 
 // indexedPrimitive handles GL_INDEXED_PRIMITIVE.
 func (b *Binner) indexedPrimitive(q cl.GLIndexedPrimitive) error {
-	if q.IndexType > cl.IndexType16Bit {
-		return fmt.Errorf("reserved index type %d", q.IndexType)
-	}
-	if err := b.readIndices(q); err != nil {
+	x, err := vertex.IndexList(b.view, &q)
+	if err != nil {
 		return err
 	}
-	return b.draw(q.Mode)
+	b.draw = x
+	return b.drawPrims(q.Mode)
 }
 
-// draw shades the draw's vertices and bins its primitives.
-func (b *Binner) draw(mode cl.PrimitiveMode) error {
+// window is how many consecutive vertex positions of a draw are shaded at
+// a time. The hardware's vertex cache (VCM) is small too; how often a
+// vertex is shaded changes only the counters, never the result.
+const window = 1024
+
+// drawPrims assembles and bins the primitives of the draw in b.draw.
+func (b *Binner) drawPrims(mode cl.PrimitiveMode) error {
 	if !b.started {
 		return errors.New("primitives before START_TILE_BINNING")
 	}
@@ -42,16 +43,33 @@ func (b *Binner) draw(mode cl.PrimitiveMode) error {
 	if mode > cl.PrimitiveModeTriangleFan {
 		return fmt.Errorf("reserved primitive mode %d", mode)
 	}
-	if len(b.idx) == 0 {
+	n := b.draw.N
+	if n == 0 {
 		return nil
 	}
-	// The vertex cache: shade each distinct index once per draw. (The
-	// hardware's VCM keeps a small cache; how often a vertex is shaded
-	// changes only the counters, never the result.)
+	b.vertices += n
+	if lim := b.th.Limits().Vertices; lim > 0 && b.vertices > lim {
+		return fmt.Errorf("the draws name %d vertices, more than the model's bound of %d for one job", b.vertices, lim)
+	}
+	b.winStart, b.winLen = 0, 0
+	// Position 0 stays available for fans and loops.
+	if err := b.shade(0, 1); err != nil {
+		return err
+	}
+	b.first = b.coords[0]
+	return vertex.Assemble(mode, n, b)
+}
+
+// shade shades positions [lo, lo+count) of the draw into the window,
+// each distinct index once.
+func (b *Binner) shade(lo, count int) error {
+	count = min(count, b.draw.N-lo)
 	clear(b.slotOf)
 	b.uniq = b.uniq[:0]
 	b.slot = b.slot[:0]
-	for _, v := range b.idx {
+	b.idx = b.idx[:0]
+	for p := lo; p < lo+count; p++ {
+		v := b.draw.At(p)
 		s, ok := b.slotOf[v]
 		if !ok {
 			s = int32(len(b.uniq))
@@ -59,16 +77,34 @@ func (b *Binner) draw(mode cl.PrimitiveMode) error {
 			b.uniq = append(b.uniq, v)
 		}
 		b.slot = append(b.slot, s)
+		b.idx = append(b.idx, v)
 	}
 	if cap(b.coords) < len(b.uniq) {
-		b.coords = make([]vertex.Coord, len(b.uniq), len(b.uniq)*3/2)
+		b.coords = make([]vertex.Coord, len(b.uniq), window)
 	}
 	b.coords = b.coords[:len(b.uniq)]
 	if err := b.shader.Coords(&b.state, b.uniq, b.coords); err != nil {
 		return err
 	}
+	b.winStart, b.winLen = lo, count
+	return nil
+}
 
-	return vertex.Assemble(mode, len(b.idx), b)
+// cover makes the window hold positions lo..hi (hi − lo < 3).
+func (b *Binner) cover(lo, hi int) error {
+	if lo >= b.winStart && hi < b.winStart+b.winLen {
+		return nil
+	}
+	return b.shade(lo, max(window, hi-lo+1))
+}
+
+// coord returns the shaded coordinates and list index of position p, which
+// the window holds (or 0).
+func (b *Binner) coord(p int) (*vertex.Coord, uint32) {
+	if p == 0 && b.winStart != 0 {
+		return &b.first, listIndex(b.draw.At(0))
+	}
+	return &b.coords[b.slot[p-b.winStart]], listIndex(b.idx[p-b.winStart])
 }
 
 // listIndex is the index the PTB writes into a tile list: 16 bits
@@ -104,11 +140,21 @@ func culled(cfg *cl.ConfigurationBits, winding int) bool {
 // (vertex.Sink).
 func (b *Binner) Primitive(nv int, pa, pb, pc int) error {
 	pos := [3]int{pa, pb, pc}
+	lo, hi := b.draw.N, 0
+	for k := 0; k < nv; k++ {
+		if pos[k] != 0 {
+			lo, hi = min(lo, pos[k]), max(hi, pos[k])
+		}
+	}
+	if lo <= hi {
+		if err := b.cover(lo, hi); err != nil {
+			return err
+		}
+	}
 	var cs [3]*vertex.Coord
 	var p prim.Prim
 	for k := 0; k < nv; k++ {
-		cs[k] = &b.coords[b.slot[pos[k]]]
-		p.Index[k] = listIndex(b.idx[pos[k]])
+		cs[k], p.Index[k] = b.coord(pos[k])
 	}
 	if b.state.ClippingEnabled() {
 		switch b.clip.classify(b, cs[:nv]) {

@@ -63,12 +63,15 @@ type Limits struct {
 	// IdleFlow is the most flow-control packets (NOP, branches, returns)
 	// in a row without another packet in between: a branch loop.
 	IdleFlow int
+	// Vertices is the most vertices the draws of one thread may name
+	// (a GL_ARRAY_PRIMITIVE can name four billion).
+	Vertices int
 }
 
 // DefaultLimits are generous enough for any real frame (a 1080p frame of
 // many thousand draws is a few million packets) and end a runaway list in
 // about a second.
-var DefaultLimits = Limits{Packets: 1 << 27, IdleFlow: 1 << 20}
+var DefaultLimits = Limits{Packets: 1 << 27, IdleFlow: 1 << 20, Vertices: 1 << 26}
 
 // ErrHalted is returned by Next when the thread executed HALT.
 var ErrHalted = errors.New("cle: HALT")
@@ -187,6 +190,9 @@ func (t *Thread) ReturnAddr() uint32 {
 	}
 	return t.stack[t.depth-1]
 }
+
+// Limits returns the thread's limits.
+func (t *Thread) Limits() Limits { return t.limits }
 
 // Hang returns a HangError for this thread at addr.
 func (t *Thread) Hang(addr uint32, msg string, err error) *HangError {

@@ -1,7 +1,6 @@
 package render
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 
@@ -93,6 +92,10 @@ func (w *Worker) want(v uint32) {
 
 // renderList shades the vertices of w.plist and renders it.
 func (w *Worker) renderList() error {
+	if w.cache.N > 1<<16 {
+		// Bound the tile's vertex cache (a long direct draw).
+		w.newShader()
+	}
 	for i := range w.plist {
 		lp := &w.plist[i]
 		for k := 0; k < lp.nv; k++ {
@@ -116,58 +119,54 @@ func (w *Worker) renderList() error {
 func (w *Worker) direct(raw []byte) error {
 	w.plist = w.plist[:0]
 	var mode cl.PrimitiveMode
-	idx := w.directIdx[:0]
-	switch spec.Opcode(raw[0]) {
-	case spec.OpGLArrayPrimitive:
+	var x vertex.Indices
+	if spec.Opcode(raw[0]) == spec.OpGLArrayPrimitive {
 		var q cl.GLArrayPrimitive
 		q.Unpack(raw)
-		mode = q.Mode
-		for i := uint32(0); i < q.Length; i++ {
-			idx = append(idx, q.First+i)
-		}
-	default:
+		mode, x = q.Mode, vertex.ArrayIndices(&q)
+	} else {
 		var q cl.GLIndexedPrimitive
 		q.Unpack(raw)
+		var err error
 		mode = q.Mode
-		size := uint32(1)
-		if q.IndexType != cl.IndexType8Bit {
-			size = 2
-		}
-		b, err := w.view.Read(q.IndexAddress, q.Length*size, "VCD index list fetch")
-		if err != nil {
+		if x, err = vertex.IndexList(w.view, &q); err != nil {
 			return err
 		}
-		for i := uint32(0); i < q.Length; i++ {
-			v := uint32(b[i])
-			if size == 2 {
-				v = uint32(binary.LittleEndian.Uint16(b[2*i:]))
-			}
-			idx = append(idx, min(v, q.MaxIndex))
-		}
 	}
-	w.directIdx = idx[:0] // keep the grown buffer for the next draw
 	if mode > cl.PrimitiveModeTriangleFan {
 		return fmt.Errorf("reserved primitive mode %d", mode)
 	}
-	a := directSink{w: w, idx: idx}
-	if err := vertex.Assemble(mode, len(idx), &a); err != nil {
+	w.vertices += x.N
+	if lim := w.r.opts.Limits.Vertices; lim > 0 && w.vertices > lim {
+		return fmt.Errorf("the draws name %d vertices, more than the model's bound of %d for one job", w.vertices, lim)
+	}
+	a := directSink{w: w, idx: &x}
+	if err := vertex.Assemble(mode, x.N, &a); err != nil {
 		return err
 	}
 	return w.renderList()
 }
 
+// directSink collects a direct draw's primitives and renders them a batch
+// at a time, so a long draw never holds more than a batch.
 type directSink struct {
 	w   *Worker
-	idx []uint32
+	idx *vertex.Indices
 }
 
 func (d *directSink) Primitive(nv int, a, b, c int) error {
 	lp := listPrim{nv: nv}
 	pos := [3]int{a, b, c}
 	for k := 0; k < nv; k++ {
-		lp.idx[k] = d.idx[pos[k]]
+		lp.idx[k] = d.idx.At(pos[k])
 	}
 	d.w.plist = append(d.w.plist, lp)
+	if len(d.w.plist) == 1024 {
+		if err := d.w.renderList(); err != nil {
+			return err
+		}
+		d.w.plist = d.w.plist[:0]
+	}
 	return nil
 }
 

@@ -66,8 +66,8 @@ type Worker struct {
 	need   []uint32
 	plist  []listPrim
 	vsSeen uint64
-	// directIdx holds the indices of a draw met in a render list.
-	directIdx []uint32
+	// vertices counts the vertices direct draws named in the chain.
+	vertices int
 
 	frag fragment
 }
@@ -113,6 +113,7 @@ func (w *Worker) runChain(c *chain) error {
 	}
 	w.st.reset()
 	w.newShader()
+	w.vertices = 0
 	for _, i := range r.stateOps[:s.nstate] {
 		o := &r.ops[i]
 		if err := w.exec(o.bytes(), o.addr); err != nil {

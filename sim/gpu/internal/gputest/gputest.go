@@ -9,6 +9,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/vccube/vccube/sim/gpu/cle"
 	"github.com/vccube/vccube/sim/mem"
 )
 
@@ -85,3 +86,7 @@ func AppendNV(b []byte, v NVVertex) []byte {
 	}
 	return b
 }
+
+// FuzzLimits are control-list limits small enough for fuzzing: a runaway
+// list ends in milliseconds.
+var FuzzLimits = cle.Limits{Packets: 1 << 14, IdleFlow: 1 << 10, Vertices: 1 << 16}
