@@ -49,6 +49,7 @@ package gpu
 import (
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"sync"
 
 	"github.com/vccube/vccube/gem"
@@ -112,9 +113,17 @@ var ErrDeadlock = errors.New("both control-list threads wait on the semaphore: n
 // semaphore makes a thread wait for the other ([AG] §8 "System
 // Operation"). A job that faults, runs away, deadlocks or asks for
 // something the model does not implement ends hung, with the reason.
-func (g *GPU) Run(job *hw.Job) hw.Result {
+func (g *GPU) Run(job *hw.Job) (res hw.Result) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	defer func() {
+		// A panic is a bug in the model, never an answer to the job's
+		// bytes; report it as the job's hang instead of taking the whole
+		// simulated device down.
+		if p := recover(); p != nil {
+			res = hw.Result{Hung: true, Reason: fmt.Errorf("GPU model bug (please report): %v\n%s", p, debug.Stack())}
+		}
+	}()
 	v := job.Mem
 	// The kernel resets the V3D after a hang (vc4_gem.c vc4_reset); we
 	// start every job with the semaphore at zero.
@@ -150,7 +159,7 @@ func (g *GPU) Run(job *hw.Job) hw.Result {
 		job.Counters[gem.PerfcntQPUTotalClkCyclesVertexCoordShading] += 4 * (g.cs.Instructions - csBefore)
 		job.Counters[gem.PerfcntQPUTotalClkCyclesExecValidInst] += 4 * (g.cs.Instructions - csBefore)
 	}
-	res := hw.Result{Regs: hw.Regs{
+	res = hw.Result{Regs: hw.Regs{
 		CT0CA: g.binner.Thread().PC(), CT0EA: g.binner.Thread().End(), CT0RA0: g.binner.Thread().ReturnAddr(),
 		CT1CA: g.renderer.Thread().PC(), CT1EA: g.renderer.Thread().End(), CT1RA0: g.renderer.Thread().ReturnAddr(),
 	}}

@@ -37,6 +37,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 
@@ -461,6 +462,18 @@ func (fw *frameWork) fail(at int, err error) {
 	fw.failed.Store(true)
 }
 
+// runChainSafely is runChain with a panic — a bug in the model, never an
+// answer to the job's bytes — turned into the job's hang reason, with the
+// stack, instead of taking the whole simulated device down.
+func (w *Worker) runChainSafely(c *chain) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("GPU model bug (please report): %v\n%s", p, debug.Stack())
+		}
+	}()
+	return w.runChain(c)
+}
+
 // loop is a worker goroutine: it takes chains from each batch it is sent.
 func (w *Worker) loop(work chan *frameWork) {
 	for fw := range work {
@@ -470,7 +483,7 @@ func (w *Worker) loop(work chan *frameWork) {
 			if i >= len(r.chains) {
 				break
 			}
-			if err := w.runChain(&r.chains[i]); err != nil {
+			if err := w.runChainSafely(&r.chains[i]); err != nil {
 				fw.fail(i, err)
 				break
 			}
