@@ -55,7 +55,7 @@ func newTestDisplay(t *testing.T, opts sim.Options, dopts display.Options) *test
 	t.Helper()
 	g := gpu.New(gpu.Options{})
 	disp := display.New(dopts)
-	opts.GPU, opts.Display = g, simDisplay{disp}
+	opts.GPU, opts.Display = g, disp
 	dev, err := sim.New(opts)
 	if err != nil {
 		disp.Close()

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"unsafe"
 
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/sim"
@@ -27,7 +26,7 @@ func defaultSim() (drm.Conn, error) {
 func newSim(opts sim.Options, dopts display.Options) (drm.Conn, error) {
 	g := gpu.New(gpu.Options{})
 	disp := display.New(dopts)
-	opts.GPU, opts.Display = g, simDisplay{disp}
+	opts.GPU, opts.Display = g, disp
 	dev, err := sim.New(opts)
 	if err != nil {
 		disp.Close()
@@ -60,24 +59,3 @@ func (c *simConn) Close() error {
 	c.gpu.Close()
 	return err
 }
-
-// simDisplay plugs a *display.Display into sim.Options. Its methods take
-// display.Client where sim.Display's take sim.Client: two interfaces with
-// the same methods, declared apart because package sim sits below
-// sim/display (see sim/display's package comment).
-//
-// TODO(sim owner): declare sim.Client as an alias of display.Client (or
-// the other way round) and this adapter goes away.
-type simDisplay struct{ *display.Display }
-
-func (a simDisplay) Ioctl(c sim.Client, req drm.Request, arg unsafe.Pointer) error {
-	return a.Display.Ioctl(c, req, arg)
-}
-
-func (a simDisplay) SetClientCap(c sim.Client, capability, value uint64) error {
-	return a.Display.SetClientCap(c, capability, value)
-}
-
-func (a simDisplay) Release(c sim.Client) { a.Display.Release(c) }
-
-var _ sim.Display = simDisplay{}
