@@ -29,6 +29,8 @@ type env struct {
 	driDir string
 	// openSim opens the simulated device.
 	openSim simOpener
+	// openDisplay opens the card -display names; nil means drm.Open.
+	openDisplay func(path string) (drm.Conn, error)
 	// keys, if not nil, replaces the terminal as the source of keys.
 	keys <-chan keys.Key
 	// afterFrame, if not nil, is called after each frame is shown (or

@@ -317,3 +317,65 @@ func TestQuitKey(t *testing.T) {
 	con.checkRestored(t)
 	d.checkNoLeaks(t)
 }
+
+// -display: the GPU renders on one device and another card (here a
+// simulated Pi 4, whose vc4 only displays) shows the frames from its own
+// dumb buffers, each finished frame copied in (issue 9's split of GPU and
+// display). The frames match the golden, the other card scans out exactly
+// the captured frame, both cards are left as they were.
+func TestOtherDisplayCard(t *testing.T) {
+	gpuDev := newTestDevice(t, sim.Options{})
+	gpuCon := gpuDev.console(t)
+	dispDev := newTestDevice(t, sim.Options{Board: sim.BoardPi4})
+	dispCon := dispDev.console(t)
+	g := goldenOf(refrender.DefaultTexture, 800, 600, 10)
+	shot := filepath.Join(t.TempDir(), "shot.png")
+	var out, errb bytes.Buffer
+	var opened string
+	e := &env{stdout: &out, stderr: &errb, driDir: t.TempDir(), openSim: gpuDev.opener(),
+		openDisplay: func(path string) (drm.Conn, error) {
+			opened = path
+			return dispDev.opener()()
+		}}
+	var shown image.Image
+	e.afterFrame = func(k uint64) {
+		if k == uint64(g.Frame) {
+			var f display.Frame
+			if err := dispDev.disp.ReadScanout(&f); err != nil {
+				t.Error(err)
+				return
+			}
+			var err error
+			if shown, err = f.Image(); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	code := run(context.Background(), append(goldenArgs(g, shot), "-display", "/dev/dri/card1", "-benchmark"), e)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if opened != "/dev/dri/card1" {
+		t.Errorf("opened %q", opened)
+	}
+	checkShot(t, shot, g)
+	f, err := os.Open(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	captured, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := imgcmp.Compare(captured, shown, 0); err != nil || res.Over != 0 {
+		t.Errorf("the other card's scanout differs from the capture: %v %v", res, err)
+	}
+	if !strings.Contains(out.String(), "page flips: 10 queued, 10 completed, 0 missed vblanks") {
+		t.Errorf("report:\n%s", out.String())
+	}
+	gpuCon.checkRestored(t)
+	dispCon.checkRestored(t)
+	gpuDev.checkNoLeaks(t)
+	dispDev.checkNoLeaks(t)
+}

@@ -115,7 +115,7 @@ func (p *program) run(ctx context.Context) (err error) {
 	if cfg.vsync {
 		dc := p.gpu.conn
 		if cfg.display != "" {
-			if dc, err = openDisplay(cfg.display); err != nil {
+			if dc, err = openDisplay(e, cfg.display); err != nil {
 				return err
 			}
 			defer closeInto(&err, "closing the display device", dc)
