@@ -379,3 +379,22 @@ func TestOtherDisplayCard(t *testing.T) {
 	gpuDev.checkNoLeaks(t)
 	dispDev.checkNoLeaks(t)
 }
+
+// An error in the middle of a run, after the mode was set: on a display
+// whose clock never reaches the next vblank (display.SteppedClock with no
+// one stepping it), the first page flip never completes, and the wait for
+// it gives up after present.DefaultFlipTimeout. The program fails with
+// status 1, the console's picture comes back and nothing is left alive.
+func TestErrorAfterModeSetRestores(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for the flip timeout")
+	}
+	d := newTestDisplay(t, sim.Options{}, display.Options{Clock: display.SteppedClock})
+	con := d.console(t)
+	r := runOn(t, d, "-device", "sim", "-mode", "800x600", "-frames", "5")
+	if r.code != exitError || !strings.Contains(r.stderr, "did not complete") || r.stdout != "" {
+		t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	con.checkRestored(t)
+	d.checkNoLeaks(t)
+}

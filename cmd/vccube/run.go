@@ -185,8 +185,13 @@ func (p *program) run(ctx context.Context) (err error) {
 	}
 	if cause := context.Cause(ctx); cause != nil && ctx.Err() != nil {
 		// A signal ended the run: whatever the loop reported (such as
-		// present.ErrRestored) follows from it.
+		// present.ErrRestored) follows from it. The frames so far are
+		// still reported and captured, as after q.
 		loopErr = cause
+	} else if loopErr != nil {
+		// A failed run writes no capture and no report: the error is
+		// what the person needs to read.
+		return loopErr
 	}
 	if werr := p.finish(capf); werr != nil && loopErr == nil {
 		loopErr = werr
