@@ -127,7 +127,6 @@ type Buffer struct {
 type Renderer struct {
 	c    drm.Conn
 	opt  Options
-	info gem.V3DInfo
 
 	// The BOs, in the order New creates them (Close frees them in
 	// reverse).
