@@ -125,8 +125,8 @@ type Buffer struct {
 // Renderer owns the cube's BOs on one device and builds and submits its
 // frames. It is not safe for concurrent use.
 type Renderer struct {
-	c    drm.Conn
-	opt  Options
+	c   drm.Conn
+	opt Options
 
 	// The BOs, in the order New creates them (Close frees them in
 	// reverse).
