@@ -36,7 +36,8 @@ func openGPU(e *env, device string) (*gpuDevice, error) {
 		if !errors.As(err, &none) && !errors.Is(err, os.ErrNotExist) {
 			return nil, err
 		}
-		fmt.Fprintf(e.stderr, "vccube: no VideoCore IV 3D here (%v); running on the simulated device\n", oneLine(err))
+		fmt.Fprintf(e.stderr, "vccube: no VideoCore IV 3D here (%v); running on the simulated device, "+
+			"whose display is not visible (-capture FILE.png saves a frame, -benchmark shows the rate)\n", oneLine(err))
 		return openSim(e)
 	}
 	f, err := drm.Open(device)
