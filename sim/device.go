@@ -6,7 +6,8 @@
 // A program talks to it exactly as to /dev/dri/card0: the same request
 // numbers, the same struct bytes, the same user pointers, the same errnos.
 //
-//	dev, err := sim.New(sim.Options{GPU: gpu.New()})
+//	g := gpu.New(gpu.Options{})      // the GPU model; g.Close() stops its workers
+//	dev, err := sim.New(sim.Options{GPU: g, Display: display.New(display.Options{})})
 //	conn, err := dev.Open()          // a drm.Conn
 //	defer conn.Close()
 //	bo, err := gem.NewBO(conn, 4096)

@@ -14,11 +14,10 @@
 // the same errnos, and resolves GEM handles through the file (Client).
 //
 //	disp := display.New(display.Options{Clock: display.RealClock})
-//	dev, err := sim.New(sim.Options{GPU: gpu.New(), Display: disp})
+//	dev, err := sim.New(sim.Options{GPU: gpu.New(gpu.Options{}), Display: disp})
 //
-// (sim.Display's methods take a sim.Client, which must be an alias of
-// this package's Client for a *Display to plug in as it is; until sim
-// declares it so, a three-method adapter does it, as the tests' simDisplay.)
+// (sim.Client and this package's Client are both the kernel model's
+// Client, so a *Display plugs in as it is.)
 //
 // Under VirtualClock a test can run a program's whole frame loop without
 // waiting: every flip completes at its vblank before PAGE_FLIP returns.
