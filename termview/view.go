@@ -412,7 +412,8 @@ func (v *View) Flush() error {
 // Restore puts the terminal back (attributes reset, cursor shown, normal
 // screen) at once, and no frame is drawn after it; later calls do nothing.
 // It waits for a frame being written to finish, so that no escape
-// sequence is cut in half. It is safe to call from a signal handler's
+// sequence is cut in half (a terminal whose output is stopped, with
+// Ctrl-S, holds it until it is started again). It is safe to call from a signal handler's
 // goroutine, and makes a View a present.Restorer. Close calls it.
 func (v *View) Restore() error {
 	v.writeMu.Lock()
