@@ -38,9 +38,9 @@
 // earlier frames but the previous one. A GIF holds, for a W×H animation
 // (after scaling): the current and previous frames (8·W·H bytes), the
 // palette indices of a frame (W·H bytes), a source row when scaling, the
-// palette's histogram (about 700 KiB) and LZW's table (about 20 KiB) —
-// about 9 MB for 800×600, whatever the number of frames. Adding a frame
-// allocates nothing after the first.
+// palette's histogram and tables (about 0.9 MiB), a 64 KiB write buffer
+// and LZW's table (about 20 KiB) — about 5.4 MB for 800×600, whatever the
+// number of frames. Adding a frame allocates nothing after the first.
 //
 // Create opens the file at once (a temporary file next to it, renamed by
 // Close), so an unwritable path is reported before the first frame is

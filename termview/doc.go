@@ -27,7 +27,8 @@
 // (Stats counts frames drawn and dropped). Only what changed is sent:
 // colours only when they differ from the previous cell's, and cells only
 // when they differ from the frame drawn before (the cursor jumps over the
-// rest). Nothing is allocated per frame once the sizes are known.
+// rest). Nothing is allocated per frame once the sizes are known; a view
+// holds three copies of a frame (5.8 MB at 800×600) and two cell grids.
 //
 // # The terminal's state
 //
