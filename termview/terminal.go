@@ -1,0 +1,34 @@
+package termview
+
+import (
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// IsTerminal reports whether f is a terminal the view can draw in (it
+// answers TIOCGWINSZ).
+func IsTerminal(f *os.File) bool {
+	_, err := termSize(f)
+	return err == nil
+}
+
+// termSize asks the terminal f for its size (TIOCGWINSZ, tty_ioctl(4)).
+// It goes through SyscallConn so that the file keeps its blocking mode.
+func termSize(f *os.File) (Size, error) {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return Size{}, err
+	}
+	var ws *unix.Winsize
+	var ierr error
+	if err := rc.Control(func(fd uintptr) {
+		ws, ierr = unix.IoctlGetWinsize(int(fd), unix.TIOCGWINSZ)
+	}); err != nil {
+		return Size{}, err
+	}
+	if ierr != nil {
+		return Size{}, ierr
+	}
+	return Size{Cols: int(ws.Col), Rows: int(ws.Row), XPixel: int(ws.Xpixel), YPixel: int(ws.Ypixel)}, nil
+}
