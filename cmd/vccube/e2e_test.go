@@ -41,6 +41,8 @@ type testDevice struct {
 	gpu  *gpu.GPU
 	disp *display.Display
 
+	closeOnce sync.Once
+
 	mu      sync.Mutex
 	opened  int
 	atOpen  map[string]int // the device's user BOs when the program opened its file
@@ -53,6 +55,13 @@ func newTestDevice(t *testing.T, opts sim.Options) *testDevice {
 
 func newTestDisplay(t *testing.T, opts sim.Options, dopts display.Options) *testDevice {
 	t.Helper()
+	if opts.CMASize == 0 {
+		// Enough for the largest frame the tests render (1280x720: two
+		// colour buffers, depth, texture, the 16 MiB binner BO) and
+		// small enough that a test's devices fit a 32-bit address space
+		// (the tests also run on GOARCH=arm under qemu).
+		opts.CMASize = 64 << 20
+	}
 	g := gpu.New(gpu.Options{})
 	disp := display.New(dopts)
 	opts.GPU, opts.Display = g, disp
@@ -62,12 +71,20 @@ func newTestDisplay(t *testing.T, opts sim.Options, dopts display.Options) *test
 		g.Close()
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		dev.Close()
-		disp.Close()
-		g.Close()
+	d := &testDevice{t: t, dev: dev, gpu: g, disp: disp}
+	t.Cleanup(d.close)
+	return d
+}
+
+// close shuts the device down (once); tests that make many devices call
+// it as soon as they are done with one.
+func (d *testDevice) close() {
+	d.closeOnce.Do(func() {
+		d.dev.Close()
+		d.disp.Close()
+		closePool(d.dev)
+		d.gpu.Close()
 	})
-	return &testDevice{t: t, dev: dev, gpu: g, disp: disp}
 }
 
 // opener opens a file on the device for the program. Closing it records
@@ -361,6 +378,7 @@ func TestCMAExhausted(t *testing.T) {
 			t.Errorf("allocation %d: exit %d: %s", n, r.code, r.stderr)
 		}
 		d.checkNoLeaks(t)
+		d.close()
 	}
 	if failed < 8 {
 		t.Errorf("only %d of 12 exhausted pools made the run fail; the program allocates at least 8 times", failed)
@@ -384,6 +402,7 @@ func TestNoVideoCoreIV3D(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want %q", c.board, r.code, r.stderr, c.want)
 		}
 		d.checkNoLeaks(t)
+		d.close()
 	}
 }
 

@@ -250,6 +250,7 @@ func TestCMAExhaustedWithDisplay(t *testing.T) {
 		}
 		d.checkOff(t)
 		d.checkNoLeaks(t)
+		d.close()
 	}
 }
 
