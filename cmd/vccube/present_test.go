@@ -399,3 +399,27 @@ func TestErrorAfterModeSetRestores(t *testing.T) {
 	con.checkRestored(t)
 	d.checkNoLeaks(t)
 }
+
+// A -capture-frame the run never reached (q came first) is an error, and
+// no file is left behind.
+func TestCaptureFrameNotReached(t *testing.T) {
+	d := newTestDevice(t, sim.Options{})
+	ch := make(chan keys.Key, 1)
+	dir := t.TempDir()
+	shot := filepath.Join(dir, "shot.png")
+	var out, errb bytes.Buffer
+	e := &env{stdout: &out, stderr: &errb, driDir: t.TempDir(), openSim: d.opener(), keys: ch}
+	e.afterFrame = func(k uint64) {
+		if k == 2 {
+			ch <- keys.Quit
+		}
+	}
+	code := run(context.Background(), []string{"-device", "sim", "-mode", "640x480", "-capture", shot, "-capture-frame", "10"}, e)
+	if code != exitError || !strings.Contains(errb.String(), "-capture-frame 10 was not rendered: the run stopped after 3 frames") {
+		t.Errorf("exit %d, stderr %q", code, errb.String())
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("left behind: %v", entries)
+	}
+	d.checkNoLeaks(t)
+}
