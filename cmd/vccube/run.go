@@ -80,8 +80,7 @@ type program struct {
 	paused   bool
 	lastBuf  int    // the colour buffer of the last frame rendered, or -1
 	rendered uint64 // frames rendered (submitted and finished)
-	shot     *image.NRGBA
-	shotOf   int64 // the frame shot holds, or -1
+	shot     *image.NRGBA // the frame -capture writes
 }
 
 // run opens everything, runs the frame loop and cleans up on every path.
@@ -90,7 +89,7 @@ type program struct {
 // renderer frees the buffers it showed.
 func (p *program) run(ctx context.Context) (err error) {
 	cfg, e := p.cfg, p.env
-	p.lastBuf, p.shotOf, p.spin = -1, -1, defaultSpin
+	p.lastBuf, p.spin = -1, defaultSpin
 
 	var pic texture.Picture
 	if cfg.texture != "" {
@@ -234,7 +233,7 @@ func (p *program) loop(ctx context.Context) error {
 			return err
 		}
 		p.rec.FrameStart(k)
-		if err := p.frame(ctx, k); err != nil {
+		if err := p.frame(k); err != nil {
 			return err
 		}
 		p.rendered = k + 1
@@ -311,7 +310,7 @@ func (p *program) handleKeys(ctx context.Context) (quit bool, err error) {
 
 // frame renders frame k, waits for it, keeps it if -capture wants it, and
 // shows it.
-func (p *program) frame(ctx context.Context, k uint64) error {
+func (p *program) frame(k uint64) error {
 	degrees := p.degrees()
 	var b *present.Buffer
 	buf := 0
@@ -345,7 +344,6 @@ func (p *program) frame(ctx context.Context, k uint64) error {
 		if p.shot, err = p.r.Capture(buf); err != nil {
 			return err
 		}
-		p.shotOf = int64(k)
 	}
 	if p.sc == nil {
 		return nil
@@ -387,7 +385,6 @@ func (p *program) finish(capf *captureFile) error {
 			err = fmt.Errorf("-capture-frame %d was not rendered: the run stopped after %d frames", cfg.captureFrame, p.rendered)
 		case p.lastBuf >= 0:
 			p.shot, err = p.r.Capture(p.lastBuf)
-			p.shotOf = int64(p.rendered) - 1
 		default:
 			err = errors.New("-capture: no frame was rendered")
 		}
