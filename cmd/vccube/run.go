@@ -78,8 +78,8 @@ type program struct {
 	spin     int // steps of 0.2° per frame
 	angle    int // steps, 0 ≤ angle < fullTurn
 	paused   bool
-	lastBuf  int    // the colour buffer of the last frame rendered, or -1
-	rendered uint64 // frames rendered (submitted and finished)
+	lastBuf  int          // the colour buffer of the last frame rendered, or -1
+	rendered uint64       // frames rendered (submitted and finished)
 	shot     *image.NRGBA // the frame -capture writes
 }
 
