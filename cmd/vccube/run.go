@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"image"
 	"io"
+	"time"
 
 	"github.com/vccube/vccube/cmd/vccube/internal/bench"
 	"github.com/vccube/vccube/cmd/vccube/internal/keys"
@@ -25,6 +26,11 @@ const (
 	exitError = 1
 	exitUsage = 2
 )
+
+// restoreToCancel bounds the wait between a signal's restore of the
+// display and the cancel that follows it: both happen on the signal
+// handler's goroutine, one right after the other.
+const restoreToCancel = 5 * time.Second
 
 // The spin is counted in vkcube's steps of 0.2° (cube.c spin_increment,
 // what one arrow key press changes), so that the default 4° per frame
@@ -181,6 +187,16 @@ func (p *program) run(ctx context.Context) (err error) {
 	if p.sc != nil && loopErr == nil {
 		// Let the last flip land, so that it is on screen and counted.
 		loopErr = p.sc.Wait()
+	}
+	if errors.Is(loopErr, present.ErrRestored) {
+		// The signal handler restores the display first and cancels
+		// the context right after (present.RestoreOnSignal); the loop
+		// can see the first before the second. Wait for the cancel to
+		// learn which signal it was.
+		select {
+		case <-ctx.Done():
+		case <-time.After(restoreToCancel):
+		}
 	}
 	if cause := context.Cause(ctx); cause != nil && ctx.Err() != nil {
 		// A signal ended the run: whatever the loop reported (such as
