@@ -154,9 +154,11 @@ func (d *Device) Pool() *mem.Pool { return d.pool }
 // Board returns the board the device behaves like.
 func (d *Device) Board() Board { return d.opts.Board }
 
-// Close shuts the device down: queued jobs finish, the BO cache is freed.
-// Files still open keep their mappings; their ioctls fail with ENODEV
-// (drm_dev_is_unplugged).
+// Close shuts the device down: queued jobs finish, the BO cache is freed,
+// and the CMA pool's own mapping is released (a 256 MiB pool is a large
+// part of a 32-bit process's address space). Files still open keep the
+// mappings they made of their BOs (separate mappings of the pool's pages);
+// their ioctls fail with ENODEV (drm_dev_is_unplugged).
 func (d *Device) Close() error {
 	d.mu.Lock()
 	if d.closed {
@@ -165,7 +167,11 @@ func (d *Device) Close() error {
 	}
 	d.closed = true
 	d.mu.Unlock()
-	return d.k.Close()
+	err := d.k.Close()
+	if perr := d.pool.Close(); err == nil {
+		err = perr
+	}
+	return err
 }
 
 // OpenOptions say how a file is opened.

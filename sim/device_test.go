@@ -601,3 +601,25 @@ func TestDisplaySeam(t *testing.T) {
 		t.Fatalf("display released %v, want [%d]", disp.released, id)
 	}
 }
+
+// Closing the device releases the pool's own mapping; a file still open
+// keeps its BO mapping (a separate mapping of the same pages), its ioctls
+// fail with ENODEV, and closing it afterwards frees its BOs without harm.
+func TestCloseDeviceBeforeFile(t *testing.T) {
+	d := newDevice(t, sim.Options{})
+	c := open(t, d)
+	h := createBO(t, c, 4096)
+	m := mapBO(t, c, h, 4096)
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	m[0] = 7 // the mapping outlives the device, as on a real unplug
+	if m[0] != 7 {
+		t.Fatal("mapping lost its contents")
+	}
+	err := drm.CloseHandle(c, h)
+	wantErrno(t, "GEM_CLOSE after the device closed", err, syscall.ENODEV)
+	if err := c.Close(); err != nil {
+		t.Fatalf("closing a file after its device: %v", err)
+	}
+}

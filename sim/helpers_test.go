@@ -27,7 +27,7 @@ func newDevice(t testing.TB, opts sim.Options) *sim.Device {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { d.Close(); d.Pool().Close() })
+	t.Cleanup(func() { d.Close() })
 	return d
 }
 
