@@ -188,3 +188,19 @@ func TestPerfmon(t *testing.T) {
 		t.Errorf("bad perfmons reached the kernel: %d calls", n)
 	}
 }
+
+// Names as Mesa's vc4_query.c v3d_counter_names lists them, at the event
+// numbers of vc4_drm.h's VC4_PERFCNT_* enum.
+func TestPerfcntName(t *testing.T) {
+	for e, want := range map[uint8]string{
+		gem.PerfcntFEPValidPrimsNoRender:               "FEP-valid-primitives-no-rendered-pixels",
+		gem.PerfcntQPUTotalClkCyclesVertexCoordShading: "QPU-total-clk-cycles-vertex-coord-shading",
+		gem.PerfcntQPUTotalClkCyclesFragmentShading:    "QPU-total-clk-cycles-fragment-shading",
+		gem.PerfcntL2CTotalL2CacheMiss:                 "L2C-total-cache-miss",
+		gem.PerfcntNumEvents:                           "event 30",
+	} {
+		if got := gem.PerfcntName(e); got != want {
+			t.Errorf("PerfcntName(%d) = %q, want %q", e, got, want)
+		}
+	}
+}

@@ -6,6 +6,7 @@
 package gem
 
 import (
+	"strconv"
 	"unsafe"
 
 	"github.com/vccube/vccube/drm"
@@ -303,6 +304,52 @@ const (
 	// PerfcntNumEvents is VC4_PERFCNT_NUM_EVENTS: event ids are below it.
 	PerfcntNumEvents
 )
+
+// perfcntNames are the events' names as Mesa's vc4 driver exposes them
+// through GL_AMD_performance_monitor (src/gallium/drivers/vc4/vc4_query.c,
+// v3d_counter_names, in event order), which is how people who profile with
+// apitrace or kmscube -p know them.
+var perfcntNames = [PerfcntNumEvents]string{
+	"FEP-valid-primitives-no-rendered-pixels",
+	"FEP-valid-primitives-rendered-pixels",
+	"FEP-clipped-quads",
+	"FEP-valid-quads",
+	"TLB-quads-not-passing-stencil-test",
+	"TLB-quads-not-passing-z-and-stencil-test",
+	"TLB-quads-passing-z-and-stencil-test",
+	"TLB-quads-with-zero-coverage",
+	"TLB-quads-with-non-zero-coverage",
+	"TLB-quads-written-to-color-buffer",
+	"PTB-primitives-discarded-outside-viewport",
+	"PTB-primitives-need-clipping",
+	"PTB-primitives-discarded-reversed",
+	"QPU-total-idle-clk-cycles",
+	"QPU-total-clk-cycles-vertex-coord-shading",
+	"QPU-total-clk-cycles-fragment-shading",
+	"QPU-total-clk-cycles-executing-valid-instr",
+	"QPU-total-clk-cycles-waiting-TMU",
+	"QPU-total-clk-cycles-waiting-scoreboard",
+	"QPU-total-clk-cycles-waiting-varyings",
+	"QPU-total-instr-cache-hit",
+	"QPU-total-instr-cache-miss",
+	"QPU-total-uniform-cache-hit",
+	"QPU-total-uniform-cache-miss",
+	"TMU-total-text-quads-processed",
+	"TMU-total-text-cache-miss",
+	"VPM-total-clk-cycles-VDW-stalled",
+	"VPM-total-clk-cycles-VCD-stalled",
+	"L2C-total-cache-hit",
+	"L2C-total-cache-miss",
+}
+
+// PerfcntName returns the name of performance counter event e, or
+// "event N" for a number past VC4_PERFCNT_NUM_EVENTS.
+func PerfcntName(e uint8) string {
+	if int(e) < len(perfcntNames) {
+		return perfcntNames[e]
+	}
+	return "event " + strconv.Itoa(int(e))
+}
 
 // vc4 ioctl numbers (DRM_VC4_* in vc4_drm.h), relative to drm.CommandBase.
 const (

@@ -14,8 +14,7 @@ type Counter struct {
 	// Event is the counter's event number (gem.Perfcnt*).
 	Event uint8
 	// Name is the counter's name as Mesa's vc4 driver exposes it through
-	// GL_AMD_performance_monitor (src/gallium/drivers/vc4/vc4_query.c
-	// v3d_counter_names), which is how kmscube -p users know them.
+	// GL_AMD_performance_monitor (gem.PerfcntName).
 	Name string
 	// Value is the total.
 	Value uint64
@@ -26,26 +25,23 @@ type Counter struct {
 // the questions a benchmark of the cube raises: how many primitives and
 // quads reach the screen, where the QPUs spend their cycles, and how the
 // texture and L2 caches do.
-var counterEvents = [...]struct {
-	event uint8
-	name  string
-}{
-	{gem.PerfcntFEPValidPrimsRender, "FEP-valid-primitives-rendered-pixels"},
-	{gem.PerfcntFEPValidQuads, "FEP-valid-quads"},
-	{gem.PerfcntTLBQuadsWrittenToColorBuf, "TLB-quads-written-to-color-buffer"},
-	{gem.PerfcntPLBPrimsOutsideViewport, "PTB-primitives-discarded-outside-viewport"},
-	{gem.PerfcntPSEPrimsReversed, "PTB-primitives-discarded-reversed"},
-	{gem.PerfcntQPUTotalIdleCycles, "QPU-total-idle-clk-cycles"},
-	{gem.PerfcntQPUTotalClkCyclesVertexCoordShading, "QPU-total-clk-cycles-vertex-coord-shading"},
-	{gem.PerfcntQPUTotalClkCyclesFragmentShading, "QPU-total-clk-cycles-fragment-shading"},
-	{gem.PerfcntQPUTotalClkCyclesExecValidInst, "QPU-total-clk-cycles-executing-valid-instr"},
-	{gem.PerfcntQPUTotalClkCyclesWaitingTMUs, "QPU-total-clk-cycles-waiting-TMU"},
-	{gem.PerfcntQPUTotalClkCyclesWaitingScoreboard, "QPU-total-clk-cycles-waiting-scoreboard"},
-	{gem.PerfcntQPUTotalClkCyclesWaitingVaryings, "QPU-total-clk-cycles-waiting-varyings"},
-	{gem.PerfcntTMUTotalTextQuadsProcessed, "TMU-total-text-quads-processed"},
-	{gem.PerfcntTMUTotalTextCacheMiss, "TMU-total-text-cache-miss"},
-	{gem.PerfcntL2CTotalL2CacheHit, "L2C-total-cache-hit"},
-	{gem.PerfcntL2CTotalL2CacheMiss, "L2C-total-cache-miss"},
+var counterEvents = [...]uint8{
+	gem.PerfcntFEPValidPrimsRender,
+	gem.PerfcntFEPValidQuads,
+	gem.PerfcntTLBQuadsWrittenToColorBuf,
+	gem.PerfcntPLBPrimsOutsideViewport,
+	gem.PerfcntPSEPrimsReversed,
+	gem.PerfcntQPUTotalIdleCycles,
+	gem.PerfcntQPUTotalClkCyclesVertexCoordShading,
+	gem.PerfcntQPUTotalClkCyclesFragmentShading,
+	gem.PerfcntQPUTotalClkCyclesExecValidInst,
+	gem.PerfcntQPUTotalClkCyclesWaitingTMUs,
+	gem.PerfcntQPUTotalClkCyclesWaitingScoreboard,
+	gem.PerfcntQPUTotalClkCyclesWaitingVaryings,
+	gem.PerfcntTMUTotalTextQuadsProcessed,
+	gem.PerfcntTMUTotalTextCacheMiss,
+	gem.PerfcntL2CTotalL2CacheHit,
+	gem.PerfcntL2CTotalL2CacheMiss,
 }
 
 var _ [gem.MaxPerfCounters - len(counterEvents)]struct{} // at most 16 events
@@ -63,9 +59,7 @@ func (r *Renderer) createPerfmon() error {
 		return fmt.Errorf("render: asking for performance counter support: %w", err)
 	}
 	var events [len(counterEvents)]uint8
-	for i, e := range counterEvents {
-		events[i] = e.event
-	}
+	copy(events[:], counterEvents[:])
 	if r.perfmon, err = gem.NewPerfmon(r.c, events[:]...); err != nil {
 		return fmt.Errorf("render: creating a performance monitor: %w", err)
 	}
@@ -90,7 +84,7 @@ func (r *Renderer) Counters() ([]Counter, error) {
 	}
 	out := make([]Counter, len(counterEvents))
 	for i, e := range counterEvents {
-		out[i] = Counter{Event: e.event, Name: e.name}
+		out[i] = Counter{Event: e, Name: gem.PerfcntName(e)}
 		if i < len(vals) {
 			out[i].Value = vals[i]
 		}
