@@ -108,9 +108,6 @@ func (r *Renderer) SubmitNV(degrees float32) error {
 		// the kernel to relocate, as in GL records.
 	}
 	var fsUni [shaders.NumFragmentUniforms]uint32
-	var idx [8]byte
-	binary.LittleEndian.PutUint32(idx[0:], fsIdx)
-	binary.LittleEndian.PutUint32(idx[4:], vtxIdx)
 	for face := 0; face < scene.NumFaces; face++ {
 		if !f.FrontFacing[face] {
 			continue
@@ -118,11 +115,7 @@ func (r *Renderer) SubmitNV(degrees float32) error {
 		j.Bin.Raw(cl.NVShaderState{}.Append(nil))
 		j.Bin.DrawArrays(cl.GLArrayPrimitive{Mode: cl.PrimitiveModeTriangles, Length: scene.VerticesPerFace,
 			First: uint32(scene.Face(face).FirstVertex())})
-		// TODO(cl/shaderrec owner): Stream counts only GL records, so
-		// this job's shader_rec_count is 0; the kernel refuses packet
-		// 65 before it looks at the records.
-		j.ShaderRecs.AppendRaw(idx[:])
-		j.ShaderRecs.AppendRaw(record.Append(nil))
+		j.ShaderRecs.AddNV(&record, fsIdx, vtxIdx)
 		shaders.FillFragmentUniforms(&fsUni, r.texP0, r.texP1, shaders.LightFor(f.Light[face]))
 		j.Uniforms.AppendBlock(texIdx[:], fsUni[:])
 	}

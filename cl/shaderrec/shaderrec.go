@@ -222,8 +222,23 @@ func (s *Stream) Add(g *GL, r *Relocs) error {
 	return nil
 }
 
+// AddNV appends an NV shader record in the form the pre-upstream kernel
+// validator took it: two u32 BO indices (the fragment shader's BO, then the
+// pre-shaded vertex data's BO) followed by the 16-byte record whose code and
+// vertex addresses are offsets in those BOs (kernel-vc4.md §5.5; Mesa's
+// 2015 in-tree vc4_validate.c validate_nv_shader_state). Today's kernel
+// refuses NV_SHADER_STATE (packet 65) in the bin CL before it reads any
+// record, so this exists to show that refusal and to feed the simulated
+// GPU, which has NV mode as the hardware does.
+func (s *Stream) AddNV(rec *cl.NVShaderRecord, fsIndex, vertexIndex uint32) {
+	s.buf = binary.LittleEndian.AppendUint32(s.buf, fsIndex)
+	s.buf = binary.LittleEndian.AppendUint32(s.buf, vertexIndex)
+	s.buf = rec.Append(s.buf)
+	s.count++
+}
+
 // AppendRaw appends bytes as they are, for tests that hand the kernel a
-// broken stream.
+// broken stream. It does not count a record.
 func (s *Stream) AppendRaw(b []byte) { s.buf = append(s.buf, b...) }
 
 // Bytes returns the stream; it is valid until the next Reset or Add.

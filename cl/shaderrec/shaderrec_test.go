@@ -122,3 +122,17 @@ func TestStreamDoesNotAllocate(t *testing.T) {
 		t.Fatalf("allocs %v, count %d, %d bytes", allocs, s.Count(), len(s.Bytes()))
 	}
 }
+
+// An NV record in the pre-upstream kernel's form: FS BO index, vertex BO
+// index, then the 16-byte record (kernel-vc4.md §5.5), counted as a record.
+func TestStreamAddNV(t *testing.T) {
+	var s Stream
+	rec := cl.NVShaderRecord{FSSingleThreaded: true, Stride: 20, FSNumVaryings: 2}
+	s.AddNV(&rec, 3, 4)
+	want := []byte{3, 0, 0, 0, 4, 0, 0, 0,
+		0x01, 20, 0, 2, // flags (single-threaded), stride, FS uniforms, FS varyings
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0} // FS code, FS uniforms, vertex data
+	if !bytes.Equal(s.Bytes(), want) || s.Count() != 1 {
+		t.Fatalf("AddNV: % x (count %d), want % x (count 1)", s.Bytes(), s.Count(), want)
+	}
+}
