@@ -112,7 +112,7 @@ func (r *Renderer) SubmitNV(degrees float32) error {
 		if !f.FrontFacing[face] {
 			continue
 		}
-		j.Bin.Raw(cl.NVShaderState{}.Append(nil))
+		j.Bin.NVShaderState(cl.NVShaderState{})
 		j.Bin.DrawArrays(cl.GLArrayPrimitive{Mode: cl.PrimitiveModeTriangles, Length: scene.VerticesPerFace,
 			First: uint32(scene.Face(face).FirstVertex())})
 		j.ShaderRecs.AddNV(&record, fsIdx, vtxIdx)

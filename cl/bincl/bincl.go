@@ -235,6 +235,22 @@ func (b *Builder) ShaderState(s cl.GLShaderState) {
 	b.haveState = true
 }
 
+// NVShaderState emits NV_SHADER_STATE, which the hardware has and today's
+// kernel refuses ("packet 65 invalid": it is not in vc4_validate.c's
+// cmd_info[]); so this is a rule violation unless the builder is
+// Unchecked. Like GL_SHADER_STATE it takes the next record of the
+// shader_rec stream (shaderrec.Stream.AddNV).
+func (b *Builder) NVShaderState(s cl.NVShaderState) {
+	b.inList("NV_SHADER_STATE")
+	b.fail("NV_SHADER_STATE (packet 65) is not in the kernel's bin-CL table: use GL shader state")
+	if !b.ok() {
+		return
+	}
+	b.buf = s.Append(b.buf)
+	b.states++
+	b.haveState = true
+}
+
 func (b *Builder) draw(what string, length uint32) {
 	b.inList(what)
 	if !b.haveState {
@@ -360,8 +376,9 @@ func (b *Builder) Bytes() ([]byte, error) {
 	return b.buf, nil
 }
 
-// ShaderStates returns the number of GL_SHADER_STATE packets: the number
-// of records the shader_rec stream must hold (the submit's
+// ShaderStates returns the number of shader-state packets (GL_SHADER_STATE,
+// and NV_SHADER_STATE in an Unchecked list): the number of records the
+// shader_rec stream must hold (the submit's
 // shader_rec_count must be at least this).
 func (b *Builder) ShaderStates() int { return b.states }
 

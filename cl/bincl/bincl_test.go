@@ -273,3 +273,23 @@ func TestDrawIndexed(t *testing.T) {
 		t.Errorf("index type 2: %v", err)
 	}
 }
+
+// NV_SHADER_STATE breaks the kernel's table (packet 65 invalid); an
+// Unchecked builder emits it and counts the record it consumes.
+func TestNVShaderState(t *testing.T) {
+	var b Builder
+	b.Begin(cubePrefix())
+	b.NVShaderState(cl.NVShaderState{})
+	if _, err := b.Bytes(); err == nil || !strings.Contains(err.Error(), "packet 65") {
+		t.Fatalf("checked builder: err = %v, want the packet 65 refusal", err)
+	}
+	b = Builder{Unchecked: true}
+	b.Begin(cubePrefix())
+	b.NVShaderState(cl.NVShaderState{})
+	b.DrawArrays(cl.GLArrayPrimitive{Mode: cl.PrimitiveModeTriangles, Length: 3})
+	b.End()
+	got, err := b.Bytes()
+	if err != nil || b.ShaderStates() != 1 || !bytes.Contains(got, []byte{65, 0, 0, 0, 0}) {
+		t.Fatalf("unchecked builder: % x, %d states, %v", got, b.ShaderStates(), err)
+	}
+}

@@ -118,7 +118,7 @@ func (j *Job) check(bin []byte) error {
 		return errors.New("submit: no BO handles: the kernel needs at least one (vc4_cl_lookup_bos)")
 	}
 	if len(bin) > 0 && j.ShaderRecs.Count() != j.Bin.ShaderStates() {
-		return fmt.Errorf("submit: %d shader records for %d GL_SHADER_STATE packets: the kernel takes one record per packet, in order",
+		return fmt.Errorf("submit: %d shader records for %d shader-state packets: the kernel takes one record per packet, in order",
 			j.ShaderRecs.Count(), j.Bin.ShaderStates())
 	}
 	absent := func(s *gem.SubmitRCLSurface) bool { return s.HIndex == gem.SurfaceAbsent }
