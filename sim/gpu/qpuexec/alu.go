@@ -18,31 +18,31 @@ type vec = [16]uint32
 // reserved opcodes are refused when the program is loaded.
 func addALU(op qpu.AddOp, d, a, b *vec) {
 	switch op {
-	case qpu.AddFAdd:
+	case qpu.AddFAdd, qpu.AddFSub:
+		// fadd and fsub's fast path (float.go sumRTZ), inlined by hand:
+		// the second operand's sign flips for fsub.
+		neg := uint32(0)
+		if op == qpu.AddFSub {
+			neg = signBit
+		}
 		for i := range d {
 			x, y := a[i], b[i]
-			if normal(x) && normal(y) {
-				// addNormal, inlined by hand for the common case.
-				fx, fy := math.Float32frombits(x), math.Float32frombits(y)
-				s := fx + fy
-				r := math.Float32bits(s)
-				if r&expMask-0x00800000 < 0x7F000000 {
-					bb := s - fx
-					if e := (fx - (s - bb)) + (fy - bb); e != 0 && (e < 0) != (s < 0) {
-						r--
-						if r&expMask == 0 {
-							r = 0
-						}
-					}
-					d[i] = r
-					continue
+			fa := math.Float32frombits(x & nonZeroExp(x))
+			fb := math.Float32frombits((y & nonZeroExp(y)) ^ neg)
+			s := fa + fb
+			r := math.Float32bits(s)
+			if r&expMask == expMask {
+				if neg == 0 {
+					d[i] = faddSlow(x, y)
+				} else {
+					d[i] = fsubSlow(x, y)
 				}
+				continue
 			}
-			d[i] = fadd(x, y)
-		}
-	case qpu.AddFSub:
-		for i := range d {
-			d[i] = fsub(a[i], b[i])
+			bb := s - fa
+			e := math.Float32bits((fa - (s - bb)) + (fb - bb))
+			r -= (e ^ r) >> 31 & isNonZero(e&^signBit)
+			d[i] = r & nonZeroExp(r)
 		}
 	case qpu.AddFMin:
 		for i := range d {
@@ -165,25 +165,17 @@ func addALU(op qpu.AddOp, d, a, b *vec) {
 func mulALU(op qpu.MulOp, d, a, b *vec) {
 	switch op {
 	case qpu.MulFMul:
+		// fmul's fast path (float.go mulRTZ), inlined by hand.
 		for i := range d {
 			x, y := a[i], b[i]
-			if normal(x) && normal(y) {
-				// fmul's fast path, inlined by hand.
-				p := float64(math.Float32frombits(x)) * float64(math.Float32frombits(y))
-				f := float32(p)
-				r := math.Float32bits(f)
-				if r&expMask-0x00800000 < 0x7F000000 {
-					if float64(f) != p && (float64(f) > p) == (p > 0) {
-						r--
-						if r&expMask == 0 {
-							r = 0
-						}
-					}
-					d[i] = r
-					continue
-				}
+			if x&expMask == expMask || y&expMask == expMask {
+				d[i] = fmulSlow(x, y)
+				continue
 			}
-			d[i] = fmul(x, y)
+			p := float64(math.Float32frombits(x&nonZeroExp(x))) * float64(math.Float32frombits(y&nonZeroExp(y)))
+			pb := math.Float64bits(p)
+			r := math.Float32bits(float32(math.Float64frombits(pb &^ (1<<29 - 1))))
+			d[i] = r & uint32((896-int64(pb>>52&0x7FF))>>63)
 		}
 	case qpu.MulMul24:
 		for i := range d {

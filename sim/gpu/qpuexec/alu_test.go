@@ -431,48 +431,77 @@ func TestByteOpsAgainstPerByteReference(t *testing.T) {
 }
 
 // TestFastFloatPathsAgreeWithSlowOnes checks fadd, fsub and fmul's
-// normal-operand fast paths against the general code on random operands,
-// including results that overflow, underflow or cancel.
+// branch-free fast paths (and the vector loops' hand-inlined copies)
+// against the general code on random operands: any bits; nearby exponents
+// (cancellation, exact cases); products near the smallest normal and the
+// overflow threshold; and a share of zeros, -0, denormals, Infs and NaNs.
 func TestFastFloatPathsAgreeWithSlowOnes(t *testing.T) {
 	seed := uint64(99)
 	next := func() uint32 {
 		seed = seed*6364136223846793005 + 1442695040888963407
 		return uint32(seed >> 32)
 	}
-	for i := 0; i < 300000; i++ {
+	special := [...]uint32{0, signBit, 1, 0x807fffff, posInf, negInf, 0x7fc00000, 0xff800001}
+	mulRef := func(a, b uint32) uint32 {
+		fa, fb := flushIn(a), flushIn(b)
+		switch {
+		case fa == 0 || fb == 0:
+			return 0
+		case fa&expMask == expMask || fb&expMask == expMask:
+			return infWithSign((a^b)&signBit != 0)
+		}
+		return rtz32(float64(math.Float32frombits(fa)) * float64(math.Float32frombits(fb)))
+	}
+	for i := 0; i < 600000; i++ {
 		a, b := next(), next()
-		if i%3 == 0 { // nearby exponents: cancellation and exact cases
+		switch i % 6 {
+		case 1: // nearby exponents: cancellation and exact cases
 			b = b&^expMask | a&expMask
+		case 2: // products around 2^-126 (biased exponents summing to ~127)
+			ea := 1 + next()%126
+			eb := 127 - ea + next()%3
+			a = a&^expMask | ea<<23
+			b = b&^expMask | eb<<23
+		case 3: // products around 2^128
+			ea := 128 + next()%126
+			eb := 255 - ea + next()%3
+			a = a&^expMask | ea<<23
+			b = b&^expMask | min(eb, 254)<<23
+		case 4:
+			b = special[next()%uint32(len(special))]
+		case 5:
+			a = special[next()%uint32(len(special))]
 		}
 		if got, want := fadd(a, b), faddSlow(a, b); got != want {
 			t.Fatalf("fadd(%#08x, %#08x) = %#08x, general path %#08x", a, b, got, want)
 		}
-		if got, want := fsub(a, b), faddSlow(a, b^signBit); got != want && !isNaNBits(b) {
+		if got, want := fsub(a, b), fsubSlow(a, b); got != want {
 			t.Fatalf("fsub(%#08x, %#08x) = %#08x, general path %#08x", a, b, got, want)
 		}
-		fa, fb := flushIn(a), flushIn(b)
-		var want uint32
-		switch {
-		case fa == 0 || fb == 0:
-			want = 0
-		case fa&expMask == expMask || fb&expMask == expMask:
-			want = infWithSign((a^b)&signBit != 0)
-		default:
-			want = rtz32(float64(math.Float32frombits(fa)) * float64(math.Float32frombits(fb)))
+		if got, want := fsub(a, b), faddSlow(a, b^signBit); got != want && !isNaNBits(b) {
+			t.Fatalf("fsub(%#08x, %#08x) = %#08x, fadd of the negation %#08x", a, b, got, want)
 		}
+		want := mulRef(a, b)
 		if got := fmul(a, b); got != want {
 			t.Fatalf("fmul(%#08x, %#08x) = %#08x, general path %#08x", a, b, got, want)
+		}
+		if got := fmulSlow(a, b); got != want {
+			t.Fatalf("fmulSlow(%#08x, %#08x) = %#08x, definition %#08x", a, b, got, want)
 		}
 		// The vector loops carry hand-inlined copies of the fast paths.
 		va, vb := vec{a, b}, vec{b, a}
 		var d vec
 		mulALU(qpu.MulFMul, &d, &va, &vb)
-		if d[0] != want {
+		if d[0] != want || d[1] != mulRef(b, a) {
 			t.Fatalf("mulALU fmul(%#08x, %#08x) = %#08x, general path %#08x", a, b, d[0], want)
 		}
 		addALU(qpu.AddFAdd, &d, &va, &vb)
-		if w := faddSlow(a, b); d[0] != w {
+		if w := faddSlow(a, b); d[0] != w || d[1] != faddSlow(b, a) {
 			t.Fatalf("addALU fadd(%#08x, %#08x) = %#08x, general path %#08x", a, b, d[0], w)
+		}
+		addALU(qpu.AddFSub, &d, &va, &vb)
+		if w := fsubSlow(a, b); d[0] != w || d[1] != fsubSlow(b, a) {
+			t.Fatalf("addALU fsub(%#08x, %#08x) = %#08x, general path %#08x", a, b, d[0], w)
 		}
 	}
 }

@@ -111,40 +111,49 @@ func rtzSum(a, b float64) uint32 {
 	return r
 }
 
-// normal reports whether x is a normal float: exponent 1..254. The fast
-// paths of fadd, fsub and fmul handle only those.
-func normal(x uint32) bool { return (x&expMask)-0x00800000 < 0x7F000000 }
+// The fast paths below handle every operand whose exponent is not 255
+// (normals, zeros and denormals: everything but Inf and NaN patterns)
+// without a data-dependent branch: real fragment data (coordinates that
+// are 0 at a vertex, signs that vary from lane to lane) made the branchy
+// versions mispredict on most lanes. Each is checked against the general
+// path, which stays the definition, on random and edge operands
+// (alu_test.go TestFastFloatPathsAgreeWithSlowOnes).
+
+// nonZeroExp is all ones when x's exponent is not zero and zero when it is
+// (±0 and denormals): x & nonZeroExp(x) is flushIn(x) without a branch.
+func nonZeroExp(x uint32) uint32 { return uint32(-int32(x&expMask) >> 31) }
+
+// isNonZero is 1 when x is not zero, else 0.
+func isNonZero(x uint32) uint32 { return (x | -x) >> 31 }
 
 // fadd is the add ALU's fadd (op 1) on one element.
 func fadd(a, b uint32) uint32 {
-	if normal(a) && normal(b) {
-		if r, ok := addNormal(math.Float32frombits(a), math.Float32frombits(b)); ok {
-			return r
-		}
+	fa := math.Float32frombits(a & nonZeroExp(a))
+	fb := math.Float32frombits(b & nonZeroExp(b))
+	if r, ok := sumRTZ(fa, fb); ok {
+		return r
 	}
 	return faddSlow(a, b)
 }
 
-// addNormal rounds the sum of two normal floats toward zero, in float32:
-// the sum s is rounded to nearest, and TwoSum's error term e (exact in any
-// binary floating point with round-to-nearest, Knuth TAOCP 4.2.2) says
-// whether s lies beyond the true sum; if so the true sum truncates to the
-// float one step closer to zero. ok is false on overflow (slow path).
-func addNormal(a, b float32) (uint32, bool) {
+// sumRTZ rounds the sum of two finite floats without denormals toward
+// zero: the float32 sum s is rounded to nearest, and TwoSum's error term e
+// (exact in any binary floating point with round-to-nearest, Knuth TAOCP
+// 4.2.2) says whether s lies beyond the true sum; if so (e ≠ 0 with the
+// opposite sign) the true sum truncates to the float one step closer to
+// zero, which is s's bits minus one (sign-magnitude). A result below the
+// smallest normal is +0. ok is false when s is not finite (overflow, or an
+// Inf or NaN operand): the general path decides then.
+func sumRTZ(a, b float32) (uint32, bool) {
 	s := a + b
 	r := math.Float32bits(s)
 	if r&expMask == expMask {
 		return 0, false
 	}
 	bb := s - a
-	e := (a - (s - bb)) + (b - bb)
-	if e != 0 && (e < 0) != (s < 0) {
-		r-- // one unit toward zero (sign-magnitude)
-	}
-	if r&expMask == 0 {
-		return 0, true // below the smallest normal: +0
-	}
-	return r, true
+	e := math.Float32bits((a - (s - bb)) + (b - bb))
+	r -= (e ^ r) >> 31 & isNonZero(e&^signBit)
+	return r & nonZeroExp(r), true
 }
 
 func faddSlow(a, b uint32) uint32 {
@@ -167,11 +176,15 @@ func faddSlow(a, b uint32) uint32 {
 // fsub is fadd with the second operand negated (op 2), except that a NaN
 // second operand gives Inf of the opposite sign (measured).
 func fsub(a, b uint32) uint32 {
-	if normal(a) && normal(b) {
-		if r, ok := addNormal(math.Float32frombits(a), -math.Float32frombits(b)); ok {
-			return r
-		}
+	fa := math.Float32frombits(a & nonZeroExp(a))
+	fb := math.Float32frombits(b & nonZeroExp(b))
+	if r, ok := sumRTZ(fa, -fb); ok {
+		return r
 	}
+	return fsubSlow(a, b)
+}
+
+func fsubSlow(a, b uint32) uint32 {
 	a, b = flushIn(a), flushIn(b)
 	if isNaNBits(b) {
 		return infWithSign(b&signBit == 0)
@@ -191,23 +204,32 @@ func fsub(a, b uint32) uint32 {
 	return rtzSum(float64(math.Float32frombits(a)), float64(math.Float32frombits(b)))
 }
 
-// fmul is the mul ALU's fmul (op 1). The float64 product of two float32
-// values is exact, so rounding it toward zero once is correct.
+// fmul is the mul ALU's fmul (op 1).
 func fmul(a, b uint32) uint32 {
-	if normal(a) && normal(b) {
-		p := float64(math.Float32frombits(a)) * float64(math.Float32frombits(b))
-		f := float32(p)
-		r := math.Float32bits(f)
-		if r&expMask-0x00800000 < 0x7F000000 { // a normal result: no overflow, no underflow
-			if float64(f) != p && (float64(f) > p) == (p > 0) {
-				r-- // rounded away from zero: one unit back
-				if r&expMask == 0 {
-					return 0
-				}
-			}
-			return r
-		}
+	if a&expMask == expMask || b&expMask == expMask {
+		return fmulSlow(a, b)
 	}
+	return mulRTZ(a, b)
+}
+
+// mulRTZ is fmul of two operands whose exponents are not 255. The float64
+// product of two float32 values is exact (24 + 24 significant bits), so
+// clearing its low 29 mantissa bits truncates it toward zero to float32
+// precision, and the conversion to float32 is then exact — as long as
+// the product is at least the smallest normal float32, 2^-126 (float64
+// biased exponent 897); below that the result is +0, which the last mask
+// does. A product at or beyond 2^128 converts to ±Inf, the hardware's
+// overflow. Denormal and zero operands read as +0 and give +0.
+func mulRTZ(a, b uint32) uint32 {
+	p := float64(math.Float32frombits(a&nonZeroExp(a))) * float64(math.Float32frombits(b&nonZeroExp(b)))
+	pb := math.Float64bits(p)
+	r := math.Float32bits(float32(math.Float64frombits(pb &^ (1<<29 - 1))))
+	return r & uint32((896-int64(pb>>52&0x7FF))>>63)
+}
+
+// fmulSlow is fmul by the definition, for any operands (float.go's model
+// above): the fast path's reference.
+func fmulSlow(a, b uint32) uint32 {
 	a, b = flushIn(a), flushIn(b)
 	if a == 0 || b == 0 {
 		return 0
