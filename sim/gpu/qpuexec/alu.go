@@ -3,6 +3,7 @@ package qpuexec
 import (
 	"math"
 	"math/bits"
+	"unsafe"
 
 	"github.com/vccube/vccube/shaders/qpu"
 )
@@ -127,32 +128,38 @@ func addALU(op qpu.AddOp, d, a, b *vec) {
 			}
 		}
 	case qpu.AddAnd:
-		for i := range d {
-			d[i] = a[i] & b[i]
+		d2, a2, b2 := pairs(d), pairs(a), pairs(b)
+		for i := range d2 {
+			d2[i] = a2[i] & b2[i]
 		}
 	case qpu.AddOr:
-		for i := range d {
-			d[i] = a[i] | b[i]
+		d2, a2, b2 := pairs(d), pairs(a), pairs(b)
+		for i := range d2 {
+			d2[i] = a2[i] | b2[i]
 		}
 	case qpu.AddXor:
-		for i := range d {
-			d[i] = a[i] ^ b[i]
+		d2, a2, b2 := pairs(d), pairs(a), pairs(b)
+		for i := range d2 {
+			d2[i] = a2[i] ^ b2[i]
 		}
 	case qpu.AddNot:
-		for i := range d {
-			d[i] = ^a[i]
+		d2, a2 := pairs(d), pairs(a)
+		for i := range d2 {
+			d2[i] = ^a2[i]
 		}
 	case qpu.AddClz:
 		for i := range d {
 			d[i] = uint32(bits.LeadingZeros32(a[i]))
 		}
 	case qpu.AddV8Adds:
-		for i := range d {
-			d[i] = v8adds(a[i], b[i])
+		d2, a2, b2 := pairs(d), pairs(a), pairs(b)
+		for i := range d2 {
+			d2[i] = v8adds64(a2[i], b2[i])
 		}
 	case qpu.AddV8Subs:
-		for i := range d {
-			d[i] = v8subs(a[i], b[i])
+		d2, a2, b2 := pairs(d), pairs(a), pairs(b)
+		for i := range d2 {
+			d2[i] = v8subs64(a2[i], b2[i])
 		}
 	}
 }
@@ -182,45 +189,57 @@ func mulALU(op qpu.MulOp, d, a, b *vec) {
 			d[i] = (a[i] & 0xFFFFFF) * (b[i] & 0xFFFFFF)
 		}
 	case qpu.MulV8Muld:
-		if k := b[0] & 0xFF; b[0] == k*0x01010101 && replicated(b) {
-			// One replicated byte in every element (the cube's light
-			// constants): v8muld's fast path for the whole vector.
-			for i := range d {
-				d[i] = v8muldByte(a[i], uint64(k))
+		d2, a2, b2 := pairs(d), pairs(a), pairs(b)
+		for i := range d2 {
+			// A second operand that is one byte in all eight positions
+			// (a uniform such as the cube's light constants) takes the
+			// multiply-per-four-bytes path; others go byte by byte.
+			if k := b2[i] & 0xFF; b2[i] == k*0x0101010101010101 {
+				d2[i] = v8muldByte64(a2[i], k)
+				continue
 			}
-			return
-		}
-		for i := range d {
-			d[i] = v8muld(a[i], b[i])
+			d[2*i] = v8muld(a[2*i], b[2*i])
+			d[2*i+1] = v8muld(a[2*i+1], b[2*i+1])
 		}
 	case qpu.MulV8Min:
-		for i := range d {
-			d[i] = v8min(a[i], b[i])
+		d2, a2, b2 := pairs(d), pairs(a), pairs(b)
+		for i := range d2 {
+			d2[i] = v8min64(a2[i], b2[i])
 		}
 	case qpu.MulV8Max:
-		for i := range d {
-			d[i] = v8max(a[i], b[i])
+		d2, a2, b2 := pairs(d), pairs(a), pairs(b)
+		for i := range d2 {
+			d2[i] = v8max64(a2[i], b2[i])
 		}
 	case qpu.MulV8Adds:
-		for i := range d {
-			d[i] = v8adds(a[i], b[i])
+		d2, a2, b2 := pairs(d), pairs(a), pairs(b)
+		for i := range d2 {
+			d2[i] = v8adds64(a2[i], b2[i])
 		}
 	case qpu.MulV8Subs:
-		for i := range d {
-			d[i] = v8subs(a[i], b[i])
+		d2, a2, b2 := pairs(d), pairs(a), pairs(b)
+		for i := range d2 {
+			d2[i] = v8subs64(a2[i], b2[i])
 		}
 	}
 }
 
-// The per-byte ops work on all four bytes at once (SWAR): h selects each
+// The per-byte ops work on the bytes of a uint64 at once (SWAR): two
+// elements per word in the vector loops (pairs), one element with the top
+// half zero for the scalar forms. Bytes never interact, so which element
+// lands in which half (host byte order) does not matter. h selects each
 // byte's top bit, l the other seven.
 const (
-	h8 = 0x80808080
-	l8 = 0x7F7F7F7F
+	h8 = 0x8080808080808080
+	l8 = 0x7F7F7F7F7F7F7F7F
 )
 
+// pairs views a vector as eight words of two elements each, for the ops
+// that act on each byte (or bit) on its own.
+func pairs(v *vec) *[8]uint64 { return (*[8]uint64)(unsafe.Pointer(v)) }
+
 // sum8 returns the per-byte sums a+b mod 256 and the bytes that carried out.
-func sum8(a, b uint32) (s, carry uint32) {
+func sum8(a, b uint64) (s, carry uint64) {
 	s = (a&l8 + b&l8) ^ (a^b)&h8
 	carry = (a&b | (a|b)&^s) & h8 // carry out of each byte's bit 7
 	return s, carry
@@ -228,44 +247,42 @@ func sum8(a, b uint32) (s, carry uint32) {
 
 // diff8 returns the per-byte differences a-b mod 256 and the bytes that
 // borrowed (a < b).
-func diff8(a, b uint32) (d, borrow uint32) {
+func diff8(a, b uint64) (d, borrow uint64) {
 	d = ((a | h8) - b&l8) ^ (a^^b)&h8
 	borrow = (^a&b | ^(a^b)&d) & h8 // borrow out of each byte's bit 7
 	return d, borrow
 }
 
 // byteMask widens each byte's top bit to the whole byte.
-func byteMask(top uint32) uint32 { return top >> 7 * 0xFF }
+func byteMask(top uint64) uint64 { return top >> 7 * 0xFF }
 
-func v8adds(a, b uint32) uint32 {
+func v8adds64(a, b uint64) uint64 {
 	s, c := sum8(a, b)
 	return s | byteMask(c)
 }
 
-func v8subs(a, b uint32) uint32 {
+func v8subs64(a, b uint64) uint64 {
 	d, br := diff8(a, b)
 	return d &^ byteMask(br)
 }
 
-func v8min(a, b uint32) uint32 {
-	_, br := diff8(a, b)
-	lt := byteMask(br)
-	return a&lt | b&^lt
-}
+// v8min64 is a − (a ∸ b) per byte and v8max64 b + (a ∸ b), with ∸ the
+// saturating difference: neither can carry or borrow out of a byte.
+func v8min64(a, b uint64) uint64 { return a - v8subs64(a, b) }
+func v8max64(a, b uint64) uint64 { return b + v8subs64(a, b) }
 
-func v8max(a, b uint32) uint32 {
-	_, br := diff8(a, b)
-	lt := byteMask(br)
-	return b&lt | a&^lt
-}
+func v8adds(a, b uint32) uint32 { return uint32(v8adds64(uint64(a), uint64(b))) }
+func v8subs(a, b uint32) uint32 { return uint32(v8subs64(uint64(a), uint64(b))) }
+func v8min(a, b uint32) uint32  { return uint32(v8min64(uint64(a), uint64(b))) }
+func v8max(a, b uint32) uint32  { return uint32(v8max64(uint64(a), uint64(b))) }
 
 // v8muld computes (a_i*b_i + 127)/255 per byte. t/255 = (t + 1 + (t>>8))>>8
 // for every t up to 65152 (checked exhaustively in alu_test.go), which spares
 // the division. When b is one byte replicated (the cube's light constants
-// are), the four products fit the four 16-bit lanes of one 64-bit multiply.
+// are), the products fit the 16-bit lanes of 64-bit multiplies.
 func v8muld(a, b uint32) uint32 {
 	if k := b & 0xFF; b == k*0x01010101 {
-		return v8muldByte(a, uint64(k))
+		return uint32(v8muldByte64(uint64(a), uint64(k)))
 	}
 	var r uint32
 	for sh := uint(0); sh < 32; sh += 8 {
@@ -275,24 +292,19 @@ func v8muld(a, b uint32) uint32 {
 	return r
 }
 
-// v8muldByte is v8muld by one byte k in all four positions: bytes 0 and 2
-// go to 16-bit lanes 0 and 1 of a uint64, bytes 1 and 3 to lanes 2 and 3,
-// and one multiply serves all four; every lane stays below 65536.
-func v8muldByte(a uint32, k uint64) uint32 {
-	x := uint64(a&0x00FF00FF) | uint64(a&0xFF00FF00)<<24
-	t := x*k + 0x007F007F007F007F
-	t = (t + 0x0001000100010001 + t>>8&0x00FF00FF00FF00FF) >> 8 & 0x00FF00FF00FF00FF
-	return uint32(t)&0x00FF00FF | uint32(t>>24)&0xFF00FF00
-}
-
-// replicated reports whether every element of v equals element 0.
-func replicated(v *vec) bool {
-	for _, x := range v[1:] {
-		if x != v[0] {
-			return false
-		}
-	}
-	return true
+// v8muldByte64 is v8muld of each byte of a by the byte k: the even bytes
+// go to the four 16-bit lanes of one word, the odd bytes to those of
+// another, and one multiply serves each four; every lane stays below
+// 65536, so nothing carries between lanes.
+func v8muldByte64(a, k uint64) uint64 {
+	const m = 0x00FF00FF00FF00FF
+	const r = 0x007F007F007F007F // + 127
+	const one = 0x0001000100010001
+	lo := (a&m)*k + r
+	hi := (a>>8&m)*k + r
+	lo = (lo + one + lo>>8&m) >> 8 & m
+	hi = (hi + one + hi>>8&m) >> 8 & m
+	return lo | hi<<8
 }
 
 // addCarry returns the C flags of an add-ALU result, one bit per element,

@@ -430,6 +430,65 @@ func TestByteOpsAgainstPerByteReference(t *testing.T) {
 	}
 }
 
+// TestByteOpVectorsAgainstScalar checks the vector loops, which work on two
+// elements per 64-bit word, against the scalar ops (checked above) element
+// by element: random vectors whose second operand is random, one byte
+// replicated in every element (v8muld's multiply path), or replicated in
+// some word pairs and not others.
+func TestByteOpVectorsAgainstScalar(t *testing.T) {
+	type op struct {
+		name string
+		run  func(d, a, b *vec)
+		ref  func(a, b uint32) uint32
+	}
+	ops := []op{
+		{"add v8adds", func(d, a, b *vec) { addALU(qpu.AddV8Adds, d, a, b) }, v8adds},
+		{"add v8subs", func(d, a, b *vec) { addALU(qpu.AddV8Subs, d, a, b) }, v8subs},
+		{"mul v8adds", func(d, a, b *vec) { mulALU(qpu.MulV8Adds, d, a, b) }, v8adds},
+		{"mul v8subs", func(d, a, b *vec) { mulALU(qpu.MulV8Subs, d, a, b) }, v8subs},
+		{"v8min", func(d, a, b *vec) { mulALU(qpu.MulV8Min, d, a, b) }, v8min},
+		{"v8max", func(d, a, b *vec) { mulALU(qpu.MulV8Max, d, a, b) }, v8max},
+		{"v8muld", func(d, a, b *vec) { mulALU(qpu.MulV8Muld, d, a, b) }, v8muld},
+		{"and", func(d, a, b *vec) { addALU(qpu.AddAnd, d, a, b) }, func(a, b uint32) uint32 { return a & b }},
+		{"or", func(d, a, b *vec) { addALU(qpu.AddOr, d, a, b) }, func(a, b uint32) uint32 { return a | b }},
+		{"xor", func(d, a, b *vec) { addALU(qpu.AddXor, d, a, b) }, func(a, b uint32) uint32 { return a ^ b }},
+		{"not", func(d, a, b *vec) { addALU(qpu.AddNot, d, a, b) }, func(a, _ uint32) uint32 { return ^a }},
+	}
+	seed := uint64(7)
+	next := func() uint32 {
+		seed = seed*6364136223846793005 + 1442695040888963407
+		return uint32(seed >> 32)
+	}
+	for n := 0; n < 20000; n++ {
+		var a, b vec
+		k := next() & 0xFF * 0x01010101
+		for i := range a {
+			a[i] = next()
+			switch n % 3 {
+			case 0:
+				b[i] = next()
+			case 1:
+				b[i] = k
+			default:
+				if i&2 == 0 {
+					b[i] = k
+				} else {
+					b[i] = next()
+				}
+			}
+		}
+		for _, o := range ops {
+			var d vec
+			o.run(&d, &a, &b)
+			for i := range d {
+				if w := o.ref(a[i], b[i]); d[i] != w {
+					t.Fatalf("%s element %d: (%#08x, %#08x) = %#08x, want %#08x", o.name, i, a[i], b[i], d[i], w)
+				}
+			}
+		}
+	}
+}
+
 // TestFastFloatPathsAgreeWithSlowOnes checks fadd, fsub and fmul's
 // branch-free fast paths (and the vector loops' hand-inlined copies)
 // against the general code on random operands: any bits; nearby exponents
