@@ -148,15 +148,21 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 }
 
 // quadMask returns bit q set when quad q (elements 4q..4q+3) has an
-// element set.
+// element set: the OR of each nibble, gathered into the low four bits.
 func quadMask(m uint16) uint8 {
-	var q uint8
-	for i := 0; i < 4; i++ {
-		if m>>(4*i)&0xF != 0 {
-			q |= 1 << i
-		}
+	x := m | m>>1
+	x |= x >> 2 // bit 4q: any of elements 4q..4q+3
+	x &= 0x1111
+	return uint8(x|x>>3|x>>6|x>>9) & 0xF
+}
+
+// nonZeroLanes returns bit i set when v[i] is not zero (the elements whose
+// MS_FLAGS still let a sample through).
+func nonZeroLanes(v *[16]uint32) (m uint16) {
+	for i, x := range v {
+		m |= uint16((x|-x)>>31) << i
 	}
-	return q
+	return m
 }
 
 // earlyZ reports whether early-Z rejects fragments: CONFIGURATION_BITS
@@ -240,29 +246,17 @@ func (f *fragment) TLBWrite(reg qpuexec.TLBReg, v *[16]uint32, mask uint16, ms *
 	case qpuexec.TLBStencilSetup:
 		f.stencil.Setup(v[0])
 	case qpuexec.TLBZ:
-		var in uint16
-		for i := range 16 {
-			if mask&(1<<i) != 0 && ms[i] != 0 {
-				in |= 1 << i
-			}
-		}
+		in := mask & nonZeroLanes(ms)
 		pass, sfail := b.ZWrite(&f.idx, v, in, f.depth, &f.stencil, f.reverse)
-		for i := range 16 {
-			if in&(1<<i) != 0 && pass&(1<<i) == 0 {
-				ms[i] = 0
-			}
+		for fail := in &^ pass; fail != 0; fail &= fail - 1 {
+			ms[bits.TrailingZeros16(fail)] = 0
 		}
 		qin, qpass := quadMask(in), quadMask(pass)
 		c[gem.PerfcntTLBQuadsPassingZAndStencil] += uint64(bits.OnesCount8(qpass))
 		c[gem.PerfcntTLBQuadsNotPassingZAndStencil] += uint64(bits.OnesCount8(qin &^ qpass))
 		c[gem.PerfcntTLBQuadsNotPassingStencil] += uint64(bits.OnesCount8(quadMask(sfail) &^ qpass))
 	case qpuexec.TLBColourAll, qpuexec.TLBColourMS:
-		var m uint16
-		for i := range 16 {
-			if mask&(1<<i) != 0 && ms[i] != 0 {
-				m |= 1 << i
-			}
-		}
+		m := mask & nonZeroLanes(ms)
 		b.WriteColor(&f.idx, v, m)
 		q := quadMask(m)
 		c[gem.PerfcntTLBQuadsWrittenToColorBuf] += uint64(bits.OnesCount8(q))

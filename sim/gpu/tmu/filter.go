@@ -56,23 +56,29 @@ func sampleLanes(u *Unit, sm *sampler, r *request, out *[16]uint32) {
 // nearestLevel0 is nearest() then texel() for all 16 elements at level
 // 0, the cube's case, in one loop; it reports false (having done nothing)
 // when the level's bytes are not in one readable region and each texel
-// must be checked on its own.
+// must be checked on its own. What depends only on the request (the axes'
+// sizes and wrap modes, FLIPY, the type) is worked out once, before the
+// loop; TestNearestLevel0AgreesWithNearest checks it against nearest().
 func (u *Unit) nearestLevel0(sm *sampler, s, t *[16]uint32, out *[16]uint32) bool {
 	lv := &sm.tex.levels[0]
 	mem := u.levelBytes(sm, 0)
 	if mem == nil {
 		return false
 	}
-	fw, fh := float64(lv.w), float64(lv.h)
+	ax, ay := newAxis(lv.w, sm.p1.WrapS), newAxis(lv.h, sm.p1.WrapT)
+	flip := sm.p0.FlipY
 	raw := sm.typ == texture.RGBA8888 || sm.typ == texture.RGBA32R
 	for i := range 16 {
-		x, okx := wrap(texelIndex(float64(math.Float32frombits(s[i]))*fw), lv.w, sm.p1.WrapS)
-		y, oky := wrap(texelIndex(float64(math.Float32frombits(t[i]))*fh), lv.h, sm.p1.WrapT)
+		x, okx := ax.index(math.Float32frombits(s[i]))
+		y, oky := ay.index(math.Float32frombits(t[i]))
 		if !okx || !oky {
 			out[i] = sm.border
 			continue
 		}
-		off := lv.offset(x, texture.FlipYRow(y, lv.h, sm.p0.FlipY))
+		if flip {
+			y = lv.h - 1 - y // texture.FlipYRow
+		}
+		off := lv.offset(x, y)
 		if raw {
 			out[i] = binary.LittleEndian.Uint32(mem[off:])
 		} else {
@@ -80,6 +86,42 @@ func (u *Unit) nearestLevel0(sm *sampler, s, t *[16]uint32, out *[16]uint32) boo
 		}
 	}
 	return true
+}
+
+// axis is one texture axis of a level as nearest sampling walks it: n
+// texels with a wrap mode, and the mask that wraps an index when n is a
+// power of two and the mode repeats.
+type axis struct {
+	n, mask int
+	fn      float64
+	mode    texture.Wrap
+}
+
+func newAxis(n int, m texture.Wrap) axis {
+	a := axis{n: n, mask: -1, fn: float64(n), mode: m}
+	if m == texture.WrapRepeat && n&(n-1) == 0 {
+		a.mask = n - 1
+	}
+	return a
+}
+
+// index is wrap(texelIndex(c·n), n, mode): the texel of coordinate c.
+func (a *axis) index(c float32) (int, bool) {
+	u := float64(c) * a.fn
+	if !(u > -1<<30 && u < 1<<30) { // NaN or huge: texelIndex's clamps
+		return wrap(texelIndex(u), a.n, a.mode)
+	}
+	i := int(u) // toward zero; floor for the negatives below
+	if float64(i) > u {
+		i--
+	}
+	switch {
+	case a.mode == texture.WrapClamp:
+		return max(0, min(i, a.n-1)), true
+	case a.mask >= 0:
+		return i & a.mask, true
+	}
+	return wrap(i, a.n, a.mode)
 }
 
 // minify applies MINFILT at level of detail l > 0 ([AG] Table 19; level

@@ -1,0 +1,72 @@
+package tmu
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/vccube/vccube/texture"
+)
+
+// nearestLevel0, the 16-lane nearest sampler, equals nearest() (the
+// per-lane general path) on random coordinates — in range, negative,
+// exact texel edges, huge, ±Inf and NaN — for every pair of wrap modes,
+// power-of-two and other sizes, two texel types and both FLIPY settings.
+func TestNearestLevel0AgreesWithNearest(t *testing.T) {
+	seed := uint64(5)
+	next := func() uint32 {
+		seed = seed*6364136223846793005 + 1442695040888963407
+		return uint32(seed >> 32)
+	}
+	coord := func(n int) float32 {
+		switch next() % 8 {
+		case 0:
+			return float32(int(next()%uint32(4*n))-2*n) / float32(n) // a texel edge
+		case 1:
+			return [...]float32{float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), 3e9, -3e9, 1 << 29, -(1 << 29)}[next()%7]
+		}
+		return (float32(next()%100000)/25000 - 1.5) // -1.5 … 2.5
+	}
+	for _, tc := range []struct {
+		typ texture.Type
+		cpp int
+	}{{texture.RGBA8888, 4}, {texture.RGB565, 2}} {
+		typ := tc.typ
+		for _, size := range [][2]int{{16, 8}, {5, 3}, {64, 64}} { // LT, LT, T
+			pic, _ := texture.NewPicture(size[0], size[1], tc.cpp)
+			for i := range pic.Pix {
+				pic.Pix[i] = byte(next())
+			}
+			for _, flip := range []bool{false, true} {
+				for ws := texture.WrapRepeat; ws <= texture.WrapBorder; ws++ {
+					for wt := texture.WrapRepeat; wt <= texture.WrapBorder; wt++ {
+						name := fmt.Sprintf("%v %dx%d flip=%v %v/%v", typ, size[0], size[1], flip, ws, wt)
+						f := newFixture(t, 64<<10)
+						sm := texture.Sampler{Min: texture.MinNearest, Mag: texture.MagNearest, WrapS: ws, WrapT: wt}
+						p0, p1 := f.upload(t, typ, []texture.Picture{pic}, flip, sm)
+						u := New(f.view)
+						var smp sampler
+						if err := u.decode(&smp, &samplerKey{params: [4]uint32{p0, p1}, n: 2, border: 0x12345678}); err != nil {
+							t.Fatal(err)
+						}
+						for n := 0; n < 200; n++ {
+							var s, tt, out [16]uint32
+							for i := range s {
+								s[i], tt[i] = math.Float32bits(coord(size[0])), math.Float32bits(coord(size[1]))
+							}
+							if !u.nearestLevel0(&smp, &s, &tt, &out) {
+								t.Fatalf("%s: the level is not in one region", name)
+							}
+							for i := range out {
+								fs, ft := math.Float32frombits(s[i]), math.Float32frombits(tt[i])
+								if want := u.nearest(&smp, 0, fs, ft); out[i] != want {
+									t.Fatalf("%s: (%g, %g) → %#08x, nearest() %#08x", name, fs, ft, out[i], want)
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
