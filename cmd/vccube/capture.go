@@ -6,6 +6,12 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+
+	"github.com/vccube/vccube/drm"
+	"github.com/vccube/vccube/present"
+	"github.com/vccube/vccube/render"
+	"github.com/vccube/vccube/texture"
+	"golang.org/x/sys/unix"
 )
 
 // captureFile is where -capture writes its PNG. It is opened before any
@@ -76,4 +82,39 @@ func (c *captureFile) abort() {
 	c.tmp.Close()
 	os.Remove(c.tmp.Name())
 	c.tmp = nil
+}
+
+// captureShown reads back the frame the other card (-display) shows from
+// buffer b: it waits for b's flip to complete, asks the kernel which
+// framebuffer the CRTC scans out (GETCRTC) and, when it is b's, reads b's
+// pixels through a mapping of its own (MODE_MAP_DUMB, mmap), as any client
+// of the card could. So the capture is what the display card holds on
+// screen, not the GPU's colour buffer it was copied from.
+func (p *program) captureShown(b *present.Buffer) (*image.NRGBA, error) {
+	if err := p.sc.Wait(); err != nil {
+		return nil, err
+	}
+	conn := p.disp.Conn()
+	crtc, err := drm.GetCrtc(conn, p.disp.CrtcID())
+	if err != nil {
+		return nil, fmt.Errorf("-capture: asking %s what it shows: %w", p.cfg.display, err)
+	}
+	if crtc.FbID != b.FbID {
+		return nil, fmt.Errorf("-capture: CRTC %d of %s scans out framebuffer %d, not the frame's (%d)",
+			p.disp.CrtcID(), p.cfg.display, crtc.FbID, b.FbID)
+	}
+	off, err := drm.MapDumb(conn, b.Handle)
+	if err != nil {
+		return nil, fmt.Errorf("-capture: %w", err)
+	}
+	mem, err := conn.Mmap(off, int(b.Pitch)*int(b.Height), unix.PROT_READ)
+	if err != nil {
+		return nil, fmt.Errorf("-capture: mapping the scanout buffer of %s: %w", p.cfg.display, err)
+	}
+	defer conn.Munmap(mem)
+	l, err := texture.NewLinearLayout(4, int(b.Width), int(b.Height), int(b.Pitch))
+	if err != nil {
+		return nil, fmt.Errorf("-capture: %w", err)
+	}
+	return render.Decode(mem, l)
 }

@@ -19,11 +19,12 @@ type gpuDevice struct {
 
 // openGPU opens the device -device names (kernel-vc4.md §1.5–1.6 for the
 // probe): "auto" takes the first vc4 card of e.driDir with VideoCore IV 3D
-// and falls back to the simulated device with a one-line notice; "sim"
+// and falls back to the simulated device with a one-line notice, which
+// says where to see the cube (in this terminal when viewed is set); "sim"
 // opens the simulated device; a path opens that card and insists on
 // VideoCore IV 3D, saying why it is not (Pi 4/5, V3D not enabled, not a
 // vc4 at all).
-func openGPU(e *env, device string) (*gpuDevice, error) {
+func openGPU(e *env, device string, viewed bool) (*gpuDevice, error) {
 	switch device {
 	case "sim":
 		return openSim(e)
@@ -36,8 +37,11 @@ func openGPU(e *env, device string) (*gpuDevice, error) {
 		if !errors.As(err, &none) && !errors.Is(err, os.ErrNotExist) {
 			return nil, err
 		}
-		fmt.Fprintf(e.stderr, "vccube: no VideoCore IV 3D here (%v); running on the simulated device, "+
-			"whose display is not visible (-capture FILE.png saves a frame, -benchmark shows the rate)\n", oneLine(err))
+		where := "whose display is not visible (-capture FILE.png saves a frame, -record FILE.gif an animation, -benchmark shows the rate)"
+		if viewed {
+			where = "whose display is shown in this terminal"
+		}
+		fmt.Fprintf(e.stderr, "vccube: no VideoCore IV 3D here (%v); running on the simulated device, %s\n", oneLine(err), where)
 		return openSim(e)
 	}
 	f, err := drm.Open(device)

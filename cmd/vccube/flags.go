@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/vccube/vccube/present"
+	"github.com/vccube/vccube/record"
 )
 
 // config is what the command line asks for.
@@ -27,7 +28,22 @@ type config struct {
 	flipY        bool
 	dump         bool
 	pipeline     string // gl or nv
+	view         bool   // show the simulated display in the terminal
+	record       string // "" or the GIF -record writes
+	recordScale  int
 }
+
+// recordFrames is the length of a -record run when -frames is not given:
+// one full turn at the default 4° per frame (scene.SpinDegreesPerFrame),
+// so the animation loops without a jump.
+const recordFrames = fullTurn / defaultSpin
+
+// viewMode is the mode the simulated monitor is driven at while the
+// terminal shows it and -mode does not say otherwise: the smallest it
+// offers (VESA DMT 640x480@60). A terminal shows a few hundred pixels
+// across at most; rendering 1920x1080 for it would only make the simulated
+// GPU miss vblanks.
+var viewMode = present.ModeSpec{Width: 640, Height: 480}
 
 // renderOnlySize is the frame size of a -vsync=false run without -mode:
 // the size of the mode a typical HDMI monitor prefers. A render-only run
@@ -41,9 +57,13 @@ on a simulated device.
 
 Usage: vccube [flags]
 
-Keys (from a text console): left/right arrow slower/faster (reverse past
-zero), space pause, q or Esc quit. Ctrl-C or SIGTERM end the program and put
-the display back as it was.
+On the simulated device, with no -display, the cube is shown live in the
+terminal when stdout is one (-view=false turns that off).
+
+Keys (from a text console or the terminal view): left/right arrow
+slower/faster (reverse past zero), space pause, q or Esc quit. Ctrl-C or
+SIGTERM end the program and put the display and the terminal back as they
+were.
 
 Flags:
 `
@@ -72,9 +92,14 @@ func parseArgs(args []string, w io.Writer) (*config, error) {
 	fs.BoolVar(&c.flipY, "flipy", true, "let the GPU flip the texture (FLIPY); -flipy=false flips its rows on the CPU instead (same picture)")
 	fs.BoolVar(&c.dump, "dump", false, "print the first frame's control list, shader records, uniforms and the shaders' disassembly")
 	fs.StringVar(&c.pipeline, "pipeline", "gl", "`gl` (vertex and coordinate shaders on the QPUs) or nv (CPU-shaded vertices, which the Linux vc4 driver refuses; shows why)")
+	fs.BoolVar(&c.view, "view", true, "on the simulated device's display, show the cube live in the terminal (24-bit colour, two pixels per character) when stdout is a terminal; the mode is then 640x480 unless -mode says otherwise")
+	fs.StringVar(&c.record, "record", "", "write the frames as an animated `FILE.gif` (90 frames, one full turn that loops, unless -frames says otherwise)")
+	fs.IntVar(&c.recordScale, "record-scale", 1, fmt.Sprintf("shrink the -record frames by this whole `factor` (1 to %d), averaging each block of pixels", record.MaxScale))
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
+	framesGiven := false
+	fs.Visit(func(f *flag.Flag) { framesGiven = framesGiven || f.Name == "frames" })
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q (flags start with -; see -help)", fs.Arg(0))
 	}
@@ -86,6 +111,20 @@ func parseArgs(args []string, w io.Writer) (*config, error) {
 	case "gl", "nv":
 	default:
 		return nil, fmt.Errorf("-pipeline %q: want gl or nv", c.pipeline)
+	}
+	if c.record != "" {
+		if !strings.HasSuffix(strings.ToLower(c.record), ".gif") {
+			return nil, fmt.Errorf("-record %q: the animation is a GIF file; name it FILE.gif", c.record)
+		}
+		if !framesGiven {
+			c.frames = recordFrames
+		}
+	}
+	if c.recordScale < 1 || c.recordScale > record.MaxScale {
+		return nil, fmt.Errorf("-record-scale %d: give a whole factor from 1 to %d", c.recordScale, record.MaxScale)
+	}
+	if c.recordScale != 1 && c.record == "" {
+		return nil, errors.New("-record-scale needs -record FILE.gif")
 	}
 	if c.captureFrame < -1 {
 		return nil, fmt.Errorf("-capture-frame %d: frame numbers start at 0", c.captureFrame)
@@ -111,4 +150,17 @@ func (c *config) renderOnlySize() (int, int) {
 		return int(c.mode.Width), int(c.mode.Height)
 	}
 	return renderOnlyWidth, renderOnlyHeight
+}
+
+// recordFPS is the rate the -record animation plays at: the refresh rate
+// -mode asks for, else 60 Hz (record.DefaultFPS), the rate vkcube turns the
+// cube at on a common monitor. It is decided before any device is opened,
+// since record.Create takes it and must run first; GIF cannot show more
+// than 50 frames a second anyway (see package record), so the exact
+// refresh of a 59.94 or 60 Hz mode makes no difference.
+func (c *config) recordFPS() float64 {
+	if c.mode.RefreshMilliHz != 0 {
+		return float64(c.mode.RefreshMilliHz) / 1000
+	}
+	return record.DefaultFPS
 }

@@ -32,6 +32,36 @@ func TestParseArgs(t *testing.T) {
 	if w, h := c.renderOnlySize(); w != 1280 || h != 720 {
 		t.Errorf("render-only size %dx%d", w, h)
 	}
+	if !c.view || c.record != "" || c.recordScale != 1 || c.recordFPS() != 60 {
+		t.Errorf("view and record defaults %+v", c)
+	}
+}
+
+// -record alone records one full turn (90 frames of 4°); -frames wins,
+// even 0 (until stopped). The animation plays at -mode's refresh rate, or
+// vkcube's 60 Hz.
+func TestParseRecord(t *testing.T) {
+	for _, c := range []struct {
+		args   []string
+		frames uint64
+		fps    float64
+	}{
+		{[]string{"-record", "a.gif"}, 90, 60},
+		{[]string{"-record", "A.GIF", "-frames", "30", "-record-scale", "3"}, 30, 60},
+		{[]string{"-record", "a.gif", "-frames", "0"}, 0, 60},
+		{[]string{"-record", "a.gif", "-mode", "1280x720@50"}, 90, 50},
+		{[]string{"-record", "a.gif", "-mode", "1920x1080@59.94"}, 90, 59.94},
+		{[]string{"-frames", "12"}, 12, 60},
+	} {
+		cfg, err := parseArgs(c.args, &bytes.Buffer{})
+		if err != nil {
+			t.Errorf("%v: %v", c.args, err)
+			continue
+		}
+		if cfg.frames != c.frames || cfg.recordFPS() != c.fps {
+			t.Errorf("%v: %d frames at %v fps, want %d at %v", c.args, cfg.frames, cfg.recordFPS(), c.frames, c.fps)
+		}
+	}
 }
 
 // Usage errors say what is wrong and exit with status 2, before anything is
@@ -47,6 +77,11 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"-capture", "a.png", "-frames", "5", "-capture-frame", "5"}, "never rendered"},
 		{[]string{"-capture", "a.jpg"}, "name it FILE.png"},
 		{[]string{"-frames", "-1"}, "invalid value"},
+		{[]string{"-record", "a.png"}, "name it FILE.gif"},
+		{[]string{"-record-scale", "2"}, "needs -record"},
+		{[]string{"-record", "a.gif", "-record-scale", "0"}, "whole factor from 1 to 64"},
+		{[]string{"-record", "a.gif", "-record-scale", "65"}, "whole factor from 1 to 64"},
+		{[]string{"-record", "a.gif", "-capture", "a.png", "-capture-frame", "90"}, "never rendered with -frames 90"},
 		{[]string{"stray"}, "unexpected argument"},
 		{[]string{"-no-such-flag"}, "not defined"},
 	} {
@@ -91,6 +126,7 @@ func TestErrorsBeforeTheDevice(t *testing.T) {
 		{[]string{"-texture", corrupt}, "texture file"},
 		{[]string{"-capture", filepath.Join(dir, "no", "such", "dir", "x.png")}, "cannot write the capture"},
 		{[]string{"-capture", dir + "/"}, "name it FILE.png"},
+		{[]string{"-record", filepath.Join(dir, "no", "such", "dir", "x.gif")}, "cannot write the animation"},
 	} {
 		var out, errb bytes.Buffer
 		e := &env{stdout: &out, stderr: &errb, openSim: mustNotOpen(t), driDir: dir}

@@ -322,7 +322,8 @@ func TestQuitKey(t *testing.T) {
 // -display: the GPU renders on one device and another card (here a
 // simulated Pi 4, whose vc4 only displays) shows the frames from its own
 // dumb buffers, each finished frame copied in (issue 9's split of GPU and
-// display). The frames match the golden, the other card scans out exactly
+// display). -capture reads the frame back from the other card once it is
+// on screen. The frames match the golden, the other card scans out exactly
 // the captured frame, both cards are left as they were.
 func TestOtherDisplayCard(t *testing.T) {
 	gpuDev := newTestDevice(t, sim.Options{})
@@ -372,7 +373,8 @@ func TestOtherDisplayCard(t *testing.T) {
 	if res, err := imgcmp.Compare(captured, shown, 0); err != nil || res.Over != 0 {
 		t.Errorf("the other card's scanout differs from the capture: %v %v", res, err)
 	}
-	if !strings.Contains(out.String(), "page flips: 10 queued, 10 completed, 0 missed vblanks") {
+	if !strings.Contains(out.String(), "page flips: 10 queued, 10 completed, 0 missed vblanks") ||
+		!strings.Contains(out.String(), "on CRTC 95 of /dev/dri/card1 (vc4)") {
 		t.Errorf("report:\n%s", out.String())
 	}
 	gpuCon.checkRestored(t)
@@ -422,4 +424,25 @@ func TestCaptureFrameNotReached(t *testing.T) {
 		t.Errorf("left behind: %v", entries)
 	}
 	d.checkNoLeaks(t)
+}
+
+// -display with -capture-frame K: frame K is read back from the other card
+// as soon as its flip completes, in the middle of the run, and is the
+// golden's frame K.
+func TestOtherDisplayCaptureFrame(t *testing.T) {
+	gpuDev := newTestDevice(t, sim.Options{})
+	dispDev := newTestDevice(t, sim.Options{Board: sim.BoardPi4})
+	g := goldenOf(refrender.DefaultTexture, 800, 600, 1)
+	shot := filepath.Join(t.TempDir(), "shot.png")
+	var out, errb bytes.Buffer
+	e := &env{stdout: &out, stderr: &errb, driDir: t.TempDir(), openSim: gpuDev.opener(),
+		openDisplay: func(string) (drm.Conn, error) { return dispDev.opener()() }}
+	code := run(context.Background(), []string{"-device", "sim", "-display", "/dev/dri/card1", "-mode", "800x600",
+		"-frames", "5", "-capture", shot, "-capture-frame", "1"}, e)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	checkShot(t, shot, g)
+	gpuDev.checkNoLeaks(t)
+	dispDev.checkNoLeaks(t)
 }

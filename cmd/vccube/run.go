@@ -7,16 +7,25 @@ import (
 	"fmt"
 	"image"
 	"io"
+	"os"
 	"time"
 
 	"github.com/vccube/vccube/cmd/vccube/internal/bench"
 	"github.com/vccube/vccube/cmd/vccube/internal/keys"
+	"github.com/vccube/vccube/cmd/vccube/report"
+	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/math/scene"
 	"github.com/vccube/vccube/present"
+	"github.com/vccube/vccube/record"
 	"github.com/vccube/vccube/render"
+	"github.com/vccube/vccube/termview"
 	"github.com/vccube/vccube/texture"
 	"github.com/vccube/vccube/texture/imagefile"
 )
+
+// viewCaption is the terminal view's last row: the keys that work there
+// (cmd/vccube/internal/keys). termview shows printable ASCII only.
+const viewCaption = "left/right: spin   space: pause   q: quit"
 
 // Exit statuses: 0 for a run that ended as asked (frames done, q, Esc),
 // 1 for an error, 2 for a bad command line, and 128 + the signal's number
@@ -73,20 +82,25 @@ type program struct {
 	cfg *config
 	env *env
 
-	gpu    *gpuDevice
-	disp   *present.Display
-	copies bool // the display is another card: frames are copied into its dumb buffers
-	r      *render.Renderer
-	sc     *present.Swapchain
-	rec    bench.Recorder
+	gpu        *gpuDevice
+	disp       *present.Display
+	dispDriver string // the display card's driver (DRM_IOCTL_VERSION)
+	copies     bool   // the display is another card: frames are copied into its dumb buffers
+	r          *render.Renderer
+	sc         *present.Swapchain
+	rec        bench.Recorder
+	pacing     bench.Pacing
+	view       *termview.View // the terminal view, or nil
+	gif        *record.GIF    // -record's animation, or nil
 
 	keyCh    <-chan keys.Key
 	spin     int // steps of 0.2° per frame
 	angle    int // steps, 0 ≤ angle < fullTurn
 	paused   bool
-	lastBuf  int          // the colour buffer of the last frame rendered, or -1
-	rendered uint64       // frames rendered (submitted and finished)
-	shot     *image.NRGBA // the frame -capture writes
+	lastBuf  int             // the colour buffer of the last frame rendered, or -1
+	lastShow *present.Buffer // with -display, the display's buffer of the last frame presented
+	rendered uint64          // frames rendered (submitted and finished)
+	shot     *image.NRGBA    // the frame -capture writes
 }
 
 // run opens everything, runs the frame loop and cleans up on every path.
@@ -110,11 +124,24 @@ func (p *program) run(ctx context.Context) (err error) {
 		}
 		defer capf.abort()
 	}
+	if cfg.record != "" {
+		// record.Create makes the file now, so that an unwritable path
+		// is reported before any device is touched; Discard removes it
+		// unless finish completed it.
+		if p.gif, err = record.Create(cfg.record, record.Options{FPS: cfg.recordFPS(), Scale: cfg.recordScale}); err != nil {
+			return err // "record: cannot write the animation to …"
+		}
+		defer p.gif.Discard()
+	}
 
-	if p.gpu, err = openGPU(e, cfg.device); err != nil {
+	term := p.viewTerminal()
+	if p.gpu, err = openGPU(e, cfg.device, term != nil); err != nil {
 		return err
 	}
 	defer closeInto(&err, "closing the GPU device", p.gpu.conn)
+	if !p.gpu.sim {
+		term = nil // a real vc4 shows the cube on its own display
+	}
 
 	width, height := cfg.renderOnlySize()
 	if cfg.vsync {
@@ -126,19 +153,44 @@ func (p *program) run(ctx context.Context) (err error) {
 			defer closeInto(&err, "closing the display device", dc)
 			p.copies = true
 		}
-		if p.disp, err = present.Open(dc, present.Config{Connector: cfg.connector, Mode: cfg.mode}); err != nil {
+		mode := cfg.mode
+		if term != nil && cfg.modeText == "" {
+			mode = viewMode
+		}
+		if p.disp, err = present.Open(dc, present.Config{Connector: cfg.connector, Mode: mode}); err != nil {
 			return err
 		}
 		defer closeInto(&err, "restoring the display", p.disp)
 		w, h := p.disp.Size()
 		width, height = int(w), int(h)
+		if v, err := drm.GetVersion(dc); err == nil {
+			p.dispDriver = v.Name
+		}
+		p.pacing.Period = report.FramePeriod(p.disp.Mode())
+		ts, err := drm.GetCapability(dc, drm.CapTimestampMonotonic)
+		p.pacing.Classify = err == nil && ts == 1
 	}
 
-	// From here on SIGINT and SIGTERM put the display back at once and
-	// end the loop, which returns through the deferred cleanup.
-	var restorer present.Restorer = nothingToRestore{}
+	if term != nil {
+		// The terminal shows the simulated display; nothing else may
+		// write to stdout until the view is closed, which happens right
+		// after the loop (closeView) so the report lands on the normal
+		// screen.
+		if p.view, err = termview.Open(term, termview.Options{Caption: viewCaption}); err != nil {
+			return err
+		}
+		defer p.closeView()
+	}
+
+	// From here on SIGINT and SIGTERM put the display (and the terminal)
+	// back at once and end the loop, which returns through the deferred
+	// cleanup.
+	restorer := restorers{}
 	if p.disp != nil {
-		restorer = p.disp
+		restorer = append(restorer, p.disp)
+	}
+	if p.view != nil {
+		restorer = append(restorer, p.view)
 	}
 	ctx, stop := present.RestoreOnSignal(ctx, restorer)
 	defer stop()
@@ -175,8 +227,8 @@ func (p *program) run(ctx context.Context) (err error) {
 	}
 	p.keyCh = e.keys
 	if p.keyCh == nil && e.stdin != nil && keys.IsTerminal(int(e.stdin.Fd())) {
-		if term, err := keys.Raw(int(e.stdin.Fd())); err == nil {
-			defer term.Restore()
+		if kt, err := keys.Raw(int(e.stdin.Fd())); err == nil {
+			defer kt.Restore()
 			ch := make(chan keys.Key, 16)
 			go keys.Read(e.stdin, ch)
 			p.keyCh = ch
@@ -187,6 +239,11 @@ func (p *program) run(ctx context.Context) (err error) {
 	if p.sc != nil && loopErr == nil {
 		// Let the last flip land, so that it is on screen and counted.
 		loopErr = p.sc.Wait()
+	}
+	// The view goes before anything is printed: the report and any error
+	// belong on the terminal's normal screen.
+	if cerr := p.closeView(); cerr != nil && loopErr == nil {
+		loopErr = cerr
 	}
 	if errors.Is(loopErr, present.ErrRestored) {
 		// The signal handler restores the display first and cancels
@@ -236,8 +293,11 @@ func (p *program) newSwapchain() error {
 		bufs = append(bufs, b)
 	}
 	var err error
-	p.sc, err = p.disp.NewSwapchain(bufs...)
-	return err
+	if p.sc, err = p.disp.NewSwapchain(bufs...); err != nil {
+		return err
+	}
+	p.sc.OnFlip = p.pacing.Flip
+	return nil
 }
 
 // loop draws frames until -frames is reached, q or Esc is pressed, or a
@@ -253,7 +313,9 @@ func (p *program) loop(ctx context.Context) error {
 			return err
 		}
 		p.rendered = k + 1
-		if p.rec.FrameEnd(k) && cfg.benchmark && !cfg.json {
+		// (The periodic line would land in the middle of the terminal
+		// view's picture: the view shows the rate instead, at the end.)
+		if p.rec.FrameEnd(k) && cfg.benchmark && !cfg.json && p.view == nil {
 			p.rec.Line(e.stdout)
 		}
 		p.advance()
@@ -356,7 +418,14 @@ func (p *program) frame(k uint64) error {
 		return err
 	}
 	p.lastBuf = buf
-	if p.cfg.captureFrame >= 0 && int64(k) == p.cfg.captureFrame {
+	if p.view != nil || p.gif != nil {
+		if err := p.showAndRecord(buf); err != nil {
+			return err
+		}
+	}
+	keep := p.cfg.captureFrame >= 0 && int64(k) == p.cfg.captureFrame
+	if keep && !p.copies {
+		// The colour buffer is what the display scans out (or would).
 		if p.shot, err = p.r.Capture(buf); err != nil {
 			return err
 		}
@@ -376,7 +445,43 @@ func (p *program) frame(k uint64) error {
 			return err
 		}
 	}
-	return p.sc.Present(b)
+	if err := p.sc.Present(b); err != nil {
+		return err
+	}
+	p.pacing.Queued(bench.Monotonic())
+	if p.copies {
+		p.lastShow = b
+		if keep {
+			// The frame as the other card shows it, read back from there.
+			if p.shot, err = p.captureShown(b); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// showAndRecord gives the finished frame in colour buffer buf to the
+// terminal view and to -record. Neither allocates once it has seen a frame
+// of this size; the view only copies the frame (its own goroutine draws
+// it), the GIF encodes it before it returns.
+func (p *program) showAndRecord(buf int) error {
+	px, err := p.r.Pixels(buf)
+	if err != nil {
+		return err
+	}
+	rb := p.r.Buffer(buf)
+	if p.view != nil {
+		if err := p.view.ShowXRGB(px, rb.Width, rb.Height, rb.Pitch); err != nil {
+			return fmt.Errorf("the terminal view: %w", err)
+		}
+	}
+	if p.gif != nil {
+		if err := p.gif.AddXRGB(px, rb.Width, rb.Height, rb.Pitch); err != nil {
+			return err // "record: writing frame k: …"
+		}
+	}
+	return nil
 }
 
 // indexOf finds a swapchain buffer's colour buffer: the swapchain's
@@ -399,6 +504,10 @@ func (p *program) finish(capf *captureFile) error {
 		case p.shot != nil:
 		case cfg.captureFrame >= 0:
 			err = fmt.Errorf("-capture-frame %d was not rendered: the run stopped after %d frames", cfg.captureFrame, p.rendered)
+		case p.lastShow != nil && !p.disp.Restored():
+			// The last frame is on the other card's screen (run waited
+			// for its flip): read it back from there.
+			p.shot, err = p.captureShown(p.lastShow)
 		case p.lastBuf >= 0:
 			p.shot, err = p.r.Capture(p.lastBuf)
 		default:
@@ -408,38 +517,68 @@ func (p *program) finish(capf *captureFile) error {
 			err = capf.write(p.shot)
 		}
 	}
+	if p.gif != nil {
+		var gerr error
+		if p.gif.Frames() == 0 {
+			gerr = errors.New("-record: no frame was rendered")
+		} else {
+			gerr = p.gif.Close() // "record: writing the animation …"
+		}
+		if err == nil {
+			err = gerr
+		}
+	}
 	if rerr := p.report(e.stdout); rerr != nil && err == nil {
 		err = rerr
 	}
 	return err
 }
 
-// report prints kmscube's line, and with -benchmark or -json the rest.
+// report prints kmscube's line (and the terminal view's), and with
+// -benchmark or -json the rest.
 func (p *program) report(w io.Writer) error {
 	cfg := p.cfg
+	var term *report.Terminal
+	if p.view != nil {
+		s := p.view.Stats()
+		term = &report.Terminal{Frames: s.Frames, Drawn: s.Drawn, Dropped: s.Dropped}
+		if s.Drawn > 0 {
+			term.BytesPerFrame = s.Bytes / s.Drawn
+		}
+	}
 	if !cfg.json {
 		if err := p.rec.Line(w); err != nil {
 			return err
 		}
 		if !cfg.benchmark {
+			if term != nil {
+				return term.Line(w)
+			}
 			return nil
 		}
 	}
 	width, height := p.r.Size()
-	rep := bench.Report{Device: p.gpu.name, GPU: p.gpu.info.String(), Width: width, Height: height, VSync: p.sc != nil}
+	rep := report.Report{Device: p.gpu.name, GPU: p.gpu.info.String(), Width: width, Height: height, VSync: p.sc != nil}
 	if p.gpu.sim {
 		rep.GPU = "simulated " + rep.GPU
 	}
-	rep.Fill(&p.rec)
+	p.rec.Fill(&rep)
+	rep.Terminal = term
 	if p.disp != nil {
 		rep.Display = p.disp.String()
+		rep.DisplayDriver = p.dispDriver
+		if p.copies {
+			rep.DisplayDevice = cfg.display
+		}
 		rep.RefreshHz = float64(p.disp.Mode().RefreshMilliHz()) / 1000
 	}
 	if p.sc != nil {
 		s := p.sc.Stats()
-		rep.Flips = &bench.Flips{Queued: s.Flips, Completed: s.Completed, MissedVblanks: s.Missed,
-			MeanIntervalMs: bench.Ms(s.MeanInterval()), MinIntervalMs: bench.Ms(s.MinInterval),
-			MaxIntervalMs: bench.Ms(s.MaxInterval), VblankPeriodMs: bench.Ms(s.VblankPeriod())}
+		rep.Flips = &report.Flips{ModeSet: s.ModeSet, Queued: s.Flips, Completed: s.Completed, MissedVblanks: s.Missed,
+			FirstSequence: s.FirstSequence, LastSequence: s.LastSequence,
+			MeanIntervalMs: report.Ms(s.MeanInterval()), MinIntervalMs: report.Ms(s.MinInterval),
+			MaxIntervalMs: report.Ms(s.MaxInterval), VblankPeriodMs: report.Ms(s.VblankPeriod())}
+		p.pacing.Fill(rep.Flips)
 	}
 	if p.r.HasCounters() {
 		cs, err := p.r.Counters()
@@ -451,7 +590,7 @@ func (p *program) report(w io.Writer) error {
 			if p.rendered > 0 {
 				per = float64(c.Value) / float64(p.rendered)
 			}
-			rep.Counters = append(rep.Counters, bench.Counter{Name: c.Name, Total: c.Value, PerFrame: per})
+			rep.Counters = append(rep.Counters, report.Counter{Name: c.Name, Total: c.Value, PerFrame: per})
 		}
 	} else {
 		rep.CountersNote = "not offered by this kernel (GET_PARAM SUPPORTS_PERFMON; Linux 4.17 and later have them)"
@@ -462,10 +601,49 @@ func (p *program) report(w io.Writer) error {
 	return rep.Text(w)
 }
 
-// nothingToRestore is the Restorer of a run without a display.
-type nothingToRestore struct{}
+// restorers are what a signal puts back at once: the display first (the
+// screen a person sees on a Pi), then the terminal.
+type restorers []present.Restorer
 
-func (nothingToRestore) Restore() error { return nil }
+// Restore restores each and returns the first error.
+func (rs restorers) Restore() error {
+	var first error
+	for _, r := range rs {
+		if err := r.Restore(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// viewTerminal returns the terminal the view would draw in, or nil when
+// the run does not show one: the view is for the simulated display (the
+// caller checks the GPU), shown with page flips (no -display, -vsync),
+// when stdout is a terminal nothing else writes to (no -json, no -dump).
+func (p *program) viewTerminal() *os.File {
+	cfg := p.cfg
+	if !cfg.view || cfg.display != "" || !cfg.vsync || cfg.json || cfg.dump || cfg.pipeline != "gl" {
+		return nil
+	}
+	f, ok := p.env.stdout.(*os.File)
+	if !ok || !termview.IsTerminal(f) {
+		return nil
+	}
+	return f
+}
+
+// closeView closes the terminal view, if there is one, and restores the
+// terminal. It may be called again (View.Close is idempotent).
+func (p *program) closeView() error {
+	if p.view == nil {
+		return nil
+	}
+	err := p.view.Close()
+	if err != nil {
+		err = fmt.Errorf("closing the terminal view: %w", err)
+	}
+	return err
+}
 
 // closeInto closes c and keeps its error in *err if there was none yet.
 func closeInto(err *error, what string, c io.Closer) {

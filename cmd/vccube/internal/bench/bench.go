@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/vccube/vccube/cmd/vccube/report"
 	"golang.org/x/sys/unix"
 )
 
@@ -138,4 +139,13 @@ type FrameTimes struct {
 func (r *Recorder) FrameTimes() FrameTimes {
 	h := &r.hist
 	return FrameTimes{P50: h.Percentile(50), P90: h.Percentile(90), P99: h.Percentile(99), Max: h.Max()}
+}
+
+// Fill sets the report's frame numbers from the recorder.
+func (r *Recorder) Fill(rep *report.Report) {
+	rep.Frames = r.Frames()
+	rep.Seconds = r.Elapsed().Seconds()
+	rep.FPS = r.FPS()
+	ft := r.FrameTimes()
+	rep.FrameTimeMs = report.Percentiles{P50: report.Ms(ft.P50), P90: report.Ms(ft.P90), P99: report.Ms(ft.P99), Max: report.Ms(ft.Max)}
 }

@@ -2,10 +2,10 @@ package bench
 
 import (
 	"bytes"
-	"encoding/json"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/vccube/vccube/cmd/vccube/report"
 )
 
 // Bucket boundaries worked out by hand: exact below 1024 µs; 1024–2047 µs
@@ -118,28 +118,19 @@ func TestRecorderAllocatesNothing(t *testing.T) {
 	}
 }
 
-func TestReportJSON(t *testing.T) {
-	rep := Report{Device: "sim", GPU: "VideoCore IV", Width: 800, Height: 600, RefreshHz: 60, VSync: true,
-		Flips:    &Flips{Queued: 3, Completed: 3},
-		Counters: []Counter{{Name: "FEP-valid-quads", Total: 12, PerFrame: 3}}}
-	var b bytes.Buffer
-	if err := rep.JSON(&b); err != nil {
-		t.Fatal(err)
+// Fill copies kmscube's numbers and the percentiles into the report.
+func TestFill(t *testing.T) {
+	now := time.Duration(0)
+	r := Recorder{Now: func() time.Duration { return now }}
+	for f := uint64(0); f < 5; f++ {
+		r.FrameStart(f)
+		now += 20 * time.Millisecond
+		r.FrameEnd(f)
 	}
-	var back map[string]any
-	if err := json.Unmarshal(b.Bytes(), &back); err != nil {
-		t.Fatal(err)
-	}
-	for _, k := range []string{"device", "fps", "frame_time_ms", "flips", "gpu_counters", "vsync"} {
-		if _, ok := back[k]; !ok {
-			t.Errorf("JSON lacks %q: %s", k, b.String())
-		}
-	}
-	b.Reset()
-	if err := rep.Text(&b); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(b.String(), "3 completed, 0 missed vblanks") || !strings.Contains(b.String(), "FEP-valid-quads") {
-		t.Errorf("text:\n%s", b.String())
+	var rep report.Report
+	r.Fill(&rep)
+	// Frames 1-4 from frame 1's start: 4 frames in 80 ms, 50 fps.
+	if rep.Frames != 4 || rep.Seconds != 0.08 || rep.FPS != 50 || rep.FrameTimeMs.P50 != 20 || rep.FrameTimeMs.Max != 20 {
+		t.Errorf("report %+v", rep)
 	}
 }

@@ -1,0 +1,238 @@
+// Package report is vccube's end-of-run report: the one description of
+// what the program measured, printed for people (Text, after kmscube's
+// line) and for machines (JSON, the -json output). The VKMS test's judge
+// (internal/kmsprobe) reads the JSON form through Parse, so the schema is
+// described here and nowhere else.
+//
+// Durations are in milliseconds (float), frame numbers and counts are
+// whole numbers.
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/vccube/vccube/drm"
+)
+
+// Report is the end-of-run summary.
+type Report struct {
+	// Device is the GPU device ("sim" or a /dev/dri path); GPU describes
+	// its 3D engine.
+	Device string `json:"device"`
+	GPU    string `json:"gpu"`
+	// Display describes the connector, mode and CRTC frames were shown
+	// on; empty with -vsync=false. DisplayDevice is the card it belongs
+	// to when that is not the GPU's (-display), and DisplayDriver that
+	// card's driver name (DRM_IOCTL_VERSION), such as "vkms".
+	Display       string `json:"display,omitempty"`
+	DisplayDevice string `json:"display_device,omitempty"`
+	DisplayDriver string `json:"display_driver,omitempty"`
+	// Width and Height are the frame size; RefreshHz the mode's refresh
+	// rate (0 without a display).
+	Width     int     `json:"width"`
+	Height    int     `json:"height"`
+	RefreshHz float64 `json:"refresh_hz,omitempty"`
+	// VSync is false for a render-only run (submit and wait, no flips).
+	VSync bool `json:"vsync"`
+	// Frames, Seconds and FPS are kmscube's numbers: frames after frame
+	// 0, the time from frame 1's start to the last frame's end.
+	Frames  uint64  `json:"frames"`
+	Seconds float64 `json:"seconds"`
+	FPS     float64 `json:"fps"`
+	// FrameTimeMs are percentiles of the time between consecutive frame
+	// ends.
+	FrameTimeMs Percentiles `json:"frame_time_ms"`
+	// Flips sums up the page flips; nil with -vsync=false.
+	Flips *Flips `json:"flips,omitempty"`
+	// Terminal sums up the terminal view; nil when there was none (as
+	// always with -json, which keeps stdout for the report).
+	Terminal *Terminal `json:"terminal_view,omitempty"`
+	// Counters are the GPU's performance counters over every frame
+	// submitted (frame 0 included), when the kernel offers them;
+	// CountersNote says why there are none otherwise.
+	Counters     []Counter `json:"gpu_counters,omitempty"`
+	CountersNote string    `json:"gpu_counters_note,omitempty"`
+}
+
+// Percentiles are frame times in milliseconds.
+type Percentiles struct {
+	P50 float64 `json:"p50"`
+	P90 float64 `json:"p90"`
+	P99 float64 `json:"p99"`
+	Max float64 `json:"max"`
+}
+
+// Flips are the page flips of a run, timed by the kernel's vblank
+// timestamps and counted by its vblank sequence numbers, both from the
+// flip-complete events (drm_vblank.c: send_vblank_event).
+type Flips struct {
+	// ModeSet: the first frame was shown by setting the mode (SETCRTC);
+	// every later one by a page flip.
+	ModeSet bool `json:"mode_set"`
+	// Queued page flips, and those Completed by an event.
+	Queued    uint64 `json:"queued"`
+	Completed uint64 `json:"completed"`
+	// MissedVblanks counts the vblanks between consecutive completions
+	// that showed no new frame: each completion's sequence step minus
+	// one. MissedLate are those that passed before the flip was even
+	// queued (the frame was not ready: the GPU or the program was slow);
+	// MissedQueued those that passed after it was queued (the display
+	// path was slow: the kernel, the driver or a stalled machine), the
+	// earliest of them at most MissedQueuedMarginMaxMs after its flip
+	// was queued. The split needs the event timestamps on
+	// CLOCK_MONOTONIC (DRM_CAP_TIMESTAMP_MONOTONIC); without that both
+	// are 0.
+	MissedVblanks           uint64  `json:"missed_vblanks"`
+	MissedLate              uint64  `json:"missed_late"`
+	MissedQueued            uint64  `json:"missed_queued"`
+	MissedQueuedMarginMaxMs float64 `json:"missed_queued_margin_max_ms"`
+	// FirstSequence and LastSequence are the vblank counters of the first
+	// and last completion: LastSequence-FirstSequence is Completed-1 plus
+	// MissedVblanks.
+	FirstSequence uint32 `json:"first_sequence"`
+	LastSequence  uint32 `json:"last_sequence"`
+	// Mean, Min and MaxIntervalMs are the times between consecutive
+	// completions by their timestamps; VblankPeriodMs is the display's
+	// refresh period they show (first to last completion over the
+	// vblanks counted between them), FramePeriodMs the mode's own from
+	// its timings (FramePeriod).
+	MeanIntervalMs float64 `json:"mean_interval_ms"`
+	MinIntervalMs  float64 `json:"min_interval_ms"`
+	MaxIntervalMs  float64 `json:"max_interval_ms"`
+	VblankPeriodMs float64 `json:"vblank_period_ms"`
+	FramePeriodMs  float64 `json:"frame_period_ms"`
+	// IntervalErrorMaxMs is the largest difference between an interval
+	// and its sequence step times FramePeriodMs: 0.001 or less where the
+	// timestamps come from a timer (VKMS's hrtimer, the simulated
+	// display), up to the kernel's timestamp precision (20 µs by default,
+	// drm_vblank.c drm_timestamp_precision) where they are worked out
+	// from the scanout position (vc4).
+	IntervalErrorMaxMs float64 `json:"interval_error_max_ms"`
+}
+
+// Terminal is what the terminal view (package termview) did with the
+// frames: it draws the newest frame whenever the terminal has taken the
+// last one, so Drawn over the run's time is the rate the terminal keeps up
+// with, and the others were Dropped.
+type Terminal struct {
+	Frames        uint64 `json:"frames"`
+	Drawn         uint64 `json:"drawn"`
+	Dropped       uint64 `json:"dropped"`
+	BytesPerFrame uint64 `json:"bytes_per_frame"` // mean bytes written per frame drawn
+}
+
+// Line writes the terminal view's line of the report.
+func (t *Terminal) Line(w io.Writer) error {
+	_, err := fmt.Fprintf(w, "terminal view: %d frames shown, %d drawn, %d dropped; %d bytes per frame drawn\n",
+		t.Frames, t.Drawn, t.Dropped, t.BytesPerFrame)
+	return err
+}
+
+// Counter is one GPU performance counter.
+type Counter struct {
+	Name     string  `json:"name"`
+	Total    uint64  `json:"total"`
+	PerFrame float64 `json:"per_frame"`
+}
+
+// Ms converts a duration to milliseconds.
+func Ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// FramePeriod is a mode's frame duration from its timings: htotal·vtotal
+// pixels at the pixel clock (kHz), as the kernel computes the vblank
+// period (drm_vblank.c drm_calc_timestamping_constants: framedur_ns =
+// frame_size·1000000 / dotclock, integer division; a field for interlaced
+// modes). VKMS's vblank timer runs at exactly this period (vkms_crtc.c
+// vkms_enable_vblank). 0 for a mode without a clock.
+func FramePeriod(m drm.ModeInfo) time.Duration {
+	if m.Clock == 0 {
+		return 0
+	}
+	ns := int64(m.Htotal) * int64(m.Vtotal) * 1_000_000 / int64(m.Clock)
+	if m.Interlaced() {
+		ns /= 2
+	}
+	return time.Duration(ns)
+}
+
+// JSON writes the report as one JSON object and a newline.
+func (rep *Report) JSON(w io.Writer) error {
+	b, err := json.Marshal(rep)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// Parse reads a report JSON wrote. A field this package does not describe
+// is an error, so that a reader never silently misses what the program
+// reported.
+func Parse(b []byte) (*Report, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	rep := new(Report)
+	if err := dec.Decode(rep); err != nil {
+		return nil, fmt.Errorf("reading vccube's report: %w", err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("reading vccube's report: more than one JSON value")
+	}
+	return rep, nil
+}
+
+// Text writes the report for a person, after kmscube's line.
+func (rep *Report) Text(w io.Writer) error {
+	ew := &errWriter{w: w}
+	where := rep.Display
+	if where == "" {
+		where = "no display (render only: submit and wait, no page flips)"
+	} else if rep.DisplayDevice != "" {
+		where += " of " + rep.DisplayDevice
+		if rep.DisplayDriver != "" {
+			where += " (" + rep.DisplayDriver + ")"
+		}
+	}
+	ew.printf("%dx%d on %s (%s); %s\n", rep.Width, rep.Height, rep.Device, rep.GPU, where)
+	p := rep.FrameTimeMs
+	ew.printf("frame time: p50 %.3f ms, p90 %.3f ms, p99 %.3f ms, max %.3f ms\n", p.P50, p.P90, p.P99, p.Max)
+	if f := rep.Flips; f != nil {
+		ew.printf("page flips: %d queued, %d completed, %d missed vblanks", f.Queued, f.Completed, f.MissedVblanks)
+		if f.MissedVblanks > 0 && f.MissedLate+f.MissedQueued == f.MissedVblanks {
+			ew.printf(" (%d with the frame not ready, %d after the flip was queued)", f.MissedLate, f.MissedQueued)
+		}
+		ew.printf("; interval mean %.3f ms (min %.3f, max %.3f); vblank period %.3f ms",
+			f.MeanIntervalMs, f.MinIntervalMs, f.MaxIntervalMs, f.VblankPeriodMs)
+		if rep.RefreshHz > 0 {
+			ew.printf(" (mode refresh %.3f Hz)", rep.RefreshHz)
+		}
+		ew.printf("\n")
+	}
+	if t := rep.Terminal; t != nil && ew.err == nil {
+		ew.err = t.Line(w)
+	}
+	if len(rep.Counters) > 0 {
+		ew.printf("GPU performance counters (total, per frame):\n")
+		for _, c := range rep.Counters {
+			ew.printf("  %-45s %14d %14.1f\n", c.Name, c.Total, c.PerFrame)
+		}
+	} else if rep.CountersNote != "" {
+		ew.printf("GPU performance counters: %s\n", rep.CountersNote)
+	}
+	return ew.err
+}
+
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) printf(format string, args ...any) {
+	if e.err == nil {
+		_, e.err = fmt.Fprintf(e.w, format, args...)
+	}
+}

@@ -1,0 +1,114 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vccube/vccube/drm"
+)
+
+// Frame periods worked out by hand from the modes' timings (the kernel's
+// tables in drm_edid.c): htotal·vtotal·10⁶ / clock in kHz, truncated.
+func TestFramePeriod(t *testing.T) {
+	for _, c := range []struct {
+		name           string
+		clock          uint32
+		htotal, vtotal uint16
+		interlaced     bool
+		want           time.Duration
+	}{
+		{"640x480@60 (DMT 0x04)", 25175, 800, 525, false, 16683217},   // 420000000000/25175
+		{"800x600@60 (DMT 0x09)", 40000, 1056, 628, false, 16579200},  // 663168000000/40000
+		{"1024x768@60 (DMT 0x10)", 65000, 1344, 806, false, 16665600}, // 1083264000000/65000
+		{"1920x1080@60 (VIC 16)", 148500, 2200, 1125, false, 16666666},
+		{"1920x1080i@60 (VIC 5): a field", 74250, 2200, 1125, true, 16666666},
+		{"no clock", 0, 800, 525, false, 0},
+	} {
+		m := drm.ModeInfo{}
+		m.Clock, m.Htotal, m.Vtotal = c.clock, c.htotal, c.vtotal
+		if c.interlaced {
+			m.Flags = drm.ModeFlagInterlace
+		}
+		if got := FramePeriod(m); got != c.want {
+			t.Errorf("%s: %d ns, want %d", c.name, got, c.want)
+		}
+	}
+}
+
+func sample() *Report {
+	return &Report{Device: "sim", GPU: "VideoCore IV", Display: "Virtual-1 640x480@60 on CRTC 35",
+		DisplayDevice: "/dev/dri/card0", DisplayDriver: "vkms", Width: 640, Height: 480, RefreshHz: 59.94, VSync: true,
+		Frames: 3, Flips: &Flips{ModeSet: true, Queued: 3, Completed: 3, MissedVblanks: 5, MissedLate: 4, MissedQueued: 1,
+			FirstSequence: 10, LastSequence: 17, FramePeriodMs: 16.683217},
+		Counters: []Counter{{Name: "FEP-valid-quads", Total: 12, PerFrame: 3}}}
+}
+
+// The JSON form has the documented names and reads back through Parse
+// unchanged.
+func TestJSONRoundTrip(t *testing.T) {
+	rep := sample()
+	var b bytes.Buffer
+	if err := rep.JSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(b.String(), "}\n") || strings.Count(b.String(), "\n") != 1 {
+		t.Errorf("not one line: %q", b.String())
+	}
+	var names map[string]any
+	if err := json.Unmarshal(b.Bytes(), &names); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"device", "display_driver", "fps", "frame_time_ms", "flips", "gpu_counters", "vsync"} {
+		if _, ok := names[k]; !ok {
+			t.Errorf("JSON lacks %q: %s", k, b.String())
+		}
+	}
+	flips := names["flips"].(map[string]any)
+	for _, k := range []string{"mode_set", "missed_late", "missed_queued", "first_sequence", "frame_period_ms", "interval_error_max_ms"} {
+		if _, ok := flips[k]; !ok {
+			t.Errorf("flips lack %q", k)
+		}
+	}
+	back, err := Parse(b.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Flips == nil || *back.Flips != *rep.Flips || back.DisplayDriver != "vkms" || len(back.Counters) != 1 {
+		t.Errorf("read back %+v", back)
+	}
+}
+
+// Parse refuses what the schema does not describe, so a reader never
+// misses a field by a spelling.
+func TestParseStrict(t *testing.T) {
+	for _, bad := range []string{
+		`{"device":"sim","flips":{"missed":3}}`,
+		`{"device":"sim","extra":1}`,
+		`{"device":"sim"} {"device":"sim"}`,
+		`not json`,
+	} {
+		if _, err := Parse([]byte(bad)); err == nil {
+			t.Errorf("Parse(%s) succeeded", bad)
+		}
+	}
+}
+
+func TestText(t *testing.T) {
+	var b bytes.Buffer
+	if err := sample().Text(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"640x480 on sim (VideoCore IV); Virtual-1 640x480@60 on CRTC 35 of /dev/dri/card0 (vkms)\n",
+		"page flips: 3 queued, 3 completed, 5 missed vblanks (4 with the frame not ready, 1 after the flip was queued); ",
+		"(mode refresh 59.940 Hz)\n",
+		"FEP-valid-quads",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, b.String())
+		}
+	}
+}

@@ -1,0 +1,506 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	"image/color"
+	"image/draw"
+	"image/gif"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/vccube/vccube/cmd/vccube/internal/keys"
+	"github.com/vccube/vccube/internal/imgcmp"
+	"github.com/vccube/vccube/sim"
+	"golang.org/x/sys/unix"
+)
+
+// The terminal's escape sequences the tests look for, from xterm's
+// ctlseqs: the alternate screen with the cursor hidden (DECSET 1049,
+// DECRST 25) and back (SGR 0, DECSET 25, DECRST 1049). termview sends
+// exactly these (its package documentation, "The terminal's state").
+const (
+	enterAltScreen = "\x1b[?1049h\x1b[?25l"
+	leaveAltScreen = "\x1b[0m\x1b[?25h\x1b[?1049l"
+	// vkcube's background, 0.2 grey (cube.c: clear colour 0.2, 0.2, 0.2),
+	// as a 24-bit background colour (SGR 48;2;R;G;B).
+	greyBackground = "48;2;51;51;51"
+)
+
+// pty is a pseudo-terminal pair (pty(7)): the program gets the slave as
+// its stdout (and stdin), the test reads what it wrote from the master.
+type pty struct {
+	master, slave *os.File
+	mu            sync.Mutex
+	out           bytes.Buffer
+}
+
+func openPTY(t *testing.T, cols, rows int) *pty {
+	t.Helper()
+	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminals here: %v", err)
+	}
+	var n uint32
+	control(t, m, func(fd int) (err error) {
+		if err = unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0); err != nil { // unlockpt
+			return err
+		}
+		n, err = unix.IoctlGetUint32(fd, unix.TIOCGPTN) // ptsname
+		return err
+	})
+	s, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		m.Close()
+		t.Fatal(err)
+	}
+	control(t, m, func(fd int) error {
+		return unix.IoctlSetWinsize(fd, unix.TIOCSWINSZ, &unix.Winsize{Col: uint16(cols), Row: uint16(rows)})
+	})
+	p := &pty{master: m, slave: s}
+	go func() {
+		buf := make([]byte, 1<<16)
+		for {
+			n, err := m.Read(buf)
+			p.mu.Lock()
+			p.out.Write(buf[:n])
+			p.mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	t.Cleanup(func() { s.Close(); m.Close() })
+	return p
+}
+
+// control runs op on f's descriptor (through SyscallConn, so that reads
+// stay interruptible by Close).
+func control(t *testing.T, f *os.File, op func(fd int) error) {
+	t.Helper()
+	rc, err := f.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var opErr error
+	if err := rc.Control(func(fd uintptr) { opErr = op(int(fd)) }); err != nil {
+		t.Fatal(err)
+	}
+	if opErr != nil {
+		t.Fatal(opErr)
+	}
+}
+
+// output waits until the terminal has received want (the program has
+// returned, but the master may not have read everything yet) and returns
+// all it received.
+func (p *pty) output(t *testing.T, want string) string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		p.mu.Lock()
+		s := p.out.String()
+		p.mu.Unlock()
+		if strings.Contains(s, want) || time.Now().After(deadline) {
+			return s
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// termios reads the slave's terminal settings.
+func (p *pty) termios(t *testing.T) unix.Termios {
+	t.Helper()
+	var tio *unix.Termios
+	control(t, p.slave, func(fd int) (err error) {
+		tio, err = unix.IoctlGetTermios(fd, unix.TCGETS)
+		return err
+	})
+	return *tio
+}
+
+// checkView checks the stream a run with the terminal view wrote: the
+// alternate screen first, then the picture — vkcube's grey background
+// and the keys on the last row — and, after the terminal was put back,
+// the report on the normal screen and nothing of the picture. frames is
+// the number of frames the view was given; the report counts the frames
+// shown after frame 0, which is frames-1 — or one less after a signal,
+// when the last frame went to the view but found the display restored.
+func checkView(t *testing.T, stream string, frames int, signalled bool) {
+	t.Helper()
+	if !strings.HasPrefix(stream, enterAltScreen) {
+		t.Errorf("the stream does not start on the alternate screen: %q", stream[:min(len(stream), 40)])
+	}
+	leave := strings.LastIndex(stream, leaveAltScreen)
+	if leave < 0 {
+		t.Fatalf("the terminal was never put back (no leave sequence); stream ends %q", stream[max(0, len(stream)-80):])
+	}
+	picture, after := stream[:leave], stream[leave+len(leaveAltScreen):]
+	if strings.Count(stream, enterAltScreen) != 1 || strings.Count(stream, leaveAltScreen) != 1 {
+		t.Errorf("entered the alternate screen %d times, left it %d times", strings.Count(stream, enterAltScreen), strings.Count(stream, leaveAltScreen))
+	}
+	if !strings.Contains(picture, greyBackground) || !strings.Contains(picture, viewCaption) {
+		t.Errorf("the picture lacks the grey background or the caption %q", viewCaption)
+	}
+	if strings.Contains(picture, "Rendered") {
+		t.Error("the report was printed on the alternate screen")
+	}
+	if strings.Contains(after, "\x1b[") {
+		t.Errorf("escape sequences after the terminal was put back: %q", after)
+	}
+	want := fmt.Sprintf("Rendered %d frames in ", frames-1)
+	if signalled && !strings.HasPrefix(after, want) {
+		want = fmt.Sprintf("Rendered %d frames in ", frames-2)
+	}
+	if !strings.HasPrefix(after, want) || !strings.Contains(after, fmt.Sprintf("terminal view: %d frames shown, ", frames)) {
+		t.Errorf("after the view, want %q and the view's line; got %q", want, after)
+	}
+}
+
+// viewFrames reads the number of frames the view was given from the
+// report's view line.
+func viewFrames(t *testing.T, stream string) int {
+	t.Helper()
+	var frames int
+	i := strings.Index(stream, "terminal view: ")
+	if i < 0 {
+		t.Fatalf("no terminal view line: %q", stream[max(0, len(stream)-300):])
+	}
+	if _, err := fmt.Sscanf(stream[i:], "terminal view: %d frames shown", &frames); err != nil {
+		t.Fatalf("terminal view line %q: %v", stream[i:], err)
+	}
+	return frames
+}
+
+// The terminal view: with stdout a terminal and the simulated display,
+// every frame goes to the view, which draws the cube in 24-bit colour on
+// the alternate screen; q from the keyboard (a real key on the terminal's
+// input) ends the run, the terminal comes back as it was — normal screen,
+// cursor shown, line editing and echo on — and the report follows there.
+func TestTerminalViewQuitKey(t *testing.T) {
+	t.Setenv("COLORTERM", "truecolor")
+	d := newTestDevice(t, sim.Options{})
+	con := d.console(t)
+	term := openPTY(t, 80, 25)
+	before := term.termios(t)
+	var errb bytes.Buffer
+	e := &env{stdin: term.slave, stdout: term.slave, stderr: &errb, driDir: t.TempDir(), openSim: d.opener()}
+	var typed bool
+	e.afterFrame = func(k uint64) {
+		if k == 3 {
+			if tio := term.termios(t); tio.Lflag&(unix.ICANON|unix.ECHO) != 0 {
+				t.Error("the terminal is not in key-at-a-time mode during the run")
+			}
+			term.master.Write([]byte("q"))
+			typed = true
+		}
+		if k > 500 {
+			t.Fatal("q did not end the run")
+		}
+	}
+	code := run(context.Background(), []string{"-device", "sim"}, e)
+	if code != exitOK || !typed {
+		t.Fatalf("exit %d, stderr %q", code, errb.String())
+	}
+	stream := term.output(t, "terminal view: ")
+	// The keys goroutine sees q a little after it was typed: count the
+	// frames from the report.
+	if frames := viewFrames(t, stream); frames < 4 {
+		t.Errorf("%d frames shown, want at least 4", frames)
+	} else {
+		checkView(t, stream, frames, false)
+	}
+	after := term.termios(t)
+	if after.Lflag != before.Lflag || after.Cc[unix.VMIN] != before.Cc[unix.VMIN] {
+		t.Errorf("terminal settings not restored: lflag %#x, was %#x", after.Lflag, before.Lflag)
+	}
+	con.checkRestored(t)
+	d.checkNoLeaks(t)
+}
+
+// The view drives the simulated monitor at 640x480 unless -mode says
+// otherwise, and a -mode is kept. Every frame rendered is given to the
+// view (it draws what the terminal takes, at least the first).
+func TestTerminalViewMode(t *testing.T) {
+	t.Setenv("COLORTERM", "truecolor")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "640x480 on sim"},
+		{[]string{"-mode", "800x600"}, "800x600 on sim"},
+	} {
+		d := newTestDevice(t, sim.Options{})
+		term := openPTY(t, 100, 30)
+		var errb bytes.Buffer
+		e := &env{stdout: term.slave, stderr: &errb, driDir: t.TempDir(), openSim: d.opener()}
+		code := run(context.Background(), append([]string{"-device", "sim", "-frames", "6", "-benchmark"}, c.args...), e)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d, stderr %q", c.args, code, errb.String())
+		}
+		stream := term.output(t, "terminal view: ")
+		checkView(t, stream, 6, false)
+		if !strings.Contains(stream, c.want) {
+			t.Errorf("%v: report lacks %q: %q", c.args, c.want, stream)
+		}
+		var frames, drawn, dropped int
+		i := strings.Index(stream, "terminal view: ")
+		if _, err := fmt.Sscanf(stream[i:], "terminal view: %d frames shown, %d drawn, %d dropped", &frames, &drawn, &dropped); err != nil ||
+			frames != 6 || drawn < 1 || drawn+dropped > frames {
+			t.Errorf("%v: view line %q", c.args, stream[i:])
+		}
+		d.checkNoLeaks(t)
+		d.close()
+	}
+}
+
+// SIGTERM and SIGINT (Ctrl-C: the view keeps the terminal's signal keys)
+// in the middle of a run with the view: the terminal is put back, the
+// report follows on the normal screen, and the program exits with 128 +
+// the signal's number.
+func TestTerminalViewSignals(t *testing.T) {
+	t.Setenv("COLORTERM", "truecolor")
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			d := newTestDevice(t, sim.Options{})
+			term := openPTY(t, 80, 25)
+			var errb bytes.Buffer
+			e := &env{stdout: term.slave, stderr: &errb, driDir: t.TempDir(), openSim: d.opener()}
+			e.afterFrame = func(k uint64) {
+				if k == 4 {
+					syscall.Kill(os.Getpid(), sig)
+				}
+			}
+			code := run(context.Background(), []string{"-device", "sim"}, e)
+			if want := 128 + int(sig); code != want {
+				t.Fatalf("exit %d, want %d; stderr %q", code, want, errb.String())
+			}
+			stream := term.output(t, "terminal view: ")
+			// The signal arrives after frame 4; the loop sees it before
+			// frame 5 or, when the handler's goroutine is slower, a frame
+			// or two later.
+			if frames := viewFrames(t, stream); frames < 5 || frames > 7 {
+				t.Errorf("%d frames shown, want 5 to 7", frames)
+			} else {
+				checkView(t, stream, frames, true)
+			}
+			d.checkNoLeaks(t)
+		})
+	}
+}
+
+// No view when it cannot or must not draw: -view=false, -json (stdout is
+// the report's), -dump, render-only runs, and stdout not a terminal.
+func TestNoTerminalView(t *testing.T) {
+	for _, args := range [][]string{
+		{"-view=false"},
+		{"-json"},
+		{"-dump"},
+		{"-vsync=false", "-mode", "320x240"},
+	} {
+		d := newTestDevice(t, sim.Options{})
+		term := openPTY(t, 80, 25)
+		var errb bytes.Buffer
+		e := &env{stdout: term.slave, stderr: &errb, driDir: t.TempDir(), openSim: d.opener()}
+		code := run(context.Background(), append([]string{"-device", "sim", "-frames", "2"}, args...), e)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d, stderr %q", args, code, errb.String())
+		}
+		want := "Rendered"
+		if args[0] == "-json" {
+			want = `"device":"sim"`
+		}
+		if stream := term.output(t, want); strings.Contains(stream, enterAltScreen) || !strings.Contains(stream, want) {
+			t.Errorf("%v: %q", args, stream[:min(len(stream), 200)])
+		}
+		d.close()
+	}
+	// A writer that is not a terminal: the plain report.
+	d := newTestDevice(t, sim.Options{})
+	r := runOn(t, d, "-device", "sim", "-frames", "2")
+	if r.code != exitOK || !strings.HasPrefix(r.stdout, "Rendered 1 frames") || strings.Contains(r.stdout, "terminal view") {
+		t.Errorf("exit %d, stdout %q", r.code, r.stdout)
+	}
+}
+
+// The fallback notice of -device auto says where to look: in this
+// terminal when the view will show the cube there.
+func TestFallbackNoticeNamesTheView(t *testing.T) {
+	d := newTestDevice(t, sim.Options{})
+	term := openPTY(t, 80, 25)
+	var errb bytes.Buffer
+	e := &env{stdout: term.slave, stderr: &errb, driDir: t.TempDir(), openSim: d.opener()}
+	if code := run(context.Background(), []string{"-frames", "2"}, e); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(errb.String(), "running on the simulated device, whose display is shown in this terminal") {
+		t.Errorf("notice %q", errb.String())
+	}
+}
+
+// readGIF decodes an animation with the standard library.
+func readGIF(t *testing.T, path string) *gif.GIF {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	g, err := gif.DecodeAll(f)
+	if err != nil {
+		t.Fatalf("%s does not decode as GIF: %v", path, err)
+	}
+	return g
+}
+
+// composite draws frames 0..k of an animation over each other as a player
+// does with the "do not dispose" method: the frame picture after frame k.
+func composite(g *gif.GIF, k int) *image.NRGBA {
+	canvas := image.NewNRGBA(image.Rect(0, 0, g.Config.Width, g.Config.Height))
+	for i := 0; i <= k; i++ {
+		draw.Draw(canvas, g.Image[i].Bounds(), g.Image[i], g.Image[i].Bounds().Min, draw.Over)
+	}
+	return canvas
+}
+
+// shrink averages s×s blocks (rounding to nearest): what -record-scale s
+// should store, before its 256-colour quantisation.
+func shrink(img image.Image, s int) *image.NRGBA {
+	b := img.Bounds()
+	out := image.NewNRGBA(image.Rect(0, 0, b.Dx()/s, b.Dy()/s))
+	for y := 0; y < b.Dy()/s; y++ {
+		for x := 0; x < b.Dx()/s; x++ {
+			var r, g, bl int
+			for dy := 0; dy < s; dy++ {
+				for dx := 0; dx < s; dx++ {
+					c := color.NRGBAModel.Convert(img.At(b.Min.X+x*s+dx, b.Min.Y+y*s+dy)).(color.NRGBA)
+					r, g, bl = r+int(c.R), g+int(c.G), bl+int(c.B)
+				}
+			}
+			n := s * s
+			out.SetNRGBA(x, y, color.NRGBA{uint8((r + n/2) / n), uint8((g + n/2) / n), uint8((bl + n/2) / n), 255})
+		}
+	}
+	return out
+}
+
+// -record writes every frame as a GIF the standard library reads: the
+// frame count asked for, the frames' size divided by -record-scale, and
+// pictures that are the frames themselves (the first frame, and the last
+// as a player composes it, against the run's own capture of them, within
+// the GIF's 256-colour quantisation: 99 % of pixels within 8 levels).
+func TestRecordGIF(t *testing.T) {
+	for _, c := range []struct {
+		name          string
+		args          []string
+		frames, scale int
+		w, h          int
+	}{
+		{"render_only", []string{"-vsync=false", "-mode", "320x240", "-frames", "7"}, 7, 1, 320, 240},
+		{"presented_scaled", []string{"-mode", "640x480", "-frames", "5"}, 5, 4, 160, 120},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := newTestDevice(t, sim.Options{})
+			dir := t.TempDir()
+			anim, first, last := filepath.Join(dir, "cube.gif"), filepath.Join(dir, "first.png"), filepath.Join(dir, "last.png")
+			// Two runs of the same frames (frame k is always the cube
+			// turned by 4k°): one records and captures the last frame,
+			// one captures the first.
+			r := runOn(t, d, append([]string{"-device", "sim", "-record", anim, "-record-scale", fmt.Sprint(c.scale), "-capture", last}, c.args...)...)
+			if r.code != exitOK {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			r = runOn(t, d, append([]string{"-device", "sim", "-capture", first, "-capture-frame", "0"}, c.args...)...)
+			if r.code != exitOK {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			g := readGIF(t, anim)
+			if len(g.Image) != c.frames || g.Config.Width != c.w || g.Config.Height != c.h {
+				t.Fatalf("%d frames of %dx%d, want %d of %dx%d", len(g.Image), g.Config.Width, g.Config.Height, c.frames, c.w, c.h)
+			}
+			if g.LoopCount != 0 {
+				t.Errorf("loop count %d, want 0 (forever)", g.LoopCount)
+			}
+			for i, want := range map[int]string{0: first, c.frames - 1: last} {
+				img, err := imgcmp.ReadPNG(want)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, err := imgcmp.Compare(composite(g, i), shrink(img, c.scale), 8)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.FractionWithin() < 0.99 {
+					t.Errorf("GIF frame %d against the capture: %v", i, res)
+				}
+			}
+			d.checkNoLeaks(t)
+		})
+	}
+}
+
+// -record without -frames records one full turn: 90 frames of 4°, so the
+// animation loops without a jump; an explicit -frames wins.
+func TestRecordDefaultFrames(t *testing.T) {
+	d := newTestDevice(t, sim.Options{})
+	anim := filepath.Join(t.TempDir(), "turn.gif")
+	r := runOn(t, d, "-device", "sim", "-vsync=false", "-mode", "64x48", "-record", anim)
+	if r.code != exitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if g := readGIF(t, anim); len(g.Image) != 90 {
+		t.Errorf("%d frames, want 90", len(g.Image))
+	}
+	if !strings.HasPrefix(r.stdout, "Rendered 89 frames") {
+		t.Errorf("stdout %q", r.stdout)
+	}
+}
+
+// A run that fails leaves no animation behind; one that q ends early
+// keeps the frames it rendered.
+func TestRecordOnFailureAndQuit(t *testing.T) {
+	dir := t.TempDir()
+	anim := filepath.Join(dir, "cube.gif")
+	d := newTestDevice(t, sim.Options{})
+	r := runOn(t, d, "-device", "sim", "-mode", "1234x567", "-record", anim)
+	if r.code != exitError {
+		t.Errorf("exit %d: %s", r.code, r.stderr)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("left behind: %v", entries)
+	}
+
+	ch := make(chan keys.Key, 1)
+	var out, errb bytes.Buffer
+	e := &env{stdout: &out, stderr: &errb, driDir: t.TempDir(), openSim: d.opener(), keys: ch}
+	e.afterFrame = func(k uint64) {
+		if k == 2 {
+			ch <- keys.Quit
+		}
+	}
+	if code := run(context.Background(), []string{"-device", "sim", "-mode", "640x480", "-record", anim, "-record-scale", "8"}, e); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if g := readGIF(t, anim); len(g.Image) != 3 {
+		t.Errorf("%d frames, want 3", len(g.Image))
+	}
+}
+
+// With the terminal view and -record the frame loop still allocates
+// nothing per frame (the view's writer goroutine included).
+func TestViewAndRecordAllocateNothing(t *testing.T) {
+	t.Setenv("COLORTERM", "truecolor")
+	d := newTestDevice(t, sim.Options{})
+	term := openPTY(t, 80, 25)
+	anim := filepath.Join(t.TempDir(), "cube.gif")
+	if a := mallocsPerFrameOn(t, d, term.slave, 50, "-device", "sim", "-mode", "640x480", "-record", anim, "-record-scale", "2"); a >= 0.5 {
+		t.Errorf("%.2f allocations per frame", a)
+	}
+}
