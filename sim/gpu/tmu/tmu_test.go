@@ -16,7 +16,7 @@ type fixture struct {
 	b    []byte
 }
 
-func newFixture(t *testing.T, size int) *fixture {
+func newFixture(t testing.TB, size int) *fixture {
 	t.Helper()
 	p, err := mem.NewPool(mem.DefaultBase, 8<<20)
 	if err != nil {
@@ -38,7 +38,7 @@ func newFixture(t *testing.T, size int) *fixture {
 
 // upload lays out pictures (level 0 first) at the start of the region and
 // returns P0 and P1 for them.
-func (f *fixture) upload(t *testing.T, typ texture.Type, pics []texture.Picture, flipY bool, s texture.Sampler) (uint32, uint32) {
+func (f *fixture) upload(t testing.TB, typ texture.Type, pics []texture.Picture, flipY bool, s texture.Sampler) (uint32, uint32) {
 	t.Helper()
 	plan, err := texture.NewMipPlan(typ, pics[0].Width, pics[0].Height, len(pics))
 	if err != nil {
