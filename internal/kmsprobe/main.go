@@ -1,20 +1,25 @@
-// Command kmsprobe tests vccube's presentation (package present) on a real
-// kernel's KMS device: the .ci/vkms-test rig runs it in a QEMU guest on
-// VKMS and judges its reports on the host.
+// Command kmsprobe runs and judges the real-kernel test of vccube's
+// presentation: the .ci/vkms-test rig runs vccube itself (the simulated
+// GPU rendering, VKMS scanning out) and kmsprobe's own presenter test in a
+// QEMU guest under kmsprobe's supervisor, and judges the reports on the
+// host.
 //
 //	kmsprobe present [-device /dev/dri/card0] [-flips 300] [-mode WxH[@Hz]] [-connector NAME]
-//	kmsprobe supervise [-device ...] [-term-after 1s] [-timeout 2m] -- COMMAND ARGS...
-//	kmsprobe judge [-min-flips 300] [-max-missed 0] [-tolerance 0.001] [-sigterm=true] [LOG]
+//	kmsprobe supervise [-device ...] [-term-after 1s] [-timeout 2m] [-attach FILE] -- COMMAND ARGS...
+//	kmsprobe judge [-min-flips 300] [-max-missed 0] [-min-frames 300] [-max-missed-queued 0]
+//	               [-tolerance 0.001] [-reference PNG] [-save-capture PNG] [LOG]
 //
 // present sets the mode and page-flips dumb buffers filled through the
-// copy path, reading each scanned-out frame back; supervise runs a command
-// while holding the card and checks the CRTCs are as before once it ends,
-// optionally sending SIGTERM mid-run; both print one JSON report line
-// starting with "@@kmsprobe ". judge reads those lines from a console log
-// and decides.
+// copy path (package present alone, without a renderer), reading each
+// scanned-out frame back, and prints a JSON report on stdout. supervise
+// runs a command while holding the card and checks the CRTCs are as
+// before once it ends, optionally sending SIGTERM mid-run; it prints one
+// report line starting with "@@kmsprobe " that carries the command's own
+// report (kmsprobe present's, or vccube's -json report, whose schema is
+// package cmd/vccube/report) and, with -attach, a file such as a captured
+// frame. judge reads those lines from a console log and decides.
 //
-// It is a test program of the project, not the product: cmd/vccube will
-// take its place as the guest command.
+// It is a test program of the project, not the product.
 package main
 
 import (

@@ -2,19 +2,23 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+
+	"github.com/vccube/vccube/cmd/vccube/report"
 )
 
-// ReportPrefix starts every report line, so the judge finds them in a
-// serial console log among the kernel's messages.
+// ReportPrefix starts every supervisor's report line, so the judge finds
+// them in a serial console log among the kernel's messages.
 const ReportPrefix = "@@kmsprobe "
 
-// PresentReport is what "kmsprobe present" measured: one JSON line.
-// Times are in nanoseconds.
+// PresentReport is what "kmsprobe present" measured: one JSON object on
+// its stdout, which the supervisor carries in its report. Times are in
+// nanoseconds.
 type PresentReport struct {
 	Kind      string `json:"kind"` // "present"
 	Device    string `json:"device"`
@@ -83,23 +87,42 @@ type PresentReport struct {
 	Error   string `json:"error,omitempty"`
 }
 
-// SuperviseReport is what "kmsprobe supervise" saw of a guest command.
+// SuperviseReport is what "kmsprobe supervise" saw of a guest command. It
+// carries the command's own report: whatever the command printed on
+// stdout, kept as JSON (Report) when it is one JSON object — kmsprobe
+// present's PresentReport or vccube's -json report (package
+// cmd/vccube/report) — and as text (Stdout) otherwise.
 type SuperviseReport struct {
 	Kind        string `json:"kind"` // "supervise"
 	Command     string `json:"command"`
 	ExitCode    int    `json:"exit_code"` // -1 when a signal killed it
 	Killed      string `json:"killed,omitempty"`
+	TermAfterNs int64  `json:"term_after_ns,omitempty"` // the run was to be stopped with SIGTERM this long after the mode set
 	SigtermSent bool   `json:"sigterm_sent"`
 	// ModesetSeen: a CRTC changed while the command ran (SIGTERM is sent
 	// only after that, so that it lands mid-run).
-	ModesetSeen  bool   `json:"modeset_seen"`
-	CrtcRestored bool   `json:"crtc_restored"` // every CRTC as before the command
-	Diff         string `json:"diff,omitempty"`
-	WallNs       int64  `json:"wall_ns"`
-	Error        string `json:"error,omitempty"`
+	ModesetSeen  bool            `json:"modeset_seen"`
+	CrtcRestored bool            `json:"crtc_restored"` // every CRTC as before the command
+	Diff         string          `json:"diff,omitempty"`
+	Report       json.RawMessage `json:"report,omitempty"`
+	Stdout       string          `json:"stdout,omitempty"`
+	// Attachment is the file -attach named, read after the command ended
+	// (such as the frame vccube captured), so that it reaches the host
+	// through the console.
+	Attachment *Attachment `json:"attachment,omitempty"`
+	WallNs     int64       `json:"wall_ns"`
+	Error      string      `json:"error,omitempty"`
 }
 
-// emit prints a report line.
+// Attachment is a file of the guest, carried in a report (its bytes are
+// base64 in the JSON).
+type Attachment struct {
+	Path  string `json:"path"`
+	Data  []byte `json:"data,omitempty"`
+	Error string `json:"error,omitempty"` // why it could not be read
+}
+
+// emit prints a report line for the judge.
 func emit(v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -114,22 +137,23 @@ type Log struct {
 	Lines []string // every line, for the boot figures
 }
 
-// Run is one supervised run of the guest command: the supervisor's report
-// and, when the command printed one before it, the command's.
+// Run is one supervised run of a guest command: the supervisor's report
+// and the command's own, read from it — kmsprobe present's or vccube's,
+// or neither when the command printed no report.
 type Run struct {
-	Present   *PresentReport   // nil: the command printed no report
-	Supervise *SuperviseReport // nil: the supervisor printed none (the log ends)
+	Supervise *SuperviseReport
+	Present   *PresentReport
+	Vccube    *report.Report
 }
 
-// ParseLog reads the report lines out of a console log and pairs them
-// into runs: the supervisor reports after its command ends, so a command's
-// report is the one just before its supervisor's. A report line that is
-// not valid JSON of a known kind is an error.
+// ParseLog reads the supervisors' report lines out of a console log, one
+// run each, and the command's report inside each. A report line that is
+// not valid JSON of the known kind, or that carries a command report of
+// neither known schema, is an error.
 func ParseLog(r io.Reader) (*Log, error) {
 	l := &Log{}
-	var pending *PresentReport
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<16), 1<<20)
+	sc.Buffer(make([]byte, 1<<16), 8<<20)
 	for n := 1; sc.Scan(); n++ {
 		line := strings.TrimRight(sc.Text(), "\r")
 		l.Lines = append(l.Lines, line)
@@ -138,37 +162,39 @@ func ParseLog(r io.Reader) (*Log, error) {
 			continue
 		}
 		body := line[i+len(ReportPrefix):]
-		var kind struct {
-			Kind string `json:"kind"`
-		}
-		if err := json.Unmarshal([]byte(body), &kind); err != nil {
-			return nil, fmt.Errorf("line %d: a report that is not JSON (%v): %q", n, err, body)
-		}
 		dec := json.NewDecoder(strings.NewReader(body))
 		dec.DisallowUnknownFields()
-		switch kind.Kind {
-		case "present":
-			p := new(PresentReport)
-			if err := dec.Decode(p); err != nil {
-				return nil, fmt.Errorf("line %d: present report: %v", n, err)
-			}
-			if pending != nil {
-				l.Runs = append(l.Runs, Run{Present: pending}) // its supervisor said nothing
-			}
-			pending = p
-		case "supervise":
-			s := new(SuperviseReport)
-			if err := dec.Decode(s); err != nil {
-				return nil, fmt.Errorf("line %d: supervise report: %v", n, err)
-			}
-			l.Runs = append(l.Runs, Run{Present: pending, Supervise: s})
-			pending = nil
-		default:
-			return nil, fmt.Errorf("line %d: a report of unknown kind %q", n, kind.Kind)
+		s := new(SuperviseReport)
+		if err := dec.Decode(s); err != nil {
+			return nil, fmt.Errorf("line %d: a report that is not the supervisor's (%v): %.200q", n, err, body)
 		}
-	}
-	if pending != nil {
-		l.Runs = append(l.Runs, Run{Present: pending})
+		if s.Kind != "supervise" {
+			return nil, fmt.Errorf("line %d: a report of unknown kind %q", n, s.Kind)
+		}
+		run := Run{Supervise: s}
+		if len(s.Report) > 0 {
+			var kind struct {
+				Kind string `json:"kind"`
+			}
+			if err := json.Unmarshal(s.Report, &kind); err != nil {
+				return nil, fmt.Errorf("line %d: the command's report: %v", n, err)
+			}
+			if kind.Kind == "present" {
+				d := json.NewDecoder(bytes.NewReader(s.Report))
+				d.DisallowUnknownFields()
+				run.Present = new(PresentReport)
+				if err := d.Decode(run.Present); err != nil {
+					return nil, fmt.Errorf("line %d: kmsprobe present's report: %v", n, err)
+				}
+			} else {
+				v, err := report.Parse(s.Report)
+				if err != nil {
+					return nil, fmt.Errorf("line %d: %v", n, err)
+				}
+				run.Vccube = v
+			}
+		}
+		l.Runs = append(l.Runs, run)
 	}
 	return l, sc.Err()
 }

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -15,7 +18,11 @@ import (
 
 // runSupervise is "kmsprobe supervise [flags] -- COMMAND...": it checks,
 // independently of the command, that the command leaves every CRTC as it
-// found it, after a normal end or after SIGTERM.
+// found it, after a normal end or after SIGTERM. It also carries the
+// command's report to the judge: the command's stdout goes into the
+// supervisor's report line (as JSON when it is one JSON object), with the
+// file -attach names, so the judge finds everything of one run in one
+// line.
 //
 // It opens the card first and keeps it open, so that the command's exit is
 // not the device's last close: on the last close the kernel lets the
@@ -31,11 +38,15 @@ func runSupervise(args []string) int {
 	device := fs.String("device", "/dev/dri/card0", "the display's DRM card")
 	termAfter := fs.Duration("term-after", 0, "send SIGTERM this long after the command changed a CRTC (0: never)")
 	timeout := fs.Duration("timeout", 2*time.Minute, "kill the command after this long")
+	attach := fs.String("attach", "", "after the command, put this file into the report (base64), such as a captured frame")
 	fs.Parse(args)
-	rep := SuperviseReport{Kind: "supervise", Command: strings.Join(fs.Args(), " "), ExitCode: -1}
+	rep := SuperviseReport{Kind: "supervise", Command: strings.Join(fs.Args(), " "), ExitCode: -1, TermAfterNs: int64(*termAfter)}
 	err := supervise(&rep, *device, fs.Args(), *termAfter, *timeout)
 	if err != nil {
 		rep.Error = err.Error()
+	}
+	if *attach != "" {
+		rep.Attachment = readAttachment(*attach)
 	}
 	emit(&rep)
 	if err != nil {
@@ -66,11 +77,13 @@ func supervise(rep *SuperviseReport, device string, argv []string, termAfter, ti
 	}
 
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	out := &limitedBuffer{max: maxOutput}
+	cmd.Stdout, cmd.Stderr = out, os.Stderr
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return err
 	}
+	defer func() { rep.Report, rep.Stdout = splitOutput(out) }()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	deadline := time.After(timeout)
@@ -154,4 +167,66 @@ func diffStates(before, after []drm.Crtc) string {
 		}
 	}
 	return strings.Join(d, "; ")
+}
+
+// maxOutput bounds the command's stdout kept for the report, and
+// maxAttachment the attached file: both travel over the serial console
+// in one line.
+const (
+	maxOutput     = 1 << 20
+	maxAttachment = 1 << 20
+)
+
+// limitedBuffer keeps the first max bytes written to it and counts the
+// rest.
+type limitedBuffer struct {
+	bytes.Buffer
+	max     int
+	dropped int
+}
+
+func (b *limitedBuffer) Write(p []byte) (int, error) {
+	keep := min(len(p), b.max-b.Len())
+	b.Buffer.Write(p[:keep])
+	b.dropped += len(p) - keep
+	return len(p), nil
+}
+
+// splitOutput returns the command's stdout as JSON when it is exactly one
+// JSON object (compacted, so that it fits the report's line), else as
+// text.
+func splitOutput(out *limitedBuffer) (json.RawMessage, string) {
+	b := bytes.TrimSpace(out.Bytes())
+	if out.dropped == 0 && len(b) > 0 && b[0] == '{' && json.Valid(b) {
+		var c bytes.Buffer
+		if json.Compact(&c, b) == nil {
+			return c.Bytes(), ""
+		}
+	}
+	text := string(b)
+	if out.dropped > 0 {
+		text += fmt.Sprintf(" [%d more bytes]", out.dropped)
+	}
+	return nil, text
+}
+
+// readAttachment reads the file for the report.
+func readAttachment(path string) *Attachment {
+	a := &Attachment{Path: path}
+	f, err := os.Open(path)
+	if err != nil {
+		a.Error = err.Error()
+		return a
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxAttachment+1))
+	switch {
+	case err != nil:
+		a.Error = err.Error()
+	case len(data) > maxAttachment:
+		a.Error = fmt.Sprintf("larger than %d bytes", maxAttachment)
+	default:
+		a.Data = data
+	}
+	return a
 }
