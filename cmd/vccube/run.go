@@ -23,9 +23,13 @@ import (
 	"github.com/vccube/vccube/texture/imagefile"
 )
 
-// viewCaption is the terminal view's last row: the keys that work there
-// (cmd/vccube/internal/keys). termview shows printable ASCII only.
-const viewCaption = "left/right: spin   space: pause   q: quit"
+// The terminal view's last row: the keys that work there
+// (cmd/vccube/internal/keys), or only Ctrl-C when the keyboard is not the
+// program's (stdin is not a terminal). termview shows printable ASCII only.
+const (
+	viewCaption       = "left/right: spin   space: pause   q: quit"
+	viewCaptionNoKeys = "Ctrl-C: quit"
+)
 
 // Exit statuses: 0 for a run that ended as asked (frames done, q, Esc),
 // 1 for an error, 2 for a bad command line, and 128 + the signal's number
@@ -166,6 +170,11 @@ func (p *program) run(ctx context.Context) (err error) {
 		if v, err := drm.GetVersion(dc); err == nil {
 			p.dispDriver = v.Name
 		}
+		// Missed vblanks are told apart by comparing the queue time
+		// (CLOCK_MONOTONIC, bench.Monotonic) with the events' timestamps,
+		// which the kernel takes on that clock when it says so. (The
+		// simulated display says so too; its virtual clock, which only
+		// tests use, never lets a vblank pass unflipped.)
 		p.pacing.Period = report.FramePeriod(p.disp.Mode())
 		ts, err := drm.GetCapability(dc, drm.CapTimestampMonotonic)
 		p.pacing.Classify = err == nil && ts == 1
@@ -176,7 +185,11 @@ func (p *program) run(ctx context.Context) (err error) {
 		// write to stdout until the view is closed, which happens right
 		// after the loop (closeView) so the report lands on the normal
 		// screen.
-		if p.view, err = termview.Open(term, termview.Options{Caption: viewCaption}); err != nil {
+		caption := viewCaption
+		if e.keys == nil && (e.stdin == nil || !keys.IsTerminal(int(e.stdin.Fd()))) {
+			caption = viewCaptionNoKeys
+		}
+		if p.view, err = termview.Open(term, termview.Options{Caption: caption}); err != nil {
 			return err
 		}
 		defer p.closeView()
