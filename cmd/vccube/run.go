@@ -534,8 +534,12 @@ func (p *program) finish(capf *captureFile) error {
 		var gerr error
 		if p.gif.Frames() == 0 {
 			gerr = errors.New("-record: no frame was rendered")
-		} else {
-			gerr = p.gif.Close() // "record: writing the animation …"
+		} else if gerr = p.gif.Close(); gerr == nil { // "record: writing the animation …"
+			// TODO(record owner): record.Create writes through
+			// os.CreateTemp, whose file is private (0600); a picture is
+			// for anyone to look at, as -capture's PNG is (capture.go).
+			// Once Close leaves the file 0644 this can go.
+			gerr = os.Chmod(cfg.record, 0o644)
 		}
 		if err == nil {
 			err = gerr

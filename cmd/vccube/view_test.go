@@ -465,6 +465,10 @@ func TestRecordDefaultFrames(t *testing.T) {
 	if g := readGIF(t, anim); len(g.Image) != 90 {
 		t.Errorf("%d frames, want 90", len(g.Image))
 	}
+	// Readable by anyone, as a file os.Create makes (before the umask).
+	if fi, err := os.Stat(anim); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Errorf("the animation's mode: %v %v", fi.Mode(), err)
+	}
 	if !strings.HasPrefix(r.stdout, "Rendered 89 frames") {
 		t.Errorf("stdout %q", r.stdout)
 	}
