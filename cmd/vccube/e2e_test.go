@@ -37,7 +37,7 @@ const moduleRoot = "../.."
 // PAGE_FLIP returns, so frames are paced exactly as at the mode's refresh
 // rate without the test waiting for real vblanks.
 type testDevice struct {
-	t    *testing.T
+	t    testing.TB
 	dev  *sim.Device
 	gpu  *gpu.GPU
 	disp *display.Display
@@ -50,11 +50,11 @@ type testDevice struct {
 	atClose map[string]int // and when it closed it
 }
 
-func newTestDevice(t *testing.T, opts sim.Options) *testDevice {
+func newTestDevice(t testing.TB, opts sim.Options) *testDevice {
 	return newTestDisplay(t, opts, display.Options{})
 }
 
-func newTestDisplay(t *testing.T, opts sim.Options, dopts display.Options) *testDevice {
+func newTestDisplay(t testing.TB, opts sim.Options, dopts display.Options) *testDevice {
 	t.Helper()
 	if opts.CMASize == 0 {
 		// Enough for the largest frame the tests render (1280x720: two

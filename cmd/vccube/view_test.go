@@ -8,6 +8,7 @@ import (
 	"image/color"
 	"image/draw"
 	"image/gif"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,7 +43,14 @@ type pty struct {
 	out           bytes.Buffer
 }
 
-func openPTY(t *testing.T, cols, rows int) *pty {
+func openPTY(t testing.TB, cols, rows int) *pty {
+	t.Helper()
+	return openPTYOutput(t, cols, rows, true)
+}
+
+// openPTYOutput is openPTY that keeps what the program writes only with
+// keep (a benchmark discards it, so as not to count its own buffer).
+func openPTYOutput(t testing.TB, cols, rows int, keep bool) *pty {
 	t.Helper()
 	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
 	if err != nil {
@@ -69,9 +77,11 @@ func openPTY(t *testing.T, cols, rows int) *pty {
 		buf := make([]byte, 1<<16)
 		for {
 			n, err := m.Read(buf)
-			p.mu.Lock()
-			p.out.Write(buf[:n])
-			p.mu.Unlock()
+			if keep {
+				p.mu.Lock()
+				p.out.Write(buf[:n])
+				p.mu.Unlock()
+			}
 			if err != nil {
 				return
 			}
@@ -83,7 +93,7 @@ func openPTY(t *testing.T, cols, rows int) *pty {
 
 // control runs op on f's descriptor (through SyscallConn, so that reads
 // stay interruptible by Close).
-func control(t *testing.T, f *os.File, op func(fd int) error) {
+func control(t testing.TB, f *os.File, op func(fd int) error) {
 	t.Helper()
 	rc, err := f.SyscallConn()
 	if err != nil {
@@ -513,5 +523,45 @@ func TestViewAndRecordAllocateNothing(t *testing.T) {
 	anim := filepath.Join(t.TempDir(), "cube.gif")
 	if a := mallocsPerFrameOn(t, d, term.slave, 50, "-device", "sim", "-mode", "640x480", "-record", anim, "-record-scale", "2"); a >= 0.5 {
 		t.Errorf("%.2f allocations per frame", a)
+	}
+}
+
+// BenchmarkFrame measures what one frame of the program's loop costs the
+// CPU at 640x480 on the simulated device (its GPU model included) with
+// page flips on a virtual-time display, which never waits for a vblank:
+// alone, with -record (the GIF encodes each frame before the next is
+// drawn) and with the terminal view (which copies each frame; its own
+// goroutine draws it).
+func BenchmarkFrame(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		args []string
+		term bool
+	}{
+		{"plain", nil, false},
+		{"record", []string{"-record", filepath.Join(b.TempDir(), "cube.gif")}, false},
+		{"record_half", []string{"-record", filepath.Join(b.TempDir(), "cube.gif"), "-record-scale", "2"}, false},
+		{"view", nil, true},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			d := newTestDevice(b, sim.Options{})
+			var stdout io.Writer = &bytes.Buffer{}
+			if c.term {
+				b.Setenv("COLORTERM", "truecolor")
+				stdout = openPTYOutput(b, 120, 40, false).slave
+			}
+			var errb bytes.Buffer
+			e := &env{stdout: stdout, stderr: &errb, driDir: b.TempDir(), openSim: d.opener()}
+			e.afterFrame = func(k uint64) {
+				if k == 0 {
+					b.ResetTimer() // frame 0 sets the mode and warms up
+				}
+			}
+			b.ReportAllocs()
+			args := append([]string{"-device", "sim", "-mode", "640x480", "-frames", fmt.Sprint(b.N + 1)}, c.args...)
+			if code := run(context.Background(), args, e); code != exitOK {
+				b.Fatalf("exit %d: %s", code, errb.String())
+			}
+		})
 	}
 }
