@@ -399,8 +399,8 @@ func (p *program) handleKeys(ctx context.Context) (quit bool, err error) {
 	}
 }
 
-// frame renders frame k, waits for it, keeps it if -capture wants it, and
-// shows it.
+// frame renders frame k, waits for it, gives it to the terminal view and
+// to -record, keeps it if -capture wants it, and shows it.
 func (p *program) frame(k uint64) error {
 	degrees := p.degrees()
 	var b *present.Buffer
