@@ -87,6 +87,9 @@ type snapshot struct {
 type chain struct {
 	first, end int
 	start      snapshot
+	// cleared says the chain ends with the store that clears the whole
+	// buffer (every chain but the last of a batch).
+	cleared bool
 }
 
 // Renderer runs render lists. It keeps the tile buffer and clear values
@@ -261,10 +264,10 @@ func (r *Renderer) use() {
 	r.ownerGen[i], r.owner[i] = r.gen, c
 }
 
-// endChain closes the chain being built after a store that cleared the
-// whole buffer.
-func (r *Renderer) endChain() {
-	r.chains = append(r.chains, chain{first: r.curFirst, end: len(r.ops), start: r.cur})
+// endChain closes the chain being built: after a store that cleared the
+// whole buffer (cleared), or at a flush.
+func (r *Renderer) endChain(cleared bool) {
+	r.chains = append(r.chains, chain{first: r.curFirst, end: len(r.ops), start: r.cur, cleared: cleared})
 	r.curFirst = len(r.ops)
 	r.cur = r.snap()
 }
@@ -366,7 +369,7 @@ func (r *Renderer) stored(eof, touches, cleared bool) {
 		r.use()
 	}
 	if cleared {
-		r.endChain()
+		r.endChain(true)
 	}
 }
 
@@ -404,7 +407,7 @@ func (r *Renderer) skipInline() error {
 // flush renders the chains recorded so far.
 func (r *Renderer) flush() error {
 	if len(r.ops) > r.curFirst {
-		r.endChain()
+		r.endChain(false)
 	}
 	err := r.renderChains()
 	// Chains are rendered: the next one starts from the tile buffer the

@@ -68,6 +68,11 @@ type Worker struct {
 	vsSeen uint64
 	// vertices counts the vertices direct draws named in the chain.
 	vertices int
+	// cleared says the last chain this worker ran ended with the store
+	// that cleared the whole buffer, to clearedTo: the next chain need not
+	// clear it again.
+	cleared   bool
+	clearedTo tlb.ClearValues
 
 	frag fragment
 }
@@ -101,11 +106,16 @@ func (w *Worker) setView(v *mem.View) {
 func (w *Worker) runChain(c *chain) error {
 	r := w.r
 	s := &c.start
-	if s.carry {
+	switch {
+	case s.carry:
 		w.buf = r.carryIn
-	} else {
+	case w.cleared && w.clearedTo == s.clear:
+		// The previous chain this worker ran ended with the store that
+		// cleared the whole buffer to these values: it is clear already.
+	default:
 		w.buf.Clear(s.clear, true, true)
 	}
+	w.cleared = false
 	w.frame, w.hasFrame, w.clear, w.tile = s.frame, s.hasFrame, s.clear, s.tile
 	w.npending = s.npending
 	for i := 0; i < s.npending; i++ {
@@ -130,6 +140,7 @@ func (w *Worker) runChain(c *chain) error {
 			return w.th.Hang(o.addr, fmt.Sprintf("%v: %v", spec.Opcode(o.raw[0]), err), err)
 		}
 	}
+	w.cleared, w.clearedTo = c.cleared, w.clear
 	return nil
 }
 
