@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"strconv"
+	"time"
 	"unsafe"
 )
 
@@ -147,12 +148,30 @@ func (m ModeInfo) Interlaced() bool { return m.Flags&ModeFlagInterlace != 0 }
 // drm_modes.c (drm_mode_vrefresh) does before rounding: clock over
 // htotal*vtotal, doubled when interlaced, halved for double scan, divided
 // by vscan. 0 when the timings are empty.
-func (m ModeInfo) RefreshMilliHz() uint64 {
-	num := uint64(m.Clock) * 1_000_000 // kHz -> mHz
-	den := uint64(m.Htotal) * uint64(m.Vtotal)
+func (m ModeModeInfo) RefreshMilliHz() uint64 {
+	num, den := m.refreshFraction()
 	if den == 0 {
 		return 0
 	}
+	return (num*1_000_000 + den/2) / den
+}
+
+// VrefreshHz is the refresh rate in whole Hz exactly as the kernel rounds
+// it into the vrefresh field (drm_modes.c drm_mode_vrefresh:
+// DIV_ROUND_CLOSEST of clock·1000 over the frame's pixels, with the same
+// interlace, double-scan and vscan factors). 0 when the timings are empty.
+func (m ModeModeInfo) VrefreshHz() uint32 {
+	num, den := m.refreshFraction()
+	if den == 0 {
+		return 0
+	}
+	return uint32((num*1000 + den/2) / den)
+}
+
+// refreshFraction is the refresh rate in kHz-clock units as num/den.
+func (m ModeModeInfo) refreshFraction() (num, den uint64) {
+	num = uint64(m.Clock)
+	den = uint64(m.Htotal) * uint64(m.Vtotal)
 	if m.Flags&ModeFlagInterlace != 0 {
 		num *= 2
 	}
@@ -162,7 +181,24 @@ func (m ModeInfo) RefreshMilliHz() uint64 {
 	if m.Vscan > 1 {
 		den *= uint64(m.Vscan)
 	}
-	return (num + den/2) / den
+	return num, den
+}
+
+// FramePeriod is the mode's frame (for interlaced modes, field) duration
+// from its timings, as the kernel computes the vblank period
+// (drm_vblank.c drm_calc_timestamping_constants: framedur_ns =
+// htotal·vtotal·1000000 / clock in kHz, integer division, halved for an
+// interlaced mode). VKMS's vblank timer runs at exactly this period
+// (vkms_crtc.c vkms_enable_vblank). 0 for a mode without a clock.
+func (m ModeModeInfo) FramePeriod() time.Duration {
+	if m.Clock == 0 {
+		return 0
+	}
+	ns := uint64(m.Htotal) * uint64(m.Vtotal) * 1_000_000 / uint64(m.Clock)
+	if m.Flags&ModeFlagInterlace != 0 {
+		ns /= 2
+	}
+	return time.Duration(ns)
 }
 
 // String formats the mode as "1920x1080@60" ("1920x1080i@60" when
@@ -170,7 +206,7 @@ func (m ModeInfo) RefreshMilliHz() uint64 {
 func (m ModeInfo) String() string {
 	hz := uint64(m.Vrefresh)
 	if hz == 0 {
-		hz = (m.RefreshMilliHz() + 500) / 1000
+		hz = uint64(m.VrefreshHz())
 	}
 	i := ""
 	if m.Interlaced() {

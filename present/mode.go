@@ -103,7 +103,7 @@ func roundedRefresh(mode drm.ModeInfo) uint32 {
 	if mode.Vrefresh != 0 {
 		return mode.Vrefresh
 	}
-	return uint32((mode.RefreshMilliHz() + 500) / 1000)
+	return mode.VrefreshHz()
 }
 
 // ErrUnknownMode is wrapped by the error for a mode the display does not

@@ -91,6 +91,14 @@ func Create(path string, opt Options) (*GIF, error) {
 		}
 		return nil, fmt.Errorf("record: cannot write the animation to %s: %v; choose a directory you can write to", path, err)
 	}
+	// os.CreateTemp makes the file private (0600); an animation is for
+	// anyone to look at, like a file os.Create would have made (0644
+	// under the usual umask).
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return nil, fmt.Errorf("record: cannot write the animation to %s: %v", path, err)
+	}
 	g.path, g.tmp = path, tmp
 	g.s = newGIFStream(tmp)
 	return g, nil

@@ -175,7 +175,7 @@ func (p *program) run(ctx context.Context) (err error) {
 		// which the kernel takes on that clock when it says so. (The
 		// simulated display says so too; its virtual clock, which only
 		// tests use, never lets a vblank pass unflipped.)
-		p.pacing.Period = report.FramePeriod(p.disp.Mode())
+		p.pacing.Period = p.disp.Mode().FramePeriod()
 		ts, err := drm.GetCapability(dc, drm.CapTimestampMonotonic)
 		p.pacing.Classify = err == nil && ts == 1
 	}
@@ -534,12 +534,8 @@ func (p *program) finish(capf *captureFile) error {
 		var gerr error
 		if p.gif.Frames() == 0 {
 			gerr = errors.New("-record: no frame was rendered")
-		} else if gerr = p.gif.Close(); gerr == nil { // "record: writing the animation …"
-			// TODO(record owner): record.Create writes through
-			// os.CreateTemp, whose file is private (0600); a picture is
-			// for anyone to look at, as -capture's PNG is (capture.go).
-			// Once Close leaves the file 0644 this can go.
-			gerr = os.Chmod(cfg.record, 0o644)
+		} else {
+			gerr = p.gif.Close() // "record: writing the animation …"
 		}
 		if err == nil {
 			err = gerr

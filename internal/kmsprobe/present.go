@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/vccube/vccube/cmd/vccube/report"
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/present"
 	"golang.org/x/sys/unix"
@@ -91,7 +90,7 @@ func presentRun(rep *PresentReport, device, connector, modeFlag string, flips in
 
 	m := d.Mode()
 	rep.Connector, rep.Mode, rep.Crtc = d.Connector().Name(), m.String(), d.CrtcID()
-	rep.PeriodNs = int64(report.FramePeriod(m))
+	rep.PeriodNs = int64(m.FramePeriod())
 	saved, _ := d.Saved()
 	rep.SavedFb = saved.FbID
 

@@ -182,7 +182,7 @@ func (d *Display) getCrtc(cs *clientState, r *drm.ModeCrtc) error {
 	r.X, r.Y = c.x, c.y
 	if c.active {
 		r.Mode = c.mode
-		r.Mode.Vrefresh = vrefresh(&c.mode) // drm_mode_convert_to_umode
+		r.Mode.Vrefresh = c.mode.VrefreshHz() // drm_mode_convert_to_umode
 		r.ModeValid = 1
 	} else {
 		r.ModeValid = 0

@@ -63,8 +63,8 @@ func TestTimeline(t *testing.T) {
 	if got := tl.at(3); got != 50_000_000 {
 		t.Errorf("interlaced field 3 at %d", got)
 	}
-	if vrefresh(&i60) != 60 {
-		t.Errorf("interlaced vrefresh %d", vrefresh(&i60))
+	if i60.VrefreshHz() != 60 {
+		t.Errorf("interlaced vrefresh %d", i60.VrefreshHz())
 	}
 	setName(&i60)
 	if got := (drm.ModeInfo{ModeModeInfo: i60}).Name(); got != "1920x1080i" {
@@ -95,7 +95,7 @@ func TestVrefresh(t *testing.T) {
 		{drm.ModeModeInfo{Clock: 1000, Htotal: 100, Vtotal: 100, Flags: drm.ModeFlagDblScan}, 50},
 		{drm.ModeModeInfo{Clock: 1000}, 0},
 	} {
-		if got := vrefresh(&tc.m); got != tc.want {
+		if got := tc.m.VrefreshHz(); got != tc.want {
 			t.Errorf("vrefresh(%+v) = %d, want %d", tc.m, got, tc.want)
 		}
 	}

@@ -97,26 +97,6 @@ const (
 	picARMax   = 4
 )
 
-// vrefresh is drm_mode_vrefresh (drm_modes.c): the pixel clock over the
-// frame's pixels, doubled for interlace, halved for double scan, divided
-// by vscan, rounded to the nearest Hz.
-func vrefresh(m *drm.ModeModeInfo) uint32 {
-	if m.Htotal == 0 || m.Vtotal == 0 {
-		return 0
-	}
-	num := uint64(m.Clock)
-	den := uint64(m.Htotal) * uint64(m.Vtotal)
-	if m.Flags&drm.ModeFlagInterlace != 0 {
-		num *= 2
-	}
-	if m.Flags&drm.ModeFlagDblScan != 0 {
-		den *= 2
-	}
-	if m.Vscan > 1 {
-		den *= uint64(m.Vscan)
-	}
-	return uint32((num*1000 + den/2) / den)
-}
 
 // setName is drm_mode_set_name: "WxH", with "i" for interlaced modes.
 func setName(m *drm.ModeModeInfo) {
@@ -182,7 +162,7 @@ func probeModes(mon *Monitor) []drm.ModeModeInfo {
 		if validateBasic(&m) != "" || validateVC4(&m) != "" || m.Hdisplay > maxWidth || m.Vdisplay > maxHeight {
 			continue
 		}
-		m.Vrefresh = vrefresh(&m)
+		m.Vrefresh = m.VrefreshHz()
 		setName(&m)
 		// drm_connector_list_update merges a mode probed twice.
 		dup := false

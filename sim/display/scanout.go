@@ -55,7 +55,7 @@ func (d *Display) ReadScanout(dst *Frame) error {
 	data := dst.Data[:0]
 	*dst = Frame{CrtcID: CrtcID, Mode: drm.ModeInfo{ModeModeInfo: c.mode}, Sequence: c.scanSeq,
 		Time: time.Duration(c.scanTime), Data: data}
-	dst.Mode.Vrefresh = vrefresh(&c.mode)
+	dst.Mode.Vrefresh = c.mode.VrefreshHz()
 	fb := c.scan
 	if fb == nil {
 		return nil

@@ -14,8 +14,6 @@ import (
 	"fmt"
 	"io"
 	"time"
-
-	"github.com/vccube/vccube/drm"
 )
 
 // Report is the end-of-run summary.
@@ -141,23 +139,6 @@ type Counter struct {
 
 // Ms converts a duration to milliseconds.
 func Ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
-// FramePeriod is a mode's frame duration from its timings: htotal·vtotal
-// pixels at the pixel clock (kHz), as the kernel computes the vblank
-// period (drm_vblank.c drm_calc_timestamping_constants: framedur_ns =
-// frame_size·1000000 / dotclock, integer division; a field for interlaced
-// modes). VKMS's vblank timer runs at exactly this period (vkms_crtc.c
-// vkms_enable_vblank). 0 for a mode without a clock.
-func FramePeriod(m drm.ModeInfo) time.Duration {
-	if m.Clock == 0 {
-		return 0
-	}
-	ns := int64(m.Htotal) * int64(m.Vtotal) * 1_000_000 / int64(m.Clock)
-	if m.Interlaced() {
-		ns /= 2
-	}
-	return time.Duration(ns)
-}
 
 // JSON writes the report as one JSON object and a newline.
 func (rep *Report) JSON(w io.Writer) error {

@@ -5,38 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/vccube/vccube/drm"
 )
-
-// Frame periods worked out by hand from the modes' timings (the kernel's
-// tables in drm_edid.c): htotal·vtotal·10⁶ / clock in kHz, truncated.
-func TestFramePeriod(t *testing.T) {
-	for _, c := range []struct {
-		name           string
-		clock          uint32
-		htotal, vtotal uint16
-		interlaced     bool
-		want           time.Duration
-	}{
-		{"640x480@60 (DMT 0x04)", 25175, 800, 525, false, 16683217},   // 420000000000/25175
-		{"800x600@60 (DMT 0x09)", 40000, 1056, 628, false, 16579200},  // 663168000000/40000
-		{"1024x768@60 (DMT 0x10)", 65000, 1344, 806, false, 16665600}, // 1083264000000/65000
-		{"1920x1080@60 (VIC 16)", 148500, 2200, 1125, false, 16666666},
-		{"1920x1080i@60 (VIC 5): a field", 74250, 2200, 1125, true, 16666666},
-		{"no clock", 0, 800, 525, false, 0},
-	} {
-		m := drm.ModeInfo{}
-		m.Clock, m.Htotal, m.Vtotal = c.clock, c.htotal, c.vtotal
-		if c.interlaced {
-			m.Flags = drm.ModeFlagInterlace
-		}
-		if got := FramePeriod(m); got != c.want {
-			t.Errorf("%s: %d ns, want %d", c.name, got, c.want)
-		}
-	}
-}
 
 func sample() *Report {
 	return &Report{Device: "sim", GPU: "VideoCore IV", Display: "Virtual-1 640x480@60 on CRTC 35",
