@@ -97,7 +97,6 @@ const (
 	picARMax   = 4
 )
 
-
 // setName is drm_mode_set_name: "WxH", with "i" for interlaced modes.
 func setName(m *drm.ModeModeInfo) {
 	i := ""
