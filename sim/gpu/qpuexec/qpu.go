@@ -84,6 +84,10 @@ const poison = 0xDEADBEEF
 
 var elementNumbers = vec{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}
 
+// poisonVec is poison in every element.
+var poisonVec = vec{poison, poison, poison, poison, poison, poison, poison, poison,
+	poison, poison, poison, poison, poison, poison, poison, poison}
+
 // QPU is one processor's state: the register files, accumulators, flags
 // and the state of its closely coupled units. Create it with NewQPU; a QPU
 // runs one program at a time and is not safe for concurrent use (give each
@@ -312,8 +316,10 @@ func (q *QPU) begin(p *Program, env Env, s *Start) {
 	q.switchAt = -1
 	q.njumps = 0
 	q.lastBr = -10
-	for i := range q.qpuNum {
-		q.qpuNum[i] = uint32(q.Num)
+	if q.qpuNum[0] != uint32(q.Num) { // QPU_NUMBER is read-only: fill it when Num changes
+		for i := range q.qpuNum {
+			q.qpuNum[i] = uint32(q.Num)
+		}
 	}
 	if p.Opts.Stage == hazard.Fragment {
 		q.ra[15], q.rb[15] = s.W, s.Z
@@ -785,14 +791,9 @@ func (q *QPU) signal(in *inst, pc int) error {
 func (q *QPU) programEnd() {
 	q.endAt = q.seq + 2
 	if q.npend+2 <= len(q.pend) {
-		for _, b := range []bool{false, true} {
-			p := &q.pend[q.npend]
-			q.npend++
-			p.b, p.reg, p.lanes, p.bits = b, 14, 0xFFFF, 0xFFFFFFFF
-			for i := range p.v {
-				p.v[i] = poison
-			}
-		}
+		q.pend[q.npend] = pendingWrite{b: false, reg: 14, lanes: 0xFFFF, bits: 0xFFFFFFFF, v: poisonVec}
+		q.pend[q.npend+1] = pendingWrite{b: true, reg: 14, lanes: 0xFFFF, bits: 0xFFFFFFFF, v: poisonVec}
+		q.npend += 2
 	}
 }
 
