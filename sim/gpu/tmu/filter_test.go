@@ -100,3 +100,38 @@ func BenchmarkNearestLookup(b *testing.B) {
 		}
 	}
 }
+
+// A parameter register a request does not write reads as 0, whatever an
+// earlier request wrote to it: after a lookup at t = 0.9 (row 3 of a
+// 4×4 texture), one that writes only B and S samples row 0.
+func TestUnwrittenParameterReadsZero(t *testing.T) {
+	pic, _ := texture.NewPicture(4, 4, 4)
+	for y := range 4 {
+		pic.Pix[y*pic.Stride] = byte(10 * (y + 1)) // red of column 0: 10, 20, 30, 40
+	}
+	f := newFixture(t, 16<<10)
+	p0, p1 := f.upload(t, texture.RGBA8888, []texture.Picture{pic}, false, nearest)
+	u := New(f.view)
+	s := floats(splat(0.1))
+	got := lookup(t, u, p0, p1, splat(0.1), splat(0.9))
+	if byte(got[0]) != 40 {
+		t.Fatalf("t = 0.9: red %d, want 40", byte(got[0]))
+	}
+	for _, reset := range []bool{false, true} {
+		if reset {
+			u.Reset(nil) // a new thread
+		}
+		bias := floats(splat(0))
+		u.Write(B, &bias, 0xFFFF, p0, false)
+		if err := u.Write(S, &s, 0xFFFF, p1, false); err != nil {
+			t.Fatal(err)
+		}
+		var out [16]uint32
+		if err := u.Receive(&out); err != nil {
+			t.Fatal(err)
+		}
+		if byte(out[0]) != 10 {
+			t.Errorf("no T written (reset %v): red %d, want 10 (row 0)", reset, byte(out[0]))
+		}
+	}
+}

@@ -139,7 +139,7 @@ func (u *Unit) Reset(v *mem.View) {
 		u.hasLast = false
 	}
 	u.span = memSpan{}
-	u.cur = request{}
+	u.cur.begin()
 	u.npending, u.usedSlots, u.rhead, u.rlen = 0, 0, 0, 0
 }
 
@@ -183,9 +183,14 @@ func (u *Unit) Write(reg int, vals *[16]uint32, mask uint16, param uint32, direc
 	}
 	u.pending[u.npending] = *c
 	u.npending++
-	u.cur = request{}
+	u.cur.begin()
 	return u.drain()
 }
+
+// begin makes r an empty request: no register written, no parameter. The
+// registers keep their old values, which nothing reads: lookup zeroes T
+// if it was not written, and R and B are read only when written.
+func (r *request) begin() { r.written, r.nparams, r.slots = 0, 0, 0 }
 
 // drain moves pending requests into the receive FIFO while it has room,
 // doing the lookups.
@@ -231,6 +236,9 @@ func (u *Unit) lookup(r *request, out *[16]uint32) error {
 	}
 	if r.nparams < 2 {
 		return fmt.Errorf("TMU lookup with %d configuration parameters: a texture lookup writes at least two registers ([AG] §4)", r.nparams)
+	}
+	if r.written&(1<<T) == 0 {
+		r.regs[T] = [16]uint32{} // an unwritten parameter reads as 0
 	}
 	return u.sample(r, out)
 }
