@@ -392,18 +392,28 @@ const Z24 = 0xFFFFFF
 //
 // Z is Zs·0xFFFFFF rounded to nearest and clamped to [0, 0xFFFFFF]
 // (hw-vc4.md §2.6: rb15 ≈ round(Zs × 0xFFFFFF); rounding UNCERTAIN).
+//
+// Each plane is v = (c + a·dx) + b·dy with dx, dy the pixel centre's offset
+// from vertex 0; the products are rounded on their own (float64(...): no
+// fused multiply-add, so every architecture computes the same bits). The
+// block's four columns share c + a·dx and its four rows b·dy, so those are
+// worked out once per block (TestBlockInputsPerPixel checks the lanes
+// against ZAt and wAt).
 func (p *Prim) BlockInputs(bx, by int, w, z, x, y *[16]uint32) {
+	var qx, zx, qy, zy [4]float64
+	for k := range 4 {
+		dx := float64(bx+k) + 0.5 - p.x0
+		dy := float64(by+k) + 0.5 - p.y0
+		qx[k], zx[k] = p.q.c+float64(p.q.a*dx), p.z.c+float64(p.z.a*dx)
+		qy[k], zy[k] = float64(p.q.b*dy), float64(p.z.b*dy)
+	}
 	par := BlockParity(by)
 	lx, ly := &LaneX[par], &LaneY[par]
 	for i := range 16 {
-		px, py := bx+int(lx[i]), by+int(ly[i])
-		dx := float64(px) + 0.5 - p.x0
-		dy := float64(py) + 0.5 - p.y0
-		q := p.q.c + p.q.a*dx + p.q.b*dy
-		w[i] = math.Float32bits(float32(1 / q))
-		zs := p.z.c + p.z.a*dx + p.z.b*dy + p.depth
-		z[i] = zToFixed(zs)
-		x[i], y[i] = uint32(px), uint32(py)
+		cx, ry := lx[i]&3, ly[i]&3
+		w[i] = math.Float32bits(float32(1 / (qx[cx] + qy[ry])))
+		z[i] = zToFixed(zx[cx] + zy[ry] + p.depth)
+		x[i], y[i] = uint32(bx+int(cx)), uint32(by+int(ry))
 	}
 }
 
@@ -411,7 +421,15 @@ func (p *Prim) BlockInputs(bx, by int, w, z, x, y *[16]uint32) {
 func (p *Prim) ZAt(x, y int) uint32 {
 	dx := float64(x) + 0.5 - p.x0
 	dy := float64(y) + 0.5 - p.y0
-	return zToFixed(p.z.c + p.z.a*dx + p.z.b*dy + p.depth)
+	return zToFixed(p.z.c + float64(p.z.a*dx) + float64(p.z.b*dy) + p.depth)
+}
+
+// wAt returns W at pixel (x, y) as float32 bits, as BlockInputs computes
+// it.
+func (p *Prim) wAt(x, y int) uint32 {
+	dx := float64(x) + 0.5 - p.x0
+	dy := float64(y) + 0.5 - p.y0
+	return math.Float32bits(float32(1 / (p.q.c + float64(p.q.a*dx) + float64(p.q.b*dy))))
 }
 
 func zToFixed(zs float64) uint32 {
@@ -452,15 +470,30 @@ func (p *Prim) SetupVarying(vals [3]float32, flat bool) Varying {
 
 // BlockVP computes VP = A·(x − x0) + B·(y − y0) at the centre of each pixel
 // of the block at (bx, by), as float32 bits.
+// The products are rounded on their own (float32(...): no fused
+// multiply-add); the four columns' A terms and the four rows' B terms are
+// worked out once per block (TestBlockInputsPerPixel checks the lanes
+// against vpAt).
 func (v *Varying) BlockVP(bx, by int, out *[16]uint32) {
-	par := BlockParity(by)
-	lx, ly := &LaneX[par], &LaneY[par]
 	fx := float32(bx) + 0.5 - v.x0
 	fy := float32(by) + 0.5 - v.y0
-	for i := range 16 {
-		vp := v.a*(fx+float32(lx[i])) + v.b*(fy+float32(ly[i]))
-		out[i] = math.Float32bits(vp)
+	var ax, by4 [4]float32
+	for k := range 4 {
+		ax[k] = float32(v.a * (fx + float32(k)))
+		by4[k] = float32(v.b * (fy + float32(k)))
 	}
+	par := BlockParity(by)
+	lx, ly := &LaneX[par], &LaneY[par]
+	for i := range 16 {
+		out[i] = math.Float32bits(ax[lx[i]&3] + by4[ly[i]&3])
+	}
+}
+
+// vpAt returns VP at pixel (x, y) as float32 bits, as BlockVP computes it.
+func (v *Varying) vpAt(x, y int) uint32 {
+	fx := float32(x&^3) + 0.5 - v.x0
+	fy := float32(y&^3) + 0.5 - v.y0
+	return math.Float32bits(float32(v.a*(fx+float32(x&3))) + float32(v.b*(fy+float32(y&3))))
 }
 
 // SetupLine prepares a line from v0 to v1 of the given width in pixels

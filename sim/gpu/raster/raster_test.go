@@ -361,3 +361,43 @@ func TestTouchesRect(t *testing.T) {
 		t.Error("rect at the corner rejected")
 	}
 }
+
+// BlockInputs and BlockVP, which share per-column and per-row terms
+// within a block, give every lane what the per-pixel formulas give, on
+// random triangles and blocks of both parities.
+func TestBlockInputsPerPixel(t *testing.T) {
+	seed := uint64(11)
+	next := func(n int) int {
+		seed = seed*6364136223846793005 + 1442695040888963407
+		return int(seed>>33) % n
+	}
+	for n := 0; n < 2000; n++ {
+		v := [3]Vertex{}
+		for k := range v {
+			v[k] = Vertex{X: int32(next(4096) - 1024), Y: int32(next(4096) - 1024), Z: float32(next(1000)) / 1000, InvW: float32(1+next(1000)) / 300}
+		}
+		var p Prim
+		if !p.SetupTriangle(&v[0], &v[1], &v[2], everywhere, false) {
+			continue
+		}
+		if n%3 == 0 {
+			p.SetDepthOffset(float32(next(5)), float32(next(100)))
+		}
+		vary := p.SetupVarying([3]float32{float32(next(100)), -float32(next(100)), float32(next(1000)) / 7}, false)
+		bx, by := 4*(next(64)-16), 4*(next(64)-16)
+		var w, z, x, y, vp [16]uint32
+		p.BlockInputs(bx, by, &w, &z, &x, &y)
+		vary.BlockVP(bx, by, &vp)
+		par := BlockParity(by)
+		for i := range 16 {
+			px, py := bx+int(LaneX[par][i]), by+int(LaneY[par][i])
+			if int(int32(x[i])) != px || int(int32(y[i])) != py {
+				t.Fatalf("lane %d at (%d,%d), want (%d,%d)", i, int32(x[i]), int32(y[i]), px, py)
+			}
+			if w[i] != p.wAt(px, py) || z[i] != p.ZAt(px, py) || vp[i] != vary.vpAt(px, py) {
+				t.Fatalf("block (%d,%d) lane %d: W %#x Z %#x VP %#x, per pixel %#x %#x %#x",
+					bx, by, i, w[i], z[i], vp[i], p.wAt(px, py), p.ZAt(px, py), vary.vpAt(px, py))
+			}
+		}
+	}
+}

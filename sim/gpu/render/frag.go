@@ -159,8 +159,8 @@ func quadMask(m uint16) uint8 {
 // nonZeroLanes returns bit i set when v[i] is not zero (the elements whose
 // MS_FLAGS still let a sample through).
 func nonZeroLanes(v *[16]uint32) (m uint16) {
-	for i, x := range v {
-		m |= uint16((x|-x)>>31) << i
+	for i := 15; i >= 0; i-- {
+		m = m<<1 | uint16((v[i]|-v[i])>>31)
 	}
 	return m
 }
