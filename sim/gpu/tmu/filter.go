@@ -66,8 +66,47 @@ func (u *Unit) nearestLevel0(sm *sampler, s, t *[16]uint32, out *[16]uint32) boo
 		return false
 	}
 	ax, ay := newAxis(lv.w, sm.p1.WrapS), newAxis(lv.h, sm.p1.WrapT)
-	flip := sm.p0.FlipY
+	// FLIPY maps row y to h-1-y (texture.FlipYRow), which is (y XOR -1) + h.
+	flip := 0
+	if sm.p0.FlipY {
+		flip = -1
+	}
 	raw := sm.typ == texture.RGBA8888 || sm.typ == texture.RGBA32R
+	if raw && !lv.linear && lv.uwShift == 2 && lv.uhShift == 2 && lv.cppShift == 2 {
+		// 32-bit texels in T or LT format: 4×4-texel utiles of 64 bytes
+		// (texture.UtileWidth/Height), so level.offset's shifts are
+		// constants.
+		utab, upr := lv.utab, lv.upr
+		for i := range 16 {
+			// axis.index, inlined by hand for the simple wraps.
+			var x, y int
+			uf := float64(math.Float32frombits(s[i])) * ax.fn
+			vf := float64(math.Float32frombits(t[i])) * ay.fn
+			if ax.simple && ay.simple && uf > -1<<30 && uf < 1<<30 && vf > -1<<30 && vf < 1<<30 {
+				x, y = int(uf), int(vf) // toward zero; floor but for negatives
+				if float64(x) > uf {
+					x--
+				}
+				if float64(y) > vf {
+					y--
+				}
+				x = max(ax.lo, min(x, ax.hi)) & ax.mask
+				y = max(ay.lo, min(y, ay.hi)) & ay.mask
+			} else {
+				var okx, oky bool
+				x, okx = ax.general(uf)
+				y, oky = ay.general(vf)
+				if !okx || !oky {
+					out[i] = sm.border
+					continue
+				}
+			}
+			y = y ^ flip + lv.h&flip
+			off := int(utab[(y>>2)*upr+x>>2]) + ((y&3)<<2|x&3)<<2
+			out[i] = binary.LittleEndian.Uint32(mem[off:])
+		}
+		return true
+	}
 	for i := range 16 {
 		x, okx := ax.index(math.Float32frombits(s[i]))
 		y, oky := ay.index(math.Float32frombits(t[i]))
@@ -75,10 +114,7 @@ func (u *Unit) nearestLevel0(sm *sampler, s, t *[16]uint32, out *[16]uint32) boo
 			out[i] = sm.border
 			continue
 		}
-		if flip {
-			y = lv.h - 1 - y // texture.FlipYRow
-		}
-		off := lv.offset(x, y)
+		off := lv.offset(x, y^flip+lv.h&flip)
 		if raw {
 			out[i] = binary.LittleEndian.Uint32(mem[off:])
 		} else {
@@ -89,18 +125,24 @@ func (u *Unit) nearestLevel0(sm *sampler, s, t *[16]uint32, out *[16]uint32) boo
 }
 
 // axis is one texture axis of a level as nearest sampling walks it: n
-// texels with a wrap mode, and the mask that wraps an index when n is a
-// power of two and the mode repeats.
+// texels with a wrap mode. For clamp to edge and for repeat over a power
+// of two ("simple"), the wrapped index of an in-range texel index i is
+// max(lo, min(i, hi)) & mask, without a branch.
 type axis struct {
-	n, mask int
-	fn      float64
-	mode    texture.Wrap
+	fn           float64
+	simple       bool
+	lo, hi, mask int
+	n            int
+	mode         texture.Wrap
 }
 
 func newAxis(n int, m texture.Wrap) axis {
-	a := axis{n: n, mask: -1, fn: float64(n), mode: m}
-	if m == texture.WrapRepeat && n&(n-1) == 0 {
-		a.mask = n - 1
+	a := axis{fn: float64(n), lo: math.MinInt, hi: math.MaxInt, mask: -1, n: n, mode: m}
+	switch {
+	case m == texture.WrapClamp:
+		a.simple, a.lo, a.hi = true, 0, n-1
+	case m == texture.WrapRepeat && n&(n-1) == 0:
+		a.simple, a.mask = true, n-1
 	}
 	return a
 }
@@ -108,21 +150,18 @@ func newAxis(n int, m texture.Wrap) axis {
 // index is wrap(texelIndex(c·n), n, mode): the texel of coordinate c.
 func (a *axis) index(c float32) (int, bool) {
 	u := float64(c) * a.fn
-	if !(u > -1<<30 && u < 1<<30) { // NaN or huge: texelIndex's clamps
-		return wrap(texelIndex(u), a.n, a.mode)
+	if a.simple && u > -1<<30 && u < 1<<30 {
+		i := int(u) // toward zero; floor but for negatives
+		if float64(i) > u {
+			i--
+		}
+		return max(a.lo, min(i, a.hi)) & a.mask, true
 	}
-	i := int(u) // toward zero; floor for the negatives below
-	if float64(i) > u {
-		i--
-	}
-	switch {
-	case a.mode == texture.WrapClamp:
-		return max(0, min(i, a.n-1)), true
-	case a.mask >= 0:
-		return i & a.mask, true
-	}
-	return wrap(i, a.n, a.mode)
+	return a.general(u)
 }
+
+// general is index for the other wraps and for NaN and huge coordinates.
+func (a *axis) general(u float64) (int, bool) { return wrap(texelIndex(u), a.n, a.mode) }
 
 // minify applies MINFILT at level of detail l > 0 ([AG] Table 19; level
 // choice as OpenGL ES 2.0 §3.7.7: the nearest level is ⌈l + ½⌉ − 1, the two
