@@ -401,3 +401,55 @@ func TestBlockInputsPerPixel(t *testing.T) {
 		}
 	}
 }
+
+// BlockMask's whole-block answers (empty when an edge is negative at every
+// corner, full when every edge is positive at every corner) agree with
+// testing each pixel centre against every edge, on random triangles and
+// lines, scissors and blocks, including blocks straddling edges.
+func TestBlockMaskAgreesWithPerPixelEdges(t *testing.T) {
+	rng := rand.New(rand.NewSource(12))
+	full, empty := 0, 0
+	for n := 0; n < 3000; n++ {
+		v := func() Vertex { return Vertex{X: int32(rng.Intn(2048) - 512), Y: int32(rng.Intn(2048) - 512), InvW: 1} }
+		a, b, c := v(), v(), v()
+		sc := Rect{rng.Intn(40) - 20, rng.Intn(40) - 20, 60 + rng.Intn(80), 60 + rng.Intn(80)}
+		var p Prim
+		var ok bool
+		if n%4 == 0 {
+			ok = p.SetupLine(&a, &b, float32(1+rng.Intn(8)), sc)
+		} else {
+			ok = p.SetupTriangle(&a, &b, &c, sc, false)
+		}
+		if !ok {
+			continue
+		}
+		for k := 0; k < 20; k++ {
+			bx, by := 4*(rng.Intn(40)-10), 4*(rng.Intn(40)-10)
+			got := p.BlockMask(bx, by)
+			par := BlockParity(by)
+			var want uint16
+			for i := range 16 {
+				x, y := bx+int(LaneX[par][i]), by+int(LaneY[par][i])
+				in := x >= sc.X0 && x < sc.X1 && y >= sc.Y0 && y < sc.Y1
+				for j := 0; j < p.nedge; j++ {
+					in = in && p.edges[j].at(x, y) > 0
+				}
+				if in {
+					want |= 1 << i
+				}
+			}
+			if got != want {
+				t.Fatalf("triangle %v %v %v scissor %v block (%d,%d): mask %#04x, per pixel %#04x", a, b, c, sc, bx, by, got, want)
+			}
+			switch want {
+			case 0xFFFF:
+				full++
+			case 0:
+				empty++
+			}
+		}
+	}
+	if full < 100 || empty < 100 {
+		t.Fatalf("only %d full and %d empty blocks: the generator needs a look", full, empty)
+	}
+}
