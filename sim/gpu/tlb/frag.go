@@ -14,24 +14,25 @@ type DepthState struct {
 // depth zb under function f (hw-vc4.md §1.4: 0 never, 1 less, 2 equal,
 // 3 lequal, 4 greater, 5 notequal, 6 gequal, 7 always — the fragment's
 // value on the left, as in OpenGL).
+//
+// The encoding is a truth table: bit 0 of f says whether a fragment passes
+// when z < zb, bit 1 when z == zb, bit 2 when z > zb (never = 0, less = 1,
+// equal = 2, lequal = 3, ...), so the test is one shift, with no branch on
+// f or on the comparison.
 func Passes(f cl.DepthFunc, z, zb uint32) bool {
-	switch f {
-	case cl.DepthFuncLess:
-		return z < zb
-	case cl.DepthFuncEqual:
-		return z == zb
-	case cl.DepthFuncLessEqual:
-		return z <= zb
-	case cl.DepthFuncGreater:
-		return z > zb
-	case cl.DepthFuncNotEqual:
-		return z != zb
-	case cl.DepthFuncGreaterEqual:
-		return z >= zb
-	case cl.DepthFuncAlways:
-		return true
+	return uint8(f)>>order(z, zb)&1 != 0
+}
+
+// order is 0 when z < zb, 1 when z == zb and 2 when z > zb.
+func order(z, zb uint32) uint {
+	var ge, gt uint
+	if z >= zb {
+		ge = 1
 	}
-	return false
+	if z > zb {
+		gt = 1
+	}
+	return ge + gt
 }
 
 // stencilFace is one face's stencil configuration ([AG] Table 27).
@@ -119,6 +120,30 @@ func (b *Buffer) ZWrite(idx *[16]uint16, z *[16]uint32, mask uint16, d DepthStat
 	if reverse {
 		face = &st.back
 	}
+	if !face.enabled {
+		// No stencil test: the depth test and update alone, the common
+		// case (zWrite is the general loop; TestZWriteWithoutStencil
+		// compares them).
+		pass = mask
+		for i := range 16 {
+			if mask&(1<<i) == 0 {
+				continue
+			}
+			p := &b.ZS[idx[i]]
+			zf := z[i] & 0xFFFFFF
+			if !Passes(d.Func, zf, *p>>8) {
+				pass &^= 1 << i
+			} else if d.Update {
+				*p = zf<<8 | *p&0xFF
+			}
+		}
+		return pass, 0
+	}
+	return b.zWrite(idx, z, mask, d, face)
+}
+
+// zWrite is ZWrite for any stencil configuration of the face in use.
+func (b *Buffer) zWrite(idx *[16]uint16, z *[16]uint32, mask uint16, d DepthState, face *stencilFace) (pass, stencilFail uint16) {
 	pass = mask
 	for i := range 16 {
 		if mask&(1<<i) == 0 {
