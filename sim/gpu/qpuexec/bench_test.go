@@ -11,9 +11,22 @@ import (
 type benchEnv struct {
 	vp, c, texel vec
 	colour       uint32
+	// varied, when set, replaces vp and c: the varyings' values in turn
+	// (s, then t, then s of the next run ...).
+	varied [][2]vec
+	next   int
 }
 
-func (e *benchEnv) Varying(vp, c *[16]uint32) error { *vp, *c = e.vp, e.c; return nil }
+func (e *benchEnv) Varying(vp, c *[16]uint32) error {
+	if e.varied != nil {
+		v := &e.varied[e.next%len(e.varied)]
+		e.next++
+		*vp, *c = v[0], v[1]
+		return nil
+	}
+	*vp, *c = e.vp, e.c
+	return nil
+}
 func (e *benchEnv) TMUWrite(int, TMUReg, *[16]uint32, uint16, uint32, bool) error {
 	return nil
 }
@@ -40,6 +53,41 @@ func BenchmarkCubeFragmentShader(b *testing.B) {
 	shaders.FillFragmentUniforms(&u, 0x1000, 0x00100040, shaders.LightFor(0.6))
 	s := &Start{Uniforms: r.uniforms(u[:]...), W: splat(fbits(1.25)), Z: splat(0x800000), MSFlags: splat(0xF)}
 	env := &benchEnv{vp: splat(fbits(0.1)), c: splat(fbits(0.3)), texel: splat(0x80C0FF40)}
+	b.ReportAllocs()
+	b.ResetTimer()
+	n := 0
+	for i := 0; i < b.N; i++ {
+		res, err := r.q.Run(fs, env, s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n += res.Instructions
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/inst")
+}
+
+// BenchmarkCubeFragmentShaderVaried is BenchmarkCubeFragmentShader with
+// inputs that vary from lane to lane as a frame's do: texture coordinates
+// across a 4×4 block (one of them 0 at the vertex, so its C is 0), W per
+// pixel and texels of different colours. Branches that depend on the data
+// cost here what they cost in a frame, which constant inputs hide.
+func BenchmarkCubeFragmentShaderVaried(b *testing.B) {
+	r := newRig(b)
+	copy(r.pool.Bytes(r.code), shaders.FS.Bytes())
+	fs, err := Load(r.view, r.code.Addr, strictFragment)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var u [shaders.NumFragmentUniforms]uint32
+	shaders.FillFragmentUniforms(&u, 0x1000, 0x00100040, shaders.LightFor(0.6))
+	w := seq(func(i int) uint32 { return fbits(1.1 + 0.013*float32(i)) })
+	s := &Start{Uniforms: r.uniforms(u[:]...), W: w, Z: splat(0x800000), MSFlags: splat(0xF)}
+	env := &benchEnv{texel: seq(func(i int) uint32 { return 0x80C0FF40 ^ uint32(i*0x01030507) })}
+	for blk := 0; blk < 16; blk++ {
+		sv := seq(func(i int) uint32 { return fbits(0.002*float32(blk*4+i&3) - 0.01) })
+		tv := seq(func(i int) uint32 { return fbits(0.003*float32(blk*4+i>>2) + 0.001) })
+		env.varied = append(env.varied, [2]vec{sv, splat(0)}, [2]vec{tv, splat(fbits(0.25))})
+	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	n := 0
