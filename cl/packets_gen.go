@@ -1853,7 +1853,7 @@ type ConfigurationBits struct {
 	EnableForwardFacing bool
 	// EnableReverseFacing draws reverse-facing primitives (clear: cull them) (payload bit 1; bool).
 	EnableReverseFacing bool
-	// Clockwise makes clockwise primitives (in hardware screen space, y down) forward-facing (payload bit 2; bool).
+	// Clockwise chooses the forward-facing winding: with the bit set, forward-facing primitives are those with negative signed area (x1−x0)(y2−y0) − (x2−x0)(y1−y0) in y-down pixel space (row 0 at the top of the frame); with it clear, those with positive area. Mesa sets it for Gallium's front_ccw (vc4_state.c vc4_create_rasterizer_state); math/scene.ClockwiseBit explains why vkcube's front faces need it (payload bit 2; bool).
 	Clockwise bool
 	// EnableDepthOffset applies DEPTH_OFFSET (payload bit 3; bool).
 	EnableDepthOffset bool

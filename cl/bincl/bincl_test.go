@@ -10,9 +10,9 @@ import (
 )
 
 // CubePrefix is the 800×600 frame state used by the cube tests: back faces
-// culled with clockwise front faces (Mesa sets "clockwise" for GL's CCW
-// front because hardware y runs down, hw-vc4.md §1.4), LEQUAL with Z
-// writes and early Z, viewport centre (400, 300), clipper half-size
+// culled and the clockwise bit set, as Mesa sets it for GL's default CCW
+// front face (front faces then have negative signed area in y-down pixel
+// space; see the bit's doc in cl/spec), LEQUAL with Z writes and early Z, viewport centre (400, 300), clipper half-size
 // (400, −300) px in 1/16 px with y flipped, depth scale = offset = 0.5.
 func cubePrefix() *Prefix {
 	x, y, err := Tiles(800, 600, false)

@@ -324,7 +324,7 @@ var Packets = []Packet{
 		Fields: []Field{
 			flag("enable_forward_facing", 0, "EnableForwardFacing draws forward-facing primitives (clear: cull them)."),
 			flag("enable_reverse_facing", 1, "EnableReverseFacing draws reverse-facing primitives (clear: cull them)."),
-			flag("clockwise", 2, "Clockwise makes clockwise primitives (in hardware screen space, y down) forward-facing."),
+			flag("clockwise", 2, "Clockwise chooses the forward-facing winding: with the bit set, forward-facing primitives are those with negative signed area (x1−x0)(y2−y0) − (x2−x0)(y1−y0) in y-down pixel space (row 0 at the top of the frame); with it clear, those with positive area. Mesa sets it for Gallium's front_ccw (vc4_state.c vc4_create_rasterizer_state); math/scene.ClockwiseBit explains why vkcube's front faces need it."),
 			flag("enable_depth_offset", 3, "EnableDepthOffset applies DEPTH_OFFSET."),
 			flag("antialiased_points_lines", 4, "AntialiasedPointsLines is documented as not actually supported."),
 			enumField("coverage_read_type", 5, 1, CoverageReadType, "CoverageReadType is the coverage read format."),

@@ -35,9 +35,10 @@ const (
 	ClearColor = 0xff333333
 )
 
-// Prefix returns the frame state of the bin CL: back faces culled with
-// clockwise front faces (Mesa sets the bit for GL's CCW front because
-// hardware y runs down), LEQUAL with Z writes and early Z, viewport centre
+// Prefix returns the frame state of the bin CL: back faces culled and the
+// clockwise bit set, as Mesa sets it for GL's default CCW front face (front
+// faces then have negative signed area in y-down pixel space; see the bit's
+// doc in cl/spec), LEQUAL with Z writes and early Z, viewport centre
 // (400, 300), clipper half-size 400 × −300 px (y flipped) in 1/16 px, and
 // depth scale = offset = 0.5 (audit.md 1.11).
 func Prefix() *bincl.Prefix {
