@@ -1,7 +1,6 @@
 package drm_test
 
 import (
-	"reflect"
 	"runtime"
 	"testing"
 
@@ -9,25 +8,11 @@ import (
 	"github.com/vccube/vccube/drm/drmtest"
 )
 
-// loadLayout reads the C tables of the running GOARCH. The tests of this
-// file run on amd64 and, through .ci/cross-test, on GOARCH=arm GOARM=6 and
-// GOARCH=arm64 under qemu-user.
-func loadLayout(t *testing.T) *drmtest.Layout {
-	t.Helper()
-	files, err := drmtest.LayoutFiles("testdata")
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := drmtest.LoadLayout(files...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l
-}
+// The tests of this file run on amd64 and, through .ci/cross-test, on
+// GOARCH=arm GOARM=6 and GOARCH=arm64 under qemu-user.
 
 func TestStructLayoutsMatchC(t *testing.T) {
-	l := loadLayout(t)
-	for cname, v := range map[string]any{
+	drmtest.CheckStructs(t, drmtest.MustLoadLayout(t, "testdata"), map[string]any{
 		"drm_version":             drm.Version{},
 		"drm_gem_close":           drm.GemClose{},
 		"drm_get_cap":             drm.GetCap{},
@@ -45,9 +30,7 @@ func TestStructLayoutsMatchC(t *testing.T) {
 		"drm_mode_destroy_dumb":   drm.ModeDestroyDumb{},
 		"drm_event":               drm.Event{},
 		"drm_event_vblank":        drm.EventVblank{},
-	} {
-		t.Run(cname, func(t *testing.T) { drmtest.CheckStruct(t, l, cname, reflect.TypeOf(v)) })
-	}
+	})
 }
 
 // TestNativeWidthVersion pins the two layouts of struct drm_version that
@@ -60,8 +43,7 @@ func TestNativeWidthVersion(t *testing.T) {
 }
 
 func TestRequestNumbersMatchC(t *testing.T) {
-	l := loadLayout(t)
-	for cname, req := range map[string]drm.Request{
+	drmtest.CheckRequests(t, drmtest.MustLoadLayout(t, "testdata"), map[string]drm.Request{
 		"DRM_IOCTL_VERSION":            drm.IoctlVersion,
 		"DRM_IOCTL_GEM_CLOSE":          drm.IoctlGemClose,
 		"DRM_IOCTL_GET_CAP":            drm.IoctlGetCap,
@@ -81,24 +63,12 @@ func TestRequestNumbersMatchC(t *testing.T) {
 		"DRM_IOCTL_MODE_CREATE_DUMB":   drm.IoctlModeCreateDumb,
 		"DRM_IOCTL_MODE_MAP_DUMB":      drm.IoctlModeMapDumb,
 		"DRM_IOCTL_MODE_DESTROY_DUMB":  drm.IoctlModeDestroyDumb,
-	} {
-		want, ok := l.Ioctls[cname]
-		if !ok {
-			t.Errorf("%s: not in the C table", cname)
-			continue
-		}
-		if uint64(req) != want {
-			t.Errorf("%s: Go 0x%08x, C 0x%08x", cname, uint32(req), want)
-		}
-		if drm.IoctlName(req) != cname {
-			t.Errorf("IoctlName(0x%08x) = %q, want %q", uint32(req), drm.IoctlName(req), cname)
-		}
-	}
+	}, drm.IoctlName)
 }
 
 func TestConstantsMatchC(t *testing.T) {
-	l := loadLayout(t)
-	for cname, v := range map[string]uint64{
+	l := drmtest.MustLoadLayout(t, "testdata")
+	drmtest.CheckConsts(t, l, map[string]uint64{
 		"DRM_COMMAND_BASE":                    drm.CommandBase,
 		"DRM_CAP_DUMB_BUFFER":                 drm.CapDumbBuffer,
 		"DRM_CAP_VBLANK_HIGH_CRTC":            drm.CapVblankHighCrtc,
@@ -192,16 +162,7 @@ func TestConstantsMatchC(t *testing.T) {
 		"DRM_FORMAT_MOD_NONE":                 drm.FormatModNone,
 		"DRM_FORMAT_MOD_INVALID":              drm.FormatModInvalid,
 		"DRM_FORMAT_MOD_BROADCOM_VC4_T_TILED": drm.FormatModBroadcomVC4TTiled,
-	} {
-		want, ok := l.Consts[cname]
-		if !ok {
-			t.Errorf("%s: not in the C table", cname)
-			continue
-		}
-		if v != want {
-			t.Errorf("%s: Go 0x%x, C 0x%x", cname, v, want)
-		}
-	}
+	})
 	if got := drm.Fourcc('X', 'R', '2', '4'); uint64(got) != l.Consts["DRM_FORMAT_XRGB8888"] {
 		t.Errorf("Fourcc('X','R','2','4') = 0x%08x, C 0x%08x", got, l.Consts["DRM_FORMAT_XRGB8888"])
 	}

@@ -10,22 +10,10 @@ import (
 )
 
 // The C tables live with package drm; see drm/testdata/abi/README.md.
-func loadLayout(t *testing.T) *drmtest.Layout {
-	t.Helper()
-	files, err := drmtest.LayoutFiles("../drm/testdata")
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := drmtest.LoadLayout(files...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l
-}
+const testdata = "../drm/testdata"
 
 func TestStructLayoutsMatchC(t *testing.T) {
-	l := loadLayout(t)
-	for cname, v := range map[string]any{
+	drmtest.CheckStructs(t, drmtest.MustLoadLayout(t, testdata), map[string]any{
 		"drm_vc4_submit_rcl_surface": gem.SubmitRCLSurface{},
 		"drm_vc4_submit_cl":          gem.SubmitCL{},
 		"drm_vc4_wait_seqno":         gem.WaitSeqno{},
@@ -43,9 +31,7 @@ func TestStructLayoutsMatchC(t *testing.T) {
 		"drm_vc4_perfmon_create":     gem.PerfmonCreate{},
 		"drm_vc4_perfmon_destroy":    gem.PerfmonDestroy{},
 		"drm_vc4_perfmon_get_values": gem.PerfmonGetValues{},
-	} {
-		t.Run(cname, func(t *testing.T) { drmtest.CheckStruct(t, l, cname, reflect.TypeOf(v)) })
-	}
+	})
 }
 
 // TestSubmitCLFacts pins the facts kernel-vc4.md §1.3 and audit.md 7.1
@@ -67,8 +53,7 @@ func TestSubmitCLFacts(t *testing.T) {
 }
 
 func TestRequestNumbersMatchC(t *testing.T) {
-	l := loadLayout(t)
-	for cname, req := range map[string]drm.Request{
+	drmtest.CheckRequests(t, drmtest.MustLoadLayout(t, testdata), map[string]drm.Request{
 		"DRM_IOCTL_VC4_SUBMIT_CL":          gem.IoctlSubmitCL,
 		"DRM_IOCTL_VC4_WAIT_SEQNO":         gem.IoctlWaitSeqno,
 		"DRM_IOCTL_VC4_WAIT_BO":            gem.IoctlWaitBO,
@@ -84,27 +69,14 @@ func TestRequestNumbersMatchC(t *testing.T) {
 		"DRM_IOCTL_VC4_PERFMON_CREATE":     gem.IoctlPerfmonCreate,
 		"DRM_IOCTL_VC4_PERFMON_DESTROY":    gem.IoctlPerfmonDestroy,
 		"DRM_IOCTL_VC4_PERFMON_GET_VALUES": gem.IoctlPerfmonGetValues,
-	} {
-		want, ok := l.Ioctls[cname]
-		if !ok {
-			t.Errorf("%s: not in the C table", cname)
-			continue
-		}
-		if uint64(req) != want {
-			t.Errorf("%s: Go 0x%08x, C 0x%08x", cname, uint32(req), want)
-		}
-		if gem.IoctlName(req) != cname {
-			t.Errorf("IoctlName(0x%08x) = %q, want %q", uint32(req), gem.IoctlName(req), cname)
-		}
-	}
+	}, gem.IoctlName)
 	if gem.IoctlName(drm.IoctlGemClose) != "DRM_IOCTL_GEM_CLOSE" {
 		t.Error("gem.IoctlName should fall back to drm's names")
 	}
 }
 
 func TestConstantsMatchC(t *testing.T) {
-	l := loadLayout(t)
-	for cname, v := range map[string]uint64{
+	drmtest.CheckConsts(t, drmtest.MustLoadLayout(t, testdata), map[string]uint64{
 		"VC4_SUBMIT_RCL_SURFACE_READ_IS_FULL_RES":               gem.SurfaceReadIsFullRes,
 		"VC4_SUBMIT_CL_USE_CLEAR_COLOR":                         gem.SubmitUseClearColor,
 		"VC4_SUBMIT_CL_FIXED_RCL_ORDER":                         gem.SubmitFixedRCLOrder,
@@ -155,16 +127,7 @@ func TestConstantsMatchC(t *testing.T) {
 		"VC4_PERFCNT_L2C_TOTAL_L2_CACHE_HIT":                    gem.PerfcntL2CTotalL2CacheHit,
 		"VC4_PERFCNT_L2C_TOTAL_L2_CACHE_MISS":                   gem.PerfcntL2CTotalL2CacheMiss,
 		"VC4_PERFCNT_NUM_EVENTS":                                gem.PerfcntNumEvents,
-	} {
-		want, ok := l.Consts[cname]
-		if !ok {
-			t.Errorf("%s: not in the C table", cname)
-			continue
-		}
-		if v != want {
-			t.Errorf("%s: Go %d, C %d", cname, v, want)
-		}
-	}
+	})
 	// V3D_EXPECTED_IDENT0 lives in the kernel's vc4_regs.h, not in the
 	// uAPI: 'V' | '3'<<8 | 'D'<<16 | 2<<24.
 	if gem.V3DExpectedIdent0 != 0x02443356 {

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/vccube/vccube/drm"
 )
 
 // Layout is what the C compiler says about the uAPI on one architecture:
@@ -48,6 +50,24 @@ func TableArch(goarch string) (string, error) {
 		return "armhf", nil
 	}
 	return "", fmt.Errorf("no C layout table for GOARCH=%s (have amd64, arm, arm64)", goarch)
+}
+
+// MustLoadLayout reads the two C tables of the running GOARCH (LayoutFiles,
+// LoadLayout) and fails the test if it cannot; testdata is the path of
+// drm/testdata from the test's package directory. The layout tests of drm
+// and gem run on amd64 and, through .ci/cross-test, on GOARCH=arm GOARM=6
+// and GOARCH=arm64 under qemu-user.
+func MustLoadLayout(t testing.TB, testdata string) *Layout {
+	t.Helper()
+	files, err := LayoutFiles(testdata)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := LoadLayout(files...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
 }
 
 // LayoutFiles returns the two table files for the running GOARCH, given
@@ -222,5 +242,50 @@ func CheckStruct(t testing.TB, l *Layout, cname string, goType reflect.Type) {
 	}
 	for _, gf := range goFields {
 		t.Errorf("%s: Go field %v.%s has no C member", cname, goType, gf.Name)
+	}
+}
+
+// CheckStructs runs CheckStruct as a subtest for every C struct name of
+// structs, whose values are zero values of the Go types that mirror them.
+func CheckStructs(t *testing.T, l *Layout, structs map[string]any) {
+	t.Helper()
+	for cname, v := range structs {
+		t.Run(cname, func(t *testing.T) { CheckStruct(t, l, cname, reflect.TypeOf(v)) })
+	}
+}
+
+// CheckRequests checks each Go request number of reqs against the C
+// table's DRM_IOCTL_* value of the same name, and that name, the package's
+// IoctlName, spells it as C does.
+func CheckRequests(t testing.TB, l *Layout, reqs map[string]drm.Request, name func(drm.Request) string) {
+	t.Helper()
+	for cname, req := range reqs {
+		want, ok := l.Ioctls[cname]
+		if !ok {
+			t.Errorf("%s: not in the C table", cname)
+			continue
+		}
+		if uint64(req) != want {
+			t.Errorf("%s: Go 0x%08x, C 0x%08x", cname, uint32(req), want)
+		}
+		if got := name(req); got != cname {
+			t.Errorf("IoctlName(0x%08x) = %q, want %q", uint32(req), got, cname)
+		}
+	}
+}
+
+// CheckConsts checks each Go constant value of consts against the C
+// table's constant of the same name.
+func CheckConsts(t testing.TB, l *Layout, consts map[string]uint64) {
+	t.Helper()
+	for cname, v := range consts {
+		want, ok := l.Consts[cname]
+		if !ok {
+			t.Errorf("%s: not in the C table", cname)
+			continue
+		}
+		if v != want {
+			t.Errorf("%s: Go %#x, C %#x", cname, v, want)
+		}
 	}
 }
