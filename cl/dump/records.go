@@ -94,7 +94,7 @@ func Records(w io.Writer, recs []byte, states []cl.GLShaderState) error {
 			ew.printf(" attr%d=%d", a, r.Attributes[a])
 		}
 		ew.printf("\n")
-		idx := 4 * (3 + g.NumAttributes)
+		idx := shaderrec.RelocsLen(g.NumAttributes)
 		printRecord(ew, recs[off+idx:off+n], &g, "  ")
 		off += n
 	}

@@ -61,9 +61,17 @@ func Count(s cl.GLShaderState) int {
 // Len returns the record's size in bytes: 36 + 8n, or 100 + 4n extended.
 func (g *GL) Len() int { return spec.GLShaderRecordLen(g.NumAttributes, g.Extended) }
 
+// RelocsLen returns the size of the bo_handles indices in front of a
+// record with n attribute arrays in the kernel's shader_rec stream: one
+// u32 each for the FS, VS and CS, then one per attribute array, 4·(3 + n)
+// bytes (vc4_validate.c validate_gl_shader_rec: nr_relocs = 3 +
+// nr_attributes). n is the GL_SHADER_STATE count (Count), even for an
+// extended record.
+func RelocsLen(n int) int { return 4 * (3 + n) }
+
 // KernelLen returns the size of the record in the kernel's stream: its
 // 3 + n indices and the record.
-func (g *GL) KernelLen() int { return 4*(3+g.NumAttributes) + g.Len() }
+func (g *GL) KernelLen() int { return RelocsLen(g.NumAttributes) + g.Len() }
 
 // State returns the GL_SHADER_STATE packet user space sends for this
 // record: the count and the extended bit, address 0 (the kernel fills it).
@@ -179,7 +187,7 @@ func Decode(b []byte, state cl.GLShaderState) (GL, int, error) {
 func DecodeKernel(b []byte, state cl.GLShaderState) (Relocs, GL, int, error) {
 	var r Relocs
 	n := Count(state)
-	idx := 4 * (3 + n)
+	idx := RelocsLen(n)
 	if len(b) < idx {
 		return r, GL{}, 0, &Error{0, fmt.Sprintf("%d relocation indices need %d bytes, only %d left", 3+n, idx, len(b))}
 	}

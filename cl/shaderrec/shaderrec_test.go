@@ -40,6 +40,11 @@ func TestKernelForm(t *testing.T) {
 	if !bytes.Equal(got, want) {
 		t.Fatalf("\n got % x\nwant % x", got, want)
 	}
+	// 3 shader indices + 1 attribute index = 16 bytes in front (the first
+	// row of want); 3 + 8 = 44 bytes for a full record.
+	if RelocsLen(1) != 16 || RelocsLen(8) != 44 {
+		t.Errorf("RelocsLen(1), RelocsLen(8) = %d, %d; want 16, 44", RelocsLen(1), RelocsLen(8))
+	}
 	if s := g.State(); s != (cl.GLShaderState{NumAttributeArrays: 1}) {
 		t.Errorf("State = %+v", s)
 	}
