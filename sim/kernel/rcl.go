@@ -5,7 +5,7 @@ import (
 	"syscall"
 
 	"github.com/vccube/vccube/cl"
-	"github.com/vccube/vccube/cl/spec"
+	"github.com/vccube/vccube/cl/submit"
 	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/sim/mem"
 	"github.com/vccube/vccube/texture"
@@ -23,68 +23,22 @@ const fullResTileSize = 16 << 10
 
 // The surface bits: for color_write they are TILE_RENDERING_MODE_CONFIG
 // payload bits 79:64, for the others LOAD/STORE_TILE_BUFFER_GENERAL payload
-// bits 15:0 (vc4_render_cl.c, which copies them into those packets). Their
-// field positions come from cl/spec.
+// bits 15:0 (vc4_render_cl.c, which copies them into those packets).
+// cl/submit maps between the bits and the packets' fields; the masks of
+// what the kernel accepts are the packets' fields set to all ones.
 var (
-	renderDesc    = spec.Lookup(spec.OpTileRenderingModeConfig)
-	renderBitsLSB = renderDesc.Field("multisample_4x").Start
-	storeDesc     = spec.Lookup(spec.OpStoreTileBufferGeneral)
-	loadDesc      = spec.Lookup(spec.OpLoadTileBufferGeneral)
-
 	// renderBitsMask is what the kernel accepts in color_write.bits:
 	// 4x multisampling, the colour format, 4x decimation (the low bit of
 	// the decimate field, VC4_RENDER_CONFIG_DECIMATE_MODE_4X) and the
 	// memory format (vc4_rcl_render_config_surface_setup), 0x00DD.
-	renderBitsMask = fieldMask(renderDesc, "multisample_4x", renderBitsLSB) |
-		fieldMask(renderDesc, "format", renderBitsLSB) |
-		lowBit(renderDesc, "decimate", renderBitsLSB) |
-		fieldMask(renderDesc, "tiling", renderBitsLSB)
+	renderBitsMask = submit.RenderBits(cl.TileRenderingModeConfig{Multisample4x: true,
+		Format: ^cl.RenderFormat(0), Decimate: cl.DecimateMode4x, Tiling: ^cl.Tiling(0)})
 
 	// loadStoreBitsMask is what the kernel accepts in the other surfaces'
 	// bits: buffer, tiling and format (vc4_rcl_surface_setup), 0x0337.
-	loadStoreBitsMask = fieldMask(storeDesc, "buffer", 0) |
-		fieldMask(storeDesc, "tiling", 0) |
-		fieldMask(storeDesc, "format", 0)
+	loadStoreBitsMask = submit.StoreBits(cl.StoreTileBufferGeneral{
+		Buffer: ^cl.StoreBuffer(0), Tiling: ^cl.Tiling(0), Format: ^cl.LoadStoreFormat(0)})
 )
-
-func fieldMask(p *spec.Packet, name string, lsb uint) uint16 {
-	f := p.Field(name)
-	return uint16((uint64(1)<<f.Width - 1) << (f.Start - lsb))
-}
-
-func lowBit(p *spec.Packet, name string, lsb uint) uint16 {
-	return uint16(1) << (p.Field(name).Start - lsb)
-}
-
-// renderConfigOf decodes color_write bits into the packet's fields.
-func renderConfigOf(bits uint16) cl.TileRenderingModeConfig {
-	var b [cl.TileRenderingModeConfigLen]byte
-	b[0] = byte(spec.OpTileRenderingModeConfig)
-	spec.PutBits(b[1:], renderBitsLSB, 16, uint64(bits))
-	var c cl.TileRenderingModeConfig
-	_ = c.Unpack(b[:])
-	return c
-}
-
-// storeOf decodes load/store surface bits as a STORE_TILE_BUFFER_GENERAL.
-func storeOf(bits uint16) cl.StoreTileBufferGeneral {
-	var b [cl.StoreTileBufferGeneralLen]byte
-	b[0] = byte(spec.OpStoreTileBufferGeneral)
-	spec.PutBits(b[1:], 0, 16, uint64(bits))
-	var s cl.StoreTileBufferGeneral
-	_ = s.Unpack(b[:])
-	return s
-}
-
-// loadOf decodes load/store surface bits as a LOAD_TILE_BUFFER_GENERAL.
-func loadOf(bits uint16) cl.LoadTileBufferGeneral {
-	var b [cl.LoadTileBufferGeneralLen]byte
-	b[0] = byte(spec.OpLoadTileBufferGeneral)
-	spec.PutBits(b[1:], 0, 16, uint64(bits))
-	var l cl.LoadTileBufferGeneral
-	_ = l.Unpack(b[:])
-	return l
-}
 
 // rclSetup holds the surfaces' BOs (struct vc4_rcl_setup).
 type rclSetup struct {
@@ -155,7 +109,7 @@ func (j *job) renderConfigSurface(surf *gem.SubmitRCLSurface) (*BO, error) {
 		return nil, err
 	}
 	j.addWrite(bo)
-	c := renderConfigOf(surf.Bits)
+	c := submit.RenderConfigOf(surf.Bits)
 	if c.Tiling > cl.TilingLT {
 		return nil, errf(syscall.EINVAL, "Bad tiling format")
 	}
@@ -209,7 +163,7 @@ func (j *job) surface(surf *gem.SubmitRCLSurface, name string, isWrite bool) (*B
 	if surf.Bits&^loadStoreBitsMask != 0 {
 		return nil, errf(syscall.EINVAL, "Unknown bits in load/store: 0x%04x", surf.Bits)
 	}
-	st := storeOf(surf.Bits)
+	st := submit.StoreOf(surf.Bits)
 	if st.Tiling > cl.TilingLT {
 		return nil, errf(syscall.EINVAL, "Bad tiling format")
 	}
@@ -371,7 +325,7 @@ func (j *job) createRCLBO(s *rclSetup) error {
 		out = cl.StoreTileBufferGeneral{Buffer: cl.StoreBufferNone}.Append(out)
 	}
 
-	rc := renderConfigOf(a.ColorWrite.Bits)
+	rc := submit.RenderConfigOf(a.ColorWrite.Bits)
 	if s.colorWrite != nil {
 		rc.Address = s.colorWrite.Addr() + a.ColorWrite.Offset
 	}
@@ -415,7 +369,7 @@ func (j *job) emitTile(out []byte, s *rclSetup, x, y uint8, first, last bool) []
 		if fullRes(&a.ColorRead) {
 			out = cl.LoadFullResTileBuffer{DisableZSRead: true, Address: j.fullResAddr(s.colorRead, &a.ColorRead, x, y)}.Append(out)
 		} else {
-			l := loadOf(a.ColorRead.Bits)
+			l := submit.LoadOf(a.ColorRead.Bits)
 			l.Address = s.colorRead.Addr() + a.ColorRead.Offset
 			out = l.Append(out)
 		}
@@ -430,7 +384,7 @@ func (j *job) emitTile(out []byte, s *rclSetup, x, y uint8, first, last bool) []
 		if fullRes(&a.ZSRead) {
 			out = cl.LoadFullResTileBuffer{DisableColorRead: true, Address: j.fullResAddr(s.zsRead, &a.ZSRead, x, y)}.Append(out)
 		} else {
-			l := loadOf(a.ZSRead.Bits)
+			l := submit.LoadOf(a.ZSRead.Bits)
 			l.Address = s.zsRead.Addr() + a.ZSRead.Offset
 			out = l.Append(out)
 		}
@@ -474,7 +428,7 @@ func (j *job) emitTile(out []byte, s *rclSetup, x, y uint8, first, last bool) []
 		if s.msaaColorWrite != nil || s.msaaZSWrite != nil {
 			out = coords.Append(out)
 		}
-		st := storeOf(a.ZSWrite.Bits)
+		st := submit.StoreOf(a.ZSWrite.Bits)
 		if !lastWrite {
 			st.DisableColorClear = true
 		}
