@@ -277,9 +277,6 @@ func liveRegIsUpperHalf(lri int) bool {
 	return (lri >= 16 && lri < 32) || (lri >= 32+16 && lri < 32+32)
 }
 
-func isTMUSubmit(w qpu.WAddr) bool { return w == qpu.WTMU0S || w == qpu.WTMU1S }
-func isTMUWrite(w qpu.WAddr) bool  { return w >= qpu.WTMU0S && w <= qpu.WTMU1B }
-
 // addBReadsUniform reports whether the add ALU's second operand is a
 // uniform read.
 func (s *shaderValidation) addBReadsUniform(allowSmallImm bool) bool {
@@ -321,7 +318,7 @@ func (s *shaderValidation) checkTMUWrite(isMul bool) error {
 	if waddr > qpu.WTMU0B {
 		tmu = 1
 	}
-	submit := isTMUSubmit(waddr)
+	submit := waddr.IsTMUSubmit()
 	isDirect := submit && s.tmuWriteCount[tmu] == 0
 
 	if isDirect {
@@ -432,6 +429,9 @@ func (s *shaderValidation) checkRegWrite(isMul bool) error {
 		}
 	}
 
+	if waddr.IsTMU() {
+		return s.checkTMUWrite(isMul)
+	}
 	switch waddr {
 	case qpu.WUniformsAddress:
 		if isB {
@@ -441,9 +441,6 @@ func (s *shaderValidation) checkRegWrite(isMul bool) error {
 	case qpu.WTLBColourMS, qpu.WTLBColourAll, qpu.WTLBZ:
 		// These reach only the tile buffer, not memory.
 		return nil
-	case qpu.WTMU0S, qpu.WTMU0T, qpu.WTMU0R, qpu.WTMU0B,
-		qpu.WTMU1S, qpu.WTMU1T, qpu.WTMU1R, qpu.WTMU1B:
-		return s.checkTMUWrite(isMul)
 	case qpu.WHostInt, qpu.WTMUNoSwap, qpu.WTLBAlphaMask, qpu.WMutexRelease:
 		return errf(syscall.EINVAL, "Unsupported waddr %d (ip %d)", waddr, s.ip)
 	case qpu.WVPMAddr:
@@ -493,7 +490,7 @@ func (s *shaderValidation) trackLiveClamps() {
 
 // checkInstructionWrites is check_instruction_writes.
 func (s *shaderValidation) checkInstructionWrites() error {
-	if isTMUWrite(s.raw.WaddrAdd) && isTMUWrite(s.raw.WaddrMul) {
+	if s.raw.WaddrAdd.IsTMU() && s.raw.WaddrMul.IsTMU() {
 		return errf(syscall.EINVAL, "ADD and MUL both set up textures (ip %d)", s.ip)
 	}
 	err := s.checkRegWrite(false)
