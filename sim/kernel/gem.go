@@ -349,23 +349,22 @@ func (d *Driver) Munmap(b []byte) error {
 // V3D identification registers of the BCM2835/6/7 V3D, worked out from
 // the reference guide (VideoCore IV 3D Architecture Reference Guide,
 // Tables 79-81, V3D_IDENT0..2, whose reset values are the reference
-// configuration the Pi's V3D has):
+// configuration the Pi's V3D has). The fields are gem's (DecodeIdent, the
+// one description of the IDENT layout):
 //
-//	IDENT0 = TVER 2 (31:24) | "V3D" (23:0: 'V' 0x56, '3' 0x33, 'D' 0x44
-//	         from the low byte up)                        = 0x02443356
-//	IDENT1 = VPMSZ 12 KiB (31:28 = 0xC) | HDRT 1 (27:24) | NSEM 16 (23:16)
-//	         | TUPS 2 TMUs per slice (15:12) | QUPS 4 QPUs per slice (11:8)
-//	         | NSLC 3 slices (7:4) | REV 1 (3:0)          = 0xC1102431
-//	IDENT2 = TLBDB 1 (11:8) | TLBSZ 2, full size (7:4) | VRISZ 1 (3:0)
-//	                                                      = 0x00000121
+//	IDENT0: technology version 2 and "V3D"      = gem.V3DExpectedIdent0
+//	IDENT1: VPM 12 KiB, HDR render targets 1, 16 semaphores, 2 TMUs and
+//	        4 QPUs per slice, 3 slices, revision 1 = 0xC1102431
+//	IDENT2: TLB double-buffer 1, TLB size 2 (full), VRI memory size 1
+//	                                             = 0x00000121
 //
 // IDENT0 is also the value vc4_v3d_bind insists on (V3D_EXPECTED_IDENT0 in
 // vc4_regs.h); IDENT1 0xc1102431 and IDENT2 0x121 are what Pi 2/3 hardware
 // reports in published V3D bring-up logs.
 const (
-	V3DIdent0 = 0x02443356
-	V3DIdent1 = 0xC<<28 | 1<<24 | 16<<16 | 2<<12 | 4<<8 | 3<<4 | 1
-	V3DIdent2 = 1<<8 | 2<<4 | 1
+	V3DIdent0 = gem.V3DExpectedIdent0
+	V3DIdent1 = 0xC1102431
+	V3DIdent2 = 0x00000121
 )
 
 // GetParam is DRM_IOCTL_VC4_GET_PARAM (vc4_drv.c vc4_get_param_ioctl):
