@@ -33,6 +33,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/vccube/vccube/cl"
 	"github.com/vccube/vccube/cl/spec"
 	"github.com/vccube/vccube/sim/mem"
 )
@@ -262,7 +263,9 @@ func (t *Thread) Next() (Packet, error) {
 			t.pc += n
 			return Packet{}, ErrHalted
 		case spec.OpBranch:
-			t.pc = le32(b[1:])
+			var q cl.Branch
+			q.Unpack(b)
+			t.pc = q.Address
 			if err := t.flow(addr); err != nil {
 				return Packet{}, err
 			}
@@ -276,9 +279,11 @@ func (t *Thread) Next() (Packet, error) {
 			if t.depth == len(t.stack) {
 				return Packet{}, t.Hang(addr, fmt.Sprintf("BRANCH_TO_SUB_LIST nested more than %d deep", len(t.stack)), nil)
 			}
+			var q cl.BranchToSubList
+			q.Unpack(b)
 			t.stack[t.depth] = t.pc + n
 			t.depth++
-			t.pc = le32(b[1:])
+			t.pc = q.Address
 			if err := t.flow(addr); err != nil {
 				return Packet{}, err
 			}
@@ -328,7 +333,3 @@ func (t *Thread) Skip(n int) { t.pc += uint32(n) }
 
 // Jump moves the current address to addr (a branch inside inline data).
 func (t *Thread) Jump(addr uint32) { t.pc = addr }
-
-func le32(b []byte) uint32 {
-	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
-}
