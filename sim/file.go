@@ -159,7 +159,7 @@ func (d *Device) lookup(nr uint32) *ioctlDesc {
 			return nil
 		}
 		if i := nr - drm.CommandBase; i < uint32(len(vc4Ioctls)) {
-			return &vc4Ioctls[i]
+			return vc4Ioctls[i]
 		}
 		return nil
 	}

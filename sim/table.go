@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"syscall"
 	"unsafe"
 
@@ -57,8 +58,10 @@ func typed[T any](fn func(f *File, a *T) error) handler {
 	return func(f *File, _ drm.Request, arg unsafe.Pointer) error { return fn(f, (*T)(arg)) }
 }
 
-func kms(name string, cmd drm.Request, flags int) *ioctlDesc {
-	return &ioctlDesc{name: name, cmd: cmd, flags: flags, fn: display}
+// kms is a KMS request drm/ has no struct for: the display answers it
+// with the caller's size and direction.
+func kms(name string, flags int) *ioctlDesc {
+	return &ioctlDesc{name: name, flags: flags, fn: display}
 }
 
 func absent(name string, flags int) *ioctlDesc {
@@ -69,65 +72,75 @@ func absent(name string, flags int) *ioctlDesc {
 // in it.
 var coreIoctls = func() [0xD2]*ioctlDesc {
 	var t [0xD2]*ioctlDesc
-	set := func(nr uint32, d *ioctlDesc) { t[nr] = d }
-	set(0x00, &ioctlDesc{"DRM_IOCTL_VERSION", drm.IoctlVersion, permRenderAllow, typed(version)})
+	set := func(nr uint32, d *ioctlDesc) {
+		if t[nr] != nil {
+			panic(fmt.Sprintf("sim: two entries for DRM ioctl 0x%02x", nr))
+		}
+		t[nr] = d
+	}
+	// A request drm/ describes goes where its number says, under its
+	// name; the others are written here by number and name.
+	known := func(cmd drm.Request, flags int, fn handler) {
+		set(cmd.Nr(), &ioctlDesc{name: drm.IoctlName(cmd), cmd: cmd, flags: flags, fn: fn})
+	}
+	known(drm.IoctlVersion, permRenderAllow, typed(version))
 	set(0x01, absent("DRM_IOCTL_GET_UNIQUE", 0))
 	set(0x02, absent("DRM_IOCTL_GET_MAGIC", 0))
 	set(0x05, absent("DRM_IOCTL_GET_CLIENT", 0))
 	set(0x06, absent("DRM_IOCTL_GET_STATS", 0))
 	set(0x07, absent("DRM_IOCTL_SET_VERSION", permMaster))
-	set(0x09, &ioctlDesc{"DRM_IOCTL_GEM_CLOSE", drm.IoctlGemClose, permRenderAllow,
-		typed(func(f *File, a *drm.GemClose) error { return f.k.GemClose(a) })})
+	known(drm.IoctlGemClose, permRenderAllow,
+		typed(func(f *File, a *drm.GemClose) error { return f.k.GemClose(a) }))
 	set(0x0a, absent("DRM_IOCTL_GEM_FLINK", permAuth))
 	set(0x0b, absent("DRM_IOCTL_GEM_OPEN", permAuth))
-	set(0x0c, &ioctlDesc{"DRM_IOCTL_GET_CAP", drm.IoctlGetCap, permRenderAllow, typed(getCap)})
-	set(0x0d, &ioctlDesc{"DRM_IOCTL_SET_CLIENT_CAP", drm.IoctlSetClientCap, 0, typed(setClientCap)})
+	known(drm.IoctlGetCap, permRenderAllow, typed(getCap))
+	known(drm.IoctlSetClientCap, 0, typed(setClientCap))
 	set(0x11, absent("DRM_IOCTL_AUTH_MAGIC", permMaster))
-	set(0x1e, &ioctlDesc{"DRM_IOCTL_SET_MASTER", drm.IoctlSetMaster, 0, setMaster})
-	set(0x1f, &ioctlDesc{"DRM_IOCTL_DROP_MASTER", drm.IoctlDropMaster, 0, dropMaster})
-	set(0x2d, &ioctlDesc{"DRM_IOCTL_PRIME_HANDLE_TO_FD", drm.IoctlPrimeHandleToFD, permRenderAllow,
-		typed(func(f *File, a *drm.PrimeHandle) error { return f.k.PrimeHandleToFD(a) })})
-	set(0x2e, &ioctlDesc{"DRM_IOCTL_PRIME_FD_TO_HANDLE", drm.IoctlPrimeFDToHandle, permRenderAllow,
-		typed(func(f *File, a *drm.PrimeHandle) error { return f.k.PrimeFDToHandle(a) })})
-	set(0x3a, kms("DRM_IOCTL_WAIT_VBLANK", 0, 0))
-	set(0x3b, kms("DRM_IOCTL_CRTC_GET_SEQUENCE", 0, 0))
-	set(0x3c, kms("DRM_IOCTL_CRTC_QUEUE_SEQUENCE", 0, 0))
-	set(0xA0, kms("DRM_IOCTL_MODE_GETRESOURCES", drm.IoctlModeGetResources, 0))
-	set(0xA1, kms("DRM_IOCTL_MODE_GETCRTC", drm.IoctlModeGetCrtc, 0))
-	set(0xA2, kms("DRM_IOCTL_MODE_SETCRTC", drm.IoctlModeSetCrtc, permMaster))
-	set(0xA3, kms("DRM_IOCTL_MODE_CURSOR", 0, permMaster))
-	set(0xA4, kms("DRM_IOCTL_MODE_GETGAMMA", 0, 0))
-	set(0xA5, kms("DRM_IOCTL_MODE_SETGAMMA", 0, permMaster))
-	set(0xA6, kms("DRM_IOCTL_MODE_GETENCODER", drm.IoctlModeGetEncoder, 0))
-	set(0xA7, kms("DRM_IOCTL_MODE_GETCONNECTOR", drm.IoctlModeGetConnector, 0))
+	known(drm.IoctlSetMaster, 0, setMaster)
+	known(drm.IoctlDropMaster, 0, dropMaster)
+	known(drm.IoctlPrimeHandleToFD, permRenderAllow,
+		typed(func(f *File, a *drm.PrimeHandle) error { return f.k.PrimeHandleToFD(a) }))
+	known(drm.IoctlPrimeFDToHandle, permRenderAllow,
+		typed(func(f *File, a *drm.PrimeHandle) error { return f.k.PrimeFDToHandle(a) }))
+	set(0x3a, kms("DRM_IOCTL_WAIT_VBLANK", 0))
+	set(0x3b, kms("DRM_IOCTL_CRTC_GET_SEQUENCE", 0))
+	set(0x3c, kms("DRM_IOCTL_CRTC_QUEUE_SEQUENCE", 0))
+	known(drm.IoctlModeGetResources, 0, display)
+	known(drm.IoctlModeGetCrtc, 0, display)
+	known(drm.IoctlModeSetCrtc, permMaster, display)
+	set(0xA3, kms("DRM_IOCTL_MODE_CURSOR", permMaster))
+	set(0xA4, kms("DRM_IOCTL_MODE_GETGAMMA", 0))
+	set(0xA5, kms("DRM_IOCTL_MODE_SETGAMMA", permMaster))
+	known(drm.IoctlModeGetEncoder, 0, display)
+	known(drm.IoctlModeGetConnector, 0, display)
 	// ATTACHMODE and DETACHMODE are drm_noop for master.
 	noop := func(*File, drm.Request, unsafe.Pointer) error { return nil }
 	set(0xA8, &ioctlDesc{"DRM_IOCTL_MODE_ATTACHMODE", 0, permMaster, noop})
 	set(0xA9, &ioctlDesc{"DRM_IOCTL_MODE_DETACHMODE", 0, permMaster, noop})
-	set(0xAA, kms("DRM_IOCTL_MODE_GETPROPERTY", 0, 0))
-	set(0xAB, kms("DRM_IOCTL_MODE_SETPROPERTY", 0, permMaster))
-	set(0xAC, kms("DRM_IOCTL_MODE_GETPROPBLOB", 0, 0))
-	set(0xAD, kms("DRM_IOCTL_MODE_GETFB", 0, 0))
-	set(0xAE, kms("DRM_IOCTL_MODE_ADDFB", 0, 0))
-	set(0xAF, kms("DRM_IOCTL_MODE_RMFB", drm.IoctlModeRmFB, 0))
-	set(0xB0, kms("DRM_IOCTL_MODE_PAGE_FLIP", drm.IoctlModePageFlip, permMaster))
-	set(0xB1, kms("DRM_IOCTL_MODE_DIRTYFB", 0, permMaster))
-	set(0xB2, &ioctlDesc{"DRM_IOCTL_MODE_CREATE_DUMB", drm.IoctlModeCreateDumb, 0,
-		typed(func(f *File, a *drm.ModeCreateDumb) error { return f.k.CreateDumb(a) })})
-	set(0xB3, &ioctlDesc{"DRM_IOCTL_MODE_MAP_DUMB", drm.IoctlModeMapDumb, 0,
-		typed(func(f *File, a *drm.ModeMapDumb) error { return f.k.MapDumb(a) })})
-	set(0xB4, &ioctlDesc{"DRM_IOCTL_MODE_DESTROY_DUMB", drm.IoctlModeDestroyDumb, 0,
-		typed(func(f *File, a *drm.ModeDestroyDumb) error { return f.k.DestroyDumb(a) })})
-	set(0xB5, kms("DRM_IOCTL_MODE_GETPLANERESOURCES", 0, 0))
-	set(0xB6, kms("DRM_IOCTL_MODE_GETPLANE", 0, 0))
-	set(0xB7, kms("DRM_IOCTL_MODE_SETPLANE", 0, permMaster))
-	set(0xB8, kms("DRM_IOCTL_MODE_ADDFB2", drm.IoctlModeAddFB2, 0))
-	set(0xB9, kms("DRM_IOCTL_MODE_OBJ_GETPROPERTIES", 0, 0))
-	set(0xBA, kms("DRM_IOCTL_MODE_OBJ_SETPROPERTY", 0, permMaster))
-	set(0xBB, kms("DRM_IOCTL_MODE_CURSOR2", 0, permMaster))
-	set(0xBC, kms("DRM_IOCTL_MODE_ATOMIC", 0, permMaster))
-	set(0xBD, kms("DRM_IOCTL_MODE_CREATEPROPBLOB", 0, 0))
-	set(0xBE, kms("DRM_IOCTL_MODE_DESTROYPROPBLOB", 0, 0))
+	set(0xAA, kms("DRM_IOCTL_MODE_GETPROPERTY", 0))
+	set(0xAB, kms("DRM_IOCTL_MODE_SETPROPERTY", permMaster))
+	set(0xAC, kms("DRM_IOCTL_MODE_GETPROPBLOB", 0))
+	set(0xAD, kms("DRM_IOCTL_MODE_GETFB", 0))
+	set(0xAE, kms("DRM_IOCTL_MODE_ADDFB", 0))
+	known(drm.IoctlModeRmFB, 0, display)
+	known(drm.IoctlModePageFlip, permMaster, display)
+	set(0xB1, kms("DRM_IOCTL_MODE_DIRTYFB", permMaster))
+	known(drm.IoctlModeCreateDumb, 0,
+		typed(func(f *File, a *drm.ModeCreateDumb) error { return f.k.CreateDumb(a) }))
+	known(drm.IoctlModeMapDumb, 0,
+		typed(func(f *File, a *drm.ModeMapDumb) error { return f.k.MapDumb(a) }))
+	known(drm.IoctlModeDestroyDumb, 0,
+		typed(func(f *File, a *drm.ModeDestroyDumb) error { return f.k.DestroyDumb(a) }))
+	set(0xB5, kms("DRM_IOCTL_MODE_GETPLANERESOURCES", 0))
+	set(0xB6, kms("DRM_IOCTL_MODE_GETPLANE", 0))
+	set(0xB7, kms("DRM_IOCTL_MODE_SETPLANE", permMaster))
+	known(drm.IoctlModeAddFB2, 0, display)
+	set(0xB9, kms("DRM_IOCTL_MODE_OBJ_GETPROPERTIES", 0))
+	set(0xBA, kms("DRM_IOCTL_MODE_OBJ_SETPROPERTY", permMaster))
+	set(0xBB, kms("DRM_IOCTL_MODE_CURSOR2", permMaster))
+	set(0xBC, kms("DRM_IOCTL_MODE_ATOMIC", permMaster))
+	set(0xBD, kms("DRM_IOCTL_MODE_CREATEPROPBLOB", 0))
+	set(0xBE, kms("DRM_IOCTL_MODE_DESTROYPROPBLOB", 0))
 	for nr, name := range map[uint32]string{
 		0xBF: "DRM_IOCTL_SYNCOBJ_CREATE", 0xC0: "DRM_IOCTL_SYNCOBJ_DESTROY",
 		0xC1: "DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD", 0xC2: "DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE",
@@ -142,43 +155,56 @@ var coreIoctls = func() [0xD2]*ioctlDesc {
 	set(0xC7, absent("DRM_IOCTL_MODE_LIST_LESSEES", permMaster))
 	set(0xC8, absent("DRM_IOCTL_MODE_GET_LEASE", permMaster))
 	set(0xC9, absent("DRM_IOCTL_MODE_REVOKE_LEASE", permMaster))
-	set(0xCE, kms("DRM_IOCTL_MODE_GETFB2", 0, 0))
-	set(0xD0, kms("DRM_IOCTL_MODE_CLOSEFB", 0, 0))
+	set(0xCE, kms("DRM_IOCTL_MODE_GETFB2", 0))
+	set(0xD0, kms("DRM_IOCTL_MODE_CLOSEFB", 0))
 	set(0xD1, absent("DRM_IOCTL_SET_CLIENT_NAME", permRenderAllow))
 	return t
 }()
 
-// vc4Ioctls is vc4_drm_ioctls[]: every one DRM_RENDER_ALLOW, GET_HANG_STATE
-// root only (vc4_drv.c).
-var vc4Ioctls = [...]ioctlDesc{
-	{"DRM_IOCTL_VC4_SUBMIT_CL", gem.IoctlSubmitCL, permRenderAllow,
-		typed(func(f *File, a *gem.SubmitCL) error { return f.k.SubmitCL(a) })},
-	{"DRM_IOCTL_VC4_WAIT_SEQNO", gem.IoctlWaitSeqno, permRenderAllow,
-		typed(func(f *File, a *gem.WaitSeqno) error { return f.k.WaitSeqno(a) })},
-	{"DRM_IOCTL_VC4_WAIT_BO", gem.IoctlWaitBO, permRenderAllow,
-		typed(func(f *File, a *gem.WaitBO) error { return f.k.WaitBO(a) })},
-	{"DRM_IOCTL_VC4_CREATE_BO", gem.IoctlCreateBO, permRenderAllow,
-		typed(func(f *File, a *gem.CreateBO) error { return f.k.CreateBO(a) })},
-	{"DRM_IOCTL_VC4_MMAP_BO", gem.IoctlMmapBO, permRenderAllow,
-		typed(func(f *File, a *gem.MmapBO) error { return f.k.MmapBO(a) })},
-	{"DRM_IOCTL_VC4_CREATE_SHADER_BO", gem.IoctlCreateShaderBO, permRenderAllow,
-		typed(func(f *File, a *gem.CreateShaderBO) error { return f.k.CreateShaderBO(a) })},
-	{"DRM_IOCTL_VC4_GET_HANG_STATE", gem.IoctlGetHangState, permRootOnly,
-		typed(func(f *File, a *gem.GetHangState) error { return f.k.GetHangState(a) })},
-	{"DRM_IOCTL_VC4_GET_PARAM", gem.IoctlGetParam, permRenderAllow,
-		typed(func(f *File, a *gem.GetParam) error { return f.k.GetParam(a) })},
-	{"DRM_IOCTL_VC4_SET_TILING", gem.IoctlSetTiling, permRenderAllow,
-		typed(func(f *File, a *gem.SetTiling) error { return f.k.SetTiling(a) })},
-	{"DRM_IOCTL_VC4_GET_TILING", gem.IoctlGetTiling, permRenderAllow,
-		typed(func(f *File, a *gem.GetTiling) error { return f.k.GetTiling(a) })},
-	{"DRM_IOCTL_VC4_LABEL_BO", gem.IoctlLabelBO, permRenderAllow,
-		typed(func(f *File, a *gem.LabelBO) error { return f.k.LabelBO(a) })},
-	{"DRM_IOCTL_VC4_GEM_MADVISE", gem.IoctlGemMadvise, permRenderAllow,
-		typed(func(f *File, a *gem.GemMadvise) error { return f.k.GemMadvise(a) })},
-	{"DRM_IOCTL_VC4_PERFMON_CREATE", gem.IoctlPerfmonCreate, permRenderAllow,
-		typed(func(f *File, a *gem.PerfmonCreate) error { return f.k.PerfmonCreate(a) })},
-	{"DRM_IOCTL_VC4_PERFMON_DESTROY", gem.IoctlPerfmonDestroy, permRenderAllow,
-		typed(func(f *File, a *gem.PerfmonDestroy) error { return f.k.PerfmonDestroy(a) })},
-	{"DRM_IOCTL_VC4_PERFMON_GET_VALUES", gem.IoctlPerfmonGetValues, permRenderAllow,
-		typed(func(f *File, a *gem.PerfmonGetValues) error { return f.k.PerfmonGetValues(a) })},
-}
+// vc4Ioctls is vc4_drm_ioctls[] (vc4_drv.c), indexed by number minus
+// DRM_COMMAND_BASE: every one DRM_RENDER_ALLOW, GET_HANG_STATE root only.
+// Each request's number, size and name come from gem.
+var vc4Ioctls = func() []*ioctlDesc {
+	var t []*ioctlDesc
+	add := func(cmd drm.Request, flags int, fn handler) {
+		i := int(cmd.Nr() - drm.CommandBase)
+		for len(t) <= i {
+			t = append(t, nil)
+		}
+		if t[i] != nil {
+			panic(fmt.Sprintf("sim: two entries for vc4 ioctl 0x%02x", cmd.Nr()))
+		}
+		t[i] = &ioctlDesc{name: gem.IoctlName(cmd), cmd: cmd, flags: flags, fn: fn}
+	}
+	add(gem.IoctlSubmitCL, permRenderAllow,
+		typed(func(f *File, a *gem.SubmitCL) error { return f.k.SubmitCL(a) }))
+	add(gem.IoctlWaitSeqno, permRenderAllow,
+		typed(func(f *File, a *gem.WaitSeqno) error { return f.k.WaitSeqno(a) }))
+	add(gem.IoctlWaitBO, permRenderAllow,
+		typed(func(f *File, a *gem.WaitBO) error { return f.k.WaitBO(a) }))
+	add(gem.IoctlCreateBO, permRenderAllow,
+		typed(func(f *File, a *gem.CreateBO) error { return f.k.CreateBO(a) }))
+	add(gem.IoctlMmapBO, permRenderAllow,
+		typed(func(f *File, a *gem.MmapBO) error { return f.k.MmapBO(a) }))
+	add(gem.IoctlCreateShaderBO, permRenderAllow,
+		typed(func(f *File, a *gem.CreateShaderBO) error { return f.k.CreateShaderBO(a) }))
+	add(gem.IoctlGetHangState, permRootOnly,
+		typed(func(f *File, a *gem.GetHangState) error { return f.k.GetHangState(a) }))
+	add(gem.IoctlGetParam, permRenderAllow,
+		typed(func(f *File, a *gem.GetParam) error { return f.k.GetParam(a) }))
+	add(gem.IoctlSetTiling, permRenderAllow,
+		typed(func(f *File, a *gem.SetTiling) error { return f.k.SetTiling(a) }))
+	add(gem.IoctlGetTiling, permRenderAllow,
+		typed(func(f *File, a *gem.GetTiling) error { return f.k.GetTiling(a) }))
+	add(gem.IoctlLabelBO, permRenderAllow,
+		typed(func(f *File, a *gem.LabelBO) error { return f.k.LabelBO(a) }))
+	add(gem.IoctlGemMadvise, permRenderAllow,
+		typed(func(f *File, a *gem.GemMadvise) error { return f.k.GemMadvise(a) }))
+	add(gem.IoctlPerfmonCreate, permRenderAllow,
+		typed(func(f *File, a *gem.PerfmonCreate) error { return f.k.PerfmonCreate(a) }))
+	add(gem.IoctlPerfmonDestroy, permRenderAllow,
+		typed(func(f *File, a *gem.PerfmonDestroy) error { return f.k.PerfmonDestroy(a) }))
+	add(gem.IoctlPerfmonGetValues, permRenderAllow,
+		typed(func(f *File, a *gem.PerfmonGetValues) error { return f.k.PerfmonGetValues(a) }))
+	return t
+}()
