@@ -5,7 +5,6 @@ import (
 
 	"github.com/vccube/vccube/cl"
 	"github.com/vccube/vccube/cl/prim"
-	"github.com/vccube/vccube/cl/spec"
 	"github.com/vccube/vccube/sim/mem"
 )
 
@@ -115,16 +114,22 @@ func (l *lists) ensure(t *tileList, n int) error {
 	}
 	wasOpen := t.open
 	l.closeList(t)
-	t.buf[t.pos] = byte(spec.OpBranch)
-	putLE32(t.buf[t.pos+1:], addr)
+	t.pos += len(cl.Branch{Address: addr}.Append(t.buf[t.pos:t.pos]))
 	t.buf, t.addr, t.pos = buf, addr, 0
 	if wasOpen {
-		t.buf[0] = byte(spec.OpCompressedPrimitive)
-		t.pos = 1
-		t.open = true
-		t.enc.Reset()
+		var hdr [cl.CompressedPrimitiveLen]byte
+		t.openList(cl.CompressedPrimitive{}.Append(hdr[:0]))
 	}
 	return nil
+}
+
+// openList starts a compressed list with its packet, hdr
+// (COMPRESSED_PRIMITIVE or CLIPPED_COMPRESSED_PRIMITIVE; room must have
+// been ensured).
+func (t *tileList) openList(hdr []byte) {
+	t.put(hdr)
+	t.open = true
+	t.enc.Reset()
 }
 
 // put appends raw bytes (room must have been ensured).
@@ -169,16 +174,13 @@ func (l *lists) primitive(t *tileList, f cl.PrimitiveListFormat, p prim.Prim, cl
 		if err := l.ensure(t, len(clipped)+maxPrim); err != nil {
 			return err
 		}
-		t.put(clipped)
-		t.open = true
-		t.enc.Reset()
+		t.openList(clipped)
 	} else if !t.open {
-		if err := l.ensure(t, 1+maxPrim); err != nil {
+		if err := l.ensure(t, cl.CompressedPrimitiveLen+maxPrim); err != nil {
 			return err
 		}
-		t.put([]byte{byte(spec.OpCompressedPrimitive)})
-		t.open = true
-		t.enc.Reset()
+		var hdr [cl.CompressedPrimitiveLen]byte
+		t.openList(cl.CompressedPrimitive{}.Append(hdr[:0]))
 	} else if err := l.ensure(t, maxPrim); err != nil {
 		return err
 	}
@@ -203,12 +205,7 @@ func (l *lists) flush() error {
 		t := &l.tiles[i]
 		l.closeList(t)
 		// The reserve always leaves room for the escape and the return.
-		t.buf[t.pos] = byte(spec.OpReturnFromSubList)
-		t.pos++
+		t.pos += len(cl.ReturnFromSubList{}.Append(t.buf[t.pos:t.pos]))
 	}
 	return nil
-}
-
-func putLE32(b []byte, v uint32) {
-	b[0], b[1], b[2], b[3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
 }
