@@ -330,6 +330,8 @@ func (w *Worker) load(raw []byte) error {
 	return nil
 }
 
+var errNoFrame = errors.New("store before any TILE_RENDERING_MODE_CONFIG")
+
 // msFormat is the load/store colour format of a rendering-mode format
 // (RGBA8888 is 1 there and 0 here; hw-vc4.md §1.3, §1.6).
 func msFormat(f cl.RenderFormat) cl.LoadStoreFormat {
@@ -345,15 +347,19 @@ func msFormat(f cl.RenderFormat) cl.LoadStoreFormat {
 // store executes a store and the clear after it ([AG] §5: "Once each tile
 // has been written out the Tile Buffer ... is automatically cleared";
 // hw-vc4.md §1.3 for the disable bits).
+//
+// Only a store of buffer none may come before TILE_RENDERING_MODE_CONFIG:
+// the kernel's list primes the clear values with one (vc4_render_cl.c
+// vc4_create_rcl_bo; hw-vc4.md §6.5).
 func (w *Worker) store(raw []byte) error {
-	if !w.hasFrame && !(spec.Opcode(raw[0]) == spec.OpStoreTileBufferGeneral && raw[1]&7 == byte(cl.StoreBufferNone)) {
-		return errors.New("store before any TILE_RENDERING_MODE_CONFIG")
-	}
 	clearColor, clearZS := true, true
 	switch spec.Opcode(raw[0]) {
 	case spec.OpStoreTileBufferGeneral:
 		var q cl.StoreTileBufferGeneral
 		q.Unpack(raw)
+		if !w.hasFrame && q.Buffer != cl.StoreBufferNone {
+			return errNoFrame
+		}
 		if q.Mode != cl.StoreModeSample0 {
 			return &tlb.Unsupported{What: "decimated stores"}
 		}
@@ -372,10 +378,16 @@ func (w *Worker) store(raw []byte) error {
 		}
 		clearColor, clearZS = !q.DisableColorClear, !q.DisableZSClear
 	case spec.OpStoreMSTileBuffer, spec.OpStoreMSTileBufferAndEOF:
+		if !w.hasFrame {
+			return errNoFrame
+		}
 		if err := w.buf.StoreColor(w.view, w.frame.Addr, w.frame.Tiling, msFormat(w.frame.Format), w.tile, &w.frame); err != nil {
 			return err
 		}
 	case spec.OpStoreFullResTileBuffer:
+		if !w.hasFrame {
+			return errNoFrame
+		}
 		var q cl.StoreFullResTileBuffer
 		q.Unpack(raw)
 		if err := w.buf.StoreFullRes(w.view, q.Address, !q.DisableColorWrite, !q.DisableZSWrite); err != nil {
