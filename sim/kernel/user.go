@@ -53,32 +53,30 @@ func userSlice(addr uint64, n int) []byte {
 
 // CopyFromUser copies len(dst) bytes from user address addr into dst, as
 // copy_from_user does. Copying nothing always succeeds, whatever addr is.
-func CopyFromUser(dst []byte, addr uint64) (err error) {
+func CopyFromUser(dst []byte, addr uint64) error {
 	if len(dst) == 0 {
 		return nil
 	}
 	if !userRangeOK(addr, len(dst)) {
 		return syscall.EFAULT
 	}
-	old := debug.SetPanicOnFault(true)
-	defer func() {
-		debug.SetPanicOnFault(old)
-		if recover() != nil {
-			err = syscall.EFAULT
-		}
-	}()
-	copy(dst, userSlice(addr, len(dst)))
-	return nil
+	return faultSafeCopy(dst, userSlice(addr, len(dst)))
 }
 
 // CopyToUser copies src to user address addr, as copy_to_user does.
-func CopyToUser(addr uint64, src []byte) (err error) {
+func CopyToUser(addr uint64, src []byte) error {
 	if len(src) == 0 {
 		return nil
 	}
 	if !userRangeOK(addr, len(src)) {
 		return syscall.EFAULT
 	}
+	return faultSafeCopy(userSlice(addr, len(src)), src)
+}
+
+// faultSafeCopy copies src to dst, one of which is the caller's memory,
+// and answers EFAULT instead of crashing when touching it faults.
+func faultSafeCopy(dst, src []byte) (err error) {
 	old := debug.SetPanicOnFault(true)
 	defer func() {
 		debug.SetPanicOnFault(old)
@@ -86,7 +84,7 @@ func CopyToUser(addr uint64, src []byte) (err error) {
 			err = syscall.EFAULT
 		}
 	}()
-	copy(userSlice(addr, len(src)), src)
+	copy(dst, src)
 	return nil
 }
 
@@ -96,41 +94,25 @@ func CopyToUser(addr uint64, src []byte) (err error) {
 // the whole call, so that a stack move updates it; turning it into an
 // address and back, as user pointers inside structs are, would not follow
 // the move. A nil argument with bytes to copy is EFAULT.
-func CopyFromArg(dst []byte, arg unsafe.Pointer) (err error) {
+func CopyFromArg(dst []byte, arg unsafe.Pointer) error {
 	if len(dst) == 0 {
 		return nil
 	}
 	if arg == nil {
 		return syscall.EFAULT
 	}
-	old := debug.SetPanicOnFault(true)
-	defer func() {
-		debug.SetPanicOnFault(old)
-		if recover() != nil {
-			err = syscall.EFAULT
-		}
-	}()
-	copy(dst, unsafe.Slice((*byte)(arg), len(dst)))
-	return nil
+	return faultSafeCopy(dst, unsafe.Slice((*byte)(arg), len(dst)))
 }
 
 // CopyToArg is CopyFromArg's other direction.
-func CopyToArg(arg unsafe.Pointer, src []byte) (err error) {
+func CopyToArg(arg unsafe.Pointer, src []byte) error {
 	if len(src) == 0 {
 		return nil
 	}
 	if arg == nil {
 		return syscall.EFAULT
 	}
-	old := debug.SetPanicOnFault(true)
-	defer func() {
-		debug.SetPanicOnFault(old)
-		if recover() != nil {
-			err = syscall.EFAULT
-		}
-	}()
-	copy(unsafe.Slice((*byte)(arg), len(src)), src)
-	return nil
+	return faultSafeCopy(unsafe.Slice((*byte)(arg), len(src)), src)
 }
 
 // StrndupUser reads a NUL-terminated string of at most n bytes (NUL
