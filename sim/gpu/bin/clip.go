@@ -245,8 +245,7 @@ func (b *Binner) clipAndEmit(nv int, cs [3]*vertex.Coord, p prim.Prim) error {
 		for k := range 3 {
 			rv[k] = b.recordVertex(k, &c.poly[k], cs)
 		}
-		w := raster.Winding(&rv[0], &rv[1], &rv[2])
-		if w == raster.Degenerate || culled(&b.config, w) {
+		if _, drawn := raster.Facing(&b.config, raster.Winding(&rv[0], &rv[1], &rv[2])); !drawn {
 			continue
 		}
 		if !b.prim.SetupTriangle(&rv[0], &rv[1], &rv[2], sc, false) {

@@ -123,19 +123,6 @@ func (b *Binner) screen(c *vertex.Coord) raster.Vertex {
 	return raster.Vertex{X: int32(c.X) + b.vpX, Y: int32(c.Y) + b.vpY, Z: c.Z, InvW: c.InvW}
 }
 
-// culled reports whether a triangle of the given winding (raster.Winding's
-// convention) is dropped by CONFIGURATION_BITS: forward-facing is
-// clockwise when the clockwise bit is set, counter-clockwise otherwise
-// ([AG] Table 38 id 96).
-func culled(cfg *cl.ConfigurationBits, winding int) bool {
-	forward := (winding == raster.Clockwise) == cfg.Clockwise
-	if forward {
-		return !cfg.EnableForwardFacing
-	}
-	return !cfg.EnableReverseFacing
-}
-
-// one bins one primitive of nv vertices at draw positions a, b, c.
 // Primitive bins one primitive of nv vertices at draw positions pa, pb, pc
 // (vertex.Sink).
 func (b *Binner) Primitive(nv int, pa, pb, pc int) error {
@@ -190,8 +177,7 @@ func (b *Binner) Primitive(nv int, pa, pb, pc int) error {
 		}
 	default:
 		v0, v1, v2 := b.screen(cs[0]), b.screen(cs[1]), b.screen(cs[2])
-		w := raster.Winding(&v0, &v1, &v2)
-		if w == raster.Degenerate || culled(&b.config, w) {
+		if _, drawn := raster.Facing(&b.config, raster.Winding(&v0, &v1, &v2)); !drawn {
 			return nil
 		}
 		if !b.prim.SetupTriangle(&v0, &v1, &v2, sc, false) {

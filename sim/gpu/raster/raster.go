@@ -48,7 +48,11 @@
 // not documented).
 package raster
 
-import "math"
+import (
+	"math"
+
+	"github.com/vccube/vccube/cl"
+)
 
 // Rect is a half-open pixel rectangle [X0, X1) × [Y0, Y1).
 type Rect struct {
@@ -206,6 +210,26 @@ func Winding(v0, v1, v2 *Vertex) int {
 		return CounterClockwise
 	}
 	return Degenerate
+}
+
+// Facing classifies a triangle of winding w (see Winding) as
+// CONFIGURATION_BITS does: it is forward-facing when it turns the way the
+// clockwise bit names — clockwise (a < 0) with the bit set,
+// counter-clockwise (a > 0) with it clear — and reverse-facing otherwise
+// ([AG] Table 38 id 96: "Clockwise Primitives", "Enable Forward Facing
+// Primitive", "Enable Reverse Facing Primitive"). drawn reports whether the
+// enable bit of that face is set; a degenerate triangle is never drawn.
+// This is the one statement of the culling rule: the binner and the
+// renderer both call it.
+func Facing(cfg *cl.ConfigurationBits, w int) (reverse, drawn bool) {
+	if w == Degenerate {
+		return false, false
+	}
+	reverse = (w == Clockwise) != cfg.Clockwise
+	if reverse {
+		return true, cfg.EnableReverseFacing
+	}
+	return false, cfg.EnableForwardFacing
 }
 
 // SetupTriangle prepares a triangle for rasterisation inside scissor. It

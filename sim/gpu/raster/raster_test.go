@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand"
 	"testing"
+
+	"github.com/vccube/vccube/cl"
 )
 
 var everywhere = Rect{-4096, -4096, 4096, 4096}
@@ -198,6 +200,35 @@ func TestWinding(t *testing.T) {
 	// the hardware (row 0 at the bottom), as Mesa's use of the bit implies.
 	if Winding(&a, &b, &c) != CounterClockwise || Winding(&a, &c, &b) != Clockwise || Winding(&a, &a, &b) != Degenerate {
 		t.Error("winding")
+	}
+}
+
+// TestFacing is the culling rule as a table written from [AG] Table 38 id
+// 96 and Mesa's use of the clockwise bit (set for Gallium's front_ccw,
+// whose front faces have a < 0 in y-down window coordinates): with the bit
+// set the clockwise (a < 0) triangles face forward.
+func TestFacing(t *testing.T) {
+	for _, c := range []struct {
+		cw, fwd, rev bool
+		w            int
+		reverse      bool
+		drawn        bool
+	}{
+		{cw: true, fwd: true, w: Clockwise, reverse: false, drawn: true},
+		{cw: true, fwd: true, w: CounterClockwise, reverse: true, drawn: false},
+		{cw: true, rev: true, w: CounterClockwise, reverse: true, drawn: true},
+		{cw: true, rev: true, w: Clockwise, reverse: false, drawn: false},
+		{cw: false, fwd: true, w: CounterClockwise, reverse: false, drawn: true},
+		{cw: false, fwd: true, w: Clockwise, reverse: true, drawn: false},
+		{cw: false, fwd: true, rev: true, w: Clockwise, reverse: true, drawn: true},
+		{cw: false, w: CounterClockwise, reverse: false, drawn: false},
+		{cw: true, fwd: true, rev: true, w: Degenerate, reverse: false, drawn: false},
+	} {
+		cfg := cl.ConfigurationBits{Clockwise: c.cw, EnableForwardFacing: c.fwd, EnableReverseFacing: c.rev}
+		if rev, drawn := Facing(&cfg, c.w); rev != c.reverse || drawn != c.drawn {
+			t.Errorf("clockwise bit %v, forward %v, reverse %v, winding %d: reverse %v drawn %v, want %v %v",
+				c.cw, c.fwd, c.rev, c.w, rev, drawn, c.reverse, c.drawn)
+		}
 	}
 }
 

@@ -216,12 +216,12 @@ func (w *Worker) primitive(lp *listPrim) error {
 		if wd == raster.Degenerate {
 			return nil
 		}
-		forward := (wd == raster.Clockwise) == w.st.config.Clockwise
-		reverse = !forward
+		var drawn bool
+		reverse, drawn = raster.Facing(&w.st.config, wd)
 		if reverse {
 			w.counters[gem.PerfcntPSEPrimsReversed]++
 		}
-		if (forward && !w.st.config.EnableForwardFacing) || (reverse && !w.st.config.EnableReverseFacing) {
+		if !drawn {
 			return nil
 		}
 		ok = pr.SetupTriangle(&f.verts[0], &f.verts[1], &f.verts[2], sc, reverse)
