@@ -20,15 +20,28 @@ func (f bitField) max() uint32                  { return 1<<(f.hi-f.lo+1) - 1 }
 func (f bitField) get(w uint32) uint32          { return w >> f.lo & f.max() }
 func (f bitField) mask() uint32                 { return f.max() << f.lo }
 func (f bitField) flag(w uint32) bool           { return f.get(w) != 0 }
-func (f bitField) putFlag(b bool) uint32        { return boolBit(b) << f.lo }
 func (f bitField) putUnchecked(v uint32) uint32 { return (v & f.max()) << f.lo }
 
-// put places v in the field, or reports that it does not fit.
-func (f bitField) put(v uint32) (uint32, error) {
-	if v > f.max() {
-		return 0, fmt.Errorf("texture: %s = %d does not fit in bits %d:%d (at most %d)", f.name, v, f.hi, f.lo, f.max())
+// setting is a value for one field of a config word, as Encode packs it.
+type setting struct {
+	f bitField
+	v int
+}
+
+// flagSetting is the setting of a one-bit field.
+func flagSetting(f bitField, b bool) setting { return setting{f, int(boolBit(b))} }
+
+// pack ORs each setting into w at its field, or reports the first value
+// that is negative or does not fit its bits. Every Encode goes through it,
+// so a field's range is checked in one place.
+func pack(w uint32, settings ...setting) (uint32, error) {
+	for _, s := range settings {
+		if s.v < 0 || uint64(s.v) > uint64(s.f.max()) {
+			return 0, fmt.Errorf("texture: %s = %d does not fit in bits %d:%d (0 to %d)", s.f.name, s.v, s.f.hi, s.f.lo, s.f.max())
+		}
+		w |= uint32(s.v) << s.f.lo
 	}
-	return v << f.lo, nil
+	return w, nil
 }
 
 func boolBit(b bool) uint32 {
@@ -109,22 +122,12 @@ func (p P0) Encode() (uint32, error) {
 	if p.Base%TileBytes != 0 {
 		return 0, fmt.Errorf("texture: P0 base %#x is not a multiple of 4096: level 0 must start on a 4 KiB boundary", p.Base)
 	}
-	w := p.Base
-	for _, f := range []struct {
-		f bitField
-		v uint32
-	}{
-		{p0CSwiz, uint32(p.CacheSwizzle)},
-		{p0Type, uint32(p.TypeLow)},
-		{p0MipLvls, uint32(p.LastLevel)},
-	} {
-		v, err := f.f.put(f.v)
-		if err != nil {
-			return 0, err
-		}
-		w |= v
-	}
-	return w | p0CMMode.putFlag(p.CubeMap) | p0FlipY.putFlag(p.FlipY), nil
+	return pack(p.Base,
+		setting{p0CSwiz, int(p.CacheSwizzle)},
+		flagSetting(p0CMMode, p.CubeMap),
+		flagSetting(p0FlipY, p.FlipY),
+		setting{p0Type, int(p.TypeLow)},
+		setting{p0MipLvls, int(p.LastLevel)})
 }
 
 // DecodeP0 splits a P0 word into its fields; every word decodes.
@@ -262,22 +265,13 @@ func (p P1) Encode() (uint32, error) {
 	if p.MinFilter > MinLinMipLin {
 		return 0, fmt.Errorf("texture: P1 MINFILT %d is undefined: use 0–5 ([AG] Table 19)", p.MinFilter)
 	}
-	for _, f := range []struct {
-		f bitField
-		v uint32
-	}{
-		{p1MagFilt, uint32(p.MagFilter)},
-		{p1MinFilt, uint32(p.MinFilter)},
-		{p1WrapT, uint32(p.WrapT)},
-		{p1WrapS, uint32(p.WrapS)},
-	} {
-		v, err := f.f.put(f.v)
-		if err != nil {
-			return 0, err
-		}
-		w |= v
-	}
-	return w | p1Type4.putFlag(p.Type4) | p1ETCFlip.putFlag(p.ETCFlip), nil
+	return pack(w,
+		flagSetting(p1Type4, p.Type4),
+		flagSetting(p1ETCFlip, p.ETCFlip),
+		setting{p1MagFilt, int(p.MagFilter)},
+		setting{p1MinFilt, int(p.MinFilter)},
+		setting{p1WrapT, int(p.WrapT)},
+		setting{p1WrapS, int(p.WrapS)})
 }
 
 // DecodeP1 splits a P1 word into its fields; every word decodes (a zero
@@ -405,27 +399,16 @@ func (p P2) Encode() (uint32, error) {
 		return 0, stray("ChildX/ChildY", p.ChildX|p.ChildY)
 	}
 	w := uint32(p.Kind)<<p2PType.lo | p.Reserved
-	var vals []int
 	switch p.Kind {
 	case ParamCubeStride:
 		if p.CubeStride%TileBytes != 0 {
 			return 0, fmt.Errorf("texture: P2 cube-map stride %#x is not a multiple of 4096", p.CubeStride)
 		}
-		vals = []int{int(p.CubeStride / TileBytes), int(boolBit(p.DisableAutoLOD))}
+		return pack(w, setting{p2CMStride, int(p.CubeStride / TileBytes)}, flagSetting(p2BSLOD, p.DisableAutoLOD))
 	case ParamChildSize:
-		vals = []int{p.ChildHeight, p.ChildWidth}
+		return pack(w, setting{p2CHeight, p.ChildHeight}, setting{p2CWidth, p.ChildWidth})
 	case ParamChildOffset:
-		vals = []int{p.ChildY, p.ChildX}
-	}
-	for i, f := range p2Fields[p.Kind] {
-		if vals[i] < 0 {
-			return 0, fmt.Errorf("texture: P2 %s = %d is negative", f.name, vals[i])
-		}
-		v, err := f.put(uint32(vals[i]))
-		if err != nil {
-			return 0, err
-		}
-		w |= v
+		return pack(w, setting{p2CYOff, p.ChildY}, setting{p2CXOff, p.ChildX})
 	}
 	return w, nil
 }
