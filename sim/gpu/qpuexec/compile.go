@@ -95,7 +95,7 @@ const (
 	wAcc // r0-r3, n = 0..3
 	wR5Quad
 	wR5Rep
-	wTMU // n = unit<<2 | reg
+	wTMU // n = write address − TMU0_S: unit·tmuRegs + TMUReg
 	wTLB // n = TLBReg
 	wSFU // n = sfu function
 	wVPM
@@ -139,7 +139,7 @@ func target(w qpu.WAddr, f qpu.RegFile) wtarget {
 		return wtarget{wTMU, uint8(w - qpu.WTMU0S)}
 	case w.IsSFU():
 		return wtarget{wSFU, uint8(w - qpu.WSFURecip)}
-	case w >= qpu.WTLBStencilSetup && w <= qpu.WTLBAlphaMask:
+	case w == qpu.WTLBStencilSetup || w.IsTLB():
 		return wtarget{wTLB, uint8(w)}
 	}
 	fileAB := func(a, b uint8) wtarget {

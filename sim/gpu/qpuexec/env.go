@@ -1,5 +1,7 @@
 package qpuexec
 
+import "github.com/vccube/vccube/shaders/qpu"
+
 // Env is the wiring between a running QPU program and the rest of the
 // simulated V3D: the varyings interpolator, the texture units, the tile
 // buffer, the scoreboard and the system semaphores. The GPU model (sim/gpu)
@@ -100,61 +102,53 @@ type Env interface {
 	Semaphore(n int, acquire bool) error
 }
 
-// TMUReg is a texture unit parameter register (AG Table 14, write addresses
-// 56-59 for TMU0 and 60-63 for TMU1, in the order S, T, R, B).
+// TMUReg is a texture unit parameter register: its write address's offset
+// from the unit's S register (shaders/qpu WTMU0S..WTMU0B for TMU0,
+// WTMU1S..WTMU1B for TMU1; AG Table 14).
 type TMUReg uint8
 
 // The TMU parameter registers, numbered as their offset from TMU0_S.
 const (
-	TMUS TMUReg = 0 // s coordinate (or direct address); the write submits the request
-	TMUT TMUReg = 1 // t coordinate
-	TMUR TMUReg = 2 // r: cube map coordinate or border colour
-	TMUB TMUReg = 3 // b: LOD bias or explicit LOD
+	TMUS = TMUReg(qpu.WTMU0S - qpu.WTMU0S) // s coordinate (or direct address); the write submits the request
+	TMUT = TMUReg(qpu.WTMU0T - qpu.WTMU0S) // t coordinate
+	TMUR = TMUReg(qpu.WTMU0R - qpu.WTMU0S) // r: cube map coordinate or border colour
+	TMUB = TMUReg(qpu.WTMU0B - qpu.WTMU0S) // b: LOD bias or explicit LOD
 )
+
+// tmuRegs is the number of write addresses of one TMU: TMU1_S follows
+// TMU0_B.
+const tmuRegs = int(qpu.WTMU1S - qpu.WTMU0S)
 
 // String names the register as the listing does (s, t, r, b).
 func (r TMUReg) String() string {
 	return [...]string{"s", "t", "r", "b"}[r&3]
 }
 
-// TLBReg is a tile buffer write register (AG Table 14, write addresses
-// 43-47).
+// TLBReg is a tile buffer write register, numbered as its write address
+// (shaders/qpu WTLBStencilSetup..WTLBAlphaMask; AG Table 14).
 type TLBReg uint8
 
-// The tile buffer write registers, numbered as their write address.
+// The tile buffer write registers.
 const (
-	TLBStencilSetup TLBReg = 43
-	TLBZ            TLBReg = 44
-	TLBColourMS     TLBReg = 45 // one multisample per write
-	TLBColourAll    TLBReg = 46 // all samples of the pixel
-	TLBAlphaMask    TLBReg = 47
+	TLBStencilSetup = TLBReg(qpu.WTLBStencilSetup)
+	TLBZ            = TLBReg(qpu.WTLBZ)
+	TLBColourMS     = TLBReg(qpu.WTLBColourMS)  // one multisample per write
+	TLBColourAll    = TLBReg(qpu.WTLBColourAll) // all samples of the pixel
+	TLBAlphaMask    = TLBReg(qpu.WTLBAlphaMask)
 )
 
-// String names the register as the listing does.
-func (r TLBReg) String() string {
-	switch r {
-	case TLBStencilSetup:
-		return "tlb_stencil_setup"
-	case TLBZ:
-		return "tlb_z"
-	case TLBColourMS:
-		return "tlb_colour_ms"
-	case TLBColourAll:
-		return "tlb_colour_all"
-	case TLBAlphaMask:
-		return "tlb_alpha_mask"
-	}
-	return "tlb?"
-}
+// String names the register as the listing does (qpu.WAddr.Name).
+func (r TLBReg) String() string { return qpu.WAddr(r).Name(qpu.FileA) }
 
-// TLBLoad is a tile buffer read requested by a signal (AG Table 4).
+// TLBLoad is a tile buffer read requested by a signal, numbered as the
+// signal (shaders/qpu; AG Table 4).
 type TLBLoad uint8
 
-// The tile buffer reads, numbered as their signal.
+// The tile buffer reads.
 const (
-	TLBLoadCoverage  TLBLoad = 7  // coverage from the Z/stencil buffer (VG)
-	TLBLoadColour    TLBLoad = 8  // the pixel's colour (also sig 9, with program end)
-	TLBLoadAlphaMask TLBLoad = 12 // the alpha mask
+	TLBLoadCoverage  = TLBLoad(qpu.SigCoverageLoad)  // coverage from the Z/stencil buffer (VG)
+	TLBLoadColour    = TLBLoad(qpu.SigColourLoad)    // the pixel's colour (also sig 9, with program end)
+	TLBLoadAlphaMask = TLBLoad(qpu.SigAlphaMaskLoad) // the alpha mask
 )
 
 // String names the load.

@@ -645,7 +645,7 @@ func (q *QPU) write(in *inst, pc int, t wtarget, v *vec, lanes uint16, bits uint
 		}
 		mergeLanes(&q.acc[5], &x, lanes, bits)
 	case wTMU:
-		return q.tmuWrite(int(t.n>>2), TMUReg(t.n&3), v, lanes)
+		return q.tmuWrite(int(t.n)/tmuRegs, TMUReg(int(t.n)%tmuRegs), v, lanes)
 	case wTLB:
 		if err := q.scoreboardWait(); err != nil {
 			return err

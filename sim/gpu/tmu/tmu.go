@@ -52,17 +52,19 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/vccube/vccube/shaders/qpu"
 	"github.com/vccube/vccube/sim/mem"
 	"github.com/vccube/vccube/texture"
 )
 
-// Register indices of the four TMU parameter registers (waddr 56–59 for
-// TMU0, 60–63 for TMU1: S, T, R, B; [AG] Table 20).
+// Register indices of the four TMU parameter registers: each one's write
+// address less the unit's S address (shaders/qpu WTMU0S..WTMU0B; [AG]
+// Tables 14 and 20).
 const (
-	S = iota
-	T
-	R
-	B
+	S = int(qpu.WTMU0S - qpu.WTMU0S)
+	T = int(qpu.WTMU0T - qpu.WTMU0S)
+	R = int(qpu.WTMU0R - qpu.WTMU0S)
+	B = int(qpu.WTMU0B - qpu.WTMU0S)
 )
 
 // Unsupported reports a lookup the model does not implement.
