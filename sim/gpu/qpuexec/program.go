@@ -225,13 +225,19 @@ func (p *Program) extraChecks() (out []Violation) {
 				}
 			}
 		}
-		if in.Kind() != qpu.KindBranch && in.PM && in.Pack >= qpu.PackMul8A && in.Pack <= qpu.PackMul8D &&
-			in.WaddrMul >= 36 && in.WaddrMul != qpu.WNop && in.WaddrMul != qpu.WAcc5 {
+		if in.Kind() != qpu.KindBranch && in.PM && in.Pack >= qpu.PackMul8A && in.Pack <= qpu.PackMul8D && isIO(in.WaddrMul) {
 			out = append(out, Violation{Index: i, Inst: *in, Rule: "byte pack to I/O",
 				Text: "the mul ALU's single-byte colour packs cannot write an I/O register [vc4asm addendum, MUL ALU pack modes and I/O register targets]"})
 		}
 	}
 	return out
+}
+
+// isIO reports whether w is an I/O register: not a physical register, not
+// an accumulator (r0-r3, r5) and not the NOP address.
+func isIO(w qpu.WAddr) bool {
+	_, acc := w.IsAccumulator()
+	return !w.IsPhysical() && !acc && w != qpu.WNop
 }
 
 // A Violation is a broken instruction restriction: one found by the

@@ -54,6 +54,43 @@ func TestReservedEncodingsAreRefused(t *testing.T) {
 	}
 }
 
+// The mul ALU's single-byte colour packs may write accumulators and
+// registers but not I/O registers (vc4asm addendum, "MUL ALU pack modes
+// and I/O register targets"); the full 8888 pack and r5 are allowed.
+func TestBytePackToIORegister(t *testing.T) {
+	r := newRig(t)
+	for _, c := range []struct {
+		waddr qpu.WAddr
+		pack  qpu.Pack
+		bad   bool
+	}{
+		{qpu.WTMU0S, qpu.PackMul8A, true},
+		{qpu.WHostInt, qpu.PackMul8D, true},
+		{qpu.WAcc1, qpu.PackMul8B, false},
+		{qpu.WAcc5, qpu.PackMul8C, false},
+		{5, qpu.PackMul8A, false}, // physical register
+		{qpu.WTMU0S, qpu.PackMul8888, false},
+	} {
+		in := nopInst()
+		in.PM, in.Pack = true, c.pack
+		in.OpMul, in.WaddrMul, in.CondMul = qpu.MulFMul, c.waddr, qpu.CondAlways
+		end := nopInst()
+		end.Sig = qpu.SigProgramEnd
+		w := []uint64{encode(in), encode(end), encode(nopInst()), encode(nopInst())}
+		p, err := r.load(w, permissiveGeneral)
+		if err != nil {
+			t.Fatalf("waddr %d pack %d: %v", c.waddr, c.pack, err)
+		}
+		found := false
+		for _, v := range p.Warnings {
+			found = found || v.Rule == "byte pack to I/O"
+		}
+		if found != c.bad {
+			t.Errorf("waddr %d pack %d: byte-pack warning %v, want %v (%v)", c.waddr, c.pack, found, c.bad, p.Warnings)
+		}
+	}
+}
+
 func TestCacheDecodesOnce(t *testing.T) {
 	r := newRig(t)
 	w := asm(t, func(a *qpu.Asm) {
