@@ -305,13 +305,13 @@ func DestroyPerfmon(c drm.Conn, id uint32) error {
 	return nil
 }
 
-// PerfmonValues reads perfmon id's counters into values
+// perfmonValues reads perfmon id's counters into values
 // (DRM_IOCTL_VC4_PERFMON_GET_VALUES). The kernel writes one uint64 per
 // event the perfmon was created with (vc4_perfmon.c:
-// vc4_perfmon_get_values_ioctl), so len(values) must be that count:
-// fewer would let it write past the slice, so pass exactly the events'
-// count (the Perfmon type does).
-func PerfmonValues(c drm.Conn, id uint32, values []uint64) error {
+// vc4_perfmon_get_values_ioctl) and cannot know the slice's length, so a
+// shorter slice would be written past its end. That is why this is not
+// exported: Perfmon.Values calls it with exactly the perfmon's count.
+func perfmonValues(c drm.Conn, id uint32, values []uint64) error {
 	if len(values) == 0 {
 		return inputError(IoctlPerfmonGetValues, "no room for values")
 	}
@@ -326,7 +326,8 @@ func PerfmonValues(c drm.Conn, id uint32, values []uint64) error {
 }
 
 // Perfmon is a performance monitor that remembers its events, so reading
-// its values is safe.
+// its values is safe (DRM_IOCTL_VC4_PERFMON_GET_VALUES has no length: the
+// kernel writes one value per event into the caller's memory).
 type Perfmon struct {
 	c      drm.Conn
 	id     uint32
@@ -352,7 +353,7 @@ func (p *Perfmon) Values() ([]uint64, error) {
 		return nil, inputError(IoctlPerfmonGetValues, "the perfmon is closed")
 	}
 	v := make([]uint64, len(p.events))
-	if err := PerfmonValues(p.c, p.id, v); err != nil {
+	if err := perfmonValues(p.c, p.id, v); err != nil {
 		return nil, err
 	}
 	return v, nil
