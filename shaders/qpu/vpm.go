@@ -13,6 +13,7 @@ const (
 	VPMSize32 VPMSize = 2
 )
 
+// String names the size: "8-bit", "16-bit", "32-bit" or "reserved".
 func (s VPMSize) String() string {
 	switch s {
 	case VPMSize8:
@@ -78,7 +79,10 @@ func (s VPMSetup) EncodeRead() (uint32, error) {
 		return 0, fmt.Errorf("qpu: VPM read setup NUM %d outside 1..16", s.Num)
 	}
 	v, err := s.encode()
-	return v | uint32(s.Num&vpmNumMask)<<vpmNumShift, err
+	if err != nil {
+		return 0, err
+	}
+	return v | uint32(s.Num&vpmNumMask)<<vpmNumShift, nil
 }
 
 // EncodeWrite returns the VPMVCD_WR_SETUP value (NUM is not part of it).
@@ -126,6 +130,8 @@ func DecodeVPMSetup(v uint32, read bool) (s VPMSetup, generic bool) {
 	return s, true
 }
 
+// String describes the setup as a disassembly comment does, e.g.
+// "horizontal 32-bit packed addr 0x00 stride 1 num 3".
 func (s VPMSetup) String() string {
 	dir := "vertical"
 	if s.Horizontal {

@@ -34,12 +34,15 @@ func TestVPMSetupWords(t *testing.T) {
 			t.Errorf("decode write %#08x = %v, want %v", c.write, d, wantW)
 		}
 	}
+	if s := HorizontalVPM32(0x12, 3).String(); s != "horizontal 32-bit packed addr 0x12 stride 1 num 3" {
+		t.Errorf("String = %q", s)
+	}
 	if _, ok := DecodeVPMSetup(1<<30, true); ok {
 		t.Error("ID 1 (a DMA setup) decoded as a generic block setup")
 	}
 	for _, bad := range []VPMSetup{{Num: 0, Stride: 1}, {Num: 17, Stride: 1}, {Num: 1, Stride: 0}, {Num: 1, Stride: 1, Size: 3}} {
-		if _, err := bad.EncodeRead(); err == nil {
-			t.Errorf("%+v encoded without error", bad)
+		if w, err := bad.EncodeRead(); err == nil || w != 0 {
+			t.Errorf("%+v encoded to %#08x, %v; want 0 and an error", bad, w, err)
 		}
 	}
 }
