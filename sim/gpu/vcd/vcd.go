@@ -8,7 +8,6 @@ package vcd
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/vccube/vccube/cl/shaderrec"
 	"github.com/vccube/vccube/shaders/hazard"
@@ -157,34 +156,32 @@ func (u *Unit) shade(g *shaderrec.GL, st Stage, idx []uint32) error {
 	return nil
 }
 
+// column gathers the first len(dst) words of vertex k's column of the
+// write segment: its shaded output.
+func (u *Unit) column(k int, dst []uint32) []uint32 {
+	for y := range dst {
+		dst[y] = u.vpm.Word(writeSeg, y, k)
+	}
+	return dst
+}
+
 // Coords shades coordinates for the binner: out[i] for vertex idx[i]
-// ([AG] Figure 11: Xc, Yc, Zc, Wc, Xs|Ys, Zs, 1/Wc, point size).
+// ([AG] Figure 11: Xc, Yc, Zc, Wc, Xs|Ys, Zs, 1/Wc, point size; read
+// through vertex.Format).
 func (u *Unit) Coords(s *vertex.State, idx []uint32, out []vertex.Coord) error {
 	if s.Kind == vertex.NV {
 		return vertex.NVCoords(u.view, s, idx, out)
 	}
 	g := &s.GL
-	ps := g.Record.PointSizeIncluded
+	f := vertex.Format{Clip: true, PointSize: g.Record.PointSizeIncluded}
+	var col [qpuexec.VPMWindowRows]uint32
 	for base := 0; base < len(idx); base += 16 {
 		batch := idx[base:min(base+16, len(idx))]
 		if err := u.shade(g, Coordinate, batch); err != nil {
 			return err
 		}
 		for k := range batch {
-			w := func(y int) uint32 { return u.vpm.Word(writeSeg, y, k) }
-			c := &out[base+k]
-			for i := range 4 {
-				c.Clip[i] = math.Float32frombits(w(i))
-			}
-			c.HasClip = true
-			xy := w(4)
-			c.X, c.Y = int16(uint16(xy)), int16(uint16(xy>>16))
-			c.Z = math.Float32frombits(w(5))
-			c.InvW = math.Float32frombits(w(6))
-			c.PointSize = 0
-			if ps {
-				c.PointSize = math.Float32frombits(w(7))
-			}
+			f.DecodeCoord(u.column(k, col[:f.Words()]), &out[base+k])
 		}
 	}
 	return nil
@@ -192,38 +189,24 @@ func (u *Unit) Coords(s *vertex.State, idx []uint32, out []vertex.Coord) error {
 
 // Vertices shades vertices for the renderer into out, which must have been
 // Reset for len(idx) vertices and the state's varyings ([AG] Figure 10:
-// Xs|Ys, Zs, 1/Wc, point size, varyings).
+// Xs|Ys, Zs, 1/Wc, point size, varyings; read through vertex.Format).
 func (u *Unit) Vertices(s *vertex.State, idx []uint32, out *vertex.Shaded) error {
 	if s.Kind == vertex.NV {
 		return vertex.NVVertices(u.view, s, idx, out)
 	}
 	g := &s.GL
-	ps := 0
-	if g.Record.PointSizeIncluded {
-		ps = 1
+	f := vertex.Format{PointSize: g.Record.PointSizeIncluded, Varyings: out.NVary}
+	if f.Words() > qpuexec.VPMWindowRows {
+		return fmt.Errorf("%d varyings do not fit a %d-row VPM window", out.NVary, qpuexec.VPMWindowRows)
 	}
-	if 3+ps+out.NVary > 64 {
-		return fmt.Errorf("%d varyings do not fit a 64-row VPM window", out.NVary)
-	}
+	var col [qpuexec.VPMWindowRows]uint32
 	for base := 0; base < len(idx); base += 16 {
 		batch := idx[base:min(base+16, len(idx))]
 		if err := u.shade(g, VertexStage, batch); err != nil {
 			return err
 		}
 		for k := range batch {
-			i := base + k
-			xy := u.vpm.Word(writeSeg, 0, k)
-			out.X[i], out.Y[i] = int16(uint16(xy)), int16(uint16(xy>>16))
-			out.Z[i] = math.Float32frombits(u.vpm.Word(writeSeg, 1, k))
-			out.InvW[i] = math.Float32frombits(u.vpm.Word(writeSeg, 2, k))
-			out.PointSize[i] = 0
-			if ps == 1 {
-				out.PointSize[i] = math.Float32frombits(u.vpm.Word(writeSeg, 3, k))
-			}
-			vary := out.Vary[i*out.NVary : (i+1)*out.NVary]
-			for j := range vary {
-				vary[j] = math.Float32frombits(u.vpm.Word(writeSeg, 3+ps+j, k))
-			}
+			f.DecodeVertex(u.column(k, col[:f.Words()]), out, base+k)
 		}
 	}
 	return nil

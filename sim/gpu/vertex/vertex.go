@@ -17,7 +17,6 @@ package vertex
 import (
 	"encoding/binary"
 	"fmt"
-	"math"
 
 	"github.com/vccube/vccube/cl"
 	"github.com/vccube/vccube/cl/shaderrec"
@@ -173,72 +172,18 @@ func words(v *mem.View, addr uint32, dst []uint32, what string) error {
 	return nil
 }
 
-// splitXY unpacks the Xs|Ys word: Xs in bits 15:0, Ys in 31:16, both
-// signed ([AG] Figures 10–11).
-func splitXY(w uint32) (int16, int16) { return int16(uint16(w)), int16(uint16(w >> 16)) }
-
-func f32(w uint32) float32 { return math.Float32frombits(w) }
-
-// nvCoord decodes NV-mode vertex k at its address into a Coord.
-func nvCoord(v *mem.View, r *cl.NVShaderRecord, index uint32, out *Coord) error {
-	var w [8]uint32
-	n := 3
-	if r.ClipHeaderIncluded {
-		n = 7
-	}
-	if r.PointSizeIncluded {
-		n++
-	}
-	addr := r.VertexDataAddress + index*uint32(r.Stride)
-	if err := words(v, addr, w[:n], "NV vertex fetch"); err != nil {
-		return err
-	}
-	i := 0
-	*out = Coord{}
-	if r.ClipHeaderIncluded {
-		for k := range 4 {
-			out.Clip[k] = f32(w[k])
-		}
-		out.HasClip = true
-		i = 4
-	}
-	out.X, out.Y = splitXY(w[i])
-	out.Z, out.InvW = f32(w[i+1]), f32(w[i+2])
-	if r.PointSizeIncluded {
-		out.PointSize = f32(w[i+3])
-	}
-	return nil
+// nvFormat is the format of an NV record's shaded vertices ([AG] Figure
+// 12) with nvary varyings.
+func nvFormat(r *cl.NVShaderRecord, nvary int) Format {
+	return Format{Clip: r.ClipHeaderIncluded, PointSize: r.PointSizeIncluded, Varyings: nvary}
 }
 
-// nvVertex decodes NV-mode vertex index into slot k of out.
-func nvVertex(v *mem.View, r *cl.NVShaderRecord, index uint32, out *Shaded, k int, scratch []uint32) error {
-	n := 3 + out.NVary
-	skip := 0
-	if r.ClipHeaderIncluded {
-		skip = 4
-	}
-	if r.PointSizeIncluded {
-		n++
-	}
-	w := scratch[:skip+n]
+// nvWords reads the words of NV-mode vertex index in format f into
+// scratch.
+func nvWords(v *mem.View, r *cl.NVShaderRecord, f Format, index uint32, scratch []uint32) ([]uint32, error) {
+	w := scratch[:f.Words()]
 	addr := r.VertexDataAddress + index*uint32(r.Stride)
-	if err := words(v, addr, w, "NV vertex fetch"); err != nil {
-		return err
-	}
-	w = w[skip:]
-	out.X[k], out.Y[k] = splitXY(w[0])
-	out.Z[k], out.InvW[k] = f32(w[1]), f32(w[2])
-	w = w[3:]
-	out.PointSize[k] = 0
-	if r.PointSizeIncluded {
-		out.PointSize[k] = f32(w[0])
-		w = w[1:]
-	}
-	vary := out.Vary[k*out.NVary : (k+1)*out.NVary]
-	for j := range vary {
-		vary[j] = f32(w[j])
-	}
-	return nil
+	return w, words(v, addr, w, "NV vertex fetch")
 }
 
 // NVCoords reads NV-mode vertices for the binner: out[i] is vertex idx[i]
@@ -247,10 +192,14 @@ func NVCoords(v *mem.View, st *State, idx []uint32, out []Coord) error {
 	if st.Kind != NV {
 		return fmt.Errorf("vertex: NVCoords on a %v shader state", st.Kind)
 	}
+	f := nvFormat(&st.NV, 0)
+	var scratch [clipWords + screenWords + 1]uint32
 	for i, index := range idx {
-		if err := nvCoord(v, &st.NV, index, &out[i]); err != nil {
+		w, err := nvWords(v, &st.NV, f, index, scratch[:])
+		if err != nil {
 			return err
 		}
+		f.DecodeCoord(w, &out[i])
 	}
 	return nil
 }
@@ -261,11 +210,14 @@ func NVVertices(v *mem.View, st *State, idx []uint32, out *Shaded) error {
 	if st.Kind != NV {
 		return fmt.Errorf("vertex: NVVertices on a %v shader state", st.Kind)
 	}
-	var scratch [8 + 256]uint32
+	f := nvFormat(&st.NV, out.NVary)
+	var scratch [clipWords + screenWords + 1 + 256]uint32
 	for k, index := range idx {
-		if err := nvVertex(v, &st.NV, index, out, k, scratch[:]); err != nil {
+		w, err := nvWords(v, &st.NV, f, index, scratch[:])
+		if err != nil {
 			return err
 		}
+		f.DecodeVertex(w, out, k)
 	}
 	return nil
 }
