@@ -1,6 +1,9 @@
 package texture
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Picture is a linear (raster) image in memory: Height rows of Width
 // pixels, row r starting at byte r*Stride of Pix, each pixel Cpp bytes.
@@ -36,20 +39,37 @@ func NewPicture(width, height, cpp int) (Picture, error) {
 }
 
 // Check reports whether the picture's fields describe memory that Pix
-// actually holds, with an error saying what is wrong.
+// actually holds, with an error saying what is wrong. The sizes are
+// computed without overflow (an int is 32 bits on the Pi's GOARCH=arm), so
+// a picture that passes can be indexed row by row without a panic.
 func (p Picture) Check() error {
-	switch {
-	case p.Width <= 0 || p.Height <= 0:
+	if p.Width <= 0 || p.Height <= 0 {
 		return fmt.Errorf("texture: picture size %d×%d: width and height must be at least 1", p.Width, p.Height)
-	case p.Cpp <= 0:
+	}
+	if p.Cpp <= 0 {
 		return fmt.Errorf("texture: picture with %d bytes per pixel", p.Cpp)
-	case p.Stride < p.Width*p.Cpp:
+	}
+	row, okRow := mulInt(p.Width, p.Cpp)
+	if !okRow || p.Stride < row {
 		return fmt.Errorf("texture: picture stride %d is less than a row (%d px × %d bytes)", p.Stride, p.Width, p.Cpp)
-	case len(p.Pix) < (p.Height-1)*p.Stride+p.Width*p.Cpp:
+	}
+	above, okAbove := mulInt(p.Height-1, p.Stride) // the rows before the last
+	if !okAbove || above > math.MaxInt-row {
+		return fmt.Errorf("texture: picture of %d×%d at stride %d spans more bytes than memory can hold", p.Width, p.Height, p.Stride)
+	}
+	if need := above + row; len(p.Pix) < need {
 		return fmt.Errorf("texture: picture buffer holds %d bytes; %d×%d at stride %d needs %d",
-			len(p.Pix), p.Width, p.Height, p.Stride, (p.Height-1)*p.Stride+p.Width*p.Cpp)
+			len(p.Pix), p.Width, p.Height, p.Stride, need)
 	}
 	return nil
+}
+
+// mulInt returns a·b for a, b ≥ 0, and false if it overflows an int.
+func mulInt(a, b int) (int, bool) {
+	if a != 0 && b > math.MaxInt/a {
+		return 0, false
+	}
+	return a * b, true
 }
 
 // ChannelOrder is the order of the four 8-bit channels of a 32-bit pixel in
