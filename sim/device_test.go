@@ -501,7 +501,11 @@ func (f *fakeDisplay) Ioctl(c sim.Client, req drm.Request, arg unsafe.Pointer) e
 		flip := (*drm.ModeCrtcPageFlip)(arg)
 		ev := drm.EventVblank{Base: drm.Event{Type: drm.EventTypeFlipComplete, Length: uint32(unsafe.Sizeof(drm.EventVblank{}))},
 			UserData: flip.UserData, Sequence: 1, CrtcID: flip.CrtcID}
-		return c.QueueEvent(unsafe.Slice((*byte)(unsafe.Pointer(&ev)), unsafe.Sizeof(ev)))
+		if err := c.ReserveEvent(int(unsafe.Sizeof(ev))); err != nil {
+			return err
+		}
+		c.QueueEvent(unsafe.Slice((*byte)(unsafe.Pointer(&ev)), unsafe.Sizeof(ev)))
+		return nil
 	}
 	return syscall.EINVAL
 }

@@ -27,6 +27,7 @@ type File struct {
 	evMu     sync.Mutex
 	evCond   *sync.Cond
 	events   []byte // pending struct drm_event records
+	reserved int    // event space promised to events not yet queued
 	eventFd  int    // readable while events are pending
 	nonblock bool
 
@@ -34,8 +35,8 @@ type File struct {
 	closed bool
 }
 
-// eventSpace is how many bytes of events a file may have pending
-// (drm_file.c: event_space = 4096).
+// eventSpace is how many bytes of events a file may have pending or
+// reserved (drm_file.c drm_file_alloc: event_space = 4096).
 const eventSpace = 4096
 
 func newFile(d *Device, o OpenOptions) (*File, error) {
@@ -249,13 +250,32 @@ func (f *File) SetNonblock(nonblocking bool) error {
 	return nil
 }
 
-// QueueEvent implements Client.
-func (f *File) QueueEvent(ev []byte) error {
+// ReserveEvent implements Client (drm_event_reserve_init_locked).
+func (f *File) ReserveEvent(n int) error {
 	f.evMu.Lock()
 	defer f.evMu.Unlock()
-	if len(f.events)+len(ev) > eventSpace {
-		return syscall.ENOMEM
+	if len(f.events)+f.reserved+n > eventSpace {
+		return &kernel.Error{Errno: syscall.ENOMEM, Msg: fmt.Sprintf(
+			"no room for a %d-byte event: %d bytes of events unread and %d reserved of %d (read the file's events)",
+			n, len(f.events), f.reserved, eventSpace)}
 	}
+	f.reserved += n
+	return nil
+}
+
+// CancelEvent implements Client (drm_event_cancel_free).
+func (f *File) CancelEvent(n int) {
+	f.evMu.Lock()
+	f.reserved = max(f.reserved-n, 0)
+	f.evMu.Unlock()
+}
+
+// QueueEvent implements Client (drm_send_event): the event takes the
+// space its reservation held.
+func (f *File) QueueEvent(ev []byte) {
+	f.evMu.Lock()
+	defer f.evMu.Unlock()
+	f.reserved = max(f.reserved-len(ev), 0)
 	if len(f.events) == 0 {
 		var one [8]byte
 		binary.NativeEndian.PutUint64(one[:], 1)
@@ -263,7 +283,6 @@ func (f *File) QueueEvent(ev []byte) error {
 	}
 	f.events = append(f.events, ev...)
 	f.evCond.Broadcast()
-	return nil
 }
 
 // Read implements drm.Conn as drm_read does: whole events only, as many as
@@ -332,7 +351,7 @@ func (f *File) Close() error {
 	}
 	f.k.Close()
 	f.evMu.Lock()
-	f.events = nil
+	f.events, f.reserved = nil, 0
 	f.evCond.Broadcast()
 	f.evMu.Unlock()
 	unix.Close(f.eventFd)

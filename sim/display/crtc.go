@@ -260,8 +260,14 @@ func (d *Display) setCrtc(cs *clientState, r *drm.ModeCrtc) error {
 		}
 	}
 
-	// A blocking commit waits for the previous commit on the CRTC
-	// (drm_atomic_helper_setup_commit, stall_checks) before it applies.
+	// The commit prepares the new plane state (vc4_prepare_fb), then,
+	// being a blocking one, waits for the previous commit on the CRTC
+	// (drm_atomic_helper_wait_for_dependencies) before it applies.
+	if r.ModeValid != 0 {
+		if err := prepareFB(fb); err != nil {
+			return err
+		}
+	}
 	d.finishPending()
 	now := d.clockNow()
 	if r.ModeValid == 0 {
@@ -272,6 +278,7 @@ func (d *Display) setCrtc(cs *clientState, r *drm.ModeCrtc) error {
 		}
 		c.active, c.routed = false, false
 		if c.fb != nil {
+			cleanupFB(c.fb)
 			d.put(c.fb)
 			c.fb = nil
 		}
@@ -286,11 +293,7 @@ func (d *Display) setCrtc(cs *clientState, r *drm.ModeCrtc) error {
 	}
 	c.active, c.routed = true, true
 	c.mode = mode
-	fb.get()
-	if c.fb != nil {
-		d.put(c.fb)
-	}
-	c.fb = fb
+	d.swapStateFB(fb)
 	c.x, c.y = r.X, r.Y
 	// The commit returns once the new state is on screen: at the first
 	// vblank of a new timeline, or the next one of the running timeline.

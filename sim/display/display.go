@@ -13,7 +13,8 @@ import (
 )
 
 // Client is one open file as the display sees it: the kernel model's
-// Client (ID, LookupBO, IsMaster, QueueEvent), which sim.File implements.
+// Client (ID, LookupBO, IsMaster and the event queue), which sim.File
+// implements.
 // sim.Client is the same alias, so *Display implements sim.Display as it is.
 type Client = kernel.Client
 

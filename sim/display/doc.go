@@ -32,12 +32,15 @@
 // names, ordering), drm_framebuffer.c and drm_gem_framebuffer_helper.c
 // (ADDFB2, RMFB), drm_plane.c (PAGE_FLIP), drm_atomic_helper.c (commits,
 // EBUSY), drm_vblank.c (event contents, frame durations), drm_ioctl.c
-// (GET_CAP, SET_CLIENT_CAP), drm_file.c (close), drm_edid.c (the CEA and
-// DMT timings); and vc4_kms.c, vc4_crtc.c, vc4_plane.c and vc4_hdmi.c for
-// what a Pi 0-3 adds: the 2048x2048 limit, the formats and modifiers its
-// planes scan out (T-tiled included), the SET_TILING default modifier,
-// the 162 MHz HDMI clock limit, async flips. Each rule names its function
-// next to the code. No code was copied.
+// (GET_CAP, SET_CLIENT_CAP), drm_file.c (close, the event space),
+// drm_edid.c (the CEA and DMT timings); and vc4_kms.c, vc4_crtc.c,
+// vc4_plane.c and vc4_hdmi.c for what a Pi 0-3 adds: the 2048x2048
+// limit, the formats and modifiers its planes scan out (T-tiled
+// included), the SET_TILING default modifier, the 162 MHz HDMI clock
+// limit, async flips, and the use count a framebuffer on screen holds on
+// its BO (vc4_prepare_fb, so that a BO marked DONTNEED is not purged while
+// shown and cannot be put on screen). Each rule names its function next
+// to the code. No code was copied.
 //
 // # Time
 //
@@ -56,13 +59,7 @@
 //     composite outputs and three pixelvalves), no overlay or cursor
 //     planes, no hotplug after creation, no EDID.
 //   - An ASYNC flip does not wait for the GPU to finish with the BO (the
-//     kernel waits for the BO's fence; the seam gives no fence), and a
-//     framebuffer on screen does not raise its BO's use count, so a BO
-//     marked DONTNEED can be purged while shown (vc4_prepare_fb calls
-//     vc4_bo_inc_usecnt; sim/kernel exports no use count).
-//   - The event space is not reserved at PAGE_FLIP (drm_event_reserve_init
-//     fails with ENOMEM there); a full queue loses the event when it is
-//     delivered instead.
+//     kernel waits for the BO's fence; the seam gives no fence).
 //   - The vc4 load tracker (ENOSPC above the memory-bus budget) and the
 //     HVS display-list space are not modelled: one full-HD plane never
 //     reaches them.

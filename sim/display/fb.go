@@ -256,6 +256,7 @@ func (d *Display) removeFB(fb *framebuffer) {
 	if fb.refs > 1 && c.fb == fb {
 		d.finishPending()
 		c.fb = nil
+		cleanupFB(fb)
 		d.put(fb)
 		seq, at := c.tl.next(d.clockNow())
 		d.waitUntil(at) // the commit lands at the next vblank

@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/vccube/vccube/drm"
+	"github.com/vccube/vccube/sim/kernel"
 )
 
 // pageFlipFlags is DRM_MODE_PAGE_FLIP_FLAGS (drm_mode.h): EVENT, ASYNC
@@ -61,38 +62,68 @@ func (d *Display) pageFlip(cs *clientState, r *drm.ModeCrtcPageFlip) error {
 	if fb.format != c.fb.format {
 		return errorf(syscall.EINVAL, "page flip is not allowed to change frame buffer format (%s to %s)", c.fb.format, fb.format)
 	}
-	// (drm_event_reserve_init would take the event's 32 bytes of the
-	// file's event space here, ENOMEM when full; the seam has no
-	// reservation, so a full queue loses the event at delivery instead.)
+	// The event's space in the file's queue is taken now, and given back
+	// if the flip fails (drm_event_reserve_init, drm_event_cancel_free).
+	event := r.Flags&drm.PageFlipEvent != 0
+	if event {
+		if err := cs.c.ReserveEvent(eventSize); err != nil {
+			return err
+		}
+	}
+	if err := d.flip(cs, r, fb); err != nil {
+		if event {
+			cs.c.CancelEvent(eventSize)
+		}
+		return err
+	}
+	return nil
+}
+
+// eventSize is the size of a flip-complete event (struct drm_event_vblank).
+const eventSize = int(unsafe.Sizeof(drm.EventVblank{}))
+
+// flip is vc4_page_flip: an ASYNC flip done at once, or a nonblocking
+// atomic commit of the primary plane that completes at the next vblank.
+func (d *Display) flip(cs *clientState, r *drm.ModeCrtcPageFlip, fb *framebuffer) error {
+	c := &d.crtc
+	event := r.Flags&drm.PageFlipEvent != 0
 	now := d.clockNow()
 
 	if r.Flags&drm.PageFlipAsync != 0 {
-		// vc4_async_page_flip: the plane's address is rewritten at once
-		// (once the GPU is done with the BO, which the simulator does not
-		// wait for: see the package documentation) and the event carries
-		// the last vblank's count and time (drm_crtc_send_vblank_event).
+		// vc4_async_page_flip: the BO is marked in use (an EINVAL for a
+		// purgeable one), the plane's address is rewritten at once (once
+		// the GPU is done with the BO, which the simulator does not wait
+		// for: see the package documentation) and the event carries the
+		// last vblank's count and time (drm_crtc_send_vblank_event).
+		if err := prepareFB(fb); err != nil {
+			return err
+		}
 		d.swapStateFB(fb)
 		seq, at := c.tl.last(now)
-		d.setScan(c.fb, seq, at, true, r.Flags&drm.PageFlipEvent != 0)
-		if r.Flags&drm.PageFlipEvent != 0 {
+		d.setScan(c.fb, seq, at, true, event)
+		if event {
 			d.sendEvent(cs, r.UserData, seq, at)
 		}
 		return nil
 	}
 
 	// drm_atomic_helper_page_flip: page_flip_common refuses an inactive
-	// CRTC; the nonblocking commit refuses to get ahead of a pending one.
+	// CRTC; the nonblocking commit refuses to get ahead of a pending one,
+	// then prepares the new plane state (vc4_prepare_fb).
 	if !c.active {
 		return errorf(syscall.EINVAL, "CRTC %d disabled, rejecting legacy flip", CrtcID)
 	}
 	if c.pending.active {
 		return errorf(syscall.EBUSY, "CRTC %d busy with a previous commit: wait for its flip event", CrtcID)
 	}
+	if err := prepareFB(fb); err != nil {
+		return err
+	}
 	// The commit swaps the state at once (GETCRTC reports the new
 	// framebuffer); the hardware latches it at the next vblank.
 	d.swapStateFB(fb)
 	_, target := c.tl.next(now)
-	c.pending = pendingFlip{active: true, event: r.Flags&drm.PageFlipEvent != 0, userData: r.UserData, target: target}
+	c.pending = pendingFlip{active: true, event: event, userData: r.UserData, target: target}
 	if c.pending.event {
 		c.pending.client = cs
 	}
@@ -105,13 +136,34 @@ func (d *Display) pageFlip(cs *clientState, r *drm.ModeCrtcPageFlip) error {
 	return nil
 }
 
-// swapStateFB makes fb the primary plane's framebuffer in the state.
+// swapStateFB makes fb, already prepared (prepareFB), the primary plane's
+// framebuffer in the state; the old state's is cleaned up.
 func (d *Display) swapStateFB(fb *framebuffer) {
 	c := &d.crtc
 	fb.get()
-	d.put(c.fb)
+	if c.fb != nil {
+		cleanupFB(c.fb)
+		d.put(c.fb)
+	}
 	c.fb = fb
 }
+
+// prepareFB is vc4_prepare_fb (vc4_plane.c): a framebuffer entering the
+// primary plane's state marks the BO of its first plane in use
+// (vc4_bo_inc_usecnt), so that a BO on screen is never purged, and a BO
+// marked DONTNEED or already purged is refused with EINVAL. The commit
+// fails before anything changes.
+func prepareFB(fb *framebuffer) error {
+	err := fb.bos[0].IncUsecnt()
+	if ke, ok := err.(*kernel.Error); ok {
+		return errorf(ke.Errno, "framebuffer %d cannot be shown: %s", fb.id, ke.Msg)
+	}
+	return err
+}
+
+// cleanupFB is vc4_cleanup_fb: a framebuffer leaving a plane state ends
+// the use prepareFB began.
+func cleanupFB(fb *framebuffer) { fb.bos[0].DecUsecnt() }
 
 // finishPending is a blocking commit's stall: it waits for the pending
 // flip's vblank, which completes it.
@@ -164,9 +216,8 @@ func (d *Display) sendEvent(cs *clientState, userData, seq uint64, at int64) {
 		Sequence: uint32(seq),
 		CrtcID:   CrtcID,
 	}
-	// ENOMEM when the file's event space is full: the event is lost (see
-	// pageFlip).
-	_ = cs.c.QueueEvent(unsafe.Slice((*byte)(unsafe.Pointer(ev)), unsafe.Sizeof(*ev)))
+	// pageFlip reserved its space.
+	cs.c.QueueEvent(unsafe.Slice((*byte)(unsafe.Pointer(ev)), unsafe.Sizeof(*ev)))
 }
 
 // setScan makes fb what the hardware shows from the vblank (seq, at) on,
@@ -174,9 +225,16 @@ func (d *Display) sendEvent(cs *clientState, userData, seq uint64, at int64) {
 func (d *Display) setScan(fb *framebuffer, seq uint64, at int64, async, event bool) {
 	c := &d.crtc
 	if fb != nil {
+		// The hardware reads the BO until the next framebuffer is
+		// latched: the old plane state is cleaned up only once its
+		// successor is on screen (drm_atomic_helper_cleanup_planes after
+		// the flip is done). fb is in the state, which holds a use
+		// already, so this one cannot be refused.
 		fb.get()
+		_ = prepareFB(fb)
 	}
 	if c.scan != nil {
+		cleanupFB(c.scan)
 		d.put(c.scan)
 	}
 	c.scan, c.scanSeq, c.scanTime = fb, seq, at

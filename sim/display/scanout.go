@@ -43,8 +43,8 @@ type Frame struct {
 
 // ReadScanout copies what the CRTC scans out now into dst, reusing
 // dst.Data, so that a caller reading every frame does not allocate. It
-// fails with ErrCrtcOff while the CRTC is off, and when the framebuffer's
-// BO was purged (GEM_MADVISE).
+// fails with ErrCrtcOff while the CRTC is off. (A BO on screen is in use
+// and cannot be purged; the purged case is checked all the same.)
 func (d *Display) ReadScanout(dst *Frame) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()

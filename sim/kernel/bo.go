@@ -102,6 +102,32 @@ func (b *BO) Put() {
 	b.d.mu.Unlock()
 }
 
+// IncUsecnt marks the BO in use by the display: vc4_prepare_fb
+// (vc4_plane.c) calls vc4_bo_inc_usecnt for the first BO of a framebuffer
+// that enters a primary plane's state, so that the BO cannot be purged
+// while it may be scanned out. A BO marked DONTNEED, or already purged, is
+// refused with EINVAL unless it is in use already. On a display-only vc4
+// (Pi 4/5) the planes have no prepare_fb and nothing is counted.
+func (b *BO) IncUsecnt() error {
+	b.d.mu.Lock()
+	defer b.d.mu.Unlock()
+	if b.d.cfg.DisplayOnly {
+		return nil
+	}
+	return b.d.incUsecnt(b)
+}
+
+// DecUsecnt ends a use IncUsecnt began (vc4_cleanup_fb calls
+// vc4_bo_dec_usecnt); a DONTNEED BO nobody uses becomes purgeable.
+func (b *BO) DecUsecnt() {
+	b.d.mu.Lock()
+	defer b.d.mu.Unlock()
+	if b.d.cfg.DisplayOnly {
+		return
+	}
+	b.d.decUsecnt(b)
+}
+
 // cacheExpiry is how long a freed BO stays in the kernel's BO cache
 // (vc4_bo.c vc4_bo_cache_free_old: one second).
 const cacheExpiry = time.Second
@@ -357,8 +383,8 @@ func (d *Driver) purge(bo *BO) {
 	d.purgedSize += uint64(bo.size)
 }
 
-// incUsecnt marks the BO in use by a job or an export; a purgeable or
-// purged BO cannot be used (vc4_bo_inc_usecnt: EINVAL).
+// incUsecnt marks the BO in use by a job, an export or a plane; a
+// purgeable or purged BO cannot be used (vc4_bo_inc_usecnt: EINVAL).
 func (d *Driver) incUsecnt(bo *BO) error {
 	if bo.usecnt > 0 {
 		bo.usecnt++
@@ -369,11 +395,11 @@ func (d *Driver) incUsecnt(bo *BO) error {
 		bo.usecnt = 1
 		return nil
 	case gem.MadvDontNeed:
-		return errf(syscall.EINVAL, "BO marked purgeable (DONTNEED) used in a job or export")
+		return errf(syscall.EINVAL, "the BO is marked purgeable (GEM_MADVISE DONTNEED)")
 	case gem.MadvPurged:
-		return errf(syscall.EINVAL, "purged BO used in a job or export")
+		return errf(syscall.EINVAL, "the BO was purged (GEM_MADVISE DONTNEED, then memory pressure)")
 	}
-	return errf(syscall.EINVAL, "BO without madvise state used in a job")
+	return errf(syscall.EINVAL, "the BO is the kernel's own (no madvise state)")
 }
 
 // decUsecnt ends a use; an unused DONTNEED BO becomes purgeable

@@ -12,10 +12,18 @@ type Client interface {
 	// reference the display drops with BO.Put when the framebuffer goes
 	// away (drm_gem_object_lookup). An unknown handle is ENOENT.
 	LookupBO(handle uint32) (*BO, error)
-	// IsMaster reports whether the file is the device's DRM master now.
+	// IsMaster reports whether the file is the DRM master now.
 	IsMaster() bool
-	// QueueEvent appends a DRM event (a struct drm_event record) to the
-	// file's read queue and makes its Fd readable. It fails with ENOMEM
-	// when the file's 4 KiB of event space is used up (drm_event_reserve_init).
-	QueueEvent(ev []byte) error
+	// ReserveEvent takes n bytes of the file's event space for an event
+	// that QueueEvent will deliver later, as the ioctl that asks for the
+	// event does (drm_event_reserve_init). It fails with ENOMEM when the
+	// file's 4 KiB of event space, which holds both the events not yet
+	// read and those reserved, has not n bytes left.
+	ReserveEvent(n int) error
+	// CancelEvent gives back a reservation whose event will not come
+	// (drm_event_cancel_free).
+	CancelEvent(n int)
+	// QueueEvent appends a reserved DRM event (a struct drm_event record)
+	// to the file's read queue and makes its Fd readable (drm_send_event).
+	QueueEvent(ev []byte)
 }
