@@ -81,8 +81,12 @@ func NewLinearLayout(cpp, width, height, stride int) (Layout, error) {
 	if stride < width*cpp {
 		return Layout{}, fmt.Errorf("texture: stride %d bytes is less than a row of %d pixels × %d bytes", stride, width, cpp)
 	}
+	size, ok := mulInt(stride, height)
+	if !ok {
+		return Layout{}, fmt.Errorf("texture: %d rows of stride %d bytes are more bytes than memory can hold", height, stride)
+	}
 	l.stride = stride
-	l.size = stride * height
+	l.size = size
 	return l, nil
 }
 

@@ -3,6 +3,7 @@ package texture
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -345,6 +346,10 @@ func TestLinearLayout(t *testing.T) {
 	}
 	if _, err := NewLinearLayout(4, 10, 3, 39); err == nil {
 		t.Error("NewLinearLayout accepted a stride shorter than a row")
+	}
+	// 3 rows of MaxInt/2 bytes wrap an int: refused, not a negative Size.
+	if l, err := NewLinearLayout(4, 10, 3, math.MaxInt/2); err == nil {
+		t.Errorf("NewLinearLayout accepted 3 rows of stride MaxInt/2: size %d", l.Size())
 	}
 }
 
