@@ -118,10 +118,11 @@ func Next(stream []byte, sh Shape) (Block, []byte, error) {
 	if sh.Samples < 0 || sh.Uniforms < 0 {
 		return Block{}, stream, fmt.Errorf("uniforms: negative shape %+v", sh)
 	}
-	n := sh.Len()
-	if len(stream) < n {
-		return Block{}, stream, fmt.Errorf("uniforms: a block of %d texture indices and %d uniforms needs %d bytes, only %d left",
-			sh.Samples, sh.Uniforms, n, len(stream))
+	// Compare word counts, so that a huge shape cannot overflow Len.
+	if words := len(stream) / 4; sh.Samples > words || sh.Uniforms > words-sh.Samples {
+		return Block{}, stream, fmt.Errorf("uniforms: a block of %d texture indices and %d uniforms needs 4·(%d + %d) bytes, only %d left",
+			sh.Samples, sh.Uniforms, sh.Samples, sh.Uniforms, len(stream))
 	}
+	n := sh.Len()
 	return Block{raw: stream[:n:n], samples: sh.Samples}, stream[n:], nil
 }

@@ -2,6 +2,7 @@ package uniforms
 
 import (
 	"bytes"
+	"math"
 	"testing"
 )
 
@@ -30,6 +31,11 @@ func TestStreamLayout(t *testing.T) {
 	}
 	if _, _, err := Next(rest, Shape{Uniforms: 2}); err == nil {
 		t.Fatal("CS block of 2 words read from 4 bytes")
+	}
+	// 4·(MaxInt/4 + MaxInt/4) wraps Len to a negative size: still refused,
+	// and no panic slicing with it.
+	if _, _, err := Next(s.Bytes(), Shape{Samples: math.MaxInt / 4, Uniforms: math.MaxInt / 4}); err == nil {
+		t.Fatal("a block whose size overflows was accepted")
 	}
 	s.Reset()
 	if len(s.Bytes()) != 0 || s.Blocks() != 0 {
