@@ -265,12 +265,7 @@ func (f *File) Close() {
 		f.binBOUsed = false
 		d.binBOPut()
 	}
-	for id, p := range f.perfmons {
-		if p != nil {
-			f.perfmons[id] = nil
-			p.put()
-		}
-	}
+	clear(f.perfmons)
 }
 
 // newHandle gives bo the lowest free handle of the file, starting at 1

@@ -9,14 +9,12 @@ import (
 
 // perfmon is a performance monitor (struct vc4_perfmon in vc4_drv.h): up
 // to 16 hardware counters, each counting one event, accumulated over the
-// jobs submitted with it.
+// jobs submitted with it. The kernel's reference count is the garbage
+// collector's here: a job keeps its perfmon after PERFMON_DESTROY.
 type perfmon struct {
 	events   []uint8
 	counters [gem.MaxPerfCounters]uint64
-	refs     int
 }
-
-func (p *perfmon) put() { p.refs-- }
 
 // add accumulates a job's event counts into the counters (what
 // vc4_perfmon_stop reads from V3D_PCTR(i) when it captures).
@@ -46,7 +44,7 @@ func (f *File) PerfmonCreate(a *gem.PerfmonCreate) error {
 	d := f.d
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	p := &perfmon{events: append([]uint8(nil), a.Events[:a.Ncounters]...), refs: 1}
+	p := &perfmon{events: append([]uint8(nil), a.Events[:a.Ncounters]...)}
 	id := 0
 	for i := 1; i < len(f.perfmons); i++ {
 		if f.perfmons[i] == nil {
@@ -86,7 +84,6 @@ func (f *File) PerfmonDestroy(a *gem.PerfmonDestroy) error {
 		return errf(syscall.EINVAL, "no perfmon %d", a.ID)
 	}
 	f.perfmons[a.ID] = nil
-	p.put()
 	return nil
 }
 

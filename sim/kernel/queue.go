@@ -129,9 +129,6 @@ func (d *Driver) release(j *job) {
 	if j.binBO {
 		d.binBOPut()
 	}
-	if j.perfmon != nil {
-		j.perfmon.put()
-	}
 	j.reset()
 	d.freeJobs = append(d.freeJobs, j)
 }

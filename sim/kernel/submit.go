@@ -61,7 +61,6 @@ func (j *job) build(f *File) error {
 		if p == nil {
 			return errf(syscall.ENOENT, "no perfmon %d", a.PerfmonID)
 		}
-		p.refs++
 		j.perfmon = p
 	}
 	// Syncobjs are not modelled: this file has none, so any handle is
