@@ -467,15 +467,14 @@ func (u *Unit) decode(sm *sampler, k *samplerKey) error {
 	}
 	sm.typ = texture.JoinType(sm.p0, sm.p1)
 	switch sm.typ {
-	case texture.RGBA8888, texture.RGBX8888, texture.RGBA32R:
-		sm.cpp = 4
-	case texture.RGBA4444, texture.RGBA5551, texture.RGB565, texture.LUMALPHA:
-		sm.cpp = 2
-	case texture.LUMINANCE, texture.ALPHA:
-		sm.cpp = 1
+	case texture.RGBA8888, texture.RGBX8888, texture.RGBA32R,
+		texture.RGBA4444, texture.RGBA5551, texture.RGB565, texture.LUMALPHA,
+		texture.LUMINANCE, texture.ALPHA:
+		// The types expand turns into the returned word.
 	default:
 		return &Unsupported{fmt.Sprintf("texture type %v", sm.typ)}
 	}
+	sm.cpp = sm.typ.BitsPerPixel() / 8 // whole bytes for every type above
 	n := int(sm.p0.LastLevel) + 1
 	if sm.typ == texture.RGBA32R {
 		n = 1
