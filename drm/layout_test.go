@@ -162,7 +162,26 @@ func TestConstantsMatchC(t *testing.T) {
 		"DRM_FORMAT_MOD_NONE":                 drm.FormatModNone,
 		"DRM_FORMAT_MOD_INVALID":              drm.FormatModInvalid,
 		"DRM_FORMAT_MOD_BROADCOM_VC4_T_TILED": drm.FormatModBroadcomVC4TTiled,
+		"DRM_FORMAT_MOD_BROADCOM_SAND64":      drm.FormatModBroadcomSAND64,
+		"DRM_FORMAT_MOD_BROADCOM_SAND128":     drm.FormatModBroadcomSAND128,
+		"DRM_FORMAT_MOD_BROADCOM_SAND256":     drm.FormatModBroadcomSAND256,
 	})
+	// fourcc_mod_broadcom_mod(m) clears the parameter bits the table gives.
+	shift, bits := l.Consts["__fourcc_mod_broadcom_param_shift"], l.Consts["__fourcc_mod_broadcom_param_bits"]
+	if bits == 0 {
+		t.Error("__fourcc_mod_broadcom_param_shift/_bits: not in the C table")
+	}
+	for _, m := range []uint64{drm.FormatModBroadcomSAND128 | 96<<8, drm.FormatModBroadcomSAND64 | 1<<55, drm.FormatModBroadcomVC4TTiled, ^uint64(0)} {
+		if got, want := drm.FormatModBroadcomMod(m), m&^((1<<bits-1)<<shift); got != want {
+			t.Errorf("FormatModBroadcomMod(%#x) = %#x, fourcc_mod_broadcom_mod gives %#x", m, got, want)
+		}
+	}
+	// Newer than the Linux 6.1 headers the table was compiled from; the
+	// values are those of include/uapi/drm/drm.h since Linux 6.8 and 6.6.
+	if drm.CapAtomicAsyncPageFlip != 0x15 || drm.ClientCapCursorPlaneHotspot != 6 {
+		t.Errorf("DRM_CAP_ATOMIC_ASYNC_PAGE_FLIP = %#x, DRM_CLIENT_CAP_CURSOR_PLANE_HOTSPOT = %d; drm.h has 0x15 and 6",
+			drm.CapAtomicAsyncPageFlip, drm.ClientCapCursorPlaneHotspot)
+	}
 	if got := drm.Fourcc('X', 'R', '2', '4'); uint64(got) != l.Consts["DRM_FORMAT_XRGB8888"] {
 		t.Errorf("Fourcc('X','R','2','4') = 0x%08x, C 0x%08x", got, l.Consts["DRM_FORMAT_XRGB8888"])
 	}

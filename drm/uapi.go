@@ -311,13 +311,15 @@ const (
 	CapCrtcInVblankEvent         = 0x12
 	CapSyncobj                   = 0x13
 	CapSyncobjTimeline           = 0x14
-	PrimeCapImport               = 0x1 // DRM_PRIME_CAP_IMPORT
-	PrimeCapExport               = 0x2 // DRM_PRIME_CAP_EXPORT
-	ClientCapStereo3D            = 1   // DRM_CLIENT_CAP_STEREO_3D
-	ClientCapUniversalPlanes     = 2   // DRM_CLIENT_CAP_UNIVERSAL_PLANES
-	ClientCapAtomic              = 3   // DRM_CLIENT_CAP_ATOMIC
-	ClientCapAspectRatio         = 4   // DRM_CLIENT_CAP_ASPECT_RATIO
-	ClientCapWritebackConnectors = 5   // DRM_CLIENT_CAP_WRITEBACK_CONNECTORS
+	CapAtomicAsyncPageFlip       = 0x15 // since Linux 6.8; not in the 6.1 headers of testdata
+	PrimeCapImport               = 0x1  // DRM_PRIME_CAP_IMPORT
+	PrimeCapExport               = 0x2  // DRM_PRIME_CAP_EXPORT
+	ClientCapStereo3D            = 1    // DRM_CLIENT_CAP_STEREO_3D
+	ClientCapUniversalPlanes     = 2    // DRM_CLIENT_CAP_UNIVERSAL_PLANES
+	ClientCapAtomic              = 3    // DRM_CLIENT_CAP_ATOMIC
+	ClientCapAspectRatio         = 4    // DRM_CLIENT_CAP_ASPECT_RATIO
+	ClientCapWritebackConnectors = 5    // DRM_CLIENT_CAP_WRITEBACK_CONNECTORS
+	ClientCapCursorPlaneHotspot  = 6    // DRM_CLIENT_CAP_CURSOR_PLANE_HOTSPOT, since Linux 6.6
 )
 
 // Flags of PrimeHandle.Flags: DRM_CLOEXEC and DRM_RDWR (drm.h), which are
@@ -410,4 +412,27 @@ const (
 	// FormatModBroadcomVC4TTiled is DRM_FORMAT_MOD_BROADCOM_VC4_T_TILED:
 	// the VideoCore IV T-format of 4 KiB tiles (fourcc_mod_code(BROADCOM, 1)).
 	FormatModBroadcomVC4TTiled = FormatModVendorBroadcom<<56 | 1
+	// FormatModBroadcomSAND64, FormatModBroadcomSAND128 and
+	// FormatModBroadcomSAND256 are DRM_FORMAT_MOD_BROADCOM_SANDn, the
+	// column layouts of the Pi's video decoder output
+	// (fourcc_mod_broadcom_code(3, 0) to (5, 0)); a column height goes in
+	// the parameter bits, which FormatModBroadcomMod clears.
+	FormatModBroadcomSAND64  = FormatModVendorBroadcom<<56 | 3
+	FormatModBroadcomSAND128 = FormatModVendorBroadcom<<56 | 4
+	FormatModBroadcomSAND256 = FormatModVendorBroadcom<<56 | 5
 )
+
+// A Broadcom modifier's parameter is bits 55:8 (drm_fourcc.h:
+// __fourcc_mod_broadcom_param_shift 8, __fourcc_mod_broadcom_param_bits 48).
+const (
+	formatModBroadcomParamShift = 8
+	formatModBroadcomParamBits  = 48
+)
+
+// FormatModBroadcomMod returns a Broadcom modifier without its parameter,
+// as drm_fourcc.h's fourcc_mod_broadcom_mod does: a SAND128 modifier with
+// any column height gives FormatModBroadcomSAND128. Drivers compare
+// modifiers this way (vc4_plane.c vc4_format_mod_supported).
+func FormatModBroadcomMod(m uint64) uint64 {
+	return m &^ ((1<<formatModBroadcomParamBits - 1) << formatModBroadcomParamShift)
+}
