@@ -8,6 +8,14 @@ import "fmt"
 // unit can only sample from 2048x2048").
 const MaxSize = 2048
 
+// MaxSurfaceSize is the largest width or height of any surface the kernel
+// accepts, texture or render target: Linux vc4_validate.c
+// vc4_check_tex_size() refuses wider or higher ones ("Surface dimensions
+// too large"), its comment's reason being that the 3D engine works in
+// 12.4 offsets from the viewport centre. Textures are further limited to
+// MaxSize.
+const MaxSurfaceSize = 4096
+
 // UtileBytes is the size of a micro-tile (utile), the unit of the T and LT
 // formats: 512 bits whatever the pixel size ([AG] §11 "Micro-tiles").
 const UtileBytes = 64
@@ -132,11 +140,11 @@ func AlignedSize(tiling Tiling, width, height, cpp int) (alignedW, alignedH int,
 // CheckTexSize reports whether a width×height image of cpp bytes per pixel
 // in the given format, starting offset bytes into a buffer object of boSize
 // bytes, fits in it, exactly as Linux vc4_validate.c vc4_check_tex_size()
-// decides: false if width or height exceeds 4096, if the format is unknown,
+// decides: false if width or height exceeds MaxSurfaceSize, if the format is unknown,
 // if offset + size wraps around 32 bits, or if it exceeds boSize. The size
 // is AlignedSize's width × cpp × height, computed in 32 bits.
 func CheckTexSize(boSize, offset uint32, tiling Tiling, width, height, cpp int) bool {
-	if width > 4096 || height > 4096 || width < 0 || height < 0 {
+	if width > MaxSurfaceSize || height > MaxSurfaceSize || width < 0 || height < 0 {
 		return false
 	}
 	aw, ah, ok := AlignedSize(tiling, width, height, cpp)

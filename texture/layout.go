@@ -35,8 +35,8 @@ type Layout struct {
 // NewLinearLayout for another stride.
 //
 // cpp must be 1, 2, 4 or 8 (the sub-byte types have no byte layout here;
-// see Type.Storage) and width and height 1 to 4096 (the kernel's limit for
-// any surface; textures stop at MaxSize).
+// see Type.Storage) and width and height 1 to MaxSurfaceSize (the kernel's
+// limit for any surface; textures stop at MaxSize).
 func NewLayout(tiling Tiling, cpp, width, height int) (Layout, error) {
 	if err := checkLayoutArgs(cpp, width, height); err != nil {
 		return Layout{}, err
@@ -96,8 +96,8 @@ func checkLayoutArgs(cpp, width, height int) error {
 	default:
 		return fmt.Errorf("texture: %d bytes per pixel has no T, LT or raster layout: use 1, 2, 4 or 8", cpp)
 	}
-	if width < 1 || height < 1 || width > 4096 || height > 4096 {
-		return fmt.Errorf("texture: image size %d×%d is outside 1×1 to 4096×4096", width, height)
+	if width < 1 || height < 1 || width > MaxSurfaceSize || height > MaxSurfaceSize {
+		return fmt.Errorf("texture: image size %d×%d is outside 1×1 to %d×%d", width, height, MaxSurfaceSize, MaxSurfaceSize)
 	}
 	return nil
 }

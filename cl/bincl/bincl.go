@@ -27,6 +27,7 @@ import (
 
 	"github.com/vccube/vccube/cl"
 	"github.com/vccube/vccube/cl/spec"
+	"github.com/vccube/vccube/texture"
 )
 
 // Tile sizes (AG §5; Mesa vc4_job.c: 64×64 pixels, 32×32 with 4× MSAA).
@@ -36,8 +37,10 @@ const (
 )
 
 // MaxFrameSize is the largest render target the kernel accepts in either
-// direction (vc4_validate.c vc4_check_tex_size; Xs/Ys are 12.4 fixed point).
-const MaxFrameSize = 4096
+// direction: the render surfaces go through vc4_validate.c
+// vc4_check_tex_size (vc4_render_cl.c vc4_rcl_surface_setup), whose limit
+// package texture states.
+const MaxFrameSize = texture.MaxSurfaceSize
 
 // MaxDraws is how many primitive packets Mesa allows in one bin CL before
 // it flushes the job: the binner's state counters do not wrap safely
