@@ -614,6 +614,10 @@ func TestCloseDeviceBeforeFile(t *testing.T) {
 	c := open(t, d)
 	h := createBO(t, c, 4096)
 	m := mapBO(t, c, h, 4096)
+	off, err := gem.MapOffset(c, h)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -621,8 +625,10 @@ func TestCloseDeviceBeforeFile(t *testing.T) {
 	if m[0] != 7 {
 		t.Fatal("mapping lost its contents")
 	}
-	err := drm.CloseHandle(c, h)
+	err = drm.CloseHandle(c, h)
 	wantErrno(t, "GEM_CLOSE after the device closed", err, syscall.ENODEV)
+	_, err = c.Mmap(off, 4096, syscall.PROT_READ)
+	wantErrno(t, "mmap after the device closed", err, syscall.ENODEV)
 	if err := c.Close(); err != nil {
 		t.Fatalf("closing a file after its device: %v", err)
 	}

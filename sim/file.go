@@ -210,6 +210,9 @@ func (f *File) Mmap(offset uint64, length int, prot int) ([]byte, error) {
 	if f.closed {
 		return nil, syscall.EBADF
 	}
+	if f.dev.isClosed() {
+		return nil, syscall.ENODEV // drm_gem_mmap on an unplugged device
+	}
 	b, err := f.k.Mmap(offset, length, prot)
 	f.dev.trace("%s mmap(offset %#x, %d bytes, prot %#x) -> %s", f, offset, length, prot, result(err))
 	if err != nil {

@@ -43,8 +43,9 @@ type Frame struct {
 
 // ReadScanout copies what the CRTC scans out now into dst, reusing
 // dst.Data, so that a caller reading every frame does not allocate. It
-// fails with ErrCrtcOff while the CRTC is off. (A BO on screen is in use
-// and cannot be purged; the purged case is checked all the same.)
+// fails with ErrCrtcOff while the CRTC is off, and once the device is
+// closed (the BOs' memory is gone). It must not run concurrently with the
+// device's Close.
 func (d *Display) ReadScanout(dst *Frame) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -64,7 +65,7 @@ func (d *Display) ReadScanout(dst *Frame) error {
 	dst.Width, dst.Height, dst.Pitch, dst.X, dst.Y = fb.width, fb.height, fb.pitches[0], c.x, c.y
 	mem := fb.bos[0].Bytes()
 	if mem == nil {
-		return fmt.Errorf("display: the BO of framebuffer %d was purged (GEM_MADVISE DONTNEED under memory pressure); the screen shows garbage", fb.id)
+		return fmt.Errorf("display: the BO of framebuffer %d has no memory: the device was closed (or the BO purged); the screen shows garbage", fb.id)
 	}
 	n := uint64(fb.planeBytes())
 	off := uint64(fb.offsets[0])

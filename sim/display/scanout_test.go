@@ -174,3 +174,19 @@ func TestReadScanoutTTiled(t *testing.T) {
 		t.Errorf("pixel (1,0) = %v, want black", got)
 	}
 }
+
+// Once the device is closed the BOs' memory is gone: ReadScanout says so
+// instead of crashing.
+func TestReadScanoutAfterDeviceClose(t *testing.T) {
+	r := newRig(t, display.Options{})
+	f := r.open()
+	fb, _, _ := dumbFB(t, f, 800, 600)
+	setCrtc(t, f, fb, modeNamed(t, f, "800x600@60"))
+	if err := r.dev.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var fr display.Frame
+	if err := r.disp.ReadScanout(&fr); err == nil || fr.FbID != fb {
+		t.Fatalf("ReadScanout after the device closed: fb %d, %v; want fb %d and an error", fr.FbID, err, fb)
+	}
+}

@@ -79,7 +79,8 @@ func (b *BO) TFormat() bool {
 }
 
 // Bytes returns the kernel's view of the BO's memory (the pages the GPU
-// reads and writes), or nil once purged. It aliases the pool.
+// reads and writes), or nil once purged or once the device's pool is
+// closed. It aliases the pool.
 func (b *BO) Bytes() []byte {
 	if b.region.Size == 0 {
 		return nil

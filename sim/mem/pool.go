@@ -43,6 +43,9 @@ const DefaultSize = 256 << 20
 // drm_gem_dma_create failure that vc4 reports as ENOMEM.
 var ErrNoMemory = errors.New("mem: CMA pool exhausted")
 
+// ErrClosed is returned by Alloc and MapUser once the pool is closed.
+var ErrClosed = errors.New("mem: the CMA pool is closed")
+
 // Region is a range of bus addresses [Addr, Addr+Size).
 type Region struct {
 	Addr uint32
@@ -140,6 +143,9 @@ func (p *Pool) Alloc(size int, boundary uint32) (Region, error) {
 	n64 := uint64(roundUp(size, PageSize))
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.data == nil {
+		return Region{}, ErrClosed
+	}
 	if n64 > uint64(p.size) {
 		return Region{}, ErrNoMemory
 	}
@@ -240,10 +246,17 @@ func (p *Pool) Stats() (used, free, largest uint32) {
 }
 
 // Bytes returns the kernel's view of region r: a slice aliasing the pool's
-// memory. r must lie inside the pool.
+// memory, or nil once the pool is closed (its memory is gone; the slice
+// must not be used after Close either). r must lie inside the pool.
 func (p *Pool) Bytes(r Region) []byte {
 	if r.Addr < p.base || r.End() > uint64(p.base)+uint64(p.size) {
 		panic(fmt.Sprintf("mem: region %v outside the pool", r))
+	}
+	p.mu.Lock()
+	closed := p.data == nil
+	p.mu.Unlock()
+	if closed {
+		return nil
 	}
 	return p.bytes(r)
 }
@@ -260,6 +273,12 @@ func (p *Pool) bytes(r Region) []byte {
 func (p *Pool) MapUser(r Region, prot int) ([]byte, error) {
 	if r.Addr < p.base || r.End() > uint64(p.base)+uint64(p.size) || r.Addr%PageSize != 0 {
 		return nil, fmt.Errorf("mem: cannot map %v", r)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.data == nil {
+		// The memfd is closed; its number may already name another file.
+		return nil, ErrClosed
 	}
 	return unix.Mmap(p.fd, int64(r.Addr-p.base), int(r.Size), prot, unix.MAP_SHARED)
 }

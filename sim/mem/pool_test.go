@@ -236,3 +236,30 @@ func TestAllocAndFreeDoNotAllocate(t *testing.T) {
 	}
 	p.Free(keep)
 }
+
+// A closed pool has no memory: Bytes answers nil, Alloc and MapUser
+// ErrClosed (its memfd is closed, and the number may name another file
+// by now), instead of touching what is gone. Mappings made before stay.
+func TestClosedPool(t *testing.T) {
+	p := newPool(t, 4*PageSize)
+	r, _ := p.Alloc(PageSize, 0)
+	m, err := p.MapUser(r, unix.PROT_READ|unix.PROT_WRITE)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.UnmapUser(m)
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if b := p.Bytes(r); b != nil {
+		t.Errorf("Bytes after Close: %d bytes", len(b))
+	}
+	if _, err := p.Alloc(PageSize, 0); !errors.Is(err, ErrClosed) {
+		t.Errorf("Alloc after Close: %v", err)
+	}
+	if _, err := p.MapUser(r, unix.PROT_READ); !errors.Is(err, ErrClosed) {
+		t.Errorf("MapUser after Close: %v", err)
+	}
+	m[0] = 1 // the user mapping outlives the pool's own
+	p.Free(r)
+}
