@@ -83,7 +83,8 @@ const (
 	Float
 	// Float187 is the top 16 bits of a binary32 (sign, 8-bit exponent,
 	// 7-bit mantissa), AG Table 38 id 101 "float1-8-7". Encoding truncates
-	// the low 16 bits of the float, as Mesa's vc4_emit.c does (fui(x) >> 16).
+	// the low 16 bits of the float, as Mesa's vc4_state.c float_to_187_half
+	// does (fui(x) >> 16) for DEPTH_OFFSET.
 	Float187
 	// Subpixel is a signed 12.4 fixed-point pixel coordinate (Width 16):
 	// the integer counts sixteenths of a pixel (Mesa XML type "s12.4";
