@@ -17,9 +17,9 @@ package tlb
 import (
 	"encoding/binary"
 	"fmt"
-	"sync"
 
 	"github.com/vccube/vccube/cl"
+	"github.com/vccube/vccube/sim/gpu/internal/utiles"
 	"github.com/vccube/vccube/sim/mem"
 	"github.com/vccube/vccube/texture"
 )
@@ -126,7 +126,7 @@ type image struct {
 	layout texture.Layout
 	addr   uint32
 	cpp    int
-	tab    *utileTable // T and LT: the utiles' offsets
+	tab    *utiles.Table // T and LT: the utiles' offsets
 }
 
 func newImage(addr uint32, tiling cl.Tiling, cpp int, f *Frame) (image, error) {
@@ -134,55 +134,7 @@ func newImage(addr uint32, tiling cl.Tiling, cpp int, f *Frame) (image, error) {
 	if err != nil {
 		return image{}, fmt.Errorf("tile buffer image at %#08x: %w", addr, err)
 	}
-	im := image{layout: l, addr: addr, cpp: cpp}
-	if l.Tiling() != texture.Linear {
-		im.tab = tableFor(l)
-	}
-	return im, nil
-}
-
-// utileTable is a T or LT layout tabulated: off[uy·upr + ux] is the byte
-// offset of utile (ux, uy), as texture.Layout.Offset gives it (package
-// texture stays the one description of the layouts; the table only saves
-// recomputing it for every utile of every frame).
-type utileTable struct {
-	upr int
-	off []int32
-}
-
-type tableKey struct {
-	tiling             texture.Tiling
-	cpp, width, height int
-}
-
-// tables caches the tables of the frames seen; a program renders a few
-// sizes, so the cache is small and is emptied if it ever grows large.
-var tables struct {
-	sync.Mutex
-	m map[tableKey]*utileTable
-}
-
-func tableFor(l texture.Layout) *utileTable {
-	k := tableKey{l.Tiling(), l.Cpp(), l.Width(), l.Height()}
-	tables.Lock()
-	defer tables.Unlock()
-	if t := tables.m[k]; t != nil {
-		return t
-	}
-	if tables.m == nil || len(tables.m) >= 16 {
-		tables.m = map[tableKey]*utileTable{}
-	}
-	uw, uh := texture.UtileWidth(l.Cpp()), texture.UtileHeight(l.Cpp())
-	t := &utileTable{upr: l.AlignedWidth() / uw}
-	rows := l.AlignedHeight() / uh
-	t.off = make([]int32, t.upr*rows)
-	for uy := 0; uy < rows; uy++ {
-		for ux := 0; ux < t.upr; ux++ {
-			t.off[uy*t.upr+ux] = int32(l.Offset(ux*uw, uy*uh))
-		}
-	}
-	tables.m[k] = t
-	return t
+	return image{layout: l, addr: addr, cpp: cpp, tab: utiles.For(l)}, nil
 }
 
 // runs walks the tile's pixels that lie inside the frame in blocks whose
@@ -195,11 +147,10 @@ func tableFor(l texture.Layout) *utileTable {
 //	for r := im.runs(t, f); r.next(); { ... }
 type runs struct {
 	im             *image
-	x0, y0, x1, y1 int  // frame pixels of the tile ∩ frame
-	uw, uh         int  // block size: a utile, or the whole tile
-	uws, uhs       uint // log2 of a utile's size (T and LT)
-	fx, fy         int  // next block's frame pixel
-	x, y, w, h     int  // current block
+	x0, y0, x1, y1 int // frame pixels of the tile ∩ frame
+	uw, uh         int // block size: a utile, or the whole tile
+	fx, fy         int // next block's frame pixel
+	x, y, w, h     int // current block
 	off, pitch     int
 }
 
@@ -211,12 +162,6 @@ func (im *image) runs(t Tile, f *Frame) runs {
 		r.pitch = im.layout.Stride()
 	} else {
 		r.uw, r.uh = texture.UtileWidth(im.cpp), texture.UtileHeight(im.cpp)
-		for 1<<r.uws < r.uw {
-			r.uws++
-		}
-		for 1<<r.uhs < r.uh {
-			r.uhs++
-		}
 		r.pitch = r.uw * im.cpp
 	}
 	r.fx, r.fy = r.x0, r.y0
@@ -235,7 +180,7 @@ func (r *runs) next() bool {
 	r.h = min(r.uh, r.y1-r.fy)
 	r.x, r.y = r.fx-r.x0, r.fy-r.y0
 	if t := r.im.tab; t != nil {
-		r.off = int(t.off[r.fy>>r.uhs*t.upr+r.fx>>r.uws])
+		r.off = t.Utile(r.fx, r.fy)
 	} else {
 		r.off = r.im.layout.Offset(r.fx, r.fy)
 	}
@@ -255,17 +200,17 @@ func (im *image) storeWholeUtiles(sp *span, src *[Pixels]uint32, t Tile, f *Fram
 	}
 	const n = Size / 4 // utiles per tile side at 32 bpp
 	base := int(im.addr - sp.base)
-	rows := tab.off[(y0/4)*tab.upr:]
+	rows := tab.Off[(y0/4)*tab.PerRow:]
 	// Every utile must lie in the span; check them all before writing.
 	for uy := 0; uy < n; uy++ {
-		for _, o := range rows[uy*tab.upr+x0/4 : uy*tab.upr+x0/4+n] {
+		for _, o := range rows[uy*tab.PerRow+x0/4 : uy*tab.PerRow+x0/4+n] {
 			if base+int(o)+64 > len(sp.buf) {
 				return false
 			}
 		}
 	}
 	for uy := 0; uy < n; uy++ {
-		for ux, o := range rows[uy*tab.upr+x0/4 : uy*tab.upr+x0/4+n] {
+		for ux, o := range rows[uy*tab.PerRow+x0/4 : uy*tab.PerRow+x0/4+n] {
 			putUtile(sp.buf[base+int(o):], src[:], 4*uy*Size+4*ux)
 		}
 	}

@@ -72,11 +72,11 @@ func (u *Unit) nearestLevel0(sm *sampler, s, t *[16]uint32, out *[16]uint32) boo
 		flip = -1
 	}
 	raw := sm.typ == texture.RGBA8888 || sm.typ == texture.RGBA32R
-	if raw && !lv.linear && lv.uwShift == 2 && lv.uhShift == 2 && lv.cppShift == 2 {
+	if tb := lv.tab; raw && tb != nil && tb.WShift == 2 && tb.HShift == 2 && tb.CppShift == 2 {
 		// 32-bit texels in T or LT format: 4×4-texel utiles of 64 bytes
-		// (texture.UtileWidth/Height), so level.offset's shifts are
-		// constants.
-		utab, upr := lv.utab, lv.upr
+		// (texture.UtileWidth/Height), so utiles.Table.Offset's shifts
+		// are constants.
+		utab, upr := tb.Off, tb.PerRow
 		for i := range 16 {
 			// axis.index, inlined by hand for the simple wraps.
 			var x, y int

@@ -53,6 +53,7 @@ import (
 	"math"
 
 	"github.com/vccube/vccube/shaders/qpu"
+	"github.com/vccube/vccube/sim/gpu/internal/utiles"
 	"github.com/vccube/vccube/sim/mem"
 	"github.com/vccube/vccube/texture"
 )
@@ -358,50 +359,27 @@ type level struct {
 	w, h   int    // the size the TMU samples over
 	size   int    // bytes the level occupies
 
-	// The layout tabulated: for T and LT, utab[uy·upr + ux] is the byte
-	// offset of utile (ux, uy), from layout.Offset; linear levels use
-	// the stride.
-	linear                     bool
-	stride                     int
-	utab                       []int32
-	upr                        int
-	uwShift, uhShift, cppShift uint
-}
-
-func log2(n int) uint {
-	s := uint(0)
-	for 1<<s < n {
-		s++
-	}
-	return s
+	// tab is a T or LT layout tabulated by utile (package utiles); a
+	// linear level (tab nil) is addressed with its stride.
+	tab      *utiles.Table
+	stride   int
+	cppShift uint
 }
 
 func newLevel(l texture.Layout, addr uint32, w, h int) level {
-	lv := level{layout: l, addr: addr, w: w, h: h, size: l.Size(), cppShift: log2(l.Cpp())}
-	if l.Tiling() == texture.Linear {
-		lv.linear, lv.stride = true, l.Stride()
-		return lv
-	}
-	uw, uh := texture.UtileWidth(l.Cpp()), texture.UtileHeight(l.Cpp())
-	lv.uwShift, lv.uhShift = log2(uw), log2(uh)
-	lv.upr = l.AlignedWidth() / uw
-	rows := l.AlignedHeight() / uh
-	lv.utab = make([]int32, lv.upr*rows)
-	for uy := 0; uy < rows; uy++ {
-		for ux := 0; ux < lv.upr; ux++ {
-			lv.utab[uy*lv.upr+ux] = int32(l.Offset(ux*uw, uy*uh))
-		}
+	lv := level{layout: l, addr: addr, w: w, h: h, size: l.Size(), tab: utiles.For(l), stride: l.Stride()}
+	for 1<<lv.cppShift < l.Cpp() {
+		lv.cppShift++
 	}
 	return lv
 }
 
 // offset is layout.Offset(x, y) for 0 ≤ x < w, 0 ≤ y < h.
 func (lv *level) offset(x, y int) int {
-	if lv.linear {
+	if lv.tab == nil {
 		return y*lv.stride + x<<lv.cppShift
 	}
-	in := (y&(1<<lv.uhShift-1))<<lv.uwShift | x&(1<<lv.uwShift-1)
-	return int(lv.utab[(y>>lv.uhShift)*lv.upr+x>>lv.uwShift]) + in<<lv.cppShift
+	return lv.tab.Offset(x, y)
 }
 
 // sampler is a decoded lookup.
