@@ -1,12 +1,3 @@
-// Package cubetest renders vccube's own frames through the whole
-// simulated stack — the program's renderer (package render), the
-// simulated kernel (package sim) and this GPU model — and compares them
-// with the golden images of testdata/golden, which internal/refrender made
-// independently (testdata/golden/NOTES.md). It also holds the benchmarks
-// of whole cube frames.
-//
-// It lives apart from package gpu so that the GPU model's own tests never
-// depend on the kernel model or the renderer.
 package cubetest
 
 import (
