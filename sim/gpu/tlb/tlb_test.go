@@ -446,3 +446,40 @@ func TestZWriteWithoutStencil(t *testing.T) {
 		}
 	}
 }
+
+// The kernel does not check the alignment of the colour buffer's offset
+// (vc4_render_cl.c vc4_rcl_render_config_surface_setup; audit.md 7.4), so
+// STORE_MS_TILE_BUFFER can store to an address that is not a multiple of
+// four. The store must still put every pixel where the layout says, in
+// every memory format (and not trip the race detector's pointer checks).
+func TestStoreToUnalignedAddress(t *testing.T) {
+	for _, tiling := range []cl.Tiling{cl.TilingLinear, cl.TilingT, cl.TilingLT} {
+		v, r, m := memory(t, 64*64*4+64)
+		var b Buffer
+		pattern(&b)
+		f := Frame{Width: 64, Height: 64}
+		const skew = 3
+		if err := b.StoreColor(v, r.Addr+skew, tiling, cl.LoadStoreFormatRGBA8888, Tile{0, 0}, &f); err != nil {
+			t.Fatal(err)
+		}
+		l, err := texture.NewLayout(texture.Tiling(tiling), 4, 64, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for y := range Size {
+			for x := range Size {
+				off := skew + l.Offset(x, y)
+				if got := binary.LittleEndian.Uint32(m[off:]); got != b.Color[y*Size+x] {
+					t.Fatalf("%v pixel (%d,%d) = %#x, want %#x", tiling, x, y, got, b.Color[y*Size+x])
+				}
+			}
+		}
+		var c Buffer
+		if err := c.LoadColor(v, r.Addr+skew, tiling, cl.LoadStoreFormatRGBA8888, Tile{0, 0}, &f); err != nil {
+			t.Fatal(err)
+		}
+		if c.Color != b.Color {
+			t.Errorf("%v: the load from the unaligned address does not give back the stored tile", tiling)
+		}
+	}
+}
