@@ -341,4 +341,8 @@ func TestMadviseAndLabelArguments(t *testing.T) {
 	}
 	l = gem.LabelBO{Handle: h, Len: 0, Name: ptr(t, name)}
 	wantErrno(t, "label of length 0", ioctl(c, gem.IoctlLabelBO, &l), syscall.EINVAL)
+	// len + 1 is u32 arithmetic in vc4_label_bo_ioctl: 0xFFFFFFFF + 1 is a
+	// count of 0, which strndup_user answers with EFAULT, whatever the name.
+	l = gem.LabelBO{Handle: h, Len: math.MaxUint32, Name: ptr(t, name)}
+	wantErrno(t, "label of length 0xFFFFFFFF", ioctl(c, gem.IoctlLabelBO, &l), syscall.EFAULT)
 }

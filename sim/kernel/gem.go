@@ -99,12 +99,14 @@ func (f *File) CreateShaderBO(a *gem.CreateShaderBO) error {
 // LabelBO is DRM_IOCTL_VC4_LABEL_BO (vc4_label_bo_ioctl): a name for the
 // BO statistics. The name is read as strndup_user(name, len + 1) does, so
 // it must be NUL-terminated within len + 1 bytes (EINVAL otherwise); a bad
-// pointer is EFAULT, checked before the handle (ENOENT).
+// pointer is EFAULT, checked before the handle (ENOENT). len + 1 is u32
+// arithmetic, as in vc4_label_bo_ioctl: a len of 0xFFFFFFFF makes a count
+// of 0, which is EFAULT.
 func (f *File) LabelBO(a *gem.LabelBO) error {
 	if a.Len == 0 {
 		return errf(syscall.EINVAL, "label of length 0")
 	}
-	name, err := StrndupUser(a.Name, int(a.Len)+1)
+	name, err := StrndupUser(a.Name, a.Len+1)
 	if err != nil {
 		return errf(Errno(err), "label name at %#x (%d bytes): %v", a.Name, a.Len, err)
 	}

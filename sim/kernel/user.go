@@ -118,20 +118,21 @@ func CopyToArg(arg unsafe.Pointer, src []byte) error {
 // StrndupUser reads a NUL-terminated string of at most n bytes (NUL
 // included) from user address addr, as the kernel's strndup_user does
 // (mm/util.c): EFAULT for bad memory, EINVAL when no NUL appears within n
-// bytes. The returned string excludes the NUL.
-func StrndupUser(addr uint64, n int) (string, error) {
-	if n <= 0 {
-		return "", syscall.EINVAL
+// bytes. The returned string excludes the NUL. A count of 0 is EFAULT:
+// strnlen_user answers 0 for it, which strndup_user takes for a fault.
+func StrndupUser(addr uint64, n uint32) (string, error) {
+	if n == 0 {
+		return "", syscall.EFAULT
 	}
 	var buf [256]byte
-	out := make([]byte, 0, min(n, len(buf)))
-	for done := 0; done < n; {
-		chunk := buf[:min(n-done, len(buf))]
+	out := make([]byte, 0, min(n, uint32(len(buf))))
+	for done := uint64(0); done < uint64(n); {
+		chunk := buf[:min(uint64(n)-done, uint64(len(buf)))]
 		// strnlen_user reads what it can: a fault before the NUL is EFAULT.
-		if err := CopyFromUser(chunk, addr+uint64(done)); err != nil {
+		if err := CopyFromUser(chunk, addr+done); err != nil {
 			// Retry byte by byte so that a NUL before the fault counts.
 			for i := range chunk {
-				if err := CopyFromUser(chunk[i:i+1], addr+uint64(done+i)); err != nil {
+				if err := CopyFromUser(chunk[i:i+1], addr+done+uint64(i)); err != nil {
 					return "", syscall.EFAULT
 				}
 				if chunk[i] == 0 {
@@ -145,7 +146,7 @@ func StrndupUser(addr uint64, n int) (string, error) {
 			}
 		}
 		out = append(out, chunk...)
-		done += len(chunk)
+		done += uint64(len(chunk))
 	}
 	return "", syscall.EINVAL
 }
