@@ -304,7 +304,8 @@ func (b *Binner) binningConfig(raw []byte) error {
 	b.tilesX, b.tilesY = int(c.WidthInTiles), int(c.HeightInTiles)
 	n := b.tilesX * b.tilesY
 	b.frame = raster.Rect{X1: b.tilesX * tlb.Size, Y1: b.tilesY * tlb.Size}
-	// The tile state data array: 48 bytes per tile the hardware writes.
+	// The tile state data array: "size of 48 bytes * num tiles" ([AG]
+	// Table 38 id 112), which the hardware writes.
 	if _, err := b.view.Write(c.TileStateAddress, uint32(48*n), "PTB tile state data array"); err != nil {
 		return err
 	}

@@ -108,8 +108,10 @@ func (b *Binner) coord(p int) (*vertex.Coord, uint32) {
 }
 
 // listIndex is the index the PTB writes into a tile list: 16 bits
-// (erratum GFXH-515, Mesa vc4_draw.c: "the binner stores 16-bit indices in
-// tile lists"), so array draws past vertex 65535 wrap, as on the hardware.
+// (erratum GFXH-515, Mesa vc4_draw.c vc4_draw_vbo: "The binner emits 16 bit
+// indices for drawarrays, which means that if start + count > 64k it would
+// truncate the top bits"), so array draws past vertex 65535 wrap, as on the
+// hardware.
 func listIndex(v uint32) uint32 { return v & 0xFFFF }
 
 var listFormats = [4]cl.PrimitiveListFormat{

@@ -55,6 +55,14 @@ type Frame struct {
 	EarlyZDisable, EarlyZGreater bool
 }
 
+// maxFrame is the largest frame side the model renders: 4096 pixels, the
+// kernel's limit for any surface, because "the shaded vertex format stores
+// signed 12.4 fixed point (-2048,2047) offsets from the viewport center"
+// (Linux vc4_validate.c vc4_check_tex_size, which the kernel applies to
+// every render target). What the hardware does with a zero or larger size
+// is not documented ([AG] Table 38 id 113 gives only "uint16").
+const maxFrame = 4096
+
 // FrameOf returns the frame a TILE_RENDERING_MODE_CONFIG describes, or an
 // *Unsupported error for the modes the model lacks.
 func FrameOf(p *cl.TileRenderingModeConfig) (Frame, error) {
@@ -73,8 +81,8 @@ func FrameOf(p *cl.TileRenderingModeConfig) (Frame, error) {
 		return Frame{}, fmt.Errorf("TILE_RENDERING_MODE_CONFIG: reserved colour format %d", p.Format)
 	case p.Tiling > cl.TilingLT:
 		return Frame{}, fmt.Errorf("TILE_RENDERING_MODE_CONFIG: reserved memory format %d", p.Tiling)
-	case p.Width == 0 || p.Height == 0 || p.Width > 4096 || p.Height > 4096:
-		return Frame{}, fmt.Errorf("TILE_RENDERING_MODE_CONFIG: a %d×%d frame (the hardware draws 1 to 4096 pixels each way)", p.Width, p.Height)
+	case p.Width == 0 || p.Height == 0 || p.Width > maxFrame || p.Height > maxFrame:
+		return Frame{}, fmt.Errorf("TILE_RENDERING_MODE_CONFIG: a %d×%d frame (the model renders 1 to %d pixels each way)", p.Width, p.Height, maxFrame)
 	}
 	return Frame{Addr: p.Address, Width: int(p.Width), Height: int(p.Height), Format: p.Format, Tiling: p.Tiling,
 		EarlyZDisable: p.EarlyZDisable, EarlyZGreater: p.EarlyZDirectionGreater}, nil
