@@ -46,6 +46,7 @@ const (
 	BoardPi5
 )
 
+// String names the board, e.g. "Raspberry Pi 4 (display-only vc4)".
 func (b Board) String() string {
 	switch b {
 	case BoardPi3:

@@ -61,6 +61,7 @@ func (r Region) Contains(addr uint32, n uint32) bool {
 	return addr >= r.Addr && uint64(addr)+uint64(n) <= r.End()
 }
 
+// String formats the region as "[address+size]" in hex.
 func (r Region) String() string { return fmt.Sprintf("[%#08x+%#x]", r.Addr, r.Size) }
 
 // Pool is the simulated CMA region.

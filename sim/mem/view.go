@@ -50,6 +50,8 @@ type Fault struct {
 	What  string // which unit made the access, e.g. "TMU0 fetch"
 }
 
+// Error describes the access, e.g. "GPU read of 4 bytes at 0x00001000
+// outside the job's buffers (TMU0 fetch)".
 func (f *Fault) Error() string {
 	op := "read"
 	if f.Write {
