@@ -6,6 +6,7 @@ import (
 
 	"github.com/vccube/vccube/cl/dump"
 	"github.com/vccube/vccube/cl/uniforms"
+	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/shaders"
 )
 
@@ -34,7 +35,7 @@ func (r *Renderer) Dump(w io.Writer) error {
 		return fmt.Errorf("render: dump: %w", err)
 	}
 	ew := &errWriter{w: w}
-	names := [numBOs]string{"FS", "VS", "CS", "vertices", "texture", "colour buffer", "depth buffer"}
+	names := [numBOs]string{"FS", "VS", "CS", "vertices", "texture", "colour buffer"}
 	ew.printf("bo_handles, %d:\n", len(j.BOHandles))
 	for i, h := range j.BOHandles {
 		name := ""
@@ -47,15 +48,13 @@ func (r *Renderer) Dump(w io.Writer) error {
 		j.Width, j.Height, j.MinXTile, j.MinYTile, j.MaxXTile, j.MaxYTile, j.Flags, j.ClearColor[0], j.ClearZ)
 	for _, s := range []struct {
 		name string
-		hi   uint32
-		off  uint32
-		bits uint16
-		fl   uint16
-	}{
-		{"color_write", j.ColorWrite.HIndex, j.ColorWrite.Offset, j.ColorWrite.Bits, j.ColorWrite.Flags},
-		{"zs_write", j.ZSWrite.HIndex, j.ZSWrite.Offset, j.ZSWrite.Bits, j.ZSWrite.Flags},
-	} {
-		ew.printf("%s: hindex %d offset %d bits %#04x flags %#x\n", s.name, s.hi, s.off, s.bits, s.fl)
+		surf *gem.SubmitRCLSurface
+	}{{"color_write", &j.ColorWrite}, {"zs_write", &j.ZSWrite}} {
+		if s.surf.HIndex == gem.SurfaceAbsent {
+			ew.printf("%s: absent\n", s.name)
+			continue
+		}
+		ew.printf("%s: hindex %d offset %d bits %#04x flags %#x\n", s.name, s.surf.HIndex, s.surf.Offset, s.surf.Bits, s.surf.Flags)
 	}
 	for _, p := range shaders.Programs() {
 		ew.printf("%s, %d instructions:\n%s", p.Name, len(p.Code), p.Listing())

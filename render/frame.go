@@ -23,7 +23,6 @@ const (
 	boVertices
 	boTexture
 	boColour
-	boDepth
 	numBOs
 )
 
@@ -117,7 +116,6 @@ func (r *Renderer) Build(buf int, degrees float32) error {
 	j.AddBO(r.vertices.Handle())
 	j.AddBO(r.tex.Handle())
 	j.AddBO(r.colour[buf].Handle())
-	j.AddBO(r.depth.Handle())
 
 	j.Bin.Begin(&r.prefix)
 	state := r.rec.State()
@@ -150,8 +148,9 @@ func (r *Renderer) Build(buf int, degrees float32) error {
 	if err := j.SetFrame(vp.Width, vp.Height, false); err != nil {
 		return fmt.Errorf("render: %w", err)
 	}
+	// Colour only: Z lives in the tile buffer (see the package
+	// documentation); Reset left zs_write absent.
 	j.ColorWrite = submit.ColorWrite(boColour, 0, cl.TilingLinear)
-	j.ZSWrite = submit.ZSWrite(boDepth, 0, cl.TilingT)
 	j.SetClear(clearWord(), ClearZ, 0)
 	if r.perfmon != nil {
 		j.PerfmonID = r.perfmon.ID()

@@ -93,7 +93,6 @@ func (r *Renderer) SubmitNV(degrees float32) error {
 	vtxIdx := j.AddBO(shaded.Handle())
 	texIdx := [1]uint32{j.AddBO(r.tex.Handle())}
 	colIdx := j.AddBO(r.colour[0].Handle())
-	depthIdx := j.AddBO(r.depth.Handle())
 
 	// The builder enforces the kernel's rules, which forbid packet 65:
 	// switch them off to build what the kernel is to judge.
@@ -124,7 +123,6 @@ func (r *Renderer) SubmitNV(degrees float32) error {
 		return fmt.Errorf("render: %w", err)
 	}
 	j.ColorWrite = submit.ColorWrite(colIdx, 0, cl.TilingLinear)
-	j.ZSWrite = submit.ZSWrite(depthIdx, 0, cl.TilingT)
 	j.SetClear(clearWord(), ClearZ, 0)
 	seqno, err := j.Submit(r.c)
 	if err != nil {

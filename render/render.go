@@ -14,10 +14,21 @@
 //     rows flipped with FLIPY clear (texture.FlipMode);
 //   - the colour buffers, linear RGBA8888 render targets whose bytes are
 //     B, G, R, A — DRM_FORMAT_XRGB8888, so KMS scans them out as they are —
-//     as many as the presenter's swap chain needs;
-//   - one depth buffer, T-format Z24S8, shared by the colour buffers: the
-//     vc4 runs one render job at a time (kernel-vc4.md §11.1), so two
-//     frames never use it at once.
+//     as many as the presenter's swap chain needs.
+//
+// There is no depth buffer in memory. The depth test runs against the tile
+// buffer's Z (early Z included), which the render list clears to ClearZ
+// before the first tile and which every tile store clears again for the
+// next tile ("Once each tile has been written out the Tile Buffer
+// (including early-z buffer) is automatically cleared", VideoCore IV 3D
+// Architecture Reference Guide, section 5, Tile Buffer). Storing Z to memory
+// (zs_write) is needed only to load it back in a later job, and no frame
+// of the cube reads the last one's depth: Mesa likewise asks for zs_write
+// only when the depth buffer must survive the job (vc4_job.c
+// vc4_job_submit stores Z only for job->resolve, which
+// vc4_invalidate_resource clears when the buffer's contents are
+// discarded). Leaving it out saves the TLB a 4-byte-per-pixel store per
+// frame and the CMA pool a buffer the size of a colour buffer.
 //
 // Per frame (Build, then Submit) the renderer turns the scene, computes each
 // face's light, and records six per-face draws, each with its own GL shader
@@ -28,8 +39,8 @@
 // memory that is reused for the next frame as soon as Submit returns:
 // nothing the GPU reads after the ioctl is rewritten by the CPU, and no
 // double-buffered uniform BO is needed. What the GPU does read later — the
-// colour and depth buffers and the static BOs — is tracked by the seqno
-// each submit returns (Wait, WaitBuffer).
+// colour buffers and the static BOs — is tracked by the seqno each submit
+// returns (Wait, WaitBuffer).
 //
 // Sources: Linux drivers/gpu/drm/vc4 (vc4_gem.c, vc4_validate.c,
 // vc4_render_cl.c) and Mesa src/gallium/drivers/vc4 (vc4_draw.c,
@@ -134,11 +145,9 @@ type Renderer struct {
 	vertices   *gem.BO
 	tex        *gem.BO
 	colour     []*gem.BO
-	depth      *gem.BO
 	perfmon    *gem.Perfmon
 
 	colourLayout texture.Layout
-	depthLayout  texture.Layout
 	texPlan      texture.MipPlan
 	texP0, texP1 uint32 // the FS's texture parameters (P0 holds the offset in the texture BO)
 
@@ -304,14 +313,6 @@ func (r *Renderer) createTargets() error {
 		}
 		r.colour = append(r.colour, bo)
 	}
-	// Z24S8 in T-format: 32 bits per pixel, padded to whole 4 KiB tiles
-	// (vc4_check_tex_size with cpp 4; kernel-vc4.md §10.3).
-	if r.depthLayout, err = texture.NewLayout(texture.TFormat, 4, r.opt.Width, r.opt.Height); err != nil {
-		return fmt.Errorf("render: depth buffer: %w", err)
-	}
-	if r.depth, err = gem.NewBO(r.c, uint32(r.depthLayout.Size())); err != nil {
-		return fmt.Errorf("render: allocating the depth buffer (%d bytes): %w", r.depthLayout.Size(), err)
-	}
 	return nil
 }
 
@@ -333,7 +334,7 @@ func (r *Renderer) Close() error {
 	if err := r.perfmon.Close(); err != nil {
 		errs = append(errs, err)
 	}
-	bos := []*gem.BO{r.depth}
+	var bos []*gem.BO
 	for i := len(r.colour) - 1; i >= 0; i-- {
 		bos = append(bos, r.colour[i])
 	}
@@ -397,6 +398,6 @@ func clearWord() uint32 {
 	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
 }
 
-// ClearZ is the depth the frame starts from: 1.0, the far plane, as the
+// ClearZ is the depth every tile starts from: 1.0, the far plane, as the
 // 24-bit value the submit's clear_z takes (kernel-vc4.md §1.3).
 const ClearZ = 0xffffff

@@ -92,9 +92,10 @@ func TestFrameZeroSubmit(t *testing.T) {
 		t.Errorf("shader records\n got % x\nwant % x", s.recs, wantRecs)
 	}
 
-	// bo_handles: FS, VS, CS, vertices, texture, colour buffer 1, depth;
-	// the fake numbers handles in creation order (colour 0 is 6).
-	if want := []uint32{1, 2, 3, 4, 5, 7, 8}; !equalU32(s.handles, want) {
+	// bo_handles: FS, VS, CS, vertices, texture, colour buffer 1; the
+	// fake numbers handles in creation order (colour 0 is 6). No depth
+	// buffer: Z stays in the tile buffer (see the package documentation).
+	if want := []uint32{1, 2, 3, 4, 5, 7}; !equalU32(s.handles, want) {
 		t.Errorf("bo_handles %v, want %v", s.handles, want)
 	}
 
@@ -106,16 +107,14 @@ func TestFrameZeroSubmit(t *testing.T) {
 		t.Errorf("frame %d×%d tiles %d,%d–%d,%d", a.Width, a.Height, a.MinXTile, a.MinYTile, a.MaxXTile, a.MaxYTile)
 	}
 	// color_write: index 5, linear RGBA8888 (render-config format 1 in
-	// bits 3:2); zs_write: index 6, Z/S buffer (2) in T-format (1 in bits
-	// 5:4) — kernel-vc4.md §8.4, §10.2–10.3.
+	// bits 3:2) — kernel-vc4.md §8.4, §10.2. Every other surface, zs_write
+	// included, is absent (hindex ~0, kernel-vc4.md §8.4): the kernel's
+	// render list then stores colour only (vc4_render_cl.c emit_tile).
 	if cw := a.ColorWrite; cw != (gem.SubmitRCLSurface{HIndex: 5, Bits: 0x0004}) {
 		t.Errorf("color_write %+v", cw)
 	}
-	if zs := a.ZSWrite; zs != (gem.SubmitRCLSurface{HIndex: 6, Bits: 0x0012}) {
-		t.Errorf("zs_write %+v", zs)
-	}
 	absent := gem.SubmitRCLSurface{HIndex: 0xFFFFFFFF}
-	for _, s := range []gem.SubmitRCLSurface{a.ColorRead, a.ZSRead, a.MSAAColorWrite, a.MSAAZSWrite} {
+	for _, s := range []gem.SubmitRCLSurface{a.ColorRead, a.ZSRead, a.ZSWrite, a.MSAAColorWrite, a.MSAAZSWrite} {
 		if s != absent {
 			t.Errorf("unused surface %+v, want absent", s)
 		}
@@ -289,8 +288,8 @@ func TestFrameAllocatesNothing(t *testing.T) {
 // once (fakeGPU.leaks via newRenderer's cleanup is not reached, so check
 // here).
 func TestNewFailsWithoutLeaks(t *testing.T) {
-	// Three shaders, vertices, texture, two colour buffers, depth.
-	const allocations = 8
+	// Three shaders, vertices, texture, two colour buffers.
+	const allocations = 7
 	for n := 1; n <= allocations; n++ {
 		f := newFakeGPU(t)
 		f.failAt = n
@@ -414,8 +413,8 @@ func TestNVPipeline(t *testing.T) {
 		t.Errorf("NV records % x", s.recs)
 	}
 	// Shaded vertex data: 36 vertices of 20 bytes, freed after the submit.
-	if len(f.bos) != 8 {
-		t.Errorf("%d BOs live after SubmitNV, want the renderer's 8", len(f.bos))
+	if len(f.bos) != 7 {
+		t.Errorf("%d BOs live after SubmitNV, want the renderer's 7", len(f.bos))
 	}
 	f.refuse = 0
 	if err := r.SubmitNV(0); !errors.Is(err, render.ErrNVAccepted) {
@@ -435,7 +434,7 @@ func TestDump(t *testing.T) {
 	}
 	out := b.String()
 	for _, want := range []string{"TILE_BINNING_MODE_CONFIG", "GL_SHADER_STATE", "GL_ARRAY_PRIMITIVE", "CLIPPER_XY_SCALING",
-		"P0{", "P1{256x256", "color_write: hindex 5 offset 0 bits 0x0004", "zs_write: hindex 6 offset 0 bits 0x0012",
+		"P0{", "P1{256x256", "color_write: hindex 5 offset 0 bits 0x0004", "zs_write: absent",
 		"fragment", "vertex", "coordinate"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("dump lacks %q", want)
