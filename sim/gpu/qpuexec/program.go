@@ -266,12 +266,20 @@ func fromHazard(h hazard.Violation) Violation {
 
 // Cache holds decoded programs keyed by code address and content, so each
 // shader BO is decoded once across frames (shader BOs are immutable on vc4:
-// Linux vc4_bo.c refuses to map a validated shader BO writable). It is safe
-// for concurrent use.
+// Linux vc4_bo.c refuses to map a validated shader BO writable). It holds
+// at most MaxCached programs: a client that keeps making new shaders (new
+// BOs, or new code at a freed BO's address) would otherwise grow it for
+// ever; past the bound it starts again, and programs already handed out
+// stay valid. It is safe for concurrent use.
 type Cache struct {
 	mu    sync.Mutex
 	progs map[cacheKey][]*Program
+	n     int
 }
+
+// MaxCached is the most programs a Cache keeps (a frame of vccube uses
+// three).
+const MaxCached = 1024
 
 type cacheKey struct {
 	addr uint32
@@ -303,7 +311,12 @@ func (c *Cache) Load(v *mem.View, addr uint32, opts Options) (*Program, error) {
 		return nil, err
 	}
 	c.mu.Lock()
+	if c.n >= MaxCached {
+		clear(c.progs)
+		c.n = 0
+	}
 	c.progs[k] = append(c.progs[k], p)
+	c.n++
 	c.mu.Unlock()
 	return p, nil
 }
@@ -312,9 +325,5 @@ func (c *Cache) Load(v *mem.View, addr uint32, opts Options) (*Program, error) {
 func (c *Cache) Len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	n := 0
-	for _, ps := range c.progs {
-		n += len(ps)
-	}
-	return n
+	return c.n
 }

@@ -132,6 +132,30 @@ func TestCacheDecodesOnce(t *testing.T) {
 	}
 }
 
+// A client that keeps writing new code at the same address (a freed
+// shader BO's memory reused) does not grow the cache without bound.
+func TestCacheIsBounded(t *testing.T) {
+	r := newRig(t)
+	c := NewCache()
+	for i := 0; i <= MaxCached; i++ {
+		w := asm(t, func(a *qpu.Asm) {
+			a.I(qpu.LoadImm(qpu.R0, uint32(i)))
+			ending(a)
+		})
+		copy(r.pool.Bytes(r.code), qpu.Bytes(w))
+		p, err := c.Load(r.view, r.code.Addr, strictGeneral)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.q.Run(p, nil, &Start{}); err != nil || r.q.Acc(0)[0] != uint32(i) {
+			t.Fatalf("program %d: %v, r0 = %d", i, err, r.q.Acc(0)[0])
+		}
+	}
+	if n := c.Len(); n < 1 || n > MaxCached {
+		t.Errorf("%d programs cached after %d distinct loads, want 1..%d", n, MaxCached+1, MaxCached)
+	}
+}
+
 func TestDecodeNeedsProgramEnd(t *testing.T) {
 	if _, err := Decode(0, []uint64{encode(nopInst())}, strictGeneral); err == nil {
 		t.Error("Decode accepted a program without program end")
