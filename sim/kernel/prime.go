@@ -82,16 +82,15 @@ func (f *File) PrimeHandleToFD(a *drm.PrimeHandle) error {
 		dmabufs[id] = db
 		dmabufsMu.Unlock()
 	}
-	flags := 0
-	if a.Flags&drm.CloExec != 0 {
-		flags = unix.O_CLOEXEC
-	}
 	fd, err := unix.FcntlInt(uintptr(db.fd), unix.F_DUPFD_CLOEXEC, 0)
-	if err == nil && flags == 0 {
-		_, err = unix.FcntlInt(uintptr(fd), unix.F_SETFD, 0)
-	}
 	if err != nil {
 		return err
+	}
+	if a.Flags&drm.CloExec == 0 {
+		if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFD, 0); err != nil {
+			unix.Close(fd)
+			return err
+		}
 	}
 	a.Fd = int32(fd)
 	return nil
