@@ -58,7 +58,7 @@ func newTestDisplay(t testing.TB, opts sim.Options, dopts display.Options) *test
 	t.Helper()
 	if opts.CMASize == 0 {
 		// Enough for the largest frame the tests render (1280x720: two
-		// colour buffers, depth, texture, the 16 MiB binner BO) and
+		// colour buffers, texture, the 16 MiB binner BO) and
 		// small enough that a test's devices fit a 32-bit address space
 		// (the tests also run on GOARCH=arm under qemu).
 		opts.CMASize = 64 << 20
@@ -81,9 +81,8 @@ func newTestDisplay(t testing.TB, opts sim.Options, dopts display.Options) *test
 // it as soon as they are done with one.
 func (d *testDevice) close() {
 	d.closeOnce.Do(func() {
-		d.dev.Close()
+		d.dev.Close() // and its CMA pool
 		d.disp.Close()
-		closePool(d.dev)
 		d.gpu.Close()
 	})
 }

@@ -55,16 +55,9 @@ type simConn struct {
 // Close closes the file, then the device, the display and the GPU model.
 func (c *simConn) Close() error {
 	err := c.File.Close()
-	err = errors.Join(err, c.dev.Close(), c.disp.Close(), closePool(c.dev))
+	// The device's Close releases its CMA pool (its mapping and
+	// descriptor) too.
+	err = errors.Join(err, c.dev.Close(), c.disp.Close())
 	c.gpu.Close()
 	return err
 }
-
-// closePool releases the simulated CMA pool of a closed device (its memory
-// mapping and descriptor).
-//
-// TODO(sim owner): sim.Device.Close leaves its pool mapped, which costs
-// 256 MiB of address space per device; a 32-bit program that makes a few
-// devices runs out. Once Close frees the pool this call does nothing
-// (mem.Pool.Close is idempotent) and can go.
-func closePool(dev *sim.Device) error { return dev.Pool().Close() }
