@@ -68,18 +68,17 @@ were.
 Flags:
 `
 
-// parseArgs reads the command line. A usage error is returned as it is;
-// -help returns flag.ErrHelp after printing the usage to w.
-func parseArgs(args []string, w io.Writer) (*config, error) {
+// parseArgs reads the command line. -help returns flag.ErrHelp after
+// printing the usage to help; any other mistake is returned as an error
+// that says what is wrong, without the usage, so that the message is the
+// last thing on the screen rather than scrolled away above the flag list.
+func parseArgs(args []string, help io.Writer) (*config, error) {
 	c := &config{}
 	fs := flag.NewFlagSet("vccube", flag.ContinueOnError)
-	fs.SetOutput(w)
-	fs.Usage = func() {
-		fmt.Fprint(w, usageHead)
-		fs.PrintDefaults()
-	}
-	fs.StringVar(&c.device, "device", "auto", "GPU: `auto` (the first vc4 card with VideoCore IV 3D, else the simulated device), sim, or a card such as /dev/dri/card0")
-	fs.StringVar(&c.display, "display", "", "show frames on another KMS card such as /dev/dri/card1 (frames are copied into its dumb buffers); default: the GPU's own display")
+	fs.SetOutput(io.Discard) // the flag package's own message and usage; the error says it
+	fs.Usage = func() {}
+	fs.StringVar(&c.device, "device", "auto", "the `GPU`: auto (the first vc4 card with VideoCore IV 3D, else the simulated device), sim, or a card such as /dev/dri/card0")
+	fs.StringVar(&c.display, "display", "", "show frames on another KMS `card` such as /dev/dri/card1 (frames are copied into its dumb buffers); default: the GPU's own display")
 	fs.StringVar(&c.connector, "connector", "", "connector `NAME` such as HDMI-A-1; default: the first connected")
 	fs.StringVar(&c.modeText, "mode", "", "display mode `WxH[@Hz]` such as 1280x720 or 1280x720@60; default: the display's preferred mode (1920x1080 with -vsync=false)")
 	fs.Uint64Var(&c.frames, "frames", 0, "stop after `N` frames; 0 runs until stopped")
@@ -96,7 +95,13 @@ func parseArgs(args []string, w io.Writer) (*config, error) {
 	fs.StringVar(&c.record, "record", "", "write the frames as an animated `FILE.gif` (90 frames, one full turn that loops, unless -frames says otherwise)")
 	fs.IntVar(&c.recordScale, "record-scale", 1, fmt.Sprintf("shrink the -record frames by this whole `factor` (1 to %d), averaging each block of pixels", record.MaxScale))
 	if err := fs.Parse(args); err != nil {
-		return nil, err
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(help, usageHead)
+			fs.SetOutput(help)
+			fs.PrintDefaults()
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w (vccube -help lists the flags)", err)
 	}
 	framesGiven := false
 	fs.Visit(func(f *flag.Flag) { framesGiven = framesGiven || f.Name == "frames" })
@@ -105,7 +110,7 @@ func parseArgs(args []string, w io.Writer) (*config, error) {
 	}
 	var err error
 	if c.mode, err = present.ParseModeSpec(c.modeText); err != nil {
-		return nil, fmt.Errorf("-mode %q: %w (write it as 1280x720 or 1280x720@60)", c.modeText, err)
+		return nil, fmt.Errorf("-mode %q: %w", c.modeText, err) // the error shows the form to write
 	}
 	switch c.pipeline {
 	case "gl", "nv":

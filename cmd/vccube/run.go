@@ -59,7 +59,7 @@ const (
 // run is the program: main calls it, and so do the end-to-end tests. It
 // returns the exit status.
 func run(ctx context.Context, args []string, e *env) int {
-	cfg, err := parseArgs(args, e.stderr)
+	cfg, err := parseArgs(args, e.stdout) // -help is asked for: it is the output
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
 	}
