@@ -108,6 +108,9 @@ func TestPurgeOrder(t *testing.T) {
 	cached := createBO(t, c, mib)
 	wantErrno(t, "close", drm.CloseHandle(c, cached), 0)
 	madvise(t, c, purgeable, gem.MadvDontNeed)
+	if !hasLabel(d.Kernel().Stats(), "userspace BO cache", 1) {
+		t.Fatalf("the DONTNEED BO is not in the statistics: %+v", d.Kernel().Stats())
+	}
 	_, free, _ := d.Pool().Stats()
 	// A BO that fits once the cached one is gone: the purgeable one stays.
 	big := createBO(t, c, free+mib)
@@ -120,6 +123,9 @@ func TestPurgeOrder(t *testing.T) {
 	createBO(t, c, d.Pool().Size()-16*mib-4096)
 	if madvise(t, c, purgeable, gem.MadvWillNeed) {
 		t.Fatal("the DONTNEED BO survived exhaustion")
+	}
+	if st := d.Kernel().Stats(); !hasLabel(st, "total purged BO", 1) || hasLabel(st, "userspace BO cache", 1) {
+		t.Fatalf("statistics after the purge: %+v", st)
 	}
 }
 

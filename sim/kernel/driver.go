@@ -205,25 +205,42 @@ type LabelStats struct {
 	Bytes uint64
 }
 
-// Stats returns the BO statistics by label, the kernel's types first.
+// Stats returns the BO statistics as the kernel prints them
+// (vc4_bo_stats_print): a line per label with BOs, the kernel's types
+// first, then, when not zero, the "userspace BO cache" (the BOs marked
+// DONTNEED that nobody uses, which memory pressure purges) and the "total
+// purged BO" so far.
 func (d *Driver) Stats() []LabelStats {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	return d.statsLines()
+}
+
+func (d *Driver) statsLines() []LabelStats {
 	var out []LabelStats
 	for _, l := range d.labels {
 		if l.num > 0 {
 			out = append(out, LabelStats{l.name, l.num, l.size})
 		}
 	}
+	if n := len(d.purgeable); n > 0 {
+		var size uint64
+		for _, bo := range d.purgeable {
+			size += uint64(bo.size)
+		}
+		out = append(out, LabelStats{"userspace BO cache", n, size})
+	}
+	if d.purgedNum > 0 {
+		out = append(out, LabelStats{"total purged BO", d.purgedNum, d.purgedSize})
+	}
 	return out
 }
 
+// statsLocked is the statistics as one log line, with the pool's use.
 func (d *Driver) statsLocked() string {
 	s := ""
-	for _, l := range d.labels {
-		if l.num > 0 {
-			s += fmt.Sprintf("%s: %dkb BOs (%d); ", l.name, l.size/1024, l.num)
-		}
+	for _, l := range d.statsLines() {
+		s += fmt.Sprintf("%s: %dkb BOs (%d); ", l.Name, l.Bytes/1024, l.Count)
 	}
 	used, free, largest := d.pool.Stats()
 	return s + fmt.Sprintf("CMA %d KiB used, %d KiB free, largest free %d KiB", used/1024, free/1024, largest/1024)
