@@ -53,6 +53,3 @@ func Decode(mem []byte, l texture.Layout) (*image.NRGBA, error) {
 	}
 	return img, nil
 }
-
-// ColourLayout returns the memory layout of the colour buffers.
-func (r *Renderer) ColourLayout() texture.Layout { return r.colourLayout }

@@ -28,7 +28,7 @@ func (r *Renderer) Dump(w io.Writer) error {
 	shapes := make([]uniforms.Shape, 0, 3*records)
 	for i := 0; i < records; i++ {
 		for _, p := range shaders.Programs() {
-			shapes = append(shapes, ShapeOf(p))
+			shapes = append(shapes, shapeOf(p))
 		}
 	}
 	if err := dump.Job(w, bin, j.ShaderRecs.Bytes(), j.Uniforms.Bytes(), shapes); err != nil {
@@ -62,11 +62,11 @@ func (r *Renderer) Dump(w io.Writer) error {
 	return ew.err
 }
 
-// ShapeOf returns the uniform block shape of a program as the kernel's
+// shapeOf returns the uniform block shape of a program as the kernel's
 // validator computes it: its texture samples (BO indices in front of the
 // block) and uniform words, with the slots of each sample's P0 and P1 so
 // that a dump decodes them.
-func ShapeOf(p *shaders.Program) uniforms.Shape {
+func shapeOf(p *shaders.Program) uniforms.Shape {
 	sh := uniforms.Shape{Samples: p.TextureSamples, Uniforms: len(p.Uniforms)}
 	if p.TextureSamples > 0 {
 		sh.Params = make([][]int, p.TextureSamples)

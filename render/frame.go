@@ -223,6 +223,9 @@ func (r *Renderer) WaitBuffer(buf int) error {
 // Done reports, without waiting, whether the job with the given seqno has
 // finished (WAIT_SEQNO with a zero timeout answers ETIME while it runs).
 func (r *Renderer) Done(seqno uint64) (bool, error) {
+	if r.closed {
+		return false, errClosed
+	}
 	r.wait.Seqno = seqno
 	r.wait.TimeoutNs = 0
 	err := gem.WaitForSeqno(r.c, &r.wait)
@@ -234,9 +237,9 @@ func (r *Renderer) Done(seqno uint64) (bool, error) {
 
 // HangError is a frame the GPU did not finish in time.
 type HangError struct {
-	Seqno   uint64
-	Timeout string
-	Err     error
+	Seqno   uint64 // the frame's job, as SUBMIT_CL returned it
+	Timeout string // how long Wait waited (Options.WaitTimeout)
+	Err     error  // the wait's error: ETIME
 }
 
 // Error says what happened and what to look at.

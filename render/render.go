@@ -79,9 +79,11 @@ const ScanoutOrder = texture.OrderBGRA
 // asks for none: two, for double buffering (one on screen, one drawn).
 const DefaultBuffers = 2
 
-// MaxBuffers bounds Options.Buffers; a swap chain of more than three
-// buffers buys nothing on a display that flips once per vblank.
-const MaxBuffers = 4
+// MaxBuffers bounds Options.Buffers: three for triple buffering. With at
+// most one page flip pending (package present), one buffer is on screen,
+// one waits for its vblank and one is drawn; a fourth would never be
+// used.
+const MaxBuffers = 3
 
 // DefaultWaitTimeout is how long Wait waits for a frame by default. A Pi 1
 // renders a frame in milliseconds; a job still running after this long is
