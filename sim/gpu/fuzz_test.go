@@ -1,10 +1,12 @@
 package gpu
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/vccube/vccube/cl"
 	"github.com/vccube/vccube/sim/gpu/internal/gputest"
+	"github.com/vccube/vccube/sim/gpu/internal/modelbug"
 	"github.com/vccube/vccube/sim/hw"
 	"github.com/vccube/vccube/sim/mem"
 )
@@ -32,7 +34,11 @@ func fuzzJob(t *testing.T, g *GPU, bin, render []byte) {
 	r = append(r, render...)
 	job.RenderStart = lists.Put(32<<10, r)
 	job.RenderEnd = job.RenderStart + uint32(len(r))
-	_ = g.Run(&job)
+	// Run recovers a panic into the job's hang reason, as it must for a
+	// device; here it is a failure.
+	if res := g.Run(&job); errors.As(res.Reason, new(*modelbug.Error)) {
+		t.Fatal(res.Reason)
+	}
 }
 
 func FuzzControlLists(f *testing.F) {

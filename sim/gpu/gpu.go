@@ -49,12 +49,12 @@ package gpu
 import (
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"sync"
 
 	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/sim/gpu/bin"
 	"github.com/vccube/vccube/sim/gpu/cle"
+	"github.com/vccube/vccube/sim/gpu/internal/modelbug"
 	"github.com/vccube/vccube/sim/gpu/qpuexec"
 	"github.com/vccube/vccube/sim/gpu/render"
 	"github.com/vccube/vccube/sim/gpu/vcd"
@@ -116,14 +116,14 @@ var ErrDeadlock = errors.New("both control-list threads wait on the semaphore: n
 func (g *GPU) Run(job *hw.Job) (res hw.Result) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	// A panic (a *modelbug.Error) ends the job as hung.
+	var bug error
 	defer func() {
-		// A panic is a bug in the model, never an answer to the job's
-		// bytes; report it as the job's hang instead of taking the whole
-		// simulated device down.
-		if p := recover(); p != nil {
-			res = hw.Result{Hung: true, Reason: fmt.Errorf("GPU model bug (please report): %v\n%s", p, debug.Stack())}
+		if bug != nil {
+			res = hw.Result{Hung: true, Reason: bug}
 		}
 	}()
+	defer modelbug.Recover(&bug)
 	v := job.Mem
 	// The kernel resets the V3D after a hang (vc4_gem.c vc4_reset); we
 	// start every job with the semaphore at zero.

@@ -37,7 +37,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"runtime/debug"
 	"sync"
 	"sync/atomic"
 
@@ -45,6 +44,7 @@ import (
 	"github.com/vccube/vccube/cl/prim"
 	"github.com/vccube/vccube/cl/spec"
 	"github.com/vccube/vccube/sim/gpu/cle"
+	"github.com/vccube/vccube/sim/gpu/internal/modelbug"
 	"github.com/vccube/vccube/sim/gpu/qpuexec"
 	"github.com/vccube/vccube/sim/gpu/tlb"
 	"github.com/vccube/vccube/sim/hw"
@@ -466,14 +466,11 @@ func (fw *frameWork) fail(at int, err error) {
 }
 
 // runChainSafely is runChain with a panic — a bug in the model, never an
-// answer to the job's bytes — turned into the job's hang reason, with the
-// stack, instead of taking the whole simulated device down.
+// answer to the job's bytes — turned into the job's hang reason, a
+// *modelbug.Error with the stack, instead of taking the whole simulated
+// device down.
 func (w *Worker) runChainSafely(c *chain) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("GPU model bug (please report): %v\n%s", p, debug.Stack())
-		}
-	}()
+	defer modelbug.Recover(&err)
 	return w.runChain(c)
 }
 
