@@ -2,10 +2,12 @@ package gpu
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/vccube/vccube/cl"
 	"github.com/vccube/vccube/gem"
+	"github.com/vccube/vccube/shaders/qpu"
 	"github.com/vccube/vccube/sim/gpu/internal/gputest"
 	"github.com/vccube/vccube/sim/hw"
 	"github.com/vccube/vccube/sim/mem"
@@ -239,6 +241,32 @@ func TestFaultHangsTheJob(t *testing.T) {
 	l.rcl.TileAlloc, l.rcl.BinTilesX = l.binMem.Addr+4096, 1
 	if r := l.run(g); !r.Hung || !errors.Is(r.Reason, ErrDeadlock) {
 		t.Fatalf("result %+v, want a deadlock", r)
+	}
+}
+
+// "All of the set up varyings must be read before the shader completes"
+// ([AG] §6): a fragment shader that reads none of the two varyings its
+// record sets up fails the job; one that reads both draws.
+func TestUnreadVaryingsHangTheJob(t *testing.T) {
+	g := newGPU(t)
+	j := newTJob(t, 64, 64)
+	j.beginBin(cl.ConfigurationBits{EnableForwardFacing: true, EnableReverseFacing: true, DepthFunc: cl.DepthFuncAlways})
+	fs := j.program(fsConst())
+	j.drawNV(fs, []uint32{0xFF0000FF}, cl.PrimitiveModeTriangles, j.nv(4, 4, 0.5, 0, 0), j.nv(40, 4, 0.5, 1, 0), j.nv(4, 40, 0.5, 0, 1))
+	if r := j.run(g); !r.Hung || !strings.Contains(r.Reason.Error(), "0 of the 2 varyings") {
+		t.Fatalf("result %+v, want a hang for the unread varyings", r)
+	}
+	k := newTJob(t, 64, 64)
+	k.beginBin(cl.ConfigurationBits{EnableForwardFacing: true, EnableReverseFacing: true, DepthFunc: cl.DepthFuncAlways})
+	var a qpu.Asm
+	a.I(qpu.FMul(qpu.R0, qpu.RA(15), qpu.Vary))
+	a.I(qpu.FMul(qpu.R1, qpu.RA(15), qpu.Vary))
+	a.I(qpu.Mov(qpu.TLBColourAll, qpu.Unif))
+	fs = k.program(fsEnd(&a))
+	k.drawNV(fs, []uint32{0xFF0000FF}, cl.PrimitiveModeTriangles, k.nv(4, 4, 0.5, 0, 0), k.nv(40, 4, 0.5, 1, 0), k.nv(4, 40, 0.5, 0, 1))
+	mustRun(t, k, g)
+	if k.pixel(8, 8) != 0xFF0000FF {
+		t.Errorf("pixel (8,8) = %#x, want the shader's colour", k.pixel(8, 8))
 	}
 }
 

@@ -136,6 +136,14 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 			if err != nil {
 				return err
 			}
+			if f.next < nvary && !st.fs.Opts.Permissive {
+				// "All of the set up varyings must be read before the
+				// shader completes" ([AG] §6 "Varyings Interpolation"):
+				// the next thread would read the rest. A broken
+				// restriction fails the job in strict mode, as the
+				// interpreter's own run-time checks do.
+				return fmt.Errorf("fragment shader at %#08x ended after reading %d of the %d varyings its shader record sets up ([AG] §6: all must be read)", st.fs.Addr, f.next, nvary)
+			}
 			shaded = true
 		}
 	}
