@@ -42,7 +42,10 @@ import (
 // INCREMENT_SEMAPHORE adds one, WAIT_ON_SEMAPHORE waits until it can take
 // one ([AG] §8 "System Operation": "The two threads can be synchronised
 // via counting semaphores").
-type Semaphore struct{ Count int }
+type Semaphore struct {
+	// Count is the semaphore's value.
+	Count int
+}
 
 // Status says why a thread's run returned.
 type Status int
@@ -97,6 +100,7 @@ type HangError struct {
 	Err error
 }
 
+// Error names the thread, the address and the problem.
 func (e *HangError) Error() string {
 	return fmt.Sprintf("%s hung at %#08x: %s", e.Thread, e.Addr, e.Msg)
 }

@@ -36,8 +36,12 @@ const Pixels = Size * Size
 const FullResBytes = Pixels * 4
 
 // Unsupported reports a feature the model does not implement.
-type Unsupported struct{ What string }
+type Unsupported struct {
+	// What names the feature.
+	What string
+}
 
+// Error says the feature is not modelled.
 func (e *Unsupported) Error() string { return "not modelled: " + e.What }
 
 // Frame is the render target of a frame, from TILE_RENDERING_MODE_CONFIG.

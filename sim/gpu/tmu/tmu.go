@@ -69,8 +69,12 @@ const (
 )
 
 // Unsupported reports a lookup the model does not implement.
-type Unsupported struct{ What string }
+type Unsupported struct {
+	// What names the feature.
+	What string
+}
 
+// Error says the feature is not modelled.
 func (e *Unsupported) Error() string { return "not modelled: TMU " + e.What }
 
 // Depths of the per-QPU FIFOs ([AG] §4 "QPU Interface"): the request FIFO

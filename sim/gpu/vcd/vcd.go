@@ -26,6 +26,7 @@ const (
 	VertexStage
 )
 
+// String names the stage's shader.
 func (s Stage) String() string {
 	if s == Coordinate {
 		return "coordinate shader"

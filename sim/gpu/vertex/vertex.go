@@ -37,11 +37,15 @@ const (
 // State is the current shader state: the record a GL_SHADER_STATE or
 // NV_SHADER_STATE packet points at, decoded.
 type State struct {
+	// Kind says which record the state holds (None before any packet).
 	Kind Kind
 	// Addr is the record's address.
 	Addr uint32
-	GL   shaderrec.GL
-	NV   cl.NVShaderRecord
+	// GL is the decoded GL shader record with its attribute records
+	// (Kind GL).
+	GL shaderrec.GL
+	// NV is the decoded NV shader record (Kind NV).
+	NV cl.NVShaderRecord
 }
 
 // DecodeState reads the record a GL_SHADER_STATE or NV_SHADER_STATE
@@ -126,19 +130,26 @@ type Coord struct {
 	// centre.
 	X, Y int16
 	// Z is Zs, InvW is 1/Wc.
-	Z, InvW   float32
+	Z, InvW float32
+	// PointSize is the shaded point size, or 0 when the format has none.
 	PointSize float32
 }
 
 // Shaded holds vertices as the PSE reads them ([AG] Figure 10), struct of
 // arrays: vertex k's varyings are Vary[k*NVary : (k+1)*NVary].
 type Shaded struct {
-	N         int
+	// N is the number of vertices.
+	N int
+	// X and Y are each vertex's Xs and Ys (12.4 fixed point, relative to
+	// the viewport centre), Z its Zs, InvW its 1/Wc and PointSize its
+	// point size (0 when the format has none).
 	X, Y      []int16
 	Z, InvW   []float32
 	PointSize []float32
-	NVary     int
-	Vary      []float32
+	// NVary is the number of varying components per vertex, and Vary
+	// holds them, vertex after vertex.
+	NVary int
+	Vary  []float32
 }
 
 // Reset makes s hold n vertices with nvary varyings each, reusing its
@@ -222,6 +233,7 @@ func NVVertices(v *mem.View, st *State, idx []uint32, out *Shaded) error {
 	return nil
 }
 
+// String names the mode ("GL", "NV", or "no" for None).
 func (k Kind) String() string {
 	switch k {
 	case GL:
