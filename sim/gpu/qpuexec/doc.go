@@ -44,8 +44,8 @@
 //     B), per the addendum, not the guide's byte concatenation.
 //   - Rotation is full only with both mul operands in r0-r3, else within
 //     each quad (addendum). A register branch uses element 15 (addendum; AG
-//     says 0). Branches closer than three instructions: the later one is not
-//     taken.
+//     says 0). Branches closer than three instructions: neither is taken (the
+//     addendum: "no branch is taken or the thread will crash").
 //   - A new VPM read setup is ignored while more than one read of the
 //     previous ones is outstanding (addendum; AG allows two queued setups);
 //     a read too soon after its setup returns the data (addendum's stall)

@@ -424,6 +424,40 @@ func TestBranches(t *testing.T) {
 	}
 }
 
+// TestBranchSpacing: two branches with fewer than two non-branch
+// instructions between them — "Otherwise no branch is taken or the thread
+// will crash" (vc4asm addendum, "Distance of branch instructions"). A
+// strict load refuses the program (shaders/hazard); a permissive run takes
+// neither branch and records the warning.
+func TestBranchSpacing(t *testing.T) {
+	r := newRig(t)
+	w := asm(t, func(a *qpu.Asm) {
+		a.I(qpu.LoadImm(qpu.R1, 0))
+		a.I(qpu.Branch(qpu.BranchAlways, "first"))
+		a.I(qpu.Branch(qpu.BranchAlways, "second"))
+		a.I()
+		a.I()
+		a.I()
+		a.I(qpu.Add(qpu.R1, qpu.R1, qpu.SmallInt(1))) // runs only when neither branch is taken
+		a.Label("first")
+		a.I(qpu.Add(qpu.R1, qpu.R1, qpu.SmallInt(2)))
+		a.Label("second")
+		a.I(qpu.Add(qpu.R1, qpu.R1, qpu.SmallInt(4)))
+		ending(a)
+	})
+	if _, err := r.load(w, strictGeneral); err == nil {
+		t.Error("strict load of adjacent branches succeeded")
+	}
+	r.q.Warnings = nil
+	r.run(w, permissiveGeneral, nil)
+	if got := r.q.Acc(1)[0]; got != 1+2+4 {
+		t.Errorf("adjacent branches: r1 = %d, want 7 (neither taken: every add runs once)", got)
+	}
+	if len(r.q.Warnings) != 1 || r.q.Warnings[0].Rule != "branch spacing" {
+		t.Errorf("warnings %v, want one branch-spacing warning", r.q.Warnings)
+	}
+}
+
 // TestBranchRegisterUsesElement15 follows the addendum's measurement.
 func TestBranchRegisterUsesElement15(t *testing.T) {
 	r := newRig(t)

@@ -930,9 +930,13 @@ func (q *QPU) branch(in *inst, pc int) error {
 	if q.seq-q.lastBr < 3 {
 		// "There must be at least two non branch instructions between
 		// every two branch instructions. Otherwise no branch is taken or
-		// the thread will crash" (vc4asm addendum). We take none.
+		// the thread will crash" (vc4asm addendum). We take none: this
+		// one, and the earlier one whose jump is still pending (a jump
+		// lands three instructions after its branch, so every pending
+		// jump is that branch's).
 		q.lastBr = q.seq
-		return q.violate(pc, "branch spacing", "at least two non-branch instructions must separate branches [vc4asm addendum]; this branch is not taken")
+		q.njumps = 0
+		return q.violate(pc, "branch spacing", "at least two non-branch instructions must separate branches [vc4asm addendum]; neither branch is taken")
 	}
 	q.lastBr = q.seq
 	if !q.branchTaken(in.brCond) {
