@@ -86,6 +86,7 @@ type GPU struct {
 	binner   *bin.Binner
 	renderer *render.Renderer
 	sem      cle.Semaphore
+	closed   bool
 }
 
 var _ hw.GPU = (*GPU)(nil)
@@ -102,8 +103,17 @@ func New(o Options) *GPU {
 	return g
 }
 
-// Close stops the GPU's workers.
-func (g *GPU) Close() { g.renderer.Close() }
+// Close stops the GPU's workers, after the job in progress if one is
+// running. A closed GPU hangs every job it is given, with ErrClosed.
+func (g *GPU) Close() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.closed = true
+	g.renderer.Close()
+}
+
+// ErrClosed is the reason of a job given to a closed GPU.
+var ErrClosed = errors.New("the GPU model is closed")
 
 // ErrDeadlock is the reason of a job whose threads both wait on the
 // semaphore.
@@ -116,6 +126,9 @@ var ErrDeadlock = errors.New("both control-list threads wait on the semaphore: n
 func (g *GPU) Run(job *hw.Job) (res hw.Result) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if g.closed {
+		return hw.Result{Hung: true, Reason: ErrClosed}
+	}
 	// A panic (a *modelbug.Error) ends the job as hung.
 	var bug error
 	defer func() {

@@ -270,6 +270,19 @@ func TestUnreadVaryingsHangTheJob(t *testing.T) {
 	}
 }
 
+// A job given to a closed GPU hangs with ErrClosed rather than panic on
+// the stopped workers.
+func TestClosedGPUHangsJobs(t *testing.T) {
+	g := New(Options{Workers: 2})
+	g.Close()
+	j := newTJob(t, 64, 64)
+	j.rcl.ClearColor = clearColor
+	if r := j.run(g); !r.Hung || !errors.Is(r.Reason, ErrClosed) {
+		t.Fatalf("result %+v, want a hang with ErrClosed", r)
+	}
+	g.Close() // a second Close is harmless
+}
+
 // The tile buffer outlives a job: a job without clear or load shows what
 // the last store left (the clear values latched by the previous job).
 func TestStaleClearValuesCarryOver(t *testing.T) {
