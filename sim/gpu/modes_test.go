@@ -3,6 +3,7 @@ package gpu
 import (
 	"encoding/binary"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/vccube/vccube/cl"
@@ -196,22 +197,33 @@ func TestRenderListDrawsDirectly(t *testing.T) {
 	rec := cl.NVShaderRecord{FSSingleThreaded: true, ClipHeaderIncluded: true, Stride: 28,
 		FSCodeAddress: fs, FSUniformsAddress: ua, VertexDataAddress: va}
 	ra := j.put(rec.Append(nil), 16)
-	var l []byte
-	l = cl.TileRenderingModeConfig{Address: j.color.Addr, Width: 128, Height: 64, Format: cl.RenderFormatRGBA8888}.Append(l)
-	l = cl.ConfigurationBits{EnableForwardFacing: true, EnableReverseFacing: true, DepthFunc: cl.DepthFuncAlways}.Append(l)
-	l = cl.ViewportOffset{}.Append(l)
-	l = cl.NVShaderState{Address: ra}.Append(l)
-	for x := range 2 {
-		l = cl.TileCoordinates{Column: uint8(x)}.Append(l)
-		l = cl.GLArrayPrimitive{Mode: cl.PrimitiveModeTriangles, Length: 6}.Append(l)
-		if x == 1 {
-			l = cl.StoreMSTileBufferAndEOF{}.Append(l)
-		} else {
-			l = cl.StoreMSTileBuffer{}.Append(l)
+	list := func(n uint32) []byte {
+		var l []byte
+		l = cl.TileRenderingModeConfig{Address: j.color.Addr, Width: 128, Height: 64, Format: cl.RenderFormatRGBA8888}.Append(l)
+		l = cl.ConfigurationBits{EnableForwardFacing: true, EnableReverseFacing: true, DepthFunc: cl.DepthFuncAlways}.Append(l)
+		l = cl.ViewportOffset{}.Append(l)
+		l = cl.NVShaderState{Address: ra}.Append(l)
+		for x := range 2 {
+			l = cl.TileCoordinates{Column: uint8(x)}.Append(l)
+			l = cl.GLArrayPrimitive{Mode: cl.PrimitiveModeTriangles, Length: n}.Append(l)
+			if x == 1 {
+				l = cl.StoreMSTileBufferAndEOF{}.Append(l)
+			} else {
+				l = cl.StoreMSTileBuffer{}.Append(l)
+			}
 		}
+		return l
 	}
 	lists := j.m.Alloc(t, 4096, mem.Read, "render list")
+	// A draw past the model's vertex bound hangs the job, also where a
+	// 2³¹-vertex count does not fit an int (GOARCH=arm).
+	l := list(1 << 31)
 	rs := lists.Put(0, l)
+	if r := g.Run(&hw.Job{Mem: j.m.View, RenderStart: rs, RenderEnd: rs + uint32(len(l))}); !r.Hung || !strings.Contains(r.Reason.Error(), "bound") {
+		t.Fatalf("a draw of 2³¹ vertices: %+v, want a hang at the vertex bound", r)
+	}
+	l = list(6)
+	rs = lists.Put(0, l)
 	if r := g.Run(&hw.Job{Mem: j.m.View, RenderStart: rs, RenderEnd: rs + uint32(len(l))}); r.Hung {
 		t.Fatal(r.Reason)
 	}

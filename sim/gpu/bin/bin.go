@@ -98,7 +98,7 @@ type Binner struct {
 
 	// The draw being binned and its window of shaded positions.
 	draw     vertex.Indices
-	vertices int // vertices named by the job's draws so far
+	vertices uint64 // vertices named by the job's draws so far
 	winStart int
 	winLen   int
 	first    vertex.Coord // position 0, kept for fans and loops

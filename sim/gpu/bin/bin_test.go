@@ -3,6 +3,7 @@ package bin
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/vccube/vccube/cl"
@@ -512,5 +513,23 @@ func TestLongFanAcrossWindows(t *testing.T) {
 	}
 	if last < 2400 {
 		t.Errorf("last primitive starts at %d", last)
+	}
+}
+
+// A draw that names more vertices than the model's bound ends the job,
+// on every architecture: GL_ARRAY_PRIMITIVE's 32-bit length of 2³¹ or
+// more does not fit a 32-bit int, and must not turn into a negative count
+// that draws nothing (GOARCH=arm).
+func TestHugeDrawHitsTheVertexBound(t *testing.T) {
+	for _, n := range []uint32{uint32(cle.DefaultLimits.Vertices) + 1, 1 << 31, 1<<32 - 1} {
+		j := newJob(t, 1, 1, 4096)
+		j.vertex(10, 10)
+		j.vertex(50, 10)
+		j.vertex(10, 50)
+		j.shaderState()
+		j.list = cl.GLArrayPrimitive{Mode: cl.PrimitiveModeTriangles, Length: n}.Append(j.list)
+		if _, err := j.run(t); err == nil || !strings.Contains(err.Error(), "bound") {
+			t.Errorf("a draw of %d vertices: %v, want the vertex bound", n, err)
+		}
 	}
 }

@@ -13,12 +13,18 @@ import (
 
 // arrayPrimitive handles GL_ARRAY_PRIMITIVE: vertices first … first+length−1.
 func (b *Binner) arrayPrimitive(q cl.GLArrayPrimitive) error {
+	if err := b.th.Limits().CountVertices(&b.vertices, q.Length); err != nil {
+		return err
+	}
 	b.draw = vertex.ArrayIndices(&q)
 	return b.drawPrims(q.Mode)
 }
 
 // indexedPrimitive handles GL_INDEXED_PRIMITIVE.
 func (b *Binner) indexedPrimitive(q cl.GLIndexedPrimitive) error {
+	if err := b.th.Limits().CountVertices(&b.vertices, q.Length); err != nil {
+		return err
+	}
 	x, err := vertex.IndexList(b.view, &q)
 	if err != nil {
 		return err
@@ -46,10 +52,6 @@ func (b *Binner) drawPrims(mode cl.PrimitiveMode) error {
 	n := b.draw.N
 	if n == 0 {
 		return nil
-	}
-	b.vertices += n
-	if lim := b.th.Limits().Vertices; lim > 0 && b.vertices > lim {
-		return fmt.Errorf("the draws name %d vertices, more than the model's bound of %d for one job", b.vertices, lim)
 	}
 	b.winStart, b.winLen = 0, 0
 	// Position 0 stays available for fans and loops.

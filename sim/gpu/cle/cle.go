@@ -32,6 +32,7 @@ package cle
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/vccube/vccube/cl"
 	"github.com/vccube/vccube/cl/spec"
@@ -70,6 +71,24 @@ type Limits struct {
 	// Vertices is the most vertices the draws of one thread may name
 	// (a GL_ARRAY_PRIMITIVE can name four billion).
 	Vertices int
+}
+
+// CountVertices adds n, the vertices one draw names, to *total, the
+// vertices the thread's draws have named so far, and fails when the total
+// passes l.Vertices. The bound is never more than math.MaxInt32 (also when
+// l.Vertices is 0 or larger), so that a checked count fits an int on
+// every architecture: a GL_ARRAY_PRIMITIVE's 32-bit length can name
+// 2³²−1 vertices, which a 32-bit int (GOARCH=arm) cannot hold.
+func (l Limits) CountVertices(total *uint64, n uint32) error {
+	bound := uint64(math.MaxInt32)
+	if l.Vertices > 0 && uint64(l.Vertices) < bound {
+		bound = uint64(l.Vertices)
+	}
+	*total += uint64(n)
+	if *total > bound {
+		return fmt.Errorf("the draws name %d vertices, more than the model's bound of %d for one job", *total, bound)
+	}
+	return nil
 }
 
 // DefaultLimits are generous enough for any real frame (a 1080p frame of

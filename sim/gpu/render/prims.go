@@ -120,13 +120,20 @@ func (w *Worker) direct(raw []byte) error {
 	w.plist = w.plist[:0]
 	var mode cl.PrimitiveMode
 	var x vertex.Indices
+	lim := w.r.opts.Limits
 	if spec.Opcode(raw[0]) == spec.OpGLArrayPrimitive {
 		var q cl.GLArrayPrimitive
 		q.Unpack(raw)
+		if err := lim.CountVertices(&w.vertices, q.Length); err != nil {
+			return err
+		}
 		mode, x = q.Mode, vertex.ArrayIndices(&q)
 	} else {
 		var q cl.GLIndexedPrimitive
 		q.Unpack(raw)
+		if err := lim.CountVertices(&w.vertices, q.Length); err != nil {
+			return err
+		}
 		var err error
 		mode = q.Mode
 		if x, err = vertex.IndexList(w.view, &q); err != nil {
@@ -135,10 +142,6 @@ func (w *Worker) direct(raw []byte) error {
 	}
 	if mode > cl.PrimitiveModeTriangleFan {
 		return fmt.Errorf("reserved primitive mode %d", mode)
-	}
-	w.vertices += x.N
-	if lim := w.r.opts.Limits.Vertices; lim > 0 && w.vertices > lim {
-		return fmt.Errorf("the draws name %d vertices, more than the model's bound of %d for one job", w.vertices, lim)
 	}
 	a := directSink{w: w, idx: &x}
 	if err := vertex.Assemble(mode, x.N, &a); err != nil {

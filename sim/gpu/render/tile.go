@@ -67,7 +67,7 @@ type Worker struct {
 	plist  []listPrim
 	vsSeen uint64
 	// vertices counts the vertices direct draws named in the chain.
-	vertices int
+	vertices uint64
 	// cleared says the last chain this worker ran ended with the store
 	// that cleared the whole buffer, to clearedTo: the next chain need not
 	// clear it again.

@@ -20,12 +20,14 @@ type Indices struct {
 	max   uint32
 }
 
-// ArrayIndices are the indices of GL_ARRAY_PRIMITIVE.
+// ArrayIndices are the indices of GL_ARRAY_PRIMITIVE. The length must fit
+// an int: check it first (cle.Limits.CountVertices does).
 func ArrayIndices(q *cl.GLArrayPrimitive) Indices {
 	return Indices{N: int(q.Length), first: q.First}
 }
 
-// IndexList reads the index buffer of GL_INDEXED_PRIMITIVE through v.
+// IndexList reads the index buffer of GL_INDEXED_PRIMITIVE through v. The
+// length must fit an int, as for ArrayIndices.
 // The declared maximum index bounds the indices: the kernel trusts it
 // because "the hardware clamps to it" (kernel-vc4.md §4.4, Linux
 // vc4_validate.c validate_indexed_prim_list); [AG] Table 38 calls a larger
