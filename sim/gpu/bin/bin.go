@@ -230,7 +230,7 @@ func (b *Binner) packet(p *cle.Packet) error {
 	case spec.OpClipWindow:
 		var q cl.ClipWindow
 		q.Unpack(raw)
-		b.clipWindow = raster.Rect{X0: int(q.Left), Y0: int(q.Bottom), X1: int(q.Left) + int(q.Width), Y1: int(q.Bottom) + int(q.Height)}
+		b.clipWindow = raster.ClipRect(&q)
 		b.hasClipWin = true
 		b.setItem(itemClipWindow, raw)
 	case spec.OpViewportOffset:

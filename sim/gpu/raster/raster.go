@@ -64,6 +64,13 @@ func (r Rect) Intersect(s Rect) Rect {
 	return Rect{max(r.X0, s.X0), max(r.Y0, s.Y0), min(r.X1, s.X1), min(r.Y1, s.Y1)}
 }
 
+// ClipRect returns the pixels of a CLIP_WINDOW: left, "bottom" (the
+// smallest row, as frame coordinates count), width and height ([AG] Table
+// 38 id 102; hw-vc4.md §1.2).
+func ClipRect(q *cl.ClipWindow) Rect {
+	return Rect{X0: int(q.Left), Y0: int(q.Bottom), X1: int(q.Left) + int(q.Width), Y1: int(q.Bottom) + int(q.Height)}
+}
+
 // Empty reports whether r holds no pixel.
 func (r Rect) Empty() bool { return r.X0 >= r.X1 || r.Y0 >= r.Y1 }
 

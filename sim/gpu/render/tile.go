@@ -241,7 +241,7 @@ func (w *Worker) state(raw []byte) error {
 	case spec.OpClipWindow:
 		var q cl.ClipWindow
 		q.Unpack(raw)
-		s.clip = raster.Rect{X0: int(q.Left), Y0: int(q.Bottom), X1: int(q.Left) + int(q.Width), Y1: int(q.Bottom) + int(q.Height)}
+		s.clip = raster.ClipRect(&q)
 		s.hasClip = true
 	case spec.OpViewportOffset:
 		var q cl.ViewportOffset
