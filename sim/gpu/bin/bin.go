@@ -154,10 +154,9 @@ func (b *Binner) count(event int, n uint64) {
 // Run executes the list until it ends or waits on the semaphore.
 func (b *Binner) Run() (cle.Status, error) {
 	if b.waiting {
-		if b.sem.Count == 0 {
+		if !b.sem.Take() {
 			return cle.Waiting, nil
 		}
-		b.sem.Count--
 		b.waiting = false
 	}
 	for {
@@ -272,13 +271,9 @@ func (b *Binner) packet(p *cle.Packet) error {
 	case spec.OpFlushAll:
 		return b.flush(true)
 	case spec.OpIncrementSemaphore:
-		b.sem.Count++
+		b.sem.Increment()
 	case spec.OpWaitOnSemaphore:
-		if b.sem.Count > 0 {
-			b.sem.Count--
-		} else {
-			b.waiting = true
-		}
+		b.waiting = !b.sem.Take()
 	default:
 		return fmt.Errorf("packet %v is not valid in a binning list ([AG] Table 38 marks it for rendering)", p.Op)
 	}

@@ -48,6 +48,20 @@ type Semaphore struct {
 	Count int
 }
 
+// Increment is INCREMENT_SEMAPHORE.
+func (s *Semaphore) Increment() { s.Count++ }
+
+// Take is WAIT_ON_SEMAPHORE: it takes one count and reports true, or, at
+// zero, reports false: the thread must wait and try again after the other
+// thread increments.
+func (s *Semaphore) Take() bool {
+	if s.Count == 0 {
+		return false
+	}
+	s.Count--
+	return true
+}
+
 // Status says why a thread's run returned.
 type Status int
 

@@ -218,10 +218,9 @@ func (r *Renderer) snap() snapshot {
 // renders the tiles before returning Done.
 func (r *Renderer) Run() (cle.Status, error) {
 	if r.waiting {
-		if r.sem.Count == 0 {
+		if !r.sem.Take() {
 			return cle.Waiting, nil
 		}
-		r.sem.Count--
 		r.waiting = false
 	}
 	for {
@@ -341,18 +340,14 @@ func (r *Renderer) packet(p *cle.Packet) error {
 		spec.OpClipperXYScaling, spec.OpClipperZScaling:
 		r.stateOps = append(r.stateOps, r.record(p))
 	case spec.OpWaitOnSemaphore:
-		if r.sem.Count > 0 {
-			r.sem.Count--
-		} else {
-			r.waiting = true
-		}
+		r.waiting = !r.sem.Take()
 	case spec.OpIncrementSemaphore:
 		// What the render thread has done so far must be visible before
 		// the other thread goes on.
 		if err := r.flush(); err != nil {
 			return err
 		}
-		r.sem.Count++
+		r.sem.Increment()
 	default:
 		return fmt.Errorf("packet %v is not valid in a render list", p.Op)
 	}
