@@ -59,13 +59,14 @@ type Frame struct {
 	EarlyZDisable, EarlyZGreater bool
 }
 
-// maxFrame is the largest frame side the model renders: 4096 pixels, the
-// kernel's limit for any surface, because "the shaded vertex format stores
-// signed 12.4 fixed point (-2048,2047) offsets from the viewport center"
-// (Linux vc4_validate.c vc4_check_tex_size, which the kernel applies to
-// every render target). What the hardware does with a zero or larger size
-// is not documented ([AG] Table 38 id 113 gives only "uint16").
-const maxFrame = 4096
+// maxFrame is the largest frame side the model renders: the kernel's limit
+// for any surface, texture.MaxSurfaceSize (4096), because "the shaded
+// vertex format stores signed 12.4 fixed point (-2048,2047) offsets from
+// the viewport center" (Linux vc4_validate.c vc4_check_tex_size, which the
+// kernel applies to every render target); the layouts of package texture
+// stop there too. What the hardware does with a zero or larger size is not
+// documented ([AG] Table 38 id 113 gives only "uint16").
+const maxFrame = texture.MaxSurfaceSize
 
 // FrameOf returns the frame a TILE_RENDERING_MODE_CONFIG describes, or an
 // *Unsupported error for the modes the model lacks.
