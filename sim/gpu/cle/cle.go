@@ -14,7 +14,8 @@
 //     Operation": "The CLE advances V3DCTnCA until it exactly matches
 //     V3DCTnEA").
 //   - BRANCH_TO_SUB_LIST nests at most two levels ([AG] Table 38 id 17);
-//     RETURN_FROM_SUB_LIST with an empty stack is ignored (hw-vc4.md §1.2).
+//     RETURN_FROM_SUB_LIST with an empty stack is ignored ([AG] Table 38
+//     id 18: "ignored if nothing on the return stack").
 //   - HALT stops the thread ([AG] Table 38 id 0).
 //
 // What the sources leave open, and what this model does:
