@@ -41,10 +41,13 @@ func (t *Table) Utile(x, y int) int {
 	return int(t.Off[(y>>t.HShift)*t.PerRow+x>>t.WShift])
 }
 
-// key is what decides a T or LT layout (texture.NewLayout).
+// key is what decides where a T or LT layout's utiles lie: the format,
+// the bytes per pixel and the padded size. Not the picture's size: a mip
+// level's picture is smaller than the power-of-two container that decides
+// its padding (texture.MipPlan), so equal pictures can lie differently.
 type key struct {
-	tiling             texture.Tiling
-	cpp, width, height int
+	tiling                  texture.Tiling
+	cpp, alignedW, alignedH int
 }
 
 // maxTables bounds the cache: a program renders and samples a few sizes;
@@ -63,7 +66,7 @@ func For(l texture.Layout) *Table {
 	if l.Tiling() == texture.Linear {
 		return nil
 	}
-	k := key{l.Tiling(), l.Cpp(), l.Width(), l.Height()}
+	k := key{l.Tiling(), l.Cpp(), l.AlignedWidth(), l.AlignedHeight()}
 	cache.Lock()
 	defer cache.Unlock()
 	if t := cache.m[k]; t != nil {

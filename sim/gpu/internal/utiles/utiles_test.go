@@ -36,6 +36,35 @@ func TestOffsetAgreesWithLayout(t *testing.T) {
 	}
 }
 
+// Level 1 of a 24×24 texture is a 12×12 picture in a 16×16 container
+// (texture.MipPlan), padded to 16×16 utiles of LT format; a 12×12 level 0
+// is padded to 12×12. The two have equal pictures and different layouts,
+// and their tables must follow their layouts.
+func TestEqualPicturesInOtherContainers(t *testing.T) {
+	big, err := texture.NewMipPlan(texture.RGBA8888, 24, 24, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	small, err := texture.NewMipPlan(texture.RGBA8888, 12, 12, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := small.Level(0).Layout, big.Level(1).Layout
+	if a.Width() != b.Width() || a.AlignedWidth() == b.AlignedWidth() {
+		t.Fatalf("the premise does not hold: %v and %v", a, b)
+	}
+	for _, l := range []texture.Layout{a, b} {
+		tab := For(l)
+		for y := 0; y < l.AlignedHeight(); y++ {
+			for x := 0; x < l.AlignedWidth(); x++ {
+				if got, want := tab.Offset(x, y), l.Offset(x, y); got != want {
+					t.Fatalf("%v pixel (%d,%d): offset %d, layout says %d", l, x, y, got, want)
+				}
+			}
+		}
+	}
+}
+
 var sink int
 
 // BenchmarkOffset compares a pixel's offset from the table with
