@@ -31,6 +31,7 @@ type config struct {
 	view         bool   // show the simulated display in the terminal
 	record       string // "" or the GIF -record writes
 	recordScale  int
+	buffers      int // scanout buffers in the swap chain
 }
 
 // recordFrames is the length of a -record run when -frames is not given:
@@ -94,6 +95,7 @@ func parseArgs(args []string, help io.Writer) (*config, error) {
 	fs.BoolVar(&c.view, "view", true, "on the simulated device's display, show the cube live in the terminal (24-bit colour, two pixels per character) when stdout is a terminal; the mode is then 640x480 unless -mode says otherwise")
 	fs.StringVar(&c.record, "record", "", "write the frames as an animated `FILE.gif` (90 frames, one full turn that loops, unless -frames says otherwise)")
 	fs.IntVar(&c.recordScale, "record-scale", 1, fmt.Sprintf("shrink the -record frames by this whole `factor` (1 to %d), averaging each block of pixels", record.MaxScale))
+	fs.IntVar(&c.buffers, "buffers", 2, "scanout `buffers` in the swap chain: 2 (double buffering) or 3 (triple: the next frame is drawn while the last one waits for its vblank, so a frame now and then slower than a refresh period does not cost a vblank; one frame more latency)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(help, usageHead)
@@ -142,6 +144,9 @@ func parseArgs(args []string, help io.Writer) (*config, error) {
 	}
 	if c.capture != "" && !strings.HasSuffix(strings.ToLower(c.capture), ".png") {
 		return nil, fmt.Errorf("-capture %q: the capture is a PNG file; name it FILE.png", c.capture)
+	}
+	if c.buffers < 2 || c.buffers > 3 {
+		return nil, fmt.Errorf("-buffers %d: give 2 (double buffering) or 3 (triple buffering)", c.buffers)
 	}
 	if c.json {
 		c.benchmark = true

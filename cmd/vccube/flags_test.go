@@ -17,7 +17,7 @@ func TestParseArgs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.device != "auto" || !c.vsync || !c.flipY || c.pipeline != "gl" || c.captureFrame != -1 || c.frames != 0 {
+	if c.device != "auto" || !c.vsync || !c.flipY || c.pipeline != "gl" || c.captureFrame != -1 || c.frames != 0 || c.buffers != 2 {
 		t.Errorf("defaults %+v", c)
 	}
 	c, err = parseArgs([]string{"-device", "sim", "-mode", "1280x720@60", "-frames", "10", "-vsync=false", "-json",
@@ -82,6 +82,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"-record", "a.gif", "-record-scale", "0"}, "whole factor from 1 to 64"},
 		{[]string{"-record", "a.gif", "-record-scale", "65"}, "whole factor from 1 to 64"},
 		{[]string{"-record", "a.gif", "-capture", "a.png", "-capture-frame", "90"}, "never rendered with -frames 90"},
+		{[]string{"-buffers", "4"}, "give 2 (double buffering) or 3"},
+		{[]string{"-buffers", "1"}, "give 2 (double buffering) or 3"},
 		{[]string{"stray"}, "unexpected argument"},
 		{[]string{"-no-such-flag"}, "not defined"},
 	} {

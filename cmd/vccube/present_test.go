@@ -446,3 +446,47 @@ func TestOtherDisplayCaptureFrame(t *testing.T) {
 	gpuDev.checkNoLeaks(t)
 	dispDev.checkNoLeaks(t)
 }
+
+// -buffers 3: the frames rotate through three scanout buffers, on the
+// GPU's own display (the renderer's colour buffers) and on another card
+// (its dumb buffers); the frames still match the golden, every flip lands
+// one vblank after the last, and both cards are left as they were.
+func TestTripleBuffering(t *testing.T) {
+	g := goldenOf(refrender.DefaultTexture, 800, 600, 10)
+	for _, other := range []bool{false, true} {
+		t.Run(fmt.Sprintf("other card %v", other), func(t *testing.T) {
+			gpuDev := newTestDevice(t, sim.Options{})
+			shown := gpuDev
+			var e env
+			shot := filepath.Join(t.TempDir(), "shot.png")
+			args := goldenArgs(g, shot)
+			if other {
+				shown = newTestDevice(t, sim.Options{Board: sim.BoardPi4})
+				e.openDisplay = func(string) (drm.Conn, error) { return shown.opener()() }
+				args = append(args, "-display", "/dev/dri/card1")
+			}
+			con := shown.console(t)
+			var out, errb bytes.Buffer
+			e.stdout, e.stderr, e.driDir, e.openSim = &out, &errb, t.TempDir(), gpuDev.opener()
+			fbs := map[uint32]bool{}
+			e.afterFrame = func(uint64) { fbs[con.state(t).FbID] = true }
+			if code := run(context.Background(), append(args, "-buffers", "3", "-benchmark"), &e); code != exitOK {
+				t.Fatalf("exit %d: %s", code, errb.String())
+			}
+			checkShot(t, shot, g)
+			// Frame 0 sets the mode; by the end of frame 10 the CRTC has
+			// scanned out each of the three buffers (the console's
+			// framebuffer only before frame 0 was shown).
+			delete(fbs, con.saved.FbID)
+			if len(fbs) != 3 {
+				t.Errorf("the CRTC scanned out %d framebuffers of ours, want 3", len(fbs))
+			}
+			if !strings.Contains(out.String(), "page flips: 10 queued, 10 completed, 0 missed vblanks") {
+				t.Errorf("report:\n%s", out.String())
+			}
+			con.checkRestored(t)
+			gpuDev.checkNoLeaks(t)
+			shown.checkNoLeaks(t)
+		})
+	}
+}

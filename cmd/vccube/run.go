@@ -212,7 +212,7 @@ func (p *program) run(ctx context.Context) (err error) {
 	if !cfg.flipY {
 		flip = texture.FlipByCPU
 	}
-	buffers := render.DefaultBuffers
+	buffers := cfg.buffers // scanned out as they are (newSwapchain)
 	if !cfg.vsync || p.copies {
 		// Each frame is finished (and copied, or captured) before the
 		// next is drawn: one colour buffer is enough.
@@ -284,26 +284,22 @@ func (p *program) run(ctx context.Context) (err error) {
 	return loopErr
 }
 
-// newSwapchain registers the scanout buffers: the renderer's colour
-// buffers themselves on the GPU's own display, or dumb buffers of the
-// other card that frames are copied into.
+// newSwapchain registers the -buffers scanout buffers: the renderer's
+// colour buffers themselves on the GPU's own display (New made that many),
+// or dumb buffers of the other card that frames are copied into.
 func (p *program) newSwapchain() error {
-	var bufs []*present.Buffer
-	for i := 0; i < 2; i++ {
-		var b *present.Buffer
+	bufs := make([]*present.Buffer, p.cfg.buffers)
+	for i := range bufs {
 		var err error
 		if p.copies {
-			b, err = p.disp.NewDumbBuffer()
-		} else if i < p.r.Buffers() {
-			rb := p.r.Buffer(i)
-			b, err = p.disp.AddGEMBuffer(rb.Handle, uint32(rb.Pitch), rb.Modifier)
+			bufs[i], err = p.disp.NewDumbBuffer()
 		} else {
-			break
+			rb := p.r.Buffer(i)
+			bufs[i], err = p.disp.AddGEMBuffer(rb.Handle, uint32(rb.Pitch), rb.Modifier)
 		}
 		if err != nil {
 			return err
 		}
-		bufs = append(bufs, b)
 	}
 	var err error
 	if p.sc, err = p.disp.NewSwapchain(bufs...); err != nil {
