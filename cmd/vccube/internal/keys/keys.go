@@ -48,9 +48,9 @@ const esc = 0x1b
 // the extended slice. Arrows come as CSI or SS3 sequences (ESC [ C, ESC O C
 // for right; D for left; ECMA-48 and the VT100's cursor-key mode), possibly
 // with parameters (ESC [ 1 ; 5 C); an Escape that does not start such a
-// sequence is the Escape key. A terminal writes a whole sequence at once,
-// so sequences are not carried from one read to the next. Other bytes are
-// ignored.
+// sequence is the Escape key, and so is an ESC at the very end of b. A
+// sequence cut short at the end of b is ignored (Read keeps such a tail for
+// the next read). Other bytes are ignored.
 func Decode(dst []Key, b []byte) []Key {
 	for i := 0; i < len(b); i++ {
 		switch c := b[i]; c {
@@ -59,27 +59,57 @@ func Decode(dst []Key, b []byte) []Key {
 		case ' ':
 			dst = append(dst, Pause)
 		case esc:
-			if i+1 >= len(b) || (b[i+1] != '[' && b[i+1] != 'O') {
+			n, final, _ := escape(b[i:])
+			switch {
+			case n == 1:
 				dst = append(dst, Quit)
-				continue
+			case final == 'C':
+				dst = append(dst, Right)
+			case final == 'D':
+				dst = append(dst, Left)
 			}
-			// Skip parameters (digits and ';') up to the final byte.
-			j := i + 2
-			for j < len(b) && (b[j] >= '0' && b[j] <= '9' || b[j] == ';') {
-				j++
-			}
-			if j < len(b) {
-				switch b[j] {
-				case 'C':
-					dst = append(dst, Right)
-				case 'D':
-					dst = append(dst, Left)
-				}
-			}
-			i = j
+			i += n - 1
 		}
 	}
 	return dst
+}
+
+// escape measures what starts with the ESC at b[0]: n bytes, the
+// sequence's final byte, and whether it is complete. ESC followed by a
+// byte other than '[' (CSI) or 'O' (SS3) is the Escape key on its own
+// (n 1, complete); ESC [ or ESC O, parameters (digits and ';') and a final
+// byte are a sequence. An ESC, CSI or SS3 that b ends in the middle of is
+// incomplete: the rest may still be on its way.
+func escape(b []byte) (n int, final byte, complete bool) {
+	if len(b) < 2 {
+		return len(b), 0, false
+	}
+	if b[1] != '[' && b[1] != 'O' {
+		return 1, 0, true
+	}
+	j := 2
+	for j < len(b) && (b[j] >= '0' && b[j] <= '9' || b[j] == ';') {
+		j++
+	}
+	if j == len(b) {
+		return j, 0, false
+	}
+	return j + 1, b[j], true
+}
+
+// incompleteTail returns the length of the escape sequence b ends in the
+// middle of (0 if none).
+func incompleteTail(b []byte) int {
+	for i := 0; i < len(b); i++ {
+		if b[i] == esc {
+			n, _, complete := escape(b[i:])
+			if !complete {
+				return len(b) - i
+			}
+			i += n - 1
+		}
+	}
+	return 0
 }
 
 // IsTerminal reports whether fd is a terminal.
@@ -128,17 +158,31 @@ func (t *Terminal) Restore() error {
 // Read reads keys from f until it fails, sending each on ch; it closes ch
 // at the end. Run it on its own goroutine: a read from a terminal blocks
 // until a key is pressed.
+//
+// A terminal writes each key's sequence at once, but keys pile up while
+// ch is full (an arrow held down, a paste), and then a read that fills
+// the buffer can end in the middle of a sequence. Such a tail is kept and
+// completed by the next read, so that its ESC is not taken for the Escape
+// key. A read that does not fill the buffer ends where the terminal's
+// writes ended: an ESC there is the Escape key.
 func Read(f *os.File, ch chan<- Key) {
 	defer close(ch)
 	var buf [64]byte
 	var ks []Key
+	held := 0 // bytes of a sequence the last read cut off, at buf[0:held]
 	for {
-		n, err := f.Read(buf[:])
-		if n > 0 {
-			ks = Decode(ks[:0], buf[:n])
-			for _, k := range ks {
-				ch <- k
+		n, err := f.Read(buf[held:])
+		n += held
+		end := n
+		if n == len(buf) {
+			if tail := incompleteTail(buf[:n]); tail < n { // (a whole buffer of one "sequence" is noise)
+				end -= tail
 			}
+		}
+		ks = Decode(ks[:0], buf[:end])
+		held = copy(buf[:], buf[end:n])
+		for _, k := range ks {
+			ch <- k
 		}
 		if err != nil {
 			return

@@ -80,3 +80,36 @@ func TestRead(t *testing.T) {
 		t.Errorf("got %v, want %v", got, want)
 	}
 }
+
+// Keys that pile up while the frame loop is busy (an arrow held down,
+// here a hundred at once) are read in several reads, which may cut an
+// escape sequence in two: its ESC is not the Escape key, and the rest is
+// not lost.
+func TestReadSequencesCutByTheBuffer(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var in []byte
+	var want []Key
+	for i := 0; i < 100; i++ {
+		in = append(in, "\x1b[D"...)
+		want = append(want, Left)
+	}
+	in = append(in, "\x1b[1;5C q\x1b"...) // and a cut-off sequence's neighbours, then Escape last
+	want = append(want, Right, Pause, Quit, Quit)
+	if _, err := w.Write(in); err != nil { // all waiting before the first read
+		t.Fatal(err)
+	}
+	w.Close()
+	ch := make(chan Key, len(want)+1)
+	Read(r, ch)
+	r.Close()
+	var got []Key
+	for k := range ch {
+		got = append(got, k)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %d keys %v\nwant %d keys %v", len(got), got, len(want), want)
+	}
+}
