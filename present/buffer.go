@@ -74,9 +74,10 @@ func (d *Display) NewDumbBuffer() (*Buffer, error) {
 	}
 	// The kernel picks the pitch (at least width*4, drivers may pad it)
 	// and the size (pitch*height rounded up to pages); a reply that
-	// cannot hold the image would make CopyFrom write out of bounds.
-	if db.Pitch < w*bytesPerPixel || db.Size < uint64(db.Pitch)*uint64(h) || db.Size > 1<<31 {
-		return fail(fmt.Errorf("present: the device answered CREATE_DUMB %dx%d with pitch %d and size %d, too small for the image",
+	// cannot hold the image would make CopyFrom write out of bounds, and
+	// one of 2 GiB or more has no int length on a 32-bit Pi.
+	if db.Pitch < w*bytesPerPixel || db.Size < uint64(db.Pitch)*uint64(h) || db.Size >= 1<<31 {
+		return fail(fmt.Errorf("present: the device answered CREATE_DUMB %dx%d with pitch %d and size %d, which cannot hold the image or be mapped",
 			w, h, db.Pitch, db.Size))
 	}
 	off, err := drm.MapDumb(d.conn, db.Handle)

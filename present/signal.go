@@ -17,8 +17,8 @@ type Restorer interface {
 // Interrupted is the cause of the context RestoreOnSignal returns once a
 // signal arrived: which signal, and what the restore reported.
 type Interrupted struct {
-	Signal     os.Signal
-	RestoreErr error // nil when the display was put back
+	Signal     os.Signal // SIGINT or SIGTERM (or what RestoreOnSignal was given)
+	RestoreErr error     // nil when the display was put back
 }
 
 // Error says which signal stopped the program and whether the display was

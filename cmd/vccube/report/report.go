@@ -117,9 +117,9 @@ type Flips struct {
 // last one, so Drawn over the run's time is the rate the terminal keeps up
 // with, and the others were Dropped.
 type Terminal struct {
-	Frames        uint64 `json:"frames"`
-	Drawn         uint64 `json:"drawn"`
-	Dropped       uint64 `json:"dropped"`
+	Frames        uint64 `json:"frames"`          // frames given to the view
+	Drawn         uint64 `json:"drawn"`           // frames written to the terminal
+	Dropped       uint64 `json:"dropped"`         // frames a newer one replaced before the terminal took them
 	BytesPerFrame uint64 `json:"bytes_per_frame"` // mean bytes written per frame drawn
 }
 
@@ -132,9 +132,9 @@ func (t *Terminal) Line(w io.Writer) error {
 
 // Counter is one GPU performance counter.
 type Counter struct {
-	Name     string  `json:"name"`
-	Total    uint64  `json:"total"`
-	PerFrame float64 `json:"per_frame"`
+	Name     string  `json:"name"`      // Mesa's name for it, as kmscube -p shows it
+	Total    uint64  `json:"total"`     // over every frame submitted, frame 0 included
+	PerFrame float64 `json:"per_frame"` // Total over the frames submitted
 }
 
 // Ms converts a duration to milliseconds.
