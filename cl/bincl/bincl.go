@@ -30,12 +30,6 @@ import (
 	"github.com/vccube/vccube/texture"
 )
 
-// Tile sizes (AG §5; Mesa vc4_job.c: 64×64 pixels, 32×32 with 4× MSAA).
-const (
-	TileSize     = 64
-	TileSizeMSAA = 32
-)
-
 // MaxFrameSize is the largest render target the kernel accepts in either
 // direction: the render surfaces go through vc4_validate.c
 // vc4_check_tex_size (vc4_render_cl.c vc4_rcl_surface_setup), whose limit
@@ -53,16 +47,13 @@ const MaxDraws = 0x1ef0
 const MaxArrayIndex = 65535
 
 // Tiles returns the bin tile counts for a width×height frame: ceil(size /
-// 64), or ceil(size / 32) with 4× multisampling (Mesa vc4_job.c
-// vc4_get_job; kernel-vc4.md §4.3).
+// spec.TileSide(msaa)) in each direction (Mesa vc4_job.c vc4_get_job;
+// kernel-vc4.md §4.3).
 func Tiles(width, height int, msaa bool) (x, y uint8, err error) {
 	if width < 1 || height < 1 || width > MaxFrameSize || height > MaxFrameSize {
 		return 0, 0, fmt.Errorf("bincl: frame %d×%d: each side must be 1..%d pixels (vc4_check_tex_size)", width, height, MaxFrameSize)
 	}
-	t := TileSize
-	if msaa {
-		t = TileSizeMSAA
-	}
+	t := spec.TileSide(msaa)
 	return uint8((width + t - 1) / t), uint8((height + t - 1) / t), nil
 }
 

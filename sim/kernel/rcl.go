@@ -5,6 +5,7 @@ import (
 	"syscall"
 
 	"github.com/vccube/vccube/cl"
+	"github.com/vccube/vccube/cl/spec"
 	"github.com/vccube/vccube/cl/submit"
 	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/sim/mem"
@@ -216,13 +217,13 @@ func (j *job) msaaSurface(surf *gem.SubmitRCLSurface) (*BO, error) {
 }
 
 // fullResBoundsCheck is vc4_full_res_bounds_check, with the tile stride of
-// ceil(width / 32) tiles per row for every tile size (audit.md 1.28).
+// fullResRowTiles for every tile size (audit.md 1.28).
 //
 // Stricter than the kernel, which only checks that the last tile starts
 // inside the BO: here it must end inside it.
 func (j *job) fullResBoundsCheck(bo *BO, surf *gem.SubmitRCLSurface) error {
 	a := j.args
-	stride := (uint32(a.Width) + 31) / 32
+	stride := fullResRowTiles(a.Width)
 	if surf.Offset > bo.size {
 		return errf(syscall.EINVAL, "surface offset %d > BO size %d", surf.Offset, bo.size)
 	}
@@ -232,10 +233,18 @@ func (j *job) fullResBoundsCheck(bo *BO, surf *gem.SubmitRCLSurface) error {
 	return nil
 }
 
+// fullResRowTiles is the kernel's row stride of a full-resolution surface
+// in tiles: ceil(width / 32), the 4× multisample tile side, whatever the
+// tile size (vc4_render_cl.c vc4_full_res_offset and
+// vc4_full_res_bounds_check use DIV_ROUND_UP(width, 32); audit.md 1.28).
+func fullResRowTiles(width uint16) uint32 {
+	return (uint32(width) + spec.TileSizeMSAA - 1) / spec.TileSizeMSAA
+}
+
 // fullResAddr is vc4_full_res_offset: a tile's own block of a
 // full-resolution surface.
 func (j *job) fullResAddr(bo *BO, surf *gem.SubmitRCLSurface, x, y uint8) uint32 {
-	stride := (uint32(j.args.Width) + 31) / 32
+	stride := fullResRowTiles(j.args.Width)
 	return bo.Addr() + surf.Offset + fullResTileSize*(stride*uint32(y)+uint32(x))
 }
 

@@ -19,14 +19,15 @@ import (
 	"fmt"
 
 	"github.com/vccube/vccube/cl"
+	"github.com/vccube/vccube/cl/spec"
 	"github.com/vccube/vccube/sim/gpu/internal/utiles"
 	"github.com/vccube/vccube/sim/mem"
 	"github.com/vccube/vccube/texture"
 )
 
-// Size is the width and height of a tile in pixels without multisampling
-// ([AG] §5: "64x64 pixels in non-multisample mode").
-const Size = 64
+// Size is the width and height of a tile in pixels: the model renders
+// without multisampling only, so it is cl/spec's TileSize.
+const Size = spec.TileSize
 
 // Pixels is the number of pixels in a tile.
 const Pixels = Size * Size

@@ -35,7 +35,8 @@ import (
 	"github.com/vccube/vccube/texture"
 )
 
-const tileWords = 64 * 64 // the tile buffer: 64×64 pixels, or 32×32×4 samples
+// tileWords is the tile buffer: one 32-bit word a sample.
+const tileWords = spec.TileBufferSamples
 
 // GPU is the placeholder. The zero value is ready to use; it runs one job
 // at a time.
@@ -177,14 +178,6 @@ func (g *GPU) clear(colour, zs bool) {
 	}
 }
 
-// tileSize is the tile's side in pixels: 32 with 4x multisampling.
-func (g *GPU) tileSize() int {
-	if g.cfg.Multisample4x {
-		return 32
-	}
-	return 64
-}
-
 // image describes a general load or store target.
 type image struct {
 	layout texture.Layout
@@ -209,7 +202,7 @@ func (g *GPU) forTilePixels(img image, fn func(i int, off int)) {
 	if img.layout.Cpp() == 0 {
 		return
 	}
-	t := g.tileSize()
+	t := spec.TileSide(g.cfg.Multisample4x)
 	w, h := int(g.cfg.Width), int(g.cfg.Height)
 	for ty := 0; ty < t; ty++ {
 		y := g.tileY*t + ty

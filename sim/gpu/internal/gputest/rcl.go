@@ -1,6 +1,9 @@
 package gputest
 
-import "github.com/vccube/vccube/cl"
+import (
+	"github.com/vccube/vccube/cl"
+	"github.com/vccube/vccube/cl/spec"
+)
 
 // Surface is a load/store surface of a render list.
 type Surface struct {
@@ -46,7 +49,8 @@ func (r RCL) Append(b []byte) []byte {
 		mode.Tiling = r.Color.Tiling
 	}
 	b = mode.Append(b)
-	tx, ty := (r.Width+63)/64, (r.Height+63)/64
+	const side = spec.TileSize // the model renders without multisampling
+	tx, ty := (r.Width+side-1)/side, (r.Height+side-1)/side
 	for y := 0; y < ty; y++ {
 		for x := 0; x < tx; x++ {
 			last := x == tx-1 && y == ty-1
