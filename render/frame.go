@@ -43,7 +43,8 @@ func (r *Renderer) prepare() {
 		// to 1.0 (cube.c demo_prepare_pipeline; peers.md §2.4). The
 		// winding bit is the scene's (scene.ClockwiseBit explains it).
 		// Early Z is what Mesa enables for LESS/LEQUAL without stencil
-		// (vc4_emit.c; hw-vc4.md §6.7).
+		// (vc4_state.c vc4_create_depth_stencil_alpha_state; vc4_emit.c
+		// takes it away only for MSAA; hw-vc4.md §6.7).
 		Configuration: &cl.ConfigurationBits{
 			EnableForwardFacing: true,
 			Clockwise:           scene.ClockwiseBit,
