@@ -17,11 +17,6 @@ import (
 // not user space, writes the render list, from the six surfaces of the
 // submit. Every packet is built with cl's typed encoders.
 
-// fullResTileSize is the size of one tile's raw dump in full-resolution
-// loads and stores (VC4_TILE_BUFFER_SIZE, 16 KiB: 32×32 pixels × 4
-// samples, or 64×64, at 4 bytes).
-const fullResTileSize = 16 << 10
-
 // The surface bits: for color_write they are TILE_RENDERING_MODE_CONFIG
 // payload bits 79:64, for the others LOAD/STORE_TILE_BUFFER_GENERAL payload
 // bits 15:0 (vc4_render_cl.c, which copies them into those packets).
@@ -227,7 +222,7 @@ func (j *job) fullResBoundsCheck(bo *BO, surf *gem.SubmitRCLSurface) error {
 	if surf.Offset > bo.size {
 		return errf(syscall.EINVAL, "surface offset %d > BO size %d", surf.Offset, bo.size)
 	}
-	if (bo.size-surf.Offset)/fullResTileSize < stride*uint32(a.MaxYTile)+uint32(a.MaxXTile)+1 {
+	if (bo.size-surf.Offset)/spec.FullResTileBytes < stride*uint32(a.MaxYTile)+uint32(a.MaxXTile)+1 {
 		return errf(syscall.EINVAL, "MSAA tile %d, %d out of bounds (bo size %d, offset %d)", a.MaxXTile, a.MaxYTile, bo.size, surf.Offset)
 	}
 	return nil
@@ -245,7 +240,7 @@ func fullResRowTiles(width uint16) uint32 {
 // full-resolution surface.
 func (j *job) fullResAddr(bo *BO, surf *gem.SubmitRCLSurface, x, y uint8) uint32 {
 	stride := fullResRowTiles(j.args.Width)
-	return bo.Addr() + surf.Offset + fullResTileSize*(stride*uint32(y)+uint32(x))
+	return bo.Addr() + surf.Offset + spec.FullResTileBytes*(stride*uint32(y)+uint32(x))
 }
 
 // createRCLBO is vc4_create_rcl_bo: it sizes the list, allocates its BO

@@ -32,10 +32,6 @@ const Size = spec.TileSize
 // Pixels is the number of pixels in a tile.
 const Pixels = Size * Size
 
-// FullResBytes is the size of one buffer of a full-resolution tile dump:
-// 64×64 samples of 32 bits (vc4_packet.h VC4_TILE_BUFFER_SIZE, 16 KiB).
-const FullResBytes = Pixels * 4
-
 // Unsupported reports a feature the model does not implement.
 type Unsupported struct {
 	// What names the feature.
@@ -421,7 +417,7 @@ func (b *Buffer) StoreFullRes(v *mem.View, addr uint32, color, zs bool) error {
 		if err := dump(v, addr, &b.Color); err != nil {
 			return err
 		}
-		addr += FullResBytes
+		addr += spec.FullResTileBytes
 	}
 	if zs {
 		return dump(v, addr, &b.ZS)
@@ -435,7 +431,7 @@ func (b *Buffer) LoadFullRes(v *mem.View, addr uint32, color, zs bool) error {
 		if err := undump(v, addr, &b.Color); err != nil {
 			return err
 		}
-		addr += FullResBytes
+		addr += spec.FullResTileBytes
 	}
 	if zs {
 		return undump(v, addr, &b.ZS)
@@ -444,7 +440,7 @@ func (b *Buffer) LoadFullRes(v *mem.View, addr uint32, color, zs bool) error {
 }
 
 func dump(v *mem.View, addr uint32, src *[Pixels]uint32) error {
-	dst, err := v.Write(addr, FullResBytes, "TLB full-resolution store")
+	dst, err := v.Write(addr, spec.FullResTileBytes, "TLB full-resolution store")
 	if err != nil {
 		return err
 	}
@@ -453,7 +449,7 @@ func dump(v *mem.View, addr uint32, src *[Pixels]uint32) error {
 }
 
 func undump(v *mem.View, addr uint32, dst *[Pixels]uint32) error {
-	src, err := v.Read(addr, FullResBytes, "TLB full-resolution load")
+	src, err := v.Read(addr, spec.FullResTileBytes, "TLB full-resolution load")
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/vccube/vccube/cl"
+	"github.com/vccube/vccube/cl/spec"
 	"github.com/vccube/vccube/sim/mem"
 	"github.com/vccube/vccube/texture"
 )
@@ -162,7 +163,7 @@ func TestBGR565(t *testing.T) {
 }
 
 func TestZSStoreLoadAndFullRes(t *testing.T) {
-	v, r, mem := memory(t, 4*FullResBytes)
+	v, r, mem := memory(t, 4*spec.FullResTileBytes)
 	var b Buffer
 	pattern(&b)
 	f := Frame{Width: 64, Height: 64}
@@ -178,11 +179,11 @@ func TestZSStoreLoadAndFullRes(t *testing.T) {
 	if c.ZS != b.ZS {
 		t.Error("ZS round trip")
 	}
-	if err := b.StoreFullRes(v, r.Addr+FullResBytes, true, true); err != nil {
+	if err := b.StoreFullRes(v, r.Addr+spec.FullResTileBytes, true, true); err != nil {
 		t.Fatal(err)
 	}
 	var d Buffer
-	if err := d.LoadFullRes(v, r.Addr+FullResBytes, true, true); err != nil {
+	if err := d.LoadFullRes(v, r.Addr+spec.FullResTileBytes, true, true); err != nil {
 		t.Fatal(err)
 	}
 	if d != b {

@@ -18,7 +18,7 @@
 //   - the colour tile buffer holds 32-bit words; a 16-bit (BGR565) store
 //     writes the low half of each word and a load fills the low half;
 //   - a full-resolution dump is the tile buffer's words in raster order,
-//     16 KiB per tile (64×64 or 32×32 with 4 samples);
+//     spec.FullResTileBytes per tile;
 //   - the tile buffer and the clear values persist from job to job, as the
 //     hardware's do (kernel-vc4.md §9.3).
 package cleargpu
@@ -331,10 +331,8 @@ func (g *GPU) store(src *[tileWords]uint32, tiling cl.Tiling, cpp int, addr uint
 	return nil
 }
 
-const fullResBytes = 4 * tileWords
-
 func (g *GPU) loadFullRes(p *cl.LoadFullResTileBuffer) error {
-	mem, err := g.job.Mem.Read(p.Address, fullResBytes, "TLB full-resolution load")
+	mem, err := g.job.Mem.Read(p.Address, spec.FullResTileBytes, "TLB full-resolution load")
 	if err != nil {
 		return err
 	}
@@ -354,7 +352,7 @@ func (g *GPU) loadFullRes(p *cl.LoadFullResTileBuffer) error {
 
 func (g *GPU) storeFullRes(p *cl.StoreFullResTileBuffer) error {
 	if !p.DisableColorWrite || !p.DisableZSWrite {
-		mem, err := g.job.Mem.Write(p.Address, fullResBytes, "TLB full-resolution store")
+		mem, err := g.job.Mem.Write(p.Address, spec.FullResTileBytes, "TLB full-resolution store")
 		if err != nil {
 			return err
 		}
