@@ -259,8 +259,8 @@ func glShaderRecSize(bits uint32) int {
 }
 
 // validateTileBinningConfig takes a 512 KiB slot of the binner BO for the
-// job and points the binner at it: the tile state array (48 bytes a tile)
-// at the start, tile allocation memory from the next page to the end of
+// job and points the binner at it: the tile state array
+// (spec.TileStateBytes a tile) at the start, tile allocation memory from the next page to the end of
 // the slot. Of the user's flags only 4x multisampling survives; the
 // kernel sets auto-initialisation, 32-byte initial and 128-byte further
 // blocks.
@@ -283,7 +283,7 @@ func validateTileBinningConfig(j *job, dst, src []byte, _ uint32) error {
 	// Since Linux 6.12.107 the kernel refuses a tile state array that
 	// leaves no tile allocation memory in the slot (kernel-vc4.md §14.3:
 	// 104x104 passes, 105x104 fails).
-	tileStateSize := 48 * tileCount
+	tileStateSize := spec.TileStateBytes * tileCount
 	stateRounded := (tileStateSize + mem.PageSize - 1) &^ (mem.PageSize - 1)
 	if stateRounded >= binSlotSize {
 		return errf(syscall.EINVAL, "Tile binning config of %dx%d too large", j.binTilesX, j.binTilesY)

@@ -299,9 +299,9 @@ func (b *Binner) binningConfig(raw []byte) error {
 	b.tilesX, b.tilesY = int(c.WidthInTiles), int(c.HeightInTiles)
 	n := b.tilesX * b.tilesY
 	b.frame = raster.Rect{X1: b.tilesX * tlb.Size, Y1: b.tilesY * tlb.Size}
-	// The tile state data array: "size of 48 bytes * num tiles" ([AG]
-	// Table 38 id 112), which the hardware writes.
-	if _, err := b.view.Write(c.TileStateAddress, uint32(48*n), "PTB tile state data array"); err != nil {
+	// The tile state data array, which the hardware writes
+	// (spec.TileStateBytes a tile).
+	if _, err := b.view.Write(c.TileStateAddress, uint32(spec.TileStateBytes*n), "PTB tile state data array"); err != nil {
 		return err
 	}
 	initial := uint32(32) << c.InitialBlockSize

@@ -32,8 +32,9 @@ import (
 //     way;
 //   - six bytes of every block are kept free for that escape and branch,
 //     which also leave room for the escape and RETURN of a FLUSH;
-//   - the tile state data array is checked writable but its contents (48
-//     undocumented bytes per tile) are kept inside the model.
+//   - the tile state data array is checked writable but its contents
+//     (spec.TileStateBytes undocumented bytes per tile) are kept inside
+//     the model.
 
 // reserve is the room kept at the end of every block: an escape code and a
 // BRANCH.
