@@ -258,6 +258,12 @@ func glShaderRecSize(bits uint32) int {
 	return spec.GLShaderRecordLen(n, bits&8 != 0)
 }
 
+// initialBlockSize is the initial tile-allocation block the kernel sets
+// for every job (vc4_validate.c validate_tile_binning_config); the render
+// list finds tile (x, y)'s list at tile_alloc + its Bytes()·(y·tiles_x + x)
+// (vc4_render_cl.c emit_tile).
+const initialBlockSize = cl.BlockSize32
+
 // validateTileBinningConfig takes a 512 KiB slot of the binner BO for the
 // job and points the binner at it: the tile state array
 // (spec.TileStateBytes a tile) at the start, tile allocation memory from the next page to the end of
@@ -304,7 +310,7 @@ func validateTileBinningConfig(j *job, dst, src []byte, _ uint32) error {
 	j.tileAllocAddr = binAddr + stateRounded
 
 	putField(dst, fieldAutoInit, 1)
-	putField(dst, fieldInitialBlockSize, uint64(cl.BlockSize32))
+	putField(dst, fieldInitialBlockSize, uint64(initialBlockSize))
 	putField(dst, fieldBlockSize, uint64(cl.BlockSize128))
 	putField(dst, fieldTileAllocAddress, uint64(j.tileAllocAddr))
 	putField(dst, fieldTileAllocSize, uint64(binAddr+binSlotSize-j.tileAllocAddr))

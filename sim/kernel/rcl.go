@@ -401,7 +401,7 @@ func (j *job) emitTile(out []byte, s *rclSetup, x, y uint8, first, last bool) []
 		out = cl.WaitOnSemaphore{}.Append(out)
 	}
 	if hasBin {
-		out = cl.BranchToSubList{Address: j.tileAllocAddr + 32*(uint32(y)*uint32(j.binTilesX)+uint32(x))}.Append(out)
+		out = cl.BranchToSubList{Address: j.tileAllocAddr + initialBlockSize.Bytes()*(uint32(y)*uint32(j.binTilesX)+uint32(x))}.Append(out)
 	}
 
 	if s.msaaColorWrite != nil {

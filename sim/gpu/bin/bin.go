@@ -304,8 +304,8 @@ func (b *Binner) binningConfig(raw []byte) error {
 	if _, err := b.view.Write(c.TileStateAddress, uint32(spec.TileStateBytes*n), "PTB tile state data array"); err != nil {
 		return err
 	}
-	initial := uint32(32) << c.InitialBlockSize
-	b.lists.blockSize = uint32(32) << c.BlockSize
+	initial := c.InitialBlockSize.Bytes()
+	b.lists.blockSize = c.BlockSize.Bytes()
 	area := initial * uint32(n)
 	if area > c.TileAllocSize {
 		return fmt.Errorf("tile allocation memory of %d bytes cannot hold %d initial blocks of %d bytes", c.TileAllocSize, n, initial)
