@@ -100,6 +100,14 @@ func FormatOf(p cl.PrimitiveListFormat) (Format, error) {
 	return f, nil
 }
 
+// MaxLen returns the most bytes one primitive takes in a list of format
+// f: the length of the absolute coding 3, a code byte (129) and then every
+// index in IndexBits/8 bytes (AG Tables 39–41, coding 3). The relative
+// codings are shorter in every table: at most 2 + IndexBits/8 bytes
+// (triangle coding 2). So a triangle takes at most 7 bytes with 16-bit
+// indices and 10 with 24-bit; a line 5 or 7; a point 3 or 4.
+func (f Format) MaxLen() int { return 1 + f.Type.Vertices()*int(f.IndexBits/8) }
+
 func (f Format) check() error {
 	if f.Type > Points {
 		return fmt.Errorf("prim: bad type %d", f.Type)
@@ -213,11 +221,11 @@ func (d *Decoder) Next(b []byte) (Item, error) {
 		}
 		return Item{Kind: Branch, Len: 3, Branch: int32(int16(uint16(b[1]) | uint16(b[2])<<8))}, nil
 	case codeAbsolute:
-		n := d.Format.Type.Vertices()
-		if err := need(1 + n*ib); err != nil {
+		n, l := d.Format.Type.Vertices(), d.Format.MaxLen()
+		if err := need(l); err != nil {
 			return Item{}, err
 		}
-		it := Item{Kind: Primitive, Len: 1 + n*ib, Coding: 3}
+		it := Item{Kind: Primitive, Len: l, Coding: 3}
 		for i := 0; i < n; i++ {
 			it.Prim.Index[i] = abs(1 + i*ib)
 		}
@@ -348,8 +356,7 @@ type Encoder struct {
 func (e *Encoder) Reset() { e.prev = Prim{} }
 
 // Append appends p in its shortest coding and returns the extended slice.
-// It does not allocate when b has room (7 bytes at most for 16-bit
-// indices, 10 for 24-bit).
+// It does not allocate when b has room for Format.MaxLen bytes.
 func (e *Encoder) Append(b []byte, p Prim) ([]byte, error) {
 	if err := e.checkPrim(p); err != nil {
 		return b, err

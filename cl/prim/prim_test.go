@@ -237,9 +237,13 @@ func roundTrip(t *testing.T, f Format, prims []Prim) {
 	e := Encoder{Format: f}
 	var b []byte
 	for _, p := range prims {
+		n := len(b)
 		var err error
 		if b, err = e.Append(b, p); err != nil {
 			t.Fatal(err)
+		}
+		if len(b)-n > f.MaxLen() {
+			t.Fatalf("%v: %v took %d bytes, MaxLen says %d", f, p, len(b)-n, f.MaxLen())
 		}
 	}
 	b = AppendEscape(b)
@@ -257,6 +261,31 @@ func roundTrip(t *testing.T, f Format, prims []Prim) {
 	}
 	if it, err := d.Next(b[off:]); err != nil || it.Kind != Escape || off+1 != len(b) {
 		t.Fatalf("%v: list does not end in one escape", f)
+	}
+}
+
+// MaxLen is coding 3's length, worked out from AG Tables 39–41: code 129
+// and then 3, 2 or 1 indices of 2 or 3 bytes.
+func TestMaxLen(t *testing.T) {
+	for _, c := range []struct {
+		f    Format
+		want int
+	}{
+		{Format{Triangles, 16}, 7}, {Format{Triangles, 24}, 10},
+		{Format{Lines, 16}, 5}, {Format{Lines, 24}, 7},
+		{Format{Points, 16}, 3}, {Format{Points, 24}, 4},
+	} {
+		if got := c.f.MaxLen(); got != c.want {
+			t.Errorf("%v.MaxLen() = %d, want %d", c.f, got, c.want)
+		}
+		e := Encoder{Format: c.f}
+		p := Prim{}
+		for i := 0; i < c.f.Type.Vertices(); i++ {
+			p.Index[i] = uint32(i + 1)
+		}
+		if b, err := e.AppendCoding(nil, p, 3); err != nil || len(b) != c.want {
+			t.Errorf("%v coding 3 = % x (%v), want %d bytes", c.f, b, err, c.want)
+		}
 	}
 }
 

@@ -169,7 +169,11 @@ func (l *lists) primitive(t *tileList, f cl.PrimitiveListFormat, p prim.Prim, cl
 		}
 		t.format, t.hasFmt = f, true
 	}
-	const maxPrim = 7 // coding 3 with 16-bit indices, AG Table 39
+	pf, err := prim.FormatOf(f)
+	if err != nil {
+		return err
+	}
+	maxPrim := pf.MaxLen()
 	if clipped != nil {
 		l.closeList(t)
 		if err := l.ensure(t, len(clipped)+maxPrim); err != nil {
@@ -183,10 +187,6 @@ func (l *lists) primitive(t *tileList, f cl.PrimitiveListFormat, p prim.Prim, cl
 		var hdr [cl.CompressedPrimitiveLen]byte
 		t.openList(cl.CompressedPrimitive{}.Append(hdr[:0]))
 	} else if err := l.ensure(t, maxPrim); err != nil {
-		return err
-	}
-	pf, err := prim.FormatOf(f)
-	if err != nil {
 		return err
 	}
 	t.enc.Format = pf
