@@ -105,8 +105,8 @@ func parseArgs(args []string, help io.Writer) (*config, error) {
 		}
 		return nil, fmt.Errorf("%w (vccube -help lists the flags)", err)
 	}
-	framesGiven := false
-	fs.Visit(func(f *flag.Flag) { framesGiven = framesGiven || f.Name == "frames" })
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q (flags start with -; see -help)", fs.Arg(0))
 	}
@@ -123,7 +123,7 @@ func parseArgs(args []string, help io.Writer) (*config, error) {
 		if !strings.HasSuffix(strings.ToLower(c.record), ".gif") {
 			return nil, fmt.Errorf("-record %q: the animation is a GIF file; name it FILE.gif", c.record)
 		}
-		if !framesGiven {
+		if !given["frames"] {
 			c.frames = recordFrames
 		}
 	}
@@ -147,6 +147,16 @@ func parseArgs(args []string, help io.Writer) (*config, error) {
 	}
 	if c.buffers < 2 || c.buffers > 3 {
 		return nil, fmt.Errorf("-buffers %d: give 2 (double buffering) or 3 (triple buffering)", c.buffers)
+	}
+	if !c.vsync {
+		for _, name := range []string{"display", "connector", "buffers"} {
+			if given[name] {
+				return nil, fmt.Errorf("-%s says how frames are shown, and -vsync=false shows none (it only renders); drop one of the two", name)
+			}
+		}
+	}
+	if c.dump && c.json {
+		return nil, errors.New("-dump and -json both write to stdout, which -json keeps for one JSON object; use one at a time")
 	}
 	if c.json {
 		c.benchmark = true

@@ -21,13 +21,19 @@ func TestParseArgs(t *testing.T) {
 		t.Errorf("defaults %+v", c)
 	}
 	c, err = parseArgs([]string{"-device", "sim", "-mode", "1280x720@60", "-frames", "10", "-vsync=false", "-json",
-		"-capture", "x.png", "-capture-frame", "9", "-flipy=false", "-pipeline", "nv", "-connector", "HDMI-A-1", "-dump"}, &bytes.Buffer{})
+		"-capture", "x.png", "-capture-frame", "9", "-flipy=false", "-pipeline", "nv"}, &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.mode != (present.ModeSpec{Width: 1280, Height: 720, RefreshMilliHz: 60000}) || !c.benchmark || c.vsync || c.flipY ||
-		c.captureFrame != 9 || c.pipeline != "nv" || c.connector != "HDMI-A-1" || !c.dump {
+		c.captureFrame != 9 || c.pipeline != "nv" {
 		t.Errorf("parsed %+v", c)
+	}
+	// -connector needs page flips and -dump a stdout without -json
+	// (TestUsageErrors): parsed on their own.
+	if c2, err := parseArgs([]string{"-connector", "HDMI-A-1", "-dump", "-buffers", "3"}, &bytes.Buffer{}); err != nil ||
+		c2.connector != "HDMI-A-1" || !c2.dump || c2.buffers != 3 {
+		t.Errorf("parsed %+v, %v", c2, err)
 	}
 	if w, h := c.renderOnlySize(); w != 1280 || h != 720 {
 		t.Errorf("render-only size %dx%d", w, h)
@@ -84,6 +90,10 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"-record", "a.gif", "-capture", "a.png", "-capture-frame", "90"}, "never rendered with -frames 90"},
 		{[]string{"-buffers", "4"}, "give 2 (double buffering) or 3"},
 		{[]string{"-buffers", "1"}, "give 2 (double buffering) or 3"},
+		{[]string{"-vsync=false", "-display", "/dev/dri/card1"}, "-display says how frames are shown"},
+		{[]string{"-vsync=false", "-connector", "HDMI-A-1"}, "-vsync=false shows none"},
+		{[]string{"-vsync=false", "-buffers", "3"}, "-buffers says how frames are shown"},
+		{[]string{"-dump", "-json"}, "use one at a time"},
 		{[]string{"stray"}, "unexpected argument"},
 		{[]string{"-no-such-flag"}, "not defined"},
 	} {
