@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/vccube/vccube/cl"
+	"github.com/vccube/vccube/cl/shaderrec"
 	"github.com/vccube/vccube/cl/spec"
 	"github.com/vccube/vccube/sim/mem"
 )
@@ -237,25 +238,12 @@ func validateGLShaderState(j *job, dst, src []byte, _ uint32) error {
 	if p.Address != 0 {
 		return errf(syscall.EINVAL, "high bits set in GL shader rec reference")
 	}
-	count := uint32(p.NumAttributeArrays)
-	if p.Extended {
-		count |= 8
-	}
-	j.shaderState[i] = shaderState{addr: count}
+	j.shaderState[i] = shaderState{packet: p}
 	putField(dst, fieldShaderStateAddress, uint64(j.shaderRecP))
-	n := uint32(glShaderRecSize(count))
+	// gl_shader_rec_size: the record the packet declares.
+	n := uint32(spec.GLShaderRecordLen(shaderrec.Count(p), p.Extended))
 	j.shaderRecP += (n + 15) &^ 15
 	return nil
-}
-
-// glShaderRecSize is gl_shader_rec_size for the low bits of a
-// GL_SHADER_STATE: 36 + 8n, or 100 + 4n extended, with n = 0 meaning 8.
-func glShaderRecSize(bits uint32) int {
-	n := int(bits & 7)
-	if n == 0 {
-		n = spec.GLAttributeSlots
-	}
-	return spec.GLShaderRecordLen(n, bits&8 != 0)
 }
 
 // initialBlockSize is the initial tile-allocation block the kernel sets

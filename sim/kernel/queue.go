@@ -6,6 +6,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/vccube/vccube/cl"
 	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/sim/hw"
 	"github.com/vccube/vccube/sim/mem"
@@ -65,10 +66,11 @@ type job struct {
 	counters hw.Counters
 }
 
-// shaderState is struct vc4_shader_state: the low bits of one
-// GL_SHADER_STATE packet and the largest index its primitives use.
+// shaderState is struct vc4_shader_state: one GL_SHADER_STATE packet,
+// unpacked (the kernel keeps its low four bits, the attribute count and
+// the extended flag, as "addr"), and the largest index its primitives use.
 type shaderState struct {
-	addr     uint32
+	packet   cl.GLShaderState
 	maxIndex uint32
 }
 

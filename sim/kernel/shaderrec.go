@@ -6,6 +6,7 @@ import (
 	"syscall"
 
 	"github.com/vccube/vccube/cl"
+	"github.com/vccube/vccube/cl/shaderrec"
 	"github.com/vccube/vccube/cl/spec"
 	"github.com/vccube/vccube/texture"
 )
@@ -53,18 +54,16 @@ var shaderNames = [3]string{"FS", "VS", "CS"}
 // 16-byte boundary of the exec BO. Each shader's uniform block is consumed
 // from the uniform stream, FS then VS then CS.
 func (j *job) validateGLShaderRec(state *shaderState) error {
-	nrAttributes := int(state.addr & 7)
-	if nrAttributes == 0 {
-		nrAttributes = spec.GLAttributeSlots
-	}
-	packetSize := glShaderRecSize(state.addr)
-	nrRelocs := 3 + nrAttributes
+	nrAttributes := shaderrec.Count(state.packet)
+	packetSize := spec.GLShaderRecordLen(nrAttributes, state.packet.Extended)
+	relocsLen := shaderrec.RelocsLen(nrAttributes)
+	nrRelocs := relocsLen / 4
 
-	if nrRelocs*4 > len(j.shaderRecU) {
+	if relocsLen > len(j.shaderRecU) {
 		return errf(syscall.EINVAL, "overflowed shader recs reading %d handles from %d bytes left", nrRelocs, len(j.shaderRecU))
 	}
-	handles := j.shaderRecU[:nrRelocs*4]
-	j.shaderRecU = j.shaderRecU[nrRelocs*4:]
+	handles := j.shaderRecU[:relocsLen]
+	j.shaderRecU = j.shaderRecU[relocsLen:]
 	if packetSize > len(j.shaderRecU) {
 		return errf(syscall.EINVAL, "overflowed shader recs copying %db packet from %d bytes left", packetSize, len(j.shaderRecU))
 	}
@@ -147,7 +146,7 @@ func (j *job) validateGLShaderRec(state *shaderState) error {
 		offset := attr.Address
 		attrSize := uint32(attr.SizeMinusOne) + 1
 		stride := uint32(attr.Stride)
-		if state.addr&8 != 0 {
+		if state.packet.Extended {
 			// Extended records add stride bits 31:8.
 			ext := binary.LittleEndian.Uint32(pktU[spec.ExtendedGLShaderRecordBase+spec.ExtendedStrideLen*i:])
 			stride |= ext &^ 0xff
