@@ -31,9 +31,42 @@ type GL struct {
 	// Extended selects the extended record with 26-bit strides.
 	Extended bool
 	// ExtendedStrides are the extended form's stride words at 100 + 4n;
-	// the kernel ORs their bits 31:8 into the attribute's stride
-	// (vc4_validate.c validate_gl_shader_rec).
+	// AttributeStride and HardwareStride say how they combine with the
+	// attribute records' stride bytes.
 	ExtendedStrides [spec.GLAttributeSlots]uint32
+}
+
+// Attribute strides. AG Table 45 gives each attribute record a stride
+// byte and the extended record a stride word per array, and says the
+// extended strides are 26 bits wide (Table 38 id 64), but not how the word
+// and the byte combine. The Linux kernel, which bounds-checks every
+// attribute array against its BO with the stride, takes bits 7:0 from the
+// byte and ORs in bits 31:8 of the word, unmasked (vc4_validate.c
+// validate_gl_shader_rec: stride |= ext & ~0xff). Who masks what:
+//   - AttributeStride is the kernel's 32-bit value; the simulated kernel
+//     checks with it, as Linux does, so a word with bits above 25 set only
+//     makes the check stricter;
+//   - HardwareStride is that value cut to spec.ExtendedStrideBits, what the
+//     simulated VCD fetches with. Mesa never sends extended records, so no
+//     peer shows what the hardware does with the upper bits; dropping them
+//     is what a 26-bit field does.
+
+// AttributeStride returns attribute array n's stride as the kernel
+// computes it: the record's stride byte, with bits 31:8 of the extended
+// stride word when the record is extended.
+func (g *GL) AttributeStride(n int) uint32 {
+	s := uint32(g.Attributes[n].Stride)
+	if g.Extended {
+		s |= g.ExtendedStrides[n] &^ 0xFF
+	}
+	return s
+}
+
+// HardwareStride returns attribute array n's stride as the VCD uses it:
+// AttributeStride in spec.ExtendedStrideBits bits. A normal record's
+// stride is its byte either way.
+func (g *GL) HardwareStride(n int) uint32 {
+	return g.AttributeStride(n) & (1<<spec.ExtendedStrideBits - 1)
 }
 
 // Relocs are the bo_handles indices in front of a record in the kernel's
@@ -170,7 +203,7 @@ func Decode(b []byte, state cl.GLShaderState) (GL, int, error) {
 		return GL{}, 0, err
 	}
 	for i := 0; i < g.NumAttributes; i++ {
-		if err := g.Attributes[i].Unpack(b[spec.GLShaderRecord.Len+i*spec.AttributeRecord.Len:]); err != nil {
+		if err := g.Attributes[i].Unpack(b[spec.GLAttributeOffset(i):]); err != nil {
 			return GL{}, 0, err
 		}
 	}

@@ -121,7 +121,16 @@ const (
 	ExtendedGLShaderRecordBase = 100
 	// ExtendedStrideLen is the size of one extended stride word.
 	ExtendedStrideLen = 4
+	// ExtendedStrideBits is the width of an attribute stride in an
+	// extended record: "Extended shader record with 26-bit attribute
+	// memory stride" (AG Table 38 id 64, bit 3).
+	ExtendedStrideBits = 26
 )
+
+// GLAttributeOffset returns the byte offset of attribute record n (0..7)
+// in a GL shader record: after the fixed part, one AttributeRecord each
+// (AG Table 45: bytes 36 + 8n).
+func GLAttributeOffset(n int) int { return GLShaderRecord.Len + AttributeRecord.Len*n }
 
 // GLShaderRecordLen returns the size in bytes of a GL shader record with n
 // attribute arrays (1..8): 36 + 8n, or 100 + 4n for the extended form.
@@ -129,5 +138,5 @@ func GLShaderRecordLen(n int, extended bool) int {
 	if extended {
 		return ExtendedGLShaderRecordBase + ExtendedStrideLen*n
 	}
-	return GLShaderRecord.Len + AttributeRecord.Len*n
+	return GLAttributeOffset(n)
 }

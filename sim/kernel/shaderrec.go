@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"syscall"
 
-	"github.com/vccube/vccube/cl"
 	"github.com/vccube/vccube/cl/shaderrec"
 	"github.com/vccube/vccube/cl/spec"
 	"github.com/vccube/vccube/texture"
@@ -96,8 +95,11 @@ func (j *job) validateGLShaderRec(state *shaderState) error {
 		bos[i] = bo
 	}
 
-	var rec cl.GLShaderRecord
-	_ = rec.Unpack(pktU)
+	g, _, err := shaderrec.Decode(pktU, state.packet)
+	if err != nil { // cannot happen: pktU is the record's length
+		return errf(syscall.EINVAL, "%v", err)
+	}
+	rec := &g.Record
 	if !rec.FSSingleThreaded != bos[0].shader.Threaded {
 		return errf(syscall.EINVAL, "Thread mode of CL and FS do not match")
 	}
@@ -140,17 +142,10 @@ func (j *job) validateGLShaderRec(state *shaderState) error {
 
 	for i := 0; i < nrAttributes; i++ {
 		vbo := bos[3+i]
-		o := spec.GLShaderRecord.Len + i*spec.AttributeRecord.Len
-		var attr cl.AttributeRecord
-		_ = attr.Unpack(pktU[o:])
+		attr := &g.Attributes[i]
 		offset := attr.Address
 		attrSize := uint32(attr.SizeMinusOne) + 1
-		stride := uint32(attr.Stride)
-		if state.packet.Extended {
-			// Extended records add stride bits 31:8.
-			ext := binary.LittleEndian.Uint32(pktU[spec.ExtendedGLShaderRecordBase+spec.ExtendedStrideLen*i:])
-			stride |= ext &^ 0xff
-		}
+		stride := g.AttributeStride(i)
 		if vbo.size < offset || vbo.size-offset < attrSize {
 			return errf(syscall.EINVAL, "BO offset overflow (%d + %d > %d)", offset, attrSize, vbo.size)
 		}
@@ -160,7 +155,7 @@ func (j *job) validateGLShaderRec(state *shaderState) error {
 				return errf(syscall.EINVAL, "primitives use index %d out of supplied %d", state.maxIndex, maxIndex)
 			}
 		}
-		putRecordField(pktV[o:], attrAddressField, vbo.Addr()+offset)
+		putRecordField(pktV[spec.GLAttributeOffset(i):], attrAddressField, vbo.Addr()+offset)
 	}
 	return nil
 }

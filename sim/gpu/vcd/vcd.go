@@ -34,18 +34,6 @@ func (s Stage) String() string {
 	return "vertex shader"
 }
 
-// stride returns attribute array n's stride: the record's byte, with the
-// extended record's stride word supplying bits 31:8 (vc4_validate.c
-// validate_gl_shader_rec: stride |= ext & ~0xff; [AG] Table 45 "26-bit
-// attribute strides").
-func stride(g *shaderrec.GL, n int) uint32 {
-	s := uint32(g.Attributes[n].Stride)
-	if g.Extended {
-		s |= g.ExtendedStrides[n] &^ 0xFF & (1<<26 - 1)
-	}
-	return s
-}
-
 // attributeRows returns the VPM rows a batch's attributes occupy.
 func attributeRows(g *shaderrec.GL, st Stage) int {
 	size := g.Record.VSAttributesSize
@@ -79,7 +67,7 @@ func fetch(v *mem.View, g *shaderrec.GL, st Stage, idx []uint32, vpm *qpuexec.VP
 		if st == Coordinate {
 			off = int(a.CSVPMOffset)
 		}
-		s := stride(g, n)
+		s := g.HardwareStride(n) // the 26-bit stride of an extended record
 		for k, index := range idx {
 			b, err := v.Read(a.Address+index*s, size, "VCD attribute fetch")
 			if err != nil {
