@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/vccube/vccube/cl"
+	"github.com/vccube/vccube/cl/shaderrec"
 	"github.com/vccube/vccube/cl/spec"
 	"github.com/vccube/vccube/shaders/qpu"
 	"github.com/vccube/vccube/sim/gpu"
@@ -59,8 +60,7 @@ func (g *auditGPU) Run(job *hw.Job) hw.Result {
 // shaderStateUse is one GL_SHADER_STATE and the largest index its
 // primitives use.
 type shaderStateUse struct {
-	rec      uint32
-	format   uint32
+	state    cl.GLShaderState
 	maxIndex uint32
 	used     bool
 }
@@ -87,17 +87,12 @@ func auditBin(v *mem.View, start, end uint32) {
 		case spec.OpTileBinningModeConfig:
 			var c cl.TileBinningModeConfig
 			_ = c.Unpack(pkt)
-			v.Write(c.TileStateAddress, 48*uint32(c.WidthInTiles)*uint32(c.HeightInTiles), "PTB tile state")
+			v.Write(c.TileStateAddress, spec.TileStateBytes*uint32(c.WidthInTiles)*uint32(c.HeightInTiles), "PTB tile state")
 			v.Write(c.TileAllocAddress, c.TileAllocSize, "PTB tile allocation")
 		case spec.OpGLShaderState:
 			flush()
-			var s cl.GLShaderState
-			_ = s.Unpack(pkt)
-			f := uint32(s.NumAttributeArrays)
-			if s.Extended {
-				f |= 8
-			}
-			cur = &shaderStateUse{rec: s.Address, format: f}
+			cur = &shaderStateUse{}
+			_ = cur.state.Unpack(pkt)
 		case spec.OpGLArrayPrimitive:
 			var a cl.GLArrayPrimitive
 			_ = a.Unpack(pkt)
@@ -130,27 +125,22 @@ func auditBin(v *mem.View, start, end uint32) {
 }
 
 func auditRecord(v *mem.View, st *shaderStateUse) {
-	n := int(st.format & 7)
-	if n == 0 {
-		n = spec.GLAttributeSlots
-	}
-	ext := st.format&8 != 0
-	b, err := v.Read(st.rec, uint32(spec.GLShaderRecordLen(n, ext)), "VCD shader record")
+	n := shaderrec.Count(st.state)
+	b, err := v.Read(st.state.Address, uint32(spec.GLShaderRecordLen(n, st.state.Extended)), "VCD shader record")
 	if err != nil {
 		return
 	}
-	var r cl.GLShaderRecord
-	_ = r.Unpack(b)
+	g, _, err := shaderrec.Decode(b, st.state)
+	if err != nil {
+		return
+	}
+	r := &g.Record
 	auditShader(v, r.FSCodeAddress, r.FSUniformsAddress)
 	auditShader(v, r.VSCodeAddress, r.VSUniformsAddress)
 	auditShader(v, r.CSCodeAddress, r.CSUniformsAddress)
 	for i := 0; i < n; i++ {
-		var a cl.AttributeRecord
-		_ = a.Unpack(b[spec.GLShaderRecord.Len+i*spec.AttributeRecord.Len:])
-		stride := uint32(a.Stride)
-		if ext {
-			stride |= binary.LittleEndian.Uint32(b[spec.ExtendedGLShaderRecordBase+4*i:]) &^ 0xff
-		}
+		a := &g.Attributes[i]
+		stride := g.HardwareStride(i) // what the VCD fetches with
 		size := uint64(a.SizeMinusOne) + 1 + uint64(st.maxIndex)*uint64(stride)
 		if size > 1<<32 {
 			size = 1 << 32
