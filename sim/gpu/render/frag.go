@@ -8,6 +8,7 @@ import (
 	"github.com/vccube/vccube/cl"
 	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/shaders/hazard"
+	"github.com/vccube/vccube/shaders/qpu"
 	"github.com/vccube/vccube/sim/gpu/qpuexec"
 	"github.com/vccube/vccube/sim/gpu/raster"
 	"github.com/vccube/vccube/sim/gpu/tlb"
@@ -16,8 +17,8 @@ import (
 )
 
 // maxVaryings is the most varying components a shaded vertex can carry in
-// the VPM window (64 rows less Xs|Ys, Zs and 1/Wc).
-const maxVaryings = 61
+// the VPM window: its rows less Xs|Ys, Zs and 1/Wc.
+const maxVaryings = qpuexec.VPMWindowRows - qpu.ShadedScreenWords
 
 // fragment is the fragment stage of one worker: the primitive being
 // shaded, its interpolation setup, and the qpuexec.Env its shader threads

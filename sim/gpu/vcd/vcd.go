@@ -11,6 +11,7 @@ import (
 
 	"github.com/vccube/vccube/cl/shaderrec"
 	"github.com/vccube/vccube/shaders/hazard"
+	"github.com/vccube/vccube/shaders/qpu"
 	"github.com/vccube/vccube/sim/gpu/qpuexec"
 	"github.com/vccube/vccube/sim/gpu/vertex"
 	"github.com/vccube/vccube/sim/mem"
@@ -155,14 +156,13 @@ func (u *Unit) column(k int, dst []uint32) []uint32 {
 }
 
 // Coords shades coordinates for the binner: out[i] for vertex idx[i]
-// ([AG] Figure 11: Xc, Yc, Zc, Wc, Xs|Ys, Zs, 1/Wc, point size; read
-// through vertex.Format).
+// (qpu.CoordinateFormat, [AG] Figure 11).
 func (u *Unit) Coords(s *vertex.State, idx []uint32, out []vertex.Coord) error {
 	if s.Kind == vertex.NV {
 		return vertex.NVCoords(u.view, s, idx, out)
 	}
 	g := &s.GL
-	f := vertex.Format{Clip: true, PointSize: g.Record.PointSizeIncluded}
+	f := qpu.CoordinateFormat(g.Record.PointSizeIncluded)
 	var col [qpuexec.VPMWindowRows]uint32
 	for base := 0; base < len(idx); base += 16 {
 		batch := idx[base:min(base+16, len(idx))]
@@ -170,21 +170,21 @@ func (u *Unit) Coords(s *vertex.State, idx []uint32, out []vertex.Coord) error {
 			return err
 		}
 		for k := range batch {
-			f.DecodeCoord(u.column(k, col[:f.Words()]), &out[base+k])
+			vertex.DecodeCoord(f, u.column(k, col[:f.Words()]), &out[base+k])
 		}
 	}
 	return nil
 }
 
 // Vertices shades vertices for the renderer into out, which must have been
-// Reset for len(idx) vertices and the state's varyings ([AG] Figure 10:
-// Xs|Ys, Zs, 1/Wc, point size, varyings; read through vertex.Format).
+// Reset for len(idx) vertices and the state's varyings (qpu.VertexFormat,
+// [AG] Figure 10).
 func (u *Unit) Vertices(s *vertex.State, idx []uint32, out *vertex.Shaded) error {
 	if s.Kind == vertex.NV {
 		return vertex.NVVertices(u.view, s, idx, out)
 	}
 	g := &s.GL
-	f := vertex.Format{PointSize: g.Record.PointSizeIncluded, Varyings: out.NVary}
+	f := qpu.VertexFormat(g.Record.PointSizeIncluded, out.NVary)
 	if f.Words() > qpuexec.VPMWindowRows {
 		return fmt.Errorf("%d varyings do not fit a %d-row VPM window", out.NVary, qpuexec.VPMWindowRows)
 	}
@@ -195,7 +195,7 @@ func (u *Unit) Vertices(s *vertex.State, idx []uint32, out *vertex.Shaded) error
 			return err
 		}
 		for k := range batch {
-			f.DecodeVertex(u.column(k, col[:f.Words()]), out, base+k)
+			vertex.DecodeVertex(f, u.column(k, col[:f.Words()]), out, base+k)
 		}
 	}
 	return nil

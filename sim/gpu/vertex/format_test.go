@@ -3,28 +3,9 @@ package vertex
 import (
 	"math"
 	"testing"
-)
 
-// TestFormatWords checks the sizes the captions of [AG] Figures 10 and 12
-// give: (3+NVARY), (4+NVARY) with point size, (7+NVARY) with the clip
-// header, (8+NVARY) with both; Figure 11's coordinates are 7 or 8 words.
-func TestFormatWords(t *testing.T) {
-	for _, c := range []struct {
-		f    Format
-		want int
-	}{
-		{Format{Varyings: 2}, 5},
-		{Format{PointSize: true, Varyings: 2}, 6},
-		{Format{Clip: true, Varyings: 2}, 9},
-		{Format{Clip: true, PointSize: true, Varyings: 2}, 10},
-		{Format{Clip: true}, 7},
-		{Format{Clip: true, PointSize: true}, 8},
-	} {
-		if got := c.f.Words(); got != c.want {
-			t.Errorf("%+v: %d words, want %d", c.f, got, c.want)
-		}
-	}
-}
+	"github.com/vccube/vccube/shaders/qpu"
+)
 
 // TestFormatDecode lays out vertices word by word as [AG] Figure 12 draws
 // them (offsets 0x00, 0x04, ...) and decodes them.
@@ -34,16 +15,16 @@ func TestFormatDecode(t *testing.T) {
 	xsys := uint32(0xFFC8) | uint32(160)<<16 // 0xFFC8 = -56 as int16
 	clipped := []uint32{f32(1), f32(2), f32(3), f32(4), xsys, f32(0.25), f32(0.5), f32(7), f32(10), f32(11)}
 	var c Coord
-	Format{Clip: true, PointSize: true}.DecodeCoord(clipped, &c)
+	DecodeCoord(qpu.ShadedFormat{ClipHeader: true, PointSize: true}, clipped, &c)
 	want := Coord{Clip: [4]float32{1, 2, 3, 4}, HasClip: true, X: -56, Y: 160, Z: 0.25, InvW: 0.5, PointSize: 7}
 	if c != want {
 		t.Errorf("coord %+v, want %+v", c, want)
 	}
 	var s Shaded
 	s.Reset(2, 2)
-	Format{Clip: true, PointSize: true, Varyings: 2}.DecodeVertex(clipped, &s, 1)
+	DecodeVertex(qpu.ShadedFormat{ClipHeader: true, PointSize: true, Varyings: 2}, clipped, &s, 1)
 	plain := []uint32{xsys, f32(0.75), f32(2), f32(-1), f32(-2)}
-	Format{Varyings: 2}.DecodeVertex(plain, &s, 0)
+	DecodeVertex(qpu.ShadedFormat{Varyings: 2}, plain, &s, 0)
 	if s.X[1] != -56 || s.Y[1] != 160 || s.Z[1] != 0.25 || s.InvW[1] != 0.5 || s.PointSize[1] != 7 || s.Vary[2] != 10 || s.Vary[3] != 11 {
 		t.Errorf("vertex 1 (clip header, point size): %v %v %v %v %v %v", s.X[1], s.Y[1], s.Z[1], s.InvW[1], s.PointSize[1], s.Vary[2:4])
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/vccube/vccube/cl"
 	"github.com/vccube/vccube/cl/shaderrec"
 	"github.com/vccube/vccube/cl/spec"
+	"github.com/vccube/vccube/shaders/qpu"
 	"github.com/vccube/vccube/sim/mem"
 )
 
@@ -185,13 +186,13 @@ func words(v *mem.View, addr uint32, dst []uint32, what string) error {
 
 // nvFormat is the format of an NV record's shaded vertices ([AG] Figure
 // 12) with nvary varyings.
-func nvFormat(r *cl.NVShaderRecord, nvary int) Format {
-	return Format{Clip: r.ClipHeaderIncluded, PointSize: r.PointSizeIncluded, Varyings: nvary}
+func nvFormat(r *cl.NVShaderRecord, nvary int) qpu.ShadedFormat {
+	return qpu.ShadedFormat{ClipHeader: r.ClipHeaderIncluded, PointSize: r.PointSizeIncluded, Varyings: nvary}
 }
 
 // nvWords reads the words of NV-mode vertex index in format f into
 // scratch.
-func nvWords(v *mem.View, r *cl.NVShaderRecord, f Format, index uint32, scratch []uint32) ([]uint32, error) {
+func nvWords(v *mem.View, r *cl.NVShaderRecord, f qpu.ShadedFormat, index uint32, scratch []uint32) ([]uint32, error) {
 	w := scratch[:f.Words()]
 	addr := r.VertexDataAddress + index*uint32(r.Stride)
 	return w, words(v, addr, w, "NV vertex fetch")
@@ -204,13 +205,13 @@ func NVCoords(v *mem.View, st *State, idx []uint32, out []Coord) error {
 		return fmt.Errorf("vertex: NVCoords on a %v shader state", st.Kind)
 	}
 	f := nvFormat(&st.NV, 0)
-	var scratch [clipWords + screenWords + 1]uint32
+	var scratch [qpu.ShadedClipWords + qpu.ShadedScreenWords + 1]uint32 // + point size
 	for i, index := range idx {
 		w, err := nvWords(v, &st.NV, f, index, scratch[:])
 		if err != nil {
 			return err
 		}
-		f.DecodeCoord(w, &out[i])
+		DecodeCoord(f, w, &out[i])
 	}
 	return nil
 }
@@ -222,13 +223,13 @@ func NVVertices(v *mem.View, st *State, idx []uint32, out *Shaded) error {
 		return fmt.Errorf("vertex: NVVertices on a %v shader state", st.Kind)
 	}
 	f := nvFormat(&st.NV, out.NVary)
-	var scratch [clipWords + screenWords + 1 + 256]uint32
+	var scratch [qpu.ShadedClipWords + qpu.ShadedScreenWords + 1 + 256]uint32 // + point size and up to 255 varyings
 	for k, index := range idx {
 		w, err := nvWords(v, &st.NV, f, index, scratch[:])
 		if err != nil {
 			return err
 		}
-		f.DecodeVertex(w, out, k)
+		DecodeVertex(f, w, out, k)
 	}
 	return nil
 }

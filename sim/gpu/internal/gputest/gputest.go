@@ -9,6 +9,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/vccube/vccube/shaders/qpu"
 	"github.com/vccube/vccube/sim/gpu/cle"
 	"github.com/vccube/vccube/sim/mem"
 )
@@ -60,8 +61,8 @@ func (b Buf) Put(off int, data []byte) uint32 {
 // U32 reads the little-endian word at offset off.
 func (b Buf) U32(off int) uint32 { return binary.LittleEndian.Uint32(b.B[off:]) }
 
-// NVVertex is one pre-shaded vertex of NV mode with the clip header
-// ([AG] Figure 12): Xc, Yc, Zc, Wc, Xs|Ys, Zs, 1/Wc, then varyings.
+// NVVertex is one pre-shaded vertex of NV mode with the clip header and
+// no point size ([AG] Figure 12).
 type NVVertex struct {
 	Clip [4]float32
 	X, Y float64 // screen position relative to the viewport centre, pixels
@@ -70,19 +71,21 @@ type NVVertex struct {
 	Vary []float32
 }
 
-// AppendNV appends v in the NV format with the clip header.
+// AppendNV appends v in the NV format with the clip header, laid out by
+// qpu.ShadedFormat.
 func AppendNV(b []byte, v NVVertex) []byte {
-	w := func(x uint32) { b = binary.LittleEndian.AppendUint32(b, x) }
-	for _, c := range v.Clip {
-		w(math.Float32bits(c))
+	f := qpu.ShadedFormat{ClipHeader: true, Varyings: len(v.Vary)}
+	at := len(b)
+	b = append(b, make([]byte, 4*f.Words())...)
+	put := func(i int, x uint32) { binary.LittleEndian.PutUint32(b[at+4*i:], x) }
+	for k, c := range v.Clip {
+		put(f.ClipAt(k), math.Float32bits(c))
 	}
-	xs := uint16(int16(math.Round(v.X * 16)))
-	ys := uint16(int16(math.Round(v.Y * 16)))
-	w(uint32(xs) | uint32(ys)<<16)
-	w(math.Float32bits(v.Z))
-	w(math.Float32bits(v.InvW))
-	for _, f := range v.Vary {
-		w(math.Float32bits(f))
+	put(f.XsYsAt(), qpu.PackXsYs(int16(math.Round(v.X*16)), int16(math.Round(v.Y*16))))
+	put(f.ZsAt(), math.Float32bits(v.Z))
+	put(f.InvWcAt(), math.Float32bits(v.InvW))
+	for j, x := range v.Vary {
+		put(f.VaryingsAt()+j, math.Float32bits(x))
 	}
 	return b
 }
