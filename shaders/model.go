@@ -1,6 +1,10 @@
 package shaders
 
-import "math"
+import (
+	"math"
+
+	"github.com/vccube/vccube/shaders/qpu"
+)
 
 // Models of what the VS and CS write, in Go, step by step in the order the
 // programs compute (float32 rounding after each operation; explicit
@@ -13,8 +17,9 @@ import "math"
 // hw-vc4.md §3.6). Compare floats with a relative tolerance of a few ULP
 // and each half of XsYs within ±1.
 
-// VertexOutput is what the VS writes to the VPM for one vertex, in order
-// (AG Figure 11 "Shaded Vertex Format in VPM for PSE", with 2 varyings).
+// VertexOutput is what the VS writes to the VPM for one vertex: the words
+// of VS.Output (AG Figure 10 "Shaded Vertex Format for PSE", with the two
+// varyings).
 type VertexOutput struct {
 	XsYs  uint32  // Xs (bits 15:0) and Ys (bits 31:16), signed 12.4 pixels from the viewport centre
 	Zs    float32 // window depth
@@ -22,14 +27,19 @@ type VertexOutput struct {
 	S, T  float32 // the varyings, passed through
 }
 
-// Words returns the output as the five VPM words.
-func (o VertexOutput) Words() [5]uint32 {
-	return [5]uint32{o.XsYs, math.Float32bits(o.Zs), math.Float32bits(o.InvWc),
-		math.Float32bits(o.S), math.Float32bits(o.T)}
+// Words returns the output as the VPM words, in VS.Output's order.
+func (o VertexOutput) Words() (w [qpu.ShadedScreenWords + len(vertexVaryings)]uint32) {
+	f := VS.Output
+	w[f.XsYsAt()] = o.XsYs
+	w[f.ZsAt()] = math.Float32bits(o.Zs)
+	w[f.InvWcAt()] = math.Float32bits(o.InvWc)
+	w[f.VaryingsAt()] = math.Float32bits(o.S)
+	w[f.VaryingsAt()+1] = math.Float32bits(o.T)
+	return w
 }
 
-// CoordOutput is what the CS writes for one vertex, in order (AG Figure
-// 12 "Shaded Coordinates Format in VPM for PTB").
+// CoordOutput is what the CS writes for one vertex: the words of
+// CS.Output (AG Figure 11 "Shaded Coordinates Format for PTB").
 type CoordOutput struct {
 	Xc, Yc, Zc, Wc float32 // clip coordinates
 	XsYs           uint32
@@ -37,10 +47,16 @@ type CoordOutput struct {
 	InvWc          float32
 }
 
-// Words returns the output as the seven VPM words.
-func (o CoordOutput) Words() [7]uint32 {
-	return [7]uint32{math.Float32bits(o.Xc), math.Float32bits(o.Yc), math.Float32bits(o.Zc),
-		math.Float32bits(o.Wc), o.XsYs, math.Float32bits(o.Zs), math.Float32bits(o.InvWc)}
+// Words returns the output as the VPM words, in CS.Output's order.
+func (o CoordOutput) Words() (w [qpu.ShadedClipWords + qpu.ShadedScreenWords]uint32) {
+	f := CS.Output
+	for k, c := range [qpu.ShadedClipWords]float32{o.Xc, o.Yc, o.Zc, o.Wc} {
+		w[f.ClipAt(k)] = math.Float32bits(c)
+	}
+	w[f.XsYsAt()] = o.XsYs
+	w[f.ZsAt()] = math.Float32bits(o.Zs)
+	w[f.InvWcAt()] = math.Float32bits(o.InvWc)
+	return w
 }
 
 // clip computes MVP·(x, y, z, 1) the way the shaders do: per component,
@@ -73,7 +89,7 @@ func screen(c [4]float32, p VertexParams) (xsys uint32, zs, rcp float32) {
 	rcp = float32(r * e)     // r·(2 − w·r)
 	xs := FToI(float32(float32(c[0]*p.XScale16) * rcp))
 	ys := FToI(float32(float32(c[1]*p.YScale16) * rcp))
-	xsys = uint32(uint16(xs)) | uint32(uint16(ys))<<16 // pack 16a / 16b: low 16 bits each
+	xsys = qpu.PackXsYs(int16(xs), int16(ys)) // pack 16a / 16b: low 16 bits each
 	zs = float32(float32(c[2]*p.ZScale)*rcp) + p.ZOffset
 	return xsys, zs, rcp
 }

@@ -96,10 +96,14 @@ type Program struct {
 	AttributeSelect uint8
 	AttributeSize   uint8
 	// VPMReads is the number of 32-bit words the VS/CS reads per vertex
-	// (all of AttributeSize); Outputs names the words it writes to the VPM
-	// in order: the shaded vertex format (AG Figures 10-12).
+	// (all of AttributeSize).
 	VPMReads int
-	Outputs  []string
+	// Output is the shaded vertex format the VS or CS writes to the VPM
+	// (qpu.VertexFormat or qpu.CoordinateFormat; AG Figures 10-12); zero
+	// for the FS. Outputs names its words in order, the varyings by what
+	// they carry.
+	Output  qpu.ShadedFormat
+	Outputs []string
 }
 
 // Uniform slot numbers of the VS and CS (both read the same stream).

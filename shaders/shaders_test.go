@@ -60,6 +60,13 @@ func TestInterface(t *testing.T) {
 	if FS.Varyings != 2 || VS.Varyings != FS.Varyings || len(VS.Outputs) != 3+FS.Varyings {
 		t.Errorf("varyings: FS %d, VS %d", FS.Varyings, VS.Varyings)
 	}
+	// The Go models lay out exactly the words the programs write.
+	if n := len(VertexOutput{}.Words()); n != VS.Output.Words() || n != len(VS.Outputs) {
+		t.Errorf("VertexOutput has %d words, VS.Output %d", n, VS.Output.Words())
+	}
+	if n := len(CoordOutput{}.Words()); n != CS.Output.Words() || n != len(CS.Outputs) {
+		t.Errorf("CoordOutput has %d words, CS.Output %d", n, CS.Output.Words())
+	}
 	if VS.AttributeSelect != 3 || VS.AttributeSize != 20 || VS.VPMReads != 5 {
 		t.Errorf("VS attributes: select %#b size %d reads %d", VS.AttributeSelect, VS.AttributeSize, VS.VPMReads)
 	}

@@ -23,9 +23,10 @@ func must(v uint32, err error) uint32 {
 
 // vertexProgram writes the VS (stage Vertex) or the CS (stage
 // Coordinate). Both transform the position by the MVP; the CS writes the
-// PTB's shaded coordinates [Xc Yc Zc Wc XsYs Zs 1/Wc], the VS the PSE's
-// shaded vertex [XsYs Zs 1/Wc] followed by the varyings s, t (AG Figures
-// 10-12; hw-vc4.md §2.4; Mesa vc4_program.c emit_coord_end/emit_vert_end).
+// PTB's shaded coordinates (qpu.CoordinateFormat), the VS the PSE's shaded
+// vertex with the varyings s, t (qpu.VertexFormat), each word in the
+// order that format gives (AG Figures 10-12; hw-vc4.md §2.4; Mesa
+// vc4_program.c emit_coord_end/emit_vert_end).
 //
 // Registers: r0 r1 r2 = x y z (r0 becomes 1.0 for the translation column),
 // r3 = the product the next instruction adds in, rb0..rb3 = the clip
@@ -41,8 +42,27 @@ func must(v uint32, err error) uint32 {
 func vertexProgram(stage hazard.Stage) *Program {
 	vs := stage == hazard.Vertex
 	reads := 3
+	out := q.CoordinateFormat(false)
 	if vs {
 		reads = 5
+		out = q.VertexFormat(false, len(vertexVaryings))
+	}
+	// src is the register each output word is in when the program writes
+	// it; write emits the next word of the format.
+	src := make([]q.Reg, out.Words())
+	for k, r := range [4]q.Reg{q.RB(0), q.RB(1), q.RB(2), q.R1} {
+		if i := out.ClipAt(k); i >= 0 {
+			src[i] = r
+		}
+	}
+	src[out.XsYsAt()], src[out.ZsAt()], src[out.InvWcAt()] = q.RA(7), q.R2, q.R3
+	for j := 0; j < out.Varyings; j++ {
+		src[out.VaryingsAt()+j] = q.RA(4 + j) // read from the texcoord attribute
+	}
+	next := 0
+	write := func() q.Op {
+		next++
+		return q.Mov(q.VPM, src[next-1])
 	}
 	var a q.Asm
 	a.I(q.LoadImm(q.VRSetup, vpmReadSetup(reads))) // x y z [s t]
@@ -77,34 +97,25 @@ func vertexProgram(stage hazard.Stage) *Program {
 	a.I(q.FMul(q.RB(5), q.RB(1), q.Unif))                          // Yc·y_scale16
 	a.I(q.FMul(q.RB(6), q.RB(2), q.Unif))                          // Zc·z_scale
 	// One Newton-Raphson step, r·(2 − w·r), as Mesa's ntq_rcp does: the
-	// SFU gives about 12 bits (hw-vc4.md §3.6).
-	if vs {
-		a.I(q.FMul(q.R2, q.R1, q.R4)) // w·r
+	// SFU gives about 12 bits (hw-vc4.md §3.6). A clip header starts with
+	// Xc and Yc, final since the matrix loop: they go out alongside.
+	if out.ClipHeader {
+		a.I(write(), q.FMul(q.R2, q.R1, q.R4)) // out Xc ; w·r
 	} else {
-		a.I(q.Mov(q.VPM, q.RB(0)), q.FMul(q.R2, q.R1, q.R4)) // out Xc ; w·r
+		a.I(q.FMul(q.R2, q.R1, q.R4)) // w·r
 	}
 	a.I(q.FSub(q.R2, q.SmallFloat(2), q.R2)) // 2 − w·r
-	if vs {
+	if out.ClipHeader {
+		a.I(write(), q.FMul(q.R3, q.R4, q.R2)) // out Yc ; r3 = 1/Wc
+	} else {
 		a.I(q.FMul(q.R3, q.R4, q.R2)) // r3 = 1/Wc
-	} else {
-		a.I(q.Mov(q.VPM, q.RB(1)), q.FMul(q.R3, q.R4, q.R2)) // out Yc ; r3 = 1/Wc
 	}
-	a.I(q.FMul(q.R0, q.RB(4), q.R3))                                        // Xc·xs/Wc
-	a.I(q.FToI(q.RA(7).Pack(q.Pack16A), q.R0), q.FMul(q.R0, q.RB(5), q.R3)) // Xs -> ra7 bits 15:0 ; Yc·ys/Wc
-	a.I(q.FToI(q.RA(7).Pack(q.Pack16B), q.R0), q.FMul(q.R2, q.RB(6), q.R3)) // Ys -> ra7 bits 31:16 ; Zc·zs/Wc
-	a.I(q.FAdd(q.R2, q.R2, q.Unif))                                         // Zs = … + z_offset
-	if vs {
-		a.I(q.Mov(q.VPM, q.RA(7))) // XsYs
-		a.I(q.Mov(q.VPM, q.R2))    // Zs
-		a.I(q.Mov(q.VPM, q.R3))    // 1/Wc
-		a.I(q.Mov(q.VPM, q.RA(4))) // varying s
-		a.I(q.Mov(q.VPM, q.RA(5))) // varying t
-	} else {
-		a.I(q.Mov(q.VPM, q.RB(2))) // Zc
-		a.I(q.Mov(q.VPM, q.R1))    // Wc
-		a.I(q.Mov(q.VPM, q.RA(7))) // XsYs
-		a.I(q.Mov(q.VPM, q.R2))    // Zs
-		a.I(q.Mov(q.VPM, q.R3))    // 1/Wc
+	a.I(q.FMul(q.R0, q.RB(4), q.R3))                                       // Xc·xs/Wc
+	a.I(q.FToI(q.RA(7).Pack(q.XsPack), q.R0), q.FMul(q.R0, q.RB(5), q.R3)) // Xs -> ra7 ; Yc·ys/Wc
+	a.I(q.FToI(q.RA(7).Pack(q.YsPack), q.R0), q.FMul(q.R2, q.RB(6), q.R3)) // Ys -> ra7 ; Zc·zs/Wc
+	a.I(q.FAdd(q.R2, q.R2, q.Unif))                                        // Zs = … + z_offset
+	for next < len(src) {
+		a.I(write()) // the rest of the format, in its order
 	}
 	a.I(q.SigProgramEnd)
 	a.I()
@@ -120,16 +131,26 @@ func vertexProgram(stage hazard.Stage) *Program {
 		p.Name = "vertex shader"
 		p.AttributeSelect = 0b11
 		p.AttributeSize = uint8(Attributes[0].Bytes + Attributes[1].Bytes)
-		p.Outputs = []string{"XsYs", "Zs", "1/Wc", "s", "t"}
-		p.Varyings = 2
+		p.Varyings = out.Varyings
 	} else {
 		p.Name = "coordinate shader"
 		p.AttributeSelect = 0b01
 		p.AttributeSize = uint8(Attributes[0].Bytes)
-		p.Outputs = []string{"Xc", "Yc", "Zc", "Wc", "XsYs", "Zs", "1/Wc"}
+	}
+	p.Output = out
+	for i := 0; i < out.Words(); i++ {
+		name := out.WordName(i)
+		if j := i - out.VaryingsAt(); j >= 0 {
+			name = vertexVaryings[j]
+		}
+		p.Outputs = append(p.Outputs, name)
 	}
 	return p
 }
+
+// vertexVaryings name the varyings the VS passes to the FS, in order: the
+// texture coordinates, copied from the texcoord attribute.
+var vertexVaryings = [...]string{"s", "t"}
 
 // VertexParams are the per-draw values the VS and CS read after the MVP.
 type VertexParams struct {
