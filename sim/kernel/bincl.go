@@ -182,9 +182,11 @@ func validateIncrementSemaphore(j *job, _, _ []byte, off uint32) error {
 func validateIndexedPrimList(j *job, dst, src []byte, _ uint32) error {
 	var p cl.GLIndexedPrimitive
 	_ = p.Unpack(src)
-	indexSize := uint32(1)
-	if p.IndexType != 0 {
-		indexSize = 2
+	// Any type but 8-bit counts as 16-bit, reserved ones too (index_size
+	// = type ? 2 : 1).
+	indexSize := uint32(cl.IndexType16Bit.Bytes())
+	if p.IndexType == cl.IndexType8Bit {
+		indexSize = uint32(cl.IndexType8Bit.Bytes())
 	}
 	if j.stateCount == 0 {
 		return errf(syscall.EINVAL, "shader state must precede primitives")

@@ -33,12 +33,8 @@ func ArrayIndices(q *cl.GLArrayPrimitive) Indices {
 // vc4_validate.c validate_indexed_prim_list); [AG] Table 38 calls a larger
 // index an error without saying what happens. We clamp.
 func IndexList(v *mem.View, q *cl.GLIndexedPrimitive) (Indices, error) {
-	x := Indices{N: int(q.Length), size: 1, max: q.MaxIndex}
-	switch q.IndexType {
-	case cl.IndexType8Bit:
-	case cl.IndexType16Bit:
-		x.size = 2
-	default:
+	x := Indices{N: int(q.Length), size: q.IndexType.Bytes(), max: q.MaxIndex}
+	if x.size == 0 {
 		return Indices{}, fmt.Errorf("reserved index type %d", q.IndexType)
 	}
 	n := uint64(q.Length) * uint64(x.size)

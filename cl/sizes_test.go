@@ -27,3 +27,12 @@ func TestBlockSizeBytes(t *testing.T) {
 		}
 	}
 }
+
+// Index sizes from AG Table 38 id 32 (8- and 16-bit indices), by hand.
+func TestIndexTypeBytes(t *testing.T) {
+	for v, want := range map[IndexType]int{IndexType8Bit: 1, IndexType16Bit: 2, 2: 0, 15: 0} {
+		if got := v.Bytes(); got != want {
+			t.Errorf("IndexType(%d).Bytes() = %d, want %d", v, got, want)
+		}
+	}
+}
