@@ -244,9 +244,20 @@ func validateGLShaderState(j *job, dst, src []byte, _ uint32) error {
 	putField(dst, fieldShaderStateAddress, uint64(j.shaderRecP))
 	// gl_shader_rec_size: the record the packet declares.
 	n := uint32(spec.GLShaderRecordLen(shaderrec.Count(p), p.Extended))
-	j.shaderRecP += (n + 15) &^ 15
+	j.shaderRecP += alignShaderRec(n)
 	return nil
 }
+
+// shaderRecAlign is the alignment of a shader record: GL_SHADER_STATE can
+// only point at 16-byte boundaries, its address field having four implied
+// zero bits (AG Table 38 id 64).
+var shaderRecAlign = uint32(1) << fieldShaderStateAddress.Shift
+
+// alignShaderRec rounds n up to where a shader record may start, as the
+// kernel places the records in the exec BO (vc4_gem.c vc4_get_bcl,
+// vc4_validate.c: roundup(..., 16)), in u32 arithmetic that wraps as the
+// kernel's does.
+func alignShaderRec(n uint32) uint32 { return (n + shaderRecAlign - 1) &^ (shaderRecAlign - 1) }
 
 // initialBlockSize is the initial tile-allocation block the kernel sets
 // for every job (vc4_validate.c validate_tile_binning_config); the render

@@ -70,7 +70,7 @@ func (j *job) validateGLShaderRec(state *shaderState) error {
 	j.shaderRecU = j.shaderRecU[packetSize:]
 	pktV := j.execMem[j.shaderRecV : j.shaderRecV+uint32(packetSize)]
 	copy(pktV, pktU)
-	j.shaderRecV += (uint32(packetSize) + 15) &^ 15
+	j.shaderRecV += alignShaderRec(uint32(packetSize))
 
 	var bos [3 + spec.GLAttributeSlots]*BO
 	for i := 0; i < 3; i++ {

@@ -156,7 +156,7 @@ func (j *job) getBCL() error {
 	a := j.args
 	d := j.d
 	// The kernel's u32 arithmetic and its overflow checks.
-	shaderRecOffset := (a.BinCLSize + 15) &^ 15
+	shaderRecOffset := alignShaderRec(a.BinCLSize)
 	uniformsOffset := shaderRecOffset + a.ShaderRecSize
 	execSize := uniformsOffset + a.UniformsSize
 	tempSize := execSize + 8*a.ShaderRecCount
