@@ -1,7 +1,9 @@
 // Package qpu is the VideoCore IV QPU instruction set as Go values: the
 // decoded form of a 64-bit instruction word (Inst), Decode and Encode, a
 // disassembler in the style of Mesa's and vc4asm's listings, and an
-// assembler (Asm) in which the project's shaders are written.
+// assembler (Asm) in which the project's shaders are written; and the two
+// VPM formats programs deal in: the VPM setup registers (VPMSetup) and the
+// shaded vertex formats a coordinate or vertex shader writes (ShadedFormat).
 //
 // Sources. The bit layout, the enumerations and their names come from the
 // Broadcom "VideoCore IV 3D Architecture Reference Guide" (VideoCoreIV-AG100-R,
