@@ -329,6 +329,37 @@ func TestDump(t *testing.T) {
 	}
 }
 
+// -trace writes one line per ioctl: the shader BOs are created before the
+// first SUBMIT_CL, each frame submits once and waits for its seqno, and a
+// refused ioctl would show its errno.
+func TestTrace(t *testing.T) {
+	d := newTestDevice(t, sim.Options{})
+	trace := filepath.Join(t.TempDir(), "ioctls.txt")
+	r := runOn(t, d, "-device", "sim", "-vsync=false", "-mode", "640x480", "-frames", "3", "-trace", trace)
+	if r.code != exitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	b, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := string(b)
+	first, submit := strings.Index(log, "DRM_IOCTL_VC4_CREATE_SHADER_BO 0xc0186445"), strings.Index(log, "DRM_IOCTL_VC4_SUBMIT_CL 0xc0b06440")
+	if first < 0 || submit < first {
+		t.Fatalf("trace lacks CREATE_SHADER_BO before SUBMIT_CL:\n%s", log)
+	}
+	if n := strings.Count(log, "DRM_IOCTL_VC4_SUBMIT_CL "); n != 3 {
+		t.Errorf("trace has %d SUBMIT_CLs for 3 frames", n)
+	}
+	if strings.Contains(log, " = -") {
+		t.Errorf("an ioctl failed in a clean run:\n%s", log)
+	}
+	r = runOn(t, d, "-device", "sim", "-vsync=false", "-frames", "1", "-trace", filepath.Join(t.TempDir(), "no", "such", "dir", "t.txt"))
+	if r.code == exitOK || !strings.Contains(r.stderr, "-trace") {
+		t.Errorf("an unwritable -trace path: exit %d, %q", r.code, r.stderr)
+	}
+}
+
 // -pipeline nv: the simulated kernel, like Linux, refuses NV shader state
 // with EINVAL, and the program says why GL shader state is the default.
 func TestNVPipelineRefused(t *testing.T) {

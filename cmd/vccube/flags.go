@@ -31,7 +31,8 @@ type config struct {
 	view         bool   // show the simulated display in the terminal
 	record       string // "" or the GIF -record writes
 	recordScale  int
-	buffers      int // scanout buffers in the swap chain
+	buffers      int    // scanout buffers in the swap chain
+	trace        string // "" or the file -trace writes every ioctl to
 }
 
 // recordFrames is the length of a -record run when -frames is not given:
@@ -95,6 +96,7 @@ func parseArgs(args []string, help io.Writer) (*config, error) {
 	fs.BoolVar(&c.view, "view", true, "on the simulated device's display, show the cube live in the terminal (24-bit colour, two pixels per character) when stdout is a terminal; the mode is then 640x480 unless -mode says otherwise")
 	fs.StringVar(&c.record, "record", "", "write the frames as an animated `FILE.gif` (90 frames, one full turn that loops, unless -frames says otherwise)")
 	fs.IntVar(&c.recordScale, "record-scale", 1, fmt.Sprintf("shrink the -record frames by this whole `factor` (1 to %d), averaging each block of pixels", record.MaxScale))
+	fs.StringVar(&c.trace, "trace", "", "write every ioctl vccube makes (name, request, the argument's bytes before and after, the result) to `FILE`, one line each, to compare a failing run on a Pi with the simulated device's")
 	fs.IntVar(&c.buffers, "buffers", 2, "scanout `buffers` in the swap chain: 2 (double buffering) or 3 (triple: the next frame is drawn while the last one waits for its vblank, so a frame now and then slower than a refresh period does not cost a vblank; one frame more latency)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

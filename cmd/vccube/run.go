@@ -14,6 +14,7 @@ import (
 	"github.com/vccube/vccube/cmd/vccube/internal/keys"
 	"github.com/vccube/vccube/cmd/vccube/report"
 	"github.com/vccube/vccube/drm"
+	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/math/scene"
 	"github.com/vccube/vccube/present"
 	"github.com/vccube/vccube/record"
@@ -138,9 +139,22 @@ func (p *program) run(ctx context.Context) (err error) {
 		defer p.gif.Discard()
 	}
 
+	var trace *os.File
+	if cfg.trace != "" {
+		// O_APPEND: the GPU's and the display's traced Conns write whole
+		// lines to the one file, each with a single write.
+		if trace, err = os.OpenFile(cfg.trace, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o644); err != nil {
+			return fmt.Errorf("-trace: %w; choose a writable file", err)
+		}
+		defer closeInto(&err, "writing the trace", trace)
+	}
+
 	term := p.viewTerminal()
 	if p.gpu, err = openGPU(e, cfg.device, term != nil); err != nil {
 		return err
+	}
+	if trace != nil {
+		p.gpu.conn = drm.Trace(p.gpu.conn, trace, gem.IoctlName)
 	}
 	defer closeInto(&err, "closing the GPU device", p.gpu.conn)
 	if !p.gpu.sim {
@@ -153,6 +167,9 @@ func (p *program) run(ctx context.Context) (err error) {
 		if cfg.display != "" {
 			if dc, err = openDisplay(e, cfg.display); err != nil {
 				return err
+			}
+			if trace != nil {
+				dc = drm.Trace(dc, trace, gem.IoctlName)
 			}
 			defer closeInto(&err, "closing the display device", dc)
 			p.copies = true
