@@ -5,6 +5,7 @@ import (
 
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/drm/drmtest"
+	"github.com/vccube/vccube/uapi"
 )
 
 // The per-frame paths of package drm, against the fake Conn: what they
@@ -12,8 +13,8 @@ import (
 
 func BenchmarkPageFlip(b *testing.B) {
 	c := drmtest.NewConn()
-	drmtest.On(c, drm.IoctlModePageFlip, func(a *drm.ModeCrtcPageFlip) error { return nil })
-	arg := &drm.ModeCrtcPageFlip{CrtcID: 31, FbID: 71, Flags: drm.PageFlipEvent}
+	drmtest.On(c, uapi.IoctlModePageFlip, func(a *uapi.ModeCrtcPageFlip) error { return nil })
+	arg := &uapi.ModeCrtcPageFlip{CrtcID: 31, FbID: 71, Flags: uapi.PageFlipEvent}
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		arg.UserData = uint64(i)
@@ -26,7 +27,7 @@ func BenchmarkPageFlip(b *testing.B) {
 func BenchmarkEventReaderNext(b *testing.B) {
 	c := drmtest.NewConn()
 	r := drm.NewEventReader(c)
-	read := record(drm.EventTypeFlipComplete, 1, 2, 3, 4, 5)
+	read := record(uapi.EventTypeFlipComplete, 1, 2, 3, 4, 5)
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		c.QueueRead(read)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"runtime"
 	"unsafe"
+
+	"github.com/vccube/vccube/uapi"
 )
 
 // maxReplyCount bounds the element counts a device may report before a
@@ -29,13 +31,13 @@ func (v DriverVersion) String() string {
 // kernel's two passes (drm_ioctl.c: drm_version and drm_copy_field): the
 // first learns the string lengths, the second fills buffers of that size.
 // A string that grew in between is cut to the buffer, as the kernel does.
-func GetVersion(c Conn) (DriverVersion, error) {
-	var v Version
-	if err := c.Ioctl(IoctlVersion, unsafe.Pointer(&v)); err != nil {
-		return DriverVersion{}, ioctlError(IoctlVersion, err, "")
+func GetVersion(c uapi.Conn) (DriverVersion, error) {
+	var v uapi.Version
+	if err := c.Ioctl(uapi.IoctlVersion, unsafe.Pointer(&v)); err != nil {
+		return DriverVersion{}, ioctlError(uapi.IoctlVersion, err, "")
 	}
 	if v.NameLen > maxReplyCount || v.DateLen > maxReplyCount || v.DescLen > maxReplyCount {
-		return DriverVersion{}, &Error{Op: IoctlName(IoctlVersion), Req: IoctlVersion,
+		return DriverVersion{}, &Error{Op: uapi.IoctlName(uapi.IoctlVersion), Req: uapi.IoctlVersion,
 			Err: errBadReply, Detail: fmt.Sprintf("string lengths %d, %d, %d", v.NameLen, v.DateLen, v.DescLen)}
 	}
 	name := make([]byte, v.NameLen)
@@ -46,8 +48,8 @@ func GetVersion(c Conn) (DriverVersion, error) {
 	v.Name = uintptr(pinned(&pin, name))
 	v.Date = uintptr(pinned(&pin, date))
 	v.Desc = uintptr(pinned(&pin, desc))
-	if err := c.Ioctl(IoctlVersion, unsafe.Pointer(&v)); err != nil {
-		return DriverVersion{}, ioctlError(IoctlVersion, err, "second pass")
+	if err := c.Ioctl(uapi.IoctlVersion, unsafe.Pointer(&v)); err != nil {
+		return DriverVersion{}, ioctlError(uapi.IoctlVersion, err, "second pass")
 	}
 	return DriverVersion{
 		Major:      int(v.VersionMajor),
@@ -66,7 +68,7 @@ func pinned[T any](pin *runtime.Pinner, s []T) uint64 {
 		return 0
 	}
 	pin.Pin(&s[0])
-	return UserPointer(unsafe.Pointer(&s[0]))
+	return uapi.UserPointer(unsafe.Pointer(&s[0]))
 }
 
 // errBadReply stands for a reply no kernel gives (an implausible count).
@@ -75,20 +77,20 @@ var errBadReply = fmt.Errorf("the device's reply is implausible")
 // GetCapability returns the value of a device capability (Cap*), e.g.
 // whether it has dumb buffers or monotonic event timestamps
 // (DRM_IOCTL_GET_CAP).
-func GetCapability(c Conn, capability uint64) (uint64, error) {
-	arg := GetCap{Capability: capability}
-	if err := c.Ioctl(IoctlGetCap, unsafe.Pointer(&arg)); err != nil {
-		return 0, ioctlError(IoctlGetCap, err, fmt.Sprintf("capability 0x%x", capability))
+func GetCapability(c uapi.Conn, capability uint64) (uint64, error) {
+	arg := uapi.GetCap{Capability: capability}
+	if err := c.Ioctl(uapi.IoctlGetCap, unsafe.Pointer(&arg)); err != nil {
+		return 0, ioctlError(uapi.IoctlGetCap, err, fmt.Sprintf("capability 0x%x", capability))
 	}
 	return arg.Value, nil
 }
 
 // SetClientCapability tells the device that this client understands a
 // feature (ClientCap*; DRM_IOCTL_SET_CLIENT_CAP).
-func SetClientCapability(c Conn, capability, value uint64) error {
-	arg := SetClientCap{Capability: capability, Value: value}
-	if err := c.Ioctl(IoctlSetClientCap, unsafe.Pointer(&arg)); err != nil {
-		return ioctlError(IoctlSetClientCap, err, fmt.Sprintf("capability 0x%x = %d", capability, value))
+func SetClientCapability(c uapi.Conn, capability, value uint64) error {
+	arg := uapi.SetClientCap{Capability: capability, Value: value}
+	if err := c.Ioctl(uapi.IoctlSetClientCap, unsafe.Pointer(&arg)); err != nil {
+		return ioctlError(uapi.IoctlSetClientCap, err, fmt.Sprintf("capability 0x%x = %d", capability, value))
 	}
 	return nil
 }
@@ -96,10 +98,10 @@ func SetClientCapability(c Conn, capability, value uint64) error {
 // CloseHandle frees a GEM handle of this file (a BO from CREATE_BO,
 // CREATE_DUMB or a PRIME import) with DRM_IOCTL_GEM_CLOSE. The memory
 // lives on while a queued job or a framebuffer still uses it.
-func CloseHandle(c Conn, handle uint32) error {
-	arg := GemClose{Handle: handle}
-	if err := c.Ioctl(IoctlGemClose, unsafe.Pointer(&arg)); err != nil {
-		return ioctlError(IoctlGemClose, err, fmt.Sprintf("handle %d", handle))
+func CloseHandle(c uapi.Conn, handle uint32) error {
+	arg := uapi.GemClose{Handle: handle}
+	if err := c.Ioctl(uapi.IoctlGemClose, unsafe.Pointer(&arg)); err != nil {
+		return ioctlError(uapi.IoctlGemClose, err, fmt.Sprintf("handle %d", handle))
 	}
 	return nil
 }
@@ -107,38 +109,38 @@ func CloseHandle(c Conn, handle uint32) error {
 // SetMaster makes this file the DRM master of the device, which modesetting
 // and page flips require. Opening a primary node while nobody is master
 // already makes the opener master (drm_auth.c).
-func SetMaster(c Conn) error {
-	if err := c.Ioctl(IoctlSetMaster, nil); err != nil {
-		return ioctlError(IoctlSetMaster, err, "")
+func SetMaster(c uapi.Conn) error {
+	if err := c.Ioctl(uapi.IoctlSetMaster, nil); err != nil {
+		return ioctlError(uapi.IoctlSetMaster, err, "")
 	}
 	return nil
 }
 
 // DropMaster gives DRM master up, so that another program (a console, a
 // compositor) can take it.
-func DropMaster(c Conn) error {
-	if err := c.Ioctl(IoctlDropMaster, nil); err != nil {
-		return ioctlError(IoctlDropMaster, err, "")
+func DropMaster(c uapi.Conn) error {
+	if err := c.Ioctl(uapi.IoctlDropMaster, nil); err != nil {
+		return ioctlError(uapi.IoctlDropMaster, err, "")
 	}
 	return nil
 }
 
 // PrimeHandleToFD exports a GEM handle as a dma-buf file descriptor; flags
 // are CloExec and/or ReadWrite. The caller owns the descriptor.
-func PrimeHandleToFD(c Conn, handle, flags uint32) (int, error) {
-	arg := PrimeHandle{Handle: handle, Flags: flags, Fd: -1}
-	if err := c.Ioctl(IoctlPrimeHandleToFD, unsafe.Pointer(&arg)); err != nil {
-		return -1, ioctlError(IoctlPrimeHandleToFD, err, fmt.Sprintf("handle %d", handle))
+func PrimeHandleToFD(c uapi.Conn, handle, flags uint32) (int, error) {
+	arg := uapi.PrimeHandle{Handle: handle, Flags: flags, Fd: -1}
+	if err := c.Ioctl(uapi.IoctlPrimeHandleToFD, unsafe.Pointer(&arg)); err != nil {
+		return -1, ioctlError(uapi.IoctlPrimeHandleToFD, err, fmt.Sprintf("handle %d", handle))
 	}
 	return int(arg.Fd), nil
 }
 
 // PrimeFDToHandle imports a dma-buf file descriptor as a GEM handle of this
 // file. The descriptor stays the caller's.
-func PrimeFDToHandle(c Conn, fd int) (uint32, error) {
-	arg := PrimeHandle{Fd: int32(fd)}
-	if err := c.Ioctl(IoctlPrimeFDToHandle, unsafe.Pointer(&arg)); err != nil {
-		return 0, ioctlError(IoctlPrimeFDToHandle, err, fmt.Sprintf("fd %d", fd))
+func PrimeFDToHandle(c uapi.Conn, fd int) (uint32, error) {
+	arg := uapi.PrimeHandle{Fd: int32(fd)}
+	if err := c.Ioctl(uapi.IoctlPrimeFDToHandle, unsafe.Pointer(&arg)); err != nil {
+		return 0, ioctlError(uapi.IoctlPrimeFDToHandle, err, fmt.Sprintf("fd %d", fd))
 	}
 	return arg.Handle, nil
 }

@@ -4,10 +4,10 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"unsafe"
 
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/drm/drmtest"
+	"github.com/vccube/vccube/uapi"
 	"golang.org/x/sys/unix"
 )
 
@@ -16,10 +16,10 @@ import (
 // writes back the full lengths.
 func versionDevice(name, date, desc *string) *drmtest.Conn {
 	c := drmtest.NewConn()
-	drmtest.On(c, drm.IoctlVersion, func(v *drm.Version) error {
+	drmtest.On(c, uapi.IoctlVersion, func(v *uapi.Version) error {
 		v.VersionMajor, v.VersionMinor, v.VersionPatchlevel = 0, 0, 0
 		put := func(buf uint64, n *uintptr, s string) {
-			copy(drm.UserBytes(buf, int(min(*n, uintptr(len(s))))), s)
+			copy(uapi.UserBytes(buf, int(min(*n, uintptr(len(s))))), s)
 			*n = uintptr(len(s))
 		}
 		put(uint64(v.Name), &v.NameLen, *name)
@@ -43,7 +43,7 @@ func TestGetVersion(t *testing.T) {
 	if s := v.String(); s != "vc4 0.0.0 (20140616, Broadcom VC4 graphics)" {
 		t.Errorf("String = %q", s)
 	}
-	if n := c.Calls(drm.IoctlVersion); n != 2 {
+	if n := c.Calls(uapi.IoctlVersion); n != 2 {
 		t.Errorf("%d VERSION calls, want 2", n)
 	}
 }
@@ -51,12 +51,12 @@ func TestGetVersion(t *testing.T) {
 func TestGetVersionStringGrowsBetweenPasses(t *testing.T) {
 	name, date, desc := "vc4", "d", "x"
 	c := versionDevice(&name, &date, &desc)
-	drmtest.On(c, drm.IoctlVersion, func(v *drm.Version) error {
+	drmtest.On(c, uapi.IoctlVersion, func(v *uapi.Version) error {
 		if v.Name == 0 { // first pass: lengths only
 			v.NameLen, v.DateLen, v.DescLen = 3, 1, 1
 			return nil
 		}
-		copy(drm.UserBytes(uint64(v.Name), int(v.NameLen)), "vc4-longer")
+		copy(uapi.UserBytes(uint64(v.Name), int(v.NameLen)), "vc4-longer")
 		v.NameLen = uintptr(len("vc4-longer")) // the kernel reports the real length
 		return nil
 	})
@@ -68,8 +68,8 @@ func TestGetVersionStringGrowsBetweenPasses(t *testing.T) {
 
 func TestErrorNamesIoctlSizesAndHint(t *testing.T) {
 	c := drmtest.NewConn()
-	c.Fail(drm.IoctlModePageFlip, unix.EBUSY)
-	err := drm.PageFlip(c, &drm.ModeCrtcPageFlip{CrtcID: 41, FbID: 52, Flags: drm.PageFlipEvent})
+	c.Fail(uapi.IoctlModePageFlip, unix.EBUSY)
+	err := drm.PageFlip(c, &uapi.ModeCrtcPageFlip{CrtcID: 41, FbID: 52, Flags: uapi.PageFlipEvent})
 	var de *drm.Error
 	if !errors.As(err, &de) || !errors.Is(err, unix.EBUSY) || de.Errno() != unix.EBUSY {
 		t.Fatalf("err = %#v", err)
@@ -86,19 +86,19 @@ func TestHints(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		errno unix.Errno
-		req   drm.Request
+		req   uapi.Request
 		call  func() error
 		hint  string // a phrase the hint must contain; "" for no hint
 	}{
-		{"setcrtc not master", unix.EACCES, drm.IoctlModeSetCrtc, func() error { return drm.SetCrtc(c, 1, 2, 0, 0, []uint32{3}, &m) }, "holds DRM master"},
-		{"setcrtc busy", unix.EBUSY, drm.IoctlModeSetCrtc, func() error { return drm.SetCrtc(c, 1, 2, 0, 0, nil, nil) }, "text console"},
-		{"flip not master", unix.EACCES, drm.IoctlModePageFlip, func() error { return drm.PageFlip(c, &drm.ModeCrtcPageFlip{}) }, "holds DRM master"},
-		{"flip pending", unix.EBUSY, drm.IoctlModePageFlip, func() error { return drm.PageFlip(c, &drm.ModeCrtcPageFlip{}) }, "already pending"},
-		{"set master taken", unix.EBUSY, drm.IoctlSetMaster, func() error { return drm.SetMaster(c) }, "display-manager"},
-		{"set master no cap", unix.EPERM, drm.IoctlSetMaster, func() error { return drm.SetMaster(c) }, "holds DRM master"},
-		{"render-only node", unix.EOPNOTSUPP, drm.IoctlModeGetResources, func() error { _, err := drm.GetResources(c); return err }, "no modesetting"},
-		{"not a DRM file", unix.ENOTTY, drm.IoctlVersion, func() error { _, err := drm.GetVersion(c); return err }, "not a DRM device"},
-		{"gem close", unix.EINVAL, drm.IoctlGemClose, func() error { return drm.CloseHandle(c, 7) }, ""},
+		{"setcrtc not master", unix.EACCES, uapi.IoctlModeSetCrtc, func() error { return drm.SetCrtc(c, 1, 2, 0, 0, []uint32{3}, &m) }, "holds DRM master"},
+		{"setcrtc busy", unix.EBUSY, uapi.IoctlModeSetCrtc, func() error { return drm.SetCrtc(c, 1, 2, 0, 0, nil, nil) }, "text console"},
+		{"flip not master", unix.EACCES, uapi.IoctlModePageFlip, func() error { return drm.PageFlip(c, &uapi.ModeCrtcPageFlip{}) }, "holds DRM master"},
+		{"flip pending", unix.EBUSY, uapi.IoctlModePageFlip, func() error { return drm.PageFlip(c, &uapi.ModeCrtcPageFlip{}) }, "already pending"},
+		{"set master taken", unix.EBUSY, uapi.IoctlSetMaster, func() error { return drm.SetMaster(c) }, "display-manager"},
+		{"set master no cap", unix.EPERM, uapi.IoctlSetMaster, func() error { return drm.SetMaster(c) }, "holds DRM master"},
+		{"render-only node", unix.EOPNOTSUPP, uapi.IoctlModeGetResources, func() error { _, err := drm.GetResources(c); return err }, "no modesetting"},
+		{"not a DRM file", unix.ENOTTY, uapi.IoctlVersion, func() error { _, err := drm.GetVersion(c); return err }, "not a DRM device"},
+		{"gem close", unix.EINVAL, uapi.IoctlGemClose, func() error { return drm.CloseHandle(c, 7) }, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c.Fail(tc.req, tc.errno)
@@ -116,42 +116,42 @@ func TestHints(t *testing.T) {
 
 func TestCapsMasterPrime(t *testing.T) {
 	c := drmtest.NewConn()
-	drmtest.On(c, drm.IoctlGetCap, func(a *drm.GetCap) error {
-		if a.Capability != drm.CapDumbBuffer {
+	drmtest.On(c, uapi.IoctlGetCap, func(a *uapi.GetCap) error {
+		if a.Capability != uapi.CapDumbBuffer {
 			return unix.EINVAL
 		}
 		a.Value = 1
 		return nil
 	})
-	var client drm.SetClientCap
-	drmtest.On(c, drm.IoctlSetClientCap, func(a *drm.SetClientCap) error { client = *a; return nil })
+	var client uapi.SetClientCap
+	drmtest.On(c, uapi.IoctlSetClientCap, func(a *uapi.SetClientCap) error { client = *a; return nil })
 	master := 0
-	c.OnNoArg(drm.IoctlSetMaster, func() error { master++; return nil })
-	c.OnNoArg(drm.IoctlDropMaster, func() error { master--; return nil })
-	drmtest.On(c, drm.IoctlPrimeHandleToFD, func(a *drm.PrimeHandle) error {
-		if a.Flags != drm.CloExec|drm.ReadWrite {
+	c.OnNoArg(uapi.IoctlSetMaster, func() error { master++; return nil })
+	c.OnNoArg(uapi.IoctlDropMaster, func() error { master--; return nil })
+	drmtest.On(c, uapi.IoctlPrimeHandleToFD, func(a *uapi.PrimeHandle) error {
+		if a.Flags != uapi.CloExec|uapi.ReadWrite {
 			return unix.EINVAL
 		}
 		a.Fd = 12
 		return nil
 	})
-	drmtest.On(c, drm.IoctlPrimeFDToHandle, func(a *drm.PrimeHandle) error { a.Handle = uint32(a.Fd) + 100; return nil })
-	var closed drm.GemClose
-	drmtest.On(c, drm.IoctlGemClose, func(a *drm.GemClose) error { closed = *a; return nil })
+	drmtest.On(c, uapi.IoctlPrimeFDToHandle, func(a *uapi.PrimeHandle) error { a.Handle = uint32(a.Fd) + 100; return nil })
+	var closed uapi.GemClose
+	drmtest.On(c, uapi.IoctlGemClose, func(a *uapi.GemClose) error { closed = *a; return nil })
 
-	if v, err := drm.GetCapability(c, drm.CapDumbBuffer); err != nil || v != 1 {
+	if v, err := drm.GetCapability(c, uapi.CapDumbBuffer); err != nil || v != 1 {
 		t.Errorf("GetCapability = %d, %v", v, err)
 	}
-	if _, err := drm.GetCapability(c, drm.CapSyncobj); !errors.Is(err, unix.EINVAL) || !strings.Contains(err.Error(), "capability 0x13") {
+	if _, err := drm.GetCapability(c, uapi.CapSyncobj); !errors.Is(err, unix.EINVAL) || !strings.Contains(err.Error(), "capability 0x13") {
 		t.Errorf("unknown cap: %v", err)
 	}
-	if err := drm.SetClientCapability(c, drm.ClientCapUniversalPlanes, 1); err != nil || client.Capability != 2 || client.Value != 1 {
+	if err := drm.SetClientCapability(c, uapi.ClientCapUniversalPlanes, 1); err != nil || client.Capability != 2 || client.Value != 1 {
 		t.Errorf("SetClientCapability: %v, %+v", err, client)
 	}
 	if drm.SetMaster(c) != nil || master != 1 || drm.DropMaster(c) != nil || master != 0 {
 		t.Error("SetMaster/DropMaster")
 	}
-	if fd, err := drm.PrimeHandleToFD(c, 5, drm.CloExec|drm.ReadWrite); err != nil || fd != 12 {
+	if fd, err := drm.PrimeHandleToFD(c, 5, uapi.CloExec|uapi.ReadWrite); err != nil || fd != 12 {
 		t.Errorf("PrimeHandleToFD = %d, %v", fd, err)
 	}
 	if h, err := drm.PrimeFDToHandle(c, 12); err != nil || h != 112 {
@@ -162,33 +162,10 @@ func TestCapsMasterPrime(t *testing.T) {
 	}
 }
 
-func TestIoctlNameOfUnknownRequests(t *testing.T) {
-	if s := drm.IoctlName(drm.IOWR(0x45, 24)); !strings.HasPrefix(s, "driver ioctl 0xc0186445") {
-		t.Errorf("driver request: %q", s)
-	}
-	if s := drm.IoctlName(drm.IO(0x30)); !strings.HasPrefix(s, "DRM ioctl 0x00006430") {
-		t.Errorf("core request: %q", s)
-	}
-}
-
 func TestGetVersionRefusesImplausibleLengths(t *testing.T) {
 	c := drmtest.NewConn()
-	drmtest.On(c, drm.IoctlVersion, func(v *drm.Version) error { v.DescLen = 1 << 20; return nil })
-	if _, err := drm.GetVersion(c); err == nil || !strings.Contains(err.Error(), "implausible") || c.Calls(drm.IoctlVersion) != 1 {
-		t.Fatalf("err = %v after %d calls", err, c.Calls(drm.IoctlVersion))
-	}
-}
-
-func TestUserBytes(t *testing.T) {
-	if drm.UserBytes(0, 4) != nil || drm.UserSlice[uint32](0, 4) != nil {
-		t.Error("a null user pointer must give nil, not a slice at address 0")
-	}
-	buf := []uint32{1, 2, 3}
-	p := drm.UserPointer(unsafe.Pointer(&buf[0]))
-	if s := drm.UserSlice[uint32](p, 3); &s[0] != &buf[0] || s[2] != 3 {
-		t.Error("UserSlice does not reach the memory UserPointer named")
-	}
-	if b := drm.UserBytes(p, 4); len(b) != 4 || b[0] != 1 && b[3] != 1 {
-		t.Errorf("UserBytes = % x", b)
+	drmtest.On(c, uapi.IoctlVersion, func(v *uapi.Version) error { v.DescLen = 1 << 20; return nil })
+	if _, err := drm.GetVersion(c); err == nil || !strings.Contains(err.Error(), "implausible") || c.Calls(uapi.IoctlVersion) != 1 {
+		t.Fatalf("err = %v after %d calls", err, c.Calls(uapi.IoctlVersion))
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/vccube/vccube/uapi"
 )
 
 // DefaultDir is where Linux puts DRM device nodes.
@@ -121,12 +123,12 @@ func (e *NoCardError) Error() string {
 // looked for, for that message.
 //
 // The returned Conn is a *File.
-func OpenFirst(dir, want string, accept func(c Conn, card Card) error) (Conn, Card, error) {
-	return openFirst(dir, want, func(p string) (Conn, error) { return Open(p) }, accept)
+func OpenFirst(dir, want string, accept func(c uapi.Conn, card Card) error) (uapi.Conn, Card, error) {
+	return openFirst(dir, want, func(p string) (uapi.Conn, error) { return Open(p) }, accept)
 }
 
 // openFirst is OpenFirst with the opener as a parameter, for tests.
-func openFirst(dir, want string, open func(string) (Conn, error), accept func(Conn, Card) error) (Conn, Card, error) {
+func openFirst(dir, want string, open func(string) (uapi.Conn, error), accept func(uapi.Conn, Card) error) (uapi.Conn, Card, error) {
 	paths, err := cardPaths(dir)
 	if err != nil {
 		return nil, Card{}, err

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"unsafe"
+
+	"github.com/vccube/vccube/uapi"
 )
 
 // touch makes empty regular files in dir.
@@ -58,12 +60,12 @@ type fakeCard struct {
 	closed int
 }
 
-func (f *fakeCard) Ioctl(req Request, arg unsafe.Pointer) error {
-	if req != IoctlVersion {
+func (f *fakeCard) Ioctl(req uapi.Request, arg unsafe.Pointer) error {
+	if req != uapi.IoctlVersion {
 		return errNotImplemented
 	}
-	v := (*Version)(arg)
-	copy(UserBytes(uint64(v.Name), int(v.NameLen)), f.name)
+	v := (*uapi.Version)(arg)
+	copy(uapi.UserBytes(uint64(v.Name), int(v.NameLen)), f.name)
 	v.NameLen = uintptr(len(f.name))
 	return nil
 }
@@ -79,13 +81,13 @@ func TestOpenFirstClosesWhatItDoesNotReturn(t *testing.T) {
 	dir := t.TempDir()
 	touch(t, dir, "card0", "card1", "card2", "card3")
 	fakes := map[string]*fakeCard{"card0": {name: "v3d"}, "card2": {name: "vc4"}, "card3": {name: "vc4"}}
-	open := func(p string) (Conn, error) {
+	open := func(p string) (uapi.Conn, error) {
 		if f, ok := fakes[filepath.Base(p)]; ok {
 			return f, nil
 		}
 		return nil, errors.New("permission denied")
 	}
-	accept := func(c Conn, card Card) error {
+	accept := func(c uapi.Conn, card Card) error {
 		if card.Version.Name != "vc4" {
 			return errors.New("not vc4")
 		}
@@ -95,7 +97,7 @@ func TestOpenFirstClosesWhatItDoesNotReturn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c != Conn(fakes["card2"]) || card.Name() != "card2" || card.Version.Name != "vc4" {
+	if c != uapi.Conn(fakes["card2"]) || card.Name() != "card2" || card.Version.Name != "vc4" {
 		t.Errorf("got %v %v", c, card)
 	}
 	if fakes["card0"].closed != 1 || fakes["card2"].closed != 0 || fakes["card3"].closed != 0 {
@@ -103,7 +105,7 @@ func TestOpenFirstClosesWhatItDoesNotReturn(t *testing.T) {
 	}
 
 	// Nothing acceptable: every card is listed with its reason, all closed.
-	_, _, err = openFirst(dir, "vc4 card with VideoCore IV 3D", open, func(Conn, Card) error { return errors.New("display only") })
+	_, _, err = openFirst(dir, "vc4 card with VideoCore IV 3D", open, func(uapi.Conn, Card) error { return errors.New("display only") })
 	var nc *NoCardError
 	if !errors.As(err, &nc) || len(nc.Cards) != 4 {
 		t.Fatalf("err = %v", err)

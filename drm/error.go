@@ -7,6 +7,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/vccube/vccube/uapi"
 )
 
 // Error is a failed ioctl told so that a person can act on it: which ioctl,
@@ -15,11 +17,11 @@ import (
 //
 // Error unwraps to the errno, so errors.Is(err, unix.EBUSY) works.
 type Error struct {
-	Op     string  // the ioctl's C name, e.g. "DRM_IOCTL_MODE_PAGE_FLIP"
-	Req    Request // the request number that was issued
-	Err    error   // the errno as Conn.Ioctl returned it (a syscall.Errno)
-	Detail string  // the arguments that matter, e.g. "crtc 41, fb 52"
-	Hint   string  // the likely cause and the remedy; empty when the errno says nothing more
+	Op     string       // the ioctl's C name, e.g. "DRM_IOCTL_MODE_PAGE_FLIP"
+	Req    uapi.Request // the request number that was issued
+	Err    error        // the errno as Conn.Ioctl returned it (a syscall.Errno)
+	Detail string       // the arguments that matter, e.g. "crtc 41, fb 52"
+	Hint   string       // the likely cause and the remedy; empty when the errno says nothing more
 }
 
 // Error formats the failure as one line, e.g.
@@ -70,26 +72,6 @@ func describeErr(err error) string {
 	return err.Error()
 }
 
-// IoctlName returns the C name of a DRM core or KMS request, such as
-// "DRM_IOCTL_MODE_PAGE_FLIP", or a description of a request it does not
-// know (driver ioctls are named by their own packages, e.g. gem.IoctlName).
-func IoctlName(r Request) string {
-	if n, ok := ioctlNames[r]; ok {
-		return n
-	}
-	kind := "DRM ioctl"
-	if r.Type() != drmIoctlType {
-		kind = "non-DRM ioctl"
-	} else if r.Nr() >= CommandBase && r.Nr() < commandEnd {
-		kind = "driver ioctl"
-	}
-	return fmt.Sprintf("%s 0x%08x (nr 0x%02x)", kind, uint32(r), r.Nr())
-}
-
-// commandEnd is DRM_COMMAND_END (drm.h): driver ioctls are numbered in
-// [CommandBase, commandEnd).
-const commandEnd = 0xA0
-
 // Hints shared by the packages that wrap ioctls.
 const (
 	// HintNotMaster explains EACCES/EPERM/EBUSY from the ioctls that need
@@ -110,14 +92,14 @@ const (
 
 // kmsHint returns the likely cause of a DRM core or KMS ioctl failure, or
 // "" when the errno alone says as much as we know.
-func kmsHint(req Request, errno syscall.Errno) string {
+func kmsHint(req uapi.Request, errno syscall.Errno) string {
 	switch req {
-	case IoctlModeSetCrtc, IoctlSetMaster:
+	case uapi.IoctlModeSetCrtc, uapi.IoctlSetMaster:
 		switch errno {
 		case unix.EACCES, unix.EPERM, unix.EBUSY:
 			return HintNotMaster
 		}
-	case IoctlModePageFlip:
+	case uapi.IoctlModePageFlip:
 		switch errno {
 		case unix.EACCES, unix.EPERM:
 			return HintNotMaster
@@ -132,11 +114,11 @@ func kmsHint(req Request, errno syscall.Errno) string {
 		case unix.EINVAL:
 			return "A page flip cannot change the pixel format; also check the flags (PageFlipAsync needs CapAsyncPageFlip)"
 		}
-	case IoctlModeCreateDumb:
+	case uapi.IoctlModeCreateDumb:
 		if errno == unix.ENOMEM {
 			return HintCMAExhausted
 		}
-	case IoctlModeGetResources, IoctlModeGetConnector, IoctlModeGetCrtc, IoctlModeGetEncoder:
+	case uapi.IoctlModeGetResources, uapi.IoctlModeGetConnector, uapi.IoctlModeGetCrtc, uapi.IoctlModeGetEncoder:
 		if errno == unix.EOPNOTSUPP {
 			return "This DRM device does no modesetting (a render-only device such as v3d); use the card whose driver is vc4"
 		}
@@ -149,8 +131,8 @@ func kmsHint(req Request, errno syscall.Errno) string {
 
 // ioctlError wraps a failed DRM core or KMS ioctl. It runs only on the
 // failure path, so building the detail string costs nothing per frame.
-func ioctlError(req Request, err error, detail string) error {
-	e := &Error{Op: IoctlName(req), Req: req, Err: err, Detail: detail}
+func ioctlError(req uapi.Request, err error, detail string) error {
+	e := &Error{Op: uapi.IoctlName(req), Req: req, Err: err, Detail: detail}
 	e.Hint = kmsHint(req, e.Errno())
 	return e
 }

@@ -2,8 +2,9 @@ package drm
 
 import (
 	"fmt"
-	"time"
 	"unsafe"
+
+	"github.com/vccube/vccube/uapi"
 )
 
 // Events arrive as struct drm_event records read(2) from the DRM fd. The
@@ -14,8 +15,8 @@ import (
 // sizeofEvent and sizeofEventVblank are the record sizes the parser needs,
 // taken from the structs that describe the records.
 const (
-	sizeofEvent       = int(unsafe.Sizeof(Event{}))
-	sizeofEventVblank = int(unsafe.Sizeof(EventVblank{}))
+	sizeofEvent       = int(unsafe.Sizeof(uapi.Event{}))
+	sizeofEventVblank = int(unsafe.Sizeof(uapi.EventVblank{}))
 )
 
 // EventError is a malformed event record: a read that ended inside a
@@ -34,23 +35,13 @@ func (e *EventError) Error() string {
 		e.Offset, e.Type, e.Length, e.Have, e.Reason)
 }
 
-// IsFlipComplete reports whether the event completes a page flip (else it
-// is a vblank event from DRM_IOCTL_WAIT_VBLANK).
-func (e *EventVblank) IsFlipComplete() bool { return e.Base.Type == EventTypeFlipComplete }
-
-// Timestamp returns the event's time (tv_sec, tv_usec) as a duration since
-// the clock's epoch: CLOCK_MONOTONIC when CapTimestampMonotonic is 1.
-func (e *EventVblank) Timestamp() time.Duration {
-	return time.Duration(e.TvSec)*time.Second + time.Duration(e.TvUsec)*time.Microsecond
-}
-
 // ParseEvent decodes the record at the start of b and returns its length
 // n, so that b[n:] starts the next record. For EventTypeVblank and
 // EventTypeFlipComplete ev is the whole record; for other types only
 // ev.Base is set. A record that does not fit in b, claims a length below
 // its header, or is a vblank record shorter than struct drm_event_vblank
 // is an *EventError; nothing is read outside b.
-func ParseEvent(b []byte) (ev EventVblank, n int, err error) {
+func ParseEvent(b []byte) (ev uapi.EventVblank, n int, err error) {
 	if len(b) < sizeofEvent {
 		return ev, 0, &EventError{Have: len(b), Reason: "the read ended inside an event header"}
 	}
@@ -59,15 +50,15 @@ func ParseEvent(b []byte) (ev EventVblank, n int, err error) {
 	length := int(ev.Base.Length)
 	switch {
 	case length < sizeofEvent:
-		return EventVblank{}, 0, &EventError{Type: ev.Base.Type, Length: ev.Base.Length, Have: len(b),
+		return uapi.EventVblank{}, 0, &EventError{Type: ev.Base.Type, Length: ev.Base.Length, Have: len(b),
 			Reason: fmt.Sprintf("length below the %d-byte header", sizeofEvent)}
 	case length > len(b):
-		return EventVblank{}, 0, &EventError{Type: ev.Base.Type, Length: ev.Base.Length, Have: len(b),
+		return uapi.EventVblank{}, 0, &EventError{Type: ev.Base.Type, Length: ev.Base.Length, Have: len(b),
 			Reason: "the read ended inside the event (the kernel returns whole events only)"}
 	}
-	if ev.Base.Type == EventTypeVblank || ev.Base.Type == EventTypeFlipComplete {
+	if ev.Base.Type == uapi.EventTypeVblank || ev.Base.Type == uapi.EventTypeFlipComplete {
 		if length < sizeofEventVblank {
-			return EventVblank{}, 0, &EventError{Type: ev.Base.Type, Length: ev.Base.Length, Have: len(b),
+			return uapi.EventVblank{}, 0, &EventError{Type: ev.Base.Type, Length: ev.Base.Length, Have: len(b),
 				Reason: fmt.Sprintf("a vblank event is %d bytes", sizeofEventVblank)}
 		}
 		copy(raw, b[:sizeofEventVblank])
@@ -79,14 +70,14 @@ func ParseEvent(b []byte) (ev EventVblank, n int, err error) {
 // read, in order, skipping records of other types by their length. On a
 // malformed record it returns the events before it and the error (with
 // Offset set).
-func ParseEvents(b []byte, dst []EventVblank) ([]EventVblank, error) {
+func ParseEvents(b []byte, dst []uapi.EventVblank) ([]uapi.EventVblank, error) {
 	for off := 0; off < len(b); {
 		ev, n, err := ParseEvent(b[off:])
 		if err != nil {
 			err.(*EventError).Offset = off
 			return dst, err
 		}
-		if ev.Base.Type == EventTypeVblank || ev.Base.Type == EventTypeFlipComplete {
+		if ev.Base.Type == uapi.EventTypeVblank || ev.Base.Type == uapi.EventTypeFlipComplete {
 			dst = append(dst, ev)
 		}
 		off += n
@@ -102,13 +93,13 @@ const eventBufferSize = 4096
 // EventReader reads vblank and flip-complete events from a Conn through a
 // buffer it owns, so reading does not allocate per event or per read.
 type EventReader struct {
-	c      Conn
+	c      uapi.Conn
 	n, off int
 	buf    [eventBufferSize]byte
 }
 
 // NewEventReader returns a reader of c's events.
-func NewEventReader(c Conn) *EventReader { return &EventReader{c: c} }
+func NewEventReader(c uapi.Conn) *EventReader { return &EventReader{c: c} }
 
 // Buffered reports whether records read earlier remain to be returned; an
 // event loop calls Next until it is false before polling the Conn's Fd.
@@ -119,17 +110,17 @@ func (r *EventReader) Buffered() bool { return r.off < r.n }
 // or with a non-blocking Conn returns the Conn's error (unix.EAGAIN) at
 // once. Records of other types are skipped. A malformed read returns an
 // *EventError and is dropped whole, so the next call reads afresh.
-func (r *EventReader) Next() (EventVblank, error) {
+func (r *EventReader) Next() (uapi.EventVblank, error) {
 	for {
 		if r.off >= r.n {
 			n, err := r.c.Read(r.buf[:])
 			if err != nil {
 				r.off, r.n = 0, 0
-				return EventVblank{}, err
+				return uapi.EventVblank{}, err
 			}
 			if n <= 0 || n > len(r.buf) {
 				r.off, r.n = 0, 0
-				return EventVblank{}, &EventError{Have: n, Reason: "the read returned no event"}
+				return uapi.EventVblank{}, &EventError{Have: n, Reason: "the read returned no event"}
 			}
 			r.off, r.n = 0, n
 		}
@@ -137,10 +128,10 @@ func (r *EventReader) Next() (EventVblank, error) {
 		if err != nil {
 			err.(*EventError).Offset = r.off
 			r.off, r.n = 0, 0
-			return EventVblank{}, err
+			return uapi.EventVblank{}, err
 		}
 		r.off += size
-		if ev.Base.Type == EventTypeVblank || ev.Base.Type == EventTypeFlipComplete {
+		if ev.Base.Type == uapi.EventTypeVblank || ev.Base.Type == uapi.EventTypeFlipComplete {
 			return ev, nil
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/drm/drmtest"
+	"github.com/vccube/vccube/uapi"
 	"golang.org/x/sys/unix"
 )
 
@@ -50,10 +51,10 @@ func cat(parts ...[]byte) []byte {
 
 func TestParseEventsSeveralInOneRead(t *testing.T) {
 	buf := cat(
-		record(drm.EventTypeFlipComplete, 0x1122334455667788, 100, 999999, 7, 41),
-		other(drm.EventTypeCrtcSequence, 24), // not asked for here: skipped by length
-		other(0x80000001, 4),                 // a driver-specific event of odd size
-		record(drm.EventTypeVblank, 5, 101, 16666, 8, 0),
+		record(uapi.EventTypeFlipComplete, 0x1122334455667788, 100, 999999, 7, 41),
+		other(uapi.EventTypeCrtcSequence, 24), // not asked for here: skipped by length
+		other(0x80000001, 4),                  // a driver-specific event of odd size
+		record(uapi.EventTypeVblank, 5, 101, 16666, 8, 0),
 	)
 	evs, err := drm.ParseEvents(buf, nil)
 	if err != nil {
@@ -70,16 +71,16 @@ func TestParseEventsSeveralInOneRead(t *testing.T) {
 	if got, want := e.Timestamp(), 100*time.Second+999999*time.Microsecond; got != want {
 		t.Errorf("Timestamp = %v, want %v", got, want)
 	}
-	if e := evs[1]; e.IsFlipComplete() || e.Base.Type != drm.EventTypeVblank || e.UserData != 5 || e.Sequence != 8 {
+	if e := evs[1]; e.IsFlipComplete() || e.Base.Type != uapi.EventTypeVblank || e.UserData != 5 || e.Sequence != 8 {
 		t.Errorf("second event = %+v", e)
 	}
 }
 
 func TestParseEventsMalformed(t *testing.T) {
-	good := record(drm.EventTypeFlipComplete, 1, 2, 3, 4, 5)
+	good := record(uapi.EventTypeFlipComplete, 1, 2, 3, 4, 5)
 	zeroLen := make([]byte, 8)
-	binary.NativeEndian.PutUint32(zeroLen, drm.EventTypeVblank)
-	shortVblank := other(drm.EventTypeFlipComplete, 8) // 16 bytes claiming to be a flip event
+	binary.NativeEndian.PutUint32(zeroLen, uapi.EventTypeVblank)
+	shortVblank := other(uapi.EventTypeFlipComplete, 8) // 16 bytes claiming to be a flip event
 	for _, tc := range []struct {
 		name   string
 		buf    []byte
@@ -106,10 +107,10 @@ func TestParseEventsMalformed(t *testing.T) {
 
 func TestEventReader(t *testing.T) {
 	c := drmtest.NewConn()
-	c.QueueRead(cat(record(drm.EventTypeFlipComplete, 1, 0, 0, 1, 9), other(drm.EventTypeCrtcSequence, 24),
-		record(drm.EventTypeFlipComplete, 2, 0, 0, 2, 9)))
-	c.QueueRead(record(drm.EventTypeFlipComplete, 3, 0, 0, 3, 9)[:20]) // a broken read
-	c.QueueRead(record(drm.EventTypeVblank, 4, 0, 0, 4, 9))
+	c.QueueRead(cat(record(uapi.EventTypeFlipComplete, 1, 0, 0, 1, 9), other(uapi.EventTypeCrtcSequence, 24),
+		record(uapi.EventTypeFlipComplete, 2, 0, 0, 2, 9)))
+	c.QueueRead(record(uapi.EventTypeFlipComplete, 3, 0, 0, 3, 9)[:20]) // a broken read
+	c.QueueRead(record(uapi.EventTypeVblank, 4, 0, 0, 4, 9))
 	r := drm.NewEventReader(c)
 	for want := uint64(1); want <= 2; want++ {
 		ev, err := r.Next()
@@ -135,7 +136,7 @@ func TestEventReader(t *testing.T) {
 func TestEventReaderDoesNotAllocate(t *testing.T) {
 	c := drmtest.NewConn()
 	r := drm.NewEventReader(c)
-	read := cat(record(drm.EventTypeFlipComplete, 1, 0, 0, 1, 9), record(drm.EventTypeFlipComplete, 2, 0, 0, 2, 9))
+	read := cat(record(uapi.EventTypeFlipComplete, 1, 0, 0, 1, 9), record(uapi.EventTypeFlipComplete, 2, 0, 0, 2, 9))
 	allocs := testing.AllocsPerRun(100, func() {
 		c.QueueRead(read) // reslices its queue; no allocation once it has grown
 		for i := 0; i < 2; i++ {
@@ -153,9 +154,9 @@ func TestEventReaderDoesNotAllocate(t *testing.T) {
 // events or an error, never panic, and never report a record past the
 // read.
 func FuzzParseEvents(f *testing.F) {
-	f.Add(cat(record(drm.EventTypeFlipComplete, 1, 2, 3, 4, 5), other(3, 24)))
-	f.Add(record(drm.EventTypeVblank, 1, 2, 3, 4, 5)[:17])
-	f.Add(other(drm.EventTypeFlipComplete, 0))
+	f.Add(cat(record(uapi.EventTypeFlipComplete, 1, 2, 3, 4, 5), other(3, 24)))
+	f.Add(record(uapi.EventTypeVblank, 1, 2, 3, 4, 5)[:17])
+	f.Add(other(uapi.EventTypeFlipComplete, 0))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		evs, err := drm.ParseEvents(b, nil)
 		if len(evs)*32 > len(b) {

@@ -9,6 +9,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/vccube/vccube/uapi"
 )
 
 // File is a Conn over an opened DRM device node such as /dev/dri/card0:
@@ -67,7 +69,7 @@ func (f *File) SetNonblock(nonblocking bool) error {
 
 // Ioctl implements Conn. Like libdrm's drmIoctl it restarts the call while
 // it fails with EINTR (a signal arrived) or EAGAIN.
-func (f *File) Ioctl(req Request, arg unsafe.Pointer) error {
+func (f *File) Ioctl(req uapi.Request, arg unsafe.Pointer) error {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
 	if f.fd < 0 {
@@ -149,4 +151,4 @@ func (f *File) Close() error {
 	return nil
 }
 
-var _ Conn = (*File)(nil)
+var _ uapi.Conn = (*File)(nil)

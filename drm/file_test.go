@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/vccube/vccube/drm"
+	"github.com/vccube/vccube/uapi"
 	"golang.org/x/sys/unix"
 )
 
@@ -57,7 +58,7 @@ func TestFileOnRegularFile(t *testing.T) {
 	if err := f.Close(); !errors.Is(err, os.ErrClosed) {
 		t.Errorf("second Close = %v, want os.ErrClosed", err)
 	}
-	if err := f.Ioctl(drm.IoctlVersion, nil); !errors.Is(err, unix.EBADF) {
+	if err := f.Ioctl(uapi.IoctlVersion, nil); !errors.Is(err, unix.EBADF) {
 		t.Errorf("Ioctl after Close = %v, want EBADF", err)
 	}
 	if f.Fd() != -1 {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/drm/drmtest"
+	"github.com/vccube/vccube/uapi"
 	"golang.org/x/sys/unix"
 )
 
@@ -23,8 +24,8 @@ func mode(name string, clock uint32, h, hss, hse, ht, v, vss, vse, vt uint16, hz
 
 // CEA-861 1080p60 and 720p60 timings (the modes a Pi's HDMI port lists).
 var (
-	mode1080 = mode("1920x1080", 148500, 1920, 2008, 2052, 2200, 1080, 1084, 1089, 1125, 60, drm.ModeTypeDriver|drm.ModeTypePreferred)
-	mode720  = mode("1280x720", 74250, 1280, 1390, 1430, 1650, 720, 725, 730, 750, 60, drm.ModeTypeDriver)
+	mode1080 = mode("1920x1080", 148500, 1920, 2008, 2052, 2200, 1080, 1084, 1089, 1125, 60, uapi.ModeTypeDriver|uapi.ModeTypePreferred)
+	mode720  = mode("1280x720", 74250, 1280, 1390, 1430, 1650, 720, 725, 730, 750, 60, uapi.ModeTypeDriver)
 )
 
 // kmsDevice is a fake of the kernel's KMS ioctls, answering with the
@@ -37,18 +38,18 @@ type kmsDevice struct {
 	fbs, crtcs, encoders, connectors []uint32
 	modes                            []drm.ModeInfo // of every connector
 	connEncoders                     []uint32
-	afterCall                        func(req drm.Request, call int) // hook: change the device between passes
+	afterCall                        func(req uapi.Request, call int) // hook: change the device between passes
 	probes                           int
-	calls                            map[drm.Request]int
+	calls                            map[uapi.Request]int
 }
 
 func newKMSDevice() *kmsDevice {
 	d := &kmsDevice{Conn: drmtest.NewConn(), fbs: []uint32{70}, crtcs: []uint32{31, 32}, encoders: []uint32{33},
 		connectors: []uint32{34}, modes: []drm.ModeInfo{mode1080, mode720}, connEncoders: []uint32{33},
-		calls: map[drm.Request]int{}}
-	drmtest.On(d.Conn, drm.IoctlModeGetResources, func(r *drm.ModeCardRes) error {
+		calls: map[uapi.Request]int{}}
+	drmtest.On(d.Conn, uapi.IoctlModeGetResources, func(r *uapi.ModeCardRes) error {
 		fill := func(ptr uint64, count uint32, ids []uint32) uint32 {
-			copy(drm.UserSlice[uint32](ptr, int(min(count, uint32(len(ids))))), ids)
+			copy(uapi.UserSlice[uint32](ptr, int(min(count, uint32(len(ids))))), ids)
 			return uint32(len(ids))
 		}
 		r.CountFbs = fill(r.FbIDPtr, r.CountFbs, d.fbs)
@@ -56,10 +57,10 @@ func newKMSDevice() *kmsDevice {
 		r.CountEncoders = fill(r.EncoderIDPtr, r.CountEncoders, d.encoders)
 		r.CountConnectors = fill(r.ConnectorIDPtr, r.CountConnectors, d.connectors)
 		r.MinWidth, r.MaxWidth, r.MinHeight, r.MaxHeight = 0, 2048, 0, 2048
-		d.after(drm.IoctlModeGetResources)
+		d.after(uapi.IoctlModeGetResources)
 		return nil
 	})
-	drmtest.On(d.Conn, drm.IoctlModeGetConnector, func(g *drm.ModeGetConnector) error {
+	drmtest.On(d.Conn, uapi.IoctlModeGetConnector, func(g *uapi.ModeGetConnector) error {
 		if g.ConnectorID != 34 {
 			return unix.ENOENT
 		}
@@ -67,30 +68,30 @@ func newKMSDevice() *kmsDevice {
 			d.probes++
 		}
 		if n := uint32(len(d.connEncoders)); g.CountEncoders >= n && n > 0 {
-			copy(drm.UserSlice[uint32](g.EncodersPtr, int(n)), d.connEncoders)
+			copy(uapi.UserSlice[uint32](g.EncodersPtr, int(n)), d.connEncoders)
 		}
 		g.CountEncoders = uint32(len(d.connEncoders))
 		if n := uint32(len(d.modes)); g.CountModes >= n && n > 0 {
-			copy(drm.UserSlice[drm.ModeModeInfo](g.ModesPtr, int(n)), modesOf(d.modes))
+			copy(uapi.UserSlice[uapi.ModeModeInfo](g.ModesPtr, int(n)), modesOf(d.modes))
 		}
 		g.CountModes = uint32(len(d.modes))
-		g.ConnectorType, g.ConnectorTypeID, g.Connection = uint32(drm.ConnectorHDMIA), 1, uint32(drm.StatusConnected)
+		g.ConnectorType, g.ConnectorTypeID, g.Connection = uint32(uapi.ConnectorHDMIA), 1, uint32(uapi.StatusConnected)
 		g.EncoderID, g.MmWidth, g.MmHeight = 33, 510, 290
-		d.after(drm.IoctlModeGetConnector)
+		d.after(uapi.IoctlModeGetConnector)
 		return nil
 	})
 	return d
 }
 
-func modesOf(ms []drm.ModeInfo) []drm.ModeModeInfo {
-	out := make([]drm.ModeModeInfo, len(ms))
+func modesOf(ms []drm.ModeInfo) []uapi.ModeModeInfo {
+	out := make([]uapi.ModeModeInfo, len(ms))
 	for i, m := range ms {
 		out[i] = m.ModeModeInfo
 	}
 	return out
 }
 
-func (d *kmsDevice) after(req drm.Request) {
+func (d *kmsDevice) after(req uapi.Request) {
 	d.calls[req]++
 	if d.afterCall != nil {
 		d.afterCall(req, d.calls[req])
@@ -107,14 +108,14 @@ func TestGetResources(t *testing.T) {
 		!equal(r.FBs, []uint32{70}) || r.MaxWidth != 2048 {
 		t.Errorf("resources = %+v", r)
 	}
-	if n := d.Calls(drm.IoctlModeGetResources); n != 2 {
+	if n := d.Calls(uapi.IoctlModeGetResources); n != 2 {
 		t.Errorf("%d GETRESOURCES calls, want 2 (count, then fill)", n)
 	}
 }
 
 func TestGetResourcesCountsGrowBetweenPasses(t *testing.T) {
 	d := newKMSDevice()
-	d.afterCall = func(req drm.Request, call int) {
+	d.afterCall = func(req uapi.Request, call int) {
 		if call == 1 { // a writeback connector and an encoder appear after the first pass
 			d.connectors = append(d.connectors, 35)
 			d.encoders = append(d.encoders, 36)
@@ -127,14 +128,14 @@ func TestGetResourcesCountsGrowBetweenPasses(t *testing.T) {
 	if !equal(r.Connectors, []uint32{34, 35}) || !equal(r.Encoders, []uint32{33, 36}) {
 		t.Errorf("after growth: connectors %v encoders %v", r.Connectors, r.Encoders)
 	}
-	if n := d.Calls(drm.IoctlModeGetResources); n != 3 {
+	if n := d.Calls(uapi.IoctlModeGetResources); n != 3 {
 		t.Errorf("%d GETRESOURCES calls, want 3 (count, short fill, fill)", n)
 	}
 }
 
 func TestGetResourcesCountsShrinkBetweenPasses(t *testing.T) {
 	d := newKMSDevice()
-	d.afterCall = func(req drm.Request, call int) {
+	d.afterCall = func(req uapi.Request, call int) {
 		if call == 1 {
 			d.crtcs = d.crtcs[:1]
 		}
@@ -147,7 +148,7 @@ func TestGetResourcesCountsShrinkBetweenPasses(t *testing.T) {
 
 func TestGetResourcesGivesUpOnEndlessGrowth(t *testing.T) {
 	d := newKMSDevice()
-	d.afterCall = func(req drm.Request, call int) { d.connectors = append(d.connectors, uint32(100+call)) }
+	d.afterCall = func(req uapi.Request, call int) { d.connectors = append(d.connectors, uint32(100+call)) }
 	_, err := drm.GetResources(d)
 	var de *drm.Error
 	if !errors.As(err, &de) || !strings.Contains(err.Error(), "kept changing") {
@@ -157,7 +158,7 @@ func TestGetResourcesGivesUpOnEndlessGrowth(t *testing.T) {
 
 func TestGetResourcesImplausibleCount(t *testing.T) {
 	c := drmtest.NewConn()
-	drmtest.On(c, drm.IoctlModeGetResources, func(r *drm.ModeCardRes) error { r.CountConnectors = 1 << 30; return nil })
+	drmtest.On(c, uapi.IoctlModeGetResources, func(r *uapi.ModeCardRes) error { r.CountConnectors = 1 << 30; return nil })
 	if _, err := drm.GetResources(c); err == nil || !strings.Contains(err.Error(), "implausible") {
 		t.Fatalf("err = %v", err)
 	}
@@ -169,7 +170,7 @@ func TestGetConnector(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if con.Name() != "HDMI-A-1" || con.Status != drm.StatusConnected || con.EncoderID != 33 ||
+	if con.Name() != "HDMI-A-1" || con.Status != uapi.StatusConnected || con.EncoderID != 33 ||
 		!equal(con.Encoders, []uint32{33}) || len(con.Modes) != 2 || con.MmWidth != 510 {
 		t.Errorf("connector = %+v", con)
 	}
@@ -202,7 +203,7 @@ func TestGetConnectorCurrentDoesNotProbe(t *testing.T) {
 func TestGetConnectorModesGrowBetweenPasses(t *testing.T) {
 	d := newKMSDevice()
 	d.modes = nil
-	d.afterCall = func(req drm.Request, call int) {
+	d.afterCall = func(req uapi.Request, call int) {
 		if call == 1 { // a display is plugged in between the passes
 			d.modes = []drm.ModeInfo{mode1080, mode720}
 		}
@@ -214,7 +215,7 @@ func TestGetConnectorModesGrowBetweenPasses(t *testing.T) {
 	if len(con.Modes) != 2 || con.Modes[1] != mode720 {
 		t.Errorf("modes = %v", con.Modes)
 	}
-	if n := d.Calls(drm.IoctlModeGetConnector); n != 3 {
+	if n := d.Calls(uapi.IoctlModeGetConnector); n != 3 {
 		t.Errorf("%d GETCONNECTOR calls, want 3", n)
 	}
 }
@@ -239,48 +240,48 @@ func TestModeStrings(t *testing.T) {
 	}
 	// 1080i: 74250 kHz / (2200*1125) doubled for interlace = 60 Hz.
 	i := mode("1920x1080i", 74250, 1920, 2008, 2052, 2200, 1080, 1084, 1094, 1125, 0, 0)
-	i.Flags = drm.ModeFlagInterlace
+	i.Flags = uapi.ModeFlagInterlace
 	if s := i.String(); s != "1920x1080i@60" {
 		t.Errorf("interlaced = %q", s)
 	}
 	if (drm.ModeInfo{}).RefreshMilliHz() != 0 {
 		t.Error("empty timings should give 0 Hz")
 	}
-	if unsafe.Sizeof(drm.ModeInfo{}) != unsafe.Sizeof(drm.ModeModeInfo{}) {
+	if unsafe.Sizeof(drm.ModeInfo{}) != unsafe.Sizeof(uapi.ModeModeInfo{}) {
 		t.Error("ModeInfo must have the layout of drm_mode_modeinfo: the kernel fills []ModeInfo")
 	}
 }
 
 func TestConnectorTypeNames(t *testing.T) {
 	// Names from drm_connector.c (drm_connector_enum_list).
-	for typ, want := range map[drm.ConnectorType]string{
-		drm.ConnectorHDMIA: "HDMI-A", drm.ConnectorComposite: "Composite", drm.ConnectorDSI: "DSI",
-		drm.ConnectorDPI: "DPI", drm.Connector9PinDIN: "DIN", drm.ConnectorDisplayPort: "DP",
-		drm.ConnectorWriteback: "Writeback", drm.ConnectorType(99): "Connector99",
+	for typ, want := range map[uapi.ConnectorType]string{
+		uapi.ConnectorHDMIA: "HDMI-A", uapi.ConnectorComposite: "Composite", uapi.ConnectorDSI: "DSI",
+		uapi.ConnectorDPI: "DPI", uapi.Connector9PinDIN: "DIN", uapi.ConnectorDisplayPort: "DP",
+		uapi.ConnectorWriteback: "Writeback", uapi.ConnectorType(99): "Connector99",
 	} {
 		if typ.String() != want {
 			t.Errorf("%d: %q, want %q", typ, typ.String(), want)
 		}
 	}
-	c := drm.Connector{Type: drm.ConnectorComposite, TypeID: 1}
+	c := drm.Connector{Type: uapi.ConnectorComposite, TypeID: 1}
 	if c.Name() != "Composite-1" {
 		t.Errorf("Name = %q", c.Name())
 	}
-	if drm.EncoderTMDS.String() != "TMDS" || drm.StatusDisconnected.String() != "disconnected" {
+	if uapi.EncoderTMDS.String() != "TMDS" || uapi.StatusDisconnected.String() != "disconnected" {
 		t.Error("encoder or status names")
 	}
 }
 
 func TestSetCrtcAndGetCrtc(t *testing.T) {
 	c := drmtest.NewConn()
-	var got drm.ModeCrtc
+	var got uapi.ModeCrtc
 	var gotConns []uint32
-	drmtest.On(c, drm.IoctlModeSetCrtc, func(a *drm.ModeCrtc) error {
+	drmtest.On(c, uapi.IoctlModeSetCrtc, func(a *uapi.ModeCrtc) error {
 		got = *a
-		gotConns = append([]uint32(nil), drm.UserSlice[uint32](a.SetConnectorsPtr, int(a.CountConnectors))...)
+		gotConns = append([]uint32(nil), uapi.UserSlice[uint32](a.SetConnectorsPtr, int(a.CountConnectors))...)
 		return nil
 	})
-	drmtest.On(c, drm.IoctlModeGetCrtc, func(a *drm.ModeCrtc) error {
+	drmtest.On(c, uapi.IoctlModeGetCrtc, func(a *uapi.ModeCrtc) error {
 		a.FbID, a.ModeValid, a.Mode, a.GammaSize = 70, 1, mode720.ModeModeInfo, 256
 		return nil
 	})
@@ -302,21 +303,21 @@ func TestSetCrtcAndGetCrtc(t *testing.T) {
 
 func TestAddFramebuffer(t *testing.T) {
 	c := drmtest.NewConn()
-	var got drm.ModeFbCmd2
-	drmtest.On(c, drm.IoctlModeAddFB2, func(a *drm.ModeFbCmd2) error { got = *a; a.FbID = 80; return nil })
-	id, err := drm.AddFramebuffer(c, 1920, 1080, drm.FormatXRGB8888, 5, 7680, drm.FormatModBroadcomVC4TTiled)
+	var got uapi.ModeFbCmd2
+	drmtest.On(c, uapi.IoctlModeAddFB2, func(a *uapi.ModeFbCmd2) error { got = *a; a.FbID = 80; return nil })
+	id, err := drm.AddFramebuffer(c, 1920, 1080, uapi.FormatXRGB8888, 5, 7680, uapi.FormatModBroadcomVC4TTiled)
 	if err != nil || id != 80 {
 		t.Fatalf("AddFramebuffer = %d, %v", id, err)
 	}
-	if got.Flags != drm.FbModifiers || got.Modifier[0] != 0x0700000000000001 || got.Handles[0] != 5 ||
+	if got.Flags != uapi.FbModifiers || got.Modifier[0] != 0x0700000000000001 || got.Handles[0] != 5 ||
 		got.Pitches[0] != 7680 || got.PixelFormat != 0x34325258 {
 		t.Errorf("ADDFB2 got %+v", got)
 	}
-	if _, err := drm.AddFramebuffer(c, 64, 64, drm.FormatARGB8888, 6, 256, drm.FormatModLinear); err != nil || got.Flags != 0 || got.Modifier[0] != 0 {
+	if _, err := drm.AddFramebuffer(c, 64, 64, uapi.FormatARGB8888, 6, 256, uapi.FormatModLinear); err != nil || got.Flags != 0 || got.Modifier[0] != 0 {
 		t.Errorf("linear: flags %d modifier %x, %v", got.Flags, got.Modifier[0], err)
 	}
-	c.Fail(drm.IoctlModeAddFB2, unix.EINVAL)
-	_, err = drm.AddFramebuffer(c, 64, 64, drm.FormatARGB8888, 6, 256, 0)
+	c.Fail(uapi.IoctlModeAddFB2, unix.EINVAL)
+	_, err = drm.AddFramebuffer(c, 64, 64, uapi.FormatARGB8888, 6, 256, 0)
 	if !errors.Is(err, unix.EINVAL) || !strings.Contains(err.Error(), "64x64 AR24, handle 6, pitch 256") {
 		t.Errorf("err = %v", err)
 	}
@@ -324,9 +325,9 @@ func TestAddFramebuffer(t *testing.T) {
 
 func TestPageFlip(t *testing.T) {
 	c := drmtest.NewConn()
-	var got drm.ModeCrtcPageFlip
-	drmtest.On(c, drm.IoctlModePageFlip, func(a *drm.ModeCrtcPageFlip) error { got = *a; return nil })
-	arg := &drm.ModeCrtcPageFlip{CrtcID: 31, FbID: 71, Flags: drm.PageFlipEvent, UserData: 0xdeadbeef}
+	var got uapi.ModeCrtcPageFlip
+	drmtest.On(c, uapi.IoctlModePageFlip, func(a *uapi.ModeCrtcPageFlip) error { got = *a; return nil })
+	arg := &uapi.ModeCrtcPageFlip{CrtcID: 31, FbID: 71, Flags: uapi.PageFlipEvent, UserData: 0xdeadbeef}
 	if err := drm.PageFlip(c, arg); err != nil || got != *arg {
 		t.Fatalf("PageFlip: %v, kernel saw %+v", err, got)
 	}
@@ -343,14 +344,14 @@ func TestPageFlip(t *testing.T) {
 
 func TestDumbBuffers(t *testing.T) {
 	c := drmtest.NewConn()
-	drmtest.On(c, drm.IoctlModeCreateDumb, func(a *drm.ModeCreateDumb) error {
+	drmtest.On(c, uapi.IoctlModeCreateDumb, func(a *uapi.ModeCreateDumb) error {
 		a.Handle, a.Pitch = 9, a.Width*a.Bpp/8
 		a.Size = uint64(a.Pitch) * uint64(a.Height)
 		return nil
 	})
-	drmtest.On(c, drm.IoctlModeMapDumb, func(a *drm.ModeMapDumb) error { a.Offset = 0x10000000; return nil })
+	drmtest.On(c, uapi.IoctlModeMapDumb, func(a *uapi.ModeMapDumb) error { a.Offset = 0x10000000; return nil })
 	destroyed := uint32(0)
-	drmtest.On(c, drm.IoctlModeDestroyDumb, func(a *drm.ModeDestroyDumb) error { destroyed = a.Handle; return nil })
+	drmtest.On(c, uapi.IoctlModeDestroyDumb, func(a *uapi.ModeDestroyDumb) error { destroyed = a.Handle; return nil })
 	b, err := drm.CreateDumb(c, 640, 480, 32)
 	if err != nil || b != (drm.DumbBuffer{Handle: 9, Pitch: 2560, Size: 2560 * 480}) {
 		t.Fatalf("CreateDumb = %+v, %v", b, err)
@@ -361,7 +362,7 @@ func TestDumbBuffers(t *testing.T) {
 	if err := drm.DestroyDumb(c, 9); err != nil || destroyed != 9 {
 		t.Errorf("DestroyDumb: %v, destroyed %d", err, destroyed)
 	}
-	c.Fail(drm.IoctlModeCreateDumb, unix.ENOMEM)
+	c.Fail(uapi.IoctlModeCreateDumb, unix.ENOMEM)
 	if _, err := drm.CreateDumb(c, 640, 480, 32); !errors.Is(err, unix.ENOMEM) || !strings.Contains(err.Error(), "cma-256") {
 		t.Errorf("ENOMEM: %v", err)
 	}
@@ -369,14 +370,14 @@ func TestDumbBuffers(t *testing.T) {
 
 func TestGetEncoderAndRmFB(t *testing.T) {
 	c := drmtest.NewConn()
-	drmtest.On(c, drm.IoctlModeGetEncoder, func(a *drm.ModeGetEncoder) error {
-		a.EncoderType, a.CrtcID, a.PossibleCrtcs = uint32(drm.EncoderTMDS), 31, 0b10
+	drmtest.On(c, uapi.IoctlModeGetEncoder, func(a *uapi.ModeGetEncoder) error {
+		a.EncoderType, a.CrtcID, a.PossibleCrtcs = uint32(uapi.EncoderTMDS), 31, 0b10
 		return nil
 	})
 	var removed uint32
-	drmtest.On(c, drm.IoctlModeRmFB, func(fb *uint32) error { removed = *fb; return nil })
+	drmtest.On(c, uapi.IoctlModeRmFB, func(fb *uint32) error { removed = *fb; return nil })
 	e, err := drm.GetEncoder(c, 33)
-	if err != nil || e != (drm.Encoder{ID: 33, Type: drm.EncoderTMDS, CrtcID: 31, PossibleCrtcs: 2}) {
+	if err != nil || e != (drm.Encoder{ID: 33, Type: uapi.EncoderTMDS, CrtcID: 31, PossibleCrtcs: 2}) {
 		t.Errorf("GetEncoder = %+v, %v", e, err)
 	}
 	if err := drm.RmFB(c, 71); err != nil || removed != 71 {

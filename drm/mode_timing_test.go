@@ -3,6 +3,8 @@ package drm
 import (
 	"testing"
 	"time"
+
+	"github.com/vccube/vccube/uapi"
 )
 
 // Frame periods worked out by hand from the modes' timings (the kernel's
@@ -25,7 +27,7 @@ func TestFramePeriod(t *testing.T) {
 		m := ModeInfo{}
 		m.Clock, m.Htotal, m.Vtotal = c.clock, c.htotal, c.vtotal
 		if c.interlaced {
-			m.Flags = ModeFlagInterlace
+			m.Flags = uapi.ModeFlagInterlace
 		}
 		if got := m.FramePeriod(); got != c.want {
 			t.Errorf("%s: %d ns, want %d", c.name, got, c.want)
@@ -43,13 +45,13 @@ func TestVrefreshHz(t *testing.T) {
 		hz             uint32
 		mhz            uint64
 	}{
-		{25175, 800, 525, 0, 60, 59940},                   // 640x480@60: 59.9405 Hz
-		{40000, 1056, 628, 0, 60, 60317},                  // 800x600@60: 60.3165 Hz
-		{148500, 2200, 1125, 0, 60, 60000},                // 1920x1080@60
-		{74250, 2200, 1125, ModeFlagInterlace, 60, 60000}, // 1080i: fields per second
+		{25175, 800, 525, 0, 60, 59940},                        // 640x480@60: 59.9405 Hz
+		{40000, 1056, 628, 0, 60, 60317},                       // 800x600@60: 60.3165 Hz
+		{148500, 2200, 1125, 0, 60, 60000},                     // 1920x1080@60
+		{74250, 2200, 1125, uapi.ModeFlagInterlace, 60, 60000}, // 1080i: fields per second
 		{0, 0, 0, 0, 0, 0},
 	} {
-		m := ModeModeInfo{Clock: c.clock, Htotal: c.htotal, Vtotal: c.vtotal, Flags: c.flags}
+		m := ModeInfo{uapi.ModeModeInfo{Clock: c.clock, Htotal: c.htotal, Vtotal: c.vtotal, Flags: c.flags}}
 		if got := m.VrefreshHz(); got != c.hz {
 			t.Errorf("%+v: VrefreshHz %d, want %d", c, got, c.hz)
 		}

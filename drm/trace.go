@@ -9,11 +9,13 @@ import (
 	"syscall"
 	"time"
 	"unsafe"
+
+	"github.com/vccube/vccube/uapi"
 )
 
 // Trace returns a Conn that forwards every call to c and writes one line
-// per call to w: the ioctl's name (from name, e.g. gem.IoctlName, which
-// knows the vc4 requests as well as drm's; IoctlName if nil), the request
+// per call to w: the ioctl's name (from name; uapi.IoctlName, which knows
+// the DRM core, KMS and vc4 requests, if nil), the request
 // number, the argument's bytes before and after the call in hex, and the
 // result — so that a run that fails on a Pi can be read back and compared
 // with the same run on the simulated device. Mmap, Munmap and Read are
@@ -24,17 +26,17 @@ import (
 // The bytes are the caller's struct only: the buffers its user pointers
 // point at (control lists, uniforms) are not copied. Tracing is for
 // debugging: it writes a line per call and is not allocation-free.
-func Trace(c Conn, w io.Writer, name func(Request) string) Conn {
+func Trace(c uapi.Conn, w io.Writer, name func(uapi.Request) string) uapi.Conn {
 	if name == nil {
-		name = IoctlName
+		name = uapi.IoctlName
 	}
 	return &traceConn{Conn: c, w: w, name: name, start: time.Now()}
 }
 
 type traceConn struct {
-	Conn
+	uapi.Conn
 	w     io.Writer
-	name  func(Request) string
+	name  func(uapi.Request) string
 	start time.Time
 
 	mu  sync.Mutex
@@ -45,7 +47,7 @@ type traceConn struct {
 // argument vccube passes is SUBMIT_CL's 176 bytes).
 const maxTraced = 512
 
-func (t *traceConn) Ioctl(req Request, arg unsafe.Pointer) error {
+func (t *traceConn) Ioctl(req uapi.Request, arg unsafe.Pointer) error {
 	n := int(req.Size())
 	if n > maxTraced {
 		n = maxTraced

@@ -8,6 +8,7 @@ import (
 
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/drm/drmtest"
+	"github.com/vccube/vccube/uapi"
 )
 
 // A traced GET_CAP shows the name, the request, the argument before and
@@ -15,8 +16,8 @@ import (
 // shows the errno.
 func TestTrace(t *testing.T) {
 	fake := drmtest.NewConn()
-	drmtest.On(fake, drm.IoctlGetCap, func(a *drm.GetCap) error {
-		if a.Capability != drm.CapDumbBuffer {
+	drmtest.On(fake, uapi.IoctlGetCap, func(a *uapi.GetCap) error {
+		if a.Capability != uapi.CapDumbBuffer {
 			return syscall.EINVAL
 		}
 		a.Value = 1
@@ -24,7 +25,7 @@ func TestTrace(t *testing.T) {
 	})
 	var log bytes.Buffer
 	c := drm.Trace(fake, &log, nil)
-	if v, err := drm.GetCapability(c, drm.CapDumbBuffer); err != nil || v != 1 {
+	if v, err := drm.GetCapability(c, uapi.CapDumbBuffer); err != nil || v != 1 {
 		t.Fatalf("GetCapability through the trace: %d, %v", v, err)
 	}
 	if _, err := drm.GetCapability(c, 0x77); err == nil {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/vccube/vccube/drm"
+	"github.com/vccube/vccube/uapi"
 	"golang.org/x/sys/unix"
 )
 
@@ -16,17 +17,17 @@ import (
 // A BO is not safe for concurrent use; its Wait reuses one argument
 // struct so that waiting does not allocate.
 type BO struct {
-	c      drm.Conn
+	c      uapi.Conn
 	handle uint32
 	size   uint32
 	shader bool
 	mem    []byte
 	closed bool
-	wait   WaitBO // the WAIT_BO argument, kept here so Wait does not allocate
+	wait   uapi.WaitBO // the WAIT_BO argument, kept here so Wait does not allocate
 }
 
 // NewBO allocates a zeroed BO of size bytes (see AllocBO).
-func NewBO(c drm.Conn, size uint32) (*BO, error) {
+func NewBO(c uapi.Conn, size uint32) (*BO, error) {
 	h, err := AllocBO(c, size)
 	if err != nil {
 		return nil, err
@@ -36,7 +37,7 @@ func NewBO(c drm.Conn, size uint32) (*BO, error) {
 
 // NewShaderBO hands validated QPU code to the kernel (see AllocShaderBO).
 // Its BO is read-only: Map maps it for reading.
-func NewShaderBO(c drm.Conn, code []byte) (*BO, error) {
+func NewShaderBO(c uapi.Conn, code []byte) (*BO, error) {
 	h, err := AllocShaderBO(c, code)
 	if err != nil {
 		return nil, err
@@ -89,7 +90,7 @@ func (b *BO) Wait(timeout time.Duration) error {
 	if b.closed {
 		return errClosed
 	}
-	b.wait = WaitBO{Handle: b.handle, TimeoutNs: Timeout(timeout)}
+	b.wait = uapi.WaitBO{Handle: b.handle, TimeoutNs: Timeout(timeout)}
 	return WaitForBO(b.c, &b.wait)
 }
 

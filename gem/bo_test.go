@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/drm/drmtest"
 	"github.com/vccube/vccube/gem"
+	"github.com/vccube/vccube/uapi"
 	"golang.org/x/sys/unix"
 )
 
@@ -25,31 +25,31 @@ type vc4Device struct {
 func newVC4Device() *vc4Device {
 	d := &vc4Device{Conn: drmtest.NewConn(), next: 1, bos: map[uint32][]byte{}, shader: map[uint32]bool{},
 		closed: map[uint32]int{}, mapProt: map[uint32]int{}}
-	drmtest.On(d.Conn, gem.IoctlCreateBO, func(a *gem.CreateBO) error {
+	drmtest.On(d.Conn, uapi.IoctlCreateBO, func(a *uapi.CreateBO) error {
 		if a.Size == 0 {
 			return unix.EINVAL
 		}
 		a.Handle = d.newBO(make([]byte, (a.Size+4095)&^4095))
 		return nil
 	})
-	drmtest.On(d.Conn, gem.IoctlCreateShaderBO, func(a *gem.CreateShaderBO) error {
+	drmtest.On(d.Conn, uapi.IoctlCreateShaderBO, func(a *uapi.CreateShaderBO) error {
 		if a.Size == 0 || a.Size%8 != 0 || a.Flags != 0 || a.Pad != 0 {
 			return unix.EINVAL
 		}
 		mem := make([]byte, (a.Size+4095)&^4095)
-		copy(mem, drm.UserBytes(a.Data, int(a.Size))) // copy_from_user of the code
+		copy(mem, uapi.UserBytes(a.Data, int(a.Size))) // copy_from_user of the code
 		a.Handle = d.newBO(mem)
 		d.shader[a.Handle] = true
 		return nil
 	})
-	drmtest.On(d.Conn, gem.IoctlMmapBO, func(a *gem.MmapBO) error {
+	drmtest.On(d.Conn, uapi.IoctlMmapBO, func(a *uapi.MmapBO) error {
 		if d.bos[a.Handle] == nil {
 			return unix.EINVAL
 		}
 		a.Offset = uint64(a.Handle) << 32
 		return nil
 	})
-	drmtest.On(d.Conn, drm.IoctlGemClose, func(a *drm.GemClose) error {
+	drmtest.On(d.Conn, uapi.IoctlGemClose, func(a *uapi.GemClose) error {
 		d.closed[a.Handle]++
 		if d.bos[a.Handle] == nil {
 			return unix.EINVAL
@@ -85,7 +85,7 @@ func TestBOLifecycle(t *testing.T) {
 	if d.bos[1][4999] != 0xAB {
 		t.Error("the mapping is not the BO's memory")
 	}
-	if m2, err := bo.Map(); err != nil || &m2[0] != &m[0] || d.Calls(gem.IoctlMmapBO) != 1 {
+	if m2, err := bo.Map(); err != nil || &m2[0] != &m[0] || d.Calls(uapi.IoctlMmapBO) != 1 {
 		t.Error("a second Map must return the same mapping without a new MMAP_BO")
 	}
 	if err := bo.Close(); err != nil {
@@ -112,7 +112,7 @@ func TestBOCloseOnErrorPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.Fail(gem.IoctlMmapBO, unix.EINVAL) // e.g. a purged BO
+	d.Fail(uapi.IoctlMmapBO, unix.EINVAL) // e.g. a purged BO
 	if _, err := bo.Map(); !errors.Is(err, unix.EINVAL) {
 		t.Fatalf("Map = %v", err)
 	}
@@ -122,7 +122,7 @@ func TestBOCloseOnErrorPath(t *testing.T) {
 
 	// A failed GEM_CLOSE is reported once; the handle is not retried.
 	bo2, _ := gem.NewBO(d, 4096)
-	d.Fail(drm.IoctlGemClose, unix.EINVAL)
+	d.Fail(uapi.IoctlGemClose, unix.EINVAL)
 	if err := bo2.Close(); !errors.Is(err, unix.EINVAL) || !strings.Contains(err.Error(), "DRM_IOCTL_GEM_CLOSE") {
 		t.Errorf("Close = %v", err)
 	}
@@ -148,7 +148,7 @@ func TestShaderBO(t *testing.T) {
 			t.Errorf("%d bytes: %v", len(bad), err)
 		}
 	}
-	if n := d.Calls(gem.IoctlCreateShaderBO); n != 1 {
+	if n := d.Calls(uapi.IoctlCreateShaderBO); n != 1 {
 		t.Errorf("bad code reached the kernel: %d calls", n)
 	}
 	bo.Close()
@@ -156,17 +156,17 @@ func TestShaderBO(t *testing.T) {
 
 func TestPerFrameCallsDoNotAllocate(t *testing.T) {
 	d := newVC4Device()
-	drmtest.On(d.Conn, gem.IoctlSubmitCL, func(a *gem.SubmitCL) error { a.Seqno++; return nil })
-	drmtest.On(d.Conn, gem.IoctlWaitSeqno, func(a *gem.WaitSeqno) error { return nil })
-	drmtest.On(d.Conn, gem.IoctlWaitBO, func(a *gem.WaitBO) error { return nil })
+	drmtest.On(d.Conn, uapi.IoctlSubmitCL, func(a *uapi.SubmitCL) error { a.Seqno++; return nil })
+	drmtest.On(d.Conn, uapi.IoctlWaitSeqno, func(a *uapi.WaitSeqno) error { return nil })
+	drmtest.On(d.Conn, uapi.IoctlWaitBO, func(a *uapi.WaitBO) error { return nil })
 	bo, err := gem.NewBO(d, 4096)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer bo.Close()
-	submit := &gem.SubmitCL{BOHandleCount: 1}
-	wait := &gem.WaitSeqno{TimeoutNs: gem.Timeout(time.Second)}
-	waitBO := &gem.WaitBO{Handle: bo.Handle()}
+	submit := &uapi.SubmitCL{BOHandleCount: 1}
+	wait := &uapi.WaitSeqno{TimeoutNs: gem.Timeout(time.Second)}
+	waitBO := &uapi.WaitBO{Handle: bo.Handle()}
 	allocs := testing.AllocsPerRun(100, func() {
 		if err := gem.Submit(d, submit); err != nil {
 			t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/vccube/vccube/drm"
+	"github.com/vccube/vccube/uapi"
 	"golang.org/x/sys/unix"
 )
 
@@ -33,11 +34,11 @@ const (
 )
 
 // hint returns the likely cause of a vc4 ioctl failure, or "".
-func hint(req drm.Request, errno unix.Errno) string {
+func hint(req uapi.Request, errno unix.Errno) string {
 	switch errno {
 	case unix.ENOMEM:
 		switch req {
-		case IoctlCreateBO, IoctlCreateShaderBO, IoctlSubmitCL:
+		case uapi.IoctlCreateBO, uapi.IoctlCreateShaderBO, uapi.IoctlSubmitCL:
 			// CREATE_BO and CREATE_SHADER_BO allocate the BO and on first
 			// use the 16 MiB binner BO; SUBMIT_CL allocates the exec BO.
 			return drm.HintCMAExhausted
@@ -46,28 +47,28 @@ func hint(req drm.Request, errno unix.Errno) string {
 		return hintNoV3D
 	case unix.EINVAL:
 		switch req {
-		case IoctlSubmitCL:
+		case uapi.IoctlSubmitCL:
 			return hintValidator
-		case IoctlCreateShaderBO:
+		case uapi.IoctlCreateShaderBO:
 			return "The size must be a non-zero multiple of 8. " + hintValidator
-		case IoctlGetParam, IoctlCreateBO, IoctlMmapBO:
+		case uapi.IoctlGetParam, uapi.IoctlCreateBO, uapi.IoctlMmapBO:
 			return hintDisplayOnly
 		}
 	case unix.ETIME:
-		if req == IoctlWaitSeqno || req == IoctlWaitBO {
+		if req == uapi.IoctlWaitSeqno || req == uapi.IoctlWaitBO {
 			return hintTimeout
 		}
 	case unix.EACCES, unix.EPERM:
-		if req == IoctlGetHangState {
+		if req == uapi.IoctlGetHangState {
 			return "GET_HANG_STATE is for root only (DRM_ROOT_ONLY) and not on a render node"
 		}
 	case unix.ENOENT:
 		switch req {
-		case IoctlGetHangState:
+		case uapi.IoctlGetHangState:
 			return "No GPU hang has been recorded since the last GetHangState"
-		case IoctlSubmitCL:
+		case uapi.IoctlSubmitCL:
 			return "A BO handle or the perfmon id of the job is unknown to this file"
-		case IoctlGemMadvise:
+		case uapi.IoctlGemMadvise:
 			return "The BO handle is unknown to this file"
 		}
 	}
@@ -75,16 +76,16 @@ func hint(req drm.Request, errno unix.Errno) string {
 }
 
 // ioctlError wraps a failed vc4 ioctl; it runs on failure paths only.
-func ioctlError(req drm.Request, err error, detail string) error {
-	e := &drm.Error{Op: IoctlName(req), Req: req, Err: err, Detail: detail}
+func ioctlError(req uapi.Request, err error, detail string) error {
+	e := &drm.Error{Op: uapi.IoctlName(req), Req: req, Err: err, Detail: detail}
 	e.Hint = hint(req, e.Errno())
 	return e
 }
 
 // inputError is bad input refused before any ioctl, worded like a failed
 // ioctl so that callers see one kind of message.
-func inputError(req drm.Request, detail string) error {
-	return &drm.Error{Op: IoctlName(req), Req: req, Err: unix.EINVAL, Detail: detail}
+func inputError(req uapi.Request, detail string) error {
+	return &drm.Error{Op: uapi.IoctlName(req), Req: req, Err: unix.EINVAL, Detail: detail}
 }
 
 // Submit queues the job s describes (DRM_IOCTL_VC4_SUBMIT_CL) and leaves
@@ -93,9 +94,9 @@ func inputError(req drm.Request, detail string) error {
 // s is the caller's, assembled in memory it reuses every frame, and the
 // buffers its pointer fields name are pinned by the caller (see SubmitCL):
 // the call then does not allocate.
-func Submit(c drm.Conn, s *SubmitCL) error {
-	if err := c.Ioctl(IoctlSubmitCL, unsafe.Pointer(s)); err != nil {
-		return ioctlError(IoctlSubmitCL, err, fmt.Sprintf(
+func Submit(c uapi.Conn, s *uapi.SubmitCL) error {
+	if err := c.Ioctl(uapi.IoctlSubmitCL, unsafe.Pointer(s)); err != nil {
+		return ioctlError(uapi.IoctlSubmitCL, err, fmt.Sprintf(
 			"bin CL %d bytes, %d shader records in %d bytes, uniforms %d bytes, %d BOs, %dx%d, tiles %d,%d-%d,%d, flags 0x%x",
 			s.BinCLSize, s.ShaderRecCount, s.ShaderRecSize, s.UniformsSize, s.BOHandleCount, s.Width, s.Height,
 			s.MinXTile, s.MinYTile, s.MaxXTile, s.MaxYTile, s.Flags))
@@ -117,18 +118,18 @@ func Timeout(d time.Duration) uint64 {
 // w.TimeoutNs (DRM_IOCTL_VC4_WAIT_SEQNO); a timeout fails with ETIME. w is
 // the caller's and is written back (the kernel lowers TimeoutNs when a
 // signal interrupts the wait); with a reused w the call does not allocate.
-func WaitForSeqno(c drm.Conn, w *WaitSeqno) error {
-	if err := c.Ioctl(IoctlWaitSeqno, unsafe.Pointer(w)); err != nil {
-		return ioctlError(IoctlWaitSeqno, err, fmt.Sprintf("seqno %d, timeout %v", w.Seqno, time.Duration(w.TimeoutNs)))
+func WaitForSeqno(c uapi.Conn, w *uapi.WaitSeqno) error {
+	if err := c.Ioctl(uapi.IoctlWaitSeqno, unsafe.Pointer(w)); err != nil {
+		return ioctlError(uapi.IoctlWaitSeqno, err, fmt.Sprintf("seqno %d, timeout %v", w.Seqno, time.Duration(w.TimeoutNs)))
 	}
 	return nil
 }
 
 // WaitForBO waits until the last job using BO w.Handle is done, for at
 // most w.TimeoutNs (DRM_IOCTL_VC4_WAIT_BO); see WaitForSeqno.
-func WaitForBO(c drm.Conn, w *WaitBO) error {
-	if err := c.Ioctl(IoctlWaitBO, unsafe.Pointer(w)); err != nil {
-		return ioctlError(IoctlWaitBO, err, fmt.Sprintf("handle %d, timeout %v", w.Handle, time.Duration(w.TimeoutNs)))
+func WaitForBO(c uapi.Conn, w *uapi.WaitBO) error {
+	if err := c.Ioctl(uapi.IoctlWaitBO, unsafe.Pointer(w)); err != nil {
+		return ioctlError(uapi.IoctlWaitBO, err, fmt.Sprintf("handle %d, timeout %v", w.Handle, time.Duration(w.TimeoutNs)))
 	}
 	return nil
 }
@@ -136,23 +137,23 @@ func WaitForBO(c drm.Conn, w *WaitBO) error {
 // AllocBO allocates a zeroed, physically contiguous BO of size bytes
 // (rounded up to pages by the kernel) and returns its GEM handle
 // (DRM_IOCTL_VC4_CREATE_BO). Prefer NewBO, which also frees it.
-func AllocBO(c drm.Conn, size uint32) (uint32, error) {
+func AllocBO(c uapi.Conn, size uint32) (uint32, error) {
 	if size == 0 {
-		return 0, inputError(IoctlCreateBO, "size 0: a BO needs at least one byte")
+		return 0, inputError(uapi.IoctlCreateBO, "size 0: a BO needs at least one byte")
 	}
-	arg := CreateBO{Size: size}
-	if err := c.Ioctl(IoctlCreateBO, unsafe.Pointer(&arg)); err != nil {
-		return 0, ioctlError(IoctlCreateBO, err, fmt.Sprintf("size %d", size))
+	arg := uapi.CreateBO{Size: size}
+	if err := c.Ioctl(uapi.IoctlCreateBO, unsafe.Pointer(&arg)); err != nil {
+		return 0, ioctlError(uapi.IoctlCreateBO, err, fmt.Sprintf("size %d", size))
 	}
 	return arg.Handle, nil
 }
 
-// MapOffset returns the fake offset at which drm.Conn.Mmap maps BO handle
+// MapOffset returns the fake offset at which uapi.Conn.Mmap maps BO handle
 // (DRM_IOCTL_VC4_MMAP_BO).
-func MapOffset(c drm.Conn, handle uint32) (uint64, error) {
-	arg := MmapBO{Handle: handle}
-	if err := c.Ioctl(IoctlMmapBO, unsafe.Pointer(&arg)); err != nil {
-		return 0, ioctlError(IoctlMmapBO, err, fmt.Sprintf("handle %d", handle))
+func MapOffset(c uapi.Conn, handle uint32) (uint64, error) {
+	arg := uapi.MmapBO{Handle: handle}
+	if err := c.Ioctl(uapi.IoctlMmapBO, unsafe.Pointer(&arg)); err != nil {
+		return 0, ioctlError(uapi.IoctlMmapBO, err, fmt.Sprintf("handle %d", handle))
 	}
 	return arg.Offset, nil
 }
@@ -161,25 +162,25 @@ func MapOffset(c drm.Conn, handle uint32) (uint64, error) {
 // it in a read-only BO (DRM_IOCTL_VC4_CREATE_SHADER_BO); it returns the
 // BO's handle. The code is a whole number of 64-bit instructions, in the
 // machine's byte order. Prefer NewShaderBO, which also frees it.
-func AllocShaderBO(c drm.Conn, code []byte) (uint32, error) {
+func AllocShaderBO(c uapi.Conn, code []byte) (uint32, error) {
 	if len(code) == 0 || len(code)%8 != 0 || uint64(len(code)) > math.MaxUint32 {
-		return 0, inputError(IoctlCreateShaderBO,
+		return 0, inputError(uapi.IoctlCreateShaderBO,
 			fmt.Sprintf("%d bytes of code: QPU code is a non-empty whole number of 8-byte instructions", len(code)))
 	}
 	var pin runtime.Pinner
 	defer pin.Unpin()
 	pin.Pin(&code[0])
-	arg := CreateShaderBO{Size: uint32(len(code)), Data: drm.UserPointer(unsafe.Pointer(&code[0]))}
-	if err := c.Ioctl(IoctlCreateShaderBO, unsafe.Pointer(&arg)); err != nil {
-		return 0, ioctlError(IoctlCreateShaderBO, err, fmt.Sprintf("%d bytes (%d instructions)", len(code), len(code)/8))
+	arg := uapi.CreateShaderBO{Size: uint32(len(code)), Data: uapi.UserPointer(unsafe.Pointer(&code[0]))}
+	if err := c.Ioctl(uapi.IoctlCreateShaderBO, unsafe.Pointer(&arg)); err != nil {
+		return 0, ioctlError(uapi.IoctlCreateShaderBO, err, fmt.Sprintf("%d bytes (%d instructions)", len(code), len(code)/8))
 	}
 	return arg.Handle, nil
 }
 
 // HangReport is a GPU hang as the kernel recorded it.
 type HangReport struct {
-	State GetHangState     // the registers (State.BO and State.BOCount describe BOs)
-	BOs   []GetHangStateBO // the BOs of the hung jobs; each Handle is new in this file: close it
+	State uapi.GetHangState     // the registers (State.BO and State.BOCount describe BOs)
+	BOs   []uapi.GetHangStateBO // the BOs of the hung jobs; each Handle is new in this file: close it
 }
 
 // GetHangStateReport fetches and clears the kernel's record of the last
@@ -187,67 +188,67 @@ type HangReport struct {
 // The kernel returns only the BO count while the caller's array is too
 // small (vc4_gem.c: vc4_get_hang_state_ioctl), so this asks again with
 // room for them.
-func GetHangStateReport(c drm.Conn) (*HangReport, error) {
-	var bos []GetHangStateBO
+func GetHangStateReport(c uapi.Conn) (*HangReport, error) {
+	var bos []uapi.GetHangStateBO
 	for try := 0; try < 8; try++ {
 		var pin runtime.Pinner
-		arg := GetHangState{BOCount: uint32(len(bos))}
+		arg := uapi.GetHangState{BOCount: uint32(len(bos))}
 		if len(bos) > 0 {
 			pin.Pin(&bos[0])
-			arg.BO = drm.UserPointer(unsafe.Pointer(&bos[0]))
+			arg.BO = uapi.UserPointer(unsafe.Pointer(&bos[0]))
 		}
-		err := c.Ioctl(IoctlGetHangState, unsafe.Pointer(&arg))
+		err := c.Ioctl(uapi.IoctlGetHangState, unsafe.Pointer(&arg))
 		pin.Unpin()
 		if err != nil {
-			return nil, ioctlError(IoctlGetHangState, err, "")
+			return nil, ioctlError(uapi.IoctlGetHangState, err, "")
 		}
 		if int(arg.BOCount) <= len(bos) {
 			return &HangReport{State: arg, BOs: bos[:arg.BOCount]}, nil
 		}
 		if arg.BOCount > 1<<16 {
-			return nil, inputError(IoctlGetHangState, fmt.Sprintf("the kernel reports an implausible %d BOs", arg.BOCount))
+			return nil, inputError(uapi.IoctlGetHangState, fmt.Sprintf("the kernel reports an implausible %d BOs", arg.BOCount))
 		}
-		bos = make([]GetHangStateBO, arg.BOCount)
+		bos = make([]uapi.GetHangStateBO, arg.BOCount)
 	}
-	return nil, inputError(IoctlGetHangState, "the BO count kept growing")
+	return nil, inputError(uapi.IoctlGetHangState, "the BO count kept growing")
 }
 
 // Param returns a GetParam parameter (Param*); an unknown parameter, as on
 // an older kernel, fails with EINVAL (vc4_drv.c: vc4_get_param_ioctl).
-func Param(c drm.Conn, param uint32) (uint64, error) {
-	arg := GetParam{Param: param}
-	if err := c.Ioctl(IoctlGetParam, unsafe.Pointer(&arg)); err != nil {
-		return 0, ioctlError(IoctlGetParam, err, fmt.Sprintf("param %d", param))
+func Param(c uapi.Conn, param uint32) (uint64, error) {
+	arg := uapi.GetParam{Param: param}
+	if err := c.Ioctl(uapi.IoctlGetParam, unsafe.Pointer(&arg)); err != nil {
+		return 0, ioctlError(uapi.IoctlGetParam, err, fmt.Sprintf("param %d", param))
 	}
 	return arg.Value, nil
 }
 
 // SetBOTiling records how BO handle's pixels are laid out for KMS:
-// drm.FormatModLinear or drm.FormatModBroadcomVC4TTiled
+// uapi.FormatModLinear or uapi.FormatModBroadcomVC4TTiled
 // (DRM_IOCTL_VC4_SET_TILING).
-func SetBOTiling(c drm.Conn, handle uint32, modifier uint64) error {
-	arg := SetTiling{Handle: handle, Modifier: modifier}
-	if err := c.Ioctl(IoctlSetTiling, unsafe.Pointer(&arg)); err != nil {
-		return ioctlError(IoctlSetTiling, err, fmt.Sprintf("handle %d, modifier 0x%x", handle, modifier))
+func SetBOTiling(c uapi.Conn, handle uint32, modifier uint64) error {
+	arg := uapi.SetTiling{Handle: handle, Modifier: modifier}
+	if err := c.Ioctl(uapi.IoctlSetTiling, unsafe.Pointer(&arg)); err != nil {
+		return ioctlError(uapi.IoctlSetTiling, err, fmt.Sprintf("handle %d, modifier 0x%x", handle, modifier))
 	}
 	return nil
 }
 
 // BOTiling returns the layout recorded for BO handle
 // (DRM_IOCTL_VC4_GET_TILING).
-func BOTiling(c drm.Conn, handle uint32) (uint64, error) {
-	arg := GetTiling{Handle: handle}
-	if err := c.Ioctl(IoctlGetTiling, unsafe.Pointer(&arg)); err != nil {
-		return 0, ioctlError(IoctlGetTiling, err, fmt.Sprintf("handle %d", handle))
+func BOTiling(c uapi.Conn, handle uint32) (uint64, error) {
+	arg := uapi.GetTiling{Handle: handle}
+	if err := c.Ioctl(uapi.IoctlGetTiling, unsafe.Pointer(&arg)); err != nil {
+		return 0, ioctlError(uapi.IoctlGetTiling, err, fmt.Sprintf("handle %d", handle))
 	}
 	return arg.Modifier, nil
 }
 
 // Label names BO handle in the kernel's BO statistics
 // (DRM_IOCTL_VC4_LABEL_BO; /sys/kernel/debug/dri/N/bo_stats).
-func Label(c drm.Conn, handle uint32, name string) error {
+func Label(c uapi.Conn, handle uint32, name string) error {
 	if name == "" || uint64(len(name)) > math.MaxUint32 {
-		return inputError(IoctlLabelBO, "an empty label: the kernel refuses length 0")
+		return inputError(uapi.IoctlLabelBO, "an empty label: the kernel refuses length 0")
 	}
 	// The kernel copies the name with strndup_user(name, len + 1), which
 	// fails with EINVAL unless a NUL ends it within len + 1 bytes
@@ -257,9 +258,9 @@ func Label(c drm.Conn, handle uint32, name string) error {
 	var pin runtime.Pinner
 	defer pin.Unpin()
 	pin.Pin(&b[0])
-	arg := LabelBO{Handle: handle, Len: uint32(len(name)), Name: drm.UserPointer(unsafe.Pointer(&b[0]))}
-	if err := c.Ioctl(IoctlLabelBO, unsafe.Pointer(&arg)); err != nil {
-		return ioctlError(IoctlLabelBO, err, fmt.Sprintf("handle %d, label %q", handle, name))
+	arg := uapi.LabelBO{Handle: handle, Len: uint32(len(name)), Name: uapi.UserPointer(unsafe.Pointer(&b[0]))}
+	if err := c.Ioctl(uapi.IoctlLabelBO, unsafe.Pointer(&arg)); err != nil {
+		return ioctlError(uapi.IoctlLabelBO, err, fmt.Sprintf("handle %d, label %q", handle, name))
 	}
 	return nil
 }
@@ -268,10 +269,10 @@ func Label(c drm.Conn, handle uint32, name string) error {
 // memory pressure (MadvDontNeed) or is needed again (MadvWillNeed); it
 // reports whether the memory was retained (DRM_IOCTL_VC4_GEM_MADVISE). A
 // DONTNEED BO cannot be submitted or mapped.
-func Madvise(c drm.Conn, handle, madv uint32) (retained bool, err error) {
-	arg := GemMadvise{Handle: handle, Madv: madv}
-	if err := c.Ioctl(IoctlGemMadvise, unsafe.Pointer(&arg)); err != nil {
-		return false, ioctlError(IoctlGemMadvise, err, fmt.Sprintf("handle %d, madv %d", handle, madv))
+func Madvise(c uapi.Conn, handle, madv uint32) (retained bool, err error) {
+	arg := uapi.GemMadvise{Handle: handle, Madv: madv}
+	if err := c.Ioctl(uapi.IoctlGemMadvise, unsafe.Pointer(&arg)); err != nil {
+		return false, ioctlError(uapi.IoctlGemMadvise, err, fmt.Sprintf("handle %d, madv %d", handle, madv))
 	}
 	return arg.Retained != 0, nil
 }
@@ -279,28 +280,28 @@ func Madvise(c drm.Conn, handle, madv uint32) (retained bool, err error) {
 // CreatePerfmon creates a performance monitor counting the given events
 // (Perfcnt*, at most MaxPerfCounters) and returns its id for
 // SubmitCL.PerfmonID (DRM_IOCTL_VC4_PERFMON_CREATE).
-func CreatePerfmon(c drm.Conn, events []uint8) (uint32, error) {
-	if len(events) == 0 || len(events) > MaxPerfCounters {
-		return 0, inputError(IoctlPerfmonCreate, fmt.Sprintf("%d events: a perfmon counts 1 to %d", len(events), MaxPerfCounters))
+func CreatePerfmon(c uapi.Conn, events []uint8) (uint32, error) {
+	if len(events) == 0 || len(events) > uapi.MaxPerfCounters {
+		return 0, inputError(uapi.IoctlPerfmonCreate, fmt.Sprintf("%d events: a perfmon counts 1 to %d", len(events), uapi.MaxPerfCounters))
 	}
-	arg := PerfmonCreate{Ncounters: uint32(len(events))}
+	arg := uapi.PerfmonCreate{Ncounters: uint32(len(events))}
 	for i, e := range events {
-		if e >= PerfcntNumEvents {
-			return 0, inputError(IoctlPerfmonCreate, fmt.Sprintf("event %d: event ids are below %d", e, PerfcntNumEvents))
+		if e >= uapi.PerfcntNumEvents {
+			return 0, inputError(uapi.IoctlPerfmonCreate, fmt.Sprintf("event %d: event ids are below %d", e, uapi.PerfcntNumEvents))
 		}
 		arg.Events[i] = e
 	}
-	if err := c.Ioctl(IoctlPerfmonCreate, unsafe.Pointer(&arg)); err != nil {
-		return 0, ioctlError(IoctlPerfmonCreate, err, fmt.Sprintf("events %v", events))
+	if err := c.Ioctl(uapi.IoctlPerfmonCreate, unsafe.Pointer(&arg)); err != nil {
+		return 0, ioctlError(uapi.IoctlPerfmonCreate, err, fmt.Sprintf("events %v", events))
 	}
 	return arg.ID, nil
 }
 
 // DestroyPerfmon destroys perfmon id (DRM_IOCTL_VC4_PERFMON_DESTROY).
-func DestroyPerfmon(c drm.Conn, id uint32) error {
-	arg := PerfmonDestroy{ID: id}
-	if err := c.Ioctl(IoctlPerfmonDestroy, unsafe.Pointer(&arg)); err != nil {
-		return ioctlError(IoctlPerfmonDestroy, err, fmt.Sprintf("perfmon %d", id))
+func DestroyPerfmon(c uapi.Conn, id uint32) error {
+	arg := uapi.PerfmonDestroy{ID: id}
+	if err := c.Ioctl(uapi.IoctlPerfmonDestroy, unsafe.Pointer(&arg)); err != nil {
+		return ioctlError(uapi.IoctlPerfmonDestroy, err, fmt.Sprintf("perfmon %d", id))
 	}
 	return nil
 }
@@ -311,16 +312,16 @@ func DestroyPerfmon(c drm.Conn, id uint32) error {
 // vc4_perfmon_get_values_ioctl) and cannot know the slice's length, so a
 // shorter slice would be written past its end. That is why this is not
 // exported: Perfmon.Values calls it with exactly the perfmon's count.
-func perfmonValues(c drm.Conn, id uint32, values []uint64) error {
+func perfmonValues(c uapi.Conn, id uint32, values []uint64) error {
 	if len(values) == 0 {
-		return inputError(IoctlPerfmonGetValues, "no room for values")
+		return inputError(uapi.IoctlPerfmonGetValues, "no room for values")
 	}
 	var pin runtime.Pinner
 	defer pin.Unpin()
 	pin.Pin(&values[0])
-	arg := PerfmonGetValues{ID: id, ValuesPtr: drm.UserPointer(unsafe.Pointer(&values[0]))}
-	if err := c.Ioctl(IoctlPerfmonGetValues, unsafe.Pointer(&arg)); err != nil {
-		return ioctlError(IoctlPerfmonGetValues, err, fmt.Sprintf("perfmon %d", id))
+	arg := uapi.PerfmonGetValues{ID: id, ValuesPtr: uapi.UserPointer(unsafe.Pointer(&values[0]))}
+	if err := c.Ioctl(uapi.IoctlPerfmonGetValues, unsafe.Pointer(&arg)); err != nil {
+		return ioctlError(uapi.IoctlPerfmonGetValues, err, fmt.Sprintf("perfmon %d", id))
 	}
 	return nil
 }
@@ -329,14 +330,14 @@ func perfmonValues(c drm.Conn, id uint32, values []uint64) error {
 // its values is safe (DRM_IOCTL_VC4_PERFMON_GET_VALUES has no length: the
 // kernel writes one value per event into the caller's memory).
 type Perfmon struct {
-	c      drm.Conn
+	c      uapi.Conn
 	id     uint32
 	events []uint8
 	closed bool
 }
 
 // NewPerfmon creates a perfmon counting events (see CreatePerfmon).
-func NewPerfmon(c drm.Conn, events ...uint8) (*Perfmon, error) {
+func NewPerfmon(c uapi.Conn, events ...uint8) (*Perfmon, error) {
 	id, err := CreatePerfmon(c, events)
 	if err != nil {
 		return nil, err
@@ -350,7 +351,7 @@ func (p *Perfmon) ID() uint32 { return p.id }
 // Values returns the counters, one per event, in the order of the events.
 func (p *Perfmon) Values() ([]uint64, error) {
 	if p.closed {
-		return nil, inputError(IoctlPerfmonGetValues, "the perfmon is closed")
+		return nil, inputError(uapi.IoctlPerfmonGetValues, "the perfmon is closed")
 	}
 	v := make([]uint64, len(p.events))
 	if err := perfmonValues(p.c, p.id, v); err != nil {

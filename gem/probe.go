@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/vccube/vccube/drm"
+	"github.com/vccube/vccube/uapi"
 	"golang.org/x/sys/unix"
 )
 
@@ -71,7 +72,7 @@ func (e *ProbeError) Unwrap() []error {
 // display-only vc4 (Pi 4/5) answers EINVAL to every vc4 ioctl (vc4_drv.c:
 // vc5_drm_driver has no ioctls); a vc4 whose V3D is not bound answers
 // ENODEV. The error is a *ProbeError saying which, in words.
-func ProbeV3D(c drm.Conn) (V3DInfo, error) {
+func ProbeV3D(c uapi.Conn) (V3DInfo, error) {
 	v, err := drm.GetVersion(c)
 	if err != nil {
 		return V3DInfo{}, &ProbeError{Reason: "cannot identify the device: " + err.Error(), Err: err}
@@ -80,7 +81,7 @@ func ProbeV3D(c drm.Conn) (V3DInfo, error) {
 }
 
 // probeDriver is ProbeV3D after the driver name is known.
-func probeDriver(c drm.Conn, driver string) (V3DInfo, error) {
+func probeDriver(c uapi.Conn, driver string) (V3DInfo, error) {
 	switch driver {
 	case "vc4":
 	case "v3d":
@@ -89,7 +90,7 @@ func probeDriver(c drm.Conn, driver string) (V3DInfo, error) {
 	default:
 		return V3DInfo{}, &ProbeError{Driver: driver, Reason: fmt.Sprintf("the driver is %q, not vc4", driver)}
 	}
-	id0, err := Param(c, ParamV3DIdent0)
+	id0, err := Param(c, uapi.ParamV3DIdent0)
 	switch {
 	case errors.Is(err, unix.EINVAL):
 		return V3DInfo{}, &ProbeError{Driver: driver, Err: err, Reason: "display-only vc4: it refuses the VC4 3D ioctls with EINVAL, " +
@@ -100,13 +101,13 @@ func probeDriver(c drm.Conn, driver string) (V3DInfo, error) {
 	case err != nil:
 		return V3DInfo{}, &ProbeError{Driver: driver, Err: err, Reason: "cannot read the V3D identification: " + err.Error()}
 	}
-	if id0 != V3DExpectedIdent0 {
+	if id0 != uapi.V3DExpectedIdent0 {
 		return V3DInfo{}, &ProbeError{Driver: driver, Reason: fmt.Sprintf(
-			"V3D IDENT0 is 0x%08x, not 0x%08x ('V3D', technology version 2): not a VideoCore IV", id0, uint32(V3DExpectedIdent0))}
+			"V3D IDENT0 is 0x%08x, not 0x%08x ('V3D', technology version 2): not a VideoCore IV", id0, uint32(uapi.V3DExpectedIdent0))}
 	}
 	// IDENT1 and IDENT2 are descriptive only; a failure leaves them 0.
-	id1, _ := Param(c, ParamV3DIdent1)
-	id2, _ := Param(c, ParamV3DIdent2)
+	id1, _ := Param(c, uapi.ParamV3DIdent1)
+	id2, _ := Param(c, uapi.ParamV3DIdent2)
 	return DecodeIdent(uint32(id0), uint32(id1), uint32(id2)), nil
 }
 
@@ -116,9 +117,9 @@ func probeDriver(c drm.Conn, driver string) (V3DInfo, error) {
 // found and why it was passed over, e.g. "no vc4 card with VideoCore IV
 // 3D in /dev/dri; found card0: vc4 (passed over: display-only vc4: ...);
 // card1: v3d (passed over: ...)".
-func OpenVC4(dir string) (drm.Conn, drm.Card, V3DInfo, error) {
+func OpenVC4(dir string) (uapi.Conn, drm.Card, V3DInfo, error) {
 	var info V3DInfo
-	c, card, err := drm.OpenFirst(dir, "vc4 card with VideoCore IV 3D", func(c drm.Conn, card drm.Card) error {
+	c, card, err := drm.OpenFirst(dir, "vc4 card with VideoCore IV 3D", func(c uapi.Conn, card drm.Card) error {
 		var err error
 		info, err = probeDriver(c, card.Version.Name)
 		return err

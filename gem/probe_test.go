@@ -8,6 +8,7 @@ import (
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/drm/drmtest"
 	"github.com/vccube/vccube/gem"
+	"github.com/vccube/vccube/uapi"
 	"golang.org/x/sys/unix"
 )
 
@@ -15,12 +16,12 @@ import (
 // registers, or with paramErr.
 func device(driver string, paramErr error, idents ...uint64) *drmtest.Conn {
 	c := drmtest.NewConn()
-	drmtest.On(c, drm.IoctlVersion, func(v *drm.Version) error {
-		copy(drm.UserBytes(uint64(v.Name), int(v.NameLen)), driver)
+	drmtest.On(c, uapi.IoctlVersion, func(v *uapi.Version) error {
+		copy(uapi.UserBytes(uint64(v.Name), int(v.NameLen)), driver)
 		v.NameLen = uintptr(len(driver))
 		return nil
 	})
-	drmtest.On(c, gem.IoctlGetParam, func(a *gem.GetParam) error {
+	drmtest.On(c, uapi.IoctlGetParam, func(a *uapi.GetParam) error {
 		if paramErr != nil {
 			return paramErr
 		}
@@ -75,7 +76,7 @@ func TestProbeSaysWhyNot(t *testing.T) {
 		})
 	}
 	c := drmtest.NewConn()
-	c.Fail(drm.IoctlVersion, unix.ENOTTY)
+	c.Fail(uapi.IoctlVersion, unix.ENOTTY)
 	if _, err := gem.ProbeV3D(c); !errors.Is(err, gem.ErrNoVideoCoreIV) || !strings.Contains(err.Error(), "not a DRM device") {
 		t.Errorf("not a DRM device: %v", err)
 	}

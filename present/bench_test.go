@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/vccube/vccube/drm"
+	"github.com/vccube/vccube/uapi"
 )
 
 // frameLoop presents one frame the way a program does on a display that is
@@ -11,7 +12,7 @@ import (
 func frameLoop(t testing.TB, w, h int) func() {
 	f := newFakeKMS(t)
 	f.connectors[0].modes = []drm.ModeInfo{mkMode("frame", 65000, uint16(w), 0, 0, uint16(w+64), uint16(h), 0, 0, uint16(h+8), 60,
-		drm.ModeTypePreferred, 0)}
+		uapi.ModeTypePreferred, 0)}
 	_, d := f, openOn(t, f)
 	s := dumbChain(t, d, 2)
 	src := make([]byte, w*h*4)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/vccube/vccube/drm"
+	"github.com/vccube/vccube/uapi"
 	"golang.org/x/sys/unix"
 )
 
@@ -21,7 +22,7 @@ type Buffer struct {
 	Handle        uint32 // the GEM handle on the display's device
 	Width, Height uint32 // pixels
 	Pitch         uint32 // bytes from one row to the next
-	Modifier      uint64 // drm.FormatModLinear or drm.FormatModBroadcomVC4TTiled
+	Modifier      uint64 // uapi.FormatModLinear or uapi.FormatModBroadcomVC4TTiled
 	// Pixels is the CPU mapping of a dumb buffer (Pitch*Height bytes and
 	// more), nil for a GEM buffer of the renderer's.
 	Pixels []byte
@@ -34,7 +35,7 @@ type Buffer struct {
 // AddGEMBuffer registers a framebuffer of the display's size for GEM
 // buffer handle of the display's own device (a vc4 BO the renderer draws
 // into, on the vc4 card): XRGB8888, pitch bytes per row, and modifier
-// drm.FormatModLinear or drm.FormatModBroadcomVC4TTiled (the VideoCore
+// uapi.FormatModLinear or uapi.FormatModBroadcomVC4TTiled (the VideoCore
 // IV's T-format; then pitch is the tiled image's row pitch as vc4's
 // ADDFB2 checks it). The BO stays the caller's; Restore removes the
 // framebuffer.
@@ -93,7 +94,7 @@ func (d *Display) NewDumbBuffer() (*Buffer, error) {
 	// writing it once now takes the page faults here rather than in the
 	// first frames, where they cost a vblank on a slow CPU.
 	clear(b.mapping)
-	fb, err := d.addFB(w, h, db.Handle, db.Pitch, drm.FormatModLinear)
+	fb, err := d.addFB(w, h, db.Handle, db.Pitch, uapi.FormatModLinear)
 	if err != nil {
 		return fail(err)
 	}
@@ -115,7 +116,7 @@ func (d *Display) addFB(w, h, handle, pitch uint32, modifier uint64) (uint32, er
 	if d.restored {
 		return 0, ErrRestored
 	}
-	fb, err := drm.AddFramebuffer(d.conn, w, h, drm.FormatXRGB8888, handle, pitch, modifier)
+	fb, err := drm.AddFramebuffer(d.conn, w, h, uapi.FormatXRGB8888, handle, pitch, modifier)
 	if err != nil {
 		return 0, fmt.Errorf("present: %w", err)
 	}
@@ -124,7 +125,7 @@ func (d *Display) addFB(w, h, handle, pitch uint32, modifier uint64) (uint32, er
 }
 
 // free unmaps and destroys a dumb buffer (its framebuffer is Restore's).
-func (b *Buffer) free(c drm.Conn) error {
+func (b *Buffer) free(c uapi.Conn) error {
 	var errs []error
 	if b.mapping != nil {
 		if err := c.Munmap(b.mapping); err != nil {

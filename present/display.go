@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/vccube/vccube/drm"
+	"github.com/vccube/vccube/uapi"
 )
 
 // Config says what to drive; the zero Config takes the first connected
@@ -47,7 +48,7 @@ const hintForceOutput = "connect a display and start again, or force the output 
 // to put back when the program ends. Its methods may be called from
 // several goroutines; the Swapchain built on it is for one goroutine.
 type Display struct {
-	conn      drm.Conn
+	conn      uapi.Conn
 	connector *drm.Connector
 	mode      drm.ModeInfo
 	crtc      uint32
@@ -62,7 +63,7 @@ type Display struct {
 	closed     bool
 	fbs        []uint32  // framebuffers we added and have not removed
 	dumbs      []*Buffer // dumb buffers we created, freed by Close
-	flipArg    drm.ModeCrtcPageFlip
+	flipArg    uapi.ModeCrtcPageFlip
 }
 
 // Open chooses the connector, mode and CRTC of the display behind c (see
@@ -71,7 +72,7 @@ type Display struct {
 // Present of a Swapchain sets the mode.
 //
 // c stays the caller's: Close does not close it.
-func Open(c drm.Conn, cfg Config) (*Display, error) {
+func Open(c uapi.Conn, cfg Config) (*Display, error) {
 	// SET_MASTER succeeds at once for the file that is master already
 	// (opening a node nobody holds makes the opener master) and fails
 	// with EBUSY, EACCES or EPERM while another program holds it
@@ -153,7 +154,7 @@ func chooseConnector(conns []*drm.Connector, name string) (*drm.Connector, error
 	if name != "" {
 		for _, c := range conns {
 			if strings.EqualFold(c.Name(), name) {
-				if c.Status != drm.StatusConnected {
+				if c.Status != uapi.StatusConnected {
 					return nil, fmt.Errorf("%w on connector %s (it is %s): %s",
 						ErrNoDisplay, c.Name(), c.Status, strings.Replace(hintForceOutput, "<CONNECTOR>", c.Name(), 1))
 				}
@@ -163,7 +164,7 @@ func chooseConnector(conns []*drm.Connector, name string) (*drm.Connector, error
 		return nil, fmt.Errorf("%w %q; the connectors are: %s", ErrUnknownConnector, name, list())
 	}
 	for _, c := range conns {
-		if c.Status == drm.StatusConnected {
+		if c.Status == uapi.StatusConnected {
 			return c, nil
 		}
 	}
@@ -176,7 +177,7 @@ func chooseConnector(conns []*drm.Connector, name string) (*drm.Connector, error
 // possible_crtcs is the i-th CRTC of GETRESOURCES), preferring one that is
 // off, so that another display's CRTC is not taken over. kmscube
 // (drm-common.c: find_crtc_for_connector) takes the first possible one.
-func chooseCrtc(c drm.Conn, res *drm.Resources, cn *drm.Connector, encoder func(uint32) (drm.Encoder, error)) (uint32, error) {
+func chooseCrtc(c uapi.Conn, res *drm.Resources, cn *drm.Connector, encoder func(uint32) (drm.Encoder, error)) (uint32, error) {
 	if cn.EncoderID != 0 {
 		e, err := encoder(cn.EncoderID)
 		if err != nil {
@@ -215,7 +216,7 @@ func chooseCrtc(c drm.Conn, res *drm.Resources, cn *drm.Connector, encoder func(
 }
 
 // Conn returns the display's device.
-func (d *Display) Conn() drm.Conn { return d.conn }
+func (d *Display) Conn() uapi.Conn { return d.conn }
 
 // Connector returns the connector being driven.
 func (d *Display) Connector() *drm.Connector { return d.connector }
@@ -264,7 +265,7 @@ func (d *Display) flip(fb uint32, userData uint64) error {
 	if d.restored {
 		return ErrRestored
 	}
-	d.flipArg = drm.ModeCrtcPageFlip{CrtcID: d.crtc, FbID: fb, Flags: drm.PageFlipEvent, UserData: userData}
+	d.flipArg = uapi.ModeCrtcPageFlip{CrtcID: d.crtc, FbID: fb, Flags: uapi.PageFlipEvent, UserData: userData}
 	return drm.PageFlip(d.conn, &d.flipArg)
 }
 
@@ -370,12 +371,12 @@ func (d *Display) Close() error {
 // EOPNOTSUPP and are passed over; the error, a *drm.NoCardError, lists
 // every card and why. Open then picks the connector and says when no
 // display is attached.
-func FindDisplay(dir string) (drm.Conn, drm.Card, error) {
+func FindDisplay(dir string) (uapi.Conn, drm.Card, error) {
 	return drm.OpenFirst(dir, "card that drives a display (KMS)", acceptDisplay)
 }
 
 // acceptDisplay is FindDisplay's test of a card.
-func acceptDisplay(c drm.Conn, _ drm.Card) error {
+func acceptDisplay(c uapi.Conn, _ drm.Card) error {
 	res, err := drm.GetResources(c)
 	if err != nil {
 		return err

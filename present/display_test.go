@@ -7,6 +7,7 @@ import (
 
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/present"
+	"github.com/vccube/vccube/uapi"
 	"golang.org/x/sys/unix"
 )
 
@@ -34,7 +35,7 @@ func TestOpenChoosesFirstConnected(t *testing.T) {
 	if got := d.String(); got != "HDMI-A-1 1920x1080@60 on CRTC 41" {
 		t.Errorf("String() = %q", got)
 	}
-	if n := f.Calls(drm.IoctlModeSetCrtc) + f.Calls(drm.IoctlModeAddFB2); n != 0 {
+	if n := f.Calls(uapi.IoctlModeSetCrtc) + f.Calls(uapi.IoctlModeAddFB2); n != 0 {
 		t.Errorf("Open changed the display (%d SETCRTC/ADDFB2 calls); it must only look", n)
 	}
 }
@@ -68,7 +69,7 @@ func TestOpenErrors(t *testing.T) {
 	})
 	t.Run("nothing connected", func(t *testing.T) {
 		f := newFakeKMS(t)
-		f.connectors[0].status = uint32(drm.StatusDisconnected)
+		f.connectors[0].status = uint32(uapi.StatusDisconnected)
 		_, err := present.Open(f, present.Config{})
 		if !errors.Is(err, present.ErrNoDisplay) || !strings.Contains(err.Error(), "HDMI-A-1 (disconnected), HDMI-A-2 (disconnected)") ||
 			!strings.Contains(err.Error(), "connect a display") {
@@ -90,7 +91,7 @@ func TestOpenErrors(t *testing.T) {
 			!strings.Contains(err.Error(), drm.HintNotMaster) {
 			t.Errorf("got %v; want ErrNotMaster wrapping EBUSY with drm.HintNotMaster", err)
 		}
-		if f.Calls(drm.IoctlModeGetResources) != 0 {
+		if f.Calls(uapi.IoctlModeGetResources) != 0 {
 			t.Error("Open went on after SET_MASTER failed")
 		}
 	})
@@ -105,7 +106,7 @@ func TestOpenErrors(t *testing.T) {
 	})
 	t.Run("not a modesetting device", func(t *testing.T) {
 		f := newFakeKMS(t)
-		f.Fail(drm.IoctlModeGetResources, unix.EOPNOTSUPP)
+		f.Fail(uapi.IoctlModeGetResources, unix.EOPNOTSUPP)
 		_, err := present.Open(f, present.Config{})
 		if !errors.Is(err, unix.EOPNOTSUPP) || !strings.Contains(err.Error(), "does no modesetting") {
 			t.Errorf("got %v; want drm's EOPNOTSUPP hint", err)

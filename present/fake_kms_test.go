@@ -9,6 +9,7 @@ import (
 
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/drm/drmtest"
+	"github.com/vccube/vccube/uapi"
 	"golang.org/x/sys/unix"
 )
 
@@ -73,7 +74,7 @@ type fakeKMS struct {
 	events    [][32]byte // queued event records, in order
 	flipCalls int
 	shown     []uint32 // fb of every SETCRTC and PAGE_FLIP, in order (preallocated)
-	setcrtcs  []drm.ModeCrtc
+	setcrtcs  []uapi.ModeCrtc
 }
 
 type fakeCrtc struct {
@@ -81,7 +82,7 @@ type fakeCrtc struct {
 	fb          uint32
 	x, y        uint32
 	modeValid   bool
-	mode        drm.ModeModeInfo
+	mode        uapi.ModeModeInfo
 	seq         uint32
 	pendingFlip bool
 	pendingUser uint64
@@ -117,15 +118,15 @@ func mkMode(name string, clock uint32, h, hss, hse, ht, v, vss, vse, vt uint16, 
 // Modes from CEA-861 and VESA DMT (the timings a Pi's HDMI port and VKMS
 // list), with the kernel's rounded rates.
 var (
-	cea1080p60    = mkMode("1920x1080", 148500, 1920, 2008, 2052, 2200, 1080, 1084, 1089, 1125, 60, drm.ModeTypeDriver|drm.ModeTypePreferred, drm.ModeFlagPHSync|drm.ModeFlagPVSync)
-	cea1080p5994  = mkMode("1920x1080", 148352, 1920, 2008, 2052, 2200, 1080, 1084, 1089, 1125, 60, drm.ModeTypeDriver, drm.ModeFlagPHSync|drm.ModeFlagPVSync)
-	cea1080p50    = mkMode("1920x1080", 148500, 1920, 2448, 2492, 2640, 1080, 1084, 1089, 1125, 50, drm.ModeTypeDriver, drm.ModeFlagPHSync|drm.ModeFlagPVSync)
-	cea1080i60    = mkMode("1920x1080i", 74250, 1920, 2008, 2052, 2200, 1080, 1084, 1094, 1125, 60, drm.ModeTypeDriver, drm.ModeFlagPHSync|drm.ModeFlagPVSync|drm.ModeFlagInterlace)
-	cea720p60     = mkMode("1280x720", 74250, 1280, 1390, 1430, 1650, 720, 725, 730, 750, 60, drm.ModeTypeDriver, drm.ModeFlagPHSync|drm.ModeFlagPVSync)
-	cea720p50     = mkMode("1280x720", 74250, 1280, 1720, 1760, 1980, 720, 725, 730, 750, 50, drm.ModeTypeDriver, drm.ModeFlagPHSync|drm.ModeFlagPVSync)
-	dmt1024x768   = mkMode("1024x768", 65000, 1024, 1048, 1184, 1344, 768, 771, 777, 806, 60, drm.ModeTypeDriver, drm.ModeFlagNHSync|drm.ModeFlagNVSync)
-	dmt640x480    = mkMode("640x480", 25175, 640, 656, 752, 800, 480, 490, 492, 525, 60, drm.ModeTypeDriver, drm.ModeFlagNHSync|drm.ModeFlagNVSync)
-	tinyMode      = mkMode("100x50", 330, 100, 102, 104, 110, 50, 51, 52, 50, 60, drm.ModeTypeDriver|drm.ModeTypePreferred, 0)
+	cea1080p60    = mkMode("1920x1080", 148500, 1920, 2008, 2052, 2200, 1080, 1084, 1089, 1125, 60, uapi.ModeTypeDriver|uapi.ModeTypePreferred, uapi.ModeFlagPHSync|uapi.ModeFlagPVSync)
+	cea1080p5994  = mkMode("1920x1080", 148352, 1920, 2008, 2052, 2200, 1080, 1084, 1089, 1125, 60, uapi.ModeTypeDriver, uapi.ModeFlagPHSync|uapi.ModeFlagPVSync)
+	cea1080p50    = mkMode("1920x1080", 148500, 1920, 2448, 2492, 2640, 1080, 1084, 1089, 1125, 50, uapi.ModeTypeDriver, uapi.ModeFlagPHSync|uapi.ModeFlagPVSync)
+	cea1080i60    = mkMode("1920x1080i", 74250, 1920, 2008, 2052, 2200, 1080, 1084, 1094, 1125, 60, uapi.ModeTypeDriver, uapi.ModeFlagPHSync|uapi.ModeFlagPVSync|uapi.ModeFlagInterlace)
+	cea720p60     = mkMode("1280x720", 74250, 1280, 1390, 1430, 1650, 720, 725, 730, 750, 60, uapi.ModeTypeDriver, uapi.ModeFlagPHSync|uapi.ModeFlagPVSync)
+	cea720p50     = mkMode("1280x720", 74250, 1280, 1720, 1760, 1980, 720, 725, 730, 750, 50, uapi.ModeTypeDriver, uapi.ModeFlagPHSync|uapi.ModeFlagPVSync)
+	dmt1024x768   = mkMode("1024x768", 65000, 1024, 1048, 1184, 1344, 768, 771, 777, 806, 60, uapi.ModeTypeDriver, uapi.ModeFlagNHSync|uapi.ModeFlagNVSync)
+	dmt640x480    = mkMode("640x480", 25175, 640, 656, 752, 800, 480, 490, 492, 525, 60, uapi.ModeTypeDriver, uapi.ModeFlagNHSync|uapi.ModeFlagNVSync)
+	tinyMode      = mkMode("100x50", 330, 100, 102, 104, 110, 50, 51, 52, 50, 60, uapi.ModeTypeDriver|uapi.ModeTypePreferred, 0)
 	consoleFBMode = cea1080p60
 )
 
@@ -142,7 +143,7 @@ func newFakeKMS(t testing.TB) *fakeKMS {
 	}
 	f := &fakeKMS{
 		Conn: drmtest.NewConn(), efd: efd, pitchAlign: 64, periodUsec: 16666, nextID: 100, nextHandle: 1,
-		fbs:     map[uint32]*fakeFB{70: {w: 1920, h: 1080, pitch: 7680, format: drm.FormatXRGB8888}},
+		fbs:     map[uint32]*fakeFB{70: {w: 1920, h: 1080, pitch: 7680, format: uapi.FormatXRGB8888}},
 		handles: map[uint32]uint64{}, dumbs: map[uint32][]byte{},
 		shown: make([]uint32, 0, 4096),
 	}
@@ -152,9 +153,9 @@ func newFakeKMS(t testing.TB) *fakeKMS {
 	}
 	f.encoders = []*fakeEncoder{{id: 51, crtc: 41, possible: 0b11}, {id: 52, possible: 0b10}}
 	f.connectors = []*fakeConnector{
-		{id: 61, typ: uint32(drm.ConnectorHDMIA), typeID: 1, status: uint32(drm.StatusConnected), encoder: 51,
+		{id: 61, typ: uint32(uapi.ConnectorHDMIA), typeID: 1, status: uint32(uapi.StatusConnected), encoder: 51,
 			encoders: []uint32{51}, modes: []drm.ModeInfo{cea1080p60, cea1080p5994, cea1080p50, cea1080i60, cea720p60, cea720p50, dmt640x480}},
-		{id: 62, typ: uint32(drm.ConnectorHDMIA), typeID: 2, status: uint32(drm.StatusDisconnected),
+		{id: 62, typ: uint32(uapi.ConnectorHDMIA), typeID: 2, status: uint32(uapi.StatusDisconnected),
 			encoders: []uint32{52}},
 	}
 	t.Cleanup(func() { unix.Close(efd) })
@@ -162,10 +163,10 @@ func newFakeKMS(t testing.TB) *fakeKMS {
 	return f
 }
 
-// Fd implements drm.Conn: the eventfd, readable while events are queued.
+// Fd implements uapi.Conn: the eventfd, readable while events are queued.
 func (f *fakeKMS) Fd() int { return f.efd }
 
-// Read implements drm.Conn as drm_read does: as many whole queued events
+// Read implements uapi.Conn as drm_read does: as many whole queued events
 // as fit, EAGAIN when none is queued (the fd is non-blocking). Reading a
 // flip's event ends its pending state (see the type's comment).
 func (f *fakeKMS) Read(p []byte) (int, error) {
@@ -176,7 +177,7 @@ func (f *fakeKMS) Read(p []byte) (int, error) {
 		ev := &f.events[0]
 		copy(p[n:], ev[:])
 		n += 32
-		if binary.LittleEndian.Uint32(ev[0:]) == drm.EventTypeFlipComplete {
+		if binary.LittleEndian.Uint32(ev[0:]) == uapi.EventTypeFlipComplete {
 			if c := f.crtc(binary.LittleEndian.Uint32(ev[28:])); c != nil {
 				c.pendingFlip = false
 			}
@@ -266,7 +267,7 @@ func (f *fakeKMS) ownedFBs() int {
 }
 
 // crtcState returns CRTC id's framebuffer, mode and whether it is on.
-func (f *fakeKMS) crtcState(id uint32) (fb uint32, mode drm.ModeModeInfo, on bool) {
+func (f *fakeKMS) crtcState(id uint32) (fb uint32, mode uapi.ModeModeInfo, on bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	c := f.crtc(id)
@@ -274,7 +275,7 @@ func (f *fakeKMS) crtcState(id uint32) (fb uint32, mode drm.ModeModeInfo, on boo
 }
 
 func (f *fakeKMS) install() {
-	f.OnNoArg(drm.IoctlSetMaster, func() error {
+	f.OnNoArg(uapi.IoctlSetMaster, func() error {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		if f.otherMaster {
@@ -283,7 +284,7 @@ func (f *fakeKMS) install() {
 		f.master = true
 		return nil
 	})
-	drmtest.On(f.Conn, drm.IoctlModeGetResources, func(r *drm.ModeCardRes) error {
+	drmtest.On(f.Conn, uapi.IoctlModeGetResources, func(r *uapi.ModeCardRes) error {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		var fbs []uint32
@@ -303,7 +304,7 @@ func (f *fakeKMS) install() {
 			conns = append(conns, c.id)
 		}
 		fill := func(ptr uint64, count uint32, ids []uint32) uint32 {
-			copy(drm.UserSlice[uint32](ptr, int(min(count, uint32(len(ids))))), ids)
+			copy(uapi.UserSlice[uint32](ptr, int(min(count, uint32(len(ids))))), ids)
 			return uint32(len(ids))
 		}
 		r.CountFbs = fill(r.FbIDPtr, r.CountFbs, fbs)
@@ -313,7 +314,7 @@ func (f *fakeKMS) install() {
 		r.MinWidth, r.MaxWidth, r.MinHeight, r.MaxHeight = 1, 4096, 1, 4096
 		return nil
 	})
-	drmtest.On(f.Conn, drm.IoctlModeGetConnector, func(g *drm.ModeGetConnector) error {
+	drmtest.On(f.Conn, uapi.IoctlModeGetConnector, func(g *uapi.ModeGetConnector) error {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		c := f.connector(g.ConnectorID)
@@ -321,11 +322,11 @@ func (f *fakeKMS) install() {
 			return unix.ENOENT
 		}
 		if n := uint32(len(c.encoders)); g.CountEncoders >= n && n > 0 {
-			copy(drm.UserSlice[uint32](g.EncodersPtr, int(n)), c.encoders)
+			copy(uapi.UserSlice[uint32](g.EncodersPtr, int(n)), c.encoders)
 		}
 		g.CountEncoders = uint32(len(c.encoders))
 		if n := uint32(len(c.modes)); g.CountModes >= n && n > 0 {
-			dst := drm.UserSlice[drm.ModeModeInfo](g.ModesPtr, int(n))
+			dst := uapi.UserSlice[uapi.ModeModeInfo](g.ModesPtr, int(n))
 			for i, m := range c.modes {
 				dst[i] = m.ModeModeInfo
 			}
@@ -335,17 +336,17 @@ func (f *fakeKMS) install() {
 		g.EncoderID = c.encoder
 		return nil
 	})
-	drmtest.On(f.Conn, drm.IoctlModeGetEncoder, func(g *drm.ModeGetEncoder) error {
+	drmtest.On(f.Conn, uapi.IoctlModeGetEncoder, func(g *uapi.ModeGetEncoder) error {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		e := f.encoder(g.EncoderID)
 		if e == nil {
 			return unix.ENOENT
 		}
-		g.EncoderType, g.CrtcID, g.PossibleCrtcs = uint32(drm.EncoderTMDS), e.crtc, e.possible
+		g.EncoderType, g.CrtcID, g.PossibleCrtcs = uint32(uapi.EncoderTMDS), e.crtc, e.possible
 		return nil
 	})
-	drmtest.On(f.Conn, drm.IoctlModeGetCrtc, func(g *drm.ModeCrtc) error {
+	drmtest.On(f.Conn, uapi.IoctlModeGetCrtc, func(g *uapi.ModeCrtc) error {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		c := f.crtc(g.CrtcID)
@@ -353,13 +354,13 @@ func (f *fakeKMS) install() {
 			return unix.ENOENT
 		}
 		g.FbID, g.X, g.Y, g.GammaSize = c.fb, c.x, c.y, 256
-		g.ModeValid, g.Mode = 0, drm.ModeModeInfo{}
+		g.ModeValid, g.Mode = 0, uapi.ModeModeInfo{}
 		if c.modeValid {
 			g.ModeValid, g.Mode = 1, c.mode
 		}
 		return nil
 	})
-	drmtest.On(f.Conn, drm.IoctlModeSetCrtc, func(s *drm.ModeCrtc) error {
+	drmtest.On(f.Conn, uapi.IoctlModeSetCrtc, func(s *uapi.ModeCrtc) error {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		if !f.master {
@@ -384,7 +385,7 @@ func (f *fakeKMS) install() {
 		if s.CountConnectors > 0 && (s.ModeValid == 0 || fb == nil) {
 			return unix.EINVAL
 		}
-		ids := drm.UserSlice[uint32](s.SetConnectorsPtr, int(s.CountConnectors))
+		ids := uapi.UserSlice[uint32](s.SetConnectorsPtr, int(s.CountConnectors))
 		for _, id := range ids {
 			if f.connector(id) == nil {
 				return unix.ENOENT
@@ -404,7 +405,7 @@ func (f *fakeKMS) install() {
 		}
 		c.fb, c.x, c.y, c.modeValid, c.mode = s.FbID, s.X, s.Y, s.ModeValid != 0, s.Mode
 		if !c.modeValid {
-			c.fb, c.mode = 0, drm.ModeModeInfo{}
+			c.fb, c.mode = 0, uapi.ModeModeInfo{}
 		}
 		crtcIndex := 0
 		for i, o := range f.crtcs {
@@ -426,14 +427,14 @@ func (f *fakeKMS) install() {
 		}
 		return nil
 	})
-	drmtest.On(f.Conn, drm.IoctlModePageFlip, func(p *drm.ModeCrtcPageFlip) error {
+	drmtest.On(f.Conn, uapi.IoctlModePageFlip, func(p *uapi.ModeCrtcPageFlip) error {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		f.flipCalls++
 		if !f.master {
 			return unix.EACCES
 		}
-		if p.Flags&^uint32(drm.PageFlipEvent|drm.PageFlipAsync) != 0 || p.Reserved != 0 {
+		if p.Flags&^uint32(uapi.PageFlipEvent|uapi.PageFlipAsync) != 0 || p.Reserved != 0 {
 			return unix.EINVAL
 		}
 		c := f.crtc(p.CrtcID)
@@ -460,23 +461,23 @@ func (f *fakeKMS) install() {
 		f.shown = append(f.shown, p.FbID)
 		c.seq += 1 + f.skip
 		f.skip = 0
-		if p.Flags&drm.PageFlipEvent != 0 && !f.dropEvents {
+		if p.Flags&uapi.PageFlipEvent != 0 && !f.dropEvents {
 			c.pendingFlip, c.pendingUser = true, p.UserData
-			f.queueEvent(drm.EventTypeFlipComplete, p.UserData, f.vblankTime(c.seq), c.seq, c.id)
+			f.queueEvent(uapi.EventTypeFlipComplete, p.UserData, f.vblankTime(c.seq), c.seq, c.id)
 		}
 		return nil
 	})
-	drmtest.On(f.Conn, drm.IoctlModeAddFB2, func(a *drm.ModeFbCmd2) error {
+	drmtest.On(f.Conn, uapi.IoctlModeAddFB2, func(a *uapi.ModeFbCmd2) error {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		size, ok := f.handles[a.Handles[0]]
 		if !ok {
 			return unix.ENOENT
 		}
-		if a.PixelFormat != drm.FormatXRGB8888 || a.Width == 0 || a.Height == 0 {
+		if a.PixelFormat != uapi.FormatXRGB8888 || a.Width == 0 || a.Height == 0 {
 			return unix.EINVAL
 		}
-		if a.Flags&drm.FbModifiers != 0 && !f.modifiers {
+		if a.Flags&uapi.FbModifiers != 0 && !f.modifiers {
 			return unix.EINVAL
 		}
 		if a.Pitches[0] < a.Width*4 || uint64(a.Pitches[0])*uint64(a.Height) > size {
@@ -487,7 +488,7 @@ func (f *fakeKMS) install() {
 		f.fbs[a.FbID] = &fakeFB{w: a.Width, h: a.Height, handle: a.Handles[0], pitch: a.Pitches[0], format: a.PixelFormat, owned: true}
 		return nil
 	})
-	drmtest.On(f.Conn, drm.IoctlModeRmFB, func(id *uint32) error {
+	drmtest.On(f.Conn, uapi.IoctlModeRmFB, func(id *uint32) error {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		fb := f.fbs[*id]
@@ -497,12 +498,12 @@ func (f *fakeKMS) install() {
 		delete(f.fbs, *id)
 		for _, c := range f.crtcs {
 			if c.fb == *id {
-				c.fb, c.modeValid, c.mode = 0, false, drm.ModeModeInfo{}
+				c.fb, c.modeValid, c.mode = 0, false, uapi.ModeModeInfo{}
 			}
 		}
 		return nil
 	})
-	drmtest.On(f.Conn, drm.IoctlModeCreateDumb, func(a *drm.ModeCreateDumb) error {
+	drmtest.On(f.Conn, uapi.IoctlModeCreateDumb, func(a *uapi.ModeCreateDumb) error {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		if a.Width == 0 || a.Height == 0 || a.Bpp == 0 {
@@ -522,7 +523,7 @@ func (f *fakeKMS) install() {
 		a.Handle, a.Pitch, a.Size = h, pitch, size
 		return nil
 	})
-	drmtest.On(f.Conn, drm.IoctlModeMapDumb, func(a *drm.ModeMapDumb) error {
+	drmtest.On(f.Conn, uapi.IoctlModeMapDumb, func(a *uapi.ModeMapDumb) error {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		if _, ok := f.dumbs[a.Handle]; !ok {
@@ -531,7 +532,7 @@ func (f *fakeKMS) install() {
 		a.Offset = uint64(a.Handle) << 20
 		return nil
 	})
-	drmtest.On(f.Conn, drm.IoctlModeDestroyDumb, func(a *drm.ModeDestroyDumb) error {
+	drmtest.On(f.Conn, uapi.IoctlModeDestroyDumb, func(a *uapi.ModeDestroyDumb) error {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		if _, ok := f.dumbs[a.Handle]; !ok {
@@ -543,7 +544,7 @@ func (f *fakeKMS) install() {
 	})
 }
 
-var _ drm.Conn = (*fakeKMS)(nil)
+var _ uapi.Conn = (*fakeKMS)(nil)
 
 // The record layout the fake writes must be the kernel's 32 bytes.
-var _ = [1]struct{}{}[unsafe.Sizeof(drm.EventVblank{})-32]
+var _ = [1]struct{}{}[unsafe.Sizeof(uapi.EventVblank{})-32]

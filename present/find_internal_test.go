@@ -7,6 +7,7 @@ import (
 
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/drm/drmtest"
+	"github.com/vccube/vccube/uapi"
 	"golang.org/x/sys/unix"
 )
 
@@ -15,9 +16,9 @@ func TestAcceptDisplay(t *testing.T) {
 	// from 1), filling arrays as drm_mode_getresources does.
 	resources := func(crtcs, conns int) *drmtest.Conn {
 		c := drmtest.NewConn()
-		drmtest.On(c, drm.IoctlModeGetResources, func(r *drm.ModeCardRes) error {
+		drmtest.On(c, uapi.IoctlModeGetResources, func(r *uapi.ModeCardRes) error {
 			fill := func(ptr uint64, count uint32, n int) uint32 {
-				ids := drm.UserSlice[uint32](ptr, int(min(count, uint32(n))))
+				ids := uapi.UserSlice[uint32](ptr, int(min(count, uint32(n))))
 				for i := range ids {
 					ids[i] = uint32(i + 1)
 				}
@@ -36,7 +37,7 @@ func TestAcceptDisplay(t *testing.T) {
 		t.Errorf("a card without outputs: %v", err)
 	}
 	renderOnly := drmtest.NewConn()
-	renderOnly.Fail(drm.IoctlModeGetResources, unix.EOPNOTSUPP)
+	renderOnly.Fail(uapi.IoctlModeGetResources, unix.EOPNOTSUPP)
 	if err := acceptDisplay(renderOnly, drm.Card{}); !errors.Is(err, unix.EOPNOTSUPP) {
 		t.Errorf("a render-only card: %v", err)
 	}

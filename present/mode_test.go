@@ -7,6 +7,7 @@ import (
 
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/present"
+	"github.com/vccube/vccube/uapi"
 )
 
 func TestParseModeSpec(t *testing.T) {
@@ -47,7 +48,7 @@ func TestParseModeSpec(t *testing.T) {
 
 // connectorWith is a connected HDMI-A-1 listing modes in the given order.
 func connectorWith(modes ...drm.ModeInfo) *drm.Connector {
-	return &drm.Connector{ID: 61, Type: drm.ConnectorHDMIA, TypeID: 1, Status: drm.StatusConnected, Modes: modes}
+	return &drm.Connector{ID: 61, Type: uapi.ConnectorHDMIA, TypeID: 1, Status: uapi.StatusConnected, Modes: modes}
 }
 
 func TestChooseModeDefault(t *testing.T) {
@@ -59,7 +60,7 @@ func TestChooseModeDefault(t *testing.T) {
 	// Without a preferred mode: the largest, and of two of that size the
 	// faster one (kmscube takes the largest area).
 	var unpreferred = cea1080p60
-	unpreferred.Type = drm.ModeTypeDriver
+	unpreferred.Type = uapi.ModeTypeDriver
 	c = connectorWith(cea720p60, cea1080p50, unpreferred, dmt640x480)
 	if m, err := present.ChooseMode(c, present.ModeSpec{}); err != nil || m != unpreferred {
 		t.Errorf("largest: got %v, %v; want 1920x1080 at 60 Hz", m, err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/present"
+	"github.com/vccube/vccube/uapi"
 	"golang.org/x/sys/unix"
 )
 
@@ -121,7 +122,7 @@ func TestRestoreOnErrorPaths(t *testing.T) {
 		{"page flip refused", func(f *fakeKMS) func(int) error {
 			return func(i int) error {
 				if i == 4 {
-					f.Fail(drm.IoctlModePageFlip, unix.EINVAL)
+					f.Fail(uapi.IoctlModePageFlip, unix.EINVAL)
 				}
 				return nil
 			}
@@ -160,11 +161,11 @@ func TestRestoreIsIdempotent(t *testing.T) {
 	if !d.Restored() {
 		t.Error("not Restored() after Restore")
 	}
-	n := f.Calls(drm.IoctlModeSetCrtc) + f.Calls(drm.IoctlModeRmFB)
+	n := f.Calls(uapi.IoctlModeSetCrtc) + f.Calls(uapi.IoctlModeRmFB)
 	if err := d.Restore(); err != nil {
 		t.Fatal(err)
 	}
-	if m := f.Calls(drm.IoctlModeSetCrtc) + f.Calls(drm.IoctlModeRmFB); m != n {
+	if m := f.Calls(uapi.IoctlModeSetCrtc) + f.Calls(uapi.IoctlModeRmFB); m != n {
 		t.Errorf("the second Restore issued %d more ioctls", m-n)
 	}
 	// No more frames after the restore.
@@ -191,7 +192,7 @@ func TestRestoreWithoutFramesTouchesNoCrtc(t *testing.T) {
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if n := f.Calls(drm.IoctlModeSetCrtc); n != 0 {
+	if n := f.Calls(uapi.IoctlModeSetCrtc); n != 0 {
 		t.Errorf("%d SETCRTC calls for a display that never showed a frame", n)
 	}
 	checkRestored(t, f)

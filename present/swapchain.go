@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/vccube/vccube/drm"
+	"github.com/vccube/vccube/uapi"
 	"golang.org/x/sys/unix"
 )
 
@@ -32,7 +33,7 @@ type Flip struct {
 	N        uint64        // the flip's number, from 1; also its event's user data
 	Buffer   int           // index of the buffer now on screen
 	Sequence uint32        // the CRTC's vblank counter at the flip
-	Time     time.Duration // the vblank's timestamp (CLOCK_MONOTONIC with drm.CapTimestampMonotonic)
+	Time     time.Duration // the vblank's timestamp (CLOCK_MONOTONIC with uapi.CapTimestampMonotonic)
 	// Missed counts the vblanks since the previous flip that showed no
 	// new frame: the sequence step minus one (0 for the first flip).
 	Missed uint32
@@ -295,7 +296,7 @@ func (s *Swapchain) poll(deadline time.Time) error {
 }
 
 // complete records a completed flip and moves the buffers on.
-func (s *Swapchain) complete(ev *drm.EventVblank) {
+func (s *Swapchain) complete(ev *uapi.EventVblank) {
 	f := Flip{N: ev.UserData, Buffer: s.queued, Sequence: ev.Sequence, Time: ev.Timestamp()}
 	st := &s.stats
 	if st.Completed == 0 {

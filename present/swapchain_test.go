@@ -8,6 +8,7 @@ import (
 
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/present"
+	"github.com/vccube/vccube/uapi"
 	"golang.org/x/sys/unix"
 )
 
@@ -194,7 +195,7 @@ func TestEventsOfOtherKinds(t *testing.T) {
 	f.mu.Lock()
 	f.events = append([][32]byte{{}}, f.events...)
 	f.events[0] = f.events[1]
-	f.events[0][0] = drm.EventTypeVblank
+	f.events[0][0] = uapi.EventTypeVblank
 	f.mu.Unlock()
 	unix.Write(f.efd, []byte{1, 0, 0, 0, 0, 0, 0, 0})
 	if err := s.Wait(); err != nil {
@@ -327,7 +328,7 @@ func TestCopyFrom(t *testing.T) {
 	if err := b.CopyFrom(src[:len(src)-5], srcPitch); err == nil || !strings.Contains(err.Error(), "need 20196") {
 		t.Errorf("short source: %v", err) // 49*404 + 400 = 20196
 	}
-	gem, err := d.AddGEMBuffer(f.addGEM(400*50), 400, drm.FormatModLinear)
+	gem, err := d.AddGEMBuffer(f.addGEM(400*50), 400, uapi.FormatModLinear)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,16 +340,16 @@ func TestCopyFrom(t *testing.T) {
 func TestAddGEMBuffer(t *testing.T) {
 	f, d := openTiny(t)
 	h := f.addGEM(1 << 16)
-	if _, err := d.AddGEMBuffer(h, 399, drm.FormatModLinear); err == nil || !strings.Contains(err.Error(), "too small") {
+	if _, err := d.AddGEMBuffer(h, 399, uapi.FormatModLinear); err == nil || !strings.Contains(err.Error(), "too small") {
 		t.Errorf("pitch 399 for 100 pixels: %v", err)
 	}
 	// T-tiled needs DRM_CAP_ADDFB2_MODIFIERS; drm.Error says which ioctl.
-	_, err := d.AddGEMBuffer(h, 512, drm.FormatModBroadcomVC4TTiled)
+	_, err := d.AddGEMBuffer(h, 512, uapi.FormatModBroadcomVC4TTiled)
 	if !errors.Is(err, unix.EINVAL) || !strings.Contains(err.Error(), "DRM_IOCTL_MODE_ADDFB2") {
 		t.Errorf("modifier without the cap: %v", err)
 	}
 	f.modifiers = true
-	b, err := d.AddGEMBuffer(h, 512, drm.FormatModBroadcomVC4TTiled)
+	b, err := d.AddGEMBuffer(h, 512, uapi.FormatModBroadcomVC4TTiled)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -360,7 +361,7 @@ func TestAddGEMBuffer(t *testing.T) {
 
 func TestNewDumbBufferCleansUpOnFailure(t *testing.T) {
 	f, d := openTiny(t)
-	f.Fail(drm.IoctlModeAddFB2, unix.EINVAL)
+	f.Fail(uapi.IoctlModeAddFB2, unix.EINVAL)
 	if _, err := d.NewDumbBuffer(); !errors.Is(err, unix.EINVAL) {
 		t.Fatalf("got %v", err)
 	}

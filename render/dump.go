@@ -6,8 +6,8 @@ import (
 
 	"github.com/vccube/vccube/cl/dump"
 	"github.com/vccube/vccube/cl/uniforms"
-	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/shaders"
+	"github.com/vccube/vccube/uapi"
 )
 
 // Dump prints the submit the last Build recorded, as the kernel will receive
@@ -48,9 +48,9 @@ func (r *Renderer) Dump(w io.Writer) error {
 		j.Width, j.Height, j.MinXTile, j.MinYTile, j.MaxXTile, j.MaxYTile, j.Flags, j.ClearColor[0], j.ClearZ)
 	for _, s := range []struct {
 		name string
-		surf *gem.SubmitRCLSurface
+		surf *uapi.SubmitRCLSurface
 	}{{"color_write", &j.ColorWrite}, {"zs_write", &j.ZSWrite}} {
-		if s.surf.HIndex == gem.SurfaceAbsent {
+		if s.surf.HIndex == uapi.SurfaceAbsent {
 			ew.printf("%s: absent\n", s.name)
 			continue
 		}

@@ -5,9 +5,8 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/drm/drmtest"
-	"github.com/vccube/vccube/gem"
+	"github.com/vccube/vccube/uapi"
 	"golang.org/x/sys/unix"
 )
 
@@ -37,7 +36,7 @@ type fakeGPU struct {
 
 // submitted is a SUBMIT_CL as the kernel copies it in.
 type submitted struct {
-	args               gem.SubmitCL
+	args               uapi.SubmitCL
 	bin, recs, uniform []byte
 	handles            []uint32
 }
@@ -61,23 +60,23 @@ func newFakeGPU(t testing.TB) *fakeGPU {
 		f.Map(uint64(h)<<12, f.bos[h])
 		return h, nil
 	}
-	drmtest.On(f.Conn, gem.IoctlCreateBO, func(a *gem.CreateBO) error {
+	drmtest.On(f.Conn, uapi.IoctlCreateBO, func(a *uapi.CreateBO) error {
 		h, err := alloc(a.Size, false)
 		a.Handle = h
 		return err
 	})
-	drmtest.On(f.Conn, gem.IoctlCreateShaderBO, func(a *gem.CreateShaderBO) error {
+	drmtest.On(f.Conn, uapi.IoctlCreateShaderBO, func(a *uapi.CreateShaderBO) error {
 		if a.Size == 0 || a.Size%8 != 0 || a.Flags != 0 || a.Pad != 0 {
 			return unix.EINVAL
 		}
 		h, err := alloc(a.Size, true)
 		if err == nil {
-			copy(f.bos[h], drm.UserBytes(a.Data, int(a.Size)))
+			copy(f.bos[h], uapi.UserBytes(a.Data, int(a.Size)))
 		}
 		a.Handle = h
 		return err
 	})
-	drmtest.On(f.Conn, gem.IoctlMmapBO, func(a *gem.MmapBO) error {
+	drmtest.On(f.Conn, uapi.IoctlMmapBO, func(a *uapi.MmapBO) error {
 		if f.mapFail {
 			return unix.ENOMEM
 		}
@@ -87,7 +86,7 @@ func newFakeGPU(t testing.TB) *fakeGPU {
 		a.Offset = uint64(a.Handle) << 12
 		return nil
 	})
-	drmtest.On(f.Conn, drm.IoctlGemClose, func(a *drm.GemClose) error {
+	drmtest.On(f.Conn, uapi.IoctlGemClose, func(a *uapi.GemClose) error {
 		f.closed[a.Handle]++
 		if _, ok := f.bos[a.Handle]; !ok {
 			return unix.EINVAL
@@ -95,8 +94,8 @@ func newFakeGPU(t testing.TB) *fakeGPU {
 		delete(f.bos, a.Handle)
 		return nil
 	})
-	drmtest.On(f.Conn, gem.IoctlSubmitCL, func(a *gem.SubmitCL) error {
-		for _, h := range drm.UserSlice[uint32](a.BOHandles, int(a.BOHandleCount)) {
+	drmtest.On(f.Conn, uapi.IoctlSubmitCL, func(a *uapi.SubmitCL) error {
+		for _, h := range uapi.UserSlice[uint32](a.BOHandles, int(a.BOHandleCount)) {
 			if _, ok := f.bos[h]; !ok {
 				return unix.EINVAL
 			}
@@ -108,10 +107,10 @@ func newFakeGPU(t testing.TB) *fakeGPU {
 		if f.keep {
 			f.submits = append(f.submits, submitted{
 				args:    *a,
-				bin:     append([]byte(nil), drm.UserBytes(a.BinCL, int(a.BinCLSize))...),
-				recs:    append([]byte(nil), drm.UserBytes(a.ShaderRec, int(a.ShaderRecSize))...),
-				uniform: append([]byte(nil), drm.UserBytes(a.Uniforms, int(a.UniformsSize))...),
-				handles: append([]uint32(nil), drm.UserSlice[uint32](a.BOHandles, int(a.BOHandleCount))...),
+				bin:     append([]byte(nil), uapi.UserBytes(a.BinCL, int(a.BinCLSize))...),
+				recs:    append([]byte(nil), uapi.UserBytes(a.ShaderRec, int(a.ShaderRecSize))...),
+				uniform: append([]byte(nil), uapi.UserBytes(a.Uniforms, int(a.UniformsSize))...),
+				handles: append([]uint32(nil), uapi.UserSlice[uint32](a.BOHandles, int(a.BOHandleCount))...),
 			})
 		}
 		if f.refuse != 0 {
@@ -119,25 +118,25 @@ func newFakeGPU(t testing.TB) *fakeGPU {
 		}
 		return nil
 	})
-	drmtest.On(f.Conn, gem.IoctlWaitSeqno, func(a *gem.WaitSeqno) error {
+	drmtest.On(f.Conn, uapi.IoctlWaitSeqno, func(a *uapi.WaitSeqno) error {
 		if a.Seqno > f.seqno {
 			return unix.ETIME
 		}
 		return nil
 	})
-	drmtest.On(f.Conn, gem.IoctlGetParam, func(a *gem.GetParam) error {
-		if a.Param == gem.ParamSupportsPerfmon && f.perfmon {
+	drmtest.On(f.Conn, uapi.IoctlGetParam, func(a *uapi.GetParam) error {
+		if a.Param == uapi.ParamSupportsPerfmon && f.perfmon {
 			a.Value = 1
 			return nil
 		}
 		return unix.EINVAL
 	})
-	drmtest.On(f.Conn, gem.IoctlPerfmonCreate, func(a *gem.PerfmonCreate) error {
+	drmtest.On(f.Conn, uapi.IoctlPerfmonCreate, func(a *uapi.PerfmonCreate) error {
 		a.ID = uint32(len(f.perfmons) + 1)
 		f.perfmons[a.ID] = true
 		return nil
 	})
-	drmtest.On(f.Conn, gem.IoctlPerfmonDestroy, func(a *gem.PerfmonDestroy) error {
+	drmtest.On(f.Conn, uapi.IoctlPerfmonDestroy, func(a *uapi.PerfmonDestroy) error {
 		if !f.perfmons[a.ID] {
 			return unix.EINVAL
 		}

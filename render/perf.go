@@ -5,53 +5,54 @@ import (
 	"fmt"
 
 	"github.com/vccube/vccube/gem"
+	"github.com/vccube/vccube/uapi"
 	"golang.org/x/sys/unix"
 )
 
 // Counter is one GPU performance counter's total over every frame
 // submitted since New.
 type Counter struct {
-	// Event is the counter's event number (gem.Perfcnt*).
+	// Event is the counter's event number (uapi.Perfcnt*).
 	Event uint8
 	// Name is the counter's name as Mesa's vc4 driver exposes it through
-	// GL_AMD_performance_monitor (gem.PerfcntName).
+	// GL_AMD_performance_monitor (uapi.PerfcntName).
 	Name string
 	// Value is the total.
 	Value uint64
 }
 
 // counterEvents are the events the renderer counts: at most
-// gem.MaxPerfCounters (DRM_VC4_MAX_PERF_COUNTERS) per perfmon. They answer
+// uapi.MaxPerfCounters (DRM_VC4_MAX_PERF_COUNTERS) per perfmon. They answer
 // the questions a benchmark of the cube raises: how many primitives and
 // quads reach the screen, where the QPUs spend their cycles, and how the
 // texture and L2 caches do.
 var counterEvents = [...]uint8{
-	gem.PerfcntFEPValidPrimsRender,
-	gem.PerfcntFEPValidQuads,
-	gem.PerfcntTLBQuadsWrittenToColorBuf,
-	gem.PerfcntPLBPrimsOutsideViewport,
-	gem.PerfcntPSEPrimsReversed,
-	gem.PerfcntQPUTotalIdleCycles,
-	gem.PerfcntQPUTotalClkCyclesVertexCoordShading,
-	gem.PerfcntQPUTotalClkCyclesFragmentShading,
-	gem.PerfcntQPUTotalClkCyclesExecValidInst,
-	gem.PerfcntQPUTotalClkCyclesWaitingTMUs,
-	gem.PerfcntQPUTotalClkCyclesWaitingScoreboard,
-	gem.PerfcntQPUTotalClkCyclesWaitingVaryings,
-	gem.PerfcntTMUTotalTextQuadsProcessed,
-	gem.PerfcntTMUTotalTextCacheMiss,
-	gem.PerfcntL2CTotalL2CacheHit,
-	gem.PerfcntL2CTotalL2CacheMiss,
+	uapi.PerfcntFEPValidPrimsRender,
+	uapi.PerfcntFEPValidQuads,
+	uapi.PerfcntTLBQuadsWrittenToColorBuf,
+	uapi.PerfcntPLBPrimsOutsideViewport,
+	uapi.PerfcntPSEPrimsReversed,
+	uapi.PerfcntQPUTotalIdleCycles,
+	uapi.PerfcntQPUTotalClkCyclesVertexCoordShading,
+	uapi.PerfcntQPUTotalClkCyclesFragmentShading,
+	uapi.PerfcntQPUTotalClkCyclesExecValidInst,
+	uapi.PerfcntQPUTotalClkCyclesWaitingTMUs,
+	uapi.PerfcntQPUTotalClkCyclesWaitingScoreboard,
+	uapi.PerfcntQPUTotalClkCyclesWaitingVaryings,
+	uapi.PerfcntTMUTotalTextQuadsProcessed,
+	uapi.PerfcntTMUTotalTextCacheMiss,
+	uapi.PerfcntL2CTotalL2CacheHit,
+	uapi.PerfcntL2CTotalL2CacheMiss,
 }
 
-var _ [gem.MaxPerfCounters - len(counterEvents)]struct{} // at most 16 events
+var _ [uapi.MaxPerfCounters - len(counterEvents)]struct{} // at most 16 events
 
 // createPerfmon makes the perfmon if the kernel has perfmons: GET_PARAM
 // SUPPORTS_PERFMON is 1 since Linux 4.17, and older kernels answer EINVAL
 // for the unknown parameter (vc4_drv.c vc4_get_param_ioctl), which means
 // "no counters", not failure.
 func (r *Renderer) createPerfmon() error {
-	v, err := gem.Param(r.c, gem.ParamSupportsPerfmon)
+	v, err := gem.Param(r.c, uapi.ParamSupportsPerfmon)
 	if errors.Is(err, unix.EINVAL) || (err == nil && v == 0) {
 		return nil
 	}
@@ -84,7 +85,7 @@ func (r *Renderer) Counters() ([]Counter, error) {
 	}
 	out := make([]Counter, len(counterEvents))
 	for i, e := range counterEvents {
-		out[i] = Counter{Event: e, Name: gem.PerfcntName(e)}
+		out[i] = Counter{Event: e, Name: uapi.PerfcntName(e)}
 		if i < len(vals) {
 			out[i].Value = vals[i]
 		}

@@ -56,12 +56,12 @@ import (
 	"github.com/vccube/vccube/cl/bincl"
 	"github.com/vccube/vccube/cl/shaderrec"
 	"github.com/vccube/vccube/cl/submit"
-	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/math/scene"
 	"github.com/vccube/vccube/shaders"
 	"github.com/vccube/vccube/texture"
 	"github.com/vccube/vccube/texture/defaulttex"
+	"github.com/vccube/vccube/uapi"
 )
 
 // ScanoutFormat is the KMS pixel format of the colour buffers: XRGB8888,
@@ -69,7 +69,7 @@ import (
 // RGBA8888 tiles (render-config format 1) and the fragment shader writes
 // the texel's bytes unchanged (hw-vc4.md §6.6), so the texture is loaded
 // in the same B, G, R, A order (ScanoutOrder).
-const ScanoutFormat = drm.FormatXRGB8888
+const ScanoutFormat = uapi.FormatXRGB8888
 
 // ScanoutOrder is the byte order of the colour buffers and therefore of
 // the texture (texture.ChannelOrder): B, G, R, A.
@@ -138,7 +138,7 @@ type Buffer struct {
 // Renderer owns the cube's BOs on one device and builds and submits its
 // frames. It is not safe for concurrent use.
 type Renderer struct {
-	c   drm.Conn
+	c   uapi.Conn
 	opt Options
 
 	// The BOs, in the order New creates them (Close frees them in
@@ -168,7 +168,7 @@ type Renderer struct {
 	faces     int // faces drawn by the built job
 	seqno     []uint64
 	lastSeqno uint64
-	wait      gem.WaitSeqno
+	wait      uapi.WaitSeqno
 	closed    bool
 }
 
@@ -176,7 +176,7 @@ type Renderer struct {
 // vertices and the texture, and prepares the per-frame state. On failure
 // every BO made so far is closed again and the error says what failed;
 // ENOMEM from the kernel carries the CMA hint of package gem.
-func New(c drm.Conn, opt Options) (*Renderer, error) {
+func New(c uapi.Conn, opt Options) (*Renderer, error) {
 	if err := checkOptions(&opt); err != nil {
 		return nil, err
 	}
@@ -330,7 +330,7 @@ func (r *Renderer) Close() error {
 		// Freeing a handle while the GPU still uses its BO is safe (the
 		// job holds a reference), but waiting keeps the last frame whole
 		// for whoever shows it next.
-		w := gem.WaitSeqno{Seqno: r.lastSeqno, TimeoutNs: gem.Timeout(r.opt.WaitTimeout)}
+		w := uapi.WaitSeqno{Seqno: r.lastSeqno, TimeoutNs: gem.Timeout(r.opt.WaitTimeout)}
 		_ = gem.WaitForSeqno(r.c, &w)
 	}
 	if err := r.perfmon.Close(); err != nil {
@@ -360,7 +360,7 @@ func (r *Renderer) Buffer(i int) Buffer {
 		Height:   r.opt.Height,
 		Pitch:    r.colourLayout.Stride(),
 		Format:   ScanoutFormat,
-		Modifier: drm.FormatModLinear,
+		Modifier: uapi.FormatModLinear,
 		Size:     r.colourLayout.Size(),
 	}
 }

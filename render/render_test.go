@@ -8,12 +8,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/math/scene"
 	"github.com/vccube/vccube/render"
 	"github.com/vccube/vccube/shaders"
 	"github.com/vccube/vccube/texture"
 	"github.com/vccube/vccube/texture/defaulttex"
+	"github.com/vccube/vccube/uapi"
 	"golang.org/x/sys/unix"
 )
 
@@ -110,11 +110,11 @@ func TestFrameZeroSubmit(t *testing.T) {
 	// bits 3:2) — kernel-vc4.md §8.4, §10.2. Every other surface, zs_write
 	// included, is absent (hindex ~0, kernel-vc4.md §8.4): the kernel's
 	// render list then stores colour only (vc4_render_cl.c emit_tile).
-	if cw := a.ColorWrite; cw != (gem.SubmitRCLSurface{HIndex: 5, Bits: 0x0004}) {
+	if cw := a.ColorWrite; cw != (uapi.SubmitRCLSurface{HIndex: 5, Bits: 0x0004}) {
 		t.Errorf("color_write %+v", cw)
 	}
-	absent := gem.SubmitRCLSurface{HIndex: 0xFFFFFFFF}
-	for _, s := range []gem.SubmitRCLSurface{a.ColorRead, a.ZSRead, a.ZSWrite, a.MSAAColorWrite, a.MSAAZSWrite} {
+	absent := uapi.SubmitRCLSurface{HIndex: 0xFFFFFFFF}
+	for _, s := range []uapi.SubmitRCLSurface{a.ColorRead, a.ZSRead, a.ZSWrite, a.MSAAColorWrite, a.MSAAZSWrite} {
 		if s != absent {
 			t.Errorf("unused surface %+v, want absent", s)
 		}
@@ -122,7 +122,7 @@ func TestFrameZeroSubmit(t *testing.T) {
 	// Clear to vkcube's 0.2 grey: 51 = 0x33 in B, G and R, 0xFF in X,
 	// the bytes of an XRGB8888 pixel read as a little-endian word; depth
 	// 1.0 = 0xFFFFFF.
-	if a.Flags != gem.SubmitUseClearColor || a.ClearColor != [2]uint32{0xFF333333, 0xFF333333} || a.ClearZ != 0xFFFFFF || a.ClearS != 0 {
+	if a.Flags != uapi.SubmitUseClearColor || a.ClearColor != [2]uint32{0xFF333333, 0xFF333333} || a.ClearZ != 0xFFFFFF || a.ClearS != 0 {
 		t.Errorf("flags %#x clear %#x z %#x s %d", a.Flags, a.ClearColor, a.ClearZ, a.ClearS)
 	}
 	if a.PerfmonID != 0 || a.Pad2 != 0 || a.InSync != 0 || a.OutSync != 0 {

@@ -1,4 +1,4 @@
-// Package sim is the simulated vc4 device behind drm.Conn: the DRM core's
+// Package sim is the simulated vc4 device behind uapi.Conn: the DRM core's
 // ioctl dispatch and permissions (drivers/gpu/drm/drm_ioctl.c, drm_auth.c,
 // drm_file.c), the vc4 kernel driver (sim/kernel), the GPU model (a
 // sim/hw.GPU) and, when one is plugged in, the KMS display (a Display).
@@ -8,7 +8,7 @@
 //
 //	g := gpu.New(gpu.Options{})      // the GPU model; g.Close() stops its workers
 //	dev, err := sim.New(sim.Options{GPU: g, Display: display.New(display.Options{})})
-//	conn, err := dev.Open()          // a drm.Conn
+//	conn, err := dev.Open()          // a uapi.Conn
 //	defer conn.Close()
 //	bo, err := gem.NewBO(conn, 4096)
 //

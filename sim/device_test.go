@@ -17,6 +17,7 @@ import (
 	"github.com/vccube/vccube/sim/hw"
 	"github.com/vccube/vccube/sim/kernel"
 	"github.com/vccube/vccube/sim/kernel/cleargpu"
+	"github.com/vccube/vccube/uapi"
 	"golang.org/x/sys/unix"
 )
 
@@ -27,21 +28,21 @@ func TestDispatch(t *testing.T) {
 
 	// A request of another type is not a DRM ioctl (TCGETS, what isatty
 	// sends).
-	wantErrno(t, "TCGETS", c.Ioctl(drm.Request(unix.TCGETS), nil), syscall.ENOTTY)
+	wantErrno(t, "TCGETS", c.Ioctl(uapi.Request(unix.TCGETS), nil), syscall.ENOTTY)
 	// A driver number past vc4's table, and a core number with no entry.
-	wantErrno(t, "nr 0x4f", c.Ioctl(drm.IOWR(0x4f, 16), unsafe.Pointer(new([16]byte))), syscall.EINVAL)
-	wantErrno(t, "nr 0x03", c.Ioctl(drm.IOWR(0x03, 16), unsafe.Pointer(new([16]byte))), syscall.EINVAL)
-	wantErrno(t, "nr 0xff", c.Ioctl(drm.IOWR(0xff, 16), unsafe.Pointer(new([16]byte))), syscall.EINVAL)
+	wantErrno(t, "nr 0x4f", c.Ioctl(uapi.IOWR(0x4f, 16), unsafe.Pointer(new([16]byte))), syscall.EINVAL)
+	wantErrno(t, "nr 0x03", c.Ioctl(uapi.IOWR(0x03, 16), unsafe.Pointer(new([16]byte))), syscall.EINVAL)
+	wantErrno(t, "nr 0xff", c.Ioctl(uapi.IOWR(0xff, 16), unsafe.Pointer(new([16]byte))), syscall.EINVAL)
 
 	// Dispatch is by number only: a GET_PARAM whose request encodes a
 	// larger struct still works, and the bytes past the kernel's struct
 	// come back untouched.
 	type bigParam struct {
-		gem.GetParam
+		uapi.GetParam
 		extra [8]byte
 	}
-	big := bigParam{GetParam: gem.GetParam{Param: gem.ParamV3DIdent0}, extra: [8]byte{1, 2, 3}}
-	wantErrno(t, "big GET_PARAM", c.Ioctl(drm.IOWR(drm.CommandBase+7, unsafe.Sizeof(big)), unsafe.Pointer(&big)), 0)
+	big := bigParam{GetParam: uapi.GetParam{Param: uapi.ParamV3DIdent0}, extra: [8]byte{1, 2, 3}}
+	wantErrno(t, "big GET_PARAM", c.Ioctl(uapi.IOWR(uapi.CommandBase+7, unsafe.Sizeof(big)), unsafe.Pointer(&big)), 0)
 	if big.Value != 0x02443356 || big.extra != [8]byte{1, 2, 3} {
 		t.Fatalf("big GET_PARAM: %+v", big)
 	}
@@ -52,35 +53,35 @@ func TestDispatch(t *testing.T) {
 	const size = 4096
 	h := createBO(t, c, size)
 	handles := []uint32{h}
-	s := gem.SubmitCL{
-		ColorWrite:     gem.SubmitRCLSurface{HIndex: 0, Bits: 1 << 2},
-		ColorRead:      gem.SubmitRCLSurface{HIndex: gem.SurfaceAbsent},
-		ZSRead:         gem.SubmitRCLSurface{HIndex: gem.SurfaceAbsent},
-		ZSWrite:        gem.SubmitRCLSurface{HIndex: gem.SurfaceAbsent},
-		MSAAColorWrite: gem.SubmitRCLSurface{HIndex: gem.SurfaceAbsent},
-		MSAAZSWrite:    gem.SubmitRCLSurface{HIndex: gem.SurfaceAbsent},
+	s := uapi.SubmitCL{
+		ColorWrite:     uapi.SubmitRCLSurface{HIndex: 0, Bits: 1 << 2},
+		ColorRead:      uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
+		ZSRead:         uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
+		ZSWrite:        uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
+		MSAAColorWrite: uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
+		MSAAZSWrite:    uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
 		BOHandles:      ptr(t, handles),
 		BOHandleCount:  1,
 		Width:          1024,
 		Height:         1,
-		Flags:          gem.SubmitUseClearColor,
+		Flags:          uapi.SubmitUseClearColor,
 		Pad2:           0xdeadbeef, // beyond the old struct: never read
 	}
-	wantErrno(t, "160-byte SUBMIT_CL", c.Ioctl(drm.IOWR(drm.CommandBase, 160), unsafe.Pointer(&s)), 0)
+	wantErrno(t, "160-byte SUBMIT_CL", c.Ioctl(uapi.IOWR(uapi.CommandBase, 160), unsafe.Pointer(&s)), 0)
 	if s.Seqno == 0 || s.Pad2 != 0xdeadbeef {
 		t.Fatalf("seqno %d, pad2 %#x", s.Seqno, s.Pad2)
 	}
 
 	// The argument is copied back even when the ioctl fails: WAIT_BO
 	// rewrites the timeout whatever happens.
-	w := gem.WaitBO{Handle: h + 100, TimeoutNs: 1 << 40}
-	wantErrno(t, "WAIT_BO bad handle", ioctl(c, gem.IoctlWaitBO, &w), syscall.EINVAL)
+	w := uapi.WaitBO{Handle: h + 100, TimeoutNs: 1 << 40}
+	wantErrno(t, "WAIT_BO bad handle", ioctl(c, uapi.IoctlWaitBO, &w), syscall.EINVAL)
 	if w.TimeoutNs >= 1<<40 {
 		t.Fatalf("timeout not rewritten: %d", w.TimeoutNs)
 	}
 
 	// A nil argument where bytes are to be copied is EFAULT.
-	wantErrno(t, "nil arg", c.Ioctl(gem.IoctlGetParam, nil), syscall.EFAULT)
+	wantErrno(t, "nil arg", c.Ioctl(uapi.IoctlGetParam, nil), syscall.EFAULT)
 }
 
 func TestVersionAndCaps(t *testing.T) {
@@ -90,23 +91,23 @@ func TestVersionAndCaps(t *testing.T) {
 	if err != nil || v.Name != "vc4" || v.Desc != "Broadcom VC4 graphics" || v.Date != "20140616" {
 		t.Fatalf("%+v %v", v, err)
 	}
-	for cap, want := range map[uint64]uint64{drm.CapTimestampMonotonic: 1, drm.CapPrime: 3, drm.CapSyncobj: 1, drm.CapSyncobjTimeline: 0} {
+	for cap, want := range map[uint64]uint64{uapi.CapTimestampMonotonic: 1, uapi.CapPrime: 3, uapi.CapSyncobj: 1, uapi.CapSyncobjTimeline: 0} {
 		if got, err := drm.GetCapability(c, cap); err != nil || got != want {
 			t.Errorf("cap %#x = %d (%v), want %d", cap, got, err, want)
 		}
 	}
 	// Without a display, the KMS capabilities are those of a driver
 	// without DRIVER_MODESET.
-	_, err = drm.GetCapability(c, drm.CapDumbBuffer)
+	_, err = drm.GetCapability(c, uapi.CapDumbBuffer)
 	wantErrno(t, "DUMB_BUFFER cap", errors.Unwrap(err), syscall.EOPNOTSUPP)
 	_, err = drm.GetResources(c)
 	if !errors.Is(err, syscall.EOPNOTSUPP) {
 		t.Fatalf("GETRESOURCES without a display: %v", err)
 	}
-	wantErrno(t, "SET_CLIENT_CAP", errors.Unwrap(drm.SetClientCapability(c, drm.ClientCapUniversalPlanes, 1)), syscall.EOPNOTSUPP)
+	wantErrno(t, "SET_CLIENT_CAP", errors.Unwrap(drm.SetClientCapability(c, uapi.ClientCapUniversalPlanes, 1)), syscall.EOPNOTSUPP)
 	// The syncobj ioctls exist in the real core but are not modelled.
 	var create [8]byte
-	wantErrno(t, "SYNCOBJ_CREATE", c.Ioctl(drm.IOWR(0xBF, 8), unsafe.Pointer(&create)), syscall.ENOSYS)
+	wantErrno(t, "SYNCOBJ_CREATE", c.Ioctl(uapi.IOWR(0xBF, 8), unsafe.Pointer(&create)), syscall.ENOSYS)
 }
 
 // GET_PARAM as a Pi 3 answers (kernel-vc4.md §1.5), and gem's probe.
@@ -114,13 +115,13 @@ func TestGetParam(t *testing.T) {
 	d := newDevice(t, sim.Options{})
 	c := open(t, d)
 	want := map[uint32]uint64{
-		gem.ParamV3DIdent0: 0x02443356,
+		uapi.ParamV3DIdent0: 0x02443356,
 		// AG Table 80 reference configuration: 12 KiB VPM, HDR, 16
 		// semaphores, 2 TMUs and 4 QPUs per slice, 3 slices, revision 1.
-		gem.ParamV3DIdent1: 0xc1102431,
-		gem.ParamV3DIdent2: 0x121,
+		uapi.ParamV3DIdent1: 0xc1102431,
+		uapi.ParamV3DIdent2: 0x121,
 	}
-	for p := uint32(gem.ParamSupportsBranches); p <= gem.ParamSupportsPerfmon; p++ {
+	for p := uint32(uapi.ParamSupportsBranches); p <= uapi.ParamSupportsPerfmon; p++ {
 		want[p] = 1
 	}
 	for p, v := range want {
@@ -128,10 +129,10 @@ func TestGetParam(t *testing.T) {
 			t.Errorf("param %d = %#x (%v), want %#x", p, got, err, v)
 		}
 	}
-	arg := gem.GetParam{Param: 9}
-	wantErrno(t, "param 9", ioctl(c, gem.IoctlGetParam, &arg), syscall.EINVAL)
-	arg = gem.GetParam{Param: 0, Pad: 1}
-	wantErrno(t, "pad", ioctl(c, gem.IoctlGetParam, &arg), syscall.EINVAL)
+	arg := uapi.GetParam{Param: 9}
+	wantErrno(t, "param 9", ioctl(c, uapi.IoctlGetParam, &arg), syscall.EINVAL)
+	arg = uapi.GetParam{Param: 0, Pad: 1}
+	wantErrno(t, "pad", ioctl(c, uapi.IoctlGetParam, &arg), syscall.EINVAL)
 
 	info, err := gem.ProbeV3D(c)
 	if err != nil {
@@ -147,7 +148,7 @@ func TestBoards(t *testing.T) {
 	for _, b := range []sim.Board{sim.BoardPi4, sim.BoardPi5} {
 		d := newDevice(t, sim.Options{Board: b})
 		c := open(t, d)
-		for i, req := range []drm.Request{gem.IoctlSubmitCL, gem.IoctlWaitSeqno, gem.IoctlCreateBO, gem.IoctlGetParam, gem.IoctlPerfmonGetValues} {
+		for i, req := range []uapi.Request{uapi.IoctlSubmitCL, uapi.IoctlWaitSeqno, uapi.IoctlCreateBO, uapi.IoctlGetParam, uapi.IoctlPerfmonGetValues} {
 			var buf [256]byte
 			wantErrno(t, b.String()+" vc4 ioctl", c.Ioctl(req, unsafe.Pointer(&buf)), syscall.EINVAL)
 			_ = i
@@ -155,7 +156,7 @@ func TestBoards(t *testing.T) {
 		if _, err := d.OpenWith(sim.OpenOptions{Render: true}); !errors.Is(err, syscall.ENOENT) {
 			t.Errorf("%v render node: %v", b, err)
 		}
-		if v, err := drm.GetCapability(c, drm.CapSyncobj); err != nil || v != 0 {
+		if v, err := drm.GetCapability(c, uapi.CapSyncobj); err != nil || v != 0 {
 			t.Errorf("%v SYNCOBJ cap %d %v", b, v, err)
 		}
 		if _, err := gem.ProbeV3D(c); !errors.Is(err, gem.ErrNoVideoCoreIV) {
@@ -172,14 +173,14 @@ func TestBoards(t *testing.T) {
 	c := open(t, d)
 	for _, c2 := range []struct {
 		name string
-		req  drm.Request
+		req  uapi.Request
 		arg  unsafe.Pointer
 	}{
-		{"CREATE_BO", gem.IoctlCreateBO, unsafe.Pointer(&gem.CreateBO{Size: 4096})},
-		{"CREATE_SHADER_BO", gem.IoctlCreateShaderBO, unsafe.Pointer(&gem.CreateShaderBO{Size: 8, Data: 1 << 20})},
-		{"GET_PARAM", gem.IoctlGetParam, unsafe.Pointer(&gem.GetParam{})},
-		{"SUBMIT_CL", gem.IoctlSubmitCL, unsafe.Pointer(&gem.SubmitCL{})},
-		{"PERFMON_CREATE", gem.IoctlPerfmonCreate, unsafe.Pointer(&gem.PerfmonCreate{Ncounters: 1})},
+		{"CREATE_BO", uapi.IoctlCreateBO, unsafe.Pointer(&uapi.CreateBO{Size: 4096})},
+		{"CREATE_SHADER_BO", uapi.IoctlCreateShaderBO, unsafe.Pointer(&uapi.CreateShaderBO{Size: 8, Data: 1 << 20})},
+		{"GET_PARAM", uapi.IoctlGetParam, unsafe.Pointer(&uapi.GetParam{})},
+		{"SUBMIT_CL", uapi.IoctlSubmitCL, unsafe.Pointer(&uapi.SubmitCL{})},
+		{"PERFMON_CREATE", uapi.IoctlPerfmonCreate, unsafe.Pointer(&uapi.PerfmonCreate{Ncounters: 1})},
 	} {
 		wantErrno(t, "no V3D "+c2.name, c.Ioctl(c2.req, c2.arg), syscall.ENODEV)
 	}
@@ -204,28 +205,28 @@ func TestPermissionsAndMaster(t *testing.T) {
 	}
 	// DRM_MASTER ioctls: EACCES for a non-master (checked before the
 	// missing display is noticed).
-	var pf drm.ModeCrtcPageFlip
-	wantErrno(t, "PAGE_FLIP not master", ioctl(second, drm.IoctlModePageFlip, &pf), syscall.EACCES)
-	wantErrno(t, "PAGE_FLIP master", ioctl(first, drm.IoctlModePageFlip, &pf), syscall.EOPNOTSUPP)
+	var pf uapi.ModeCrtcPageFlip
+	wantErrno(t, "PAGE_FLIP not master", ioctl(second, uapi.IoctlModePageFlip, &pf), syscall.EACCES)
+	wantErrno(t, "PAGE_FLIP master", ioctl(first, uapi.IoctlModePageFlip, &pf), syscall.EOPNOTSUPP)
 	// SET_MASTER by a file that never was master, as a user: EACCES; as
 	// root: EBUSY while another is master.
-	wantErrno(t, "SET_MASTER user", second.Ioctl(drm.IoctlSetMaster, nil), syscall.EACCES)
+	wantErrno(t, "SET_MASTER user", second.Ioctl(uapi.IoctlSetMaster, nil), syscall.EACCES)
 	root, _ := d.OpenWith(sim.OpenOptions{Root: true})
 	defer root.Close()
-	wantErrno(t, "SET_MASTER root", root.Ioctl(drm.IoctlSetMaster, nil), syscall.EBUSY)
+	wantErrno(t, "SET_MASTER root", root.Ioctl(uapi.IoctlSetMaster, nil), syscall.EBUSY)
 	// DROP_MASTER by a non-master is EINVAL; the master drops and
 	// takes it back (it was master before).
-	wantErrno(t, "DROP_MASTER not master", root.Ioctl(drm.IoctlDropMaster, nil), syscall.EINVAL)
-	wantErrno(t, "DROP_MASTER", first.Ioctl(drm.IoctlDropMaster, nil), 0)
-	wantErrno(t, "SET_MASTER again", first.Ioctl(drm.IoctlSetMaster, nil), 0)
+	wantErrno(t, "DROP_MASTER not master", root.Ioctl(uapi.IoctlDropMaster, nil), syscall.EINVAL)
+	wantErrno(t, "DROP_MASTER", first.Ioctl(uapi.IoctlDropMaster, nil), 0)
+	wantErrno(t, "SET_MASTER again", first.Ioctl(uapi.IoctlSetMaster, nil), 0)
 	// Closing the master frees the role.
 	first.Close()
-	wantErrno(t, "SET_MASTER after close", root.Ioctl(drm.IoctlSetMaster, nil), 0)
+	wantErrno(t, "SET_MASTER after close", root.Ioctl(uapi.IoctlSetMaster, nil), 0)
 
 	// GET_HANG_STATE is root only.
-	var hs gem.GetHangState
-	wantErrno(t, "GET_HANG_STATE user", ioctl(second, gem.IoctlGetHangState, &hs), syscall.EACCES)
-	wantErrno(t, "GET_HANG_STATE root", ioctl(root, gem.IoctlGetHangState, &hs), syscall.ENOENT)
+	var hs uapi.GetHangState
+	wantErrno(t, "GET_HANG_STATE user", ioctl(second, uapi.IoctlGetHangState, &hs), syscall.EACCES)
+	wantErrno(t, "GET_HANG_STATE root", ioctl(root, uapi.IoctlGetHangState, &hs), syscall.ENOENT)
 
 	// A render node: vc4 and render-allowed core ioctls only, never master.
 	r, err := d.OpenWith(sim.OpenOptions{Render: true})
@@ -233,14 +234,14 @@ func TestPermissionsAndMaster(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if _, err := gem.Param(r, gem.ParamV3DIdent0); err != nil {
+	if _, err := gem.Param(r, uapi.ParamV3DIdent0); err != nil {
 		t.Fatalf("GET_PARAM on a render node: %v", err)
 	}
-	var res drm.ModeCardRes
-	wantErrno(t, "GETRESOURCES on a render node", ioctl(r, drm.IoctlModeGetResources, &res), syscall.EACCES)
-	var dumb drm.ModeCreateDumb
-	wantErrno(t, "CREATE_DUMB on a render node", ioctl(r, drm.IoctlModeCreateDumb, &dumb), syscall.EACCES)
-	wantErrno(t, "SET_MASTER on a render node", r.Ioctl(drm.IoctlSetMaster, nil), syscall.EACCES)
+	var res uapi.ModeCardRes
+	wantErrno(t, "GETRESOURCES on a render node", ioctl(r, uapi.IoctlModeGetResources, &res), syscall.EACCES)
+	var dumb uapi.ModeCreateDumb
+	wantErrno(t, "CREATE_DUMB on a render node", ioctl(r, uapi.IoctlModeCreateDumb, &dumb), syscall.EACCES)
+	wantErrno(t, "SET_MASTER on a render node", r.Ioctl(uapi.IoctlSetMaster, nil), syscall.EACCES)
 
 	// Another program holds master.
 	d2 := newDevice(t, sim.Options{Faults: sim.Faults{MasterHeldElsewhere: true}})
@@ -248,10 +249,10 @@ func TestPermissionsAndMaster(t *testing.T) {
 	if c2.IsMaster() {
 		t.Fatal("master although another program holds it")
 	}
-	wantErrno(t, "PAGE_FLIP", ioctl(c2, drm.IoctlModePageFlip, &pf), syscall.EACCES)
+	wantErrno(t, "PAGE_FLIP", ioctl(c2, uapi.IoctlModePageFlip, &pf), syscall.EACCES)
 	root2, _ := d2.OpenWith(sim.OpenOptions{Root: true})
 	defer root2.Close()
-	wantErrno(t, "SET_MASTER root, master elsewhere", root2.Ioctl(drm.IoctlSetMaster, nil), syscall.EBUSY)
+	wantErrno(t, "SET_MASTER root, master elsewhere", root2.Ioctl(uapi.IoctlSetMaster, nil), syscall.EBUSY)
 }
 
 // Close frees what the file owned; a closed file answers EBADF.
@@ -269,12 +270,12 @@ func TestCloseFreesEverything(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Close()
-	wantErrno(t, "ioctl after close", c.Ioctl(gem.IoctlGetParam, unsafe.Pointer(&gem.GetParam{})), syscall.EBADF)
+	wantErrno(t, "ioctl after close", c.Ioctl(uapi.IoctlGetParam, unsafe.Pointer(&uapi.GetParam{})), syscall.EBADF)
 	wantErrno(t, "close twice", c.Close(), syscall.EBADF)
 	// The BOs went to the kernel's BO cache: purge it by asking for more
 	// than is free, then the pool is back where it was.
-	hog := gem.CreateBO{Size: d.Pool().Size() - before}
-	_ = ioctl(keep, gem.IoctlCreateBO, &hog)
+	hog := uapi.CreateBO{Size: d.Pool().Size() - before}
+	_ = ioctl(keep, uapi.IoctlCreateBO, &hog)
 	if hog.Handle != 0 {
 		drm.CloseHandle(keep, hog.Handle)
 	}
@@ -293,8 +294,8 @@ func TestCMAExhaustedFault(t *testing.T) {
 	c := open(t, d)
 	createBO(t, c, 4096)       // allocations 1 (binner) and 2
 	h3 := createBO(t, c, 4096) // 3
-	arg := gem.CreateBO{Size: 4096}
-	err := ioctl(c, gem.IoctlCreateBO, &arg)
+	arg := uapi.CreateBO{Size: 4096}
+	err := ioctl(c, uapi.IoctlCreateBO, &arg)
 	wantErrno(t, "4th allocation", err, syscall.ENOMEM)
 	_, err = gem.AllocBO(c, 4096)
 	if !strings.Contains(err.Error(), "CMA") {
@@ -316,8 +317,8 @@ func TestTrace(t *testing.T) {
 	})})
 	c := open(t, d)
 	createBO(t, c, 4096)
-	arg := gem.CreateBO{Size: 0}
-	_ = ioctl(c, gem.IoctlCreateBO, &arg)
+	arg := uapi.CreateBO{Size: 0}
+	_ = ioctl(c, uapi.IoctlCreateBO, &arg)
 	mu.Lock()
 	out := buf.String()
 	mu.Unlock()
@@ -372,22 +373,22 @@ func TestWaits(t *testing.T) {
 		t.Fatalf("seqnos %d %d, want 1 2 (global to the device)", s1, s2)
 	}
 	for _, ns := range []uint64{0, 1, uint64(time.Millisecond)} {
-		w := gem.WaitSeqno{Seqno: s1, TimeoutNs: ns}
-		wantErrno(t, "WAIT_SEQNO while running", ioctl(a, gem.IoctlWaitSeqno, &w), syscall.ETIME)
-		wb := gem.WaitBO{Handle: hb, TimeoutNs: ns}
-		wantErrno(t, "WAIT_BO while running", ioctl(b, gem.IoctlWaitBO, &wb), syscall.ETIME)
+		w := uapi.WaitSeqno{Seqno: s1, TimeoutNs: ns}
+		wantErrno(t, "WAIT_SEQNO while running", ioctl(a, uapi.IoctlWaitSeqno, &w), syscall.ETIME)
+		wb := uapi.WaitBO{Handle: hb, TimeoutNs: ns}
+		wantErrno(t, "WAIT_BO while running", ioctl(b, uapi.IoctlWaitBO, &wb), syscall.ETIME)
 		if wb.TimeoutNs != 0 {
 			t.Errorf("WAIT_BO timeout left %d after timing out", wb.TimeoutNs)
 		}
 	}
 	done := make(chan error)
 	go func() {
-		w := gem.WaitSeqno{Seqno: s2, TimeoutNs: math.MaxUint64}
-		done <- ioctl(b, gem.IoctlWaitSeqno, &w)
+		w := uapi.WaitSeqno{Seqno: s2, TimeoutNs: math.MaxUint64}
+		done <- ioctl(b, uapi.IoctlWaitSeqno, &w)
 	}()
 	g.gate <- struct{}{}
-	w := gem.WaitSeqno{Seqno: s1, TimeoutNs: uint64(time.Minute)}
-	wantErrno(t, "WAIT_SEQNO job 1", ioctl(a, gem.IoctlWaitSeqno, &w), 0)
+	w := uapi.WaitSeqno{Seqno: s1, TimeoutNs: uint64(time.Minute)}
+	wantErrno(t, "WAIT_SEQNO job 1", ioctl(a, uapi.IoctlWaitSeqno, &w), 0)
 	select {
 	case err := <-done:
 		t.Fatalf("waiting for job 2 returned %v before it ran", err)
@@ -396,8 +397,8 @@ func TestWaits(t *testing.T) {
 	g.gate <- struct{}{}
 	wantErrno(t, "WAIT_SEQNO forever", <-done, 0)
 	// Old seqnos and 0 return at once.
-	w = gem.WaitSeqno{Seqno: 0}
-	wantErrno(t, "WAIT_SEQNO 0", ioctl(a, gem.IoctlWaitSeqno, &w), 0)
+	w = uapi.WaitSeqno{Seqno: 0}
+	wantErrno(t, "WAIT_SEQNO 0", ioctl(a, uapi.IoctlWaitSeqno, &w), 0)
 }
 
 // A hung job is force-completed (it looks finished) and its state is kept
@@ -414,19 +415,19 @@ func TestHangState(t *testing.T) {
 	h := createBO(t, root, size)
 	g.gate <- struct{}{}
 	seq := clearBO(t, root, h, size, 5)
-	w := gem.WaitSeqno{Seqno: seq, TimeoutNs: math.MaxUint64}
-	wantErrno(t, "hung job completes", ioctl(root, gem.IoctlWaitSeqno, &w), 0)
+	w := uapi.WaitSeqno{Seqno: seq, TimeoutNs: math.MaxUint64}
+	wantErrno(t, "hung job completes", ioctl(root, uapi.IoctlWaitSeqno, &w), 0)
 
 	// Too small an array: only the count comes back.
-	var hs gem.GetHangState
-	wantErrno(t, "count", ioctl(root, gem.IoctlGetHangState, &hs), 0)
+	var hs uapi.GetHangState
+	wantErrno(t, "count", ioctl(root, uapi.IoctlGetHangState, &hs), 0)
 	// The job's BO and the kernel's render-list BO (no bin CL, no exec BO).
 	if hs.BOCount != 2 {
 		t.Fatalf("hang state has %d BOs, want 2", hs.BOCount)
 	}
-	bos := make([]gem.GetHangStateBO, hs.BOCount)
-	hs = gem.GetHangState{BO: ptr(t, bos), BOCount: uint32(len(bos))}
-	wantErrno(t, "read", ioctl(root, gem.IoctlGetHangState, &hs), 0)
+	bos := make([]uapi.GetHangStateBO, hs.BOCount)
+	hs = uapi.GetHangState{BO: ptr(t, bos), BOCount: uint32(len(bos))}
+	wantErrno(t, "read", ioctl(root, uapi.IoctlGetHangState, &hs), 0)
 	if hs.StartRender == 0 || hs.Ct1ca != hs.StartRender+5 || bos[0].Size != size || bos[0].Handle == h || bos[0].Handle == 0 {
 		t.Fatalf("hang state %+v, BOs %+v", hs, bos)
 	}
@@ -438,18 +439,18 @@ func TestHangState(t *testing.T) {
 		t.Fatal("the hang state's handle is another BO")
 	}
 	// Reading consumed it.
-	var again gem.GetHangState
-	wantErrno(t, "read again", ioctl(root, gem.IoctlGetHangState, &again), syscall.ENOENT)
+	var again uapi.GetHangState
+	wantErrno(t, "read again", ioctl(root, uapi.IoctlGetHangState, &again), syscall.ENOENT)
 }
 
 // A perfmon accumulates the events its jobs count.
 func TestPerfmonCounts(t *testing.T) {
 	g := &gatedGPU{inner: cleargpu.New(), gate: make(chan struct{}, 10)}
-	g.count[gem.PerfcntTLBQuadsWrittenToColorBuf] = 7
-	g.count[gem.PerfcntFEPValidPrimsRender] = 3
+	g.count[uapi.PerfcntTLBQuadsWrittenToColorBuf] = 7
+	g.count[uapi.PerfcntFEPValidPrimsRender] = 3
 	d := newDevice(t, sim.Options{GPU: g})
 	c := open(t, d)
-	pm, err := gem.NewPerfmon(c, gem.PerfcntFEPValidPrimsRender, gem.PerfcntTLBQuadsWrittenToColorBuf)
+	pm, err := gem.NewPerfmon(c, uapi.PerfcntFEPValidPrimsRender, uapi.PerfcntTLBQuadsWrittenToColorBuf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -458,14 +459,14 @@ func TestPerfmonCounts(t *testing.T) {
 	handles := []uint32{h}
 	for i := 0; i < 2; i++ {
 		g.gate <- struct{}{}
-		s := gem.SubmitCL{
-			ColorWrite: gem.SubmitRCLSurface{HIndex: 0, Bits: 1 << 2}, ColorRead: gem.SubmitRCLSurface{HIndex: gem.SurfaceAbsent},
-			ZSRead: gem.SubmitRCLSurface{HIndex: gem.SurfaceAbsent}, ZSWrite: gem.SubmitRCLSurface{HIndex: gem.SurfaceAbsent},
-			MSAAColorWrite: gem.SubmitRCLSurface{HIndex: gem.SurfaceAbsent}, MSAAZSWrite: gem.SubmitRCLSurface{HIndex: gem.SurfaceAbsent},
-			BOHandles: ptr(t, handles), BOHandleCount: 1, Width: 64, Height: 64, PerfmonID: pm.ID(), Flags: gem.SubmitUseClearColor,
+		s := uapi.SubmitCL{
+			ColorWrite: uapi.SubmitRCLSurface{HIndex: 0, Bits: 1 << 2}, ColorRead: uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
+			ZSRead: uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent}, ZSWrite: uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
+			MSAAColorWrite: uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent}, MSAAZSWrite: uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
+			BOHandles: ptr(t, handles), BOHandleCount: 1, Width: 64, Height: 64, PerfmonID: pm.ID(), Flags: uapi.SubmitUseClearColor,
 		}
 		wantErrno(t, "submit", gem.Submit(c, &s), 0)
-		w := gem.WaitSeqno{Seqno: s.Seqno, TimeoutNs: math.MaxUint64}
+		w := uapi.WaitSeqno{Seqno: s.Seqno, TimeoutNs: math.MaxUint64}
 		wantErrno(t, "wait", gem.WaitForSeqno(c, &w), 0)
 	}
 	v, err := pm.Values()
@@ -478,18 +479,18 @@ func TestPerfmonCounts(t *testing.T) {
 // checks, and its events come out of Read with Fd readable.
 type fakeDisplay struct {
 	mu       sync.Mutex
-	lastReq  drm.Request
+	lastReq  uapi.Request
 	released []uint64
 	bo       *kernel.BO
 }
 
-func (f *fakeDisplay) Ioctl(c sim.Client, req drm.Request, arg unsafe.Pointer) error {
+func (f *fakeDisplay) Ioctl(c sim.Client, req uapi.Request, arg unsafe.Pointer) error {
 	f.mu.Lock()
 	f.lastReq = req
 	f.mu.Unlock()
 	switch req {
-	case drm.IoctlModeAddFB2:
-		cmd := (*drm.ModeFbCmd2)(arg)
+	case uapi.IoctlModeAddFB2:
+		cmd := (*uapi.ModeFbCmd2)(arg)
 		bo, err := c.LookupBO(cmd.Handles[0])
 		if err != nil {
 			return err
@@ -497,9 +498,9 @@ func (f *fakeDisplay) Ioctl(c sim.Client, req drm.Request, arg unsafe.Pointer) e
 		f.bo = bo
 		cmd.FbID = 42
 		return nil
-	case drm.IoctlModePageFlip:
-		flip := (*drm.ModeCrtcPageFlip)(arg)
-		ev := drm.EventVblank{Base: drm.Event{Type: drm.EventTypeFlipComplete, Length: uint32(unsafe.Sizeof(drm.EventVblank{}))},
+	case uapi.IoctlModePageFlip:
+		flip := (*uapi.ModeCrtcPageFlip)(arg)
+		ev := uapi.EventVblank{Base: uapi.Event{Type: uapi.EventTypeFlipComplete, Length: uint32(unsafe.Sizeof(uapi.EventVblank{}))},
 			UserData: flip.UserData, Sequence: 1, CrtcID: flip.CrtcID}
 		if err := c.ReserveEvent(int(unsafe.Sizeof(ev))); err != nil {
 			return err
@@ -511,7 +512,7 @@ func (f *fakeDisplay) Ioctl(c sim.Client, req drm.Request, arg unsafe.Pointer) e
 }
 
 func (f *fakeDisplay) Cap(capability uint64) (uint64, error) {
-	if capability == drm.CapDumbBuffer {
+	if capability == uapi.CapDumbBuffer {
 		return 1, nil
 	}
 	return 0, syscall.EINVAL
@@ -536,14 +537,14 @@ func TestDisplaySeam(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v, err := drm.GetCapability(c, drm.CapDumbBuffer); err != nil || v != 1 {
+	if v, err := drm.GetCapability(c, uapi.CapDumbBuffer); err != nil || v != 1 {
 		t.Fatalf("DUMB_BUFFER cap through the display: %d %v", v, err)
 	}
 	db, err := drm.CreateDumb(c, 64, 64, 32)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fb, err := drm.AddFramebuffer(c, 64, 64, drm.FormatXRGB8888, db.Handle, db.Pitch, drm.FormatModLinear)
+	fb, err := drm.AddFramebuffer(c, 64, 64, uapi.FormatXRGB8888, db.Handle, db.Pitch, uapi.FormatModLinear)
 	if err != nil || fb != 42 {
 		t.Fatalf("ADDFB2: %d %v", fb, err)
 	}
@@ -567,7 +568,7 @@ func TestDisplaySeam(t *testing.T) {
 	if _, err := c.Read(buf); !errors.Is(err, syscall.EAGAIN) {
 		t.Fatalf("non-blocking read with no event: %v", err)
 	}
-	flip := drm.ModeCrtcPageFlip{CrtcID: 7, FbID: fb, Flags: drm.PageFlipEvent, UserData: 0xfeed}
+	flip := uapi.ModeCrtcPageFlip{CrtcID: 7, FbID: fb, Flags: uapi.PageFlipEvent, UserData: 0xfeed}
 	wantErrno(t, "PAGE_FLIP", drm.PageFlip(c, &flip), 0)
 	if !readable() {
 		t.Fatal("not readable with an event pending")
@@ -596,7 +597,7 @@ func TestDisplaySeam(t *testing.T) {
 	}()
 	time.Sleep(5 * time.Millisecond)
 	wantErrno(t, "PAGE_FLIP", drm.PageFlip(c, &flip), 0)
-	if n := <-got; n != int(unsafe.Sizeof(drm.EventVblank{})) {
+	if n := <-got; n != int(unsafe.Sizeof(uapi.EventVblank{})) {
 		t.Fatalf("blocking read got %d bytes", n)
 	}
 	id := c.ID()

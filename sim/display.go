@@ -3,8 +3,8 @@ package sim
 import (
 	"unsafe"
 
-	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/sim/kernel"
+	"github.com/vccube/vccube/uapi"
 )
 
 // Display is the KMS half of the device (sim/display implements it):
@@ -27,7 +27,7 @@ type Display interface {
 	// which the core copies back to the caller afterwards, as drm_ioctl
 	// does. The result is nil or the errno (a syscall.Errno or a
 	// *kernel.Error).
-	Ioctl(c Client, req drm.Request, arg unsafe.Pointer) error
+	Ioctl(c Client, req uapi.Request, arg unsafe.Pointer) error
 	// Cap answers GET_CAP for the capabilities only a KMS driver has
 	// (everything but TIMESTAMP_MONOTONIC, PRIME and the syncobj ones):
 	// the value, or an errno (EINVAL for one it does not know).

@@ -8,13 +8,12 @@ import (
 	"syscall"
 	"unsafe"
 
-	"github.com/vccube/vccube/drm"
-	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/sim/kernel"
+	"github.com/vccube/vccube/uapi"
 	"golang.org/x/sys/unix"
 )
 
-// File is one open file of the device: a drm.Conn.
+// File is one open file of the device: a uapi.Conn.
 type File struct {
 	dev    *Device
 	k      *kernel.File
@@ -49,7 +48,7 @@ func newFile(d *Device, o OpenOptions) (*File, error) {
 	return f, nil
 }
 
-var _ drm.Conn = (*File)(nil)
+var _ uapi.Conn = (*File)(nil)
 var _ Client = (*File)(nil)
 
 // String names the file in traces: "file 1".
@@ -73,13 +72,13 @@ func (f *File) IsMaster() bool {
 // stack_kdata), so that the per-frame ioctls do not allocate.
 var kdataPool = sync.Pool{New: func() any { return new([32]uint64) }}
 
-// Ioctl implements drm.Conn as drm_ioctl() does: the request type must be
+// Ioctl implements uapi.Conn as drm_ioctl() does: the request type must be
 // 'd' (ENOTTY); a driver ioctl (number 0x40-0x9f) or a core one is looked
 // up by number only (EINVAL if there is none); the caller's size is copied
 // in, zero-filled up to the kernel's struct size, and the caller's size is
 // copied back out whatever the result, for the directions both the caller
 // and the kernel give; the permissions are checked before the handler runs.
-func (f *File) Ioctl(req drm.Request, arg unsafe.Pointer) error {
+func (f *File) Ioctl(req uapi.Request, arg unsafe.Pointer) error {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
 	if f.closed {
@@ -154,12 +153,12 @@ func (f *File) Ioctl(req drm.Request, arg unsafe.Pointer) error {
 
 // lookup finds the descriptor of request number nr.
 func (d *Device) lookup(nr uint32) *ioctlDesc {
-	if nr >= drm.CommandBase && nr < 0xA0 {
+	if nr >= uapi.CommandBase && nr < 0xA0 {
 		// vc5_drm_driver (Pi 4/5) has no ioctl table.
 		if d.opts.Board == BoardPi4 || d.opts.Board == BoardPi5 {
 			return nil
 		}
-		if i := nr - drm.CommandBase; i < uint32(len(vc4Ioctls)) {
+		if i := nr - uapi.CommandBase; i < uint32(len(vc4Ioctls)) {
 			return vc4Ioctls[i]
 		}
 		return nil
@@ -202,7 +201,7 @@ func (f *File) authenticated() bool {
 	return f.root || f.wasMaster
 }
 
-// Mmap implements drm.Conn: a shared mapping of a BO at the fake offset
+// Mmap implements uapi.Conn: a shared mapping of a BO at the fake offset
 // MMAP_BO or MAP_DUMB returned.
 func (f *File) Mmap(offset uint64, length int, prot int) ([]byte, error) {
 	f.mu.RLock()
@@ -221,7 +220,7 @@ func (f *File) Mmap(offset uint64, length int, prot int) ([]byte, error) {
 	return b, nil
 }
 
-// Munmap implements drm.Conn.
+// Munmap implements uapi.Conn.
 func (f *File) Munmap(b []byte) error {
 	err := f.dev.k.Munmap(b)
 	f.dev.trace("%s munmap(%d bytes) -> %s", f, len(b), result(err))
@@ -231,7 +230,7 @@ func (f *File) Munmap(b []byte) error {
 	return nil
 }
 
-// Fd implements drm.Conn: an eventfd that polls readable while DRM events
+// Fd implements uapi.Conn: an eventfd that polls readable while DRM events
 // are pending, -1 once closed.
 func (f *File) Fd() int {
 	f.mu.RLock()
@@ -288,7 +287,7 @@ func (f *File) QueueEvent(ev []byte) {
 	f.evCond.Broadcast()
 }
 
-// Read implements drm.Conn as drm_read does: whole events only, as many as
+// Read implements uapi.Conn as drm_read does: whole events only, as many as
 // fit in p; it waits for one unless the file is non-blocking (EAGAIN).
 func (f *File) Read(p []byte) (int, error) {
 	f.evMu.Lock()
@@ -331,7 +330,7 @@ func (f *File) isClosed() bool {
 	return f.closed
 }
 
-// Close implements drm.Conn: the file gives up DRM master, the display
+// Close implements uapi.Conn: the file gives up DRM master, the display
 // releases its framebuffers, and the kernel frees every handle, the binner
 // claim and the perfmons (drm_release). Closing twice is EBADF.
 func (f *File) Close() error {
@@ -375,7 +374,7 @@ const (
 
 // version is drm_version: each string is copied up to the caller's
 // buffer, and its full length is returned (drm_copy_field).
-func version(f *File, v *drm.Version) error {
+func version(f *File, v *uapi.Version) error {
 	v.VersionMajor, v.VersionMinor, v.VersionPatchlevel = 0, 0, 0
 	for _, s := range []struct {
 		buf *uintptr
@@ -398,16 +397,16 @@ func version(f *File, v *drm.Version) error {
 
 // getCap is drm_getcap: the capabilities of a render-only driver, then
 // the KMS ones from the display.
-func getCap(f *File, a *drm.GetCap) error {
+func getCap(f *File, a *uapi.GetCap) error {
 	a.Value = 0
 	switch a.Capability {
-	case drm.CapTimestampMonotonic:
+	case uapi.CapTimestampMonotonic:
 		a.Value = 1
 		return nil
-	case drm.CapPrime:
-		a.Value = drm.PrimeCapImport | drm.PrimeCapExport
+	case uapi.CapPrime:
+		a.Value = uapi.PrimeCapImport | uapi.PrimeCapExport
 		return nil
-	case drm.CapSyncobj:
+	case uapi.CapSyncobj:
 		// vc4_drm_driver has DRIVER_SYNCOBJ, vc5_drm_driver not (igt tells
 		// a V3D-capable vc4 by this; lib/igt_vc4.c igt_vc4_is_v3d). The
 		// syncobj ioctls themselves are not modelled.
@@ -415,7 +414,7 @@ func getCap(f *File, a *drm.GetCap) error {
 			a.Value = 1
 		}
 		return nil
-	case drm.CapSyncobjTimeline:
+	case uapi.CapSyncobjTimeline:
 		return nil
 	}
 	if f.dev.display == nil {
@@ -427,7 +426,7 @@ func getCap(f *File, a *drm.GetCap) error {
 }
 
 // setClientCap is drm_setclientcap: all its capabilities are KMS ones.
-func setClientCap(f *File, a *drm.SetClientCap) error {
+func setClientCap(f *File, a *uapi.SetClientCap) error {
 	if f.dev.display == nil {
 		return &kernel.Error{Errno: syscall.EOPNOTSUPP, Msg: "no display: client capabilities need DRIVER_MODESET"}
 	}
@@ -445,7 +444,7 @@ func (f *File) masterPerm() error {
 }
 
 // setMaster is drm_setmaster_ioctl.
-func setMaster(f *File, _ drm.Request, _ unsafe.Pointer) error {
+func setMaster(f *File, _ uapi.Request, _ unsafe.Pointer) error {
 	d := f.dev
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -467,7 +466,7 @@ func setMaster(f *File, _ drm.Request, _ unsafe.Pointer) error {
 }
 
 // dropMaster is drm_dropmaster_ioctl.
-func dropMaster(f *File, _ drm.Request, _ unsafe.Pointer) error {
+func dropMaster(f *File, _ uapi.Request, _ unsafe.Pointer) error {
 	d := f.dev
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -512,9 +511,9 @@ func result(err error) string {
 //	file 1: DRM_IOCTL_VC4_CREATE_BO 0xc0106443 in [00100000 00000000 00000000 00000000] -> 0 out [00100000 00000000 01000000 00000000]
 //
 // The bytes are the argument as 32-bit little-endian words.
-func (f *File) traceResult(req drm.Request, desc *ioctlDesc, in, out []byte, err error) error {
+func (f *File) traceResult(req uapi.Request, desc *ioctlDesc, in, out []byte, err error) error {
 	if f.dev.opts.Trace != nil {
-		name := gem.IoctlName(req)
+		name := uapi.IoctlName(req)
 		if desc != nil {
 			name = desc.name
 		}

@@ -10,29 +10,29 @@ import (
 	"github.com/vccube/vccube/cl/bincl"
 	"github.com/vccube/vccube/cl/shaderrec"
 	"github.com/vccube/vccube/cl/uniforms"
-	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/shaders/qpu"
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/sim/hw"
+	"github.com/vccube/vccube/uapi"
 )
 
 // frame is a per-frame submit like the renderer's: a bin CL with a draw,
 // a GL shader record, uniforms, a colour target and a Z/S buffer, built
 // once with cl's builders and resubmitted.
 type frame struct {
-	c       drm.Conn
+	c       uapi.Conn
 	pin     runtime.Pinner
 	bin     []byte
 	recs    []byte
 	unis    []byte
 	handles []uint32
-	submit  *gem.SubmitCL
-	wait    *gem.WaitSeqno
-	waitBO  *gem.WaitBO
+	submit  *uapi.SubmitCL
+	wait    *uapi.WaitSeqno
+	waitBO  *uapi.WaitBO
 }
 
-func shader(t testing.TB, c drm.Conn, build func(a *qpu.Asm)) uint32 {
+func shader(t testing.TB, c uapi.Conn, build func(a *qpu.Asm)) uint32 {
 	var a qpu.Asm
 	build(&a)
 	h, err := gem.AllocShaderBO(c, qpu.Bytes(a.MustAssemble()))
@@ -42,7 +42,7 @@ func shader(t testing.TB, c drm.Conn, build func(a *qpu.Asm)) uint32 {
 	return h
 }
 
-func newFrame(t testing.TB, c drm.Conn, width, height int) *frame {
+func newFrame(t testing.TB, c uapi.Conn, width, height int) *frame {
 	fs := shader(t, c, func(a *qpu.Asm) {
 		a.I(qpu.SigScoreboardWait)
 		a.I(qpu.Mov(qpu.TLBColourAll, qpu.Unif))
@@ -92,22 +92,22 @@ func newFrame(t testing.TB, c drm.Conn, width, height int) *frame {
 
 	f := &frame{c: c, bin: append([]byte(nil), bin...), recs: append([]byte(nil), recs.Bytes()...),
 		unis: append([]byte(nil), unis.Bytes()...), handles: []uint32{fs, vs, cs, vbo, color, zs}}
-	addr := func(p unsafe.Pointer) uint64 { f.pin.Pin(p); return drm.UserPointer(p) }
-	absent := gem.SubmitRCLSurface{HIndex: gem.SurfaceAbsent}
-	f.submit = &gem.SubmitCL{
+	addr := func(p unsafe.Pointer) uint64 { f.pin.Pin(p); return uapi.UserPointer(p) }
+	absent := uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent}
+	f.submit = &uapi.SubmitCL{
 		BinCL: addr(unsafe.Pointer(&f.bin[0])), BinCLSize: uint32(len(f.bin)),
 		ShaderRec: addr(unsafe.Pointer(&f.recs[0])), ShaderRecSize: uint32(len(f.recs)), ShaderRecCount: 1,
 		Uniforms: addr(unsafe.Pointer(&f.unis[0])), UniformsSize: uint32(len(f.unis)),
 		BOHandles: addr(unsafe.Pointer(&f.handles[0])), BOHandleCount: uint32(len(f.handles)),
 		Width: uint16(width), Height: uint16(height), MaxXTile: tx - 1, MaxYTile: ty - 1,
 		ColorRead: absent, ZSRead: absent, MSAAColorWrite: absent, MSAAZSWrite: absent,
-		ColorWrite: gem.SubmitRCLSurface{HIndex: 4, Bits: 1 << 2},
-		ZSWrite:    gem.SubmitRCLSurface{HIndex: 5, Bits: 0x12},
+		ColorWrite: uapi.SubmitRCLSurface{HIndex: 4, Bits: 1 << 2},
+		ZSWrite:    uapi.SubmitRCLSurface{HIndex: 5, Bits: 0x12},
 		ClearColor: [2]uint32{0xff000000, 0xff000000}, ClearZ: 0xffffff,
-		Flags: gem.SubmitUseClearColor,
+		Flags: uapi.SubmitUseClearColor,
 	}
-	f.wait = &gem.WaitSeqno{}
-	f.waitBO = &gem.WaitBO{Handle: color}
+	f.wait = &uapi.WaitSeqno{}
+	f.waitBO = &uapi.WaitBO{Handle: color}
 	t.Cleanup(f.pin.Unpin)
 	return f
 }
@@ -142,7 +142,7 @@ func TestFrameDoesNotAllocate(t *testing.T) {
 	}
 }
 
-// BenchmarkFrame measures one submit-and-wait through drm.Conn: the
+// BenchmarkFrame measures one submit-and-wait through uapi.Conn: the
 // kernel's validation, render-list generation and the placeholder GPU's
 // clears of an 800x600 frame.
 func BenchmarkFrame(b *testing.B) {

@@ -15,6 +15,7 @@ import (
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/sim/kernel"
 	"github.com/vccube/vccube/sim/kernel/cleargpu"
+	"github.com/vccube/vccube/uapi"
 	"golang.org/x/sys/unix"
 )
 
@@ -107,21 +108,21 @@ func TestPurgeOrder(t *testing.T) {
 	purgeable := createBO(t, c, mib)
 	cached := createBO(t, c, mib)
 	wantErrno(t, "close", drm.CloseHandle(c, cached), 0)
-	madvise(t, c, purgeable, gem.MadvDontNeed)
+	madvise(t, c, purgeable, uapi.MadvDontNeed)
 	if !hasLabel(d.Kernel().Stats(), "userspace BO cache", 1) {
 		t.Fatalf("the DONTNEED BO is not in the statistics: %+v", d.Kernel().Stats())
 	}
 	_, free, _ := d.Pool().Stats()
 	// A BO that fits once the cached one is gone: the purgeable one stays.
 	big := createBO(t, c, free+mib)
-	if !madvise(t, c, purgeable, gem.MadvDontNeed) {
+	if !madvise(t, c, purgeable, uapi.MadvDontNeed) {
 		t.Fatal("the DONTNEED BO was purged although dropping the cache sufficed")
 	}
 	wantErrno(t, "close", drm.CloseHandle(c, big), 0)
 	// Everything past the first page: only dropping the cache and
 	// purging make room.
 	createBO(t, c, d.Pool().Size()-16*mib-4096)
-	if madvise(t, c, purgeable, gem.MadvWillNeed) {
+	if madvise(t, c, purgeable, uapi.MadvWillNeed) {
 		t.Fatal("the DONTNEED BO survived exhaustion")
 	}
 	if st := d.Kernel().Stats(); !hasLabel(st, "total purged BO", 1) || hasLabel(st, "userspace BO cache", 1) {
@@ -197,7 +198,7 @@ func TestBinnerSlotsWait(t *testing.T) {
 	for i := 0; i < 32; i++ {
 		g.gate <- struct{}{}
 	}
-	w := gem.WaitSeqno{Seqno: 33, TimeoutNs: math.MaxUint64}
+	w := uapi.WaitSeqno{Seqno: 33, TimeoutNs: math.MaxUint64}
 	wantErrno(t, "wait", gem.WaitForSeqno(c, &w), 0)
 }
 
@@ -244,7 +245,7 @@ func TestPrime(t *testing.T) {
 	d := newDevice(t, sim.Options{})
 	a, b := open(t, d), open(t, d)
 	h := createBO(t, a, 4096)
-	fd, err := drm.PrimeHandleToFD(a, h, drm.CloExec|drm.ReadWrite)
+	fd, err := drm.PrimeHandleToFD(a, h, uapi.CloExec|uapi.ReadWrite)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,17 +268,17 @@ func TestPrime(t *testing.T) {
 	}
 	// An exported BO is in use: it cannot be purged (madvise still
 	// answers, but the BO is never put on the purgeable list).
-	madvise(t, a, h, gem.MadvDontNeed)
+	madvise(t, a, h, uapi.MadvDontNeed)
 
 	sh := shader(t, a, func(as *qpu.Asm) { as.I(qpu.SigProgramEnd); as.I(); as.I() })
 	if _, err := drm.PrimeHandleToFD(a, sh, 0); !errors.Is(err, syscall.EINVAL) {
 		t.Errorf("export of a shader BO: %v, want EINVAL", err)
 	}
-	var bad drm.PrimeHandle
-	bad = drm.PrimeHandle{Handle: h, Flags: 0x100}
-	wantErrno(t, "bad flags", ioctl(a, drm.IoctlPrimeHandleToFD, &bad), syscall.EINVAL)
-	bad = drm.PrimeHandle{Handle: 99}
-	wantErrno(t, "unknown handle", ioctl(a, drm.IoctlPrimeHandleToFD, &bad), syscall.ENOENT)
+	var bad uapi.PrimeHandle
+	bad = uapi.PrimeHandle{Handle: h, Flags: 0x100}
+	wantErrno(t, "bad flags", ioctl(a, uapi.IoctlPrimeHandleToFD, &bad), syscall.EINVAL)
+	bad = uapi.PrimeHandle{Handle: 99}
+	wantErrno(t, "unknown handle", ioctl(a, uapi.IoctlPrimeHandleToFD, &bad), syscall.ENOENT)
 	if _, err := drm.PrimeFDToHandle(a, 1<<20); !errors.Is(err, syscall.EBADF) {
 		t.Errorf("import of a bad fd: %v, want EBADF", err)
 	}
@@ -298,10 +299,10 @@ func TestDumbBuffers(t *testing.T) {
 	if err != nil || db16.Pitch != 1602 {
 		t.Fatalf("16 bpp: %+v %v", db16, err)
 	}
-	for _, bad := range []drm.ModeCreateDumb{{Width: 0, Height: 1, Bpp: 32}, {Width: 1, Height: 1, Bpp: 0},
+	for _, bad := range []uapi.ModeCreateDumb{{Width: 0, Height: 1, Bpp: 32}, {Width: 1, Height: 1, Bpp: 0},
 		{Width: 1 << 31, Height: 1, Bpp: 32}, {Width: 1 << 16, Height: 1 << 16, Bpp: 32}} {
 		arg := bad
-		wantErrno(t, "bad dumb", ioctl(c, drm.IoctlModeCreateDumb, &arg), syscall.EINVAL)
+		wantErrno(t, "bad dumb", ioctl(c, uapi.IoctlModeCreateDumb, &arg), syscall.EINVAL)
 	}
 	off, err := drm.MapDumb(c, db.Handle)
 	if err != nil || off%4096 != 0 {
@@ -313,13 +314,13 @@ func TestDumbBuffers(t *testing.T) {
 	}
 	m[len(m)-1] = 1
 	c.Munmap(m)
-	var md drm.ModeMapDumb
+	var md uapi.ModeMapDumb
 	md.Handle = 99
-	wantErrno(t, "MAP_DUMB unknown", ioctl(c, drm.IoctlModeMapDumb, &md), syscall.ENOENT)
+	wantErrno(t, "MAP_DUMB unknown", ioctl(c, uapi.IoctlModeMapDumb, &md), syscall.ENOENT)
 	wantErrno(t, "DESTROY_DUMB", drm.DestroyDumb(c, db.Handle), 0)
-	var dd drm.ModeDestroyDumb
+	var dd uapi.ModeDestroyDumb
 	dd.Handle = db.Handle
-	wantErrno(t, "DESTROY_DUMB twice", ioctl(c, drm.IoctlModeDestroyDumb, &dd), syscall.EINVAL)
+	wantErrno(t, "DESTROY_DUMB twice", ioctl(c, uapi.IoctlModeDestroyDumb, &dd), syscall.EINVAL)
 }
 
 // GEM_MADVISE's argument checks, and LABEL_BO's NUL rule.
@@ -327,28 +328,28 @@ func TestMadviseAndLabelArguments(t *testing.T) {
 	d := newDevice(t, sim.Options{})
 	c := open(t, d)
 	h := createBO(t, c, 4096)
-	for _, a := range []gem.GemMadvise{{Handle: h, Madv: 2}, {Handle: h, Pad: 1}} {
+	for _, a := range []uapi.GemMadvise{{Handle: h, Madv: 2}, {Handle: h, Pad: 1}} {
 		arg := a
-		wantErrno(t, "madvise", ioctl(c, gem.IoctlGemMadvise, &arg), syscall.EINVAL)
+		wantErrno(t, "madvise", ioctl(c, uapi.IoctlGemMadvise, &arg), syscall.EINVAL)
 	}
-	arg := gem.GemMadvise{Handle: 99}
-	wantErrno(t, "madvise unknown", ioctl(c, gem.IoctlGemMadvise, &arg), syscall.ENOENT)
+	arg := uapi.GemMadvise{Handle: 99}
+	wantErrno(t, "madvise unknown", ioctl(c, uapi.IoctlGemMadvise, &arg), syscall.ENOENT)
 
 	// strndup_user(name, len + 1): a name with no NUL within len + 1
 	// bytes is EINVAL; the label is the string up to the NUL.
 	name := []byte("abcdefgh")
-	l := gem.LabelBO{Handle: h, Len: 4, Name: ptr(t, name)}
-	wantErrno(t, "label without NUL", ioctl(c, gem.IoctlLabelBO, &l), syscall.EINVAL)
+	l := uapi.LabelBO{Handle: h, Len: 4, Name: ptr(t, name)}
+	wantErrno(t, "label without NUL", ioctl(c, uapi.IoctlLabelBO, &l), syscall.EINVAL)
 	name = []byte("ab\x00defgh")
-	l = gem.LabelBO{Handle: h, Len: 4, Name: ptr(t, name)}
-	wantErrno(t, "label with early NUL", ioctl(c, gem.IoctlLabelBO, &l), 0)
+	l = uapi.LabelBO{Handle: h, Len: 4, Name: ptr(t, name)}
+	wantErrno(t, "label with early NUL", ioctl(c, uapi.IoctlLabelBO, &l), 0)
 	if !hasLabel(d.Kernel().Stats(), "ab", 1) {
 		t.Fatalf("label: %+v", d.Kernel().Stats())
 	}
-	l = gem.LabelBO{Handle: h, Len: 0, Name: ptr(t, name)}
-	wantErrno(t, "label of length 0", ioctl(c, gem.IoctlLabelBO, &l), syscall.EINVAL)
+	l = uapi.LabelBO{Handle: h, Len: 0, Name: ptr(t, name)}
+	wantErrno(t, "label of length 0", ioctl(c, uapi.IoctlLabelBO, &l), syscall.EINVAL)
 	// len + 1 is u32 arithmetic in vc4_label_bo_ioctl: 0xFFFFFFFF + 1 is a
 	// count of 0, which strndup_user answers with EFAULT, whatever the name.
-	l = gem.LabelBO{Handle: h, Len: math.MaxUint32, Name: ptr(t, name)}
-	wantErrno(t, "label of length 0xFFFFFFFF", ioctl(c, gem.IoctlLabelBO, &l), syscall.EFAULT)
+	l = uapi.LabelBO{Handle: h, Len: math.MaxUint32, Name: ptr(t, name)}
+	wantErrno(t, "label of length 0xFFFFFFFF", ioctl(c, uapi.IoctlLabelBO, &l), syscall.EFAULT)
 }

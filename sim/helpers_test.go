@@ -7,10 +7,10 @@ import (
 	"testing"
 	"unsafe"
 
-	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/sim/kernel/cleargpu"
+	"github.com/vccube/vccube/uapi"
 )
 
 // newDevice makes a Pi 3 device on the placeholder GPU (these tests are
@@ -42,7 +42,7 @@ func open(t testing.TB, d *sim.Device) *sim.File {
 }
 
 // ioctl issues a raw request on a Go value, as igt's do_ioctl does.
-func ioctl[T any](c drm.Conn, req drm.Request, arg *T) error {
+func ioctl[T any](c uapi.Conn, req uapi.Request, arg *T) error {
 	return c.Ioctl(req, unsafe.Pointer(arg))
 }
 
@@ -70,10 +70,10 @@ func ptr[T any](t testing.TB, b []T) uint64 {
 	var p runtime.Pinner
 	p.Pin(&b[0])
 	t.Cleanup(p.Unpin)
-	return drm.UserPointer(unsafe.Pointer(&b[0]))
+	return uapi.UserPointer(unsafe.Pointer(&b[0]))
 }
 
-func createBO(t testing.TB, c drm.Conn, size uint32) uint32 {
+func createBO(t testing.TB, c uapi.Conn, size uint32) uint32 {
 	t.Helper()
 	h, err := gem.AllocBO(c, size)
 	if err != nil {
@@ -82,7 +82,7 @@ func createBO(t testing.TB, c drm.Conn, size uint32) uint32 {
 	return h
 }
 
-func mapBO(t testing.TB, c drm.Conn, h uint32, size int) []byte {
+func mapBO(t testing.TB, c uapi.Conn, h uint32, size int) []byte {
 	t.Helper()
 	off, err := gem.MapOffset(c, h)
 	if err != nil {
@@ -99,18 +99,18 @@ func mapBO(t testing.TB, c drm.Conn, h uint32, size int) []byte {
 // clearBO submits igt's "cleared BO" job (lib/igt_vc4.c
 // igt_vc4_get_cleared_bo): no bin CL, only a colour-write surface on the
 // BO, a 1024-pixel-wide RGBA8888 target and USE_CLEAR_COLOR.
-func clearBO(t testing.TB, c drm.Conn, h uint32, size uint32, clear uint32) uint64 {
+func clearBO(t testing.TB, c uapi.Conn, h uint32, size uint32, clear uint32) uint64 {
 	t.Helper()
 	const width = 1024
 	height := size / (width * 4)
 	handles := []uint32{h}
-	s := gem.SubmitCL{
-		ColorWrite:     gem.SubmitRCLSurface{HIndex: 0, Bits: 1 << 2}, // RGBA8888 linear
-		ColorRead:      gem.SubmitRCLSurface{HIndex: gem.SurfaceAbsent},
-		ZSRead:         gem.SubmitRCLSurface{HIndex: gem.SurfaceAbsent},
-		ZSWrite:        gem.SubmitRCLSurface{HIndex: gem.SurfaceAbsent},
-		MSAAColorWrite: gem.SubmitRCLSurface{HIndex: gem.SurfaceAbsent},
-		MSAAZSWrite:    gem.SubmitRCLSurface{HIndex: gem.SurfaceAbsent},
+	s := uapi.SubmitCL{
+		ColorWrite:     uapi.SubmitRCLSurface{HIndex: 0, Bits: 1 << 2}, // RGBA8888 linear
+		ColorRead:      uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
+		ZSRead:         uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
+		ZSWrite:        uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
+		MSAAColorWrite: uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
+		MSAAZSWrite:    uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
 		BOHandles:      ptr(t, handles),
 		BOHandleCount:  1,
 		Width:          width,
@@ -118,7 +118,7 @@ func clearBO(t testing.TB, c drm.Conn, h uint32, size uint32, clear uint32) uint
 		MaxXTile:       (width+63)/64 - 1,
 		MaxYTile:       uint8((height+63)/64 - 1),
 		ClearColor:     [2]uint32{clear, clear},
-		Flags:          gem.SubmitUseClearColor,
+		Flags:          uapi.SubmitUseClearColor,
 	}
 	if err := gem.Submit(c, &s); err != nil {
 		t.Fatal(err)

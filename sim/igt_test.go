@@ -11,10 +11,11 @@ import (
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/sim"
+	"github.com/vccube/vccube/uapi"
 )
 
 // The expectations of igt-gpu-tools' tests/vc4 (peers.md §6), each
-// subtest a Go test against the device through drm.Conn.
+// subtest a Go test against the device through uapi.Conn.
 
 // vc4_create_bo
 func TestIGTCreateBO(t *testing.T) {
@@ -26,8 +27,8 @@ func TestIGTCreateBO(t *testing.T) {
 		wantErrno(t, "GEM_CLOSE", drm.CloseHandle(a, h), 0)
 	})
 	t.Run("create-bo-0", func(t *testing.T) {
-		arg := gem.CreateBO{Size: 0}
-		wantErrno(t, "CREATE_BO size 0", ioctl(a, gem.IoctlCreateBO, &arg), syscall.EINVAL)
+		arg := uapi.CreateBO{Size: 0}
+		wantErrno(t, "CREATE_BO size 0", ioctl(a, uapi.IoctlCreateBO, &arg), syscall.EINVAL)
 	})
 	t.Run("create-bo-zeroed", func(t *testing.T) {
 		const size = 3 * 4096
@@ -50,7 +51,7 @@ func TestIGTCreateBO(t *testing.T) {
 	})
 }
 
-func mustOffset(t *testing.T, c drm.Conn, h uint32) uint64 {
+func mustOffset(t *testing.T, c uapi.Conn, h uint32) uint64 {
 	t.Helper()
 	off, err := gem.MapOffset(c, h)
 	if err != nil {
@@ -64,8 +65,8 @@ func TestIGTMmap(t *testing.T) {
 	d := newDevice(t, sim.Options{})
 	c := open(t, d)
 	t.Run("mmap-bad-handle", func(t *testing.T) {
-		arg := gem.MmapBO{Handle: 0xd0d0d0d0}
-		wantErrno(t, "MMAP_BO", ioctl(c, gem.IoctlMmapBO, &arg), syscall.EINVAL)
+		arg := uapi.MmapBO{Handle: 0xd0d0d0d0}
+		wantErrno(t, "MMAP_BO", ioctl(c, uapi.IoctlMmapBO, &arg), syscall.EINVAL)
 	})
 	t.Run("mmap-bo", func(t *testing.T) {
 		h := createBO(t, c, 4096)
@@ -93,9 +94,9 @@ func TestIGTMmap(t *testing.T) {
 
 // labelArg builds a LABEL_BO argument with a NUL-terminated name, as C
 // strings are (the kernel reads it with strndup_user(name, len + 1)).
-func labelArg(t *testing.T, h uint32, name string) *gem.LabelBO {
+func labelArg(t *testing.T, h uint32, name string) *uapi.LabelBO {
 	b := append([]byte(name), 0)
-	return &gem.LabelBO{Handle: h, Len: uint32(len(name)), Name: ptr(t, b)}
+	return &uapi.LabelBO{Handle: h, Len: uint32(len(name)), Name: ptr(t, b)}
 }
 
 // vc4_label_bo
@@ -104,8 +105,8 @@ func TestIGTLabelBO(t *testing.T) {
 	c := open(t, d)
 	h := createBO(t, c, 4096)
 	t.Run("set-label", func(t *testing.T) {
-		wantErrno(t, "label", ioctl(c, gem.IoctlLabelBO, labelArg(t, h, "a test label")), 0)
-		wantErrno(t, "label again", ioctl(c, gem.IoctlLabelBO, labelArg(t, h, "a new label")), 0)
+		wantErrno(t, "label", ioctl(c, uapi.IoctlLabelBO, labelArg(t, h, "a test label")), 0)
+		wantErrno(t, "label again", ioctl(c, uapi.IoctlLabelBO, labelArg(t, h, "a new label")), 0)
 		found := false
 		for _, s := range d.Kernel().Stats() {
 			found = found || (s.Name == "a new label" && s.Count == 1 && s.Bytes == 4096)
@@ -115,16 +116,16 @@ func TestIGTLabelBO(t *testing.T) {
 		}
 	})
 	t.Run("set-bad-handle", func(t *testing.T) {
-		wantErrno(t, "label", ioctl(c, gem.IoctlLabelBO, labelArg(t, h+1, "bad handle")), syscall.ENOENT)
+		wantErrno(t, "label", ioctl(c, uapi.IoctlLabelBO, labelArg(t, h+1, "bad handle")), syscall.ENOENT)
 	})
 	t.Run("set-bad-name", func(t *testing.T) {
-		arg := gem.LabelBO{Handle: h, Len: 1000, Name: 0}
-		wantErrno(t, "label", ioctl(c, gem.IoctlLabelBO, &arg), syscall.EFAULT)
+		arg := uapi.LabelBO{Handle: h, Len: 1000, Name: 0}
+		wantErrno(t, "label", ioctl(c, uapi.IoctlLabelBO, &arg), syscall.EFAULT)
 	})
 	t.Run("set-kernel-name", func(t *testing.T) {
-		wantErrno(t, "label BCL", ioctl(c, gem.IoctlLabelBO, labelArg(t, h, "BCL")), 0)
-		wantErrno(t, "label back", ioctl(c, gem.IoctlLabelBO, labelArg(t, h, "a test label")), 0)
-		wantErrno(t, "label BCL again", ioctl(c, gem.IoctlLabelBO, labelArg(t, h, "BCL")), 0)
+		wantErrno(t, "label BCL", ioctl(c, uapi.IoctlLabelBO, labelArg(t, h, "BCL")), 0)
+		wantErrno(t, "label back", ioctl(c, uapi.IoctlLabelBO, labelArg(t, h, "a test label")), 0)
+		wantErrno(t, "label BCL again", ioctl(c, uapi.IoctlLabelBO, labelArg(t, h, "BCL")), 0)
 	})
 }
 
@@ -134,31 +135,31 @@ func TestIGTTiling(t *testing.T) {
 	c := open(t, d)
 	h := createBO(t, c, 4096)
 	t.Run("get-bad-handle", func(t *testing.T) {
-		arg := gem.GetTiling{Handle: 0xd0d0d0d0}
-		wantErrno(t, "GET_TILING", ioctl(c, gem.IoctlGetTiling, &arg), syscall.ENOENT)
+		arg := uapi.GetTiling{Handle: 0xd0d0d0d0}
+		wantErrno(t, "GET_TILING", ioctl(c, uapi.IoctlGetTiling, &arg), syscall.ENOENT)
 	})
 	t.Run("set-bad-handle", func(t *testing.T) {
-		arg := gem.SetTiling{Handle: 0xd0d0d0d0, Modifier: drm.FormatModNone}
-		wantErrno(t, "SET_TILING", ioctl(c, gem.IoctlSetTiling, &arg), syscall.ENOENT)
+		arg := uapi.SetTiling{Handle: 0xd0d0d0d0, Modifier: uapi.FormatModNone}
+		wantErrno(t, "SET_TILING", ioctl(c, uapi.IoctlSetTiling, &arg), syscall.ENOENT)
 	})
 	t.Run("get-bad-flags", func(t *testing.T) {
-		arg := gem.GetTiling{Handle: h, Flags: 0xd0d0d0d0}
-		wantErrno(t, "GET_TILING", ioctl(c, gem.IoctlGetTiling, &arg), syscall.EINVAL)
+		arg := uapi.GetTiling{Handle: h, Flags: 0xd0d0d0d0}
+		wantErrno(t, "GET_TILING", ioctl(c, uapi.IoctlGetTiling, &arg), syscall.EINVAL)
 	})
 	t.Run("set-bad-flags", func(t *testing.T) {
-		arg := gem.SetTiling{Handle: h, Flags: 0xd0d0d0d0, Modifier: drm.FormatModNone}
-		wantErrno(t, "SET_TILING", ioctl(c, gem.IoctlSetTiling, &arg), syscall.EINVAL)
+		arg := uapi.SetTiling{Handle: h, Flags: 0xd0d0d0d0, Modifier: uapi.FormatModNone}
+		wantErrno(t, "SET_TILING", ioctl(c, uapi.IoctlSetTiling, &arg), syscall.EINVAL)
 	})
 	t.Run("get-bad-modifier", func(t *testing.T) {
-		arg := gem.GetTiling{Handle: h, Modifier: 0xd0d0d0d0}
-		wantErrno(t, "GET_TILING", ioctl(c, gem.IoctlGetTiling, &arg), syscall.EINVAL)
+		arg := uapi.GetTiling{Handle: h, Modifier: 0xd0d0d0d0}
+		wantErrno(t, "GET_TILING", ioctl(c, uapi.IoctlGetTiling, &arg), syscall.EINVAL)
 	})
 	t.Run("set-bad-modifier", func(t *testing.T) {
-		arg := gem.SetTiling{Handle: h, Modifier: 0xd0d0d0d0}
-		wantErrno(t, "SET_TILING", ioctl(c, gem.IoctlSetTiling, &arg), syscall.EINVAL)
+		arg := uapi.SetTiling{Handle: h, Modifier: 0xd0d0d0d0}
+		wantErrno(t, "SET_TILING", ioctl(c, uapi.IoctlSetTiling, &arg), syscall.EINVAL)
 	})
 	t.Run("set-get", func(t *testing.T) {
-		for _, m := range []uint64{drm.FormatModNone, drm.FormatModBroadcomVC4TTiled, drm.FormatModNone} {
+		for _, m := range []uint64{uapi.FormatModNone, uapi.FormatModBroadcomVC4TTiled, uapi.FormatModNone} {
 			wantErrno(t, "set", gem.SetBOTiling(c, h, m), 0)
 			got, err := gem.BOTiling(c, h)
 			if err != nil || got != m {
@@ -168,11 +169,11 @@ func TestIGTTiling(t *testing.T) {
 	})
 	t.Run("get-after-free", func(t *testing.T) {
 		h2 := createBO(t, c, 4096)
-		wantErrno(t, "set T", gem.SetBOTiling(c, h2, drm.FormatModBroadcomVC4TTiled), 0)
+		wantErrno(t, "set T", gem.SetBOTiling(c, h2, uapi.FormatModBroadcomVC4TTiled), 0)
 		wantErrno(t, "close", drm.CloseHandle(c, h2), 0)
 		h3 := createBO(t, c, 4096) // the same memory, from the kernel's BO cache
 		got, err := gem.BOTiling(c, h3)
-		if err != nil || got != drm.FormatModNone {
+		if err != nil || got != uapi.FormatModNone {
 			t.Fatalf("recycled BO reports modifier %#x (%v), want LINEAR", got, err)
 		}
 	})
@@ -184,17 +185,17 @@ func TestIGTWaitBO(t *testing.T) {
 	c := open(t, d)
 	h := createBO(t, c, 4096)
 	t.Run("bad-bo", func(t *testing.T) {
-		arg := gem.WaitBO{Handle: h + 1}
-		wantErrno(t, "WAIT_BO", ioctl(c, gem.IoctlWaitBO, &arg), syscall.EINVAL)
+		arg := uapi.WaitBO{Handle: h + 1}
+		wantErrno(t, "WAIT_BO", ioctl(c, uapi.IoctlWaitBO, &arg), syscall.EINVAL)
 	})
 	t.Run("bad-pad", func(t *testing.T) {
-		arg := gem.WaitBO{Handle: h, Pad: 1}
-		wantErrno(t, "WAIT_BO", ioctl(c, gem.IoctlWaitBO, &arg), syscall.EINVAL)
+		arg := uapi.WaitBO{Handle: h, Pad: 1}
+		wantErrno(t, "WAIT_BO", ioctl(c, uapi.IoctlWaitBO, &arg), syscall.EINVAL)
 	})
 	t.Run("unused-bo", func(t *testing.T) {
 		for _, ns := range []uint64{0, 1} {
-			arg := gem.WaitBO{Handle: h, TimeoutNs: ns}
-			wantErrno(t, "WAIT_BO idle", ioctl(c, gem.IoctlWaitBO, &arg), 0)
+			arg := uapi.WaitBO{Handle: h, TimeoutNs: ns}
+			wantErrno(t, "WAIT_BO idle", ioctl(c, uapi.IoctlWaitBO, &arg), 0)
 		}
 	})
 	t.Run("used-bo", func(t *testing.T) {
@@ -202,8 +203,8 @@ func TestIGTWaitBO(t *testing.T) {
 		for _, ns := range []uint64{0, 1, math.MaxUint64} {
 			hb := createBO(t, c, size)
 			clearBO(t, c, hb, size, 0xcccccccc)
-			arg := gem.WaitBO{Handle: hb, TimeoutNs: ns}
-			err := ioctl(c, gem.IoctlWaitBO, &arg)
+			arg := uapi.WaitBO{Handle: hb, TimeoutNs: ns}
+			err := ioctl(c, uapi.IoctlWaitBO, &arg)
 			if ns != math.MaxUint64 && err != nil && !errorsIs(err, syscall.ETIME) {
 				t.Fatalf("WAIT_BO %d ns: %v, want success or ETIME", ns, err)
 			}
@@ -230,8 +231,8 @@ func TestIGTWaitSeqno(t *testing.T) {
 	d := newDevice(t, sim.Options{})
 	c := open(t, d)
 	for _, ns := range []uint64{0, 1} {
-		arg := gem.WaitSeqno{Seqno: math.MaxUint64, TimeoutNs: ns}
-		wantErrno(t, "WAIT_SEQNO ~0", ioctl(c, gem.IoctlWaitSeqno, &arg), syscall.ETIME)
+		arg := uapi.WaitSeqno{Seqno: math.MaxUint64, TimeoutNs: ns}
+		wantErrno(t, "WAIT_SEQNO ~0", ioctl(c, uapi.IoctlWaitSeqno, &arg), syscall.ETIME)
 	}
 }
 
@@ -243,13 +244,13 @@ func TestIGTLookupFail(t *testing.T) {
 	const size, width = 4096, 1024
 	const height = size / (width * 4)
 	handle := []uint32{0xd0d0d0d0} // not a BO
-	s := gem.SubmitCL{
-		ColorWrite:     gem.SubmitRCLSurface{HIndex: 0, Bits: 1 << 2},
-		ColorRead:      gem.SubmitRCLSurface{HIndex: gem.SurfaceAbsent},
-		ZSRead:         gem.SubmitRCLSurface{HIndex: gem.SurfaceAbsent},
-		ZSWrite:        gem.SubmitRCLSurface{HIndex: gem.SurfaceAbsent},
-		MSAAColorWrite: gem.SubmitRCLSurface{HIndex: gem.SurfaceAbsent},
-		MSAAZSWrite:    gem.SubmitRCLSurface{HIndex: gem.SurfaceAbsent},
+	s := uapi.SubmitCL{
+		ColorWrite:     uapi.SubmitRCLSurface{HIndex: 0, Bits: 1 << 2},
+		ColorRead:      uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
+		ZSRead:         uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
+		ZSWrite:        uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
+		MSAAColorWrite: uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
+		MSAAZSWrite:    uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
 		BOHandles:      ptr(t, handle),
 		BOHandleCount:  1,
 		Width:          width,
@@ -257,12 +258,12 @@ func TestIGTLookupFail(t *testing.T) {
 		MaxXTile:       width/64 - 1,
 		MaxYTile:       (height+63)/64 - 1,
 		ClearColor:     [2]uint32{0xcccccccc, 0xcccccccc},
-		Flags:          gem.SubmitUseClearColor,
+		Flags:          uapi.SubmitUseClearColor,
 	}
-	wantErrno(t, "bad-color-write", ioctl(c, gem.IoctlSubmitCL, &s), syscall.EINVAL)
+	wantErrno(t, "bad-color-write", ioctl(c, uapi.IoctlSubmitCL, &s), syscall.EINVAL)
 }
 
-func madvise(t *testing.T, c drm.Conn, h, madv uint32) bool {
+func madvise(t *testing.T, c uapi.Conn, h, madv uint32) bool {
 	t.Helper()
 	retained, err := gem.Madvise(c, h, madv)
 	if err != nil {
@@ -289,7 +290,7 @@ func touches(b []byte) (faulted bool) {
 
 // vc4_purgeable_bo
 func TestIGTPurgeableBO(t *testing.T) {
-	if v, err := gem.Param(open(t, newDevice(t, sim.Options{})), gem.ParamSupportsMadvise); err != nil || v != 1 {
+	if v, err := gem.Param(open(t, newDevice(t, sim.Options{})), uapi.ParamSupportsMadvise); err != nil || v != 1 {
 		t.Fatalf("SUPPORTS_MADVISE %d %v", v, err)
 	}
 	// A small pool so that "allocate until failure" is quick.
@@ -297,13 +298,13 @@ func TestIGTPurgeableBO(t *testing.T) {
 	c := open(t, d)
 	t.Run("mark-willneed", func(t *testing.T) {
 		h := createBO(t, c, 4096)
-		if !madvise(t, c, h, gem.MadvWillNeed) {
+		if !madvise(t, c, h, uapi.MadvWillNeed) {
 			t.Fatal("not retained")
 		}
 	})
 	t.Run("mark-purgeable-and-back-twice", func(t *testing.T) {
 		h := createBO(t, c, 4096)
-		for _, m := range []uint32{gem.MadvDontNeed, gem.MadvDontNeed, gem.MadvWillNeed, gem.MadvWillNeed} {
+		for _, m := range []uint32{uapi.MadvDontNeed, uapi.MadvDontNeed, uapi.MadvWillNeed, uapi.MadvWillNeed} {
 			if !madvise(t, c, h, m) {
 				t.Fatalf("madv %d: not retained", m)
 			}
@@ -312,7 +313,7 @@ func TestIGTPurgeableBO(t *testing.T) {
 	t.Run("access-purgeable-bo-mem", func(t *testing.T) {
 		h := createBO(t, c, 4096)
 		m := mapBO(t, c, h, 4096)
-		madvise(t, c, h, gem.MadvDontNeed)
+		madvise(t, c, h, uapi.MadvDontNeed)
 		if touches(m) {
 			t.Fatal("a purgeable BO not yet purged must stay accessible")
 		}
@@ -328,13 +329,13 @@ func TestIGTPurgeableBO(t *testing.T) {
 		kept := createBO(t, c, size)
 		km := mapBO(t, c, kept, size)
 		copy(km, "retained contents")
-		madvise(t, c, purgeable, gem.MadvDontNeed)
+		madvise(t, c, purgeable, uapi.MadvDontNeed)
 		// Allocate until the pool is exhausted: the kernel purges the
 		// DONTNEED BO before it gives up.
 		var hogs []uint32
 		for {
-			arg := gem.CreateBO{Size: size}
-			err := ioctl(c, gem.IoctlCreateBO, &arg)
+			arg := uapi.CreateBO{Size: size}
+			err := ioctl(c, uapi.IoctlCreateBO, &arg)
 			if err != nil {
 				wantErrno(t, "CREATE_BO under pressure", err, syscall.ENOMEM)
 				break
@@ -344,7 +345,7 @@ func TestIGTPurgeableBO(t *testing.T) {
 		if !touches(pm) {
 			t.Fatal("the purged BO's mapping is still accessible")
 		}
-		if madvise(t, c, purgeable, gem.MadvWillNeed) {
+		if madvise(t, c, purgeable, uapi.MadvWillNeed) {
 			t.Fatal("a purged BO reports retained")
 		}
 		if !bytes.HasPrefix(km, []byte("retained contents")) {
@@ -362,13 +363,13 @@ func TestIGTPurgeableBO(t *testing.T) {
 func TestIGTPerfmon(t *testing.T) {
 	d := newDevice(t, sim.Options{})
 	c := open(t, d)
-	if v, err := gem.Param(c, gem.ParamSupportsPerfmon); err != nil || v != 1 {
+	if v, err := gem.Param(c, uapi.ParamSupportsPerfmon); err != nil || v != 1 {
 		t.Fatalf("SUPPORTS_PERFMON %d %v", v, err)
 	}
 	create := func(events ...uint8) (uint32, error) {
-		arg := gem.PerfmonCreate{Ncounters: uint32(len(events))}
+		arg := uapi.PerfmonCreate{Ncounters: uint32(len(events))}
 		copy(arg.Events[:], events)
-		err := ioctl(c, gem.IoctlPerfmonCreate, &arg)
+		err := ioctl(c, uapi.IoctlPerfmonCreate, &arg)
 		return arg.ID, err
 	}
 	t.Run("create-perfmon-0", func(t *testing.T) {
@@ -376,45 +377,45 @@ func TestIGTPerfmon(t *testing.T) {
 		wantErrno(t, "0 counters", err, syscall.EINVAL)
 	})
 	t.Run("create-perfmon-exceed", func(t *testing.T) {
-		arg := gem.PerfmonCreate{Ncounters: gem.MaxPerfCounters + 1}
-		wantErrno(t, "17 counters", ioctl(c, gem.IoctlPerfmonCreate, &arg), syscall.EINVAL)
+		arg := uapi.PerfmonCreate{Ncounters: uapi.MaxPerfCounters + 1}
+		wantErrno(t, "17 counters", ioctl(c, uapi.IoctlPerfmonCreate, &arg), syscall.EINVAL)
 	})
 	t.Run("create-perfmon-invalid-events", func(t *testing.T) {
-		_, err := create(gem.PerfcntNumEvents)
+		_, err := create(uapi.PerfcntNumEvents)
 		wantErrno(t, "event 30", err, syscall.EINVAL)
 	})
 	t.Run("create-two-perfmon", func(t *testing.T) {
-		id1, err1 := create(gem.PerfcntFEPValidPrimsNoRender)
-		id2, err2 := create(gem.PerfcntFEPValidPrimsRender, gem.PerfcntFEPClippedQuads)
+		id1, err1 := create(uapi.PerfcntFEPValidPrimsNoRender)
+		id2, err2 := create(uapi.PerfcntFEPValidPrimsRender, uapi.PerfcntFEPClippedQuads)
 		if err1 != nil || err2 != nil || id1 == 0 || id1 == id2 {
 			t.Fatalf("ids %d %d (%v %v)", id1, id2, err1, err2)
 		}
 		values := make([]uint64, 2)
-		arg := gem.PerfmonGetValues{ID: id2, ValuesPtr: ptr(t, values)}
-		wantErrno(t, "get values", ioctl(c, gem.IoctlPerfmonGetValues, &arg), 0)
+		arg := uapi.PerfmonGetValues{ID: id2, ValuesPtr: ptr(t, values)}
+		wantErrno(t, "get values", ioctl(c, uapi.IoctlPerfmonGetValues, &arg), 0)
 		wantErrno(t, "destroy", gem.DestroyPerfmon(c, id1), 0)
 		wantErrno(t, "destroy", gem.DestroyPerfmon(c, id2), 0)
 	})
 	t.Run("get-values-invalid-perfmon", func(t *testing.T) {
 		values := make([]uint64, 1)
-		arg := gem.PerfmonGetValues{ID: 0xdeadbeef, ValuesPtr: ptr(t, values)}
-		wantErrno(t, "get values", ioctl(c, gem.IoctlPerfmonGetValues, &arg), syscall.EINVAL)
+		arg := uapi.PerfmonGetValues{ID: 0xdeadbeef, ValuesPtr: ptr(t, values)}
+		wantErrno(t, "get values", ioctl(c, uapi.IoctlPerfmonGetValues, &arg), syscall.EINVAL)
 	})
 	t.Run("get-values-invalid-pointer", func(t *testing.T) {
-		id, err := create(gem.PerfcntFEPValidPrimsNoRender)
+		id, err := create(uapi.PerfcntFEPValidPrimsNoRender)
 		wantErrno(t, "create", err, 0)
-		arg := gem.PerfmonGetValues{ID: id, ValuesPtr: 0}
-		wantErrno(t, "get values at NULL", ioctl(c, gem.IoctlPerfmonGetValues, &arg), syscall.EFAULT)
+		arg := uapi.PerfmonGetValues{ID: id, ValuesPtr: 0}
+		wantErrno(t, "get values at NULL", ioctl(c, uapi.IoctlPerfmonGetValues, &arg), syscall.EFAULT)
 	})
 	t.Run("destroy-invalid-perfmon", func(t *testing.T) {
 		wantErrno(t, "destroy", gem.DestroyPerfmon(c, 0xdeadbeef), syscall.EINVAL)
 	})
 	t.Run("destroy-valid-perfmon", func(t *testing.T) {
-		id, err := create(gem.PerfcntFEPValidPrimsNoRender)
+		id, err := create(uapi.PerfcntFEPValidPrimsNoRender)
 		wantErrno(t, "create", err, 0)
 		wantErrno(t, "destroy", gem.DestroyPerfmon(c, id), 0)
 		values := make([]uint64, 1)
-		arg := gem.PerfmonGetValues{ID: id, ValuesPtr: ptr(t, values)}
-		wantErrno(t, "get values after destroy", ioctl(c, gem.IoctlPerfmonGetValues, &arg), syscall.EINVAL)
+		arg := uapi.PerfmonGetValues{ID: id, ValuesPtr: ptr(t, values)}
+		wantErrno(t, "get values after destroy", ioctl(c, uapi.IoctlPerfmonGetValues, &arg), syscall.EINVAL)
 	})
 }

@@ -9,12 +9,11 @@ import (
 	"testing"
 	"unsafe"
 
-	"github.com/vccube/vccube/drm"
-	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/render"
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/sim/gpu"
 	"github.com/vccube/vccube/sim/kernel"
+	"github.com/vccube/vccube/uapi"
 )
 
 // The program's own frames — package render's cube: its shaders, shader
@@ -59,13 +58,13 @@ func gpuDevice(t testing.TB) (*sim.Device, *jobLog) {
 // passing it on.
 type submitCapture struct {
 	*sim.File
-	args                        gem.SubmitCL
+	args                        uapi.SubmitCL
 	bin, recs, unis, handleByte []byte
 }
 
-func (c *submitCapture) Ioctl(req drm.Request, arg unsafe.Pointer) error {
-	if req == gem.IoctlSubmitCL {
-		a := (*gem.SubmitCL)(arg)
+func (c *submitCapture) Ioctl(req uapi.Request, arg unsafe.Pointer) error {
+	if req == uapi.IoctlSubmitCL {
+		a := (*uapi.SubmitCL)(arg)
 		c.args = *a
 		c.bin = userCopy(a.BinCL, a.BinCLSize)
 		c.recs = userCopy(a.ShaderRec, a.ShaderRecSize)
@@ -157,7 +156,7 @@ func cubeSubmit(t testing.TB) (*submitCapture, *jobLog) {
 // for the job and fails the test if the job touched memory outside its
 // BOs. It reports whether the kernel accepted the submit and whether the
 // job hung.
-func (c *submitCapture) submitChecked(t testing.TB, log *jobLog, a gem.SubmitCL, bin, recs, unis []byte) (accepted, hung bool) {
+func (c *submitCapture) submitChecked(t testing.TB, log *jobLog, a uapi.SubmitCL, bin, recs, unis []byte) (accepted, hung bool) {
 	t.Helper()
 	var pin runtime.Pinner
 	defer pin.Unpin()
@@ -166,18 +165,18 @@ func (c *submitCapture) submitChecked(t testing.TB, log *jobLog, a gem.SubmitCL,
 			return 0
 		}
 		pin.Pin(&b[0])
-		return drm.UserPointer(unsafe.Pointer(&b[0]))
+		return uapi.UserPointer(unsafe.Pointer(&b[0]))
 	}
 	a.BinCL, a.BinCLSize = ptr(bin), uint32(len(bin))
 	a.ShaderRec, a.ShaderRecSize = ptr(recs), uint32(len(recs))
 	a.Uniforms, a.UniformsSize = ptr(unis), uint32(len(unis))
 	a.BOHandles, a.BOHandleCount = ptr(c.handleByte), uint32(len(c.handleByte)/4)
 	a.InSync, a.OutSync, a.PerfmonID = 0, 0, 0
-	if err := c.File.Ioctl(gem.IoctlSubmitCL, unsafe.Pointer(&a)); err != nil {
+	if err := c.File.Ioctl(uapi.IoctlSubmitCL, unsafe.Pointer(&a)); err != nil {
 		return false, false
 	}
-	w := gem.WaitSeqno{Seqno: a.Seqno, TimeoutNs: ^uint64(0)}
-	if err := c.File.Ioctl(gem.IoctlWaitSeqno, unsafe.Pointer(&w)); err != nil {
+	w := uapi.WaitSeqno{Seqno: a.Seqno, TimeoutNs: ^uint64(0)}
+	if err := c.File.Ioctl(uapi.IoctlWaitSeqno, unsafe.Pointer(&w)); err != nil {
 		t.Fatal(err)
 	}
 	r, ok := log.last()
@@ -238,7 +237,7 @@ func FuzzCubeSubmitOnGPUModel(f *testing.F) {
 	hdr := unsafe.Slice((*byte)(unsafe.Pointer(&c.args)), unsafe.Sizeof(c.args))
 	f.Add(bytes.Clone(hdr), c.bin, c.recs, c.unis)
 	f.Fuzz(func(t *testing.T, hdr, bin, recs, unis []byte) {
-		var a gem.SubmitCL
+		var a uapi.SubmitCL
 		copy(unsafe.Slice((*byte)(unsafe.Pointer(&a)), unsafe.Sizeof(a)), hdr)
 		c.submitChecked(t, log, a, bin, recs, unis)
 	})

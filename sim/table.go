@@ -5,9 +5,8 @@ import (
 	"syscall"
 	"unsafe"
 
-	"github.com/vccube/vccube/drm"
-	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/sim/kernel"
+	"github.com/vccube/vccube/uapi"
 )
 
 // The ioctl tables: the DRM core's drm_ioctls[] (drivers/gpu/drm/
@@ -24,14 +23,14 @@ const (
 	permRenderAllow = 1 << 5 // DRM_RENDER_ALLOW
 )
 
-type handler func(f *File, req drm.Request, arg unsafe.Pointer) error
+type handler func(f *File, req uapi.Request, arg unsafe.Pointer) error
 
 type ioctlDesc struct {
 	name string
 	// cmd is the kernel's definition of the request; 0 means the
 	// simulator does not know the struct (KMS requests the drm package
 	// does not describe), and the caller's size and direction are used.
-	cmd   drm.Request
+	cmd   uapi.Request
 	flags int
 	fn    handler
 }
@@ -40,13 +39,13 @@ type ioctlDesc struct {
 // simulator does not model. ENOSYS, which the kernel never returns for
 // these, tells a program's author that the simulator, not the program, is
 // missing something.
-func notModelled(*File, drm.Request, unsafe.Pointer) error {
+func notModelled(*File, uapi.Request, unsafe.Pointer) error {
 	return &kernel.Error{Errno: syscall.ENOSYS, Msg: "not modelled by the simulator"}
 }
 
 // display routes a KMS request to the Display, or answers as a driver
 // without modesetting (EOPNOTSUPP).
-func display(f *File, req drm.Request, arg unsafe.Pointer) error {
+func display(f *File, req uapi.Request, arg unsafe.Pointer) error {
 	if f.dev.display == nil {
 		return &kernel.Error{Errno: syscall.EOPNOTSUPP, Msg: "no display: the device has no KMS (DRIVER_MODESET)"}
 	}
@@ -55,7 +54,7 @@ func display(f *File, req drm.Request, arg unsafe.Pointer) error {
 
 // typed adapts a typed handler.
 func typed[T any](fn func(f *File, a *T) error) handler {
-	return func(f *File, _ drm.Request, arg unsafe.Pointer) error { return fn(f, (*T)(arg)) }
+	return func(f *File, _ uapi.Request, arg unsafe.Pointer) error { return fn(f, (*T)(arg)) }
 }
 
 // kms is a KMS request drm/ has no struct for: the display answers it
@@ -80,41 +79,41 @@ var coreIoctls = func() [0xD2]*ioctlDesc {
 	}
 	// A request drm/ describes goes where its number says, under its
 	// name; the others are written here by number and name.
-	known := func(cmd drm.Request, flags int, fn handler) {
-		set(cmd.Nr(), &ioctlDesc{name: drm.IoctlName(cmd), cmd: cmd, flags: flags, fn: fn})
+	known := func(cmd uapi.Request, flags int, fn handler) {
+		set(cmd.Nr(), &ioctlDesc{name: uapi.IoctlName(cmd), cmd: cmd, flags: flags, fn: fn})
 	}
-	known(drm.IoctlVersion, permRenderAllow, typed(version))
+	known(uapi.IoctlVersion, permRenderAllow, typed(version))
 	set(0x01, absent("DRM_IOCTL_GET_UNIQUE", 0))
 	set(0x02, absent("DRM_IOCTL_GET_MAGIC", 0))
 	set(0x05, absent("DRM_IOCTL_GET_CLIENT", 0))
 	set(0x06, absent("DRM_IOCTL_GET_STATS", 0))
 	set(0x07, absent("DRM_IOCTL_SET_VERSION", permMaster))
-	known(drm.IoctlGemClose, permRenderAllow,
-		typed(func(f *File, a *drm.GemClose) error { return f.k.GemClose(a) }))
+	known(uapi.IoctlGemClose, permRenderAllow,
+		typed(func(f *File, a *uapi.GemClose) error { return f.k.GemClose(a) }))
 	set(0x0a, absent("DRM_IOCTL_GEM_FLINK", permAuth))
 	set(0x0b, absent("DRM_IOCTL_GEM_OPEN", permAuth))
-	known(drm.IoctlGetCap, permRenderAllow, typed(getCap))
-	known(drm.IoctlSetClientCap, 0, typed(setClientCap))
+	known(uapi.IoctlGetCap, permRenderAllow, typed(getCap))
+	known(uapi.IoctlSetClientCap, 0, typed(setClientCap))
 	set(0x11, absent("DRM_IOCTL_AUTH_MAGIC", permMaster))
-	known(drm.IoctlSetMaster, 0, setMaster)
-	known(drm.IoctlDropMaster, 0, dropMaster)
-	known(drm.IoctlPrimeHandleToFD, permRenderAllow,
-		typed(func(f *File, a *drm.PrimeHandle) error { return f.k.PrimeHandleToFD(a) }))
-	known(drm.IoctlPrimeFDToHandle, permRenderAllow,
-		typed(func(f *File, a *drm.PrimeHandle) error { return f.k.PrimeFDToHandle(a) }))
+	known(uapi.IoctlSetMaster, 0, setMaster)
+	known(uapi.IoctlDropMaster, 0, dropMaster)
+	known(uapi.IoctlPrimeHandleToFD, permRenderAllow,
+		typed(func(f *File, a *uapi.PrimeHandle) error { return f.k.PrimeHandleToFD(a) }))
+	known(uapi.IoctlPrimeFDToHandle, permRenderAllow,
+		typed(func(f *File, a *uapi.PrimeHandle) error { return f.k.PrimeFDToHandle(a) }))
 	set(0x3a, kms("DRM_IOCTL_WAIT_VBLANK", 0))
 	set(0x3b, kms("DRM_IOCTL_CRTC_GET_SEQUENCE", 0))
 	set(0x3c, kms("DRM_IOCTL_CRTC_QUEUE_SEQUENCE", 0))
-	known(drm.IoctlModeGetResources, 0, display)
-	known(drm.IoctlModeGetCrtc, 0, display)
-	known(drm.IoctlModeSetCrtc, permMaster, display)
+	known(uapi.IoctlModeGetResources, 0, display)
+	known(uapi.IoctlModeGetCrtc, 0, display)
+	known(uapi.IoctlModeSetCrtc, permMaster, display)
 	set(0xA3, kms("DRM_IOCTL_MODE_CURSOR", permMaster))
 	set(0xA4, kms("DRM_IOCTL_MODE_GETGAMMA", 0))
 	set(0xA5, kms("DRM_IOCTL_MODE_SETGAMMA", permMaster))
-	known(drm.IoctlModeGetEncoder, 0, display)
-	known(drm.IoctlModeGetConnector, 0, display)
+	known(uapi.IoctlModeGetEncoder, 0, display)
+	known(uapi.IoctlModeGetConnector, 0, display)
 	// ATTACHMODE and DETACHMODE are drm_noop for master.
-	noop := func(*File, drm.Request, unsafe.Pointer) error { return nil }
+	noop := func(*File, uapi.Request, unsafe.Pointer) error { return nil }
 	set(0xA8, &ioctlDesc{"DRM_IOCTL_MODE_ATTACHMODE", 0, permMaster, noop})
 	set(0xA9, &ioctlDesc{"DRM_IOCTL_MODE_DETACHMODE", 0, permMaster, noop})
 	set(0xAA, kms("DRM_IOCTL_MODE_GETPROPERTY", 0))
@@ -122,19 +121,19 @@ var coreIoctls = func() [0xD2]*ioctlDesc {
 	set(0xAC, kms("DRM_IOCTL_MODE_GETPROPBLOB", 0))
 	set(0xAD, kms("DRM_IOCTL_MODE_GETFB", 0))
 	set(0xAE, kms("DRM_IOCTL_MODE_ADDFB", 0))
-	known(drm.IoctlModeRmFB, 0, display)
-	known(drm.IoctlModePageFlip, permMaster, display)
+	known(uapi.IoctlModeRmFB, 0, display)
+	known(uapi.IoctlModePageFlip, permMaster, display)
 	set(0xB1, kms("DRM_IOCTL_MODE_DIRTYFB", permMaster))
-	known(drm.IoctlModeCreateDumb, 0,
-		typed(func(f *File, a *drm.ModeCreateDumb) error { return f.k.CreateDumb(a) }))
-	known(drm.IoctlModeMapDumb, 0,
-		typed(func(f *File, a *drm.ModeMapDumb) error { return f.k.MapDumb(a) }))
-	known(drm.IoctlModeDestroyDumb, 0,
-		typed(func(f *File, a *drm.ModeDestroyDumb) error { return f.k.DestroyDumb(a) }))
+	known(uapi.IoctlModeCreateDumb, 0,
+		typed(func(f *File, a *uapi.ModeCreateDumb) error { return f.k.CreateDumb(a) }))
+	known(uapi.IoctlModeMapDumb, 0,
+		typed(func(f *File, a *uapi.ModeMapDumb) error { return f.k.MapDumb(a) }))
+	known(uapi.IoctlModeDestroyDumb, 0,
+		typed(func(f *File, a *uapi.ModeDestroyDumb) error { return f.k.DestroyDumb(a) }))
 	set(0xB5, kms("DRM_IOCTL_MODE_GETPLANERESOURCES", 0))
 	set(0xB6, kms("DRM_IOCTL_MODE_GETPLANE", 0))
 	set(0xB7, kms("DRM_IOCTL_MODE_SETPLANE", permMaster))
-	known(drm.IoctlModeAddFB2, 0, display)
+	known(uapi.IoctlModeAddFB2, 0, display)
 	set(0xB9, kms("DRM_IOCTL_MODE_OBJ_GETPROPERTIES", 0))
 	set(0xBA, kms("DRM_IOCTL_MODE_OBJ_SETPROPERTY", permMaster))
 	set(0xBB, kms("DRM_IOCTL_MODE_CURSOR2", permMaster))
@@ -166,45 +165,45 @@ var coreIoctls = func() [0xD2]*ioctlDesc {
 // Each request's number, size and name come from gem.
 var vc4Ioctls = func() []*ioctlDesc {
 	var t []*ioctlDesc
-	add := func(cmd drm.Request, flags int, fn handler) {
-		i := int(cmd.Nr() - drm.CommandBase)
+	add := func(cmd uapi.Request, flags int, fn handler) {
+		i := int(cmd.Nr() - uapi.CommandBase)
 		for len(t) <= i {
 			t = append(t, nil)
 		}
 		if t[i] != nil {
 			panic(fmt.Sprintf("sim: two entries for vc4 ioctl 0x%02x", cmd.Nr()))
 		}
-		t[i] = &ioctlDesc{name: gem.IoctlName(cmd), cmd: cmd, flags: flags, fn: fn}
+		t[i] = &ioctlDesc{name: uapi.IoctlName(cmd), cmd: cmd, flags: flags, fn: fn}
 	}
-	add(gem.IoctlSubmitCL, permRenderAllow,
-		typed(func(f *File, a *gem.SubmitCL) error { return f.k.SubmitCL(a) }))
-	add(gem.IoctlWaitSeqno, permRenderAllow,
-		typed(func(f *File, a *gem.WaitSeqno) error { return f.k.WaitSeqno(a) }))
-	add(gem.IoctlWaitBO, permRenderAllow,
-		typed(func(f *File, a *gem.WaitBO) error { return f.k.WaitBO(a) }))
-	add(gem.IoctlCreateBO, permRenderAllow,
-		typed(func(f *File, a *gem.CreateBO) error { return f.k.CreateBO(a) }))
-	add(gem.IoctlMmapBO, permRenderAllow,
-		typed(func(f *File, a *gem.MmapBO) error { return f.k.MmapBO(a) }))
-	add(gem.IoctlCreateShaderBO, permRenderAllow,
-		typed(func(f *File, a *gem.CreateShaderBO) error { return f.k.CreateShaderBO(a) }))
-	add(gem.IoctlGetHangState, permRootOnly,
-		typed(func(f *File, a *gem.GetHangState) error { return f.k.GetHangState(a) }))
-	add(gem.IoctlGetParam, permRenderAllow,
-		typed(func(f *File, a *gem.GetParam) error { return f.k.GetParam(a) }))
-	add(gem.IoctlSetTiling, permRenderAllow,
-		typed(func(f *File, a *gem.SetTiling) error { return f.k.SetTiling(a) }))
-	add(gem.IoctlGetTiling, permRenderAllow,
-		typed(func(f *File, a *gem.GetTiling) error { return f.k.GetTiling(a) }))
-	add(gem.IoctlLabelBO, permRenderAllow,
-		typed(func(f *File, a *gem.LabelBO) error { return f.k.LabelBO(a) }))
-	add(gem.IoctlGemMadvise, permRenderAllow,
-		typed(func(f *File, a *gem.GemMadvise) error { return f.k.GemMadvise(a) }))
-	add(gem.IoctlPerfmonCreate, permRenderAllow,
-		typed(func(f *File, a *gem.PerfmonCreate) error { return f.k.PerfmonCreate(a) }))
-	add(gem.IoctlPerfmonDestroy, permRenderAllow,
-		typed(func(f *File, a *gem.PerfmonDestroy) error { return f.k.PerfmonDestroy(a) }))
-	add(gem.IoctlPerfmonGetValues, permRenderAllow,
-		typed(func(f *File, a *gem.PerfmonGetValues) error { return f.k.PerfmonGetValues(a) }))
+	add(uapi.IoctlSubmitCL, permRenderAllow,
+		typed(func(f *File, a *uapi.SubmitCL) error { return f.k.SubmitCL(a) }))
+	add(uapi.IoctlWaitSeqno, permRenderAllow,
+		typed(func(f *File, a *uapi.WaitSeqno) error { return f.k.WaitSeqno(a) }))
+	add(uapi.IoctlWaitBO, permRenderAllow,
+		typed(func(f *File, a *uapi.WaitBO) error { return f.k.WaitBO(a) }))
+	add(uapi.IoctlCreateBO, permRenderAllow,
+		typed(func(f *File, a *uapi.CreateBO) error { return f.k.CreateBO(a) }))
+	add(uapi.IoctlMmapBO, permRenderAllow,
+		typed(func(f *File, a *uapi.MmapBO) error { return f.k.MmapBO(a) }))
+	add(uapi.IoctlCreateShaderBO, permRenderAllow,
+		typed(func(f *File, a *uapi.CreateShaderBO) error { return f.k.CreateShaderBO(a) }))
+	add(uapi.IoctlGetHangState, permRootOnly,
+		typed(func(f *File, a *uapi.GetHangState) error { return f.k.GetHangState(a) }))
+	add(uapi.IoctlGetParam, permRenderAllow,
+		typed(func(f *File, a *uapi.GetParam) error { return f.k.GetParam(a) }))
+	add(uapi.IoctlSetTiling, permRenderAllow,
+		typed(func(f *File, a *uapi.SetTiling) error { return f.k.SetTiling(a) }))
+	add(uapi.IoctlGetTiling, permRenderAllow,
+		typed(func(f *File, a *uapi.GetTiling) error { return f.k.GetTiling(a) }))
+	add(uapi.IoctlLabelBO, permRenderAllow,
+		typed(func(f *File, a *uapi.LabelBO) error { return f.k.LabelBO(a) }))
+	add(uapi.IoctlGemMadvise, permRenderAllow,
+		typed(func(f *File, a *uapi.GemMadvise) error { return f.k.GemMadvise(a) }))
+	add(uapi.IoctlPerfmonCreate, permRenderAllow,
+		typed(func(f *File, a *uapi.PerfmonCreate) error { return f.k.PerfmonCreate(a) }))
+	add(uapi.IoctlPerfmonDestroy, permRenderAllow,
+		typed(func(f *File, a *uapi.PerfmonDestroy) error { return f.k.PerfmonDestroy(a) }))
+	add(uapi.IoctlPerfmonGetValues, permRenderAllow,
+		typed(func(f *File, a *uapi.PerfmonGetValues) error { return f.k.PerfmonGetValues(a) }))
 	return t
 }()

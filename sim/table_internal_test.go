@@ -3,8 +3,7 @@ package sim
 import (
 	"testing"
 
-	"github.com/vccube/vccube/drm"
-	"github.com/vccube/vccube/gem"
+	"github.com/vccube/vccube/uapi"
 )
 
 // vc4_drm_ioctls[] has the fifteen ioctls DRM_VC4_SUBMIT_CL (0x00) to
@@ -19,7 +18,7 @@ func TestVC4IoctlTable(t *testing.T) {
 			t.Errorf("no vc4 ioctl 0x%02x", i)
 			continue
 		}
-		if d.cmd.Nr() != drm.CommandBase+uint32(i) || d.name != gem.IoctlName(d.cmd) {
+		if d.cmd.Nr() != uapi.CommandBase+uint32(i) || d.name != uapi.IoctlName(d.cmd) {
 			t.Errorf("entry %d: %s, number 0x%02x", i, d.name, d.cmd.Nr())
 		}
 	}

@@ -1,13 +1,13 @@
 // Package submit assembles DRM_IOCTL_VC4_SUBMIT_CL: it owns one frame's
 // bin CL, shader records, uniforms, BO handles and render surfaces, fills
-// gem.SubmitCL from them and issues the ioctl with the user pointers
+// uapi.SubmitCL from them and issues the ioctl with the user pointers
 // pinned for exactly the duration of the call.
 //
 // A Job is reused frame after frame: Reset, build, Submit. Its buffers keep
 // their capacity and its runtime.Pinner is reused, so a frame's submit
 // allocates nothing once the buffers have grown.
 //
-// The pointer fields of gem.SubmitCL are Go pointers hidden in uint64s,
+// The pointer fields of uapi.SubmitCL are Go pointers hidden in uint64s,
 // which the garbage collector cannot see. Job never lets such a struct
 // escape: it sets the pointers, pins what they point at, calls the ioctl,
 // then unpins and zeroes them, all inside Submit.
@@ -22,8 +22,8 @@ import (
 	"github.com/vccube/vccube/cl/bincl"
 	"github.com/vccube/vccube/cl/shaderrec"
 	"github.com/vccube/vccube/cl/uniforms"
-	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/gem"
+	"github.com/vccube/vccube/uapi"
 )
 
 // Job is one submit under construction.
@@ -43,15 +43,15 @@ type Job struct {
 	// MinXTile … MaxYTile bound the tiles to render, inclusive.
 	MinXTile, MinYTile, MaxXTile, MaxYTile uint8
 	// The six render surfaces; Reset makes them all absent.
-	ColorRead, ColorWrite, ZSRead, ZSWrite, MSAAColorWrite, MSAAZSWrite gem.SubmitRCLSurface
+	ColorRead, ColorWrite, ZSRead, ZSWrite, MSAAColorWrite, MSAAZSWrite uapi.SubmitRCLSurface
 	// ClearColor is the packed clear colour, the same word twice; it and
-	// the two below apply with gem.SubmitUseClearColor.
+	// the two below apply with uapi.SubmitUseClearColor.
 	ClearColor [2]uint32
 	// ClearZ is the clear depth in the low 24 bits (0xffffff = 1.0).
 	ClearZ uint32
 	// ClearS is the clear stencil value.
 	ClearS uint8
-	// Flags are gem.Submit* flags.
+	// Flags are uapi.Submit* flags.
 	Flags uint32
 	// PerfmonID, InSync and OutSync are passed through (0 = none).
 	PerfmonID, InSync, OutSync uint32
@@ -60,7 +60,7 @@ type Job struct {
 	// hand the kernel a broken job.
 	Unchecked bool
 
-	arg gem.SubmitCL
+	arg uapi.SubmitCL
 	pin runtime.Pinner
 }
 
@@ -108,7 +108,7 @@ func (j *Job) SetFrame(width, height int, msaa bool) error {
 func (j *Job) SetClear(color uint32, z uint32, s uint8) {
 	j.ClearColor = [2]uint32{color, color}
 	j.ClearZ, j.ClearS = z, s
-	j.Flags |= gem.SubmitUseClearColor
+	j.Flags |= uapi.SubmitUseClearColor
 }
 
 // check reports what would make the kernel refuse the job, in user-space
@@ -121,7 +121,7 @@ func (j *Job) check(bin []byte) error {
 		return fmt.Errorf("submit: %d shader records for %d shader-state packets: the kernel takes one record per packet, in order",
 			j.ShaderRecs.Count(), j.Bin.ShaderStates())
 	}
-	absent := func(s *gem.SubmitRCLSurface) bool { return s.HIndex == gem.SurfaceAbsent }
+	absent := func(s *uapi.SubmitRCLSurface) bool { return s.HIndex == uapi.SurfaceAbsent }
 	if absent(&j.ColorWrite) && absent(&j.ZSWrite) && absent(&j.MSAAColorWrite) && absent(&j.MSAAZSWrite) {
 		return errors.New("submit: no colour or Z/S write surface: the render list would have nothing to store (\"RCL requires color or Z/S write\")")
 	}
@@ -137,7 +137,7 @@ func (j *Job) check(bin []byte) error {
 // fill copies everything but the pointers into j.arg.
 func (j *Job) fill(bin []byte) {
 	a := &j.arg
-	*a = gem.SubmitCL{
+	*a = uapi.SubmitCL{
 		BinCLSize:      uint32(len(bin)),
 		ShaderRecSize:  uint32(len(j.ShaderRecs.Bytes())),
 		ShaderRecCount: uint32(j.ShaderRecs.Count()),
@@ -178,7 +178,7 @@ func (j *Job) pointer(b unsafe.Pointer, n int) uint64 {
 // Submit issues DRM_IOCTL_VC4_SUBMIT_CL on c and returns the job's seqno
 // (for gem WAIT_SEQNO). The user pointers are valid, and pinned, only
 // during the call.
-func (j *Job) Submit(c drm.Conn) (uint64, error) {
+func (j *Job) Submit(c uapi.Conn) (uint64, error) {
 	bin, err := j.Bin.Bytes()
 	if err != nil {
 		return 0, err
@@ -206,4 +206,4 @@ func (j *Job) Submit(c drm.Conn) (uint64, error) {
 
 // Args returns a copy of the last submit struct with its pointer fields
 // zeroed (they are only valid during Submit), for logging and tests.
-func (j *Job) Args() gem.SubmitCL { return j.arg }
+func (j *Job) Args() uapi.SubmitCL { return j.arg }

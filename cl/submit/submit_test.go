@@ -14,7 +14,7 @@ import (
 	"github.com/vccube/vccube/cl/internal/cube"
 	"github.com/vccube/vccube/cl/submit"
 	"github.com/vccube/vccube/drm"
-	"github.com/vccube/vccube/gem"
+	"github.com/vccube/vccube/uapi"
 )
 
 // fakeConn plays the kernel's part of SUBMIT_CL as far as user memory goes:
@@ -22,7 +22,7 @@ import (
 // copy_from_user would, and writes a seqno back.
 type fakeConn struct {
 	calls   int
-	arg     gem.SubmitCL
+	arg     uapi.SubmitCL
 	bin     []byte
 	recs    []byte
 	unis    []byte
@@ -41,12 +41,12 @@ func user(p *uint64, n uint32) []byte {
 	return bytes.Clone(unsafe.Slice((*byte)(ptr), n))
 }
 
-func (f *fakeConn) Ioctl(req drm.Request, arg unsafe.Pointer) error {
+func (f *fakeConn) Ioctl(req uapi.Request, arg unsafe.Pointer) error {
 	f.calls++
-	if req != gem.IoctlSubmitCL {
+	if req != uapi.IoctlSubmitCL {
 		return unix.ENOTTY
 	}
-	a := (*gem.SubmitCL)(arg)
+	a := (*uapi.SubmitCL)(arg)
 	if f.calls == 1 {
 		f.arg = *a
 		f.bin = user(&a.BinCL, a.BinCLSize)
@@ -77,7 +77,7 @@ func TestCubeSubmitFields(t *testing.T) {
 		t.Fatalf("Submit = %d, %v", seqno, err)
 	}
 	a := c.arg
-	absent := gem.SubmitRCLSurface{HIndex: 0xFFFFFFFF}
+	absent := uapi.SubmitRCLSurface{HIndex: 0xFFFFFFFF}
 	checks := []struct {
 		name      string
 		got, want any
@@ -91,7 +91,7 @@ func TestCubeSubmitFields(t *testing.T) {
 		{"height", a.Height, uint16(600)},
 		{"min tiles", [2]uint8{a.MinXTile, a.MinYTile}, [2]uint8{0, 0}},
 		{"max tiles: tiles − 1", [2]uint8{a.MaxXTile, a.MaxYTile}, [2]uint8{12, 9}},
-		{"color_write: BO 5, linear RGBA8888 bits 0x0004", a.ColorWrite, gem.SubmitRCLSurface{HIndex: 5, Bits: 0x0004}},
+		{"color_write: BO 5, linear RGBA8888 bits 0x0004", a.ColorWrite, uapi.SubmitRCLSurface{HIndex: 5, Bits: 0x0004}},
 		{"color_read absent", a.ColorRead, absent},
 		{"zs_read absent", a.ZSRead, absent},
 		{"zs_write absent", a.ZSWrite, absent},

@@ -3,7 +3,7 @@ package submit
 import (
 	"github.com/vccube/vccube/cl"
 	"github.com/vccube/vccube/cl/spec"
-	"github.com/vccube/vccube/gem"
+	"github.com/vccube/vccube/uapi"
 )
 
 // The surfaces' bits fields are packet bits, so they are computed by
@@ -90,30 +90,30 @@ func LoadOf(bits uint16) cl.LoadTileBufferGeneral {
 
 // Absent is an unused surface: hindex 0xFFFFFFFF. A zeroed surface would
 // mean "BO index 0" (kernel-vc4.md §0 finding 2).
-func Absent() gem.SubmitRCLSurface { return gem.SubmitRCLSurface{HIndex: gem.SurfaceAbsent} }
+func Absent() uapi.SubmitRCLSurface { return uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent} }
 
 // ColorWrite returns a color_write surface in RGBA8888: bo_handles index,
 // byte offset in that BO and tiling (linear for a scanout buffer, or T).
-func ColorWrite(hindex, offset uint32, tiling cl.Tiling) gem.SubmitRCLSurface {
-	return gem.SubmitRCLSurface{HIndex: hindex, Offset: offset,
+func ColorWrite(hindex, offset uint32, tiling cl.Tiling) uapi.SubmitRCLSurface {
+	return uapi.SubmitRCLSurface{HIndex: hindex, Offset: offset,
 		Bits: RenderBits(cl.TileRenderingModeConfig{Format: cl.RenderFormatRGBA8888, Tiling: tiling})}
 }
 
 // ColorRead returns a color_read surface in RGBA8888 with the given tiling.
-func ColorRead(hindex, offset uint32, tiling cl.Tiling) gem.SubmitRCLSurface {
-	return gem.SubmitRCLSurface{HIndex: hindex, Offset: offset,
+func ColorRead(hindex, offset uint32, tiling cl.Tiling) uapi.SubmitRCLSurface {
+	return uapi.SubmitRCLSurface{HIndex: hindex, Offset: offset,
 		Bits: LoadBits(cl.LoadTileBufferGeneral{Buffer: cl.LoadBufferColor, Tiling: tiling, Format: cl.LoadStoreFormatRGBA8888})}
 }
 
 // ZSWrite returns a zs_write surface: Z (24 bits) and stencil (8 bits) in 32
 // bits per pixel with the given tiling; the kernel wants format 0.
-func ZSWrite(hindex, offset uint32, tiling cl.Tiling) gem.SubmitRCLSurface {
-	return gem.SubmitRCLSurface{HIndex: hindex, Offset: offset,
+func ZSWrite(hindex, offset uint32, tiling cl.Tiling) uapi.SubmitRCLSurface {
+	return uapi.SubmitRCLSurface{HIndex: hindex, Offset: offset,
 		Bits: StoreBits(cl.StoreTileBufferGeneral{Buffer: cl.StoreBufferZS, Tiling: tiling})}
 }
 
 // ZSRead returns a zs_read surface with the given tiling.
-func ZSRead(hindex, offset uint32, tiling cl.Tiling) gem.SubmitRCLSurface {
-	return gem.SubmitRCLSurface{HIndex: hindex, Offset: offset,
+func ZSRead(hindex, offset uint32, tiling cl.Tiling) uapi.SubmitRCLSurface {
+	return uapi.SubmitRCLSurface{HIndex: hindex, Offset: offset,
 		Bits: LoadBits(cl.LoadTileBufferGeneral{Buffer: cl.LoadBufferZS, Tiling: tiling})}
 }

@@ -7,11 +7,12 @@ import (
 
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/gem"
+	"github.com/vccube/vccube/uapi"
 )
 
-// gpuDevice is the opened GPU: a drm.Conn, what it is, and how to close it.
+// gpuDevice is the opened GPU: a uapi.Conn, what it is, and how to close it.
 type gpuDevice struct {
-	conn drm.Conn
+	conn uapi.Conn
 	name string      // "sim" or the node's path, for reports
 	info gem.V3DInfo // the 3D engine
 	sim  bool
@@ -72,10 +73,10 @@ func openSim(e *env) (*gpuDevice, error) {
 }
 
 // openDisplay opens the card -display names, for KMS only.
-func openDisplay(e *env, path string) (drm.Conn, error) {
+func openDisplay(e *env, path string) (uapi.Conn, error) {
 	open := e.openDisplay
 	if open == nil {
-		open = func(path string) (drm.Conn, error) { return drm.Open(path) }
+		open = func(path string) (uapi.Conn, error) { return drm.Open(path) }
 	}
 	c, err := open(path)
 	if err != nil {

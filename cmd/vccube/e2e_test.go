@@ -14,13 +14,13 @@ import (
 	"testing"
 
 	"github.com/vccube/vccube/cmd/vccube/report"
-	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/internal/imgcmp"
 	"github.com/vccube/vccube/internal/refrender"
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/sim/display"
 	"github.com/vccube/vccube/sim/gpu"
+	"github.com/vccube/vccube/uapi"
 )
 
 // The end-to-end tests run the program's own code path — run, as main
@@ -92,7 +92,7 @@ func (d *testDevice) close() {
 // have freed every one of its own before closing the device (the kernel
 // would free them anyway, which is why the count is taken first).
 func (d *testDevice) opener() simOpener {
-	return func() (drm.Conn, error) {
+	return func() (uapi.Conn, error) {
 		f, err := d.dev.Open()
 		if err != nil {
 			return nil, err

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/present"
+	"github.com/vccube/vccube/uapi"
 )
 
 func TestParseArgs(t *testing.T) {
@@ -115,7 +115,7 @@ func TestUsageErrors(t *testing.T) {
 // mustNotOpen is a simulated-device opener for runs that must fail before
 // touching any device.
 func mustNotOpen(t *testing.T) simOpener {
-	return func() (drm.Conn, error) {
+	return func() (uapi.Conn, error) {
 		t.Helper()
 		t.Error("the device was opened")
 		return nil, os.ErrInvalid

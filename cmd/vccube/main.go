@@ -18,6 +18,7 @@ import (
 
 	"github.com/vccube/vccube/cmd/vccube/internal/keys"
 	"github.com/vccube/vccube/drm"
+	"github.com/vccube/vccube/uapi"
 )
 
 // env is what run needs from the outside world, so tests can run the
@@ -30,7 +31,7 @@ type env struct {
 	// openSim opens the simulated device.
 	openSim simOpener
 	// openDisplay opens the card -display names; nil means drm.Open.
-	openDisplay func(path string) (drm.Conn, error)
+	openDisplay func(path string) (uapi.Conn, error)
 	// keys, if not nil, replaces the terminal as the source of keys.
 	keys <-chan keys.Key
 	// afterFrame, if not nil, is called after each frame is shown (or

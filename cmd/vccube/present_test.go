@@ -18,6 +18,7 @@ import (
 	"github.com/vccube/vccube/internal/refrender"
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/sim/display"
+	"github.com/vccube/vccube/uapi"
 )
 
 // console puts a text console's picture on the CRTC before the program
@@ -53,7 +54,7 @@ func (d *testDevice) console(t *testing.T) *console {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fb, err := drm.AddFramebuffer(f, 1024, 768, drm.FormatXRGB8888, db.Handle, db.Pitch, drm.FormatModLinear)
+	fb, err := drm.AddFramebuffer(f, 1024, 768, uapi.FormatXRGB8888, db.Handle, db.Pitch, uapi.FormatModLinear)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,7 +336,7 @@ func TestOtherDisplayCard(t *testing.T) {
 	var out, errb bytes.Buffer
 	var opened string
 	e := &env{stdout: &out, stderr: &errb, driDir: t.TempDir(), openSim: gpuDev.opener(),
-		openDisplay: func(path string) (drm.Conn, error) {
+		openDisplay: func(path string) (uapi.Conn, error) {
 			opened = path
 			return dispDev.opener()()
 		}}
@@ -436,7 +437,7 @@ func TestOtherDisplayCaptureFrame(t *testing.T) {
 	shot := filepath.Join(t.TempDir(), "shot.png")
 	var out, errb bytes.Buffer
 	e := &env{stdout: &out, stderr: &errb, driDir: t.TempDir(), openSim: gpuDev.opener(),
-		openDisplay: func(string) (drm.Conn, error) { return dispDev.opener()() }}
+		openDisplay: func(string) (uapi.Conn, error) { return dispDev.opener()() }}
 	code := run(context.Background(), []string{"-device", "sim", "-display", "/dev/dri/card1", "-mode", "800x600",
 		"-frames", "5", "-capture", shot, "-capture-frame", "1"}, e)
 	if code != exitOK {
@@ -462,7 +463,7 @@ func TestTripleBuffering(t *testing.T) {
 			args := goldenArgs(g, shot)
 			if other {
 				shown = newTestDevice(t, sim.Options{Board: sim.BoardPi4})
-				e.openDisplay = func(string) (drm.Conn, error) { return shown.opener()() }
+				e.openDisplay = func(string) (uapi.Conn, error) { return shown.opener()() }
 				args = append(args, "-display", "/dev/dri/card1")
 			}
 			con := shown.console(t)

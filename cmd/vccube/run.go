@@ -14,7 +14,6 @@ import (
 	"github.com/vccube/vccube/cmd/vccube/internal/keys"
 	"github.com/vccube/vccube/cmd/vccube/report"
 	"github.com/vccube/vccube/drm"
-	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/math/scene"
 	"github.com/vccube/vccube/present"
 	"github.com/vccube/vccube/record"
@@ -22,6 +21,7 @@ import (
 	"github.com/vccube/vccube/termview"
 	"github.com/vccube/vccube/texture"
 	"github.com/vccube/vccube/texture/imagefile"
+	"github.com/vccube/vccube/uapi"
 )
 
 // The terminal view's last row: the keys that work there
@@ -154,7 +154,7 @@ func (p *program) run(ctx context.Context) (err error) {
 		return err
 	}
 	if trace != nil {
-		p.gpu.conn = drm.Trace(p.gpu.conn, trace, gem.IoctlName)
+		p.gpu.conn = drm.Trace(p.gpu.conn, trace, uapi.IoctlName)
 	}
 	defer closeInto(&err, "closing the GPU device", p.gpu.conn)
 	if !p.gpu.sim {
@@ -169,7 +169,7 @@ func (p *program) run(ctx context.Context) (err error) {
 				return err
 			}
 			if trace != nil {
-				dc = drm.Trace(dc, trace, gem.IoctlName)
+				dc = drm.Trace(dc, trace, uapi.IoctlName)
 			}
 			defer closeInto(&err, "closing the display device", dc)
 			p.copies = true
@@ -193,7 +193,7 @@ func (p *program) run(ctx context.Context) (err error) {
 		// simulated display says so too; its virtual clock, which only
 		// tests use, never lets a vblank pass unflipped.)
 		p.pacing.Period = p.disp.Mode().FramePeriod()
-		ts, err := drm.GetCapability(dc, drm.CapTimestampMonotonic)
+		ts, err := drm.GetCapability(dc, uapi.CapTimestampMonotonic)
 		p.pacing.Classify = err == nil && ts == 1
 	}
 

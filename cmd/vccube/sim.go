@@ -3,27 +3,27 @@ package main
 import (
 	"errors"
 
-	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/sim/display"
 	"github.com/vccube/vccube/sim/gpu"
+	"github.com/vccube/vccube/uapi"
 )
 
 // simOpener opens the simulated device and returns the Conn of one open
 // file on it; closing the Conn shuts the whole device down.
-type simOpener func() (drm.Conn, error)
+type simOpener func() (uapi.Conn, error)
 
 // defaultSim opens the simulated device the program runs on when there is
 // no VideoCore IV: a Pi 3's vc4 (package sim) with the GPU model
 // (sim/gpu) and an HDMI monitor (sim/display) whose vblanks come in real
 // time, so frames are paced as on a Pi.
-func defaultSim() (drm.Conn, error) {
+func defaultSim() (uapi.Conn, error) {
 	return newSim(sim.Options{}, display.Options{Clock: display.RealClock})
 }
 
 // newSim makes a simulated device with the GPU model and a display and
 // opens a file on it; closing that file shuts the device down.
-func newSim(opts sim.Options, dopts display.Options) (drm.Conn, error) {
+func newSim(opts sim.Options, dopts display.Options) (uapi.Conn, error) {
 	g := gpu.New(gpu.Options{})
 	disp := display.New(dopts)
 	opts.GPU, opts.Display = g, disp

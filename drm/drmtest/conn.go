@@ -1,3 +1,5 @@
+// Package drmtest holds test helpers for code above the uapi.Conn
+// boundary: a fake Conn driven by a table of request handlers.
 package drmtest
 
 import (
@@ -5,11 +7,11 @@ import (
 	"sync"
 	"unsafe"
 
-	"github.com/vccube/vccube/drm"
+	"github.com/vccube/vccube/uapi"
 	"golang.org/x/sys/unix"
 )
 
-// Conn is a fake drm.Conn for tests: each request is answered by the
+// Conn is a fake uapi.Conn for tests: each request is answered by the
 // handler registered for it (On), unknown requests fail with EINVAL as the
 // kernel's drm_ioctl does for a number past the driver's table. Mmap hands
 // out the byte slices registered with Map; Read returns the queued chunks.
@@ -19,8 +21,8 @@ import (
 // testing.AllocsPerRun: the fake itself adds none per call.
 type Conn struct {
 	mu       sync.Mutex
-	handlers map[drm.Request]func(arg unsafe.Pointer) error
-	calls    map[drm.Request]int
+	handlers map[uapi.Request]func(arg unsafe.Pointer) error
+	calls    map[uapi.Request]int
 	maps     map[uint64][]byte
 	mapped   map[*byte]bool
 	reads    [][]byte
@@ -31,8 +33,8 @@ type Conn struct {
 // NewConn returns a fake with no handlers.
 func NewConn() *Conn {
 	return &Conn{
-		handlers: map[drm.Request]func(unsafe.Pointer) error{},
-		calls:    map[drm.Request]int{},
+		handlers: map[uapi.Request]func(unsafe.Pointer) error{},
+		calls:    map[uapi.Request]int{},
 		maps:     map[uint64][]byte{},
 		mapped:   map[*byte]bool{},
 	}
@@ -41,7 +43,7 @@ func NewConn() *Conn {
 // On makes the fake answer req with fn, which sees the argument as the Go
 // struct T. It panics if T's size is not the size req encodes: that is a
 // mistake in the test, not in the code under test.
-func On[T any](c *Conn, req drm.Request, fn func(arg *T) error) {
+func On[T any](c *Conn, req uapi.Request, fn func(arg *T) error) {
 	var zero T
 	if uintptr(req.Size()) != unsafe.Sizeof(zero) {
 		panic(fmt.Sprintf("drmtest.On: request %#x carries %d bytes, %T is %d", uint32(req), req.Size(), zero, unsafe.Sizeof(zero)))
@@ -53,21 +55,21 @@ func On[T any](c *Conn, req drm.Request, fn func(arg *T) error) {
 
 // OnNoArg makes the fake answer req, a request without argument (such as
 // DRM_IOCTL_SET_MASTER), with fn.
-func (c *Conn) OnNoArg(req drm.Request, fn func() error) {
+func (c *Conn) OnNoArg(req uapi.Request, fn func() error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.handlers[req] = func(unsafe.Pointer) error { return fn() }
 }
 
 // Fail makes the fake answer req with errno.
-func (c *Conn) Fail(req drm.Request, errno unix.Errno) {
+func (c *Conn) Fail(req uapi.Request, errno unix.Errno) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.handlers[req] = func(unsafe.Pointer) error { return errno }
 }
 
 // Calls reports how many times req was issued.
-func (c *Conn) Calls(req drm.Request) int {
+func (c *Conn) Calls(req uapi.Request) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.calls[req]
@@ -108,8 +110,8 @@ func (c *Conn) Mapped() int {
 	return len(c.mapped)
 }
 
-// Ioctl implements drm.Conn.
-func (c *Conn) Ioctl(req drm.Request, arg unsafe.Pointer) error {
+// Ioctl implements uapi.Conn.
+func (c *Conn) Ioctl(req uapi.Request, arg unsafe.Pointer) error {
 	c.mu.Lock()
 	h := c.handlers[req]
 	c.calls[req]++
@@ -124,7 +126,7 @@ func (c *Conn) Ioctl(req drm.Request, arg unsafe.Pointer) error {
 	return h(arg)
 }
 
-// Mmap implements drm.Conn for the offsets registered with Map; others
+// Mmap implements uapi.Conn for the offsets registered with Map; others
 // fail with EINVAL, as mmap(2) at an unknown fake offset does.
 func (c *Conn) Mmap(offset uint64, length int, prot int) ([]byte, error) {
 	c.mu.Lock()
@@ -138,7 +140,7 @@ func (c *Conn) Mmap(offset uint64, length int, prot int) ([]byte, error) {
 	return b, nil
 }
 
-// Munmap implements drm.Conn.
+// Munmap implements uapi.Conn.
 func (c *Conn) Munmap(b []byte) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -150,7 +152,7 @@ func (c *Conn) Munmap(b []byte) error {
 	return nil
 }
 
-// Read implements drm.Conn: each call returns the next queued chunk, or
+// Read implements uapi.Conn: each call returns the next queued chunk, or
 // EAGAIN when none is left (a non-blocking fd with no event pending).
 func (c *Conn) Read(p []byte) (int, error) {
 	c.mu.Lock()
@@ -167,10 +169,10 @@ func (c *Conn) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// Fd implements drm.Conn; the fake has no descriptor.
+// Fd implements uapi.Conn; the fake has no descriptor.
 func (c *Conn) Fd() int { return -1 }
 
-// Close implements drm.Conn.
+// Close implements uapi.Conn.
 func (c *Conn) Close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -181,4 +183,4 @@ func (c *Conn) Close() error {
 	return nil
 }
 
-var _ drm.Conn = (*Conn)(nil)
+var _ uapi.Conn = (*Conn)(nil)

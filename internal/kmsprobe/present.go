@@ -12,6 +12,7 @@ import (
 
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/present"
+	"github.com/vccube/vccube/uapi"
 	"golang.org/x/sys/unix"
 )
 
@@ -64,7 +65,7 @@ func presentRun(rep *PresentReport, device, connector, modeFlag string, flips in
 	if v, err := drm.GetVersion(f); err == nil {
 		rep.Driver = v.Name
 	}
-	if v, err := drm.GetCapability(f, drm.CapTimestampMonotonic); err == nil {
+	if v, err := drm.GetCapability(f, uapi.CapTimestampMonotonic); err == nil {
 		rep.TimestampMonotonic = v == 1
 	}
 	d, err := present.Open(f, present.Config{Connector: connector, Mode: spec})
@@ -310,7 +311,7 @@ func stamp(img []byte, k int) {
 }
 
 // monotonic reads CLOCK_MONOTONIC, the clock of the events' timestamps
-// when drm.CapTimestampMonotonic is 1.
+// when uapi.CapTimestampMonotonic is 1.
 func monotonic() time.Duration {
 	var ts unix.Timespec
 	if err := unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts); err != nil {

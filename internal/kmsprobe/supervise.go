@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/vccube/vccube/drm"
+	"github.com/vccube/vccube/uapi"
 )
 
 // runSupervise is "kmsprobe supervise [flags] -- COMMAND...": it checks,
@@ -138,7 +139,7 @@ wait:
 }
 
 // crtcStates reads every CRTC.
-func crtcStates(c drm.Conn, ids []uint32) ([]drm.Crtc, error) {
+func crtcStates(c uapi.Conn, ids []uint32) ([]drm.Crtc, error) {
 	out := make([]drm.Crtc, len(ids))
 	for i, id := range ids {
 		st, err := drm.GetCrtc(c, id)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/sim/display"
+	"github.com/vccube/vccube/uapi"
 )
 
 // flipLoop sets up a CRTC with two framebuffers and returns a function
@@ -17,7 +18,7 @@ func flipLoop(tb testing.TB, opts display.Options) func() {
 	b, _, _ := dumbFB(tb, f, 1920, 1080)
 	setCrtc(tb, f, a, modeNamed(tb, f, "1920x1080@60"))
 	events := drm.NewEventReader(f)
-	arg := &drm.ModeCrtcPageFlip{CrtcID: display.CrtcID, Flags: drm.PageFlipEvent}
+	arg := &uapi.ModeCrtcPageFlip{CrtcID: display.CrtcID, Flags: uapi.PageFlipEvent}
 	fbs := [2]uint32{b, a}
 	i := 0
 	return func() {

@@ -5,7 +5,7 @@ import (
 	"math/bits"
 	"time"
 
-	"github.com/vccube/vccube/drm"
+	"github.com/vccube/vccube/uapi"
 	"golang.org/x/sys/unix"
 )
 
@@ -84,9 +84,9 @@ type timeline struct {
 }
 
 // newTimeline starts the vblanks of mode m at time t0 with counter base.
-func newTimeline(m *drm.ModeModeInfo, t0 int64, base uint64) timeline {
+func newTimeline(m *uapi.ModeModeInfo, t0 int64, base uint64) timeline {
 	den := uint64(m.Clock)
-	if m.Flags&drm.ModeFlagInterlace != 0 {
+	if m.Flags&uapi.ModeFlagInterlace != 0 {
 		den *= 2
 	}
 	if den == 0 {

@@ -1,20 +1,21 @@
 package display
 
 import (
+	"fmt"
 	"syscall"
 	"unsafe"
 
-	"github.com/vccube/vccube/drm"
+	"github.com/vccube/vccube/uapi"
 )
 
 // crtc is the one CRTC (a pixelvalve fed by an HVS channel) with its
 // primary plane, in the atomic state the legacy ioctls read and write.
 type crtc struct {
-	active bool             // crtc_state->enable and ->active (legacy users set both)
-	mode   drm.ModeModeInfo // the mode as SETCRTC gave it (type masked, name copied)
-	routed bool             // HDMI-A-1's connector state points at this CRTC
-	tl     timeline         // the vblanks while active
-	off    uint64           // the vblank counter, frozen while off
+	active bool              // crtc_state->enable and ->active (legacy users set both)
+	mode   uapi.ModeModeInfo // the mode as SETCRTC gave it (type masked, name copied)
+	routed bool              // HDMI-A-1's connector state points at this CRTC
+	tl     timeline          // the vblanks while active
+	off    uint64            // the vblank counter, frozen while off
 
 	// The primary plane's state: the framebuffer (GETCRTC's fb_id) and
 	// the source origin (src_x, src_y >> 16); the source size is the
@@ -29,7 +30,7 @@ type crtc struct {
 	scanTime int64
 
 	pending pendingFlip
-	ev      drm.EventVblank // the event record being queued, reused
+	ev      uapi.EventVblank // the event record being queued, reused
 }
 
 // pendingFlip is a committed page flip waiting for its vblank (the
@@ -54,7 +55,7 @@ func (c *crtc) vblankCount(t int64) uint64 {
 // drm_mode_getresources): the file's own framebuffers (newest first), the
 // size limits, and the CRTC, encoder and connector ids. Each array gets as
 // many ids as its count allows, and every count is set to the real number.
-func (d *Display) getResources(cs *clientState, r *drm.ModeCardRes) error {
+func (d *Display) getResources(cs *clientState, r *uapi.ModeCardRes) error {
 	count := uint32(0)
 	for _, fb := range cs.fbs {
 		if count < r.CountFbs {
@@ -91,7 +92,7 @@ func (d *Display) getResources(cs *clientState, r *drm.ModeCardRes) error {
 //
 // Connector properties are not modelled: count_props is 0, where a real
 // vc4 HDMI connector has about a dozen (EDID, DPMS, link-status, ...).
-func (d *Display) getConnector(cs *clientState, r *drm.ModeGetConnector) error {
+func (d *Display) getConnector(cs *clientState, r *uapi.ModeGetConnector) error {
 	if r.ConnectorID != ConnectorID {
 		return errorf(syscall.ENOENT, "unknown connector %d", r.ConnectorID)
 	}
@@ -101,14 +102,14 @@ func (d *Display) getConnector(cs *clientState, r *drm.ModeGetConnector) error {
 		}
 	}
 	r.CountEncoders = 1
-	r.ConnectorType = uint32(drm.ConnectorHDMIA)
+	r.ConnectorType = uint32(uapi.ConnectorHDMIA)
 	r.ConnectorTypeID = 1
 	r.Subpixel = 0 // SubPixelUnknown: the EDID parser does not set it for HDMI
 	if d.opts.Unplugged {
-		r.Connection = uint32(drm.StatusDisconnected)
+		r.Connection = uint32(uapi.StatusDisconnected)
 		r.MmWidth, r.MmHeight = 0, 0
 	} else {
-		r.Connection = uint32(drm.StatusConnected)
+		r.Connection = uint32(uapi.StatusConnected)
 		r.MmWidth, r.MmHeight = d.mon.WidthMM, d.mon.HeightMM
 	}
 	n := uint32(0)
@@ -142,8 +143,8 @@ func (d *Display) getConnector(cs *clientState, r *drm.ModeGetConnector) error {
 // modes only for files with the STEREO_3D capability. (Its other rule,
 // hiding aspect-ratio twins from files without ASPECT_RATIO, has nothing
 // to hide: the connector's modes carry no aspect ratio.)
-func exposed(cs *clientState, m *drm.ModeModeInfo) bool {
-	return cs.stereo || m.Flags&drm.ModeFlag3DMask == 0
+func exposed(cs *clientState, m *uapi.ModeModeInfo) bool {
+	return cs.stereo || m.Flags&uapi.ModeFlag3DMask == 0
 }
 
 // getEncoder is DRM_IOCTL_MODE_GETENCODER (drm_encoder.c
@@ -151,7 +152,7 @@ func exposed(cs *clientState, m *drm.ModeModeInfo) bool {
 // driven by the CRTC (possible_crtcs bit 0) and clones only itself (the
 // core sets possible_clones to the encoder's own bit when the driver
 // leaves it 0, drm_mode_config.c fixup_encoder_possible_clones).
-func (d *Display) getEncoder(r *drm.ModeGetEncoder) error {
+func (d *Display) getEncoder(r *uapi.ModeGetEncoder) error {
 	if r.EncoderID != EncoderID {
 		return errorf(syscall.ENOENT, "unknown encoder %d", r.EncoderID)
 	}
@@ -159,7 +160,7 @@ func (d *Display) getEncoder(r *drm.ModeGetEncoder) error {
 	if d.crtc.routed {
 		r.CrtcID = CrtcID
 	}
-	r.EncoderType = uint32(drm.EncoderTMDS)
+	r.EncoderType = uint32(uapi.EncoderTMDS)
 	r.PossibleCrtcs = 1
 	r.PossibleClones = 1
 	return nil
@@ -169,7 +170,7 @@ func (d *Display) getEncoder(r *drm.ModeGetEncoder) error {
 // gamma size, the primary plane's framebuffer and source origin, and the
 // mode when the CRTC is enabled. When it is not, mode_valid is 0 and the
 // caller's mode bytes are left as they came.
-func (d *Display) getCrtc(cs *clientState, r *drm.ModeCrtc) error {
+func (d *Display) getCrtc(cs *clientState, r *uapi.ModeCrtc) error {
 	if r.CrtcID != CrtcID {
 		return errorf(syscall.ENOENT, "unknown CRTC %d", r.CrtcID)
 	}
@@ -182,13 +183,13 @@ func (d *Display) getCrtc(cs *clientState, r *drm.ModeCrtc) error {
 	r.X, r.Y = c.x, c.y
 	if c.active {
 		r.Mode = c.mode
-		r.Mode.Vrefresh = c.mode.VrefreshHz() // drm_mode_convert_to_umode
+		r.Mode.Vrefresh = vrefresh(&c.mode) // drm_mode_convert_to_umode
 		r.ModeValid = 1
 	} else {
 		r.ModeValid = 0
 	}
 	if !cs.aspectRatio {
-		r.Mode.Flags &^= drm.ModeFlagPicARMask
+		r.Mode.Flags &^= uapi.ModeFlagPicARMask
 	}
 	return nil
 }
@@ -197,7 +198,7 @@ func (d *Display) getCrtc(cs *clientState, r *drm.ModeCrtc) error {
 // by the atomic helpers' set_config and a blocking commit: with a mode, it
 // shows framebuffer fb_id (or, for fb_id -1, the current one) from (x, y)
 // on the listed connectors; without one it turns the CRTC off.
-func (d *Display) setCrtc(cs *clientState, r *drm.ModeCrtc) error {
+func (d *Display) setCrtc(cs *clientState, r *uapi.ModeCrtc) error {
 	// Universal plane source offsets are 16.16 fixed point.
 	if r.X&0xffff0000 != 0 || r.Y&0xffff0000 != 0 {
 		return errorf(syscall.ERANGE, "position %d,%d does not fit the plane's 16.16 source offsets", r.X, r.Y)
@@ -207,7 +208,7 @@ func (d *Display) setCrtc(cs *clientState, r *drm.ModeCrtc) error {
 	}
 	c := &d.crtc
 	var fb *framebuffer
-	var mode drm.ModeModeInfo
+	var mode uapi.ModeModeInfo
 	if r.ModeValid != 0 {
 		if r.FbID == ^uint32(0) {
 			if c.fb == nil {
@@ -217,7 +218,7 @@ func (d *Display) setCrtc(cs *clientState, r *drm.ModeCrtc) error {
 		} else if fb = d.lookupFB(r.FbID); fb == nil {
 			return errorf(syscall.ENOENT, "unknown FB ID %d", r.FbID)
 		}
-		if !cs.aspectRatio && r.Mode.Flags&drm.ModeFlagPicARMask != 0 {
+		if !cs.aspectRatio && r.Mode.Flags&uapi.ModeFlagPicARMask != 0 {
 			return errorf(syscall.EINVAL, "unexpected aspect-ratio flag bits (the file did not set the ASPECT_RATIO client capability)")
 		}
 		var err error
@@ -308,26 +309,26 @@ func (d *Display) setCrtc(cs *clientState, r *drm.ModeCrtc) error {
 // ratio and modes drm_mode_validate_basic refuses (EINVAL); it keeps only
 // the DRM_MODE_TYPE_ALL bits of the type and a NUL-terminated copy of the
 // name.
-func convertUmode(in *drm.ModeModeInfo) (drm.ModeModeInfo, error) {
+func convertUmode(in *uapi.ModeModeInfo) (uapi.ModeModeInfo, error) {
 	const intMax = 1<<31 - 1
 	if in.Clock > intMax || in.Vrefresh > intMax {
-		return drm.ModeModeInfo{}, errorf(syscall.ERANGE, "mode clock %d or refresh %d above INT_MAX", in.Clock, in.Vrefresh)
+		return uapi.ModeModeInfo{}, errorf(syscall.ERANGE, "mode clock %d or refresh %d above INT_MAX", in.Clock, in.Vrefresh)
 	}
 	m := *in
 	m.Type &= modeTypeAll
-	if ar := (m.Flags & drm.ModeFlagPicARMask) >> picARShift; ar > picARMax {
-		return drm.ModeModeInfo{}, errorf(syscall.EINVAL, "invalid picture aspect ratio %d in the mode flags", ar)
+	if ar := (m.Flags & uapi.ModeFlagPicARMask) >> picARShift; ar > picARMax {
+		return uapi.ModeModeInfo{}, errorf(syscall.EINVAL, "invalid picture aspect ratio %d in the mode flags", ar)
 	}
 	// strscpy_pad: at most 31 characters, then NULs.
 	name := m.Name
-	m.Name = [drm.DisplayModeLen]byte{}
-	for i := 0; i < drm.DisplayModeLen-1 && name[i] != 0; i++ {
+	m.Name = [uapi.DisplayModeLen]byte{}
+	for i := 0; i < uapi.DisplayModeLen-1 && name[i] != 0; i++ {
 		m.Name[i] = name[i]
 	}
 	check := m
-	check.Flags &^= drm.ModeFlagPicARMask // the aspect ratio is kept apart, not a flag
+	check.Flags &^= uapi.ModeFlagPicARMask // the aspect ratio is kept apart, not a flag
 	if why := validateBasic(&check); why != "" {
-		return drm.ModeModeInfo{}, errorf(syscall.EINVAL, "invalid mode %s: %s", modeString(&m), why)
+		return uapi.ModeModeInfo{}, errorf(syscall.EINVAL, "invalid mode %s: %s", modeString(&m), why)
 	}
 	return m, nil
 }
@@ -343,7 +344,17 @@ func checkSrcCoords(srcX, srcY, srcW, srcH uint32, fb *framebuffer) error {
 	return nil
 }
 
-// modeString formats a mode for messages, e.g. "1920x1080@60".
-func modeString(m *drm.ModeModeInfo) string {
-	return drm.ModeInfo{ModeModeInfo: *m}.String()
+// modeString formats a mode for messages, e.g. "1920x1080@60" or
+// "1920x1080i@60": the size, "i" when interlaced, and the mode's vrefresh
+// (computed as the kernel does when the field is 0).
+func modeString(m *uapi.ModeModeInfo) string {
+	hz := m.Vrefresh
+	if hz == 0 {
+		hz = vrefresh(m)
+	}
+	i := ""
+	if m.Flags&uapi.ModeFlagInterlace != 0 {
+		i = "i"
+	}
+	return fmt.Sprintf("%dx%d%s@%d", m.Hdisplay, m.Vdisplay, i, hz)
 }

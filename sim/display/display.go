@@ -8,8 +8,8 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/sim/kernel"
+	"github.com/vccube/vccube/uapi"
 )
 
 // Client is one open file as the display sees it: the kernel model's
@@ -84,7 +84,7 @@ type Display struct {
 	now     int64 // virtual time in ns (VirtualClock, SteppedClock)
 	timer   *time.Timer
 	closed  bool
-	modes   []drm.ModeModeInfo // the connector's probed modes
+	modes   []uapi.ModeModeInfo // the connector's probed modes
 	mon     Monitor
 	crtc    crtc
 	fbs     map[uint32]*framebuffer // every live framebuffer by id
@@ -141,10 +141,10 @@ func (d *Display) Close() error {
 }
 
 // Modes returns the connector's modes as GETCONNECTOR lists them.
-func (d *Display) Modes() []drm.ModeModeInfo {
+func (d *Display) Modes() []uapi.ModeModeInfo {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return append([]drm.ModeModeInfo(nil), d.modes...)
+	return append([]uapi.ModeModeInfo(nil), d.modes...)
 }
 
 // Now returns the display's clock: virtual time, or CLOCK_MONOTONIC under
@@ -274,7 +274,7 @@ func errorf(errno syscall.Errno, format string, args ...any) error {
 // display. arg is the kernel's copy of the argument, laid out as req's drm
 // struct. Requests the simulator does not model fail with ENOSYS, which
 // the kernel never returns for them.
-func (d *Display) Ioctl(c Client, req drm.Request, arg unsafe.Pointer) error {
+func (d *Display) Ioctl(c Client, req uapi.Request, arg unsafe.Pointer) error {
 	d.mu.Lock()
 	defer d.unlock()
 	if d.closed {
@@ -282,33 +282,26 @@ func (d *Display) Ioctl(c Client, req drm.Request, arg unsafe.Pointer) error {
 	}
 	cs := d.client(c)
 	switch req {
-	case drm.IoctlModeGetResources:
-		return d.getResources(cs, (*drm.ModeCardRes)(arg))
-	case drm.IoctlModeGetConnector:
-		return d.getConnector(cs, (*drm.ModeGetConnector)(arg))
-	case drm.IoctlModeGetEncoder:
-		return d.getEncoder((*drm.ModeGetEncoder)(arg))
-	case drm.IoctlModeGetCrtc:
-		return d.getCrtc(cs, (*drm.ModeCrtc)(arg))
-	case drm.IoctlModeSetCrtc:
-		return d.setCrtc(cs, (*drm.ModeCrtc)(arg))
-	case drm.IoctlModeAddFB2:
-		return d.addFB2(cs, (*drm.ModeFbCmd2)(arg))
-	case drm.IoctlModeRmFB:
+	case uapi.IoctlModeGetResources:
+		return d.getResources(cs, (*uapi.ModeCardRes)(arg))
+	case uapi.IoctlModeGetConnector:
+		return d.getConnector(cs, (*uapi.ModeGetConnector)(arg))
+	case uapi.IoctlModeGetEncoder:
+		return d.getEncoder((*uapi.ModeGetEncoder)(arg))
+	case uapi.IoctlModeGetCrtc:
+		return d.getCrtc(cs, (*uapi.ModeCrtc)(arg))
+	case uapi.IoctlModeSetCrtc:
+		return d.setCrtc(cs, (*uapi.ModeCrtc)(arg))
+	case uapi.IoctlModeAddFB2:
+		return d.addFB2(cs, (*uapi.ModeFbCmd2)(arg))
+	case uapi.IoctlModeRmFB:
 		return d.rmFB(cs, *(*uint32)(arg))
-	case drm.IoctlModePageFlip:
-		return d.pageFlip(cs, (*drm.ModeCrtcPageFlip)(arg))
+	case uapi.IoctlModePageFlip:
+		return d.pageFlip(cs, (*uapi.ModeCrtcPageFlip)(arg))
 	}
 	return errorf(syscall.ENOSYS, "%s is not modelled by the simulated display (it models GETRESOURCES, GETCONNECTOR, "+
-		"GETENCODER, GETCRTC, SETCRTC, ADDFB2, RMFB and PAGE_FLIP)", drm.IoctlName(req))
+		"GETENCODER, GETCRTC, SETCRTC, ADDFB2, RMFB and PAGE_FLIP)", uapi.IoctlName(req))
 }
-
-// Capabilities of drm_getcap (drm_ioctl.c) that drm/ does not name.
-// TODO(drm owner): add them to drm/uapi.go with the others.
-const (
-	capAtomicAsyncPageFlip      = 0x15 // DRM_CAP_ATOMIC_ASYNC_PAGE_FLIP
-	clientCapCursorPlaneHotspot = 6    // DRM_CLIENT_CAP_CURSOR_PLANE_HOTSPOT
-)
 
 // Cap answers GET_CAP for the KMS capabilities as drm_getcap does for
 // vc4: dumb buffers (vc4 has dumb_create), the preferred depth 24 and
@@ -318,14 +311,14 @@ const (
 // capabilities are EINVAL.
 func (d *Display) Cap(capability uint64) (uint64, error) {
 	switch capability {
-	case drm.CapDumbBuffer, drm.CapVblankHighCrtc, drm.CapAsyncPageFlip, drm.CapAddFB2Modifiers,
-		drm.CapCrtcInVblankEvent, capAtomicAsyncPageFlip:
+	case uapi.CapDumbBuffer, uapi.CapVblankHighCrtc, uapi.CapAsyncPageFlip, uapi.CapAddFB2Modifiers,
+		uapi.CapCrtcInVblankEvent, uapi.CapAtomicAsyncPageFlip:
 		return 1, nil
-	case drm.CapDumbPreferredDepth:
+	case uapi.CapDumbPreferredDepth:
 		return 24, nil
-	case drm.CapDumbPreferShadow, drm.CapPageFlipTarget:
+	case uapi.CapDumbPreferShadow, uapi.CapPageFlipTarget:
 		return 0, nil
-	case drm.CapCursorWidth, drm.CapCursorHeight:
+	case uapi.CapCursorWidth, uapi.CapCursorHeight:
 		return 64, nil
 	}
 	return 0, errorf(syscall.EINVAL, "unknown capability %d", capability)
@@ -343,27 +336,27 @@ func (d *Display) SetClientCap(c Client, capability, value uint64) error {
 		return errorf(syscall.EINVAL, "client capability %d takes 0 to %d, not %d", capability, max, value)
 	}
 	switch capability {
-	case drm.ClientCapStereo3D:
+	case uapi.ClientCapStereo3D:
 		if value > 1 {
 			return tooBig(1)
 		}
 		cs.stereo = value != 0
-	case drm.ClientCapUniversalPlanes:
+	case uapi.ClientCapUniversalPlanes:
 		if value > 1 {
 			return tooBig(1)
 		}
 		cs.universalPlanes = value != 0
-	case drm.ClientCapAtomic:
+	case uapi.ClientCapAtomic:
 		if value > 2 {
 			return tooBig(2)
 		}
 		cs.atomic, cs.universalPlanes, cs.aspectRatio = value != 0, value != 0, value != 0
-	case drm.ClientCapAspectRatio:
+	case uapi.ClientCapAspectRatio:
 		if value > 1 {
 			return tooBig(1)
 		}
 		cs.aspectRatio = value != 0
-	case drm.ClientCapWritebackConnectors:
+	case uapi.ClientCapWritebackConnectors:
 		if !cs.atomic {
 			return errorf(syscall.EINVAL, "WRITEBACK_CONNECTORS needs the ATOMIC client capability first")
 		}
@@ -371,7 +364,7 @@ func (d *Display) SetClientCap(c Client, capability, value uint64) error {
 			return tooBig(1)
 		}
 		cs.writeback = value != 0
-	case clientCapCursorPlaneHotspot:
+	case uapi.ClientCapCursorPlaneHotspot:
 		return errorf(syscall.EOPNOTSUPP, "CURSOR_PLANE_HOTSPOT is for virtualised drivers (DRIVER_CURSOR_HOTSPOT), not vc4")
 	default:
 		return errorf(syscall.EINVAL, "unknown client capability %d", capability)

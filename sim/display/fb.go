@@ -4,8 +4,8 @@ import (
 	"math"
 	"syscall"
 
-	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/sim/kernel"
+	"github.com/vccube/vccube/uapi"
 )
 
 // framebuffer is a KMS framebuffer (struct drm_framebuffer made by
@@ -64,8 +64,8 @@ func (d *Display) newFBID() uint32 {
 // drm_internal_framebuffer_create (drm_framebuffer.c), then vc4's
 // fb_create (vc4_kms.c vc4_fb_create) and drm_gem_fb_init_with_funcs
 // (drm_gem_framebuffer_helper.c), with their checks in their order.
-func (d *Display) addFB2(cs *clientState, r *drm.ModeFbCmd2) error {
-	if r.Flags&^(drm.FbInterlaced|drm.FbModifiers) != 0 {
+func (d *Display) addFB2(cs *clientState, r *uapi.ModeFbCmd2) error {
+	if r.Flags&^(uapi.FbInterlaced|uapi.FbModifiers) != 0 {
 		return errorf(syscall.EINVAL, "bad framebuffer flags 0x%08x", r.Flags)
 	}
 	if r.Width > maxWidth {
@@ -82,14 +82,14 @@ func (d *Display) addFB2(cs *clientState, r *drm.ModeFbCmd2) error {
 	// vc4_fb_create: without DRM_MODE_FB_MODIFIERS the modifier is the
 	// one SET_TILING gave the first BO (linear unless T-tiled).
 	modifier := r.Modifier[0]
-	if r.Flags&drm.FbModifiers == 0 {
+	if r.Flags&uapi.FbModifiers == 0 {
 		bo, err := cs.c.LookupBO(r.Handles[0])
 		if err != nil {
 			return errorf(syscall.ENOENT, "failed to look up GEM BO %d", r.Handles[0])
 		}
-		modifier = drm.FormatModLinear
+		modifier = uapi.FormatModLinear
 		if bo.TFormat() {
-			modifier = drm.FormatModBroadcomVC4TTiled
+			modifier = uapi.FormatModBroadcomVC4TTiled
 		}
 		bo.Put()
 	}
@@ -150,7 +150,7 @@ func (d *Display) addFB2(cs *clientState, r *drm.ModeFbCmd2) error {
 // core knows but no vc4 plane scans out is refused with EINVAL here rather
 // than a few checks later, which differs only when one of the ERANGE
 // checks below would have failed first.
-func framebufferCheck(r *drm.ModeFbCmd2) (*format, error) {
+func framebufferCheck(r *uapi.ModeFbCmd2) (*format, error) {
 	f := lookupFormat(r.PixelFormat)
 	if f == nil {
 		return nil, errorf(syscall.EINVAL, "bad framebuffer format %s (a Pi 0-3's planes scan out %s)",
@@ -178,10 +178,10 @@ func framebufferCheck(r *drm.ModeFbCmd2) (*format, error) {
 		if uint64(r.Pitches[i]) < minPitch {
 			return nil, errorf(syscall.EINVAL, "bad pitch %d for plane %d (a row of %d %s pixels is %d bytes)", r.Pitches[i], i, width, f, minPitch)
 		}
-		if r.Modifier[i] != 0 && r.Flags&drm.FbModifiers == 0 {
+		if r.Modifier[i] != 0 && r.Flags&uapi.FbModifiers == 0 {
 			return nil, errorf(syscall.EINVAL, "bad fb modifier 0x%x for plane %d: modifiers need DRM_MODE_FB_MODIFIERS", r.Modifier[i], i)
 		}
-		if r.Flags&drm.FbModifiers != 0 && r.Modifier[i] != r.Modifier[0] {
+		if r.Flags&uapi.FbModifiers != 0 && r.Modifier[i] != r.Modifier[0] {
 			return nil, errorf(syscall.EINVAL, "bad fb modifier 0x%x for plane %d: every plane needs plane 0's", r.Modifier[i], i)
 		}
 	}
@@ -190,7 +190,7 @@ func framebufferCheck(r *drm.ModeFbCmd2) (*format, error) {
 			return nil, errorf(syscall.EINVAL, "non-zero modifier for unused plane %d", i)
 		}
 		// Pre-FB_MODIFIERS user space did not clear the structs.
-		if r.Flags&drm.FbModifiers == 0 {
+		if r.Flags&uapi.FbModifiers == 0 {
 			continue
 		}
 		if r.Handles[i] != 0 {

@@ -5,15 +5,15 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/sim/kernel"
+	"github.com/vccube/vccube/uapi"
 )
 
 // pageFlipFlags is DRM_MODE_PAGE_FLIP_FLAGS (drm_mode.h): EVENT, ASYNC
 // and the two TARGET bits.
 const (
-	pageFlipTarget = drm.PageFlipTargetAbsolute | drm.PageFlipTargetRelative
-	pageFlipFlags  = drm.PageFlipEvent | drm.PageFlipAsync | pageFlipTarget
+	pageFlipTarget = uapi.PageFlipTargetAbsolute | uapi.PageFlipTargetRelative
+	pageFlipFlags  = uapi.PageFlipEvent | uapi.PageFlipAsync | pageFlipTarget
 )
 
 // pageFlip is DRM_IOCTL_MODE_PAGE_FLIP: drm_mode_page_flip_ioctl
@@ -27,7 +27,7 @@ const (
 // DRM_MODE_PAGE_FLIP_EVENT the file gets a DRM_EVENT_FLIP_COMPLETE record
 // carrying the user data, the vblank counter and the vblank's time
 // (drm_vblank.c send_vblank_event) and the CRTC id.
-func (d *Display) pageFlip(cs *clientState, r *drm.ModeCrtcPageFlip) error {
+func (d *Display) pageFlip(cs *clientState, r *uapi.ModeCrtcPageFlip) error {
 	if r.Flags&^pageFlipFlags != 0 {
 		return errorf(syscall.EINVAL, "unknown page-flip flags 0x%x", r.Flags&^pageFlipFlags)
 	}
@@ -64,7 +64,7 @@ func (d *Display) pageFlip(cs *clientState, r *drm.ModeCrtcPageFlip) error {
 	}
 	// The event's space in the file's queue is taken now, and given back
 	// if the flip fails (drm_event_reserve_init, drm_event_cancel_free).
-	event := r.Flags&drm.PageFlipEvent != 0
+	event := r.Flags&uapi.PageFlipEvent != 0
 	if event {
 		if err := cs.c.ReserveEvent(eventSize); err != nil {
 			return err
@@ -80,16 +80,16 @@ func (d *Display) pageFlip(cs *clientState, r *drm.ModeCrtcPageFlip) error {
 }
 
 // eventSize is the size of a flip-complete event (struct drm_event_vblank).
-const eventSize = int(unsafe.Sizeof(drm.EventVblank{}))
+const eventSize = int(unsafe.Sizeof(uapi.EventVblank{}))
 
 // flip is vc4_page_flip: an ASYNC flip done at once, or a nonblocking
 // atomic commit of the primary plane that completes at the next vblank.
-func (d *Display) flip(cs *clientState, r *drm.ModeCrtcPageFlip, fb *framebuffer) error {
+func (d *Display) flip(cs *clientState, r *uapi.ModeCrtcPageFlip, fb *framebuffer) error {
 	c := &d.crtc
-	event := r.Flags&drm.PageFlipEvent != 0
+	event := r.Flags&uapi.PageFlipEvent != 0
 	now := d.clockNow()
 
-	if r.Flags&drm.PageFlipAsync != 0 {
+	if r.Flags&uapi.PageFlipAsync != 0 {
 		// vc4_async_page_flip: the BO is marked in use (an EINVAL for a
 		// purgeable one), the plane's address is rewritten at once (once
 		// the GPU is done with the BO, which the simulator does not wait
@@ -206,8 +206,8 @@ func (d *Display) completeDue() {
 // a flip does not allocate.
 func (d *Display) sendEvent(cs *clientState, userData, seq uint64, at int64) {
 	ev := &d.crtc.ev
-	*ev = drm.EventVblank{
-		Base:     drm.Event{Type: drm.EventTypeFlipComplete, Length: uint32(unsafe.Sizeof(*ev))},
+	*ev = uapi.EventVblank{
+		Base:     uapi.Event{Type: uapi.EventTypeFlipComplete, Length: uint32(unsafe.Sizeof(*ev))},
 		UserData: userData,
 		// The record's seconds and microseconds are 32 bits
 		// (send_vblank_event: ktime_to_timespec64, tv_nsec / 1000).

@@ -10,6 +10,7 @@ import (
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/sim/display"
+	"github.com/vccube/vccube/uapi"
 	"golang.org/x/sys/unix"
 )
 
@@ -26,7 +27,7 @@ func (r *rig) openNonblock() *sim.File {
 }
 
 // readable polls the file's Fd without waiting.
-func readable(t testing.TB, c drm.Conn, wait time.Duration) bool {
+func readable(t testing.TB, c uapi.Conn, wait time.Duration) bool {
 	t.Helper()
 	fds := []unix.PollFd{{Fd: int32(c.Fd()), Events: unix.POLLIN}}
 	deadline := time.Now().Add(wait)
@@ -59,7 +60,7 @@ func TestNFlipsTakeNVblanks(t *testing.T) {
 	fbs := []uint32{b, a}
 	for i := 0; i < n; i++ {
 		userData := 0xc0ffee0000 + uint64(i)
-		if err := flip(f, fbs[i%2], drm.PageFlipEvent, userData); err != nil {
+		if err := flip(f, fbs[i%2], uapi.PageFlipEvent, userData); err != nil {
 			t.Fatalf("flip %d: %v", i, err)
 		}
 		ev, err := events.Next()
@@ -93,7 +94,7 @@ func TestPendingFlipIsEBUSY(t *testing.T) {
 	setCrtc(t, f, a, modeNamed(t, f, "1280x720@60")) // 74.25 MHz / 1650x750: 60 Hz
 	events := drm.NewEventReader(f)
 
-	wantErrno(t, "flip", flip(f, b, drm.PageFlipEvent, 7), 0)
+	wantErrno(t, "flip", flip(f, b, uapi.PageFlipEvent, 7), 0)
 	if readable(t, f, 0) {
 		t.Fatal("the Fd is readable before the flip's vblank")
 	}
@@ -107,14 +108,14 @@ func TestPendingFlipIsEBUSY(t *testing.T) {
 	if r.disp.ReadScanout(&fr); fr.FbID != a {
 		t.Fatalf("scanned-out fb %d during the flip, want the old %d", fr.FbID, a)
 	}
-	wantErrno(t, "second flip", flip(f, a, drm.PageFlipEvent, 8), syscall.EBUSY)
+	wantErrno(t, "second flip", flip(f, a, uapi.PageFlipEvent, 8), syscall.EBUSY)
 	wantErrno(t, "second flip without event", flip(f, a, 0, 0), syscall.EBUSY)
 
 	// Half a frame later it is still pending.
 	if err := r.disp.Advance(8 * time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
-	wantErrno(t, "flip half a frame later", flip(f, a, drm.PageFlipEvent, 8), syscall.EBUSY)
+	wantErrno(t, "flip half a frame later", flip(f, a, uapi.PageFlipEvent, 8), syscall.EBUSY)
 	seq, err := r.disp.AdvanceToVblank()
 	if err != nil || seq != 2 {
 		t.Fatalf("AdvanceToVblank: %d, %v; want vblank 2", seq, err)
@@ -146,7 +147,7 @@ func TestPendingFlipIsEBUSY(t *testing.T) {
 
 	// SETCRTC waits for a pending flip (a blocking commit stalls), whose
 	// event arrives, then lands at the next vblank.
-	wantErrno(t, "flip", flip(f, b, drm.PageFlipEvent, 10), 0)
+	wantErrno(t, "flip", flip(f, b, uapi.PageFlipEvent, 10), 0)
 	setCrtc(t, f, b, modeNamed(t, f, "1280x720@60"))
 	ev, err = events.Next()
 	if err != nil || ev.UserData != 10 || ev.Sequence != 4 {
@@ -172,35 +173,35 @@ func TestPageFlipErrors(t *testing.T) {
 	b, _, _ := dumbFB(t, f, 1920, 1080)
 	small, _, _ := dumbFB(t, f, 800, 600)
 	h := boHandle(t, f, 1920*1080*4)
-	argb, err := drm.AddFramebuffer(f, 1920, 1080, drm.FormatARGB8888, h, 1920*4, drm.FormatModLinear)
+	argb, err := drm.AddFramebuffer(f, 1920, 1080, uapi.FormatARGB8888, h, 1920*4, uapi.FormatModLinear)
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantErrno(t, "flip with the CRTC off", flip(f, b, drm.PageFlipEvent, 0), syscall.EBUSY)
+	wantErrno(t, "flip with the CRTC off", flip(f, b, uapi.PageFlipEvent, 0), syscall.EBUSY)
 	mode := modeNamed(t, f, "1920x1080@60")
 	setCrtc(t, f, a, mode)
 	for _, tc := range []struct {
 		name string
-		arg  drm.ModeCrtcPageFlip
+		arg  uapi.ModeCrtcPageFlip
 		want syscall.Errno
 	}{
-		{"unknown flag", drm.ModeCrtcPageFlip{CrtcID: display.CrtcID, FbID: b, Flags: 0x10}, syscall.EINVAL},
-		{"a sequence without a target flag", drm.ModeCrtcPageFlip{CrtcID: display.CrtcID, FbID: b, Reserved: 5}, syscall.EINVAL},
-		{"both target flags", drm.ModeCrtcPageFlip{CrtcID: display.CrtcID, FbID: b,
-			Flags: drm.PageFlipTargetAbsolute | drm.PageFlipTargetRelative}, syscall.EINVAL},
-		{"a relative target (no page_flip_target)", drm.ModeCrtcPageFlip{CrtcID: display.CrtcID, FbID: b,
-			Flags: drm.PageFlipTargetRelative, Reserved: 1}, syscall.EINVAL},
-		{"unknown CRTC", drm.ModeCrtcPageFlip{CrtcID: display.EncoderID, FbID: b}, syscall.ENOENT},
-		{"unknown fb", drm.ModeCrtcPageFlip{CrtcID: display.CrtcID, FbID: 7777}, syscall.ENOENT},
-		{"fb smaller than the mode", drm.ModeCrtcPageFlip{CrtcID: display.CrtcID, FbID: small}, syscall.ENOSPC},
-		{"another format", drm.ModeCrtcPageFlip{CrtcID: display.CrtcID, FbID: argb}, syscall.EINVAL},
-		{"good", drm.ModeCrtcPageFlip{CrtcID: display.CrtcID, FbID: b, Flags: drm.PageFlipEvent}, 0},
+		{"unknown flag", uapi.ModeCrtcPageFlip{CrtcID: display.CrtcID, FbID: b, Flags: 0x10}, syscall.EINVAL},
+		{"a sequence without a target flag", uapi.ModeCrtcPageFlip{CrtcID: display.CrtcID, FbID: b, Reserved: 5}, syscall.EINVAL},
+		{"both target flags", uapi.ModeCrtcPageFlip{CrtcID: display.CrtcID, FbID: b,
+			Flags: uapi.PageFlipTargetAbsolute | uapi.PageFlipTargetRelative}, syscall.EINVAL},
+		{"a relative target (no page_flip_target)", uapi.ModeCrtcPageFlip{CrtcID: display.CrtcID, FbID: b,
+			Flags: uapi.PageFlipTargetRelative, Reserved: 1}, syscall.EINVAL},
+		{"unknown CRTC", uapi.ModeCrtcPageFlip{CrtcID: display.EncoderID, FbID: b}, syscall.ENOENT},
+		{"unknown fb", uapi.ModeCrtcPageFlip{CrtcID: display.CrtcID, FbID: 7777}, syscall.ENOENT},
+		{"fb smaller than the mode", uapi.ModeCrtcPageFlip{CrtcID: display.CrtcID, FbID: small}, syscall.ENOSPC},
+		{"another format", uapi.ModeCrtcPageFlip{CrtcID: display.CrtcID, FbID: argb}, syscall.EINVAL},
+		{"good", uapi.ModeCrtcPageFlip{CrtcID: display.CrtcID, FbID: b, Flags: uapi.PageFlipEvent}, 0},
 	} {
 		arg := tc.arg
 		wantErrno(t, tc.name, drm.PageFlip(f, &arg), tc.want)
 	}
 	wantErrno(t, "SETCRTC off", drm.SetCrtc(f, display.CrtcID, 0, 0, 0, nil, nil), 0)
-	wantErrno(t, "flip after turning the CRTC off", flip(f, b, drm.PageFlipEvent, 0), syscall.EBUSY)
+	wantErrno(t, "flip after turning the CRTC off", flip(f, b, uapi.PageFlipEvent, 0), syscall.EBUSY)
 }
 
 func TestAsyncFlip(t *testing.T) {
@@ -220,7 +221,7 @@ func TestAsyncFlip(t *testing.T) {
 	}
 	// vc4_async_page_flip: shown at once, with the last vblank's count and
 	// time in the event (drm_crtc_send_vblank_event).
-	wantErrno(t, "async flip", flip(f, b, drm.PageFlipAsync|drm.PageFlipEvent, 42), 0)
+	wantErrno(t, "async flip", flip(f, b, uapi.PageFlipAsync|uapi.PageFlipEvent, 42), 0)
 	ev, err := drm.NewEventReader(f).Next()
 	if err != nil || ev.UserData != 42 || ev.Sequence != 1 || ev.Timestamp() != time.Duration(vblankNS(1)/1000*1000) {
 		t.Fatalf("async flip event %+v, %v", ev, err)
@@ -242,7 +243,7 @@ func TestEventRecordBytes(t *testing.T) {
 	f := r.openNonblock()
 	a, _, _ := dumbFB(t, f, 1920, 1080)
 	setCrtc(t, f, a, modeNamed(t, f, "1920x1080@60"))
-	wantErrno(t, "flip", flip(f, a, drm.PageFlipEvent, 0x1122334455667788), 0)
+	wantErrno(t, "flip", flip(f, a, uapi.PageFlipEvent, 0x1122334455667788), 0)
 
 	// drm_read returns whole events only: a buffer too small for the first
 	// one gets nothing (0 bytes) and the event stays queued.
@@ -286,7 +287,7 @@ func TestClosedFilesGetNoEvents(t *testing.T) {
 	a, _, _ := dumbFB(t, f, 1920, 1080)
 	b, _, _ := dumbFB(t, f, 1920, 1080)
 	setCrtc(t, f, a, modeNamed(t, f, "1920x1080@60"))
-	wantErrno(t, "flip", flip(f, b, drm.PageFlipEvent, 1), 0)
+	wantErrno(t, "flip", flip(f, b, uapi.PageFlipEvent, 1), 0)
 	// Closing drops the pending event (drm_events_release), then removes
 	// the framebuffers, which waits for the flip and turns the plane off.
 	f.Close()
@@ -331,9 +332,9 @@ func TestRealClock(t *testing.T) {
 	setCrtc(t, f, a, modeNamed(t, f, "640x480@60")) // 25.175 MHz over 800x525: 16 683 217.48 ns frames
 	const period = 16683217
 	events := drm.NewEventReader(f)
-	var first drm.EventVblank
+	var first uapi.EventVblank
 	for i := 0; i < 3; i++ {
-		wantErrno(t, "flip", flip(f, []uint32{b, a}[i%2], drm.PageFlipEvent, uint64(i)), 0)
+		wantErrno(t, "flip", flip(f, []uint32{b, a}[i%2], uapi.PageFlipEvent, uint64(i)), 0)
 		// The event comes when the wall-clock vblank passes; the Fd
 		// becomes readable then.
 		if !readable(t, f, 2*time.Second) {

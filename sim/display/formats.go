@@ -3,7 +3,7 @@ package display
 import (
 	"fmt"
 
-	"github.com/vccube/vccube/drm"
+	"github.com/vccube/vccube/uapi"
 )
 
 // format is what the display knows of a pixel format: the DRM core's
@@ -33,11 +33,11 @@ const (
 // Broadcom modifiers drm/ does not name (drm_fourcc.h): the SAND column
 // layouts of the video decoder, DRM_FORMAT_MOD_BROADCOM_SANDn_COL_HEIGHT(0),
 // i.e. fourcc_mod_broadcom_code(3, 0) to (5, 0).
-// TODO(drm owner): move these next to drm.FormatModBroadcomVC4TTiled.
+// TODO(drm owner): move these next to uapi.FormatModBroadcomVC4TTiled.
 const (
-	modBroadcomSAND64  = drm.FormatModVendorBroadcom<<56 | 3
-	modBroadcomSAND128 = drm.FormatModVendorBroadcom<<56 | 4
-	modBroadcomSAND256 = drm.FormatModVendorBroadcom<<56 | 5
+	modBroadcomSAND64  = uapi.FormatModVendorBroadcom<<56 | 3
+	modBroadcomSAND128 = uapi.FormatModVendorBroadcom<<56 | 4
+	modBroadcomSAND256 = uapi.FormatModVendorBroadcom<<56 | 5
 )
 
 // broadcomParamMask covers the parameter of a Broadcom modifier, bits 8 to
@@ -50,9 +50,9 @@ const broadcomParamMask = (1<<48 - 1) << 8
 // knows nothing of.
 func modFamily(modifier uint64) modSet {
 	switch modifier &^ broadcomParamMask {
-	case drm.FormatModLinear:
+	case uapi.FormatModLinear:
 		return modLinear
-	case drm.FormatModBroadcomVC4TTiled:
+	case uapi.FormatModBroadcomVC4TTiled:
 		return modTTiled
 	case modBroadcomSAND64, modBroadcomSAND128, modBroadcomSAND256:
 		return modSAND
@@ -68,7 +68,7 @@ func (f *format) supports(modifier uint64) bool {
 	if fam == modLinear {
 		// The formats that switch on fourcc_mod_broadcom_mod accept any
 		// linear-family value; the default case wants exactly LINEAR.
-		return f.mods&(modTTiled|modSAND) != 0 || modifier == drm.FormatModLinear
+		return f.mods&(modTTiled|modSAND) != 0 || modifier == uapi.FormatModLinear
 	}
 	return fam != 0 && f.mods&fam != 0
 }
@@ -83,36 +83,36 @@ func (f *format) String() string { return fourccName(f.fourcc) }
 // drm_fourcc.c's format table (drm_format_info); the modifiers are
 // vc4_format_mod_supported's.
 var formats = [...]format{
-	{fourcc: drm.FormatXRGB8888, planes: 1, cpp: [3]int{4}, hsub: 1, vsub: 1, mods: modLinear | modTTiled},
-	{fourcc: drm.FormatARGB8888, planes: 1, cpp: [3]int{4}, hsub: 1, vsub: 1, hasAlpha: true, mods: modLinear | modTTiled},
-	{fourcc: drm.Fourcc('A', 'B', '2', '4'), planes: 1, cpp: [3]int{4}, hsub: 1, vsub: 1, hasAlpha: true, mods: modLinear | modTTiled}, // ABGR8888
-	{fourcc: drm.Fourcc('X', 'B', '2', '4'), planes: 1, cpp: [3]int{4}, hsub: 1, vsub: 1, mods: modLinear | modTTiled},                 // XBGR8888
-	{fourcc: drm.FormatRGB565, planes: 1, cpp: [3]int{2}, hsub: 1, vsub: 1, mods: modLinear | modTTiled},
-	{fourcc: drm.Fourcc('B', 'G', '1', '6'), planes: 1, cpp: [3]int{2}, hsub: 1, vsub: 1, mods: modLinear | modTTiled},                 // BGR565
-	{fourcc: drm.Fourcc('A', 'R', '1', '5'), planes: 1, cpp: [3]int{2}, hsub: 1, vsub: 1, hasAlpha: true, mods: modLinear | modTTiled}, // ARGB1555
-	{fourcc: drm.Fourcc('X', 'R', '1', '5'), planes: 1, cpp: [3]int{2}, hsub: 1, vsub: 1, mods: modLinear | modTTiled},                 // XRGB1555
-	{fourcc: drm.Fourcc('R', 'G', '2', '4'), planes: 1, cpp: [3]int{3}, hsub: 1, vsub: 1, mods: modLinear},                             // RGB888
-	{fourcc: drm.Fourcc('B', 'G', '2', '4'), planes: 1, cpp: [3]int{3}, hsub: 1, vsub: 1, mods: modLinear},                             // BGR888
-	{fourcc: drm.Fourcc('Y', 'U', '1', '6'), planes: 3, cpp: [3]int{1, 1, 1}, hsub: 2, vsub: 1, mods: modLinear},                       // YUV422
-	{fourcc: drm.Fourcc('Y', 'V', '1', '6'), planes: 3, cpp: [3]int{1, 1, 1}, hsub: 2, vsub: 1, mods: modLinear},                       // YVU422
-	{fourcc: drm.Fourcc('Y', 'U', '2', '4'), planes: 3, cpp: [3]int{1, 1, 1}, hsub: 1, vsub: 1, mods: modLinear},                       // YUV444
-	{fourcc: drm.Fourcc('Y', 'V', '2', '4'), planes: 3, cpp: [3]int{1, 1, 1}, hsub: 1, vsub: 1, mods: modLinear},                       // YVU444
-	{fourcc: drm.Fourcc('Y', 'U', '1', '2'), planes: 3, cpp: [3]int{1, 1, 1}, hsub: 2, vsub: 2, mods: modLinear},                       // YUV420
-	{fourcc: drm.Fourcc('Y', 'V', '1', '2'), planes: 3, cpp: [3]int{1, 1, 1}, hsub: 2, vsub: 2, mods: modLinear},                       // YVU420
-	{fourcc: drm.Fourcc('N', 'V', '1', '2'), planes: 2, cpp: [3]int{1, 2}, hsub: 2, vsub: 2, mods: modLinear | modSAND},                // NV12
-	{fourcc: drm.Fourcc('N', 'V', '2', '1'), planes: 2, cpp: [3]int{1, 2}, hsub: 2, vsub: 2, mods: modLinear | modSAND},                // NV21
-	{fourcc: drm.Fourcc('N', 'V', '1', '6'), planes: 2, cpp: [3]int{1, 2}, hsub: 2, vsub: 1, mods: modLinear},                          // NV16
-	{fourcc: drm.Fourcc('N', 'V', '6', '1'), planes: 2, cpp: [3]int{1, 2}, hsub: 2, vsub: 1, mods: modLinear},                          // NV61
-	{fourcc: drm.Fourcc('R', 'G', 'B', '8'), planes: 1, cpp: [3]int{1}, hsub: 1, vsub: 1, mods: modLinear},                             // RGB332
-	{fourcc: drm.Fourcc('B', 'G', 'R', '8'), planes: 1, cpp: [3]int{1}, hsub: 1, vsub: 1, mods: modLinear},                             // BGR233
-	{fourcc: drm.Fourcc('X', 'R', '1', '2'), planes: 1, cpp: [3]int{2}, hsub: 1, vsub: 1, mods: modLinear},                             // XRGB4444
-	{fourcc: drm.Fourcc('A', 'R', '1', '2'), planes: 1, cpp: [3]int{2}, hsub: 1, vsub: 1, hasAlpha: true, mods: modLinear},             // ARGB4444
-	{fourcc: drm.Fourcc('X', 'B', '1', '2'), planes: 1, cpp: [3]int{2}, hsub: 1, vsub: 1, mods: modLinear},                             // XBGR4444
-	{fourcc: drm.Fourcc('A', 'B', '1', '2'), planes: 1, cpp: [3]int{2}, hsub: 1, vsub: 1, hasAlpha: true, mods: modLinear},             // ABGR4444
-	{fourcc: drm.Fourcc('B', 'X', '1', '2'), planes: 1, cpp: [3]int{2}, hsub: 1, vsub: 1, mods: modLinear},                             // BGRX4444
-	{fourcc: drm.Fourcc('B', 'A', '1', '2'), planes: 1, cpp: [3]int{2}, hsub: 1, vsub: 1, hasAlpha: true, mods: modLinear},             // BGRA4444
-	{fourcc: drm.Fourcc('R', 'X', '1', '2'), planes: 1, cpp: [3]int{2}, hsub: 1, vsub: 1, mods: modLinear},                             // RGBX4444
-	{fourcc: drm.Fourcc('R', 'A', '1', '2'), planes: 1, cpp: [3]int{2}, hsub: 1, vsub: 1, hasAlpha: true, mods: modLinear},             // RGBA4444
+	{fourcc: uapi.FormatXRGB8888, planes: 1, cpp: [3]int{4}, hsub: 1, vsub: 1, mods: modLinear | modTTiled},
+	{fourcc: uapi.FormatARGB8888, planes: 1, cpp: [3]int{4}, hsub: 1, vsub: 1, hasAlpha: true, mods: modLinear | modTTiled},
+	{fourcc: uapi.Fourcc('A', 'B', '2', '4'), planes: 1, cpp: [3]int{4}, hsub: 1, vsub: 1, hasAlpha: true, mods: modLinear | modTTiled}, // ABGR8888
+	{fourcc: uapi.Fourcc('X', 'B', '2', '4'), planes: 1, cpp: [3]int{4}, hsub: 1, vsub: 1, mods: modLinear | modTTiled},                 // XBGR8888
+	{fourcc: uapi.FormatRGB565, planes: 1, cpp: [3]int{2}, hsub: 1, vsub: 1, mods: modLinear | modTTiled},
+	{fourcc: uapi.Fourcc('B', 'G', '1', '6'), planes: 1, cpp: [3]int{2}, hsub: 1, vsub: 1, mods: modLinear | modTTiled},                 // BGR565
+	{fourcc: uapi.Fourcc('A', 'R', '1', '5'), planes: 1, cpp: [3]int{2}, hsub: 1, vsub: 1, hasAlpha: true, mods: modLinear | modTTiled}, // ARGB1555
+	{fourcc: uapi.Fourcc('X', 'R', '1', '5'), planes: 1, cpp: [3]int{2}, hsub: 1, vsub: 1, mods: modLinear | modTTiled},                 // XRGB1555
+	{fourcc: uapi.Fourcc('R', 'G', '2', '4'), planes: 1, cpp: [3]int{3}, hsub: 1, vsub: 1, mods: modLinear},                             // RGB888
+	{fourcc: uapi.Fourcc('B', 'G', '2', '4'), planes: 1, cpp: [3]int{3}, hsub: 1, vsub: 1, mods: modLinear},                             // BGR888
+	{fourcc: uapi.Fourcc('Y', 'U', '1', '6'), planes: 3, cpp: [3]int{1, 1, 1}, hsub: 2, vsub: 1, mods: modLinear},                       // YUV422
+	{fourcc: uapi.Fourcc('Y', 'V', '1', '6'), planes: 3, cpp: [3]int{1, 1, 1}, hsub: 2, vsub: 1, mods: modLinear},                       // YVU422
+	{fourcc: uapi.Fourcc('Y', 'U', '2', '4'), planes: 3, cpp: [3]int{1, 1, 1}, hsub: 1, vsub: 1, mods: modLinear},                       // YUV444
+	{fourcc: uapi.Fourcc('Y', 'V', '2', '4'), planes: 3, cpp: [3]int{1, 1, 1}, hsub: 1, vsub: 1, mods: modLinear},                       // YVU444
+	{fourcc: uapi.Fourcc('Y', 'U', '1', '2'), planes: 3, cpp: [3]int{1, 1, 1}, hsub: 2, vsub: 2, mods: modLinear},                       // YUV420
+	{fourcc: uapi.Fourcc('Y', 'V', '1', '2'), planes: 3, cpp: [3]int{1, 1, 1}, hsub: 2, vsub: 2, mods: modLinear},                       // YVU420
+	{fourcc: uapi.Fourcc('N', 'V', '1', '2'), planes: 2, cpp: [3]int{1, 2}, hsub: 2, vsub: 2, mods: modLinear | modSAND},                // NV12
+	{fourcc: uapi.Fourcc('N', 'V', '2', '1'), planes: 2, cpp: [3]int{1, 2}, hsub: 2, vsub: 2, mods: modLinear | modSAND},                // NV21
+	{fourcc: uapi.Fourcc('N', 'V', '1', '6'), planes: 2, cpp: [3]int{1, 2}, hsub: 2, vsub: 1, mods: modLinear},                          // NV16
+	{fourcc: uapi.Fourcc('N', 'V', '6', '1'), planes: 2, cpp: [3]int{1, 2}, hsub: 2, vsub: 1, mods: modLinear},                          // NV61
+	{fourcc: uapi.Fourcc('R', 'G', 'B', '8'), planes: 1, cpp: [3]int{1}, hsub: 1, vsub: 1, mods: modLinear},                             // RGB332
+	{fourcc: uapi.Fourcc('B', 'G', 'R', '8'), planes: 1, cpp: [3]int{1}, hsub: 1, vsub: 1, mods: modLinear},                             // BGR233
+	{fourcc: uapi.Fourcc('X', 'R', '1', '2'), planes: 1, cpp: [3]int{2}, hsub: 1, vsub: 1, mods: modLinear},                             // XRGB4444
+	{fourcc: uapi.Fourcc('A', 'R', '1', '2'), planes: 1, cpp: [3]int{2}, hsub: 1, vsub: 1, hasAlpha: true, mods: modLinear},             // ARGB4444
+	{fourcc: uapi.Fourcc('X', 'B', '1', '2'), planes: 1, cpp: [3]int{2}, hsub: 1, vsub: 1, mods: modLinear},                             // XBGR4444
+	{fourcc: uapi.Fourcc('A', 'B', '1', '2'), planes: 1, cpp: [3]int{2}, hsub: 1, vsub: 1, hasAlpha: true, mods: modLinear},             // ABGR4444
+	{fourcc: uapi.Fourcc('B', 'X', '1', '2'), planes: 1, cpp: [3]int{2}, hsub: 1, vsub: 1, mods: modLinear},                             // BGRX4444
+	{fourcc: uapi.Fourcc('B', 'A', '1', '2'), planes: 1, cpp: [3]int{2}, hsub: 1, vsub: 1, hasAlpha: true, mods: modLinear},             // BGRA4444
+	{fourcc: uapi.Fourcc('R', 'X', '1', '2'), planes: 1, cpp: [3]int{2}, hsub: 1, vsub: 1, mods: modLinear},                             // RGBX4444
+	{fourcc: uapi.Fourcc('R', 'A', '1', '2'), planes: 1, cpp: [3]int{2}, hsub: 1, vsub: 1, hasAlpha: true, mods: modLinear},             // RGBA4444
 }
 
 // lookupFormat finds a format of the table, or nil.

@@ -12,6 +12,7 @@ import (
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/sim/display"
 	"github.com/vccube/vccube/sim/kernel/cleargpu"
+	"github.com/vccube/vccube/uapi"
 )
 
 // *display.Display implements sim.Display as it is: both name the kernel
@@ -49,7 +50,7 @@ func (r *rig) open() *sim.File {
 
 // dumbFB makes an XRGB8888 dumb buffer of w x h with its framebuffer and
 // returns the framebuffer id, the buffer's pitch and its CPU mapping.
-func dumbFB(t testing.TB, c drm.Conn, w, h uint32) (fb, pitch uint32, pix []byte) {
+func dumbFB(t testing.TB, c uapi.Conn, w, h uint32) (fb, pitch uint32, pix []byte) {
 	t.Helper()
 	db, err := drm.CreateDumb(c, w, h, 32)
 	if err != nil {
@@ -63,7 +64,7 @@ func dumbFB(t testing.TB, c drm.Conn, w, h uint32) (fb, pitch uint32, pix []byte
 	if err != nil {
 		t.Fatal(err)
 	}
-	fb, err = drm.AddFramebuffer(c, w, h, drm.FormatXRGB8888, db.Handle, db.Pitch, drm.FormatModLinear)
+	fb, err = drm.AddFramebuffer(c, w, h, uapi.FormatXRGB8888, db.Handle, db.Pitch, uapi.FormatModLinear)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +72,7 @@ func dumbFB(t testing.TB, c drm.Conn, w, h uint32) (fb, pitch uint32, pix []byte
 }
 
 // boHandle allocates a vc4 BO of size bytes.
-func boHandle(t testing.TB, c drm.Conn, size uint32) uint32 {
+func boHandle(t testing.TB, c uapi.Conn, size uint32) uint32 {
 	t.Helper()
 	h, err := gem.AllocBO(c, size)
 	if err != nil {
@@ -81,7 +82,7 @@ func boHandle(t testing.TB, c drm.Conn, size uint32) uint32 {
 }
 
 // mapBO maps a vc4 BO.
-func mapBO(t testing.TB, c drm.Conn, h uint32, size int) []byte {
+func mapBO(t testing.TB, c uapi.Conn, h uint32, size int) []byte {
 	t.Helper()
 	off, err := gem.MapOffset(c, h)
 	if err != nil {
@@ -95,7 +96,7 @@ func mapBO(t testing.TB, c drm.Conn, h uint32, size int) []byte {
 }
 
 // connectorModes returns HDMI-A-1's modes through drm.GetConnector.
-func connectorModes(t testing.TB, c drm.Conn) []drm.ModeInfo {
+func connectorModes(t testing.TB, c uapi.Conn) []drm.ModeInfo {
 	t.Helper()
 	cn, err := drm.GetConnector(c, display.ConnectorID)
 	if err != nil {
@@ -105,7 +106,7 @@ func connectorModes(t testing.TB, c drm.Conn) []drm.ModeInfo {
 }
 
 // modeNamed finds a mode of the connector by its String, e.g. "1920x1080@60".
-func modeNamed(t testing.TB, c drm.Conn, name string) drm.ModeInfo {
+func modeNamed(t testing.TB, c uapi.Conn, name string) drm.ModeInfo {
 	t.Helper()
 	for _, m := range connectorModes(t, c) {
 		if m.String() == name {
@@ -117,7 +118,7 @@ func modeNamed(t testing.TB, c drm.Conn, name string) drm.ModeInfo {
 }
 
 // setCrtc shows fb in mode m on HDMI-A-1.
-func setCrtc(t testing.TB, c drm.Conn, fb uint32, m drm.ModeInfo) {
+func setCrtc(t testing.TB, c uapi.Conn, fb uint32, m drm.ModeInfo) {
 	t.Helper()
 	if err := drm.SetCrtc(c, display.CrtcID, fb, 0, 0, []uint32{display.ConnectorID}, &m); err != nil {
 		t.Fatal(err)
@@ -139,7 +140,7 @@ func wantErrno(t testing.TB, what string, err error, want syscall.Errno) {
 }
 
 // ioctl issues a raw request on a Go value.
-func ioctl[T any](c drm.Conn, req drm.Request, arg *T) error {
+func ioctl[T any](c uapi.Conn, req uapi.Request, arg *T) error {
 	return c.Ioctl(req, unsafe.Pointer(arg))
 }
 
@@ -152,12 +153,12 @@ func ptr[T any](t testing.TB, b []T) uint64 {
 	var p runtime.Pinner
 	p.Pin(&b[0])
 	t.Cleanup(p.Unpin)
-	return drm.UserPointer(unsafe.Pointer(&b[0]))
+	return uapi.UserPointer(unsafe.Pointer(&b[0]))
 }
 
 // flip asks for a page flip to fb with an event carrying userData.
-func flip(c drm.Conn, fb uint32, flags uint32, userData uint64) error {
-	arg := &drm.ModeCrtcPageFlip{CrtcID: display.CrtcID, FbID: fb, Flags: flags, UserData: userData}
+func flip(c uapi.Conn, fb uint32, flags uint32, userData uint64) error {
+	arg := &uapi.ModeCrtcPageFlip{CrtcID: display.CrtcID, FbID: fb, Flags: flags, UserData: userData}
 	return drm.PageFlip(c, arg)
 }
 

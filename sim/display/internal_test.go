@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/vccube/vccube/drm"
+	"github.com/vccube/vccube/uapi"
 )
 
 // The vblank times below are worked out by hand from the timings: a frame
@@ -57,14 +58,14 @@ func TestTimeline(t *testing.T) {
 
 	// An interlaced mode has a vblank per field: 1920x1080i@60 (CEA VIC 5,
 	// 74.25 MHz over 2200x1125) has fields every 1/60 s.
-	i60 := drm.ModeModeInfo{Clock: 74250, Hdisplay: 1920, HsyncStart: 2008, HsyncEnd: 2052, Htotal: 2200,
-		Vdisplay: 1080, VsyncStart: 1084, VsyncEnd: 1094, Vtotal: 1125, Flags: drm.ModeFlagInterlace | drm.ModeFlagPHSync | drm.ModeFlagPVSync}
+	i60 := uapi.ModeModeInfo{Clock: 74250, Hdisplay: 1920, HsyncStart: 2008, HsyncEnd: 2052, Htotal: 2200,
+		Vdisplay: 1080, VsyncStart: 1084, VsyncEnd: 1094, Vtotal: 1125, Flags: uapi.ModeFlagInterlace | uapi.ModeFlagPHSync | uapi.ModeFlagPVSync}
 	tl = newTimeline(&i60, 0, 0)
 	if got := tl.at(3); got != 50_000_000 {
 		t.Errorf("interlaced field 3 at %d", got)
 	}
-	if i60.VrefreshHz() != 60 {
-		t.Errorf("interlaced vrefresh %d", i60.VrefreshHz())
+	if vrefresh(&i60) != 60 {
+		t.Errorf("interlaced vrefresh %d", vrefresh(&i60))
 	}
 	setName(&i60)
 	if got := (drm.ModeInfo{ModeModeInfo: i60}).Name(); got != "1920x1080i" {
@@ -84,48 +85,75 @@ func TestTimeline(t *testing.T) {
 
 func TestVrefresh(t *testing.T) {
 	for _, tc := range []struct {
-		m    drm.ModeModeInfo
+		m    uapi.ModeModeInfo
 		want uint32
 	}{
 		{Mode1920x1080p60, 60}, {Mode1920x1080p50, 50}, {Mode1280x720p50, 50},
 		{Mode640x480p60, 60},  // 59.94
 		{Mode800x600p60, 60},  // 60.32
 		{Mode1024x768p60, 60}, // 60.004
-		{drm.ModeModeInfo{Clock: 1000, Htotal: 100, Vtotal: 100, Vscan: 2}, 50},
-		{drm.ModeModeInfo{Clock: 1000, Htotal: 100, Vtotal: 100, Flags: drm.ModeFlagDblScan}, 50},
-		{drm.ModeModeInfo{Clock: 1000}, 0},
+		{uapi.ModeModeInfo{Clock: 1000, Htotal: 100, Vtotal: 100, Vscan: 2}, 50},
+		{uapi.ModeModeInfo{Clock: 1000, Htotal: 100, Vtotal: 100, Flags: uapi.ModeFlagDblScan}, 50},
+		{uapi.ModeModeInfo{Clock: 1000}, 0},
 	} {
-		if got := tc.m.VrefreshHz(); got != tc.want {
+		if got := vrefresh(&tc.m); got != tc.want {
 			t.Errorf("vrefresh(%+v) = %d, want %d", tc.m, got, tc.want)
 		}
 	}
 }
 
 func TestFormatModifiers(t *testing.T) {
-	xr24, rg24, nv12 := lookupFormat(drm.FormatXRGB8888), lookupFormat(drm.Fourcc('R', 'G', '2', '4')), lookupFormat(drm.Fourcc('N', 'V', '1', '2'))
-	tiledWithParam := uint64(drm.FormatModBroadcomVC4TTiled | 5<<8)
+	xr24, rg24, nv12 := lookupFormat(uapi.FormatXRGB8888), lookupFormat(uapi.Fourcc('R', 'G', '2', '4')), lookupFormat(uapi.Fourcc('N', 'V', '1', '2'))
+	tiledWithParam := uint64(uapi.FormatModBroadcomVC4TTiled | 5<<8)
 	for _, tc := range []struct {
 		f    *format
 		mod  uint64
 		want bool
 	}{
-		{xr24, drm.FormatModLinear, true},
-		{xr24, drm.FormatModBroadcomVC4TTiled, true},
+		{xr24, uapi.FormatModLinear, true},
+		{xr24, uapi.FormatModBroadcomVC4TTiled, true},
 		{xr24, tiledWithParam, true}, // fourcc_mod_broadcom_mod drops the parameter
 		{xr24, 0x100, true},          // a "linear" with parameter bits passes the same switch
 		{xr24, modBroadcomSAND128, false},
-		{xr24, drm.FormatModInvalid, false},
-		{rg24, drm.FormatModLinear, true},
+		{xr24, uapi.FormatModInvalid, false},
+		{rg24, uapi.FormatModLinear, true},
 		{rg24, 0x100, false}, // the default case wants exactly LINEAR
-		{rg24, drm.FormatModBroadcomVC4TTiled, false},
+		{rg24, uapi.FormatModBroadcomVC4TTiled, false},
 		{nv12, modBroadcomSAND128 | 96<<8, true},
-		{nv12, drm.FormatModBroadcomVC4TTiled, false},
+		{nv12, uapi.FormatModBroadcomVC4TTiled, false},
 	} {
 		if got := tc.f.supports(tc.mod); got != tc.want {
 			t.Errorf("%s with modifier %#x: %v, want %v", tc.f, tc.mod, got, tc.want)
 		}
 	}
-	if len(Formats()) != 30 || Formats()[0] != drm.FormatXRGB8888 {
+	if len(Formats()) != 30 || Formats()[0] != uapi.FormatXRGB8888 {
 		t.Errorf("formats %v: want vc4's 30 non-HVS5 formats, XR24 first", Formats())
+	}
+}
+
+// TestClientPredictsTheKernelsTimings checks that package drm, which
+// predicts on the client side what the kernel computes from a mode's
+// timings (its rounded vrefresh and its vblank period), agrees with the
+// simulated kernel's own computations (drm_mode_vrefresh; the vblank
+// timeline of drm_calc_timestamping_constants) on every standard mode and
+// on the interlaced, double-scan and vscan factors.
+func TestClientPredictsTheKernelsTimings(t *testing.T) {
+	modes := append(DefaultMonitor().Modes,
+		timing(74250, 1920, 2008, 2052, 2200, 1080, 1084, 1094, 1125, uapi.ModeFlagInterlace),
+		uapi.ModeModeInfo{Clock: 1000, Htotal: 100, Vtotal: 100, Vscan: 3},
+		uapi.ModeModeInfo{Clock: 1000, Htotal: 100, Vtotal: 100, Flags: uapi.ModeFlagDblScan},
+		uapi.ModeModeInfo{Clock: 1000})
+	for _, m := range modes {
+		client := drm.ModeInfo{ModeModeInfo: m}
+		if got, want := client.VrefreshHz(), vrefresh(&m); got != want {
+			t.Errorf("%s: drm predicts vrefresh %d, the kernel computes %d", modeString(&m), got, want)
+		}
+		if m.Clock == 0 || m.Htotal == 0 || m.Vtotal == 0 {
+			continue
+		}
+		tl := newTimeline(&m, 0, 0)
+		if got, want := client.FramePeriod(), tl.period(); got != want {
+			t.Errorf("%s: drm predicts a frame period of %v, the kernel's vblanks come every %v", modeString(&m), got, want)
+		}
 	}
 }

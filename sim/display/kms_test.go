@@ -10,6 +10,7 @@ import (
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/sim/display"
+	"github.com/vccube/vccube/uapi"
 )
 
 func TestGetResources(t *testing.T) {
@@ -37,8 +38,8 @@ func TestGetResources(t *testing.T) {
 	}
 	ids := []uint32{0xdead, 0xdead, 0xdead}
 	crtcs := []uint32{0xdead}
-	arg := drm.ModeCardRes{FbIDPtr: ptr(t, ids), CountFbs: 2, CrtcIDPtr: ptr(t, crtcs), CountCrtcs: 0}
-	wantErrno(t, "GETRESOURCES", ioctl(f, drm.IoctlModeGetResources, &arg), 0)
+	arg := uapi.ModeCardRes{FbIDPtr: ptr(t, ids), CountFbs: 2, CrtcIDPtr: ptr(t, crtcs), CountCrtcs: 0}
+	wantErrno(t, "GETRESOURCES", ioctl(f, uapi.IoctlModeGetResources, &arg), 0)
 	if arg.CountFbs != 3 || ids[0] != fbs[2] || ids[1] != fbs[1] || ids[2] != 0xdead {
 		t.Fatalf("fb ids %x count %d, want the two newest of %v then untouched, count 3", ids, arg.CountFbs, fbs)
 	}
@@ -53,8 +54,8 @@ func TestGetResources(t *testing.T) {
 		t.Fatalf("another file's resources %+v, %v: want no framebuffers", res, err)
 	}
 	// A bad array address is EFAULT, as put_user fails.
-	arg = drm.ModeCardRes{CrtcIDPtr: 8, CountCrtcs: 1}
-	wantErrno(t, "GETRESOURCES to address 8", ioctl(f, drm.IoctlModeGetResources, &arg), syscall.EFAULT)
+	arg = uapi.ModeCardRes{CrtcIDPtr: 8, CountCrtcs: 1}
+	wantErrno(t, "GETRESOURCES to address 8", ioctl(f, uapi.IoctlModeGetResources, &arg), syscall.EFAULT)
 }
 
 // wantModes is HDMI-A-1's mode list for the default monitor, written from
@@ -86,7 +87,7 @@ func TestGetConnector(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cn.Name() != "HDMI-A-1" || cn.Status != drm.StatusConnected || cn.MmWidth != 527 || cn.MmHeight != 296 ||
+	if cn.Name() != "HDMI-A-1" || cn.Status != uapi.StatusConnected || cn.MmWidth != 527 || cn.MmHeight != 296 ||
 		cn.EncoderID != 0 || !slices.Equal(cn.Encoders, []uint32{display.EncoderID}) {
 		t.Fatalf("connector %+v", cn)
 	}
@@ -107,18 +108,18 @@ func TestGetConnector(t *testing.T) {
 
 	// The count-then-fill protocol: a mode array too small for all the
 	// modes is left alone, and the real count comes back.
-	modes := make([]drm.ModeModeInfo, 3)
+	modes := make([]uapi.ModeModeInfo, 3)
 	for i := range modes {
 		modes[i].Clock = 0xdead
 	}
 	enc := []uint32{0xdead}
-	arg := drm.ModeGetConnector{ConnectorID: display.ConnectorID, CountModes: 3, ModesPtr: ptr(t, modes), EncodersPtr: ptr(t, enc)}
-	wantErrno(t, "GETCONNECTOR", ioctl(f, drm.IoctlModeGetConnector, &arg), 0)
+	arg := uapi.ModeGetConnector{ConnectorID: display.ConnectorID, CountModes: 3, ModesPtr: ptr(t, modes), EncodersPtr: ptr(t, enc)}
+	wantErrno(t, "GETCONNECTOR", ioctl(f, uapi.IoctlModeGetConnector, &arg), 0)
 	if arg.CountModes != 8 || modes[0].Clock != 0xdead || arg.CountEncoders != 1 || enc[0] != 0xdead || arg.CountProps != 0 {
 		t.Fatalf("short arrays: counts %d modes %d encoders, first mode clock %d, encoder %x", arg.CountModes, arg.CountEncoders, modes[0].Clock, enc[0])
 	}
-	arg = drm.ModeGetConnector{ConnectorID: display.ConnectorID, CountModes: 8, ModesPtr: 12}
-	wantErrno(t, "GETCONNECTOR into address 12", ioctl(f, drm.IoctlModeGetConnector, &arg), syscall.EFAULT)
+	arg = uapi.ModeGetConnector{ConnectorID: display.ConnectorID, CountModes: 8, ModesPtr: 12}
+	wantErrno(t, "GETCONNECTOR into address 12", ioctl(f, uapi.IoctlModeGetConnector, &arg), syscall.EFAULT)
 
 	for _, id := range []uint32{0, display.CrtcID, display.EncoderID, display.ConnectorID + 1} {
 		_, err := drm.GetConnector(f, id)
@@ -127,17 +128,17 @@ func TestGetConnector(t *testing.T) {
 }
 
 func TestMonitorModesArePruned(t *testing.T) {
-	wide := drm.ModeModeInfo{Clock: 241500, Hdisplay: 2560, HsyncStart: 2608, HsyncEnd: 2640, Htotal: 2720,
-		Vdisplay: 1440, VsyncStart: 1443, VsyncEnd: 1448, Vtotal: 1481, Flags: drm.ModeFlagPHSync | drm.ModeFlagNVSync}
+	wide := uapi.ModeModeInfo{Clock: 241500, Hdisplay: 2560, HsyncStart: 2608, HsyncEnd: 2640, Htotal: 2720,
+		Vdisplay: 1440, VsyncStart: 1443, VsyncEnd: 1448, Vtotal: 1481, Flags: uapi.ModeFlagPHSync | uapi.ModeFlagNVSync}
 	tooWide := display.Mode1920x1080p60 // 2100 pixels wide at a legal clock: beyond max_width
 	tooWide.Hdisplay, tooWide.HsyncStart, tooWide.HsyncEnd, tooWide.Htotal = 2100, 2110, 2120, 2200
 	dblscan := display.Mode640x480p60
-	dblscan.Flags |= drm.ModeFlagDblScan
+	dblscan.Flags |= uapi.ModeFlagDblScan
 	broken := display.Mode800x600p60
 	broken.HsyncStart = 700 // before the end of the visible line
 	preferred := display.Mode1280x720p60
-	preferred.Type = drm.ModeTypePreferred | drm.ModeTypeUserdef // the user bit is dropped
-	mon := display.Monitor{WidthMM: 100, HeightMM: 50, Modes: []drm.ModeModeInfo{
+	preferred.Type = uapi.ModeTypePreferred | uapi.ModeTypeUserdef // the user bit is dropped
+	mon := display.Monitor{WidthMM: 100, HeightMM: 50, Modes: []uapi.ModeModeInfo{
 		wide, display.Mode1024x768p60, tooWide, dblscan, broken, preferred, display.Mode1024x768p60}}
 	r := newRig(t, display.Options{Monitor: &mon})
 	got := connectorModes(t, r.open())
@@ -148,7 +149,7 @@ func TestMonitorModesArePruned(t *testing.T) {
 	if !slices.Equal(names, []string{"1280x720@60", "1024x768@60"}) {
 		t.Fatalf("modes %v: want the 1280x720 (preferred) and one 1024x768", names)
 	}
-	if got[0].Type != drm.ModeTypePreferred|drm.ModeTypeDriver || got[1].Type != drm.ModeTypeDriver {
+	if got[0].Type != uapi.ModeTypePreferred|uapi.ModeTypeDriver || got[1].Type != uapi.ModeTypeDriver {
 		t.Fatalf("types %#x %#x", got[0].Type, got[1].Type)
 	}
 }
@@ -159,7 +160,7 @@ func TestUnplugged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cn.Status != drm.StatusDisconnected || len(cn.Modes) != 0 || cn.MmWidth != 0 {
+	if cn.Status != uapi.StatusDisconnected || len(cn.Modes) != 0 || cn.MmWidth != 0 {
 		t.Fatalf("unplugged connector %v, %dx%d mm", cn, cn.MmWidth, cn.MmHeight)
 	}
 }
@@ -171,7 +172,7 @@ func TestGetEncoderAndRouting(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := drm.Encoder{ID: display.EncoderID, Type: drm.EncoderTMDS, CrtcID: 0, PossibleCrtcs: 1, PossibleClones: 1}
+	want := drm.Encoder{ID: display.EncoderID, Type: uapi.EncoderTMDS, CrtcID: 0, PossibleCrtcs: 1, PossibleClones: 1}
 	if e != want {
 		t.Fatalf("encoder %+v, want %+v", e, want)
 	}
@@ -213,7 +214,7 @@ func TestSetCrtcAndGetCrtc(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !c.ModeValid || c.FbID != fb || c.X != 16 || c.Y != 8 || c.Mode.Name() != "mymode" || c.Mode.Vrefresh != 60 ||
-		c.Mode.Clock != 74250 || c.Mode.Htotal != 1650 || c.Mode.Type != drm.ModeTypeDriver {
+		c.Mode.Clock != 74250 || c.Mode.Htotal != 1650 || c.Mode.Type != uapi.ModeTypeDriver {
 		t.Fatalf("CRTC after SETCRTC %+v", c)
 	}
 	// fb_id -1 keeps the current framebuffer.
@@ -223,8 +224,8 @@ func TestSetCrtcAndGetCrtc(t *testing.T) {
 	}
 	// Off: mode_valid 0, no framebuffer; the caller's mode bytes are left.
 	wantErrno(t, "SETCRTC off", drm.SetCrtc(f, display.CrtcID, 0, 0, 0, nil, nil), 0)
-	arg := drm.ModeCrtc{CrtcID: display.CrtcID, Mode: drm.ModeModeInfo{Clock: 1234}}
-	wantErrno(t, "GETCRTC", ioctl(f, drm.IoctlModeGetCrtc, &arg), 0)
+	arg := uapi.ModeCrtc{CrtcID: display.CrtcID, Mode: uapi.ModeModeInfo{Clock: 1234}}
+	wantErrno(t, "GETCRTC", ioctl(f, uapi.IoctlModeGetCrtc, &arg), 0)
 	if arg.ModeValid != 0 || arg.FbID != 0 || arg.Mode.Clock != 1234 {
 		t.Fatalf("GETCRTC of an off CRTC %+v", arg)
 	}
@@ -241,59 +242,59 @@ func TestSetCrtcErrors(t *testing.T) {
 	conns := []uint32{display.ConnectorID}
 	two := []uint32{display.ConnectorID, display.ConnectorID}
 	bad := []uint32{display.EncoderID}
-	with := func(change func(*drm.ModeModeInfo)) drm.ModeModeInfo { m := good; change(&m); return m }
+	with := func(change func(*uapi.ModeModeInfo)) uapi.ModeModeInfo { m := good; change(&m); return m }
 	for _, tc := range []struct {
 		name string
-		arg  drm.ModeCrtc
+		arg  uapi.ModeCrtc
 		want syscall.Errno
 	}{
-		{"x beyond 16 bits", drm.ModeCrtc{CrtcID: display.CrtcID, X: 1 << 16, FbID: fb, ModeValid: 1, Mode: good}, syscall.ERANGE},
-		{"unknown CRTC", drm.ModeCrtc{CrtcID: display.ConnectorID, FbID: fb, ModeValid: 1, Mode: good}, syscall.ENOENT},
-		{"unknown fb", drm.ModeCrtc{CrtcID: display.CrtcID, FbID: 12345, ModeValid: 1, Mode: good}, syscall.ENOENT},
-		{"fb 0 with a mode", drm.ModeCrtc{CrtcID: display.CrtcID, ModeValid: 1, Mode: good}, syscall.ENOENT},
-		{"fb -1 with none current", drm.ModeCrtc{CrtcID: display.CrtcID, FbID: ^uint32(0), ModeValid: 1, Mode: good}, syscall.EINVAL},
-		{"aspect ratio without the cap", drm.ModeCrtc{CrtcID: display.CrtcID, FbID: fb, ModeValid: 1,
-			Mode: with(func(m *drm.ModeModeInfo) { m.Flags |= 2 << 19 })}, syscall.EINVAL},
-		{"clock above INT_MAX", drm.ModeCrtc{CrtcID: display.CrtcID, FbID: fb, ModeValid: 1,
-			Mode: with(func(m *drm.ModeModeInfo) { m.Clock = 1 << 31 })}, syscall.ERANGE},
-		{"vrefresh above INT_MAX", drm.ModeCrtc{CrtcID: display.CrtcID, FbID: fb, ModeValid: 1,
-			Mode: with(func(m *drm.ModeModeInfo) { m.Vrefresh = 1 << 31 })}, syscall.ERANGE},
-		{"an unknown 3D layout", drm.ModeCrtc{CrtcID: display.CrtcID, FbID: fb, ModeValid: 1,
-			Mode: with(func(m *drm.ModeModeInfo) { m.Flags |= 9 << 14 })}, syscall.EINVAL},
-		{"clock 0", drm.ModeCrtc{CrtcID: display.CrtcID, FbID: fb, ModeValid: 1, Mode: with(func(m *drm.ModeModeInfo) { m.Clock = 0 })}, syscall.EINVAL},
-		{"hsync before the line ends", drm.ModeCrtc{CrtcID: display.CrtcID, FbID: fb, ModeValid: 1,
-			Mode: with(func(m *drm.ModeModeInfo) { m.HsyncStart = 1900 })}, syscall.EINVAL},
-		{"vtotal inside vsync", drm.ModeCrtc{CrtcID: display.CrtcID, FbID: fb, ModeValid: 1,
-			Mode: with(func(m *drm.ModeModeInfo) { m.Vtotal = 1088 })}, syscall.EINVAL},
-		{"unknown flag", drm.ModeCrtc{CrtcID: display.CrtcID, FbID: fb, ModeValid: 1,
-			Mode: with(func(m *drm.ModeModeInfo) { m.Flags |= 1 << 10 })}, syscall.EINVAL},
-		{"fb smaller than the mode", drm.ModeCrtc{CrtcID: display.CrtcID, FbID: small, ModeValid: 1, Mode: good,
+		{"x beyond 16 bits", uapi.ModeCrtc{CrtcID: display.CrtcID, X: 1 << 16, FbID: fb, ModeValid: 1, Mode: good}, syscall.ERANGE},
+		{"unknown CRTC", uapi.ModeCrtc{CrtcID: display.ConnectorID, FbID: fb, ModeValid: 1, Mode: good}, syscall.ENOENT},
+		{"unknown fb", uapi.ModeCrtc{CrtcID: display.CrtcID, FbID: 12345, ModeValid: 1, Mode: good}, syscall.ENOENT},
+		{"fb 0 with a mode", uapi.ModeCrtc{CrtcID: display.CrtcID, ModeValid: 1, Mode: good}, syscall.ENOENT},
+		{"fb -1 with none current", uapi.ModeCrtc{CrtcID: display.CrtcID, FbID: ^uint32(0), ModeValid: 1, Mode: good}, syscall.EINVAL},
+		{"aspect ratio without the cap", uapi.ModeCrtc{CrtcID: display.CrtcID, FbID: fb, ModeValid: 1,
+			Mode: with(func(m *uapi.ModeModeInfo) { m.Flags |= 2 << 19 })}, syscall.EINVAL},
+		{"clock above INT_MAX", uapi.ModeCrtc{CrtcID: display.CrtcID, FbID: fb, ModeValid: 1,
+			Mode: with(func(m *uapi.ModeModeInfo) { m.Clock = 1 << 31 })}, syscall.ERANGE},
+		{"vrefresh above INT_MAX", uapi.ModeCrtc{CrtcID: display.CrtcID, FbID: fb, ModeValid: 1,
+			Mode: with(func(m *uapi.ModeModeInfo) { m.Vrefresh = 1 << 31 })}, syscall.ERANGE},
+		{"an unknown 3D layout", uapi.ModeCrtc{CrtcID: display.CrtcID, FbID: fb, ModeValid: 1,
+			Mode: with(func(m *uapi.ModeModeInfo) { m.Flags |= 9 << 14 })}, syscall.EINVAL},
+		{"clock 0", uapi.ModeCrtc{CrtcID: display.CrtcID, FbID: fb, ModeValid: 1, Mode: with(func(m *uapi.ModeModeInfo) { m.Clock = 0 })}, syscall.EINVAL},
+		{"hsync before the line ends", uapi.ModeCrtc{CrtcID: display.CrtcID, FbID: fb, ModeValid: 1,
+			Mode: with(func(m *uapi.ModeModeInfo) { m.HsyncStart = 1900 })}, syscall.EINVAL},
+		{"vtotal inside vsync", uapi.ModeCrtc{CrtcID: display.CrtcID, FbID: fb, ModeValid: 1,
+			Mode: with(func(m *uapi.ModeModeInfo) { m.Vtotal = 1088 })}, syscall.EINVAL},
+		{"unknown flag", uapi.ModeCrtc{CrtcID: display.CrtcID, FbID: fb, ModeValid: 1,
+			Mode: with(func(m *uapi.ModeModeInfo) { m.Flags |= 1 << 10 })}, syscall.EINVAL},
+		{"fb smaller than the mode", uapi.ModeCrtc{CrtcID: display.CrtcID, FbID: small, ModeValid: 1, Mode: good,
 			SetConnectorsPtr: ptr(t, conns), CountConnectors: 1}, syscall.ENOSPC},
-		{"viewport past the fb's right edge", drm.ModeCrtc{CrtcID: display.CrtcID, FbID: fb, X: 1, ModeValid: 1, Mode: good,
+		{"viewport past the fb's right edge", uapi.ModeCrtc{CrtcID: display.CrtcID, FbID: fb, X: 1, ModeValid: 1, Mode: good,
 			SetConnectorsPtr: ptr(t, conns), CountConnectors: 1}, syscall.ENOSPC},
-		{"mode without connectors", drm.ModeCrtc{CrtcID: display.CrtcID, FbID: fb, ModeValid: 1, Mode: good}, syscall.EINVAL},
-		{"connectors without a mode", drm.ModeCrtc{CrtcID: display.CrtcID, SetConnectorsPtr: ptr(t, conns), CountConnectors: 1}, syscall.EINVAL},
-		{"more connectors than exist", drm.ModeCrtc{CrtcID: display.CrtcID, FbID: fb, ModeValid: 1, Mode: good,
+		{"mode without connectors", uapi.ModeCrtc{CrtcID: display.CrtcID, FbID: fb, ModeValid: 1, Mode: good}, syscall.EINVAL},
+		{"connectors without a mode", uapi.ModeCrtc{CrtcID: display.CrtcID, SetConnectorsPtr: ptr(t, conns), CountConnectors: 1}, syscall.EINVAL},
+		{"more connectors than exist", uapi.ModeCrtc{CrtcID: display.CrtcID, FbID: fb, ModeValid: 1, Mode: good,
 			SetConnectorsPtr: ptr(t, two), CountConnectors: 2}, syscall.EINVAL},
-		{"unknown connector", drm.ModeCrtc{CrtcID: display.CrtcID, FbID: fb, ModeValid: 1, Mode: good,
+		{"unknown connector", uapi.ModeCrtc{CrtcID: display.CrtcID, FbID: fb, ModeValid: 1, Mode: good,
 			SetConnectorsPtr: ptr(t, bad), CountConnectors: 1}, syscall.ENOENT},
-		{"bad connector array", drm.ModeCrtc{CrtcID: display.CrtcID, FbID: fb, ModeValid: 1, Mode: good,
+		{"bad connector array", uapi.ModeCrtc{CrtcID: display.CrtcID, FbID: fb, ModeValid: 1, Mode: good,
 			SetConnectorsPtr: 16, CountConnectors: 1}, syscall.EFAULT},
-		{"clock above the HDMI encoder's 162 MHz", drm.ModeCrtc{CrtcID: display.CrtcID, FbID: fb, ModeValid: 1,
-			Mode: with(func(m *drm.ModeModeInfo) { m.Clock = 170000 }), SetConnectorsPtr: ptr(t, conns), CountConnectors: 1}, syscall.EINVAL},
-		{"double scan", drm.ModeCrtc{CrtcID: display.CrtcID, FbID: fb, ModeValid: 1,
-			Mode: with(func(m *drm.ModeModeInfo) { m.Flags |= drm.ModeFlagDblScan }), SetConnectorsPtr: ptr(t, conns), CountConnectors: 1}, syscall.EINVAL},
+		{"clock above the HDMI encoder's 162 MHz", uapi.ModeCrtc{CrtcID: display.CrtcID, FbID: fb, ModeValid: 1,
+			Mode: with(func(m *uapi.ModeModeInfo) { m.Clock = 170000 }), SetConnectorsPtr: ptr(t, conns), CountConnectors: 1}, syscall.EINVAL},
+		{"double scan", uapi.ModeCrtc{CrtcID: display.CrtcID, FbID: fb, ModeValid: 1,
+			Mode: with(func(m *uapi.ModeModeInfo) { m.Flags |= uapi.ModeFlagDblScan }), SetConnectorsPtr: ptr(t, conns), CountConnectors: 1}, syscall.EINVAL},
 	} {
 		arg := tc.arg
-		wantErrno(t, tc.name, ioctl(f, drm.IoctlModeSetCrtc, &arg), tc.want)
+		wantErrno(t, tc.name, ioctl(f, uapi.IoctlModeSetCrtc, &arg), tc.want)
 	}
 	if c, _ := drm.GetCrtc(f, display.CrtcID); c.ModeValid {
 		t.Fatalf("a refused SETCRTC changed the CRTC: %+v", c)
 	}
 	// With the ASPECT_RATIO capability the aspect bits are accepted, and
 	// GETCRTC shows them only to such files.
-	wantErrno(t, "SET_CLIENT_CAP ASPECT_RATIO", drm.SetClientCapability(f, drm.ClientCapAspectRatio, 1), 0)
-	ar := drm.ModeInfo{ModeModeInfo: with(func(m *drm.ModeModeInfo) { m.Flags |= 2 << 19 })}
+	wantErrno(t, "SET_CLIENT_CAP ASPECT_RATIO", drm.SetClientCapability(f, uapi.ClientCapAspectRatio, 1), 0)
+	ar := drm.ModeInfo{ModeModeInfo: with(func(m *uapi.ModeModeInfo) { m.Flags |= 2 << 19 })}
 	wantErrno(t, "SETCRTC 16:9", drm.SetCrtc(f, display.CrtcID, fb, 0, 0, conns, &ar), 0)
 	if c, _ := drm.GetCrtc(f, display.CrtcID); c.Mode.Flags != 0x5|2<<19 {
 		t.Fatalf("flags %#x for a file with ASPECT_RATIO", c.Mode.Flags)
@@ -315,11 +316,11 @@ func TestMasterRules(t *testing.T) {
 	err := drm.SetCrtc(other, display.CrtcID, fb, 0, 0, []uint32{display.ConnectorID}, &mode)
 	wantErrno(t, "SETCRTC by a non-master", err, syscall.EACCES)
 	setCrtc(t, master, fb, mode)
-	wantErrno(t, "PAGE_FLIP by a non-master", flip(other, fb, drm.PageFlipEvent, 1), syscall.EACCES)
+	wantErrno(t, "PAGE_FLIP by a non-master", flip(other, fb, uapi.PageFlipEvent, 1), syscall.EACCES)
 	// A non-master may add framebuffers, and the master may show them:
 	// framebuffer ids are global (drm_framebuffer_lookup).
 	ofb, _, _ := dumbFB(t, other, 1920, 1080)
-	wantErrno(t, "PAGE_FLIP to another file's fb", flip(master, ofb, drm.PageFlipEvent, 1), 0)
+	wantErrno(t, "PAGE_FLIP to another file's fb", flip(master, ofb, uapi.PageFlipEvent, 1), 0)
 	// ... but only the maker may remove one (drm_mode_closefb).
 	wantErrno(t, "RMFB of another file's fb", drm.RmFB(master, ofb), syscall.ENOENT)
 
@@ -344,9 +345,9 @@ func TestCapabilities(t *testing.T) {
 		cap  uint64
 		want uint64
 	}{
-		{drm.CapDumbBuffer, 1}, {drm.CapVblankHighCrtc, 1}, {drm.CapDumbPreferredDepth, 24}, {drm.CapDumbPreferShadow, 0},
-		{drm.CapAsyncPageFlip, 1}, {drm.CapCursorWidth, 64}, {drm.CapCursorHeight, 64}, {drm.CapAddFB2Modifiers, 1},
-		{drm.CapPageFlipTarget, 0}, {drm.CapCrtcInVblankEvent, 1}, {drm.CapTimestampMonotonic, 1},
+		{uapi.CapDumbBuffer, 1}, {uapi.CapVblankHighCrtc, 1}, {uapi.CapDumbPreferredDepth, 24}, {uapi.CapDumbPreferShadow, 0},
+		{uapi.CapAsyncPageFlip, 1}, {uapi.CapCursorWidth, 64}, {uapi.CapCursorHeight, 64}, {uapi.CapAddFB2Modifiers, 1},
+		{uapi.CapPageFlipTarget, 0}, {uapi.CapCrtcInVblankEvent, 1}, {uapi.CapTimestampMonotonic, 1},
 	} {
 		v, err := drm.GetCapability(f, tc.cap)
 		if err != nil || v != tc.want {
@@ -360,13 +361,13 @@ func TestCapabilities(t *testing.T) {
 		cap, value uint64
 		want       syscall.Errno
 	}{
-		{drm.ClientCapStereo3D, 2, syscall.EINVAL},
-		{drm.ClientCapUniversalPlanes, 1, 0},
-		{drm.ClientCapWritebackConnectors, 1, syscall.EINVAL}, // needs ATOMIC first
-		{drm.ClientCapAtomic, 3, syscall.EINVAL},
-		{drm.ClientCapAtomic, 1, 0},
-		{drm.ClientCapWritebackConnectors, 1, 0},
-		{drm.ClientCapAspectRatio, 2, syscall.EINVAL},
+		{uapi.ClientCapStereo3D, 2, syscall.EINVAL},
+		{uapi.ClientCapUniversalPlanes, 1, 0},
+		{uapi.ClientCapWritebackConnectors, 1, syscall.EINVAL}, // needs ATOMIC first
+		{uapi.ClientCapAtomic, 3, syscall.EINVAL},
+		{uapi.ClientCapAtomic, 1, 0},
+		{uapi.ClientCapWritebackConnectors, 1, 0},
+		{uapi.ClientCapAspectRatio, 2, syscall.EINVAL},
 		{6, 1, syscall.EOPNOTSUPP}, // CURSOR_PLANE_HOTSPOT: not a virtualised driver
 		{99, 1, syscall.EINVAL},
 	} {
@@ -379,7 +380,7 @@ func TestUnmodelledIoctlsSayENOSYS(t *testing.T) {
 	f := r.open()
 	// DRM_IOCTL_MODE_GETPLANERESOURCES: DRM_IOWR(0xB5, struct drm_mode_get_plane_res), 16 bytes.
 	var buf [16]byte
-	err := f.Ioctl(drm.IOWR(0xB5, 16), unsafe.Pointer(&buf[0]))
+	err := f.Ioctl(uapi.IOWR(0xB5, 16), unsafe.Pointer(&buf[0]))
 	wantErrno(t, "GETPLANERESOURCES", err, syscall.ENOSYS)
 }
 
@@ -395,7 +396,7 @@ func TestGEMReferencesFollowFramebuffers(t *testing.T) {
 	r := newRig(t, display.Options{})
 	f := r.open()
 	h := boHandle(t, f, 1920*1080*4)
-	fb, err := drm.AddFramebuffer(f, 1920, 1080, drm.FormatXRGB8888, h, 1920*4, drm.FormatModLinear)
+	fb, err := drm.AddFramebuffer(f, 1920, 1080, uapi.FormatXRGB8888, h, 1920*4, uapi.FormatModLinear)
 	if err != nil {
 		t.Fatal(err)
 	}

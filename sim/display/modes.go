@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/vccube/vccube/drm"
+	"github.com/vccube/vccube/uapi"
 )
 
 // Monitor is the display plugged into the HDMI connector, as its EDID
@@ -14,12 +14,12 @@ type Monitor struct {
 	// detailed timing image size), which GETCONNECTOR reports.
 	WidthMM, HeightMM uint32
 	// Modes are the display's timings in any order; exactly one should
-	// carry drm.ModeTypePreferred. Only the timing fields, Flags and the
+	// carry uapi.ModeTypePreferred. Only the timing fields, Flags and the
 	// PREFERRED bit of Type are read: the connector names each mode,
 	// derives its refresh rate and marks it DRIVER, as the kernel's EDID
 	// parser does (drm_edid.c, drm_modes.c: drm_mode_set_name,
 	// drm_mode_vrefresh).
-	Modes []drm.ModeModeInfo
+	Modes []uapi.ModeModeInfo
 }
 
 // Timings of the standard modes (clock in kHz; h: display, sync start, sync
@@ -28,27 +28,27 @@ type Monitor struct {
 // (VIC numbers below) and drm_dmt_modes[] for the VESA DMT ones (DMT ids).
 var (
 	// Mode1920x1080p60 is CEA-861 VIC 16, 1920x1080@60: 148.5 MHz.
-	Mode1920x1080p60 = timing(148500, 1920, 2008, 2052, 2200, 1080, 1084, 1089, 1125, drm.ModeFlagPHSync|drm.ModeFlagPVSync)
+	Mode1920x1080p60 = timing(148500, 1920, 2008, 2052, 2200, 1080, 1084, 1089, 1125, uapi.ModeFlagPHSync|uapi.ModeFlagPVSync)
 	// Mode1920x1080p50 is CEA-861 VIC 31, 1920x1080@50.
-	Mode1920x1080p50 = timing(148500, 1920, 2448, 2492, 2640, 1080, 1084, 1089, 1125, drm.ModeFlagPHSync|drm.ModeFlagPVSync)
+	Mode1920x1080p50 = timing(148500, 1920, 2448, 2492, 2640, 1080, 1084, 1089, 1125, uapi.ModeFlagPHSync|uapi.ModeFlagPVSync)
 	// Mode1280x1024p60 is VESA DMT 0x23, 1280x1024@60.
-	Mode1280x1024p60 = timing(108000, 1280, 1328, 1440, 1688, 1024, 1025, 1028, 1066, drm.ModeFlagPHSync|drm.ModeFlagPVSync)
+	Mode1280x1024p60 = timing(108000, 1280, 1328, 1440, 1688, 1024, 1025, 1028, 1066, uapi.ModeFlagPHSync|uapi.ModeFlagPVSync)
 	// Mode1280x720p60 is CEA-861 VIC 4, 1280x720@60.
-	Mode1280x720p60 = timing(74250, 1280, 1390, 1430, 1650, 720, 725, 730, 750, drm.ModeFlagPHSync|drm.ModeFlagPVSync)
+	Mode1280x720p60 = timing(74250, 1280, 1390, 1430, 1650, 720, 725, 730, 750, uapi.ModeFlagPHSync|uapi.ModeFlagPVSync)
 	// Mode1280x720p50 is CEA-861 VIC 19, 1280x720@50.
-	Mode1280x720p50 = timing(74250, 1280, 1720, 1760, 1980, 720, 725, 730, 750, drm.ModeFlagPHSync|drm.ModeFlagPVSync)
+	Mode1280x720p50 = timing(74250, 1280, 1720, 1760, 1980, 720, 725, 730, 750, uapi.ModeFlagPHSync|uapi.ModeFlagPVSync)
 	// Mode1024x768p60 is VESA DMT 0x10, 1024x768@60.
-	Mode1024x768p60 = timing(65000, 1024, 1048, 1184, 1344, 768, 771, 777, 806, drm.ModeFlagNHSync|drm.ModeFlagNVSync)
+	Mode1024x768p60 = timing(65000, 1024, 1048, 1184, 1344, 768, 771, 777, 806, uapi.ModeFlagNHSync|uapi.ModeFlagNVSync)
 	// Mode800x600p60 is VESA DMT 0x09, 800x600@60, the mode of the
 	// bare-metal cube vccube is modelled on (seed 004).
-	Mode800x600p60 = timing(40000, 800, 840, 968, 1056, 600, 601, 605, 628, drm.ModeFlagPHSync|drm.ModeFlagPVSync)
+	Mode800x600p60 = timing(40000, 800, 840, 968, 1056, 600, 601, 605, 628, uapi.ModeFlagPHSync|uapi.ModeFlagPVSync)
 	// Mode640x480p60 is VESA DMT 0x04 and CEA-861 VIC 1, 640x480@60
 	// (25.175 MHz, 59.94 Hz).
-	Mode640x480p60 = timing(25175, 640, 656, 752, 800, 480, 490, 492, 525, drm.ModeFlagNHSync|drm.ModeFlagNVSync)
+	Mode640x480p60 = timing(25175, 640, 656, 752, 800, 480, 490, 492, 525, uapi.ModeFlagNHSync|uapi.ModeFlagNVSync)
 )
 
-func timing(clock uint32, hd, hss, hse, ht, vd, vss, vse, vt uint16, flags uint32) drm.ModeModeInfo {
-	return drm.ModeModeInfo{Clock: clock, Hdisplay: hd, HsyncStart: hss, HsyncEnd: hse, Htotal: ht,
+func timing(clock uint32, hd, hss, hse, ht, vd, vss, vse, vt uint16, flags uint32) uapi.ModeModeInfo {
+	return uapi.ModeModeInfo{Clock: clock, Hdisplay: hd, HsyncStart: hss, HsyncEnd: hse, Htotal: ht,
 		Vdisplay: vd, VsyncStart: vss, VsyncEnd: vse, Vtotal: vt, Flags: flags}
 }
 
@@ -57,12 +57,12 @@ func timing(clock uint32, hd, hss, hse, ht, vd, vss, vse, vt uint16, flags uint3
 // among them 1280x720@60 and 800x600@60.
 func DefaultMonitor() Monitor {
 	preferred := Mode1920x1080p60
-	preferred.Type = drm.ModeTypePreferred
+	preferred.Type = uapi.ModeTypePreferred
 	return Monitor{
 		WidthMM: 527, HeightMM: 296,
 		// In the order an EDID would list them: detailed timing first,
 		// then the established and standard timings, then the CEA block.
-		Modes: []drm.ModeModeInfo{preferred, Mode800x600p60, Mode640x480p60, Mode1024x768p60,
+		Modes: []uapi.ModeModeInfo{preferred, Mode800x600p60, Mode640x480p60, Mode1024x768p60,
 			Mode1280x1024p60, Mode1280x720p60, Mode1920x1080p50, Mode1280x720p50},
 	}
 }
@@ -81,13 +81,13 @@ const (
 
 // Mode validity bits (drm_mode.h, and drm_modes.c for the 3D maximum).
 const (
-	modeTypeAll = drm.ModeTypePreferred | drm.ModeTypeUserdef | drm.ModeTypeDriver // DRM_MODE_TYPE_ALL
+	modeTypeAll = uapi.ModeTypePreferred | uapi.ModeTypeUserdef | uapi.ModeTypeDriver // DRM_MODE_TYPE_ALL
 	// modeFlagAll is DRM_MODE_FLAG_ALL: the sync, interlace, scan, skew and
 	// clock bits and the 3D mask; the deprecated BCAST and PIXMUX (10, 11)
 	// and the aspect-ratio bits are not in it.
-	modeFlagAll = drm.ModeFlagPHSync | drm.ModeFlagNHSync | drm.ModeFlagPVSync | drm.ModeFlagNVSync |
-		drm.ModeFlagInterlace | drm.ModeFlagDblScan | drm.ModeFlagCSync | drm.ModeFlagPCSync |
-		drm.ModeFlagNCSync | drm.ModeFlagHSkew | drm.ModeFlagDblClk | drm.ModeFlagClkDiv2 | drm.ModeFlag3DMask
+	modeFlagAll = uapi.ModeFlagPHSync | uapi.ModeFlagNHSync | uapi.ModeFlagPVSync | uapi.ModeFlagNVSync |
+		uapi.ModeFlagInterlace | uapi.ModeFlagDblScan | uapi.ModeFlagCSync | uapi.ModeFlagPCSync |
+		uapi.ModeFlagNCSync | uapi.ModeFlagHSkew | uapi.ModeFlagDblClk | uapi.ModeFlagClkDiv2 | uapi.ModeFlag3DMask
 	// modeFlag3DMax is DRM_MODE_FLAG_3D_MAX, DRM_MODE_FLAG_3D_SIDE_BY_SIDE_HALF (8<<14).
 	modeFlag3DMax = 8 << 14
 	// The picture aspect ratio sits in flag bits 22:19
@@ -98,26 +98,48 @@ const (
 )
 
 // setName is drm_mode_set_name: "WxH", with "i" for interlaced modes.
-func setName(m *drm.ModeModeInfo) {
+func setName(m *uapi.ModeModeInfo) {
 	i := ""
-	if m.Flags&drm.ModeFlagInterlace != 0 {
+	if m.Flags&uapi.ModeFlagInterlace != 0 {
 		i = "i"
 	}
-	m.Name = [drm.DisplayModeLen]byte{}
-	copy(m.Name[:drm.DisplayModeLen-1], fmt.Sprintf("%dx%d%s", m.Hdisplay, m.Vdisplay, i))
+	m.Name = [uapi.DisplayModeLen]byte{}
+	copy(m.Name[:uapi.DisplayModeLen-1], fmt.Sprintf("%dx%d%s", m.Hdisplay, m.Vdisplay, i))
+}
+
+// vrefresh is drm_mode_vrefresh (drm_modes.c): the refresh rate in whole Hz
+// that the kernel stores in a mode's vrefresh field, DIV_ROUND_CLOSEST of
+// clock·1000 (doubled for an interlaced mode) over htotal·vtotal (doubled
+// for double scan, times vscan when above 1); 0 when a total is 0.
+func vrefresh(m *uapi.ModeModeInfo) uint32 {
+	if m.Htotal == 0 || m.Vtotal == 0 {
+		return 0
+	}
+	num := uint64(m.Clock) * 1000
+	den := uint64(m.Htotal) * uint64(m.Vtotal)
+	if m.Flags&uapi.ModeFlagInterlace != 0 {
+		num *= 2
+	}
+	if m.Flags&uapi.ModeFlagDblScan != 0 {
+		den *= 2
+	}
+	if m.Vscan > 1 {
+		den *= uint64(m.Vscan)
+	}
+	return uint32((num + den/2) / den)
 }
 
 // validateBasic is drm_mode_validate_basic (drm_modes.c), the sanity check
 // every mode from user space passes: known type and flag bits, a 3D mode
 // the core knows, a clock, and sync pulses inside the totals. It returns
 // what is wrong, or "".
-func validateBasic(m *drm.ModeModeInfo) string {
+func validateBasic(m *uapi.ModeModeInfo) string {
 	switch {
 	case m.Type&^modeTypeAll != 0:
 		return fmt.Sprintf("unknown type bits 0x%x", m.Type&^modeTypeAll)
 	case m.Flags&^modeFlagAll != 0:
 		return fmt.Sprintf("unknown flag bits 0x%x", m.Flags&^modeFlagAll)
-	case m.Flags&drm.ModeFlag3DMask > modeFlag3DMax:
+	case m.Flags&uapi.ModeFlag3DMask > modeFlag3DMax:
 		return "unknown 3D layout"
 	case m.Clock == 0:
 		return "pixel clock 0 (MODE_CLOCK_LOW)"
@@ -134,8 +156,8 @@ func validateBasic(m *drm.ModeModeInfo) string {
 // MODE_NO_DBLESCAN) and pixel clocks above the HDMI encoder's limit
 // (vc4_hdmi.c, bcm2835_variant.max_pixel_clock). It returns what is
 // wrong, or "".
-func validateVC4(m *drm.ModeModeInfo) string {
-	if m.Flags&drm.ModeFlagDblScan != 0 {
+func validateVC4(m *uapi.ModeModeInfo) string {
+	if m.Flags&uapi.ModeFlagDblScan != 0 {
 		return "double-scan modes are refused (vc4_crtc_mode_valid)"
 	}
 	if m.Clock > maxPixelClockKHz {
@@ -153,15 +175,15 @@ func validateVC4(m *drm.ModeModeInfo) string {
 // ASPECT_RATIO capability; not modelled); duplicates merge; the list is sorted by drm_mode_sort
 // (drm_modes.c drm_mode_compare: preferred first, then larger area, then
 // higher refresh, then higher clock; a stable sort, as list_sort is).
-func probeModes(mon *Monitor) []drm.ModeModeInfo {
-	var out []drm.ModeModeInfo
+func probeModes(mon *Monitor) []uapi.ModeModeInfo {
+	var out []uapi.ModeModeInfo
 	for _, m := range mon.Modes {
-		m.Type = m.Type&drm.ModeTypePreferred | drm.ModeTypeDriver
-		m.Flags &^= drm.ModeFlagPicARMask
+		m.Type = m.Type&uapi.ModeTypePreferred | uapi.ModeTypeDriver
+		m.Flags &^= uapi.ModeFlagPicARMask
 		if validateBasic(&m) != "" || validateVC4(&m) != "" || m.Hdisplay > maxWidth || m.Vdisplay > maxHeight {
 			continue
 		}
-		m.Vrefresh = m.VrefreshHz()
+		m.Vrefresh = vrefresh(&m)
 		setName(&m)
 		// drm_connector_list_update merges a mode probed twice.
 		dup := false
@@ -177,7 +199,7 @@ func probeModes(mon *Monitor) []drm.ModeModeInfo {
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := &out[i], &out[j]
-		if pa, pb := a.Type&drm.ModeTypePreferred != 0, b.Type&drm.ModeTypePreferred != 0; pa != pb {
+		if pa, pb := a.Type&uapi.ModeTypePreferred != 0, b.Type&uapi.ModeTypePreferred != 0; pa != pb {
 			return pa
 		}
 		if aa, ab := int(a.Hdisplay)*int(a.Vdisplay), int(b.Hdisplay)*int(b.Vdisplay); aa != ab {
@@ -194,7 +216,7 @@ func probeModes(mon *Monitor) []drm.ModeModeInfo {
 // sameTimings is drm_mode_equal (drm_modes.c) on user modes: timings,
 // clock and flags (the aspect-ratio bits included) match; names and types
 // do not matter. The atomic helpers do a full modeset when it is false.
-func sameTimings(a, b *drm.ModeModeInfo) bool {
+func sameTimings(a, b *uapi.ModeModeInfo) bool {
 	return a.Clock == b.Clock && a.Hdisplay == b.Hdisplay && a.HsyncStart == b.HsyncStart &&
 		a.HsyncEnd == b.HsyncEnd && a.Htotal == b.Htotal && a.Hskew == b.Hskew &&
 		a.Vdisplay == b.Vdisplay && a.VsyncStart == b.VsyncStart && a.VsyncEnd == b.VsyncEnd &&

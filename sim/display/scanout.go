@@ -6,8 +6,8 @@ import (
 	"image"
 	"time"
 
-	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/texture"
+	"github.com/vccube/vccube/uapi"
 )
 
 // ErrCrtcOff is returned by ReadScanout while the CRTC is off: nothing is
@@ -19,16 +19,16 @@ var ErrCrtcOff = errors.New("display: the CRTC is off (no mode set), so nothing 
 // lag behind GETCRTC's while a flip is pending) and its description.
 type Frame struct {
 	CrtcID   uint32
-	Mode     drm.ModeInfo  // the CRTC's mode; the visible area is Hdisplay x Vdisplay
-	Sequence uint64        // the vblank at which this framebuffer became visible
-	Time     time.Duration // that vblank's time on the display's clock
+	Mode     uapi.ModeModeInfo // the CRTC's mode; the visible area is Hdisplay x Vdisplay
+	Sequence uint64            // the vblank at which this framebuffer became visible
+	Time     time.Duration     // that vblank's time on the display's clock
 
 	// FbID is the framebuffer shown, 0 when the primary plane has none
 	// (its framebuffer was removed): the CRTC then shows its black
 	// background and the fields below are zero.
 	FbID          uint32
-	Format        uint32 // fourcc, e.g. drm.FormatXRGB8888
-	Modifier      uint64 // drm.FormatModLinear or drm.FormatModBroadcomVC4TTiled (or a SAND one)
+	Format        uint32 // fourcc, e.g. uapi.FormatXRGB8888
+	Modifier      uint64 // uapi.FormatModLinear or uapi.FormatModBroadcomVC4TTiled (or a SAND one)
 	Width, Height uint32 // the framebuffer's size
 	Pitch         uint32 // of the first plane, as ADDFB2 gave it
 	X, Y          uint32 // top-left of the visible area in the framebuffer
@@ -54,9 +54,9 @@ func (d *Display) ReadScanout(dst *Frame) error {
 		return ErrCrtcOff
 	}
 	data := dst.Data[:0]
-	*dst = Frame{CrtcID: CrtcID, Mode: drm.ModeInfo{ModeModeInfo: c.mode}, Sequence: c.scanSeq,
+	*dst = Frame{CrtcID: CrtcID, Mode: c.mode, Sequence: c.scanSeq,
 		Time: time.Duration(c.scanTime), Data: data}
-	dst.Mode.Vrefresh = c.mode.VrefreshHz()
+	dst.Mode.Vrefresh = vrefresh(&c.mode)
 	fb := c.scan
 	if fb == nil {
 		return nil
@@ -148,9 +148,9 @@ func (f *Frame) DrawInto(img *image.RGBA) error {
 	// B, G, R, X and XBGR8888 is R, G, B, X (drm_fourcc.h).
 	var ri, bi int
 	switch f.Format {
-	case drm.FormatXRGB8888, drm.FormatARGB8888:
+	case uapi.FormatXRGB8888, uapi.FormatARGB8888:
 		ri, bi = 2, 0
-	case drm.Fourcc('X', 'B', '2', '4'), drm.Fourcc('A', 'B', '2', '4'):
+	case uapi.Fourcc('X', 'B', '2', '4'), uapi.Fourcc('A', 'B', '2', '4'):
 		ri, bi = 0, 2
 	default:
 		return fmt.Errorf("display: converting %s pixels to RGB is not modelled (only XR24, AR24, XB24 and AB24 are); use Frame.Data", fourccName(f.Format))

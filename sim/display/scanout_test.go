@@ -8,6 +8,7 @@ import (
 
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/sim/display"
+	"github.com/vccube/vccube/uapi"
 )
 
 func TestReadScanoutLinear(t *testing.T) {
@@ -36,7 +37,7 @@ func TestReadScanoutLinear(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The raw plane: (60-1) rows of pitch and one row of 80 pixels.
-	if fr.FbID != fb || fr.Format != drm.FormatXRGB8888 || fr.Modifier != 0 || fr.Width != 80 || fr.Height != 60 ||
+	if fr.FbID != fb || fr.Format != uapi.FormatXRGB8888 || fr.Modifier != 0 || fr.Width != 80 || fr.Height != 60 ||
 		fr.Pitch != pitch || fr.X != 8 || fr.Y != 4 || len(fr.Data) != 59*int(pitch)+320 || fr.Mode.Hdisplay != 64 {
 		t.Fatalf("frame %+v (%d bytes)", fr, len(fr.Data))
 	}
@@ -87,17 +88,17 @@ func TestReadScanoutByteOrders(t *testing.T) {
 		want   color.RGBA
 		err    bool
 	}{
-		{drm.FormatXRGB8888, color.RGBA{0x30, 0x20, 0x10, 255}, false},
-		{drm.FormatARGB8888, color.RGBA{0x30, 0x20, 0x10, 255}, false}, // alpha 0, premultiplied over black: the colour
-		{drm.Fourcc('X', 'B', '2', '4'), color.RGBA{0x10, 0x20, 0x30, 255}, false},
-		{drm.Fourcc('A', 'B', '2', '4'), color.RGBA{0x10, 0x20, 0x30, 255}, false},
-		{drm.FormatRGB565, color.RGBA{}, true},
+		{uapi.FormatXRGB8888, color.RGBA{0x30, 0x20, 0x10, 255}, false},
+		{uapi.FormatARGB8888, color.RGBA{0x30, 0x20, 0x10, 255}, false}, // alpha 0, premultiplied over black: the colour
+		{uapi.Fourcc('X', 'B', '2', '4'), color.RGBA{0x10, 0x20, 0x30, 255}, false},
+		{uapi.Fourcc('A', 'B', '2', '4'), color.RGBA{0x10, 0x20, 0x30, 255}, false},
+		{uapi.FormatRGB565, color.RGBA{}, true},
 	} {
 		cpp := uint32(4)
-		if tc.format == drm.FormatRGB565 {
+		if tc.format == uapi.FormatRGB565 {
 			cpp = 2
 		}
-		fb, err := drm.AddFramebuffer(f, 16, 16, tc.format, h, 16*cpp, drm.FormatModLinear)
+		fb, err := drm.AddFramebuffer(f, 16, 16, tc.format, h, 16*cpp, uapi.FormatModLinear)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -148,7 +149,7 @@ func TestReadScanoutTTiled(t *testing.T) {
 	} {
 		copy(mem[tc.addr:], []byte{byte(tc.x), byte(tc.y), 0xaa, 0})
 	}
-	fb, err := drm.AddFramebuffer(f, 64, 64, drm.FormatXRGB8888, h, 256, drm.FormatModBroadcomVC4TTiled)
+	fb, err := drm.AddFramebuffer(f, 64, 64, uapi.FormatXRGB8888, h, 256, uapi.FormatModBroadcomVC4TTiled)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/sim/display"
+	"github.com/vccube/vccube/uapi"
 )
 
 // A flip that asks for an event takes the event's 32 bytes of the file's
@@ -22,24 +23,24 @@ func TestEventSpaceIsReservedAtPageFlip(t *testing.T) {
 	setCrtc(t, f, a, modeNamed(t, f, "800x600@60"))
 	fbs := [2]uint32{b, a}
 	for i := 0; i < 126; i++ { // 126 events queued, none read
-		wantErrno(t, "flip", flip(f, fbs[i%2], drm.PageFlipEvent, uint64(i)), 0)
+		wantErrno(t, "flip", flip(f, fbs[i%2], uapi.PageFlipEvent, uint64(i)), 0)
 		if _, err := r.disp.AdvanceToVblank(); err != nil {
 			t.Fatal(err)
 		}
 	}
-	wantErrno(t, "flip 127, left pending", flip(f, fbs[0], drm.PageFlipEvent, 126), 0)
+	wantErrno(t, "flip 127, left pending", flip(f, fbs[0], uapi.PageFlipEvent, 126), 0)
 	// Reserves the 128th slot, then fails: the slot comes back, so the
 	// same flip fails the same way again instead of with ENOMEM.
-	wantErrno(t, "flip during a pending one", flip(f, fbs[1], drm.PageFlipEvent, 0), syscall.EBUSY)
-	wantErrno(t, "flip during a pending one, again", flip(f, fbs[1], drm.PageFlipEvent, 0), syscall.EBUSY)
+	wantErrno(t, "flip during a pending one", flip(f, fbs[1], uapi.PageFlipEvent, 0), syscall.EBUSY)
+	wantErrno(t, "flip during a pending one, again", flip(f, fbs[1], uapi.PageFlipEvent, 0), syscall.EBUSY)
 	if _, err := r.disp.AdvanceToVblank(); err != nil {
 		t.Fatal(err)
 	}
-	wantErrno(t, "flip 128", flip(f, fbs[1], drm.PageFlipEvent, 127), 0)
+	wantErrno(t, "flip 128", flip(f, fbs[1], uapi.PageFlipEvent, 127), 0)
 	if _, err := r.disp.AdvanceToVblank(); err != nil {
 		t.Fatal(err)
 	}
-	wantErrno(t, "flip 129 with 128 events unread", flip(f, fbs[0], drm.PageFlipEvent, 128), syscall.ENOMEM)
+	wantErrno(t, "flip 129 with 128 events unread", flip(f, fbs[0], uapi.PageFlipEvent, 128), syscall.ENOMEM)
 	// Refused before the commit: the state keeps its framebuffer.
 	if c, _ := drm.GetCrtc(f, display.CrtcID); c.FbID != fbs[1] {
 		t.Fatalf("GETCRTC fb %d after the refused flip, want %d", c.FbID, fbs[1])
@@ -57,7 +58,7 @@ func TestEventSpaceIsReservedAtPageFlip(t *testing.T) {
 	if ev, _, err := drm.ParseEvent(buf[:]); err != nil || ev.UserData != 0 {
 		t.Fatalf("first event %+v, %v", ev, err)
 	}
-	wantErrno(t, "flip after reading an event", flip(f, fbs[1], drm.PageFlipEvent, 129), 0)
+	wantErrno(t, "flip after reading an event", flip(f, fbs[1], uapi.PageFlipEvent, 129), 0)
 }
 
 // A framebuffer in the primary plane's state marks its BO in use
@@ -74,7 +75,7 @@ func TestShownBOIsInUse(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fb, err := drm.AddFramebuffer(f, 800, 600, drm.FormatXRGB8888, db.Handle, db.Pitch, drm.FormatModLinear)
+		fb, err := drm.AddFramebuffer(f, 800, 600, uapi.FormatXRGB8888, db.Handle, db.Pitch, uapi.FormatModLinear)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,15 +99,15 @@ func TestShownBOIsInUse(t *testing.T) {
 	mode := modeNamed(t, f, "800x600@60")
 	setCrtc(t, f, a.fb, mode)
 
-	madvise(a.handle, gem.MadvDontNeed) // allowed: the BO is in use
+	madvise(a.handle, uapi.MadvDontNeed) // allowed: the BO is in use
 	pressure()
-	if !madvise(a.handle, gem.MadvDontNeed) {
+	if !madvise(a.handle, uapi.MadvDontNeed) {
 		t.Fatal("the BO on screen was purged")
 	}
 
-	madvise(b.handle, gem.MadvDontNeed)
-	wantErrno(t, "flip to a DONTNEED BO", flip(f, b.fb, drm.PageFlipEvent, 0), syscall.EINVAL)
-	wantErrno(t, "async flip to a DONTNEED BO", flip(f, b.fb, drm.PageFlipAsync, 0), syscall.EINVAL)
+	madvise(b.handle, uapi.MadvDontNeed)
+	wantErrno(t, "flip to a DONTNEED BO", flip(f, b.fb, uapi.PageFlipEvent, 0), syscall.EINVAL)
+	wantErrno(t, "async flip to a DONTNEED BO", flip(f, b.fb, uapi.PageFlipAsync, 0), syscall.EINVAL)
 	m := mode
 	wantErrno(t, "SETCRTC of a DONTNEED BO",
 		drm.SetCrtc(f, display.CrtcID, b.fb, 0, 0, []uint32{display.ConnectorID}, &m), syscall.EINVAL)
@@ -119,13 +120,13 @@ func TestShownBOIsInUse(t *testing.T) {
 		t.Fatalf("an event (%d bytes) from a refused flip", n)
 	}
 
-	madvise(b.handle, gem.MadvWillNeed)
+	madvise(b.handle, uapi.MadvWillNeed)
 	wantErrno(t, "flip to b", flip(f, b.fb, 0, 0), 0) // completes at once under VirtualClock
 	pressure()
-	if madvise(a.handle, gem.MadvWillNeed) {
+	if madvise(a.handle, uapi.MadvWillNeed) {
 		t.Fatal("the DONTNEED BO survived memory pressure once off screen")
 	}
-	if !madvise(b.handle, gem.MadvWillNeed) {
+	if !madvise(b.handle, uapi.MadvWillNeed) {
 		t.Fatal("the BO on screen was purged")
 	}
 	var fr display.Frame

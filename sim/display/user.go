@@ -10,7 +10,7 @@ import (
 // pointers). The kernel reaches them with put_user and copy_to_user, which
 // fail with EFAULT on a bad address instead of crashing; the simulator's
 // kernel.CopyToUser and CopyFromUser give the same answers, so the display
-// goes through them rather than through drm.UserSlice, which would fault
+// goes through them rather than through uapi.UserSlice, which would fault
 // on a bad pointer.
 
 // putUint32s copies ids to the user array at addr (put_user of each).

@@ -19,7 +19,7 @@
 // # Performance counters
 //
 // hw.Job.Counters receives, numbered as enum drm_vc4_perfmon_event
-// (gem.Perfcnt*): QPU clocks of vertex and coordinate shading and of
+// (uapi.Perfcnt*): QPU clocks of vertex and coordinate shading and of
 // fragment shading (four clocks per instruction per QPU, [AG] §3) and
 // their sum as "executing valid instructions"; FEP primitives rendered
 // or not, valid quads and quads rejected by early-Z; PLB primitives
@@ -51,7 +51,6 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/sim/gpu/bin"
 	"github.com/vccube/vccube/sim/gpu/cle"
 	"github.com/vccube/vccube/sim/gpu/internal/modelbug"
@@ -59,6 +58,7 @@ import (
 	"github.com/vccube/vccube/sim/gpu/render"
 	"github.com/vccube/vccube/sim/gpu/vcd"
 	"github.com/vccube/vccube/sim/hw"
+	"github.com/vccube/vccube/uapi"
 )
 
 // Options configure a GPU.
@@ -169,8 +169,8 @@ func (g *GPU) Run(job *hw.Job) (res hw.Result) {
 		}
 	}
 	if job.Counters != nil {
-		job.Counters[gem.PerfcntQPUTotalClkCyclesVertexCoordShading] += 4 * (g.cs.Instructions - csBefore)
-		job.Counters[gem.PerfcntQPUTotalClkCyclesExecValidInst] += 4 * (g.cs.Instructions - csBefore)
+		job.Counters[uapi.PerfcntQPUTotalClkCyclesVertexCoordShading] += 4 * (g.cs.Instructions - csBefore)
+		job.Counters[uapi.PerfcntQPUTotalClkCyclesExecValidInst] += 4 * (g.cs.Instructions - csBefore)
 	}
 	res = hw.Result{Regs: hw.Regs{
 		CT0CA: g.binner.Thread().PC(), CT0EA: g.binner.Thread().End(), CT0RA0: g.binner.Thread().ReturnAddr(),

@@ -6,11 +6,11 @@ import (
 	"testing"
 
 	"github.com/vccube/vccube/cl"
-	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/shaders/qpu"
 	"github.com/vccube/vccube/sim/gpu/internal/gputest"
 	"github.com/vccube/vccube/sim/hw"
 	"github.com/vccube/vccube/sim/mem"
+	"github.com/vccube/vccube/uapi"
 )
 
 const clearColor = 0xFF102030
@@ -93,14 +93,14 @@ func TestTriangleCoversExactPixels(t *testing.T) {
 		}
 	}
 	c := &j.counters
-	if got, want := c[gem.PerfcntQPUTotalClkCyclesFragmentShading], uint64(4*6*len(blocks)); got != want {
+	if got, want := c[uapi.PerfcntQPUTotalClkCyclesFragmentShading], uint64(4*6*len(blocks)); got != want {
 		t.Errorf("fragment shading cycles %d, want %d", got, want)
 	}
-	if c[gem.PerfcntFEPValidQuads] != uint64(len(quads)) || c[gem.PerfcntTLBQuadsWrittenToColorBuf] != uint64(len(quads)) {
-		t.Errorf("valid quads %d, quads written %d, want %d", c[gem.PerfcntFEPValidQuads], c[gem.PerfcntTLBQuadsWrittenToColorBuf], len(quads))
+	if c[uapi.PerfcntFEPValidQuads] != uint64(len(quads)) || c[uapi.PerfcntTLBQuadsWrittenToColorBuf] != uint64(len(quads)) {
+		t.Errorf("valid quads %d, quads written %d, want %d", c[uapi.PerfcntFEPValidQuads], c[uapi.PerfcntTLBQuadsWrittenToColorBuf], len(quads))
 	}
-	if c[gem.PerfcntFEPValidPrimsRender] != 4 { // one primitive, in each of four tiles
-		t.Errorf("primitives rendered %d, want 4 (one per tile)", c[gem.PerfcntFEPValidPrimsRender])
+	if c[uapi.PerfcntFEPValidPrimsRender] != 4 { // one primitive, in each of four tiles
+		t.Errorf("primitives rendered %d, want 4 (one per tile)", c[uapi.PerfcntFEPValidPrimsRender])
 	}
 }
 

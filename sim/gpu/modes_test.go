@@ -8,11 +8,11 @@ import (
 
 	"github.com/vccube/vccube/cl"
 	"github.com/vccube/vccube/cl/shaderrec"
-	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/shaders/qpu"
 	"github.com/vccube/vccube/sim/gpu/internal/gputest"
 	"github.com/vccube/vccube/sim/hw"
 	"github.com/vccube/vccube/sim/mem"
+	"github.com/vccube/vccube/uapi"
 )
 
 // GL mode with shaders written for the test: each vertex's attribute is
@@ -135,7 +135,7 @@ func TestClippedTriangleIsTheVisibleTrapezoid(t *testing.T) {
 	if n < 560 || n > 635 {
 		t.Errorf("%d pixels drawn, want about 597", n)
 	}
-	if j.counters[gem.PerfcntPLBPrimsNeedClipping] == 0 {
+	if j.counters[uapi.PerfcntPLBPrimsNeedClipping] == 0 {
 		t.Error("the clipper did not count the primitive")
 	}
 }

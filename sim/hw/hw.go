@@ -12,8 +12,8 @@
 package hw
 
 import (
-	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/sim/mem"
+	"github.com/vccube/vccube/uapi"
 )
 
 // Job is one SUBMIT_CL as the hardware sees it, after validation.
@@ -47,7 +47,7 @@ type Job struct {
 
 // NumEvents is the number of V3D performance counter events
 // (VC4_PERFCNT_NUM_EVENTS in include/uapi/drm/vc4_drm.h, described in gem).
-const NumEvents = gem.PerfcntNumEvents
+const NumEvents = uapi.PerfcntNumEvents
 
 // Counters holds one count per performance counter event.
 type Counters [NumEvents]uint64

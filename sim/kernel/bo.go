@@ -5,8 +5,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/sim/mem"
+	"github.com/vccube/vccube/uapi"
 )
 
 // BO is a GEM buffer object: a physically contiguous region of the CMA
@@ -191,7 +191,7 @@ func (d *Driver) boCreateFresh(size uint64, boundary uint32, kind boKind) (*BO, 
 		d.logf("vc4_bo_create: Failed to allocate from GEM DMA helper (%d bytes): %s", size, d.statsLocked())
 		return nil, errf(syscall.ENOMEM, "Failed to allocate %d bytes from GEM DMA helper", size)
 	}
-	bo := &BO{d: d, region: r, size: r.Size, refs: 1, madv: gem.MadvNotSupp, kind: kind, label: int(kind)}
+	bo := &BO{d: d, region: r, size: r.Size, refs: 1, madv: uapi.MadvNotSupp, kind: kind, label: int(kind)}
 	bo.mmapOffset = d.nextMmapOffset
 	d.nextMmapOffset += uint64(r.Size)
 	d.byOffset[bo.mmapOffset] = bo
@@ -316,7 +316,7 @@ func (d *Driver) unref(bo *BO) {
 	if bo.refs < 0 {
 		panic("kernel: BO reference count below zero")
 	}
-	if bo.madv == gem.MadvDontNeed && bo.usecnt == 0 {
+	if bo.madv == uapi.MadvDontNeed && bo.usecnt == 0 {
 		d.removePurgeable(bo)
 	}
 	// Imported BOs are someone else's memory; purged ones have none; a
@@ -327,7 +327,7 @@ func (d *Driver) unref(bo *BO) {
 		return
 	}
 	bo.shader = nil
-	bo.madv = gem.MadvNotSupp
+	bo.madv = uapi.MadvNotSupp
 	bo.usecnt = 0
 	bo.tFormat = false
 	bo.freeTime = d.now()
@@ -364,7 +364,7 @@ func (d *Driver) userspaceCachePurge() {
 	for len(d.purgeable) > 0 {
 		bo := d.purgeable[0]
 		d.removePurgeable(bo)
-		if bo.madv == gem.MadvDontNeed && bo.usecnt == 0 {
+		if bo.madv == uapi.MadvDontNeed && bo.usecnt == 0 {
 			d.purge(bo)
 		}
 	}
@@ -379,7 +379,7 @@ func (d *Driver) purge(bo *BO) {
 	}
 	d.pool.Free(bo.region)
 	bo.region = mem.Region{}
-	bo.madv = gem.MadvPurged
+	bo.madv = uapi.MadvPurged
 	d.purgedNum++
 	d.purgedSize += uint64(bo.size)
 }
@@ -392,12 +392,12 @@ func (d *Driver) incUsecnt(bo *BO) error {
 		return nil
 	}
 	switch bo.madv {
-	case gem.MadvWillNeed:
+	case uapi.MadvWillNeed:
 		bo.usecnt = 1
 		return nil
-	case gem.MadvDontNeed:
+	case uapi.MadvDontNeed:
 		return errf(syscall.EINVAL, "the BO is marked purgeable (GEM_MADVISE DONTNEED)")
-	case gem.MadvPurged:
+	case uapi.MadvPurged:
 		return errf(syscall.EINVAL, "the BO was purged (GEM_MADVISE DONTNEED, then memory pressure)")
 	}
 	return errf(syscall.EINVAL, "the BO is the kernel's own (no madvise state)")
@@ -410,7 +410,7 @@ func (d *Driver) decUsecnt(bo *BO) {
 		return
 	}
 	bo.usecnt--
-	if bo.usecnt == 0 && bo.madv == gem.MadvDontNeed {
+	if bo.usecnt == 0 && bo.madv == uapi.MadvDontNeed {
 		d.addPurgeable(bo)
 	}
 }

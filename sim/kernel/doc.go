@@ -14,7 +14,7 @@
 // the real kernel has a bug (it reads past a buffer, or lets a job reach
 // memory it should not) the model is stricter and the comment says so.
 //
-// Package sim puts a Driver behind drm.Conn: it dispatches each ioctl as
+// Package sim puts a Driver behind uapi.Conn: it dispatches each ioctl as
 // drm_ioctl() does, copies the argument in and out, checks permissions
 // and calls the typed handler of a File here. Handlers return nil or an
 // *Error carrying the errno and the kernel's reason.

@@ -11,13 +11,12 @@ import (
 	"github.com/vccube/vccube/cl/bincl"
 	"github.com/vccube/vccube/cl/shaderrec"
 	"github.com/vccube/vccube/cl/uniforms"
-	"github.com/vccube/vccube/drm"
-	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/shaders/qpu"
 	"github.com/vccube/vccube/sim/hw"
 	"github.com/vccube/vccube/sim/kernel"
 	"github.com/vccube/vccube/sim/mem"
 	"github.com/vccube/vccube/texture"
+	"github.com/vccube/vccube/uapi"
 )
 
 // The fixture: a driver on the tests' GPU (auditGPU: the audit, the
@@ -186,7 +185,7 @@ func (fx *fixture) lastReport() report {
 }
 
 func (fx *fixture) bo(size uint32) uint32 {
-	arg := gem.CreateBO{Size: size}
+	arg := uapi.CreateBO{Size: size}
 	if err := fx.f.CreateBO(&arg); err != nil {
 		fx.t.Fatal(err)
 	}
@@ -202,12 +201,12 @@ func pinned[T any](t testing.TB, b []T) uint64 {
 	var p runtime.Pinner
 	p.Pin(&b[0])
 	t.Cleanup(p.Unpin)
-	return drm.UserPointer(unsafe.Pointer(&b[0]))
+	return uapi.UserPointer(unsafe.Pointer(&b[0]))
 }
 
 func (fx *fixture) shaderBO(words []uint64) uint32 {
 	code := qpu.Bytes(words)
-	arg := gem.CreateShaderBO{Size: uint32(len(code)), Data: pinned(fx.t, code)}
+	arg := uapi.CreateShaderBO{Size: uint32(len(code)), Data: pinned(fx.t, code)}
 	if err := fx.f.CreateShaderBO(&arg); err != nil {
 		fx.t.Fatal(err)
 	}
@@ -221,10 +220,10 @@ type submission struct {
 	recs    []byte
 	unis    []byte
 	handles []uint32
-	args    gem.SubmitCL
+	args    uapi.SubmitCL
 	// after, if set, changes the final arguments (sizes and pointers
 	// included) just before the ioctl.
-	after func(a *gem.SubmitCL)
+	after func(a *uapi.SubmitCL)
 }
 
 // texP0P1 returns the texture parameters of the fixture's texture.
@@ -285,23 +284,23 @@ func (fx *fixture) valid() *submission {
 		unis:    append([]byte(nil), unis.Bytes()...),
 		handles: append([]uint32(nil), fx.h[:]...),
 	}
-	absent := gem.SubmitRCLSurface{HIndex: gem.SurfaceAbsent}
-	s.args = gem.SubmitCL{
+	absent := uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent}
+	s.args = uapi.SubmitCL{
 		ShaderRecCount: 1,
 		Width:          uint16(fx.width),
 		Height:         uint16(fx.height),
 		MaxXTile:       tx - 1,
 		MaxYTile:       ty - 1,
 		ColorRead:      absent,
-		ColorWrite:     gem.SubmitRCLSurface{HIndex: iColor, Bits: renderBitsRGBA8888Linear},
+		ColorWrite:     uapi.SubmitRCLSurface{HIndex: iColor, Bits: renderBitsRGBA8888Linear},
 		ZSRead:         absent,
-		ZSWrite:        gem.SubmitRCLSurface{HIndex: iZS, Bits: storeBitsZST},
+		ZSWrite:        uapi.SubmitRCLSurface{HIndex: iZS, Bits: storeBitsZST},
 		MSAAColorWrite: absent,
 		MSAAZSWrite:    absent,
 		ClearColor:     [2]uint32{0xff336699, 0xff336699},
 		ClearZ:         0xffffff,
 		ClearS:         0,
-		Flags:          gem.SubmitUseClearColor,
+		Flags:          uapi.SubmitUseClearColor,
 	}
 	return s
 }
@@ -328,7 +327,7 @@ func (fx *fixture) submit(s *submission) error {
 			return 0
 		}
 		pin.Pin(p)
-		return drm.UserPointer(p)
+		return uapi.UserPointer(p)
 	}
 	a := s.args
 	a.BinCL = addr(unsafe.Pointer(unsafe.SliceData(s.bin)), len(s.bin))
@@ -347,7 +346,7 @@ func (fx *fixture) submit(s *submission) error {
 	if err != nil {
 		return err
 	}
-	w := gem.WaitSeqno{Seqno: a.Seqno, TimeoutNs: ^uint64(0)}
+	w := uapi.WaitSeqno{Seqno: a.Seqno, TimeoutNs: ^uint64(0)}
 	if err := fx.f.WaitSeqno(&w); err != nil {
 		fx.t.Fatal(err)
 	}

@@ -6,14 +6,13 @@ import (
 
 	"github.com/vccube/vccube/cl"
 	"github.com/vccube/vccube/cl/spec"
-	"github.com/vccube/vccube/drm"
-	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/shaders/qpu"
+	"github.com/vccube/vccube/uapi"
 )
 
 // headerBytes returns the SubmitCL struct's bytes (pointers and sizes are
 // set by the fuzz function).
-func headerBytes(a gem.SubmitCL) []byte {
+func headerBytes(a uapi.SubmitCL) []byte {
 	b := unsafe.Slice((*byte)(unsafe.Pointer(&a)), unsafe.Sizeof(a))
 	return append([]byte(nil), b...)
 }
@@ -32,7 +31,7 @@ func variants(t testing.TB, fx *fixture) []variant {
 
 	// Render only, with a colour read.
 	s := fx.valid()
-	s.args.ColorRead = gem.SubmitRCLSurface{HIndex: iColor, Bits: 0x01}
+	s.args.ColorRead = uapi.SubmitRCLSurface{HIndex: iColor, Bits: 0x01}
 	vs = append(vs, variant{"render only with a colour read", &submission{args: s.args, handles: s.handles}})
 
 	// An indexed draw through GEM_HANDLES.
@@ -48,7 +47,7 @@ func variants(t testing.TB, fx *fixture) []variant {
 	p0, p1 := texP0P1(t)
 	putU32(s.unis, 4, p0|1)
 	putU32(s.unis, 8, p1)
-	s.args.Flags |= gem.SubmitFixedRCLOrder | gem.SubmitRCLOrderIncreasingX
+	s.args.Flags |= uapi.SubmitFixedRCLOrder | uapi.SubmitRCLOrderIncreasingX
 	vs = append(vs, variant{"mipmaps, fixed tile order", s})
 	return vs
 }
@@ -84,7 +83,7 @@ func FuzzSubmitCL(f *testing.F) {
 	}
 
 	f.Fuzz(func(t *testing.T, hdr, bin, recs, unis []byte) {
-		var a gem.SubmitCL
+		var a uapi.SubmitCL
 		copy(unsafe.Slice((*byte)(unsafe.Pointer(&a)), unsafe.Sizeof(a)), hdr)
 		sub := &submission{bin: bin, recs: recs, unis: unis, handles: fx.h[:], args: a}
 		err := fx.submit(sub)
@@ -115,7 +114,7 @@ func FuzzCreateShaderBO(f *testing.F) {
 			return
 		}
 		before := countLabel(fx.d.Stats(), "V3D shader")
-		arg := gem.CreateShaderBO{Size: uint32(len(code)), Data: pinned(t, code)}
+		arg := uapi.CreateShaderBO{Size: uint32(len(code)), Data: pinned(t, code)}
 		err := fx.f.CreateShaderBO(&arg)
 		after := countLabel(fx.d.Stats(), "V3D shader")
 		if err != nil {
@@ -132,7 +131,7 @@ func FuzzCreateShaderBO(f *testing.F) {
 			t.Fatalf("shader BO of %d bytes for %d bytes of code", bo.Size(), len(code))
 		}
 		bo.Put()
-		if e := fx.f.GemClose(&drm.GemClose{Handle: arg.Handle}); e != nil {
+		if e := fx.f.GemClose(&uapi.GemClose{Handle: arg.Handle}); e != nil {
 			t.Fatal(e)
 		}
 	})

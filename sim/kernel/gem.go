@@ -5,9 +5,8 @@ import (
 	"math"
 	"syscall"
 
-	"github.com/vccube/vccube/drm"
-	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/sim/mem"
+	"github.com/vccube/vccube/uapi"
 	"golang.org/x/sys/unix"
 )
 
@@ -18,7 +17,7 @@ import (
 // CreateBO is DRM_IOCTL_VC4_CREATE_BO (vc4_create_bo_ioctl): a zeroed BO
 // of a.Size bytes rounded up to pages. The file's first BO also takes the
 // shared binner BO. flags and pad are not checked by current kernels.
-func (f *File) CreateBO(a *gem.CreateBO) error {
+func (f *File) CreateBO(a *uapi.CreateBO) error {
 	d := f.d
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -32,7 +31,7 @@ func (f *File) CreateBO(a *gem.CreateBO) error {
 	if err != nil {
 		return err
 	}
-	bo.madv = gem.MadvWillNeed
+	bo.madv = uapi.MadvWillNeed
 	a.Handle = f.newHandle(bo)
 	d.unref(bo)
 	return nil
@@ -40,7 +39,7 @@ func (f *File) CreateBO(a *gem.CreateBO) error {
 
 // MmapBO is DRM_IOCTL_VC4_MMAP_BO (vc4_mmap_bo_ioctl): the fake offset to
 // mmap the BO at. flags is ignored; an unknown handle is EINVAL.
-func (f *File) MmapBO(a *gem.MmapBO) error {
+func (f *File) MmapBO(a *uapi.MmapBO) error {
 	d := f.d
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -57,7 +56,7 @@ func (f *File) MmapBO(a *gem.MmapBO) error {
 // user memory into a new BO, zeroes the rest of the page and validates it
 // (ValidateShader). The handle exists only if validation passes; a
 // failure frees the BO.
-func (f *File) CreateShaderBO(a *gem.CreateShaderBO) error {
+func (f *File) CreateShaderBO(a *uapi.CreateShaderBO) error {
 	d := f.d
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -78,7 +77,7 @@ func (f *File) CreateShaderBO(a *gem.CreateShaderBO) error {
 	if err != nil {
 		return err
 	}
-	bo.madv = gem.MadvWillNeed
+	bo.madv = uapi.MadvWillNeed
 	mem := d.pool.Bytes(bo.region)
 	if err := CopyFromUser(mem[:a.Size], a.Data); err != nil {
 		d.unref(bo)
@@ -102,7 +101,7 @@ func (f *File) CreateShaderBO(a *gem.CreateShaderBO) error {
 // pointer is EFAULT, checked before the handle (ENOENT). len + 1 is u32
 // arithmetic, as in vc4_label_bo_ioctl: a len of 0xFFFFFFFF makes a count
 // of 0, which is EFAULT.
-func (f *File) LabelBO(a *gem.LabelBO) error {
+func (f *File) LabelBO(a *uapi.LabelBO) error {
 	if a.Len == 0 {
 		return errf(syscall.EINVAL, "label of length 0")
 	}
@@ -122,14 +121,14 @@ func (f *File) LabelBO(a *gem.LabelBO) error {
 }
 
 // SetTiling is DRM_IOCTL_VC4_SET_TILING (vc4_set_tiling_ioctl).
-func (f *File) SetTiling(a *gem.SetTiling) error {
+func (f *File) SetTiling(a *uapi.SetTiling) error {
 	if a.Flags != 0 {
 		return errf(syscall.EINVAL, "SET_TILING flags 0x%x", a.Flags)
 	}
 	var t bool
 	switch a.Modifier {
-	case drm.FormatModNone:
-	case drm.FormatModBroadcomVC4TTiled:
+	case uapi.FormatModNone:
+	case uapi.FormatModBroadcomVC4TTiled:
 		t = true
 	default:
 		return errf(syscall.EINVAL, "unknown modifier 0x%x", a.Modifier)
@@ -146,7 +145,7 @@ func (f *File) SetTiling(a *gem.SetTiling) error {
 }
 
 // GetTiling is DRM_IOCTL_VC4_GET_TILING (vc4_get_tiling_ioctl).
-func (f *File) GetTiling(a *gem.GetTiling) error {
+func (f *File) GetTiling(a *uapi.GetTiling) error {
 	if a.Flags != 0 || a.Modifier != 0 {
 		return errf(syscall.EINVAL, "GET_TILING flags 0x%x modifier 0x%x must be 0", a.Flags, a.Modifier)
 	}
@@ -157,9 +156,9 @@ func (f *File) GetTiling(a *gem.GetTiling) error {
 	if bo == nil {
 		return errf(syscall.ENOENT, "Failed to look up GEM BO %d", a.Handle)
 	}
-	a.Modifier = drm.FormatModNone
+	a.Modifier = uapi.FormatModNone
 	if bo.tFormat {
-		a.Modifier = drm.FormatModBroadcomVC4TTiled
+		a.Modifier = uapi.FormatModBroadcomVC4TTiled
 	}
 	return nil
 }
@@ -167,8 +166,8 @@ func (f *File) GetTiling(a *gem.GetTiling) error {
 // GemMadvise is DRM_IOCTL_VC4_GEM_MADVISE (vc4_gem_madvise_ioctl): a BO
 // marked DONTNEED may be purged under memory pressure; Retained reports
 // whether it still had its memory.
-func (f *File) GemMadvise(a *gem.GemMadvise) error {
-	if a.Madv != gem.MadvDontNeed && a.Madv != gem.MadvWillNeed {
+func (f *File) GemMadvise(a *uapi.GemMadvise) error {
+	if a.Madv != uapi.MadvDontNeed && a.Madv != uapi.MadvWillNeed {
 		return errf(syscall.EINVAL, "madv %d", a.Madv)
 	}
 	if a.Pad != 0 {
@@ -182,20 +181,20 @@ func (f *File) GemMadvise(a *gem.GemMadvise) error {
 		return errf(syscall.ENOENT, "Failed to look up GEM BO %d", a.Handle)
 	}
 	// Only BOs given to user space can be purged.
-	if bo.madv == gem.MadvNotSupp {
+	if bo.madv == uapi.MadvNotSupp {
 		return errf(syscall.EINVAL, "madvise not supported on this BO")
 	}
 	if bo.imported {
 		return errf(syscall.EINVAL, "madvise not supported on imported BOs")
 	}
 	switch {
-	case a.Madv == gem.MadvDontNeed && bo.madv == gem.MadvWillNeed && bo.usecnt == 0:
+	case a.Madv == uapi.MadvDontNeed && bo.madv == uapi.MadvWillNeed && bo.usecnt == 0:
 		d.addPurgeable(bo)
-	case a.Madv == gem.MadvWillNeed && bo.madv == gem.MadvDontNeed && bo.usecnt == 0:
+	case a.Madv == uapi.MadvWillNeed && bo.madv == uapi.MadvDontNeed && bo.usecnt == 0:
 		d.removePurgeable(bo)
 	}
 	a.Retained = 0
-	if bo.madv != gem.MadvPurged {
+	if bo.madv != uapi.MadvPurged {
 		a.Retained = 1
 		bo.madv = a.Madv
 	}
@@ -204,7 +203,7 @@ func (f *File) GemMadvise(a *gem.GemMadvise) error {
 
 // GemClose is DRM_IOCTL_GEM_CLOSE (drm_gem.c drm_gem_close_ioctl,
 // drm_gem_handle_delete): an unknown handle is EINVAL.
-func (f *File) GemClose(a *drm.GemClose) error {
+func (f *File) GemClose(a *uapi.GemClose) error {
 	d := f.d
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -221,7 +220,7 @@ func (f *File) GemClose(a *drm.GemClose) error {
 // (drm_dumb_buffers.c drm_mode_create_dumb), then vc4's, which makes a
 // plain BO (vc4_bo_dumb_create, vc4_dumb_fixup_args; vc5_dumb_create on a
 // Pi 4). Dumb buffers need no V3D.
-func (f *File) CreateDumb(a *drm.ModeCreateDumb) error {
+func (f *File) CreateDumb(a *uapi.ModeCreateDumb) error {
 	if a.Width == 0 || a.Height == 0 || a.Bpp == 0 {
 		return errf(syscall.EINVAL, "dumb buffer %dx%d at %d bpp", a.Width, a.Height, a.Bpp)
 	}
@@ -257,7 +256,7 @@ func (f *File) CreateDumb(a *drm.ModeCreateDumb) error {
 	if err != nil {
 		return err
 	}
-	bo.madv = gem.MadvWillNeed
+	bo.madv = uapi.MadvWillNeed
 	a.Handle = f.newHandle(bo)
 	d.unref(bo)
 	return nil
@@ -266,7 +265,7 @@ func (f *File) CreateDumb(a *drm.ModeCreateDumb) error {
 // MapDumb is DRM_IOCTL_MODE_MAP_DUMB (drm_gem_dumb_map_offset): the fake
 // offset of any BO of this file; an unknown handle is ENOENT, an imported
 // BO EINVAL.
-func (f *File) MapDumb(a *drm.ModeMapDumb) error {
+func (f *File) MapDumb(a *uapi.ModeMapDumb) error {
 	d := f.d
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -283,8 +282,8 @@ func (f *File) MapDumb(a *drm.ModeMapDumb) error {
 
 // DestroyDumb is DRM_IOCTL_MODE_DESTROY_DUMB (drm_mode_destroy_dumb):
 // GEM_CLOSE by another name.
-func (f *File) DestroyDumb(a *drm.ModeDestroyDumb) error {
-	return f.GemClose(&drm.GemClose{Handle: a.Handle})
+func (f *File) DestroyDumb(a *uapi.ModeDestroyDumb) error {
+	return f.GemClose(&uapi.GemClose{Handle: a.Handle})
 }
 
 // Mmap maps a BO at the fake offset MMAP_BO or MAP_DUMB returned, as
@@ -311,7 +310,7 @@ func (f *File) Mmap(offset uint64, length int, prot int) ([]byte, error) {
 	if bo.shader != nil && prot&unix.PROT_WRITE != 0 {
 		return nil, errf(syscall.EINVAL, "mmapping of shader BOs for writing not allowed")
 	}
-	if bo.madv != gem.MadvWillNeed {
+	if bo.madv != uapi.MadvWillNeed {
 		return nil, errf(syscall.EINVAL, "mmapping of purgeable or purged BO not allowed")
 	}
 	b, err := d.pool.MapUser(mem.Region{Addr: bo.region.Addr, Size: uint32(n)}, prot)
@@ -354,7 +353,7 @@ func (d *Driver) Munmap(b []byte) error {
 // configuration the Pi's V3D has). The fields are gem's (DecodeIdent, the
 // one description of the IDENT layout):
 //
-//	IDENT0: technology version 2 and "V3D"      = gem.V3DExpectedIdent0
+//	IDENT0: technology version 2 and "V3D"      = uapi.V3DExpectedIdent0
 //	IDENT1: VPM 12 KiB, HDR render targets 1, 16 semaphores, 2 TMUs and
 //	        4 QPUs per slice, 3 slices, revision 1 = 0xC1102431
 //	IDENT2: TLB double-buffer 1, TLB size 2 (full), VRI memory size 1
@@ -364,7 +363,7 @@ func (d *Driver) Munmap(b []byte) error {
 // vc4_regs.h); IDENT1 0xc1102431 and IDENT2 0x121 are what Pi 2/3 hardware
 // reports in published V3D bring-up logs.
 const (
-	V3DIdent0 = gem.V3DExpectedIdent0
+	V3DIdent0 = uapi.V3DExpectedIdent0
 	V3DIdent1 = 0xC1102431
 	V3DIdent2 = 0x00000121
 )
@@ -372,7 +371,7 @@ const (
 // GetParam is DRM_IOCTL_VC4_GET_PARAM (vc4_drv.c vc4_get_param_ioctl):
 // pad first (EINVAL), then the V3D (ENODEV), then the parameter (EINVAL
 // for an unknown one).
-func (f *File) GetParam(a *gem.GetParam) error {
+func (f *File) GetParam(a *uapi.GetParam) error {
 	if a.Pad != 0 {
 		return errf(syscall.EINVAL, "GET_PARAM pad 0x%x", a.Pad)
 	}
@@ -380,14 +379,14 @@ func (f *File) GetParam(a *gem.GetParam) error {
 		return errf(syscall.ENODEV, "no VC4 V3D probed")
 	}
 	switch a.Param {
-	case gem.ParamV3DIdent0:
+	case uapi.ParamV3DIdent0:
 		a.Value = V3DIdent0
-	case gem.ParamV3DIdent1:
+	case uapi.ParamV3DIdent1:
 		a.Value = V3DIdent1
-	case gem.ParamV3DIdent2:
+	case uapi.ParamV3DIdent2:
 		a.Value = V3DIdent2
-	case gem.ParamSupportsBranches, gem.ParamSupportsETC1, gem.ParamSupportsThreadedFS,
-		gem.ParamSupportsFixedRCLOrder, gem.ParamSupportsMadvise, gem.ParamSupportsPerfmon:
+	case uapi.ParamSupportsBranches, uapi.ParamSupportsETC1, uapi.ParamSupportsThreadedFS,
+		uapi.ParamSupportsFixedRCLOrder, uapi.ParamSupportsMadvise, uapi.ParamSupportsPerfmon:
 		a.Value = 1
 	default:
 		return errf(syscall.EINVAL, "Unknown parameter %d", a.Param)

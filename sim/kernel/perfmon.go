@@ -3,8 +3,8 @@ package kernel
 import (
 	"syscall"
 
-	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/sim/hw"
+	"github.com/vccube/vccube/uapi"
 )
 
 // perfmon is a performance monitor (struct vc4_perfmon in vc4_drv.h): up
@@ -13,7 +13,7 @@ import (
 // collector's here: a job keeps its perfmon after PERFMON_DESTROY.
 type perfmon struct {
 	events   []uint8
-	counters [gem.MaxPerfCounters]uint64
+	counters [uapi.MaxPerfCounters]uint64
 }
 
 // add accumulates a job's event counts into the counters (what
@@ -29,15 +29,15 @@ func (p *perfmon) add(c *hw.Counters) {
 // PerfmonCreate is DRM_IOCTL_VC4_PERFMON_CREATE (vc4_perfmon.c
 // vc4_perfmon_create_ioctl): 1 to 16 counters, each an event below
 // VC4_PERFCNT_NUM_EVENTS; the id is the lowest free one from 1.
-func (f *File) PerfmonCreate(a *gem.PerfmonCreate) error {
+func (f *File) PerfmonCreate(a *uapi.PerfmonCreate) error {
 	if f.d.cfg.NoV3D {
 		return errf(syscall.ENODEV, "Creating perfmon no VC4 V3D probed")
 	}
-	if a.Ncounters == 0 || a.Ncounters > gem.MaxPerfCounters {
+	if a.Ncounters == 0 || a.Ncounters > uapi.MaxPerfCounters {
 		return errf(syscall.EINVAL, "%d perfmon counters", a.Ncounters)
 	}
 	for i := uint32(0); i < a.Ncounters; i++ {
-		if a.Events[i] >= gem.PerfcntNumEvents {
+		if a.Events[i] >= uapi.PerfcntNumEvents {
 			return errf(syscall.EINVAL, "perfmon event %d", a.Events[i])
 		}
 	}
@@ -72,7 +72,7 @@ func (f *File) perfmonFind(id uint32) *perfmon {
 
 // PerfmonDestroy is DRM_IOCTL_VC4_PERFMON_DESTROY: an unknown id is EINVAL.
 // Jobs still using the perfmon keep it alive.
-func (f *File) PerfmonDestroy(a *gem.PerfmonDestroy) error {
+func (f *File) PerfmonDestroy(a *uapi.PerfmonDestroy) error {
 	if f.d.cfg.NoV3D {
 		return errf(syscall.ENODEV, "Destroying perfmon no VC4 V3D probed")
 	}
@@ -90,7 +90,7 @@ func (f *File) PerfmonDestroy(a *gem.PerfmonDestroy) error {
 // PerfmonGetValues is DRM_IOCTL_VC4_PERFMON_GET_VALUES: the counters, one
 // u64 per event, copied to ValuesPtr (EFAULT if it is bad); an unknown id
 // is EINVAL.
-func (f *File) PerfmonGetValues(a *gem.PerfmonGetValues) error {
+func (f *File) PerfmonGetValues(a *uapi.PerfmonGetValues) error {
 	if f.d.cfg.NoV3D {
 		return errf(syscall.ENODEV, "Getting perfmon no VC4 V3D probed")
 	}
@@ -101,7 +101,7 @@ func (f *File) PerfmonGetValues(a *gem.PerfmonGetValues) error {
 		d.mu.Unlock()
 		return errf(syscall.EINVAL, "no perfmon %d", a.ID)
 	}
-	var buf [8 * gem.MaxPerfCounters]byte
+	var buf [8 * uapi.MaxPerfCounters]byte
 	n := len(p.events)
 	putU64s(buf[:], p.counters[:n])
 	d.mu.Unlock()

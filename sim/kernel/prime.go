@@ -4,7 +4,7 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/vccube/vccube/drm"
+	"github.com/vccube/vccube/uapi"
 	"golang.org/x/sys/unix"
 )
 
@@ -45,8 +45,8 @@ func fdIdentity(fd int) ([2]uint64, error) {
 // (drm_prime_handle_to_fd_ioctl): flags other than DRM_CLOEXEC and
 // DRM_RDWR are EINVAL, an unknown handle ENOENT; a shader BO cannot be
 // exported (EINVAL), and an exported BO can no longer be purged.
-func (f *File) PrimeHandleToFD(a *drm.PrimeHandle) error {
-	if a.Flags&^(drm.CloExec|drm.ReadWrite) != 0 {
+func (f *File) PrimeHandleToFD(a *uapi.PrimeHandle) error {
+	if a.Flags&^(uapi.CloExec|uapi.ReadWrite) != 0 {
 		return errf(syscall.EINVAL, "PRIME_HANDLE_TO_FD flags 0x%x", a.Flags)
 	}
 	d := f.d
@@ -86,7 +86,7 @@ func (f *File) PrimeHandleToFD(a *drm.PrimeHandle) error {
 	if err != nil {
 		return err
 	}
-	if a.Flags&drm.CloExec == 0 {
+	if a.Flags&uapi.CloExec == 0 {
 		if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFD, 0); err != nil {
 			unix.Close(fd)
 			return err
@@ -100,7 +100,7 @@ func (f *File) PrimeHandleToFD(a *drm.PrimeHandle) error {
 // (drm_prime_fd_to_handle_ioctl): a dma-buf this device exported comes
 // back as the same BO, with the handle the file already has for it if
 // any. A bad descriptor is EBADF, one that is not a dma-buf EINVAL.
-func (f *File) PrimeFDToHandle(a *drm.PrimeHandle) error {
+func (f *File) PrimeFDToHandle(a *uapi.PrimeHandle) error {
 	id, err := fdIdentity(int(a.Fd))
 	if err != nil {
 		return errf(syscall.EBADF, "fd %d: %v", a.Fd, err)

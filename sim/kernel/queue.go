@@ -7,9 +7,9 @@ import (
 	"unsafe"
 
 	"github.com/vccube/vccube/cl"
-	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/sim/hw"
 	"github.com/vccube/vccube/sim/mem"
+	"github.com/vccube/vccube/uapi"
 )
 
 // The job queue, seqnos, waits and hangs (vc4_gem.c, vc4_irq.c).
@@ -25,7 +25,7 @@ import (
 // allocates nothing once their buffers have grown.
 type job struct {
 	d     *Driver
-	args  *gem.SubmitCL // during SubmitCL only
+	args  *uapi.SubmitCL // during SubmitCL only
 	seqno uint64
 
 	bos      []*BO // exec->bo: bo_handles resolved
@@ -311,7 +311,7 @@ func nsDuration(ns uint64) time.Duration {
 // zero timeout only polls (ETIME if not done); ^0 waits forever. The
 // kernel lowers TimeoutNs only when a signal interrupts the wait, which
 // cannot happen here, so TimeoutNs is left as it was.
-func (f *File) WaitSeqno(a *gem.WaitSeqno) error {
+func (f *File) WaitSeqno(a *uapi.WaitSeqno) error {
 	d := f.d
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -323,7 +323,7 @@ func (f *File) WaitSeqno(a *gem.WaitSeqno) error {
 // non-zero pad or an unknown handle is EINVAL; the timeout counts in whole
 // microseconds (usecs_to_jiffies(timeout_ns / 1000)), and TimeoutNs is
 // always rewritten with what is left.
-func (f *File) WaitBO(a *gem.WaitBO) error {
+func (f *File) WaitBO(a *uapi.WaitBO) error {
 	if a.Pad != 0 {
 		return errf(syscall.EINVAL, "WAIT_BO pad 0x%x", a.Pad)
 	}
@@ -352,7 +352,7 @@ func (f *File) WaitBO(a *gem.WaitBO) error {
 // (vc4_save_hang_state): the registers, and references on the BOs of the
 // hung job, readable once with GET_HANG_STATE.
 type hangState struct {
-	user gem.GetHangState
+	user uapi.GetHangState
 	bos  []*BO
 }
 
@@ -381,11 +381,11 @@ func (d *Driver) saveHangState(j *job, regs *hw.Regs) {
 	// Make purgeable BOs unpurgeable so that they survive until someone
 	// reads the hang state.
 	for _, bo := range j.bos {
-		if bo.madv == gem.MadvNotSupp {
+		if bo.madv == uapi.MadvNotSupp {
 			continue
 		}
-		if bo.madv != gem.MadvPurged {
-			bo.madv = gem.MadvWillNeed
+		if bo.madv != uapi.MadvPurged {
+			bo.madv = uapi.MadvWillNeed
 		}
 		bo.usecnt--
 	}
@@ -407,7 +407,7 @@ func (d *Driver) freeHangState(st *hangState) {
 // reset and a new handle in this file for each BO of the hung job. With no
 // hang recorded it is ENOENT; if the caller's array is too small, only
 // BOCount is set. Reading the state consumes it.
-func (f *File) GetHangState(a *gem.GetHangState) error {
+func (f *File) GetHangState(a *uapi.GetHangState) error {
 	d := f.d
 	if d.cfg.NoV3D {
 		return errf(syscall.ENODEV, "VC4_GET_HANG_STATE with no VC4 V3D probed")
@@ -426,9 +426,9 @@ func (f *File) GetHangState(a *gem.GetHangState) error {
 	userBO := a.BO
 	*a = st.user
 	a.BO = userBO
-	out := make([]gem.GetHangStateBO, len(st.bos))
+	out := make([]uapi.GetHangStateBO, len(st.bos))
 	for i, bo := range st.bos {
-		out[i] = gem.GetHangStateBO{Handle: f.newHandle(bo), Paddr: bo.Addr(), Size: bo.size}
+		out[i] = uapi.GetHangStateBO{Handle: f.newHandle(bo), Paddr: bo.Addr(), Size: bo.size}
 	}
 	var err error
 	if len(out) > 0 {

@@ -7,9 +7,9 @@ import (
 	"github.com/vccube/vccube/cl"
 	"github.com/vccube/vccube/cl/spec"
 	"github.com/vccube/vccube/cl/submit"
-	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/sim/mem"
 	"github.com/vccube/vccube/texture"
+	"github.com/vccube/vccube/uapi"
 )
 
 // Render control list generation (vc4_render_cl.c vc4_get_rcl,
@@ -90,14 +90,14 @@ func (j *job) addWrite(bo *BO) {
 
 // renderConfigSurface is vc4_rcl_render_config_surface_setup (color_write):
 // flags and bits are checked before the absent test.
-func (j *job) renderConfigSurface(surf *gem.SubmitRCLSurface) (*BO, error) {
+func (j *job) renderConfigSurface(surf *uapi.SubmitRCLSurface) (*BO, error) {
 	if surf.Flags != 0 {
 		return nil, errf(syscall.EINVAL, "No flags supported on render config.")
 	}
 	if surf.Bits&^renderBitsMask != 0 {
 		return nil, errf(syscall.EINVAL, "Unknown bits in render config: 0x%04x", surf.Bits)
 	}
-	if surf.HIndex == gem.SurfaceAbsent {
+	if surf.HIndex == uapi.SurfaceAbsent {
 		return nil, nil
 	}
 	bo, err := j.useBO(surf.HIndex)
@@ -127,11 +127,11 @@ func (j *job) renderConfigSurface(surf *gem.SubmitRCLSurface) (*BO, error) {
 // surface is vc4_rcl_surface_setup for color_read, zs_read and zs_write
 // (audit.md 7.6: flags before the absent test; alignment and size only
 // when the surface is not full-resolution).
-func (j *job) surface(surf *gem.SubmitRCLSurface, name string, isWrite bool) (*BO, error) {
-	if surf.Flags&^gem.SurfaceReadIsFullRes != 0 {
+func (j *job) surface(surf *uapi.SubmitRCLSurface, name string, isWrite bool) (*BO, error) {
+	if surf.Flags&^uapi.SurfaceReadIsFullRes != 0 {
 		return nil, errf(syscall.EINVAL, "Extra flags set (%s)", name)
 	}
-	if surf.HIndex == gem.SurfaceAbsent {
+	if surf.HIndex == uapi.SurfaceAbsent {
 		return nil, nil
 	}
 	bo, err := j.useBO(surf.HIndex)
@@ -141,7 +141,7 @@ func (j *job) surface(surf *gem.SubmitRCLSurface, name string, isWrite bool) (*B
 	if isWrite {
 		j.addWrite(bo)
 	}
-	if surf.Flags&gem.SurfaceReadIsFullRes != 0 {
+	if surf.Flags&uapi.SurfaceReadIsFullRes != 0 {
 		if surf == &j.args.ZSWrite {
 			return nil, errf(syscall.EINVAL, "general zs write may not be a full-res.")
 		}
@@ -193,11 +193,11 @@ func (j *job) surface(surf *gem.SubmitRCLSurface, name string, isWrite bool) (*B
 
 // msaaSurface is vc4_rcl_msaa_surface_setup: flags and bits must be 0
 // even for an absent surface.
-func (j *job) msaaSurface(surf *gem.SubmitRCLSurface) (*BO, error) {
+func (j *job) msaaSurface(surf *uapi.SubmitRCLSurface) (*BO, error) {
 	if surf.Flags != 0 || surf.Bits != 0 {
 		return nil, errf(syscall.EINVAL, "MSAA surface had nonzero flags/bits")
 	}
-	if surf.HIndex == gem.SurfaceAbsent {
+	if surf.HIndex == uapi.SurfaceAbsent {
 		return nil, nil
 	}
 	bo, err := j.useBO(surf.HIndex)
@@ -216,7 +216,7 @@ func (j *job) msaaSurface(surf *gem.SubmitRCLSurface) (*BO, error) {
 //
 // Stricter than the kernel, which only checks that the last tile starts
 // inside the BO: here it must end inside it.
-func (j *job) fullResBoundsCheck(bo *BO, surf *gem.SubmitRCLSurface) error {
+func (j *job) fullResBoundsCheck(bo *BO, surf *uapi.SubmitRCLSurface) error {
 	a := j.args
 	stride := fullResRowTiles(a.Width)
 	if surf.Offset > bo.size {
@@ -238,7 +238,7 @@ func fullResRowTiles(width uint16) uint32 {
 
 // fullResAddr is vc4_full_res_offset: a tile's own block of a
 // full-resolution surface.
-func (j *job) fullResAddr(bo *BO, surf *gem.SubmitRCLSurface, x, y uint8) uint32 {
+func (j *job) fullResAddr(bo *BO, surf *uapi.SubmitRCLSurface, x, y uint8) uint32 {
 	stride := fullResRowTiles(j.args.Width)
 	return bo.Addr() + surf.Offset + spec.FullResTileBytes*(stride*uint32(y)+uint32(x))
 }
@@ -253,17 +253,17 @@ func (j *job) createRCLBO(s *rclSetup) error {
 	xtiles := uint8(a.MaxXTile - a.MinXTile + 1)
 	ytiles := uint8(a.MaxYTile - a.MinYTile + 1)
 	positiveX, positiveY := true, true
-	if a.Flags&gem.SubmitFixedRCLOrder != 0 {
-		positiveX = a.Flags&gem.SubmitRCLOrderIncreasingX != 0
-		positiveY = a.Flags&gem.SubmitRCLOrderIncreasingY != 0
+	if a.Flags&uapi.SubmitFixedRCLOrder != 0 {
+		positiveX = a.Flags&uapi.SubmitRCLOrderIncreasingX != 0
+		positiveY = a.Flags&uapi.SubmitRCLOrderIncreasingY != 0
 	}
 
 	size := uint32(cl.TileRenderingModeConfigLen)
 	loop := uint32(cl.TileCoordinatesLen)
-	if a.Flags&gem.SubmitUseClearColor != 0 {
+	if a.Flags&uapi.SubmitUseClearColor != 0 {
 		size += cl.ClearColorsLen + cl.TileCoordinatesLen + cl.StoreTileBufferGeneralLen
 	}
-	fullRes := func(surf *gem.SubmitRCLSurface) bool { return surf.Flags&gem.SurfaceReadIsFullRes != 0 }
+	fullRes := func(surf *uapi.SubmitRCLSurface) bool { return surf.Flags&uapi.SurfaceReadIsFullRes != 0 }
 	if s.colorRead != nil {
 		if fullRes(&a.ColorRead) {
 			loop += cl.LoadFullResTileBufferLen
@@ -316,7 +316,7 @@ func (j *job) createRCLBO(s *rclSetup) error {
 
 	// A store in None mode after new clear values makes the tile buffer
 	// take them (the previous frame's store cleared it to the old ones).
-	if a.Flags&gem.SubmitUseClearColor != 0 {
+	if a.Flags&uapi.SubmitUseClearColor != 0 {
 		out = cl.ClearColors{
 			Color: uint64(a.ClearColor[1])<<32 | uint64(a.ClearColor[0]),
 			// The kernel writes clear_z as a whole u32: its top byte
@@ -364,7 +364,7 @@ func (j *job) createRCLBO(s *rclSetup) error {
 func (j *job) emitTile(out []byte, s *rclSetup, x, y uint8, first, last bool) []byte {
 	a := j.args
 	hasBin := a.BinCLSize != 0
-	fullRes := func(surf *gem.SubmitRCLSurface) bool { return surf.Flags&gem.SurfaceReadIsFullRes != 0 }
+	fullRes := func(surf *uapi.SubmitRCLSurface) bool { return surf.Flags&uapi.SurfaceReadIsFullRes != 0 }
 	coords := cl.TileCoordinates{Column: x, Row: y}
 
 	// A load happens at the next TILE_COORDINATES, and only one may be

@@ -12,7 +12,7 @@ import (
 	"github.com/vccube/vccube/cl"
 	"github.com/vccube/vccube/cl/dump"
 	"github.com/vccube/vccube/cl/spec"
-	"github.com/vccube/vccube/gem"
+	"github.com/vccube/vccube/uapi"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden render list (read its note first)")
@@ -78,7 +78,7 @@ func dumpList(t testing.TB, b []byte, syms []symbol) string {
 //     address; TILE_COORDINATES(x,y) (a store came before); then
 //     STORE_MS_TILE_BUFFER, or STORE_MS_TILE_BUFFER_AND_EOF on the last
 //     tile.
-func expectedRCL(a *gem.SubmitCL, colorAddr, zsAddr, tileAlloc uint32, tilesX uint32) []byte {
+func expectedRCL(a *uapi.SubmitCL, colorAddr, zsAddr, tileAlloc uint32, tilesX uint32) []byte {
 	var b []byte
 	b = cl.ClearColors{Color: uint64(a.ClearColor[1])<<32 | uint64(a.ClearColor[0]), Z: a.ClearZ, Stencil: a.ClearS}.Append(b)
 	b = cl.TileCoordinates{}.Append(b)
@@ -210,10 +210,10 @@ func TestRenderCLShapes(t *testing.T) {
 		full := uint32(len(s.handles) - 2)
 		msaa := uint32(len(s.handles) - 1)
 		s.args.Flags = 0
-		s.args.ColorRead = gem.SubmitRCLSurface{HIndex: full, Flags: gem.SurfaceReadIsFullRes}
-		s.args.ZSRead = gem.SubmitRCLSurface{HIndex: iZS, Bits: storeBitsZST}
-		s.args.MSAAColorWrite = gem.SubmitRCLSurface{HIndex: msaa}
-		s.args.ColorWrite.HIndex = gem.SurfaceAbsent
+		s.args.ColorRead = uapi.SubmitRCLSurface{HIndex: full, Flags: uapi.SurfaceReadIsFullRes}
+		s.args.ZSRead = uapi.SubmitRCLSurface{HIndex: iZS, Bits: storeBitsZST}
+		s.args.MSAAColorWrite = uapi.SubmitRCLSurface{HIndex: msaa}
+		s.args.ColorWrite.HIndex = uapi.SurfaceAbsent
 		s.args.ColorWrite.Bits = 0
 		if err := fx.submit(s); err != nil {
 			t.Fatal(err)
@@ -248,8 +248,8 @@ func TestRenderCLShapes(t *testing.T) {
 	t.Run("fixed order, decreasing x", func(t *testing.T) {
 		s := fx.valid()
 		s.bin = nil
-		s.args.Flags = gem.SubmitFixedRCLOrder | gem.SubmitRCLOrderIncreasingY
-		s.args.ZSWrite.HIndex = gem.SurfaceAbsent
+		s.args.Flags = uapi.SubmitFixedRCLOrder | uapi.SubmitRCLOrderIncreasingY
+		s.args.ZSWrite.HIndex = uapi.SurfaceAbsent
 		if err := fx.submit(s); err != nil {
 			t.Fatal(err)
 		}

@@ -5,16 +5,16 @@ import (
 	"math"
 	"syscall"
 
-	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/sim/mem"
+	"github.com/vccube/vccube/uapi"
 )
 
 // SUBMIT_CL in the kernel's order (vc4_gem.c vc4_submit_cl_ioctl;
 // kernel-vc4.md §3).
 
 // submitFlags are the flags SUBMIT_CL knows; any other bit is EINVAL.
-const submitFlags = gem.SubmitUseClearColor | gem.SubmitFixedRCLOrder |
-	gem.SubmitRCLOrderIncreasingX | gem.SubmitRCLOrderIncreasingY
+const submitFlags = uapi.SubmitUseClearColor | uapi.SubmitFixedRCLOrder |
+	uapi.SubmitRCLOrderIncreasingX | uapi.SubmitRCLOrderIncreasingY
 
 // maxTemp bounds the kernel's temporary copies (kvmalloc of the BO handle
 // array, of the bin CL, shader records and uniforms): a request larger
@@ -25,7 +25,7 @@ func (d *Driver) maxTemp() uint64 { return uint64(d.pool.Size()) }
 // SubmitCL is DRM_IOCTL_VC4_SUBMIT_CL: it validates the job, builds its
 // render control list, queues it and writes its seqno to a.Seqno. Any
 // failure releases everything and consumes no seqno.
-func (f *File) SubmitCL(a *gem.SubmitCL) error {
+func (f *File) SubmitCL(a *uapi.SubmitCL) error {
 	d := f.d
 	if d.cfg.NoV3D {
 		return errf(syscall.ENODEV, "VC4_SUBMIT_CL with no VC4 V3D probed")

@@ -10,10 +10,10 @@ import (
 
 	"github.com/vccube/vccube/cl"
 	"github.com/vccube/vccube/cl/spec"
-	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/shaders/qpu"
 	"github.com/vccube/vccube/sim/kernel"
 	"github.com/vccube/vccube/texture"
+	"github.com/vccube/vccube/uapi"
 )
 
 // decodeList splits a control list into its packets.
@@ -214,7 +214,7 @@ func TestSubmitIoctlRules(t *testing.T) {
 		{"bad handle", func(_ *fixture, s *submission) { s.handles[iTex] = 0xdead }, syscall.EINVAL, "Failed to look up GEM BO 4"},
 		{"DONTNEED BO", func(fx *fixture, s *submission) {
 			h := fx.bo(4096)
-			a := gem.GemMadvise{Handle: h, Madv: gem.MadvDontNeed}
+			a := uapi.GemMadvise{Handle: h, Madv: uapi.MadvDontNeed}
 			if err := fx.f.GemMadvise(&a); err != nil {
 				fx.t.Fatal(err)
 			}
@@ -225,18 +225,18 @@ func TestSubmitIoctlRules(t *testing.T) {
 		{"out_sync", func(_ *fixture, s *submission) { s.args.OutSync = 1 }, syscall.EINVAL, "syncobj"},
 		{"shader_rec_count overflow", func(_ *fixture, s *submission) { s.args.ShaderRecCount = math.MaxUint32 / 8 }, syscall.EINVAL, "overflow in exec arguments"},
 		{"exec size overflow", func(_ *fixture, s *submission) {
-			s.after = func(a *gem.SubmitCL) { a.UniformsSize = math.MaxUint32 - 8 }
+			s.after = func(a *uapi.SubmitCL) { a.UniformsSize = math.MaxUint32 - 8 }
 		}, syscall.EINVAL, "overflow in exec arguments"},
 		{"bad bin CL pointer", func(_ *fixture, s *submission) {
-			s.after = func(a *gem.SubmitCL) { a.BinCL = 8 }
+			s.after = func(a *uapi.SubmitCL) { a.BinCL = 8 }
 		}, syscall.EFAULT, "bin CL"},
 		{"bad handles pointer", func(_ *fixture, s *submission) {
-			s.after = func(a *gem.SubmitCL) { a.BOHandles = 0 }
+			s.after = func(a *uapi.SubmitCL) { a.BOHandles = 0 }
 		}, syscall.EFAULT, "GEM handles"},
 		// A render-only job ignores shader records and uniforms.
 		{"render-only job", func(_ *fixture, s *submission) {
 			s.bin = nil
-			s.after = func(a *gem.SubmitCL) { a.ShaderRec, a.Uniforms = 1, 1 }
+			s.after = func(a *uapi.SubmitCL) { a.ShaderRec, a.Uniforms = 1, 1 }
 		}, 0, ""},
 	})
 }
@@ -464,7 +464,7 @@ func TestSubmitUniformRules(t *testing.T) {
 
 // §10: the render surfaces, in vc4_get_rcl's order.
 func TestSubmitSurfaceRules(t *testing.T) {
-	const full uint16 = gem.SurfaceReadIsFullRes
+	const full uint16 = uapi.SurfaceReadIsFullRes
 	runRules(t, 128, 64, []rule{
 		{"min tile > max tile", func(_ *fixture, s *submission) { s.args.MinXTile = 1; s.args.MaxXTile = 0 }, syscall.EINVAL, "Bad render tile set"},
 		{"max tile = bin tiles", func(_ *fixture, s *submission) { s.args.MaxXTile = 2 }, syscall.EINVAL, "outside of bin config"},
@@ -473,7 +473,7 @@ func TestSubmitSurfaceRules(t *testing.T) {
 		{"color_write 64-bit bit", func(_ *fixture, s *submission) { s.args.ColorWrite.Bits |= 1 << 1 }, syscall.EINVAL, "Unknown bits in render config"},
 		{"color_write bit 8", func(_ *fixture, s *submission) { s.args.ColorWrite.Bits |= 1 << 8 }, syscall.EINVAL, "Unknown bits in render config"},
 		{"absent color_write still needs clean bits", func(_ *fixture, s *submission) {
-			s.args.ColorWrite = gem.SubmitRCLSurface{HIndex: gem.SurfaceAbsent, Bits: 1 << 1}
+			s.args.ColorWrite = uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent, Bits: 1 << 1}
 		}, syscall.EINVAL, "Unknown bits in render config"},
 		{"color_write format 3", func(_ *fixture, s *submission) { s.args.ColorWrite.Bits = 3 << 2 }, syscall.EINVAL, "Bad tile buffer format"},
 		{"color_write tiling 3", func(_ *fixture, s *submission) { s.args.ColorWrite.Bits = 0x04 | 3<<6 }, syscall.EINVAL, "Bad tiling format"},
@@ -485,71 +485,71 @@ func TestSubmitSurfaceRules(t *testing.T) {
 		}, 0, ""},
 		{"color_write is a shader", func(_ *fixture, s *submission) { s.args.ColorWrite.HIndex = iFS }, syscall.EINVAL, "Trying to use shader BO"},
 		{"color_write index out of range", func(_ *fixture, s *submission) { s.args.ColorWrite.HIndex = 99 }, syscall.EINVAL, "BO index 99"},
-		{"zeroed surface is BO 0, the FS", func(_ *fixture, s *submission) { s.args.ColorRead = gem.SubmitRCLSurface{} }, syscall.EINVAL, "Trying to use shader BO"},
+		{"zeroed surface is BO 0, the FS", func(_ *fixture, s *submission) { s.args.ColorRead = uapi.SubmitRCLSurface{} }, syscall.EINVAL, "Trying to use shader BO"},
 		{"color_read extra flags", func(_ *fixture, s *submission) { s.args.ColorRead.Flags = 2 }, syscall.EINVAL, "Extra flags set"},
 		{"color_read", func(_ *fixture, s *submission) {
-			s.args.ColorRead = gem.SubmitRCLSurface{HIndex: iColor, Bits: 0x01}
+			s.args.ColorRead = uapi.SubmitRCLSurface{HIndex: iColor, Bits: 0x01}
 		}, 0, ""},
 		{"color_read and zs_read", func(_ *fixture, s *submission) {
-			s.args.ColorRead = gem.SubmitRCLSurface{HIndex: iColor, Bits: 0x01}
-			s.args.ZSRead = gem.SubmitRCLSurface{HIndex: iZS, Bits: storeBitsZST}
+			s.args.ColorRead = uapi.SubmitRCLSurface{HIndex: iColor, Bits: 0x01}
+			s.args.ZSRead = uapi.SubmitRCLSurface{HIndex: iZS, Bits: storeBitsZST}
 		}, 0, ""},
 		{"color_read unknown bits", func(_ *fixture, s *submission) {
-			s.args.ColorRead = gem.SubmitRCLSurface{HIndex: iColor, Bits: 0x01 | 1<<6}
+			s.args.ColorRead = uapi.SubmitRCLSurface{HIndex: iColor, Bits: 0x01 | 1<<6}
 		}, syscall.EINVAL, "Unknown bits in load/store"},
 		{"color_read buffer 3 (Z only)", func(_ *fixture, s *submission) {
-			s.args.ColorRead = gem.SubmitRCLSurface{HIndex: iColor, Bits: 0x03}
+			s.args.ColorRead = uapi.SubmitRCLSurface{HIndex: iColor, Bits: 0x03}
 		}, syscall.EINVAL, "Bad load/store buffer 3"},
 		{"color_read format 3", func(_ *fixture, s *submission) {
-			s.args.ColorRead = gem.SubmitRCLSurface{HIndex: iColor, Bits: 0x01 | 3<<8}
+			s.args.ColorRead = uapi.SubmitRCLSurface{HIndex: iColor, Bits: 0x01 | 3<<8}
 		}, syscall.EINVAL, "Bad tile buffer format"},
 		{"color_read tiling 3", func(_ *fixture, s *submission) {
-			s.args.ColorRead = gem.SubmitRCLSurface{HIndex: iColor, Bits: 0x01 | 3<<4}
+			s.args.ColorRead = uapi.SubmitRCLSurface{HIndex: iColor, Bits: 0x01 | 3<<4}
 		}, syscall.EINVAL, "Bad tiling format"},
 		{"color_read unaligned", func(_ *fixture, s *submission) {
-			s.args.ColorRead = gem.SubmitRCLSurface{HIndex: iColor, Bits: 0x01, Offset: 4}
+			s.args.ColorRead = uapi.SubmitRCLSurface{HIndex: iColor, Bits: 0x01, Offset: 4}
 		}, syscall.EINVAL, "must be 16b aligned"},
 		{"zs_read with a colour format", func(_ *fixture, s *submission) {
-			s.args.ZSRead = gem.SubmitRCLSurface{HIndex: iZS, Bits: storeBitsZST | 1<<8}
+			s.args.ZSRead = uapi.SubmitRCLSurface{HIndex: iZS, Bits: storeBitsZST | 1<<8}
 		}, syscall.EINVAL, "No color format should be set for ZS"},
 		{"zs_write too small", func(_ *fixture, s *submission) { s.args.ZSWrite.Offset = 4096 }, syscall.EINVAL, "Overflow in 128x64 zs_write"},
 		{"zs_write with colour bits is accepted", func(_ *fixture, s *submission) { s.args.ZSWrite.Bits = loadBitsColorT }, 0, ""},
 		{"zs_write full-res", func(_ *fixture, s *submission) {
-			s.args.ZSWrite = gem.SubmitRCLSurface{HIndex: iZS, Flags: full}
+			s.args.ZSWrite = uapi.SubmitRCLSurface{HIndex: iZS, Flags: full}
 		}, syscall.EINVAL, "general zs write may not be a full-res"},
 		{"full-res read with bits", func(_ *fixture, s *submission) {
-			s.args.ColorRead = gem.SubmitRCLSurface{HIndex: iColor, Flags: full, Bits: 1}
+			s.args.ColorRead = uapi.SubmitRCLSurface{HIndex: iColor, Flags: full, Bits: 1}
 		}, syscall.EINVAL, "load/store general bits set with full res"},
 		{"full-res read", func(fx *fixture, s *submission) {
 			s.handles = append(s.handles, fx.bo(2*16384))
-			s.args.ColorRead = gem.SubmitRCLSurface{HIndex: uint32(len(s.handles) - 1), Flags: full}
+			s.args.ColorRead = uapi.SubmitRCLSurface{HIndex: uint32(len(s.handles) - 1), Flags: full}
 		}, 0, ""},
 		{"full-res read's last tile past the BO", func(fx *fixture, s *submission) {
 			// 128 pixels wide: 4 full-res tiles a row (ceil(128/32)); the
 			// last tile (1, 0) needs 2 × 16 KiB. The kernel only checks
 			// that it starts inside; the model that it ends inside.
 			s.handles = append(s.handles, fx.bo(16384+4096))
-			s.args.ColorRead = gem.SubmitRCLSurface{HIndex: uint32(len(s.handles) - 1), Flags: full}
+			s.args.ColorRead = uapi.SubmitRCLSurface{HIndex: uint32(len(s.handles) - 1), Flags: full}
 		}, syscall.EINVAL, "out of bounds"},
 		{"full-res read unaligned (stricter)", func(fx *fixture, s *submission) {
 			s.handles = append(s.handles, fx.bo(3*16384))
-			s.args.ColorRead = gem.SubmitRCLSurface{HIndex: uint32(len(s.handles) - 1), Flags: full, Offset: 4}
+			s.args.ColorRead = uapi.SubmitRCLSurface{HIndex: uint32(len(s.handles) - 1), Flags: full, Offset: 4}
 		}, syscall.EINVAL, "must be 16b aligned"},
 		{"absent MSAA surface with bits", func(_ *fixture, s *submission) { s.args.MSAAColorWrite.Bits = 1 }, syscall.EINVAL, "MSAA surface had nonzero flags/bits"},
 		{"absent MSAA surface with flags", func(_ *fixture, s *submission) { s.args.MSAAZSWrite.Flags = 1 }, syscall.EINVAL, "MSAA surface had nonzero flags/bits"},
 		{"MSAA write", func(fx *fixture, s *submission) {
 			s.handles = append(s.handles, fx.bo(2*16384))
-			s.args.MSAAColorWrite = gem.SubmitRCLSurface{HIndex: uint32(len(s.handles) - 1)}
+			s.args.MSAAColorWrite = uapi.SubmitRCLSurface{HIndex: uint32(len(s.handles) - 1)}
 		}, 0, ""},
 		{"MSAA write unaligned", func(fx *fixture, s *submission) {
 			s.handles = append(s.handles, fx.bo(3*16384))
-			s.args.MSAAColorWrite = gem.SubmitRCLSurface{HIndex: uint32(len(s.handles) - 1), Offset: 8}
+			s.args.MSAAColorWrite = uapi.SubmitRCLSurface{HIndex: uint32(len(s.handles) - 1), Offset: 8}
 		}, syscall.EINVAL, "MSAA write must be 16b aligned"},
 		{"no write surface", func(_ *fixture, s *submission) {
-			s.args.ColorWrite.HIndex = gem.SurfaceAbsent
-			s.args.ZSWrite.HIndex = gem.SurfaceAbsent
+			s.args.ColorWrite.HIndex = uapi.SurfaceAbsent
+			s.args.ZSWrite.HIndex = uapi.SurfaceAbsent
 		}, syscall.EINVAL, "RCL requires color or Z/S write"},
-		{"Z/S write only", func(_ *fixture, s *submission) { s.args.ColorWrite.HIndex = gem.SurfaceAbsent }, 0, ""},
+		{"Z/S write only", func(_ *fixture, s *submission) { s.args.ColorWrite.HIndex = uapi.SurfaceAbsent }, 0, ""},
 	})
 }
 
@@ -560,15 +560,15 @@ func TestCreateShaderBORules(t *testing.T) {
 	code := qpu.Bytes(fsCode())
 	for _, c := range []struct {
 		name  string
-		arg   gem.CreateShaderBO
+		arg   uapi.CreateShaderBO
 		errno syscall.Errno
 	}{
-		{"size 0", gem.CreateShaderBO{Size: 0, Data: pinned(t, code)}, syscall.EINVAL},
-		{"size not a multiple of 8", gem.CreateShaderBO{Size: 12, Data: pinned(t, code)}, syscall.EINVAL},
-		{"flags", gem.CreateShaderBO{Size: uint32(len(code)), Flags: 1, Data: pinned(t, code)}, syscall.EINVAL},
-		{"pad", gem.CreateShaderBO{Size: uint32(len(code)), Pad: 1, Data: pinned(t, code)}, syscall.EINVAL},
-		{"bad pointer", gem.CreateShaderBO{Size: uint32(len(code)), Data: 16}, syscall.EFAULT},
-		{"no delay slots", gem.CreateShaderBO{Size: uint32(len(code)) - 16, Data: pinned(t, code)}, syscall.EINVAL},
+		{"size 0", uapi.CreateShaderBO{Size: 0, Data: pinned(t, code)}, syscall.EINVAL},
+		{"size not a multiple of 8", uapi.CreateShaderBO{Size: 12, Data: pinned(t, code)}, syscall.EINVAL},
+		{"flags", uapi.CreateShaderBO{Size: uint32(len(code)), Flags: 1, Data: pinned(t, code)}, syscall.EINVAL},
+		{"pad", uapi.CreateShaderBO{Size: uint32(len(code)), Pad: 1, Data: pinned(t, code)}, syscall.EINVAL},
+		{"bad pointer", uapi.CreateShaderBO{Size: uint32(len(code)), Data: 16}, syscall.EFAULT},
+		{"no delay slots", uapi.CreateShaderBO{Size: uint32(len(code)) - 16, Data: pinned(t, code)}, syscall.EINVAL},
 	} {
 		arg := c.arg
 		before := fx.d.Stats()

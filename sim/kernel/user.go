@@ -18,8 +18,8 @@ import (
 // crash) when the memory is not mapped, by turning the fault into a
 // recoverable panic (runtime/debug.SetPanicOnFault).
 //
-// The caller of drm.Conn.Ioctl keeps the memory its pointers name alive and
-// pinned during the call (drm.Conn's contract), so reading it here is safe.
+// The caller of uapi.Conn.Ioctl keeps the memory its pointers name alive and
+// pinned during the call (uapi.Conn's contract), so reading it here is safe.
 
 // minUserAddr is the lowest address a user mapping can have: Linux's
 // default vm.mmap_min_addr (65536), which keeps the null page and its
@@ -44,7 +44,7 @@ func userRangeOK(addr uint64, n int) bool {
 
 // userSlice turns a plausible user range into a slice without a
 // uintptr-to-pointer conversion of a value go vet cannot see the origin of:
-// the address came from drm.UserPointer of memory the caller pinned.
+// the address came from uapi.UserPointer of memory the caller pinned.
 func userSlice(addr uint64, n int) []byte {
 	a := uintptr(addr)
 	p := *(*unsafe.Pointer)(unsafe.Pointer(&a))

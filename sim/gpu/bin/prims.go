@@ -6,9 +6,9 @@ import (
 
 	"github.com/vccube/vccube/cl"
 	"github.com/vccube/vccube/cl/prim"
-	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/sim/gpu/raster"
 	"github.com/vccube/vccube/sim/gpu/vertex"
+	"github.com/vccube/vccube/uapi"
 )
 
 // arrayPrimitive handles GL_ARRAY_PRIMITIVE: vertices first … first+length−1.
@@ -150,10 +150,10 @@ func (b *Binner) Primitive(nv int, pa, pb, pc int) error {
 	if b.state.ClippingEnabled() {
 		switch b.clip.classify(b, cs[:nv]) {
 		case outside:
-			b.count(gem.PerfcntPLBPrimsOutsideViewport, 1)
+			b.count(uapi.PerfcntPLBPrimsOutsideViewport, 1)
 			return nil
 		case needsClipping:
-			b.count(gem.PerfcntPLBPrimsNeedClipping, 1)
+			b.count(uapi.PerfcntPLBPrimsNeedClipping, 1)
 			if nv == 1 {
 				return nil // a point is either in or out
 			}
@@ -170,13 +170,13 @@ func (b *Binner) Primitive(nv int, pa, pb, pc int) error {
 			size = cs[0].PointSize
 		}
 		if !b.prim.SetupPoint(&v, size, sc) {
-			b.count(gem.PerfcntPLBPrimsOutsideViewport, 1)
+			b.count(uapi.PerfcntPLBPrimsOutsideViewport, 1)
 			return nil
 		}
 	case 2:
 		v0, v1 := b.screen(cs[0]), b.screen(cs[1])
 		if !b.prim.SetupLine(&v0, &v1, b.lineWidth, sc) {
-			b.count(gem.PerfcntPLBPrimsOutsideViewport, 1)
+			b.count(uapi.PerfcntPLBPrimsOutsideViewport, 1)
 			return nil
 		}
 	default:
@@ -185,7 +185,7 @@ func (b *Binner) Primitive(nv int, pa, pb, pc int) error {
 			return nil
 		}
 		if !b.prim.SetupTriangle(&v0, &v1, &v2, sc, false) {
-			b.count(gem.PerfcntPLBPrimsOutsideViewport, 1)
+			b.count(uapi.PerfcntPLBPrimsOutsideViewport, 1)
 			return nil
 		}
 	}

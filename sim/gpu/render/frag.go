@@ -6,7 +6,6 @@ import (
 	"math/bits"
 
 	"github.com/vccube/vccube/cl"
-	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/shaders/hazard"
 	"github.com/vccube/vccube/shaders/qpu"
 	"github.com/vccube/vccube/sim/gpu/qpuexec"
@@ -14,6 +13,7 @@ import (
 	"github.com/vccube/vccube/sim/gpu/tlb"
 	"github.com/vccube/vccube/sim/gpu/tmu"
 	"github.com/vccube/vccube/sim/mem"
+	"github.com/vccube/vccube/uapi"
 )
 
 // maxVaryings is the most varying components a shaded vertex can carry in
@@ -106,11 +106,11 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 				f.idx[i] = uint16((int(s.Y[i])-ty0)*tlb.Size + int(s.X[i]) - tx0)
 			}
 			quads := quadMask(mask)
-			c[gem.PerfcntFEPValidQuads] += uint64(bits.OnesCount8(quads))
+			c[uapi.PerfcntFEPValidQuads] += uint64(bits.OnesCount8(quads))
 			if earlyZ {
 				mask = f.earlyTest(mask)
 				left := quadMask(mask)
-				c[gem.PerfcntFEPClippedQuads] += uint64(bits.OnesCount8(quads &^ left))
+				c[uapi.PerfcntFEPClippedQuads] += uint64(bits.OnesCount8(quads &^ left))
 				if mask == 0 {
 					continue
 				}
@@ -132,8 +132,8 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 			f.tmu[0].Reset(nil)
 			f.tmu[1].Reset(nil)
 			res, err := f.qpu.Run(st.fs, f, s)
-			c[gem.PerfcntQPUTotalClkCyclesFragmentShading] += 4 * uint64(res.Instructions)
-			c[gem.PerfcntQPUTotalClkCyclesExecValidInst] += 4 * uint64(res.Instructions)
+			c[uapi.PerfcntQPUTotalClkCyclesFragmentShading] += 4 * uint64(res.Instructions)
+			c[uapi.PerfcntQPUTotalClkCyclesExecValidInst] += 4 * uint64(res.Instructions)
 			if err != nil {
 				return err
 			}
@@ -149,9 +149,9 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 		}
 	}
 	if shaded {
-		c[gem.PerfcntFEPValidPrimsRender]++
+		c[uapi.PerfcntFEPValidPrimsRender]++
 	} else {
-		c[gem.PerfcntFEPValidPrimsNoRender]++
+		c[uapi.PerfcntFEPValidPrimsNoRender]++
 	}
 	return nil
 }
@@ -242,7 +242,7 @@ func (f *fragment) TMULoad(unit int, r4 *[16]uint32) error {
 		return err
 	}
 	// One lookup serves the thread's four quads.
-	f.w.counters[gem.PerfcntTMUTotalTextQuadsProcessed] += 4
+	f.w.counters[uapi.PerfcntTMUTotalTextQuadsProcessed] += 4
 	return nil
 }
 
@@ -261,16 +261,16 @@ func (f *fragment) TLBWrite(reg qpuexec.TLBReg, v *[16]uint32, mask uint16, ms *
 			ms[bits.TrailingZeros16(fail)] = 0
 		}
 		qin, qpass := quadMask(in), quadMask(pass)
-		c[gem.PerfcntTLBQuadsPassingZAndStencil] += uint64(bits.OnesCount8(qpass))
-		c[gem.PerfcntTLBQuadsNotPassingZAndStencil] += uint64(bits.OnesCount8(qin &^ qpass))
-		c[gem.PerfcntTLBQuadsNotPassingStencil] += uint64(bits.OnesCount8(quadMask(sfail) &^ qpass))
+		c[uapi.PerfcntTLBQuadsPassingZAndStencil] += uint64(bits.OnesCount8(qpass))
+		c[uapi.PerfcntTLBQuadsNotPassingZAndStencil] += uint64(bits.OnesCount8(qin &^ qpass))
+		c[uapi.PerfcntTLBQuadsNotPassingStencil] += uint64(bits.OnesCount8(quadMask(sfail) &^ qpass))
 	case qpuexec.TLBColourAll, qpuexec.TLBColourMS:
 		m := mask & nonZeroLanes(ms)
 		b.WriteColor(&f.idx, v, m)
 		q := quadMask(m)
-		c[gem.PerfcntTLBQuadsWrittenToColorBuf] += uint64(bits.OnesCount8(q))
-		c[gem.PerfcntTLBQuadsNonZeroCoverage] += uint64(bits.OnesCount8(q))
-		c[gem.PerfcntTLBQuadsZeroCoverage] += uint64(4 - bits.OnesCount8(q))
+		c[uapi.PerfcntTLBQuadsWrittenToColorBuf] += uint64(bits.OnesCount8(q))
+		c[uapi.PerfcntTLBQuadsNonZeroCoverage] += uint64(bits.OnesCount8(q))
+		c[uapi.PerfcntTLBQuadsZeroCoverage] += uint64(4 - bits.OnesCount8(q))
 	default:
 		return &tlb.Unsupported{What: fmt.Sprintf("TLB register %v", reg)}
 	}

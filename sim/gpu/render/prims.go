@@ -7,11 +7,11 @@ import (
 	"github.com/vccube/vccube/cl"
 	"github.com/vccube/vccube/cl/prim"
 	"github.com/vccube/vccube/cl/spec"
-	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/sim/gpu/cle"
 	"github.com/vccube/vccube/sim/gpu/raster"
 	"github.com/vccube/vccube/sim/gpu/tlb"
 	"github.com/vccube/vccube/sim/gpu/vertex"
+	"github.com/vccube/vccube/uapi"
 )
 
 // compressed decodes the compressed list after packet p (read through th)
@@ -69,8 +69,8 @@ func (w *Worker) shadeMissing() error {
 	if err := w.vs.Vertices(&w.st.shader, w.need, &w.batch); err != nil {
 		return err
 	}
-	w.counters[gem.PerfcntQPUTotalClkCyclesVertexCoordShading] += 4 * (w.vs.Instructions - w.vsSeen)
-	w.counters[gem.PerfcntQPUTotalClkCyclesExecValidInst] += 4 * (w.vs.Instructions - w.vsSeen)
+	w.counters[uapi.PerfcntQPUTotalClkCyclesVertexCoordShading] += 4 * (w.vs.Instructions - w.vsSeen)
+	w.counters[uapi.PerfcntQPUTotalClkCyclesExecValidInst] += 4 * (w.vs.Instructions - w.vsSeen)
 	w.vsSeen = w.vs.Instructions
 	base := int32(w.cache.N)
 	w.cache.Append(&w.batch)
@@ -222,7 +222,7 @@ func (w *Worker) primitive(lp *listPrim) error {
 		var drawn bool
 		reverse, drawn = raster.Facing(&w.st.config, wd)
 		if reverse {
-			w.counters[gem.PerfcntPSEPrimsReversed]++
+			w.counters[uapi.PerfcntPSEPrimsReversed]++
 		}
 		if !drawn {
 			return nil
@@ -233,7 +233,7 @@ func (w *Worker) primitive(lp *listPrim) error {
 		}
 	}
 	if !ok {
-		w.counters[gem.PerfcntFEPValidPrimsNoRender]++
+		w.counters[uapi.PerfcntFEPValidPrimsNoRender]++
 		return nil
 	}
 	return f.shadePrim(lp.nv, nvary)

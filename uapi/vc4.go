@@ -1,21 +1,14 @@
-// Package gem is vccube's binding of the vc4 DRM uAPI
-// (include/uapi/drm/vc4_drm.h): its structs and request numbers, a typed
-// function for every vc4 ioctl over a drm.Conn, the BO type that owns a
-// buffer object's handle and mapping, and the probe that tells a VideoCore
-// IV (Raspberry Pi 0-3) from a display-only vc4 (Pi 4/5).
-package gem
+package uapi
 
 import (
 	"strconv"
 	"unsafe"
-
-	"github.com/vccube/vccube/drm"
 )
 
 // This file is the single Go description of the vc4 uAPI. Every struct is
 // laid out byte for byte as its C struct in vc4_drm.h (checked field by
 // field against the C layouts of amd64, armhf and arm64 in
-// ../drm/testdata by layout_test.go), and every request number is built
+// testdata by layout_test.go), and every request number is built
 // from the Go struct's size.
 
 // SubmitRCLSurface mirrors struct drm_vc4_submit_rcl_surface: one render
@@ -120,7 +113,7 @@ type CreateBO struct {
 type MmapBO struct {
 	Handle uint32
 	Flags  uint32 // ignored by the kernel
-	Offset uint64 // out: the fake offset to pass to drm.Conn.Mmap
+	Offset uint64 // out: the fake offset to pass to Conn.Mmap
 }
 
 // CreateShaderBO mirrors struct drm_vc4_create_shader_bo, the argument of
@@ -207,7 +200,7 @@ const V3DExpectedIdent0 = 2<<24 | 'D'<<16 | '3'<<8 | 'V'
 type SetTiling struct {
 	Handle   uint32
 	Flags    uint32 // must be 0
-	Modifier uint64 // drm.FormatModLinear or drm.FormatModBroadcomVC4TTiled
+	Modifier uint64 // FormatModLinear or FormatModBroadcomVC4TTiled
 }
 
 // GetTiling mirrors struct drm_vc4_get_tiling, the argument of
@@ -351,7 +344,7 @@ func PerfcntName(e uint8) string {
 	return "event " + strconv.Itoa(int(e))
 }
 
-// vc4 ioctl numbers (DRM_VC4_* in vc4_drm.h), relative to drm.CommandBase.
+// vc4 ioctl numbers (DRM_VC4_* in vc4_drm.h), relative to CommandBase.
 const (
 	nrSubmitCL         = 0x00
 	nrWaitSeqno        = 0x01
@@ -374,61 +367,33 @@ const (
 // DRM_IOWR(DRM_COMMAND_BASE + DRM_VC4_*, struct) in vc4_drm.h.
 var (
 	// IoctlSubmitCL is DRM_IOCTL_VC4_SUBMIT_CL.
-	IoctlSubmitCL = drm.IOWR(drm.CommandBase+nrSubmitCL, unsafe.Sizeof(SubmitCL{}))
+	IoctlSubmitCL = IOWR(CommandBase+nrSubmitCL, unsafe.Sizeof(SubmitCL{}))
 	// IoctlWaitSeqno is DRM_IOCTL_VC4_WAIT_SEQNO.
-	IoctlWaitSeqno = drm.IOWR(drm.CommandBase+nrWaitSeqno, unsafe.Sizeof(WaitSeqno{}))
+	IoctlWaitSeqno = IOWR(CommandBase+nrWaitSeqno, unsafe.Sizeof(WaitSeqno{}))
 	// IoctlWaitBO is DRM_IOCTL_VC4_WAIT_BO.
-	IoctlWaitBO = drm.IOWR(drm.CommandBase+nrWaitBO, unsafe.Sizeof(WaitBO{}))
+	IoctlWaitBO = IOWR(CommandBase+nrWaitBO, unsafe.Sizeof(WaitBO{}))
 	// IoctlCreateBO is DRM_IOCTL_VC4_CREATE_BO.
-	IoctlCreateBO = drm.IOWR(drm.CommandBase+nrCreateBO, unsafe.Sizeof(CreateBO{}))
+	IoctlCreateBO = IOWR(CommandBase+nrCreateBO, unsafe.Sizeof(CreateBO{}))
 	// IoctlMmapBO is DRM_IOCTL_VC4_MMAP_BO.
-	IoctlMmapBO = drm.IOWR(drm.CommandBase+nrMmapBO, unsafe.Sizeof(MmapBO{}))
+	IoctlMmapBO = IOWR(CommandBase+nrMmapBO, unsafe.Sizeof(MmapBO{}))
 	// IoctlCreateShaderBO is DRM_IOCTL_VC4_CREATE_SHADER_BO.
-	IoctlCreateShaderBO = drm.IOWR(drm.CommandBase+nrCreateShaderBO, unsafe.Sizeof(CreateShaderBO{}))
+	IoctlCreateShaderBO = IOWR(CommandBase+nrCreateShaderBO, unsafe.Sizeof(CreateShaderBO{}))
 	// IoctlGetHangState is DRM_IOCTL_VC4_GET_HANG_STATE.
-	IoctlGetHangState = drm.IOWR(drm.CommandBase+nrGetHangState, unsafe.Sizeof(GetHangState{}))
+	IoctlGetHangState = IOWR(CommandBase+nrGetHangState, unsafe.Sizeof(GetHangState{}))
 	// IoctlGetParam is DRM_IOCTL_VC4_GET_PARAM.
-	IoctlGetParam = drm.IOWR(drm.CommandBase+nrGetParam, unsafe.Sizeof(GetParam{}))
+	IoctlGetParam = IOWR(CommandBase+nrGetParam, unsafe.Sizeof(GetParam{}))
 	// IoctlSetTiling is DRM_IOCTL_VC4_SET_TILING.
-	IoctlSetTiling = drm.IOWR(drm.CommandBase+nrSetTiling, unsafe.Sizeof(SetTiling{}))
+	IoctlSetTiling = IOWR(CommandBase+nrSetTiling, unsafe.Sizeof(SetTiling{}))
 	// IoctlGetTiling is DRM_IOCTL_VC4_GET_TILING.
-	IoctlGetTiling = drm.IOWR(drm.CommandBase+nrGetTiling, unsafe.Sizeof(GetTiling{}))
+	IoctlGetTiling = IOWR(CommandBase+nrGetTiling, unsafe.Sizeof(GetTiling{}))
 	// IoctlLabelBO is DRM_IOCTL_VC4_LABEL_BO.
-	IoctlLabelBO = drm.IOWR(drm.CommandBase+nrLabelBO, unsafe.Sizeof(LabelBO{}))
+	IoctlLabelBO = IOWR(CommandBase+nrLabelBO, unsafe.Sizeof(LabelBO{}))
 	// IoctlGemMadvise is DRM_IOCTL_VC4_GEM_MADVISE.
-	IoctlGemMadvise = drm.IOWR(drm.CommandBase+nrGemMadvise, unsafe.Sizeof(GemMadvise{}))
+	IoctlGemMadvise = IOWR(CommandBase+nrGemMadvise, unsafe.Sizeof(GemMadvise{}))
 	// IoctlPerfmonCreate is DRM_IOCTL_VC4_PERFMON_CREATE.
-	IoctlPerfmonCreate = drm.IOWR(drm.CommandBase+nrPerfmonCreate, unsafe.Sizeof(PerfmonCreate{}))
+	IoctlPerfmonCreate = IOWR(CommandBase+nrPerfmonCreate, unsafe.Sizeof(PerfmonCreate{}))
 	// IoctlPerfmonDestroy is DRM_IOCTL_VC4_PERFMON_DESTROY.
-	IoctlPerfmonDestroy = drm.IOWR(drm.CommandBase+nrPerfmonDestroy, unsafe.Sizeof(PerfmonDestroy{}))
+	IoctlPerfmonDestroy = IOWR(CommandBase+nrPerfmonDestroy, unsafe.Sizeof(PerfmonDestroy{}))
 	// IoctlPerfmonGetValues is DRM_IOCTL_VC4_PERFMON_GET_VALUES.
-	IoctlPerfmonGetValues = drm.IOWR(drm.CommandBase+nrPerfmonGetValues, unsafe.Sizeof(PerfmonGetValues{}))
+	IoctlPerfmonGetValues = IOWR(CommandBase+nrPerfmonGetValues, unsafe.Sizeof(PerfmonGetValues{}))
 )
-
-// ioctlNames names the requests above for error messages.
-var ioctlNames = map[drm.Request]string{
-	IoctlSubmitCL:         "DRM_IOCTL_VC4_SUBMIT_CL",
-	IoctlWaitSeqno:        "DRM_IOCTL_VC4_WAIT_SEQNO",
-	IoctlWaitBO:           "DRM_IOCTL_VC4_WAIT_BO",
-	IoctlCreateBO:         "DRM_IOCTL_VC4_CREATE_BO",
-	IoctlMmapBO:           "DRM_IOCTL_VC4_MMAP_BO",
-	IoctlCreateShaderBO:   "DRM_IOCTL_VC4_CREATE_SHADER_BO",
-	IoctlGetHangState:     "DRM_IOCTL_VC4_GET_HANG_STATE",
-	IoctlGetParam:         "DRM_IOCTL_VC4_GET_PARAM",
-	IoctlSetTiling:        "DRM_IOCTL_VC4_SET_TILING",
-	IoctlGetTiling:        "DRM_IOCTL_VC4_GET_TILING",
-	IoctlLabelBO:          "DRM_IOCTL_VC4_LABEL_BO",
-	IoctlGemMadvise:       "DRM_IOCTL_VC4_GEM_MADVISE",
-	IoctlPerfmonCreate:    "DRM_IOCTL_VC4_PERFMON_CREATE",
-	IoctlPerfmonDestroy:   "DRM_IOCTL_VC4_PERFMON_DESTROY",
-	IoctlPerfmonGetValues: "DRM_IOCTL_VC4_PERFMON_GET_VALUES",
-}
-
-// IoctlName returns the C name of a vc4 or DRM request, such as
-// "DRM_IOCTL_VC4_SUBMIT_CL", or a description of an unknown one.
-func IoctlName(r drm.Request) string {
-	if n, ok := ioctlNames[r]; ok {
-		return n
-	}
-	return drm.IoctlName(r)
-}

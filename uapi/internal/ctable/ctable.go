@@ -1,7 +1,8 @@
-// Package drmtest holds test helpers for code above drm.Conn: a fake Conn
-// driven by a table of request handlers, and the reader and checker of the
-// C uAPI layout tables in drm/testdata.
-package drmtest
+// Package ctable reads the C uAPI layout tables in uapi/testdata (struct
+// layouts, request numbers and constants printed by C programs compiled
+// against the kernel headers) and checks Go declarations against them; the
+// layout tests of package uapi use it.
+package ctable
 
 import (
 	"bufio"
@@ -14,12 +15,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vccube/vccube/drm"
+	"github.com/vccube/vccube/uapi"
 )
 
 // Layout is what the C compiler says about the uAPI on one architecture:
 // struct layouts, ioctl request numbers and constant values, as printed by
-// drm/testdata/abi/abi.c and the program behind drm/testdata/uapi-layouts.
+// uapi/testdata/abi/abi.c and the program behind uapi/testdata/uapi-layouts.
 type Layout struct {
 	Structs map[string]*CStruct // by C name, e.g. "drm_vc4_submit_cl"
 	Ioctls  map[string]uint64   // e.g. "DRM_IOCTL_VC4_SUBMIT_CL" -> 0xc0b06440
@@ -54,8 +55,8 @@ func TableArch(goarch string) (string, error) {
 
 // MustLoadLayout reads the two C tables of the running GOARCH (LayoutFiles,
 // LoadLayout) and fails the test if it cannot; testdata is the path of
-// drm/testdata from the test's package directory. The layout tests of drm
-// and gem run on amd64 and, through .ci/cross-test, on GOARCH=arm GOARM=6
+// uapi/testdata from the test's package directory. The layout tests of uapi
+// run on amd64 and, through .ci/cross-test, on GOARCH=arm GOARM=6
 // and GOARCH=arm64 under qemu-user.
 func MustLoadLayout(t testing.TB, testdata string) *Layout {
 	t.Helper()
@@ -71,7 +72,7 @@ func MustLoadLayout(t testing.TB, testdata string) *Layout {
 }
 
 // LayoutFiles returns the two table files for the running GOARCH, given
-// the path of drm/testdata from the test's package directory.
+// the path of uapi/testdata from the test's package directory.
 func LayoutFiles(testdata string) ([]string, error) {
 	arch, err := TableArch(runtime.GOARCH)
 	if err != nil {
@@ -257,7 +258,7 @@ func CheckStructs(t *testing.T, l *Layout, structs map[string]any) {
 // CheckRequests checks each Go request number of reqs against the C
 // table's DRM_IOCTL_* value of the same name, and that name, the package's
 // IoctlName, spells it as C does.
-func CheckRequests(t testing.TB, l *Layout, reqs map[string]drm.Request, name func(drm.Request) string) {
+func CheckRequests(t testing.TB, l *Layout, reqs map[string]uapi.Request, name func(uapi.Request) string) {
 	t.Helper()
 	for cname, req := range reqs {
 		want, ok := l.Ioctls[cname]

@@ -5,7 +5,7 @@
  * structs, every field of drm_vc4_get_hang_state, drm_vc4_get_hang_state_bo,
  * drm_vc4_get_tiling, and the constants of drm.h, drm_mode.h, drm_fourcc.h
  * and vc4_drm.h. The output has the same format as ../uapi-layouts, so one
- * parser (drm/drmtest) reads both.
+ * parser (uapi/internal/ctable) reads both.
  *
  * Build and run: see README.md beside this file.
  */
@@ -24,7 +24,7 @@
 int main(void)
 {
 	printf("# Extra C layouts, request numbers and constants of the DRM and vc4 uAPI,\n");
-	printf("# printed by drm/testdata/abi/abi.c (see README.md there).\n");
+	printf("# printed by uapi/testdata/abi/abi.c (see README.md there).\n");
 	printf("sizeof(void*)=%zu sizeof(long)=%zu _Alignof(__u64)=%zu\n",
 	       sizeof(void *), sizeof(long), _Alignof(__u64));
 

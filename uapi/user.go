@@ -1,4 +1,4 @@
-package drm
+package uapi
 
 import "unsafe"
 

@@ -1,9 +1,12 @@
-package drm
+package uapi
 
-import "unsafe"
+import (
+	"time"
+	"unsafe"
+)
 
 // This file is the single Go description of the DRM core and KMS uAPI that
-// vccube uses: the structs are laid out byte for byte as the C structs of
+// vccube and its simulated device use: the structs are laid out byte for byte as the C structs of
 // include/uapi/drm/drm.h and include/uapi/drm/drm_mode.h, and each request
 // number is built from the Go struct's size, so the number follows the
 // struct. testdata/uapi-layouts and testdata/abi hold the C layouts on
@@ -134,13 +137,6 @@ type ModeModeInfo struct {
 	Name       [DisplayModeLen]byte
 }
 
-// ModeInfo is a display mode as the KMS functions return and take it: the
-// uAPI struct itself (so the bytes a connector lists go back to SETCRTC
-// unchanged) with the helpers a person expects, Name and String.
-type ModeInfo struct {
-	ModeModeInfo
-}
-
 // ModeCrtc mirrors struct drm_mode_crtc (drm_mode.h), the argument of
 // DRM_IOCTL_MODE_GETCRTC and DRM_IOCTL_MODE_SETCRTC.
 type ModeCrtc struct {
@@ -225,6 +221,16 @@ type EventVblank struct {
 	CrtcID   uint32 // crtc_id: 0 on kernels without CapCrtcInVblankEvent
 }
 
+// IsFlipComplete reports whether the event completes a page flip (else it
+// is a vblank event from DRM_IOCTL_WAIT_VBLANK).
+func (e *EventVblank) IsFlipComplete() bool { return e.Base.Type == EventTypeFlipComplete }
+
+// Timestamp returns the event's time (tv_sec, tv_usec) as a duration since
+// the clock's epoch: CLOCK_MONOTONIC when CapTimestampMonotonic is 1.
+func (e *EventVblank) Timestamp() time.Duration {
+	return time.Duration(e.TvSec)*time.Second + time.Duration(e.TvUsec)*time.Microsecond
+}
+
 // CommandBase is DRM_COMMAND_BASE (drm.h): driver ioctls (such as vc4's)
 // are numbered from here.
 const CommandBase = 0x40
@@ -271,29 +277,6 @@ var (
 	// IoctlModeAddFB2 is DRM_IOCTL_MODE_ADDFB2: DRM_IOWR(0xB8, struct drm_mode_fb_cmd2).
 	IoctlModeAddFB2 = IOWR(0xB8, unsafe.Sizeof(ModeFbCmd2{}))
 )
-
-// ioctlNames names the requests above for error messages and traces.
-var ioctlNames = map[Request]string{
-	IoctlVersion:          "DRM_IOCTL_VERSION",
-	IoctlGemClose:         "DRM_IOCTL_GEM_CLOSE",
-	IoctlGetCap:           "DRM_IOCTL_GET_CAP",
-	IoctlSetClientCap:     "DRM_IOCTL_SET_CLIENT_CAP",
-	IoctlSetMaster:        "DRM_IOCTL_SET_MASTER",
-	IoctlDropMaster:       "DRM_IOCTL_DROP_MASTER",
-	IoctlPrimeHandleToFD:  "DRM_IOCTL_PRIME_HANDLE_TO_FD",
-	IoctlPrimeFDToHandle:  "DRM_IOCTL_PRIME_FD_TO_HANDLE",
-	IoctlModeGetResources: "DRM_IOCTL_MODE_GETRESOURCES",
-	IoctlModeGetCrtc:      "DRM_IOCTL_MODE_GETCRTC",
-	IoctlModeSetCrtc:      "DRM_IOCTL_MODE_SETCRTC",
-	IoctlModeGetEncoder:   "DRM_IOCTL_MODE_GETENCODER",
-	IoctlModeGetConnector: "DRM_IOCTL_MODE_GETCONNECTOR",
-	IoctlModeRmFB:         "DRM_IOCTL_MODE_RMFB",
-	IoctlModePageFlip:     "DRM_IOCTL_MODE_PAGE_FLIP",
-	IoctlModeCreateDumb:   "DRM_IOCTL_MODE_CREATE_DUMB",
-	IoctlModeMapDumb:      "DRM_IOCTL_MODE_MAP_DUMB",
-	IoctlModeDestroyDumb:  "DRM_IOCTL_MODE_DESTROY_DUMB",
-	IoctlModeAddFB2:       "DRM_IOCTL_MODE_ADDFB2",
-}
 
 // Capabilities for GetCap (DRM_CAP_* in drm.h).
 const (
@@ -352,7 +335,7 @@ const (
 	FbModifiers  = 1 << 1 // DRM_MODE_FB_MODIFIERS: Modifier[] is meaningful
 )
 
-// Mode type bits of ModeInfo.Type (DRM_MODE_TYPE_* in drm_mode.h).
+// Mode type bits of ModeModeInfo.Type (DRM_MODE_TYPE_* in drm_mode.h).
 const (
 	ModeTypeBuiltin   = 1 << 0                 // deprecated
 	ModeTypeClockC    = 1<<1 | ModeTypeBuiltin // deprecated
@@ -363,7 +346,7 @@ const (
 	ModeTypeDriver    = 1 << 6
 )
 
-// Mode flag bits of ModeInfo.Flags (DRM_MODE_FLAG_* in drm_mode.h).
+// Mode flag bits of ModeModeInfo.Flags (DRM_MODE_FLAG_* in drm_mode.h).
 const (
 	ModeFlagPHSync    = 1 << 0
 	ModeFlagNHSync    = 1 << 1
@@ -382,7 +365,7 @@ const (
 )
 
 // DisplayModeLen is DRM_DISPLAY_MODE_LEN (drm_mode.h), the size of
-// ModeInfo.Name.
+// ModeModeInfo.Name.
 const DisplayModeLen = 32
 
 // Pixel formats: fourcc codes of include/uapi/drm/drm_fourcc.h, built by
