@@ -69,6 +69,17 @@ type SubmitCL struct {
 	Pad2           uint32           // pad2: must be 0
 }
 
+// GLShaderRecRelocs is the number of bo_handles indices in front of each
+// GL shader record in SubmitCL.ShaderRec, for a record with nrAttributes
+// attribute arrays: one u32 each for the FS, VS and CS shader BOs, then one
+// per attribute array. vc4_drm.h, on shader_rec: the record's reference
+// "has enough information to determine how many pointers are necessary
+// (fixed number for shaders/uniforms, and an attribute count), so those BO
+// indices into bo_handles are just stored as __u32s before each shader
+// record passed in"; vc4_validate.c validate_gl_shader_rec: nr_relocs is
+// the three shader relocations plus nr_attributes.
+func GLShaderRecRelocs(nrAttributes int) int { return 3 + nrAttributes }
+
 // Flags of SubmitCL.Flags (vc4_drm.h); any other bit is refused with
 // EINVAL (vc4_gem.c: vc4_submit_cl_ioctl).
 const (

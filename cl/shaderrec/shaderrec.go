@@ -16,6 +16,7 @@ import (
 
 	"github.com/vccube/vccube/cl"
 	"github.com/vccube/vccube/cl/spec"
+	"github.com/vccube/vccube/uapi"
 )
 
 // GL is a complete GL shader state record.
@@ -30,43 +31,10 @@ type GL struct {
 	Attributes [spec.GLAttributeSlots]cl.AttributeRecord
 	// Extended selects the extended record with 26-bit strides.
 	Extended bool
-	// ExtendedStrides are the extended form's stride words at 100 + 4n;
-	// AttributeStride and HardwareStride say how they combine with the
-	// attribute records' stride bytes.
+	// ExtendedStrides are the extended form's stride words at 100 + 4n,
+	// whose bits 31:8 extend the attribute records' stride bytes
+	// (vc4_validate.c validate_gl_shader_rec).
 	ExtendedStrides [spec.GLAttributeSlots]uint32
-}
-
-// Attribute strides. AG Table 45 gives each attribute record a stride
-// byte and the extended record a stride word per array, and says the
-// extended strides are 26 bits wide (Table 38 id 64), but not how the word
-// and the byte combine. The Linux kernel, which bounds-checks every
-// attribute array against its BO with the stride, takes bits 7:0 from the
-// byte and ORs in bits 31:8 of the word, unmasked (vc4_validate.c
-// validate_gl_shader_rec: stride |= ext & ~0xff). Who masks what:
-//   - AttributeStride is the kernel's 32-bit value; the simulated kernel
-//     checks with it, as Linux does, so a word with bits above 25 set only
-//     makes the check stricter;
-//   - HardwareStride is that value cut to spec.ExtendedStrideBits, what the
-//     simulated VCD fetches with. Mesa never sends extended records, so no
-//     peer shows what the hardware does with the upper bits; dropping them
-//     is what a 26-bit field does.
-
-// AttributeStride returns attribute array n's stride as the kernel
-// computes it: the record's stride byte, with bits 31:8 of the extended
-// stride word when the record is extended.
-func (g *GL) AttributeStride(n int) uint32 {
-	s := uint32(g.Attributes[n].Stride)
-	if g.Extended {
-		s |= g.ExtendedStrides[n] &^ 0xFF
-	}
-	return s
-}
-
-// HardwareStride returns attribute array n's stride as the VCD uses it:
-// AttributeStride in spec.ExtendedStrideBits bits. A normal record's
-// stride is its byte either way.
-func (g *GL) HardwareStride(n int) uint32 {
-	return g.AttributeStride(n) & (1<<spec.ExtendedStrideBits - 1)
 }
 
 // Relocs are the bo_handles indices in front of a record in the kernel's
@@ -81,26 +49,17 @@ type Relocs struct {
 }
 
 // Count returns the number of attribute arrays a GL_SHADER_STATE packet
-// declares (num_attribute_arrays, 0 meaning 8; AG Table 38 id 64). The
-// kernel uses it for extended records too (vc4_validate.c
-// gl_shader_rec_size).
-func Count(s cl.GLShaderState) int {
-	if s.NumAttributeArrays == 0 {
-		return spec.GLAttributeSlots
-	}
-	return int(s.NumAttributeArrays)
-}
+// declares (spec.GLAttributeCount: num_attribute_arrays, 0 meaning 8).
+func Count(s cl.GLShaderState) int { return spec.GLAttributeCount(s.NumAttributeArrays) }
 
 // Len returns the record's size in bytes: 36 + 8n, or 100 + 4n extended.
 func (g *GL) Len() int { return spec.GLShaderRecordLen(g.NumAttributes, g.Extended) }
 
 // RelocsLen returns the size of the bo_handles indices in front of a
-// record with n attribute arrays in the kernel's shader_rec stream: one
-// u32 each for the FS, VS and CS, then one per attribute array, 4·(3 + n)
-// bytes (vc4_validate.c validate_gl_shader_rec: nr_relocs = 3 +
-// nr_attributes). n is the GL_SHADER_STATE count (Count), even for an
-// extended record.
-func RelocsLen(n int) int { return 4 * (3 + n) }
+// record with n attribute arrays in the kernel's shader_rec stream: a u32
+// for each of uapi.GLShaderRecRelocs(n). n is the GL_SHADER_STATE count
+// (Count), even for an extended record.
+func RelocsLen(n int) int { return 4 * uapi.GLShaderRecRelocs(n) }
 
 // KernelLen returns the size of the record in the kernel's stream: its
 // 3 + n indices and the record.

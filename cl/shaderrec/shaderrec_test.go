@@ -86,36 +86,6 @@ func TestEightAttributesAndExtended(t *testing.T) {
 	}
 }
 
-// Strides worked out by hand from vc4_validate.c validate_gl_shader_rec
-// (byte | word & ~0xff) and the 26-bit extended strides of AG Table 38
-// id 64.
-func TestAttributeStrides(t *testing.T) {
-	g := GL{NumAttributes: 3}
-	g.Attributes[0].Stride = 0x20
-	g.Attributes[1].Stride = 0x12
-	g.Attributes[2].Stride = 0x00
-	g.ExtendedStrides = [8]uint32{0x100, 0xFFFF_FF34, 0x0400_0100}
-	for _, c := range []struct {
-		extended       bool
-		n              int
-		kernel, memory uint32
-	}{
-		{false, 0, 0x20, 0x20},
-		{false, 1, 0x12, 0x12}, // a normal record ignores the words
-		{true, 0, 0x120, 0x120},
-		{true, 1, 0xFFFF_FF12, 0x03FF_FF12}, // the word's low byte is dropped, bits above 25 only by the hardware
-		{true, 2, 0x0400_0100, 0x100},
-	} {
-		g.Extended = c.extended
-		if got := g.AttributeStride(c.n); got != c.kernel {
-			t.Errorf("extended %v array %d: AttributeStride %#x, want %#x", c.extended, c.n, got, c.kernel)
-		}
-		if got := g.HardwareStride(c.n); got != c.memory {
-			t.Errorf("extended %v array %d: HardwareStride %#x, want %#x", c.extended, c.n, got, c.memory)
-		}
-	}
-}
-
 func TestRules(t *testing.T) {
 	g, r := cubeRecord()
 	g.NumAttributes = 0

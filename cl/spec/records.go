@@ -127,6 +127,18 @@ const (
 	ExtendedStrideBits = 26
 )
 
+// GLAttributeCount returns the number of attribute arrays of the GL shader
+// record a GL_SHADER_STATE packet points at, from the packet's 3-bit
+// num_attribute_arrays field: 1..7 as given, 0 meaning 8 (AG Table 38 id
+// 64; vc4_validate.c gl_shader_rec_size). The kernel takes the count from
+// the field for extended records too.
+func GLAttributeCount(numAttributeArrays uint8) int {
+	if n := int(numAttributeArrays) & (GLAttributeSlots - 1); n != 0 {
+		return n
+	}
+	return GLAttributeSlots
+}
+
 // GLAttributeOffset returns the byte offset of attribute record n (0..7)
 // in a GL shader record: after the fixed part, one AttributeRecord each
 // (AG Table 45: bytes 36 + 8n).

@@ -245,3 +245,16 @@ func TestGetPutBits(t *testing.T) {
 		t.Fatal("Raw past the end")
 	}
 }
+
+// The GL_SHADER_STATE count: 1..7 as given, 0 meaning 8 (AG Table 38 id
+// 64; vc4_validate.c gl_shader_rec_size), and the record sizes that follow.
+func TestGLAttributeCount(t *testing.T) {
+	for field, want := range map[uint8]int{0: 8, 1: 1, 5: 5, 7: 7} {
+		if got := GLAttributeCount(field); got != want {
+			t.Errorf("GLAttributeCount(%d) = %d, want %d", field, got, want)
+		}
+	}
+	if GLShaderRecordLen(GLAttributeCount(0), false) != 100 || GLShaderRecordLen(GLAttributeCount(1), true) != 104 {
+		t.Error("record sizes: 36 + 8·8 and 100 + 4·1")
+	}
+}

@@ -5,10 +5,10 @@ import (
 	"testing"
 
 	"github.com/vccube/vccube/cl"
-	"github.com/vccube/vccube/cl/shaderrec"
 	"github.com/vccube/vccube/cl/spec"
 	"github.com/vccube/vccube/shaders/qpu"
 	"github.com/vccube/vccube/sim/gpu"
+	"github.com/vccube/vccube/sim/gpu/vertex"
 	"github.com/vccube/vccube/sim/hw"
 	"github.com/vccube/vccube/sim/kernel"
 	"github.com/vccube/vccube/sim/kernel/cleargpu"
@@ -125,22 +125,19 @@ func auditBin(v *mem.View, start, end uint32) {
 }
 
 func auditRecord(v *mem.View, st *shaderStateUse) {
-	n := shaderrec.Count(st.state)
-	b, err := v.Read(st.state.Address, uint32(spec.GLShaderRecordLen(n, st.state.Extended)), "VCD shader record")
+	// The record as the VCD reads it.
+	s, err := vertex.DecodeState(v, st.state.Append(nil))
 	if err != nil {
 		return
 	}
-	g, _, err := shaderrec.Decode(b, st.state)
-	if err != nil {
-		return
-	}
+	g := &s.GL
 	r := &g.Record
 	auditShader(v, r.FSCodeAddress, r.FSUniformsAddress)
 	auditShader(v, r.VSCodeAddress, r.VSUniformsAddress)
 	auditShader(v, r.CSCodeAddress, r.CSUniformsAddress)
-	for i := 0; i < n; i++ {
+	for i := 0; i < g.NumAttributes; i++ {
 		a := &g.Attributes[i]
-		stride := g.HardwareStride(i) // what the VCD fetches with
+		stride := g.Stride(i) // what the VCD fetches with
 		size := uint64(a.SizeMinusOne) + 1 + uint64(st.maxIndex)*uint64(stride)
 		if size > 1<<32 {
 			size = 1 << 32

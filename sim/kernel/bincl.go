@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/vccube/vccube/cl"
-	"github.com/vccube/vccube/cl/shaderrec"
 	"github.com/vccube/vccube/cl/spec"
 	"github.com/vccube/vccube/sim/mem"
 )
@@ -243,7 +242,7 @@ func validateGLShaderState(j *job, dst, src []byte, _ uint32) error {
 	j.shaderState[i] = shaderState{packet: p}
 	putField(dst, fieldShaderStateAddress, uint64(j.shaderRecP))
 	// gl_shader_rec_size: the record the packet declares.
-	n := uint32(spec.GLShaderRecordLen(shaderrec.Count(p), p.Extended))
+	n := uint32(spec.GLShaderRecordLen(spec.GLAttributeCount(p.NumAttributeArrays), p.Extended))
 	j.shaderRecP += alignShaderRec(n)
 	return nil
 }

@@ -1,40 +1,27 @@
 package kernel
 
 import (
+	"encoding/binary"
 	"fmt"
 	"syscall"
 
 	"github.com/vccube/vccube/cl"
 	"github.com/vccube/vccube/cl/spec"
-	"github.com/vccube/vccube/cl/submit"
 	"github.com/vccube/vccube/sim/mem"
-	"github.com/vccube/vccube/texture"
 	"github.com/vccube/vccube/uapi"
 )
 
 // Render control list generation (vc4_render_cl.c vc4_get_rcl,
 // vc4_create_rcl_bo, emit_tile; kernel-vc4.md §9-10, §14.7). The kernel,
 // not user space, writes the render list, from the six surfaces of the
-// submit. Every packet is built with cl's typed encoders.
+// submit. The packets that carry the surfaces' bits are written as the
+// kernel writes them, with the bits copied unchanged; the others are built
+// with cl's typed encoders.
 
 // The surface bits: for color_write they are TILE_RENDERING_MODE_CONFIG
 // payload bits 79:64, for the others LOAD/STORE_TILE_BUFFER_GENERAL payload
-// bits 15:0 (vc4_render_cl.c, which copies them into those packets).
-// cl/submit maps between the bits and the packets' fields; the masks of
-// what the kernel accepts are the packets' fields set to all ones.
-var (
-	// renderBitsMask is what the kernel accepts in color_write.bits:
-	// 4x multisampling, the colour format, 4x decimation (the low bit of
-	// the decimate field, VC4_RENDER_CONFIG_DECIMATE_MODE_4X) and the
-	// memory format (vc4_rcl_render_config_surface_setup), 0x00DD.
-	renderBitsMask = submit.RenderBits(cl.TileRenderingModeConfig{Multisample4x: true,
-		Format: ^cl.RenderFormat(0), Decimate: cl.DecimateMode4x, Tiling: ^cl.Tiling(0)})
-
-	// loadStoreBitsMask is what the kernel accepts in the other surfaces'
-	// bits: buffer, tiling and format (vc4_rcl_surface_setup), 0x0337.
-	loadStoreBitsMask = submit.StoreBits(cl.StoreTileBufferGeneral{
-		Buffer: ^cl.StoreBuffer(0), Tiling: ^cl.Tiling(0), Format: ^cl.LoadStoreFormat(0)})
-)
+// bits 15:0; vc4_render_cl.c checks their fields with the masks of
+// vc4_packet.h (packet.go) and copies them into those packets unchanged.
 
 // rclSetup holds the surfaces' BOs (struct vc4_rcl_setup).
 type rclSetup struct {
@@ -105,20 +92,21 @@ func (j *job) renderConfigSurface(surf *uapi.SubmitRCLSurface) (*BO, error) {
 		return nil, err
 	}
 	j.addWrite(bo)
-	c := submit.RenderConfigOf(surf.Bits)
-	if c.Tiling > cl.TilingLT {
+	tiling := getField(surf.Bits, renderConfigMemoryFormatMask, renderConfigMemoryFormatShift)
+	format := getField(surf.Bits, renderConfigFormatMask, renderConfigFormatShift)
+	if tiling > tilingLT {
 		return nil, errf(syscall.EINVAL, "Bad tiling format")
 	}
 	var cpp int
-	switch c.Format {
-	case cl.RenderFormatBGR565Dithered, cl.RenderFormatBGR565:
+	switch format {
+	case renderConfigFormatBGR565Dithered, renderConfigFormatBGR565:
 		cpp = 2
-	case cl.RenderFormatRGBA8888:
+	case renderConfigFormatRGBA8888:
 		cpp = 4
 	default:
 		return nil, errf(syscall.EINVAL, "Bad tile buffer format")
 	}
-	if !texture.CheckTexSize(bo.size, surf.Offset, texture.Tiling(c.Tiling), int(j.args.Width), int(j.args.Height), cpp) {
+	if !checkTexSize(bo.size, surf.Offset, tiling, int(j.args.Width), int(j.args.Height), cpp) {
 		return nil, errf(syscall.EINVAL, "Overflow in %dx%d color_write at %d in a %d-byte BO", j.args.Width, j.args.Height, surf.Offset, bo.size)
 	}
 	return bo, nil
@@ -159,33 +147,35 @@ func (j *job) surface(surf *uapi.SubmitRCLSurface, name string, isWrite bool) (*
 	if surf.Bits&^loadStoreBitsMask != 0 {
 		return nil, errf(syscall.EINVAL, "Unknown bits in load/store: 0x%04x", surf.Bits)
 	}
-	st := submit.StoreOf(surf.Bits)
-	if st.Tiling > cl.TilingLT {
+	tiling := getField(surf.Bits, loadStoreTilingMask, loadStoreTilingShift)
+	buffer := getField(surf.Bits, loadStoreBufferMask, loadStoreBufferShift)
+	format := getField(surf.Bits, loadStoreFormatMask, loadStoreFormatShift)
+	if tiling > tilingLT {
 		return nil, errf(syscall.EINVAL, "Bad tiling format")
 	}
 	var cpp int
-	switch st.Buffer {
-	case cl.StoreBufferZS:
-		if st.Format != 0 {
+	switch buffer {
+	case loadStoreBufferZS:
+		if format != 0 {
 			return nil, errf(syscall.EINVAL, "No color format should be set for ZS")
 		}
 		cpp = 4
-	case cl.StoreBufferColor:
-		switch st.Format {
-		case cl.LoadStoreFormatBGR565, cl.LoadStoreFormatBGR565Dithered:
+	case loadStoreBufferColor:
+		switch format {
+		case loadStoreFormatBGR565, loadStoreFormatBGR565Dither:
 			cpp = 2
-		case cl.LoadStoreFormatRGBA8888:
+		case loadStoreFormatRGBA8888:
 			cpp = 4
 		default:
 			return nil, errf(syscall.EINVAL, "Bad tile buffer format")
 		}
 	default:
-		return nil, errf(syscall.EINVAL, "Bad load/store buffer %d.", st.Buffer)
+		return nil, errf(syscall.EINVAL, "Bad load/store buffer %d.", buffer)
 	}
 	if surf.Offset&0xf != 0 {
 		return nil, errf(syscall.EINVAL, "load/store buffer must be 16b aligned.")
 	}
-	if !texture.CheckTexSize(bo.size, surf.Offset, texture.Tiling(st.Tiling), int(j.args.Width), int(j.args.Height), cpp) {
+	if !checkTexSize(bo.size, surf.Offset, tiling, int(j.args.Width), int(j.args.Height), cpp) {
 		return nil, errf(syscall.EINVAL, "Overflow in %dx%d %s at %d in a %d-byte BO", j.args.Width, j.args.Height, name, surf.Offset, bo.size)
 	}
 	return bo, nil
@@ -329,12 +319,17 @@ func (j *job) createRCLBO(s *rclSetup) error {
 		out = cl.StoreTileBufferGeneral{Buffer: cl.StoreBufferNone}.Append(out)
 	}
 
-	rc := submit.RenderConfigOf(a.ColorWrite.Bits)
+	// The render config: colour address, frame size and color_write's
+	// bits as user space gave them.
+	var colorAddr uint32
 	if s.colorWrite != nil {
-		rc.Address = s.colorWrite.Addr() + a.ColorWrite.Offset
+		colorAddr = s.colorWrite.Addr() + a.ColorWrite.Offset
 	}
-	rc.Width, rc.Height = a.Width, a.Height
-	out = rc.Append(out)
+	out = append(out, byte(spec.OpTileRenderingModeConfig))
+	out = binary.LittleEndian.AppendUint32(out, colorAddr)
+	out = binary.LittleEndian.AppendUint16(out, a.Width)
+	out = binary.LittleEndian.AppendUint16(out, a.Height)
+	out = binary.LittleEndian.AppendUint16(out, a.ColorWrite.Bits)
 
 	for yi := uint8(0); yi < ytiles; yi++ {
 		y := a.MinYTile + yi
@@ -373,9 +368,7 @@ func (j *job) emitTile(out []byte, s *rclSetup, x, y uint8, first, last bool) []
 		if fullRes(&a.ColorRead) {
 			out = cl.LoadFullResTileBuffer{DisableZSRead: true, Address: j.fullResAddr(s.colorRead, &a.ColorRead, x, y)}.Append(out)
 		} else {
-			l := submit.LoadOf(a.ColorRead.Bits)
-			l.Address = s.colorRead.Addr() + a.ColorRead.Offset
-			out = l.Append(out)
+			out = appendGeneral(out, spec.OpLoadTileBufferGeneral, a.ColorRead.Bits, s.colorRead.Addr()+a.ColorRead.Offset)
 		}
 	}
 	if s.zsRead != nil {
@@ -388,9 +381,7 @@ func (j *job) emitTile(out []byte, s *rclSetup, x, y uint8, first, last bool) []
 		if fullRes(&a.ZSRead) {
 			out = cl.LoadFullResTileBuffer{DisableColorRead: true, Address: j.fullResAddr(s.zsRead, &a.ZSRead, x, y)}.Append(out)
 		} else {
-			l := submit.LoadOf(a.ZSRead.Bits)
-			l.Address = s.zsRead.Addr() + a.ZSRead.Offset
-			out = l.Append(out)
+			out = appendGeneral(out, spec.OpLoadTileBufferGeneral, a.ZSRead.Bits, s.zsRead.Addr()+a.ZSRead.Offset)
 		}
 	}
 
@@ -432,13 +423,15 @@ func (j *job) emitTile(out []byte, s *rclSetup, x, y uint8, first, last bool) []
 		if s.msaaColorWrite != nil || s.msaaZSWrite != nil {
 			out = coords.Append(out)
 		}
-		st := submit.StoreOf(a.ZSWrite.Bits)
+		bits := a.ZSWrite.Bits
 		if !lastWrite {
-			st.DisableColorClear = true
+			bits |= storeDisableColorClear
 		}
-		st.Address = s.zsWrite.Addr() + a.ZSWrite.Offset
-		st.LastTile = last && lastWrite
-		out = st.Append(out)
+		addr := s.zsWrite.Addr() + a.ZSWrite.Offset
+		if last && lastWrite {
+			addr |= loadStoreEOF
+		}
+		out = appendGeneral(out, spec.OpStoreTileBufferGeneral, bits, addr)
 	}
 	if s.colorWrite != nil {
 		if s.msaaColorWrite != nil || s.msaaZSWrite != nil || s.zsWrite != nil {
@@ -451,4 +444,14 @@ func (j *job) emitTile(out []byte, s *rclSetup, x, y uint8, first, last bool) []
 		}
 	}
 	return out
+}
+
+// appendGeneral writes a LOAD_TILE_BUFFER_GENERAL or
+// STORE_TILE_BUFFER_GENERAL as emit_tile does: the opcode, a surface's 16
+// bits (rcl_u16) and the address word, whose low four bits are flags
+// (rcl_u32).
+func appendGeneral(out []byte, op spec.Opcode, bits uint16, addr uint32) []byte {
+	out = append(out, byte(op))
+	out = binary.LittleEndian.AppendUint16(out, bits)
+	return binary.LittleEndian.AppendUint32(out, addr)
 }

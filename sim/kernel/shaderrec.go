@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"syscall"
 
-	"github.com/vccube/vccube/cl/shaderrec"
+	"github.com/vccube/vccube/cl"
 	"github.com/vccube/vccube/cl/spec"
 	"github.com/vccube/vccube/texture"
+	"github.com/vccube/vccube/uapi"
 )
 
 // Shader records, uniforms and texture relocation (vc4_validate.c
@@ -53,10 +54,12 @@ var shaderNames = [3]string{"FS", "VS", "CS"}
 // 16-byte boundary of the exec BO. Each shader's uniform block is consumed
 // from the uniform stream, FS then VS then CS.
 func (j *job) validateGLShaderRec(state *shaderState) error {
-	nrAttributes := shaderrec.Count(state.packet)
+	// gl_shader_rec_size: the count and the form come from the
+	// GL_SHADER_STATE word, the sizes from the record's description.
+	nrAttributes := spec.GLAttributeCount(state.packet.NumAttributeArrays)
 	packetSize := spec.GLShaderRecordLen(nrAttributes, state.packet.Extended)
-	relocsLen := shaderrec.RelocsLen(nrAttributes)
-	nrRelocs := relocsLen / 4
+	nrRelocs := uapi.GLShaderRecRelocs(nrAttributes)
+	relocsLen := 4 * nrRelocs
 
 	if relocsLen > len(j.shaderRecU) {
 		return errf(syscall.EINVAL, "overflowed shader recs reading %d handles from %d bytes left", nrRelocs, len(j.shaderRecU))
@@ -95,11 +98,10 @@ func (j *job) validateGLShaderRec(state *shaderState) error {
 		bos[i] = bo
 	}
 
-	g, _, err := shaderrec.Decode(pktU, state.packet)
-	if err != nil { // cannot happen: pktU is the record's length
+	var rec cl.GLShaderRecord
+	if err := rec.Unpack(pktU); err != nil { // cannot happen: pktU is the record's length
 		return errf(syscall.EINVAL, "%v", err)
 	}
-	rec := &g.Record
 	if !rec.FSSingleThreaded != bos[0].shader.Threaded {
 		return errf(syscall.EINVAL, "Thread mode of CL and FS do not match")
 	}
@@ -142,10 +144,11 @@ func (j *job) validateGLShaderRec(state *shaderState) error {
 
 	for i := 0; i < nrAttributes; i++ {
 		vbo := bos[3+i]
-		attr := &g.Attributes[i]
+		var attr cl.AttributeRecord
+		_ = attr.Unpack(pktU[spec.GLAttributeOffset(i):]) // inside the record: i < nrAttributes
 		offset := attr.Address
 		attrSize := uint32(attr.SizeMinusOne) + 1
-		stride := g.AttributeStride(i)
+		stride := attributeStride(pktU, &attr, i, state.packet.Extended)
 		if vbo.size < offset || vbo.size-offset < attrSize {
 			return errf(syscall.EINVAL, "BO offset overflow (%d + %d > %d)", offset, attrSize, vbo.size)
 		}
@@ -158,6 +161,20 @@ func (j *job) validateGLShaderRec(state *shaderState) error {
 		putRecordField(pktV[spec.GLAttributeOffset(i):], attrAddressField, vbo.Addr()+offset)
 	}
 	return nil
+}
+
+// attributeStride is attribute array i's stride as validate_gl_shader_rec
+// computes it for its bounds check: the attribute record's stride byte,
+// and for an extended record bits 31:8 of the array's extended stride word
+// ORed in unmasked ("stride |= ext & ~0xff"), so a word with bits above the
+// hardware's 26-bit stride only makes the check stricter. rec is the
+// user's record, whose length GLShaderRecordLen gave.
+func attributeStride(rec []byte, attr *cl.AttributeRecord, i int, extended bool) uint32 {
+	stride := uint32(attr.Stride)
+	if extended {
+		stride |= binary.LittleEndian.Uint32(rec[spec.ExtendedGLShaderRecordBase+spec.ExtendedStrideLen*i:]) &^ 0xFF
+	}
+	return stride
 }
 
 // relocTex is reloc_tex: it checks one texture lookup's parameters
@@ -210,39 +227,39 @@ func (j *job) relocTex(uniformData, uniformsV []byte, s *TextureSample, texIndex
 	}
 
 	typ := texture.JoinType(d0, d1)
-	cpp, width, height, ok := typ.KernelGrid(d1.Width, d1.Height)
+	cpp, width, height, ok := texGrid(typ, d1.Width, d1.Height)
 	if !ok {
 		return texFail(s, p0, p1, p2, p3, "Texture format %d unsupported", typ)
 	}
-	tiling := texture.TFormat
+	var tiling uint8 = tilingT
 	switch {
 	case typ == texture.RGBA32R:
-		tiling = texture.Linear
-	case texture.SizeIsLT(width, height, cpp):
-		tiling = texture.LTFormat
+		tiling = tilingLinear
+	case sizeIsLT(width, height, cpp):
+		tiling = tilingLT
 	}
 
 	// Stricter than the kernel, which adds the six cube faces in 32 bits
 	// and can wrap past 4 GiB into a small, passing offset.
 	start := uint64(offset) + 5*uint64(cubeStride)
-	if start > 0xFFFFFFFF || !texture.CheckTexSize(tex.size, uint32(start), tiling, width, height, cpp) {
+	if start > 0xFFFFFFFF || !checkTexSize(tex.size, uint32(start), tiling, width, height, cpp) {
 		return texFail(s, p0, p1, p2, p3, "Overflow in %dx%d texture at %d (+ cube faces) in a %d-byte BO", width, height, start, tex.size)
 	}
 
 	// The mip levels lie below the base; they must fit in the BO too.
 	for i := 1; i <= int(d0.LastLevel); i++ {
-		lw, lh := texture.KernelLevelSize(width, height, i)
+		lw, lh := levelSize(width, height, i)
 		// Once the levels get small enough they drop from T to LT.
-		if tiling == texture.TFormat && texture.SizeIsLT(lw, lh, cpp) {
-			tiling = texture.LTFormat
+		if tiling == tilingT && sizeIsLT(lw, lh, cpp) {
+			tiling = tilingLT
 		}
-		aw, ah, _ := texture.AlignedSize(tiling, lw, lh, cpp)
-		levelSize := uint32(aw) * uint32(cpp) * uint32(ah)
-		if offset < levelSize {
+		aw, ah, _ := alignedSize(tiling, lw, lh, cpp)
+		size := uint32(aw) * uint32(cpp) * uint32(ah)
+		if offset < size {
 			return texFail(s, p0, p1, p2, p3, "Level %d (%dx%d -> %dx%d) size %db overflowed buffer bounds (offset %d)",
-				i, lw, lh, aw, ah, levelSize, offset)
+				i, lw, lh, aw, ah, size, offset)
 		}
-		offset -= levelSize
+		offset -= size
 	}
 
 	// Stricter than the kernel: it sizes the levels below the base as

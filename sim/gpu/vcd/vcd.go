@@ -9,7 +9,6 @@ package vcd
 import (
 	"fmt"
 
-	"github.com/vccube/vccube/cl/shaderrec"
 	"github.com/vccube/vccube/shaders/hazard"
 	"github.com/vccube/vccube/shaders/qpu"
 	"github.com/vccube/vccube/sim/gpu/qpuexec"
@@ -36,7 +35,7 @@ func (s Stage) String() string {
 }
 
 // attributeRows returns the VPM rows a batch's attributes occupy.
-func attributeRows(g *shaderrec.GL, st Stage) int {
+func attributeRows(g *vertex.GLRecord, st Stage) int {
 	size := g.Record.VSAttributesSize
 	if st == Coordinate {
 		size = g.Record.CSAttributesSize
@@ -50,7 +49,7 @@ func attributeRows(g *shaderrec.GL, st Stage) int {
 // Attribute Format in VPM from VCD", Table 45). Arrays past the record's
 // attribute count cannot be selected: the hardware would read attribute
 // records that are not there, so the job fails instead.
-func fetch(v *mem.View, g *shaderrec.GL, st Stage, idx []uint32, vpm *qpuexec.VPM, seg qpuexec.Segment) error {
+func fetch(v *mem.View, g *vertex.GLRecord, st Stage, idx []uint32, vpm *qpuexec.VPM, seg qpuexec.Segment) error {
 	sel := g.Record.VSAttributeSelect
 	if st == Coordinate {
 		sel = g.Record.CSAttributeSelect
@@ -68,7 +67,7 @@ func fetch(v *mem.View, g *shaderrec.GL, st Stage, idx []uint32, vpm *qpuexec.VP
 		if st == Coordinate {
 			off = int(a.CSVPMOffset)
 		}
-		s := g.HardwareStride(n) // the 26-bit stride of an extended record
+		s := g.Stride(n) // the 26-bit stride of an extended record
 		for k, index := range idx {
 			b, err := v.Read(a.Address+index*s, size, "VCD attribute fetch")
 			if err != nil {
@@ -122,7 +121,7 @@ var (
 
 // shade runs the stage's shader on up to 16 vertices; the outputs are then
 // in writeSeg.
-func (u *Unit) shade(g *shaderrec.GL, st Stage, idx []uint32) error {
+func (u *Unit) shade(g *vertex.GLRecord, st Stage, idx []uint32) error {
 	code, unif := g.Record.VSCodeAddress, g.Record.VSUniformsAddress
 	u.opts.Stage = hazard.Vertex
 	if st == Coordinate {

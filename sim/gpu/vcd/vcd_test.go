@@ -4,9 +4,9 @@ import (
 	"testing"
 
 	"github.com/vccube/vccube/cl"
-	"github.com/vccube/vccube/cl/shaderrec"
 	"github.com/vccube/vccube/sim/gpu/internal/gputest"
 	"github.com/vccube/vccube/sim/gpu/qpuexec"
+	"github.com/vccube/vccube/sim/gpu/vertex"
 	"github.com/vccube/vccube/sim/mem"
 )
 
@@ -20,7 +20,7 @@ func TestFetchPlacesAttributes(t *testing.T) {
 	for i := range 4096 {
 		buf.B[i] = byte(i)
 	}
-	g := shaderrec.GL{NumAttributes: 3, Extended: true}
+	g := vertex.GLRecord{NumAttributes: 3, Extended: true}
 	g.Record.CSAttributeSelect = 0b101 // arrays 0 and 2 for the CS
 	g.Attributes[0] = cl.AttributeRecord{Address: buf.Addr, SizeMinusOne: 5, Stride: 10, CSVPMOffset: 0}
 	g.Attributes[1] = cl.AttributeRecord{Address: buf.Addr, SizeMinusOne: 3, Stride: 4, CSVPMOffset: 0}

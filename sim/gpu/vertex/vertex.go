@@ -19,7 +19,6 @@ import (
 	"fmt"
 
 	"github.com/vccube/vccube/cl"
-	"github.com/vccube/vccube/cl/shaderrec"
 	"github.com/vccube/vccube/cl/spec"
 	"github.com/vccube/vccube/shaders/qpu"
 	"github.com/vccube/vccube/sim/mem"
@@ -44,7 +43,7 @@ type State struct {
 	Addr uint32
 	// GL is the decoded GL shader record with its attribute records
 	// (Kind GL).
-	GL shaderrec.GL
+	GL GLRecord
 	// NV is the decoded NV shader record (Kind NV).
 	NV cl.NVShaderRecord
 }
@@ -58,13 +57,13 @@ func DecodeState(v *mem.View, pkt []byte) (State, error) {
 		if err := p.Unpack(pkt); err != nil {
 			return State{}, err
 		}
-		n := spec.GLShaderRecordLen(shaderrec.Count(p), p.Extended)
+		g := GLRecord{NumAttributes: spec.GLAttributeCount(p.NumAttributeArrays), Extended: p.Extended}
+		n := spec.GLShaderRecordLen(g.NumAttributes, g.Extended)
 		b, err := v.Read(p.Address, uint32(n), "GL shader record fetch")
 		if err != nil {
 			return State{}, err
 		}
-		g, _, err := shaderrec.Decode(b, p)
-		if err != nil {
+		if err := g.decode(b); err != nil {
 			return State{}, err
 		}
 		return State{Kind: GL, Addr: p.Address, GL: g}, nil
@@ -84,6 +83,63 @@ func DecodeState(v *mem.View, pkt []byte) (State, error) {
 		return State{Kind: NV, Addr: p.Address, NV: r}, nil
 	}
 	return State{}, fmt.Errorf("vertex: packet %v is not a shader state this model runs (VG mode is not modelled)", spec.Opcode(pkt[0]))
+}
+
+// GLRecord is a GL shader state record as the VCD reads it: the fixed
+// part, the attribute records and, in the extended form, the stride words
+// ([AG] Table 45; the layout is cl/spec's GLShaderRecord and
+// AttributeRecord).
+type GLRecord struct {
+	// Record is the fixed part (bytes 0–35).
+	Record cl.GLShaderRecord
+	// NumAttributes is the number of attribute arrays, 1..8, from the
+	// GL_SHADER_STATE word (spec.GLAttributeCount).
+	NumAttributes int
+	// Attributes are the attribute records; only the first NumAttributes
+	// are read.
+	Attributes [spec.GLAttributeSlots]cl.AttributeRecord
+	// Extended is the GL_SHADER_STATE word's extended-record bit.
+	Extended bool
+	// ExtendedStrides are the extended form's stride words, one per
+	// attribute array.
+	ExtendedStrides [spec.GLAttributeSlots]uint32
+}
+
+// decode reads the record from b, which holds the record's
+// spec.GLShaderRecordLen bytes for g's count and form.
+func (g *GLRecord) decode(b []byte) error {
+	if err := g.Record.Unpack(b); err != nil {
+		return err
+	}
+	for i := 0; i < g.NumAttributes; i++ {
+		if err := g.Attributes[i].Unpack(b[spec.GLAttributeOffset(i):]); err != nil {
+			return err
+		}
+	}
+	if g.Extended {
+		for i := 0; i < g.NumAttributes; i++ {
+			g.ExtendedStrides[i] = binary.LittleEndian.Uint32(b[spec.ExtendedGLShaderRecordBase+spec.ExtendedStrideLen*i:])
+		}
+	}
+	return nil
+}
+
+// Stride returns attribute array n's stride as the VCD fetches with it.
+// [AG] Table 45 gives each attribute record a stride byte and the extended
+// record a stride word per array, and Table 38 (id 64) says extended
+// strides are spec.ExtendedStrideBits wide, but not how the word and the
+// byte combine. The model takes bits 7:0 from the byte and bits 31:8 from
+// the word, as the kernel does for its bounds check (vc4_validate.c
+// validate_gl_shader_rec), and keeps the field's 26 bits; no peer shows
+// what the hardware does with the word's upper bits (Mesa never sends
+// extended records), and dropping them is what a 26-bit field does. A
+// normal record's stride is its byte.
+func (g *GLRecord) Stride(n int) uint32 {
+	s := uint32(g.Attributes[n].Stride)
+	if g.Extended {
+		s |= g.ExtendedStrides[n] &^ 0xFF
+	}
+	return s & (1<<spec.ExtendedStrideBits - 1)
 }
 
 // PointSizeIncluded reports whether shaded vertices carry a point size.
