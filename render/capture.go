@@ -5,6 +5,7 @@ import (
 	"image"
 
 	"github.com/vccube/vccube/texture"
+	"github.com/vccube/vccube/texture/convert"
 )
 
 // Capture returns the pixels of colour buffer buf as an opaque RGB image,
@@ -39,7 +40,7 @@ func Decode(mem []byte, l texture.Layout) (*image.NRGBA, error) {
 	if err != nil {
 		return nil, fmt.Errorf("render: capture: %w", err)
 	}
-	if err := l.ToLinear(pic, mem, false); err != nil {
+	if err := convert.ToLinear(l, pic, mem, false); err != nil {
 		return nil, fmt.Errorf("render: capture: %w", err)
 	}
 	img := image.NewNRGBA(image.Rect(0, 0, w, h))

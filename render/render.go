@@ -60,6 +60,7 @@ import (
 	"github.com/vccube/vccube/math/scene"
 	"github.com/vccube/vccube/shaders"
 	"github.com/vccube/vccube/texture"
+	"github.com/vccube/vccube/texture/convert"
 	"github.com/vccube/vccube/texture/defaulttex"
 	"github.com/vccube/vccube/uapi"
 )
@@ -283,7 +284,7 @@ func (r *Renderer) createTexture() error {
 		return err
 	}
 	pics := [1]texture.Picture{pic}
-	if err := plan.Upload(mem, pics[:], r.opt.Flip.FlipsRows()); err != nil {
+	if err := convert.Upload(&plan, mem, pics[:], r.opt.Flip.FlipsRows()); err != nil {
 		return fmt.Errorf("render: texture upload: %w", err)
 	}
 	// The texture starts at offset 0 of its own BO, which is page

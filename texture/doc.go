@@ -3,20 +3,25 @@
 // T-format, LT-format and raster layouts, mip level placement, the row
 // order the GPU assumes, and texture config parameters P0–P3.
 //
+// It is a description, with no conversion code: the simulated GPU reads it
+// as the hardware's facts, so it must not hold the client's encoders. The
+// converters that turn pictures into these layouts (and back) are in
+// package texture/convert, which the model may not import; the kernel's
+// own size checks (vc4_validate.c vc4_check_tex_size, reloc_tex) are the
+// simulated kernel's code in sim/kernel.
+//
 // Callers:
-//   - the simulated kernel (sim/kernel) relocates textures as Linux
-//     vc4_validate.c reloc_tex() does, with Type.KernelCpp, Type.KernelGrid,
-//     UtileWidth, UtileHeight, SizeIsLT, AlignedSize, CheckTexSize and
-//     KernelLevelSize, each named after the kernel function it mirrors;
 //   - the simulated TMU (sim/gpu) decodes P0–P3 (DecodeP0, DecodeP1,
 //     DecodeP2, JoinType), finds each mip level with NewMipPlan (built on
 //     HardwareLevelSize), finds texels with Layout.Offset and applies FLIPY
-//     with FlipYRow;
+//     with FlipYRow; the simulated TLB and display find pixels with
+//     Layout.Offset;
 //   - the control-list dumper (cl) prints uniforms with P0.String and
 //     friends;
-//   - the renderer converts its picture with Layout.FromLinear (or
-//     MipPlan.Upload) into a buffer it owns, without allocating, and puts
-//     the words of MipPlan.Params in the uniform stream.
+//   - the renderer lays its texture out with NewMipPlan, converts its
+//     picture with texture/convert (Upload) into a buffer it owns, without
+//     allocating, and puts the words of MipPlan.Params in the uniform
+//     stream.
 //
 // # Coordinates and row order
 //

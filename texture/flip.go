@@ -24,7 +24,7 @@ const (
 )
 
 // FlipsRows reports whether the converter must flip rows
-// (Layout.FromLinear's flipRows).
+// (texture/convert's flipRows).
 func (m FlipMode) FlipsRows() bool { return m == FlipByCPU }
 
 // SetsFlipY reports whether P0's FLIPY bit must be set.

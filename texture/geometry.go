@@ -8,12 +8,11 @@ import "fmt"
 // unit can only sample from 2048x2048").
 const MaxSize = 2048
 
-// MaxSurfaceSize is the largest width or height of any surface the kernel
-// accepts, texture or render target: Linux vc4_validate.c
-// vc4_check_tex_size() refuses wider or higher ones ("Surface dimensions
-// too large"), its comment's reason being that the 3D engine works in
-// 12.4 offsets from the viewport centre. Textures are further limited to
-// MaxSize.
+// MaxSurfaceSize is the largest width or height of any surface, texture or
+// render target: the 3D engine works in signed 12.4 offsets from the
+// viewport centre, and Linux vc4_validate.c vc4_check_tex_size() refuses
+// wider or higher surfaces for that reason ("Surface dimensions too
+// large"). Textures are further limited to MaxSize.
 const MaxSurfaceSize = 4096
 
 // UtileBytes is the size of a micro-tile (utile), the unit of the T and LT
@@ -137,32 +136,17 @@ func AlignedSize(tiling Tiling, width, height, cpp int) (alignedW, alignedH int,
 	return 0, 0, false
 }
 
-// CheckTexSize reports whether a width×height image of cpp bytes per pixel
-// in the given format, starting offset bytes into a buffer object of boSize
-// bytes, fits in it, exactly as Linux vc4_validate.c vc4_check_tex_size()
-// decides: false if width or height exceeds MaxSurfaceSize, if the format is unknown,
-// if offset + size wraps around 32 bits, or if it exceeds boSize. The size
-// is AlignedSize's width × cpp × height, computed in 32 bits.
-func CheckTexSize(boSize, offset uint32, tiling Tiling, width, height, cpp int) bool {
-	if width > MaxSurfaceSize || height > MaxSurfaceSize || width < 0 || height < 0 {
-		return false
-	}
-	aw, ah, ok := AlignedSize(tiling, width, height, cpp)
-	if !ok {
-		return false
-	}
-	size := uint32(aw) * uint32(cpp) * uint32(ah)
-	return size+offset >= size && size+offset <= boSize
-}
-
-// KernelLevelSize returns the size of mip level i of a width×height
-// texture as Linux vc4_validate.c reloc_tex() walks the levels when it
-// checks that they fit below the base: max(width>>i, 1) × max(height>>i, 1).
+// LevelSize returns the size of the picture of mip level i of a
+// width×height texture: max(width>>i, 1) × max(height>>i, 1), the real
+// size minified as GL and Mesa minify it (u_minify). Linux vc4_validate.c
+// reloc_tex() walks the levels with the same sizes when it checks that they
+// fit below the base.
 //
-// This is not where the hardware puts the levels; see HardwareLevelSize. The
-// two agree for power-of-two sizes, and the hardware's are never smaller, so
-// a texture laid out for the hardware always passes the kernel's check.
-func KernelLevelSize(width, height, level int) (w, h int) {
+// This is not the container the hardware puts the level in; see
+// HardwareLevelSize. The two agree for power-of-two sizes, and the
+// hardware's are never smaller, so a texture laid out for the hardware
+// always passes the kernel's check.
+func LevelSize(width, height, level int) (w, h int) {
 	return max(width>>level, 1), max(height>>level, 1)
 }
 

@@ -3,51 +3,43 @@ package texture
 import "testing"
 
 // TestTypes checks the type table against [AG] Table 18 (bits per pixel,
-// raster types) and Linux vc4_validate.c reloc_tex() (cpp and acceptance),
-// as kernel-vc4.md §6.2 tabulates them.
+// raster types). The kernel's own cpp and acceptance of each type are
+// sim/kernel's (TestTexGrid there).
 func TestTypes(t *testing.T) {
 	cases := []struct {
-		typ       Type
-		name      string
-		bpp       int
-		kernelCpp int // 0: refused by reloc_tex
-		raster    bool
+		typ    Type
+		name   string
+		bpp    int
+		raster bool
 	}{
-		{0, "RGBA8888", 32, 4, false},
-		{1, "RGBX8888", 32, 4, false},
-		{2, "RGBA4444", 16, 2, false},
-		{3, "RGBA5551", 16, 2, false},
-		{4, "RGB565", 16, 2, false},
-		{5, "LUMINANCE", 8, 1, false},
-		{6, "ALPHA", 8, 1, false},
-		{7, "LUMALPHA", 16, 2, false},
-		{8, "ETC1", 4, 8, false},
-		{9, "S16F", 16, 2, false},
-		{10, "S8", 8, 1, false},
-		{11, "S16", 16, 2, false},
-		{12, "BW1", 1, 0, false},
-		{13, "A4", 4, 0, false},
-		{14, "A1", 1, 0, false},
-		{15, "RGBA64", 64, 0, false},
-		{16, "RGBA32R", 32, 4, true},
-		{17, "YUYV422R", 32, 0, true},
+		{0, "RGBA8888", 32, false},
+		{1, "RGBX8888", 32, false},
+		{2, "RGBA4444", 16, false},
+		{3, "RGBA5551", 16, false},
+		{4, "RGB565", 16, false},
+		{5, "LUMINANCE", 8, false},
+		{6, "ALPHA", 8, false},
+		{7, "LUMALPHA", 16, false},
+		{8, "ETC1", 4, false},
+		{9, "S16F", 16, false},
+		{10, "S8", 8, false},
+		{11, "S16", 16, false},
+		{12, "BW1", 1, false},
+		{13, "A4", 4, false},
+		{14, "A1", 1, false},
+		{15, "RGBA64", 64, false},
+		{16, "RGBA32R", 32, true},
+		{17, "YUYV422R", 32, true},
 	}
 	for _, c := range cases {
 		if !c.typ.Valid() || c.typ.String() != c.name || c.typ.BitsPerPixel() != c.bpp || c.typ.Raster() != c.raster {
 			t.Errorf("type %d: %q valid=%v bpp %d raster %v; want %q %d %v",
 				c.typ, c.typ.String(), c.typ.Valid(), c.typ.BitsPerPixel(), c.typ.Raster(), c.name, c.bpp, c.raster)
 		}
-		cpp, ok := c.typ.KernelCpp()
-		if cpp != c.kernelCpp || ok != (c.kernelCpp != 0) {
-			t.Errorf("%v: KernelCpp = %d, %v; want %d", c.typ, cpp, ok, c.kernelCpp)
-		}
 	}
 	for _, bad := range []Type{18, 31, 255} {
 		if bad.Valid() || bad.BitsPerPixel() != 0 {
 			t.Errorf("Type(%d) valid", bad)
-		}
-		if _, ok := bad.KernelCpp(); ok {
-			t.Errorf("Type(%d) accepted by the kernel", bad)
 		}
 		if bad.String() == "" {
 			t.Errorf("Type(%d) has no name", bad)
@@ -55,18 +47,12 @@ func TestTypes(t *testing.T) {
 	}
 }
 
-func TestKernelGridAndStorage(t *testing.T) {
-	// reloc_tex: ETC1 width and height become (n+3)>>2, cpp 8.
-	if cpp, w, h, ok := ETC1.KernelGrid(10, 17); !ok || cpp != 8 || w != 3 || h != 5 {
+func TestStorage(t *testing.T) {
+	// ETC1 is stored as 8-byte blocks of 4×4 pixels ([AG] §11).
+	if cpp, w, h, ok := ETC1.Storage(10, 17); !ok || cpp != 8 || w != 3 || h != 5 {
 		t.Errorf("ETC1 10×17: %d %d×%d %v, want cpp 8 on 3×5", cpp, w, h, ok)
 	}
-	if cpp, w, h, ok := RGB565.KernelGrid(10, 17); !ok || cpp != 2 || w != 10 || h != 17 {
-		t.Errorf("RGB565 10×17: %d %d×%d %v", cpp, w, h, ok)
-	}
-	if _, _, _, ok := RGBA64.KernelGrid(8, 8); ok {
-		t.Error("RGBA64 accepted by reloc_tex")
-	}
-	// The hardware stores RGBA64 at 8 bytes per pixel, which the kernel refuses.
+	// The hardware stores RGBA64 at 8 bytes per pixel (the kernel refuses it).
 	if cpp, _, _, ok := RGBA64.Storage(8, 8); !ok || cpp != 8 {
 		t.Errorf("RGBA64 storage cpp %d %v, want 8", cpp, ok)
 	}
@@ -149,36 +135,9 @@ func TestAlignedSize(t *testing.T) {
 	}
 }
 
-func TestCheckTexSize(t *testing.T) {
-	const size = 256 * 256 * 4 // a 256×256 RGBA8888 T image
-	cases := []struct {
-		name       string
-		bo, offset uint32
-		tiling     Tiling
-		w, h, cpp  int
-		ok         bool
-	}{
-		{"fits exactly", size, 0, TFormat, 256, 256, 4, true},
-		{"one byte short", size - 1, 0, TFormat, 256, 256, 4, false},
-		{"offset pushes it out", size + 4095, 4096, TFormat, 256, 256, 4, false},
-		{"offset fits", size + 4096, 4096, TFormat, 256, 256, 4, true},
-		{"padding counts", 3 * 70 * 4, 0, TFormat, 3, 70, 4, false},
-		{"4096 wide is allowed", 4096 * 4 * 1, 0, Linear, 4096, 1, 4, true},
-		{"4097 wide is not", 1 << 30, 0, Linear, 4097, 1, 4, false},
-		{"4097 high is not", 1 << 30, 0, Linear, 1, 4097, 4, false},
-		{"offset+size wraps 32 bits", 0xFFFFFFFF, 0xFFFFF000, TFormat, 64, 64, 4, false},
-		{"unknown tiling", 1 << 30, 0, 3, 8, 8, 4, false},
-	}
-	for _, c := range cases {
-		if got := CheckTexSize(c.bo, c.offset, c.tiling, c.w, c.h, c.cpp); got != c.ok {
-			t.Errorf("%s: CheckTexSize = %v, want %v", c.name, got, c.ok)
-		}
-	}
-}
-
-// TestLevelSizes: the kernel walks max(w>>i, 1) (reloc_tex); the hardware
-// uses power-of-two containers for levels ≥ 1 ([AG] §4; Mesa
-// vc4_setup_slices()).
+// TestLevelSizes: a level's picture is max(w>>i, 1) (GL's minification,
+// which the kernel's reloc_tex walks too); the hardware uses power-of-two
+// containers for levels ≥ 1 ([AG] §4; Mesa vc4_setup_slices()).
 func TestLevelSizes(t *testing.T) {
 	cases := []struct {
 		w, h, level    int
@@ -196,10 +155,10 @@ func TestLevelSizes(t *testing.T) {
 		{2048, 1, 11, 1, 1, 1, 1},
 	}
 	for _, c := range cases {
-		kw, kh := KernelLevelSize(c.w, c.h, c.level)
+		kw, kh := LevelSize(c.w, c.h, c.level)
 		hw, hh := HardwareLevelSize(c.w, c.h, c.level)
 		if kw != c.kw || kh != c.kh || hw != c.hw || hh != c.hh {
-			t.Errorf("%d×%d level %d: kernel %d×%d hardware %d×%d, want %d×%d and %d×%d",
+			t.Errorf("%d×%d level %d: picture %d×%d hardware %d×%d, want %d×%d and %d×%d",
 				c.w, c.h, c.level, kw, kh, hw, hh, c.kw, c.kh, c.hw, c.hh)
 		}
 	}

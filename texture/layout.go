@@ -8,8 +8,8 @@ import "fmt"
 // Coordinates are in memory order as the GPU sees them: (0, 0) is the first
 // pixel in memory, which the hardware treats as the bottom-left of the image
 // ([AG] §11), x grows to the right and y grows with memory rows ("up" for
-// the GPU). Offset gives a single pixel's address; FromLinear and ToLinear
-// convert whole pictures.
+// the GPU). Offset gives a single pixel's address; package texture/convert
+// converts whole pictures.
 //
 // A Layout is a plain value (about a hundred bytes, no pointers) and never
 // allocates. Offset, the per-pixel method, has a pointer receiver so that
@@ -148,9 +148,9 @@ var tSubtileOrder = [2][4]int{
 	{2, 1, 3, 0},
 }
 
-// utileOffset returns the byte offset of the utile at utile column ux and
+// UtileOffset returns the byte offset of the utile at utile column ux and
 // utile row uy of a T or LT layout.
-func (l *Layout) utileOffset(ux, uy int) int {
+func (l *Layout) UtileOffset(ux, uy int) int {
 	if l.tiling == LTFormat {
 		// LT: utiles in raster order ([AG] §11 "Linear-tile Format"; Mesa
 		// vc4_tiling_lt.c).
@@ -189,5 +189,5 @@ func (l *Layout) Offset(x, y int) int {
 	}
 	uw, uh := 1<<l.uwShift, 1<<l.uhShift
 	inUtile := ((y&(uh-1))<<l.uwShift | x&(uw-1)) << l.cppShift
-	return l.utileOffset(x>>l.uwShift, y>>l.uhShift) + inUtile
+	return l.UtileOffset(x>>l.uwShift, y>>l.uhShift) + inUtile
 }

@@ -46,8 +46,9 @@ type Level struct {
 // texture, from offset 0 (which is 4 KiB aligned too, if the texture starts
 // on a page) to the end of level 0.
 //
-// The kernel checks the same layout with smaller level sizes
-// (KernelLevelSize), which a plan always satisfies.
+// The kernel checks the same layout with smaller level sizes (LevelSize:
+// Linux vc4_validate.c reloc_tex walks the levels with max(w>>i, 1)),
+// which a plan always satisfies.
 //
 // A MipPlan is a value without pointers; building and using one does not
 // allocate.
@@ -77,7 +78,7 @@ func NewMipPlan(t Type, width, height, levels int) (MipPlan, error) {
 	// up so that level 0 starts on a 4 KiB boundary (vc4_setup_slices()).
 	offset := 0
 	for i := levels - 1; i >= 0; i-- {
-		w, h := KernelLevelSize(width, height, i) // the picture: max(w>>i, 1)
+		w, h := LevelSize(width, height, i) // the picture: max(w>>i, 1)
 		cw, ch := HardwareLevelSize(width, height, i)
 		l, err := levelLayout(t, w, h, cw, ch)
 		if err != nil {
@@ -125,27 +126,6 @@ func (p *MipPlan) BaseOffset() int { return p.levels[0].Offset }
 // Size returns the bytes from the start of the texture to the end of level
 // 0.
 func (p *MipPlan) Size() int { return p.size }
-
-// Upload converts one picture per level (pictures[i] must be the size of
-// Level(i)) into dst, which must hold Size() bytes, each level in its layout
-// at its offset. flipRows is FlipMode.FlipsRows(). Bytes between levels are
-// zeroed. Upload does not allocate.
-func (p *MipPlan) Upload(dst []byte, pictures []Picture, flipRows bool) error {
-	if len(pictures) != p.count {
-		return fmt.Errorf("texture: %d pictures for a texture of %d mip levels", len(pictures), p.count)
-	}
-	if len(dst) < p.size {
-		return fmt.Errorf("texture: destination holds %d bytes; the %d-level texture needs %d", len(dst), p.count, p.size)
-	}
-	clear(dst[:p.levels[p.count-1].Offset]) // the alignment gap below the smallest level
-	for i := 0; i < p.count; i++ {
-		l := p.levels[i]
-		if err := l.Layout.FromLinear(dst[l.Offset:], pictures[i], flipRows); err != nil {
-			return fmt.Errorf("texture: mip level %d: %w", i, err)
-		}
-	}
-	return nil
-}
 
 // Params returns the P0 and P1 words' values for sampling this texture:
 // base is where the texture starts in its buffer object (a multiple of

@@ -1,7 +1,6 @@
 package texture
 
 import (
-	"bytes"
 	"fmt"
 	"testing"
 )
@@ -88,128 +87,6 @@ func TestMipPlanNPOT(t *testing.T) {
 	}
 }
 
-// kernelAccepts walks a texture's levels exactly as Linux vc4_validate.c
-// reloc_tex() does (written from kernel-vc4.md §6.2 and the kernel source):
-// check level 0 at the base, then for i = 1..MIPLVLS subtract each level's
-// aligned size, computed from max(w>>i, 1), from the base offset, refusing
-// an underflow. Tiling drops from T to LT once a level is small enough.
-func kernelAccepts(typ Type, boSize uint32, base uint32, width, height, lastLevel int) bool {
-	cpp, w, h, ok := typ.KernelGrid(width, height)
-	if !ok {
-		return false
-	}
-	tiling := TFormat
-	if typ == RGBA32R {
-		tiling = Linear
-	} else if SizeIsLT(w, h, cpp) {
-		tiling = LTFormat
-	}
-	if !CheckTexSize(boSize, base, tiling, w, h, cpp) {
-		return false
-	}
-	offset := base
-	for i := 1; i <= lastLevel; i++ {
-		lw, lh := KernelLevelSize(w, h, i)
-		if tiling == TFormat && SizeIsLT(lw, lh, cpp) {
-			tiling = LTFormat
-		}
-		aw, ah, _ := AlignedSize(tiling, lw, lh, cpp)
-		size := uint32(aw * cpp * ah)
-		if offset < size {
-			return false
-		}
-		offset -= size
-	}
-	return true
-}
-
-// TestPlansPassTheKernel: every plan, for every size shape and level count,
-// passes the kernel's check with the texture at offset 0 of a buffer of
-// exactly Size() bytes; and one level more than planned, or a byte less,
-// does not fit where the sizes are tight.
-func TestPlansPassTheKernel(t *testing.T) {
-	types := []Type{RGBA8888, RGB565, LUMINANCE, LUMALPHA, RGBA32R, ETC1}
-	sizes := [][2]int{{1, 1}, {3, 70}, {65, 33}, {2048, 1}, {256, 256}, {100, 60}, {17, 2000}, {2048, 2048}}
-	for _, typ := range types {
-		for _, s := range sizes {
-			for levels := 1; levels <= FullChainLevels(s[0], s[1]); levels++ {
-				p, err := NewMipPlan(typ, s[0], s[1], levels)
-				if err != nil {
-					t.Fatalf("%v %v %d levels: %v", typ, s, levels, err)
-				}
-				if !kernelAccepts(typ, uint32(p.Size()), uint32(p.BaseOffset()), s[0], s[1], levels-1) {
-					t.Errorf("%v %d×%d with %d levels: the kernel's walk refuses the plan", typ, s[0], s[1], levels)
-				}
-				if kernelAccepts(typ, uint32(p.Size()-1), uint32(p.BaseOffset()), s[0], s[1], levels-1) {
-					t.Errorf("%v %d×%d with %d levels: the kernel accepts a buffer one byte short", typ, s[0], s[1], levels)
-				}
-				if p.BaseOffset()%4096 != 0 {
-					t.Errorf("%v %v: base offset %d not 4 KiB aligned", typ, s, p.BaseOffset())
-				}
-				// Levels are contiguous below level 0, smallest lowest.
-				for i := 1; i < levels; i++ {
-					if p.Level(i).Offset+p.Level(i).Layout.Size() != p.Level(i-1).Offset {
-						t.Errorf("%v %v: level %d does not end where level %d starts", typ, s, i, i-1)
-					}
-				}
-			}
-		}
-	}
-}
-
-// TestMipRoundTrips: every level of a chain survives Upload and reading back
-// through its layout, for each cpp, odd sizes and both row orders; the
-// bytes outside the pictures are zero.
-func TestMipRoundTrips(t *testing.T) {
-	types := []Type{LUMINANCE, RGB565, RGBA8888, RGBA64}
-	sizes := [][2]int{{1, 1}, {3, 70}, {65, 33}, {2048, 1}, {256, 256}}
-	for _, typ := range types {
-		cpp, _, _, _ := typ.Storage(1, 1)
-		for _, s := range sizes {
-			for _, flip := range []bool{false, true} {
-				levels := FullChainLevels(s[0], s[1])
-				p, err := NewMipPlan(typ, s[0], s[1], levels)
-				if err != nil {
-					t.Fatal(err)
-				}
-				pics := make([]Picture, levels)
-				for i := range pics {
-					l := p.Level(i)
-					pics[i] = randomPicture(l.Width, l.Height, cpp, uint64(i*1000+s[0]))
-				}
-				mem := bytes.Repeat([]byte{0xAB}, p.Size())
-				if err := p.Upload(mem, pics, flip); err != nil {
-					t.Fatalf("%v %v: %v", typ, s, err)
-				}
-				covered := make([]bool, len(mem))
-				for i := range pics {
-					l := p.Level(i)
-					back, _ := NewPicture(l.Width, l.Height, cpp)
-					if err := l.Layout.ToLinear(back, mem[l.Offset:], flip); err != nil {
-						t.Fatal(err)
-					}
-					if !samePixels(back, pics[i]) {
-						t.Errorf("%v %v flip=%v: level %d changed", typ, s, flip, i)
-					}
-					for y := 0; y < l.Height; y++ {
-						for x := 0; x < l.Width; x++ {
-							o := l.Offset + l.Layout.Offset(x, y)
-							for k := 0; k < cpp; k++ {
-								covered[o+k] = true
-							}
-						}
-					}
-				}
-				for i, c := range covered {
-					if !c && mem[i] != 0 {
-						t.Fatalf("%v %v: byte %d outside every picture is %#x", typ, s, i, mem[i])
-					}
-				}
-			}
-		}
-	}
-}
-
 func TestMipPlanErrors(t *testing.T) {
 	for _, c := range []struct {
 		typ          Type
@@ -223,17 +100,6 @@ func TestMipPlanErrors(t *testing.T) {
 		}
 	}
 	p, _ := NewMipPlan(RGBA8888, 8, 8, 2)
-	pic, _ := NewPicture(8, 8, 4)
-	if err := p.Upload(make([]byte, p.Size()), []Picture{pic}, false); err == nil {
-		t.Error("Upload with one picture for two levels")
-	}
-	small, _ := NewPicture(3, 4, 4)
-	if err := p.Upload(make([]byte, p.Size()), []Picture{pic, small}, false); err == nil {
-		t.Error("Upload with a wrong-sized level 1")
-	}
-	if err := p.Upload(make([]byte, p.Size()-1), []Picture{pic, pic}, false); err == nil {
-		t.Error("Upload into a short buffer")
-	}
 	if _, _, err := p.Params(100, FlipByGPU, VkcubeSampler); err == nil {
 		t.Error("Params with an unaligned base")
 	}
@@ -279,102 +145,10 @@ func TestParamsForVkcube(t *testing.T) {
 	}
 }
 
-// TestDownsample: hand-averaged values for each kind of field.
-func TestDownsample(t *testing.T) {
-	pic := func(w, h, cpp int, b ...byte) Picture {
-		return Picture{Pix: b, Width: w, Height: h, Stride: w * cpp, Cpp: cpp}
-	}
-	cases := []struct {
-		name string
-		typ  Type
-		src  Picture
-		want []byte
-	}{
-		// (10+11+12+14+2)/4 = 12, (20+21+22+24+2)/4 = 22, 32, 42.
-		{"RGBA8888", RGBA8888, pic(2, 2, 4, 10, 20, 30, 40, 11, 21, 31, 41, 12, 22, 32, 42, 14, 24, 34, 44), []byte{12, 22, 32, 42}},
-		// Two white (0xFFFF) and two black pixels: 5-bit (62+2)/4 = 16,
-		// 6-bit (126+2)/4 = 32: 16 | 32<<5 | 16<<11 = 0x8410.
-		{"RGB565", RGB565, pic(2, 2, 2, 0xFF, 0xFF, 0, 0, 0, 0, 0xFF, 0xFF), []byte{0x10, 0x84}},
-		// Alpha bits 1,1,1,0: (3+2)/4 = 1; the 5-bit fields all 0.
-		{"RGBA5551", RGBA5551, pic(2, 2, 2, 1, 0, 1, 0, 1, 0, 0, 0), []byte{1, 0}},
-		// 4-bit fields: 0xF,0x0,0xF,0x0 → (30+2)/4 = 8 in every nibble.
-		{"RGBA4444", RGBA4444, pic(2, 2, 2, 0xFF, 0xFF, 0, 0, 0xFF, 0xFF, 0, 0), []byte{0x88, 0x88}},
-		// Odd width: the third column is dropped: (10+13+1)/2 = 12.
-		{"3x1", LUMINANCE, pic(3, 1, 1, 10, 13, 200), []byte{12}},
-		// A column: rows 0 and 1 averaged, row 2 dropped: (7+8+1)/2 = 8.
-		{"1x3", ALPHA, pic(1, 3, 1, 7, 8, 255), []byte{8}},
-		{"1x1 stays", LUMALPHA, pic(1, 1, 2, 9, 99), []byte{9, 99}},
-	}
-	for _, c := range cases {
-		dst, _ := NewPicture(max(c.src.Width/2, 1), max(c.src.Height/2, 1), c.src.Cpp)
-		if err := Downsample(dst, c.src, c.typ); err != nil {
-			t.Errorf("%s: %v", c.name, err)
-			continue
-		}
-		if !bytes.Equal(dst.Pix, c.want) {
-			t.Errorf("%s: got % x, want % x", c.name, dst.Pix, c.want)
-		}
-	}
-	src, _ := NewPicture(4, 4, 4)
-	bad, _ := NewPicture(3, 2, 4)
-	if err := Downsample(bad, src, RGBA8888); err == nil {
-		t.Error("Downsample into a wrong-sized level")
-	}
-	for _, typ := range []Type{ETC1, S8, S16, S16F, RGBA64, YUYV422R, BW1} {
-		d, _ := NewPicture(2, 2, 4)
-		if err := Downsample(d, src, typ); err == nil {
-			t.Errorf("Downsample of %v accepted", typ)
-		}
-	}
-}
-
-func TestGenerateMips(t *testing.T) {
-	// A 4×2 picture of one grey value stays that value all the way down.
-	l0, _ := NewPicture(4, 2, 1)
-	for i := range l0.Pix {
-		l0.Pix[i] = 77
-	}
-	levels, err := GenerateMips(LUMINANCE, l0, FullChainLevels(4, 2))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sizes := [][2]int{{4, 2}, {2, 1}, {1, 1}}
-	if len(levels) != len(sizes) {
-		t.Fatalf("%d levels, want 3", len(levels))
-	}
-	p, _ := NewMipPlan(LUMINANCE, 4, 2, 3)
-	for i, s := range sizes {
-		if levels[i].Width != s[0] || levels[i].Height != s[1] || p.Level(i).Width != s[0] || p.Level(i).Height != s[1] {
-			t.Errorf("level %d is %d×%d (plan %d×%d), want %v", i, levels[i].Width, levels[i].Height, p.Level(i).Width, p.Level(i).Height, s)
-		}
-		for _, b := range levels[i].Pix {
-			if b != 77 {
-				t.Errorf("level %d has %d, want 77", i, b)
-			}
-		}
-	}
-	if err := p.Upload(make([]byte, p.Size()), levels, true); err != nil {
-		t.Errorf("the generated levels do not fit the plan: %v", err)
-	}
-}
-
 func TestFullChainLevels(t *testing.T) {
 	for _, c := range []struct{ w, h, n int }{{1, 1, 1}, {2, 1, 2}, {256, 256, 9}, {2048, 1, 12}, {100, 60, 7}, {3, 70, 7}} {
 		if got := FullChainLevels(c.w, c.h); got != c.n {
 			t.Errorf("FullChainLevels(%d, %d) = %d, want %d", c.w, c.h, got, c.n)
 		}
-	}
-}
-
-func TestUploadDoesNotAllocate(t *testing.T) {
-	p, _ := NewMipPlan(RGBA8888, 64, 64, 7)
-	pics, _ := GenerateMips(RGBA8888, randomPicture(64, 64, 4, 3), 7)
-	mem := make([]byte, p.Size())
-	n := testing.AllocsPerRun(10, func() {
-		_ = p.Upload(mem, pics, false)
-		_, _, _ = p.Params(0, FlipByGPU, VkcubeSampler)
-	})
-	if n != 0 {
-		t.Errorf("%v allocations per upload, want 0", n)
 	}
 }

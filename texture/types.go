@@ -35,40 +35,36 @@ type typeInfo struct {
 	name string
 	// bpp is bits per pixel from [AG] Table 18.
 	bpp int
-	// kernelCpp is the bytes per pixel Linux vc4_validate.c reloc_tex()
-	// assigns; 0 means reloc_tex() rejects the type with EINVAL ("Texture
-	// format %d unsupported"). ETC1 is 8: one 64-bit block per 4×4 pixels.
-	kernelCpp int
 	// raster marks the two raster-order types ([AG] Table 18; reloc_tex()
 	// treats RGBA32R as VC4_TILING_FORMAT_LINEAR).
 	raster bool
 	// fields lists the widths of the unsigned normalized channel fields of a
-	// pixel from bit 0 up, for the box filter; empty when averaging pixels
-	// field by field would be wrong or the layout of the fields is unknown.
+	// pixel from bit 0 up (ChannelBits); empty when the samples are not
+	// such fields or the layout of the fields is unknown.
 	fields []uint8
 }
 
 var typeTable = [...]typeInfo{
-	RGBA8888: {"RGBA8888", 32, 4, false, []uint8{8, 8, 8, 8}},
-	RGBX8888: {"RGBX8888", 32, 4, false, []uint8{8, 8, 8, 8}},
-	RGBA4444: {"RGBA4444", 16, 2, false, []uint8{4, 4, 4, 4}},
+	RGBA8888: {"RGBA8888", 32, false, []uint8{8, 8, 8, 8}},
+	RGBX8888: {"RGBX8888", 32, false, []uint8{8, 8, 8, 8}},
+	RGBA4444: {"RGBA4444", 16, false, []uint8{4, 4, 4, 4}},
 	// Mesa vc4_formats.c maps PIPE_FORMAT_A1B5G5R5_UNORM (alpha in bit 0)
 	// and B5G6R5_UNORM (blue in bits 4:0) to these two types.
-	RGBA5551:  {"RGBA5551", 16, 2, false, []uint8{1, 5, 5, 5}},
-	RGB565:    {"RGB565", 16, 2, false, []uint8{5, 6, 5}},
-	LUMINANCE: {"LUMINANCE", 8, 1, false, []uint8{8}},
-	ALPHA:     {"ALPHA", 8, 1, false, []uint8{8}},
-	LUMALPHA:  {"LUMALPHA", 16, 2, false, []uint8{8, 8}},
-	ETC1:      {"ETC1", 4, 8, false, nil},
-	S16F:      {"S16F", 16, 2, false, nil},
-	S8:        {"S8", 8, 1, false, nil}, // signedness undocumented: no box filter
-	S16:       {"S16", 16, 2, false, nil},
-	BW1:       {"BW1", 1, 0, false, nil},
-	A4:        {"A4", 4, 0, false, nil},
-	A1:        {"A1", 1, 0, false, nil},
-	RGBA64:    {"RGBA64", 64, 0, false, nil},
-	RGBA32R:   {"RGBA32R", 32, 4, true, []uint8{8, 8, 8, 8}},
-	YUYV422R:  {"YUYV422R", 32, 0, true, nil},
+	RGBA5551:  {"RGBA5551", 16, false, []uint8{1, 5, 5, 5}},
+	RGB565:    {"RGB565", 16, false, []uint8{5, 6, 5}},
+	LUMINANCE: {"LUMINANCE", 8, false, []uint8{8}},
+	ALPHA:     {"ALPHA", 8, false, []uint8{8}},
+	LUMALPHA:  {"LUMALPHA", 16, false, []uint8{8, 8}},
+	ETC1:      {"ETC1", 4, false, nil},
+	S16F:      {"S16F", 16, false, nil},
+	S8:        {"S8", 8, false, nil}, // signedness undocumented: no box filter
+	S16:       {"S16", 16, false, nil},
+	BW1:       {"BW1", 1, false, nil},
+	A4:        {"A4", 4, false, nil},
+	A1:        {"A1", 1, false, nil},
+	RGBA64:    {"RGBA64", 64, false, nil},
+	RGBA32R:   {"RGBA32R", 32, true, []uint8{8, 8, 8, 8}},
+	YUYV422R:  {"YUYV422R", 32, true, nil},
 }
 
 func (t Type) info() (typeInfo, bool) {
@@ -103,31 +99,14 @@ func (t Type) Raster() bool {
 	return i.raster
 }
 
-// KernelCpp returns the bytes per pixel that Linux vc4_validate.c
-// reloc_tex() uses for the type, and whether reloc_tex() accepts the type at
-// all: types 0–11 and 16 are accepted (cpp 4, 2 or 1; ETC1 as 8, one 64-bit
-// block per 4×4 pixels); BW1, A4, A1, RGBA64 and YUYV422R are refused with
-// EINVAL.
-func (t Type) KernelCpp() (cpp int, ok bool) {
+// ChannelBits returns the widths of the unsigned normalized channel fields
+// of a pixel of the type, from bit 0 up (8, 8, 8, 8 for RGBA8888; 5, 6, 5
+// for RGB565), or nil when the type's samples are not such fields (ETC1,
+// the signed and float types, the sub-byte and YUV types) or their layout is
+// unknown. The slice is the type table's; do not modify it.
+func (t Type) ChannelBits() []uint8 {
 	i, _ := t.info()
-	return i.kernelCpp, i.kernelCpp != 0
-}
-
-// KernelGrid returns the element grid that Linux vc4_validate.c reloc_tex()
-// checks for a width×height texture of this type: the bytes per element and
-// the grid's width and height. Elements are pixels, except for ETC1, whose
-// elements are 4×4-pixel blocks of 8 bytes (reloc_tex: width = (width+3)>>2,
-// height likewise). ok is false for the types reloc_tex() refuses.
-func (t Type) KernelGrid(width, height int) (cpp, gridW, gridH int, ok bool) {
-	cpp, ok = t.KernelCpp()
-	if !ok {
-		return 0, 0, 0, false
-	}
-	gridW, gridH = width, height
-	if t == ETC1 {
-		gridW, gridH = (width+3)>>2, (height+3)>>2
-	}
-	return cpp, gridW, gridH, true
+	return i.fields
 }
 
 // Storage returns how the hardware stores a width×height level of this

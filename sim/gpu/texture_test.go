@@ -7,6 +7,7 @@ import (
 
 	"github.com/vccube/vccube/cl"
 	"github.com/vccube/vccube/texture"
+	"github.com/vccube/vccube/texture/convert"
 )
 
 // texFormat is a texture type with the 32-bit word the TMU returns for
@@ -72,7 +73,7 @@ func texturedQuad(t *testing.T, g *GPU, w, h int, typ texture.Type, pic texture.
 			t.Fatal(err)
 		}
 		buf := make([]byte, plan.Size())
-		if err := plan.Upload(buf, []texture.Picture{pic}, flip.FlipsRows()); err != nil {
+		if err := convert.Upload(&plan, buf, []texture.Picture{pic}, flip.FlipsRows()); err != nil {
 			t.Fatal(err)
 		}
 		start := j.put(buf, 4096)

@@ -227,39 +227,8 @@ func (j *job) relocTex(uniformData, uniformsV []byte, s *TextureSample, texIndex
 	}
 
 	typ := texture.JoinType(d0, d1)
-	cpp, width, height, ok := texGrid(typ, d1.Width, d1.Height)
-	if !ok {
-		return texFail(s, p0, p1, p2, p3, "Texture format %d unsupported", typ)
-	}
-	var tiling uint8 = tilingT
-	switch {
-	case typ == texture.RGBA32R:
-		tiling = tilingLinear
-	case sizeIsLT(width, height, cpp):
-		tiling = tilingLT
-	}
-
-	// Stricter than the kernel, which adds the six cube faces in 32 bits
-	// and can wrap past 4 GiB into a small, passing offset.
-	start := uint64(offset) + 5*uint64(cubeStride)
-	if start > 0xFFFFFFFF || !checkTexSize(tex.size, uint32(start), tiling, width, height, cpp) {
-		return texFail(s, p0, p1, p2, p3, "Overflow in %dx%d texture at %d (+ cube faces) in a %d-byte BO", width, height, start, tex.size)
-	}
-
-	// The mip levels lie below the base; they must fit in the BO too.
-	for i := 1; i <= int(d0.LastLevel); i++ {
-		lw, lh := levelSize(width, height, i)
-		// Once the levels get small enough they drop from T to LT.
-		if tiling == tilingT && sizeIsLT(lw, lh, cpp) {
-			tiling = tilingLT
-		}
-		aw, ah, _ := alignedSize(tiling, lw, lh, cpp)
-		size := uint32(aw) * uint32(cpp) * uint32(ah)
-		if offset < size {
-			return texFail(s, p0, p1, p2, p3, "Level %d (%dx%d -> %dx%d) size %db overflowed buffer bounds (offset %d)",
-				i, lw, lh, aw, ah, size, offset)
-		}
-		offset -= size
+	if why := texSizeFits(typ, d1.Width, d1.Height, offset, cubeStride, int(d0.LastLevel), tex.size); why != "" {
+		return texFail(s, p0, p1, p2, p3, "%s", why)
 	}
 
 	// Stricter than the kernel: it sizes the levels below the base as
@@ -281,6 +250,50 @@ func (j *job) relocTex(uniformData, uniformsV []byte, s *TextureSample, texIndex
 
 	binary.LittleEndian.PutUint32(validatedP0, tex.Addr()+p0)
 	return nil
+}
+
+// texSizeFits is the size half of reloc_tex: whether a texture of type
+// typ and P1's size width×height (0 already read as 2048), with level 0 at
+// byte offset base of a BO of boSize bytes, cube faces cubeStride apart and
+// lastLevel levels below level 0, fits in the BO. It returns "" when it
+// does, or why not, in the kernel's words.
+func texSizeFits(typ texture.Type, width, height int, base, cubeStride uint32, lastLevel int, boSize uint32) string {
+	cpp, width, height, ok := texGrid(typ, width, height)
+	if !ok {
+		return fmt.Sprintf("Texture format %d unsupported", typ)
+	}
+	var tiling uint8 = tilingT
+	switch {
+	case typ == texture.RGBA32R:
+		tiling = tilingLinear
+	case sizeIsLT(width, height, cpp):
+		tiling = tilingLT
+	}
+
+	// Stricter than the kernel, which adds the six cube faces in 32 bits
+	// and can wrap past 4 GiB into a small, passing offset.
+	start := uint64(base) + 5*uint64(cubeStride)
+	if start > 0xFFFFFFFF || !checkTexSize(boSize, uint32(start), tiling, width, height, cpp) {
+		return fmt.Sprintf("Overflow in %dx%d texture at %d (+ cube faces) in a %d-byte BO", width, height, start, boSize)
+	}
+
+	// The mip levels lie below the base; they must fit in the BO too.
+	offset := base
+	for i := 1; i <= lastLevel; i++ {
+		lw, lh := levelSize(width, height, i)
+		// Once the levels get small enough they drop from T to LT.
+		if tiling == tilingT && sizeIsLT(lw, lh, cpp) {
+			tiling = tilingLT
+		}
+		aw, ah, _ := alignedSize(tiling, lw, lh, cpp)
+		size := uint32(aw) * uint32(cpp) * uint32(ah)
+		if offset < size {
+			return fmt.Sprintf("Level %d (%dx%d -> %dx%d) size %db overflowed buffer bounds (offset %d)",
+				i, lw, lh, aw, ah, size, offset)
+		}
+		offset -= size
+	}
+	return ""
 }
 
 // texFail is reloc_tex's failure, which also logs the four parameters.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/vccube/vccube/sim/mem"
 	"github.com/vccube/vccube/texture"
+	"github.com/vccube/vccube/texture/convert"
 )
 
 type fixture struct {
@@ -44,7 +45,7 @@ func (f *fixture) upload(t testing.TB, typ texture.Type, pics []texture.Picture,
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := plan.Upload(f.b, pics, false); err != nil {
+	if err := convert.Upload(&plan, f.b, pics, false); err != nil {
 		t.Fatal(err)
 	}
 	mode := texture.FlipByCPU

@@ -1,6 +1,10 @@
-package texture
+package convert
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/vccube/vccube/texture"
+)
 
 // Downsample writes into dst the next mip level of src: a 2×2 box filter,
 // each destination pixel (x, y) the rounded average of source pixels
@@ -9,19 +13,20 @@ import "fmt"
 // max(w/2, 1) × max(h/2, 1) of src's w×h; with an odd side the last source
 // column or row is dropped, as a plain box filter does.
 //
-// Channels are averaged one by one, as the type's fields (the type table:
+// Channels are averaged one by one, as the type's fields
+// (texture.Type.ChannelBits:
 // 8-bit channels for RGBA8888, RGBX8888, RGBA32R, LUMINANCE, ALPHA and
 // LUMALPHA; 4-, 5- and 6-bit fields for RGBA4444, RGBA5551 and RGB565).
 // Types whose samples are not unsigned normalized fields (ETC1, S8, S16,
 // S16F, RGBA64, YUYV422R, the sub-byte types) are refused: supply their
 // levels some other way. Row order does not matter. Downsample does not
 // allocate.
-func Downsample(dst, src Picture, t Type) error {
-	info, ok := t.info()
-	if !ok || len(info.fields) == 0 {
+func Downsample(dst, src texture.Picture, t texture.Type) error {
+	fields := t.ChannelBits()
+	if len(fields) == 0 {
 		return fmt.Errorf("texture: no box filter for type %v: its samples are not plain unsigned fields", t)
 	}
-	cpp := info.bpp / 8
+	cpp := t.BitsPerPixel() / 8
 	if err := src.Check(); err != nil {
 		return err
 	}
@@ -50,7 +55,7 @@ func Downsample(dst, src Picture, t Type) error {
 			}
 			var out uint32
 			shift := uint(0)
-			for _, bits := range info.fields {
+			for _, bits := range fields {
 				mask := uint32(1)<<bits - 1
 				sum := uint32(0)
 				for _, s := range samples[:n] {
@@ -83,20 +88,21 @@ func storePixel(b []byte, cpp int, v uint32) {
 
 // GenerateMips returns level 0 and the levels 1 .. levels-1 below it, each
 // made from the one above with Downsample; level i is max(w>>i, 1) ×
-// max(h>>i, 1), the Width and Height of MipPlan's Level(i). It allocates
+// max(h>>i, 1) (texture.LevelSize), the Width and Height of a
+// texture.MipPlan's Level(i). It allocates
 // the new levels: call it once at start-up, not per frame.
-func GenerateMips(t Type, level0 Picture, levels int) ([]Picture, error) {
-	if levels < 1 || levels > MaxLevels {
-		return nil, fmt.Errorf("texture: %d mip levels: use 1 to %d", levels, MaxLevels)
+func GenerateMips(t texture.Type, level0 texture.Picture, levels int) ([]texture.Picture, error) {
+	if levels < 1 || levels > texture.MaxLevels {
+		return nil, fmt.Errorf("texture: %d mip levels: use 1 to %d", levels, texture.MaxLevels)
 	}
 	if err := level0.Check(); err != nil {
 		return nil, err
 	}
-	out := make([]Picture, levels)
+	out := make([]texture.Picture, levels)
 	out[0] = level0
 	for i := 1; i < levels; i++ {
-		w, h := KernelLevelSize(level0.Width, level0.Height, i)
-		p, err := NewPicture(w, h, level0.Cpp)
+		w, h := texture.LevelSize(level0.Width, level0.Height, i)
+		p, err := texture.NewPicture(w, h, level0.Cpp)
 		if err != nil {
 			return nil, err
 		}

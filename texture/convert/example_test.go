@@ -1,15 +1,16 @@
-package texture_test
+package convert_test
 
 import (
 	"fmt"
 
 	"github.com/vccube/vccube/texture"
+	"github.com/vccube/vccube/texture/convert"
 	"github.com/vccube/vccube/texture/defaulttex"
 )
 
 // The renderer's path: the default texture, in the scanout's byte order,
 // one mip level, FLIPY (seed 000's alternative 2), sampled like vkcube.
-func ExampleMipPlan() {
+func ExampleUpload() {
 	pic := defaulttex.Picture(texture.OrderBGRA)
 	plan, err := texture.NewMipPlan(texture.RGBA8888, pic.Width, pic.Height, 1)
 	if err != nil {
@@ -17,7 +18,7 @@ func ExampleMipPlan() {
 	}
 	bo := make([]byte, plan.Size()) // in vccube: the mapped buffer object
 	mode := texture.FlipByGPU
-	if err := plan.Upload(bo, []texture.Picture{pic}, mode.FlipsRows()); err != nil {
+	if err := convert.Upload(&plan, bo, []texture.Picture{pic}, mode.FlipsRows()); err != nil {
 		panic(err)
 	}
 	p0, p1, err := plan.Params(0, mode, texture.VkcubeSampler)

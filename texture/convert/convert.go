@@ -1,11 +1,50 @@
-package texture
+package convert
 
 import (
 	"encoding/binary"
 	"fmt"
+
+	"github.com/vccube/vccube/texture"
 )
 
-// FromLinear converts a linear picture into this layout, writing Size()
+// layout is what the converters need of a texture.Layout, taken once per
+// call from its accessors: the converters are client code and read the
+// layout description only through its exported API.
+type layout struct {
+	l                *texture.Layout
+	tiling           texture.Tiling
+	cpp              int
+	width, height    int
+	alignedW         int
+	alignedH         int
+	stride           int
+	size             int
+	utilesPerRow     int
+	uwShift, uhShift uint
+}
+
+func newLayout(l *texture.Layout) layout {
+	uw, uh := texture.UtileWidth(l.Cpp()), texture.UtileHeight(l.Cpp())
+	return layout{
+		l: l, tiling: l.Tiling(), cpp: l.Cpp(), width: l.Width(), height: l.Height(),
+		alignedW: l.AlignedWidth(), alignedH: l.AlignedHeight(), stride: l.Stride(), size: l.Size(),
+		utilesPerRow: l.AlignedWidth() / uw, uwShift: log2(uw), uhShift: log2(uh),
+	}
+}
+
+// utileOffset is the layout's texture.Layout.UtileOffset.
+func (l *layout) utileOffset(ux, uy int) int { return l.l.UtileOffset(ux, uy) }
+
+// log2 returns the base-2 logarithm of a power of two.
+func log2(n int) uint {
+	var s uint
+	for 1<<s < n {
+		s++
+	}
+	return s
+}
+
+// FromLinear converts a linear picture into layout l, writing Size()
 // bytes at the start of dst (for upload: linear → T, LT or raster). The
 // padding is zeroed, so the result depends only on the picture. The picture
 // must have the layout's width, height and cpp.
@@ -17,15 +56,16 @@ import (
 // image ... and then convert", FLIPY off). See FlipMode.
 //
 // FromLinear does not allocate.
-func (l Layout) FromLinear(dst []byte, src Picture, flipRows bool) error {
+func FromLinear(tl texture.Layout, dst []byte, src texture.Picture, flipRows bool) error {
+	l := newLayout(&tl)
 	if err := l.checkPicture(src); err != nil {
 		return err
 	}
 	if len(dst) < l.size {
-		return fmt.Errorf("texture: destination holds %d bytes; %v needs %d", len(dst), l, l.size)
+		return fmt.Errorf("texture: destination holds %d bytes; %v needs %d", len(dst), tl, l.size)
 	}
 	dst = dst[:l.size]
-	if l.tiling == Linear {
+	if l.tiling == texture.Linear {
 		l.linearRows(dst, src, flipRows, true)
 		return nil
 	}
@@ -33,22 +73,23 @@ func (l Layout) FromLinear(dst []byte, src Picture, flipRows bool) error {
 	return nil
 }
 
-// ToLinear converts an image stored in this layout back into a linear
+// ToLinear converts an image stored in layout l back into a linear
 // picture (for capture and tests: T, LT or raster → linear). It reads
 // Size() bytes from src and writes only the picture's pixels; padding is
 // ignored. flipRows means what it means for FromLinear, so
 // ToLinear(FromLinear(p, f), f) gives p back.
 //
 // ToLinear does not allocate.
-func (l Layout) ToLinear(dst Picture, src []byte, flipRows bool) error {
+func ToLinear(tl texture.Layout, dst texture.Picture, src []byte, flipRows bool) error {
+	l := newLayout(&tl)
 	if err := l.checkPicture(dst); err != nil {
 		return err
 	}
 	if len(src) < l.size {
-		return fmt.Errorf("texture: source holds %d bytes; %v needs %d", len(src), l, l.size)
+		return fmt.Errorf("texture: source holds %d bytes; %v needs %d", len(src), tl, l.size)
 	}
 	src = src[:l.size]
-	if l.tiling == Linear {
+	if l.tiling == texture.Linear {
 		l.linearRows(src, dst, flipRows, false)
 		return nil
 	}
@@ -56,19 +97,19 @@ func (l Layout) ToLinear(dst Picture, src []byte, flipRows bool) error {
 	return nil
 }
 
-func (l Layout) checkPicture(p Picture) error {
+func (l *layout) checkPicture(p texture.Picture) error {
 	if err := p.Check(); err != nil {
 		return err
 	}
 	if p.Width != l.width || p.Height != l.height || p.Cpp != l.cpp {
 		return fmt.Errorf("texture: picture is %d×%d with %d bytes per pixel; the layout %v wants %d×%d with %d",
-			p.Width, p.Height, p.Cpp, l, l.width, l.height, l.cpp)
+			p.Width, p.Height, p.Cpp, *l.l, l.width, l.height, l.cpp)
 	}
 	return nil
 }
 
 // pictureRow returns the picture row that holds memory row y.
-func (l Layout) pictureRow(y int, flipRows bool) int {
+func (l *layout) pictureRow(y int, flipRows bool) int {
 	if flipRows {
 		return l.height - 1 - y
 	}
@@ -78,7 +119,7 @@ func (l Layout) pictureRow(y int, flipRows bool) int {
 // linearRows copies rows between a linear layout (mem) and a picture; toMem
 // gives the direction. Going to memory it zeroes the padding at the end of
 // each row.
-func (l Layout) linearRows(mem []byte, p Picture, flipRows, toMem bool) {
+func (l *layout) linearRows(mem []byte, p texture.Picture, flipRows, toMem bool) {
 	row := l.width * l.cpp
 	for y := 0; y < l.height; y++ {
 		m := mem[y*l.stride : y*l.stride+l.stride]
@@ -100,9 +141,9 @@ func (l Layout) linearRows(mem []byte, p Picture, flipRows, toMem bool) {
 // the picture takes the fast path (moveSubtile16 or moveSubtile8). LT layouts (small levels
 // only) and the sub-tiles on the right and top edges go one utile at a
 // time.
-func (l Layout) utiles(mem []byte, p Picture, flipRows, toMem bool) {
+func (l *layout) utiles(mem []byte, p texture.Picture, flipRows, toMem bool) {
 	uw, uh := 1<<l.uwShift, 1<<l.uhShift
-	if l.tiling == LTFormat {
+	if l.tiling == texture.LTFormat {
 		for uy := 0; uy < l.alignedH>>l.uhShift; uy++ {
 			for ux := 0; ux < l.utilesPerRow; ux++ {
 				l.utile(mem, p, ux, uy, flipRows, toMem)
@@ -126,7 +167,7 @@ func (l Layout) utiles(mem []byte, p Picture, flipRows, toMem bool) {
 				continue
 			}
 			base := l.utileOffset(sx*4, sy*4)
-			sub := mem[base : base+SubtileBytes]
+			sub := mem[base : base+texture.SubtileBytes]
 			q := first*p.Stride + sx*sw*l.cpp
 			if uh == 4 {
 				moveSubtile16(sub, p.Pix, q, step, toMem)
@@ -144,7 +185,7 @@ func (l Layout) utiles(mem []byte, p Picture, flipRows, toMem bool) {
 // sit at (i/4)*256 + ux*64 + (i%4)*16 in the sub-tile (utiles in raster
 // order, pixels in raster order inside a utile).
 func moveSubtile16(sub, pix []byte, q, step int, toMem bool) {
-	_ = sub[SubtileBytes-1]
+	_ = sub[texture.SubtileBytes-1]
 	for i := 0; i < 16; i++ {
 		s := pix[q : q+64 : q+64]
 		o := (i>>2)*256 + (i&3)*16
@@ -176,7 +217,7 @@ func moveSubtile16(sub, pix []byte, q, step int, toMem bool) {
 // so a sub-tile is 32 picture rows of 32 bytes, and picture row i is row
 // i%8 of utiles (0..3, i/8), at (i/8)*256 + ux*64 + (i%8)*8.
 func moveSubtile8(sub, pix []byte, q, step int, toMem bool) {
-	_ = sub[SubtileBytes-1]
+	_ = sub[texture.SubtileBytes-1]
 	for i := 0; i < 32; i++ {
 		s := pix[q : q+32 : q+32]
 		o := (i>>3)*256 + (i&7)*8
@@ -203,9 +244,9 @@ func move64(dst, src []byte) {
 }
 
 // utile moves the utile at utile column ux and row uy.
-func (l Layout) utile(mem []byte, p Picture, ux, uy int, flipRows, toMem bool) {
+func (l *layout) utile(mem []byte, p texture.Picture, ux, uy int, flipRows, toMem bool) {
 	uw, uh := 1<<l.uwShift, 1<<l.uhShift
-	u := mem[l.utileOffset(ux, uy):][:UtileBytes]
+	u := mem[l.utileOffset(ux, uy):][:texture.UtileBytes]
 	if (ux+1)*uw > l.width || (uy+1)*uh > l.height {
 		l.edgeUtile(u, p, ux, uy, flipRows, toMem)
 		return
@@ -227,7 +268,7 @@ func (l Layout) utile(mem []byte, p Picture, ux, uy int, flipRows, toMem bool) {
 
 // edgeUtile moves a utile that is partly or wholly outside the picture,
 // pixel by pixel.
-func (l Layout) edgeUtile(u []byte, p Picture, ux, uy int, flipRows, toMem bool) {
+func (l *layout) edgeUtile(u []byte, p texture.Picture, ux, uy int, flipRows, toMem bool) {
 	uw, uh := 1<<l.uwShift, 1<<l.uhShift
 	cpp := l.cpp
 	for r := 0; r < uh; r++ {
