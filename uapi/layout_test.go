@@ -178,9 +178,9 @@ func TestConstantsMatchC(t *testing.T) {
 		}
 	}
 	// Newer than the Linux 6.1 headers the table was compiled from; the
-	// values are those of include/uapi/drm/uapi.h since Linux 6.8 and 6.6.
+	// values are those of include/uapi/drm/drm.h since Linux 6.8 and 6.6.
 	if uapi.CapAtomicAsyncPageFlip != 0x15 || uapi.ClientCapCursorPlaneHotspot != 6 {
-		t.Errorf("DRM_CAP_ATOMIC_ASYNC_PAGE_FLIP = %#x, DRM_CLIENT_CAP_CURSOR_PLANE_HOTSPOT = %d; uapi.h has 0x15 and 6",
+		t.Errorf("DRM_CAP_ATOMIC_ASYNC_PAGE_FLIP = %#x, DRM_CLIENT_CAP_CURSOR_PLANE_HOTSPOT = %d; drm.h has 0x15 and 6",
 			uapi.CapAtomicAsyncPageFlip, uapi.ClientCapCursorPlaneHotspot)
 	}
 	if got := uapi.Fourcc('X', 'R', '2', '4'); uint64(got) != l.Consts["DRM_FORMAT_XRGB8888"] {

@@ -46,7 +46,7 @@ type Job struct {
 }
 
 // NumEvents is the number of V3D performance counter events
-// (VC4_PERFCNT_NUM_EVENTS in include/uapi/drm/vc4_drm.h, described in gem).
+// (VC4_PERFCNT_NUM_EVENTS in include/uapi/drm/vc4_drm.h, described in uapi).
 const NumEvents = uapi.PerfcntNumEvents
 
 // Counters holds one count per performance counter event.
