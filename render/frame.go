@@ -135,7 +135,9 @@ func (r *Renderer) Build(buf int, degrees float32) error {
 		if err := j.ShaderRecs.Add(&r.rec, &r.relocs); err != nil {
 			return fmt.Errorf("render: shader record: %w", err)
 		}
-		shaders.FillFragmentUniforms(&r.fsUni[face], r.texP0, r.texP1, shaders.LightFor(f.Light[face]))
+		// The light values repeat every turn; the cache pays LightFor's
+		// two math.Pow calls once per value (shaders.LightCache).
+		shaders.FillFragmentUniforms(&r.fsUni[face], r.texP0, r.texP1, r.lights.For(f.Light[face]))
 		// One block per program, FS, VS, CS (kernel-vc4.md §6.1): the FS
 		// block starts with the texture's bo_handles index.
 		j.Uniforms.AppendBlock(r.texIndex[:], r.fsUni[face][:])

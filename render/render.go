@@ -165,8 +165,9 @@ type Renderer struct {
 	texIndex  [1]uint32
 	vsUni     [shaders.NumVertexUniforms]uint32
 	fsUni     [scene.NumFaces][shaders.NumFragmentUniforms]uint32
-	built     int // the buffer the job in r.job draws into, or -1
-	faces     int // faces drawn by the built job
+	lights    shaders.LightCache // the faces' FS light constants by light value
+	built     int                // the buffer the job in r.job draws into, or -1
+	faces     int                // faces drawn by the built job
 	seqno     []uint64
 	lastSeqno uint64
 	wait      uapi.WaitSeqno

@@ -170,3 +170,55 @@ func (f FaceLight) ShadeTexel(texel uint32) uint32 {
 	}
 	return out
 }
+
+// LightCache remembers LightFor's results, so that a renderer pays for
+// LightFor's two math.Pow calls only the first time a light value comes
+// up. The values repeat: a face's light depends only on the cube's turn,
+// and at vkcube's 4° per frame (0.2° steps with the arrow keys) the turns
+// come round again every 90 frames (1800 steps at most), so after the
+// first turn nearly every lookup hits. It is keyed on the light's exact
+// bits and holds exactly what LightFor returned, so For(x) == LightFor(x)
+// for every x: a capture does not change by a bit. A miss (a new value,
+// or one whose set is full) just calls LightFor again.
+//
+// The zero value is ready to use; For allocates nothing. A LightCache is
+// about 12 KiB: keep it in a long-lived struct, not on the stack.
+type LightCache struct {
+	sets [lightCacheSets][2]lightCacheSlot
+}
+
+// The cache has 2^lightCacheBits sets of two slots, 1024 slots in all,
+// well above the distinct values one turn at 4° per frame shows (at most
+// three lit faces in each of 90 frames; about 130 at 800×600 and at
+// 1920×1080, as many faces are dark or repeat): three of them rarely land
+// in one set.
+const (
+	lightCacheBits = 9
+	lightCacheSets = 1 << lightCacheBits
+)
+
+type lightCacheSlot struct {
+	bits  uint32 // math.Float32bits of the light
+	full  bool   // the slot holds a value
+	light FaceLight
+}
+
+// For returns LightFor(light), from the cache when it has it.
+func (c *LightCache) For(light float32) FaceLight {
+	bits := math.Float32bits(light)
+	// Fibonacci hashing: the top bits of bits·2^32/φ spread values that
+	// differ only in their low mantissa bits over the whole table.
+	set := &c.sets[(bits*0x9E3779B9)>>(32-lightCacheBits)]
+	if set[0].full && set[0].bits == bits {
+		return set[0].light
+	}
+	if set[1].full && set[1].bits == bits {
+		return set[1].light
+	}
+	fl := LightFor(light)
+	// The newest value goes first, the one it displaces second, so a
+	// set keeps the two it saw last.
+	set[1] = set[0]
+	set[0] = lightCacheSlot{bits: bits, full: true, light: fl}
+	return fl
+}

@@ -233,3 +233,25 @@ func BenchmarkHazardCheckCube(b *testing.B) {
 		}
 	}
 }
+
+// LightCache.For returns exactly LightFor's constants, on a first lookup,
+// on a hit and after another value has taken the slot; it allocates
+// nothing.
+func TestLightCache(t *testing.T) {
+	c := new(LightCache)
+	var values []float32
+	for i := 0; i <= 3000; i++ {
+		values = append(values, float32(i)/3000) // more values than slots: collisions
+	}
+	values = append(values, -1, 2, float32(math.NaN()), float32(math.Inf(1)), 1e-30)
+	for round := 0; round < 3; round++ {
+		for _, v := range values {
+			if got, want := c.For(v), LightFor(v); got != want {
+				t.Fatalf("round %d: For(%v) = %+v, LightFor = %+v", round, v, got, want)
+			}
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { _ = c.For(0.37) }); n != 0 {
+		t.Errorf("For allocates %v times", n)
+	}
+}
