@@ -58,7 +58,9 @@ const (
 )
 
 // Scene holds what stays fixed from frame to frame: the viewport and the
-// view and projection matrices.
+// view and projection matrices. It also remembers the faces' light and
+// facing of the turns it has drawn, so a Scene is not safe for
+// concurrent use.
 type Scene struct {
 	vp         Viewport
 	view       mgl32.Mat4
@@ -66,6 +68,35 @@ type Scene struct {
 	viewProj   mgl32.Mat4
 	// toVkcube turns our clip-space xyz into vkcube's (see Frame.Light).
 	toVkcube mgl32.Vec3
+	faces    faceMemo
+}
+
+// faceMemo remembers Frame.Light and Frame.FrontFacing by turn. They are
+// a function of the turn alone (the scene fixes everything else), and the
+// turns repeat: every 90 frames at vkcube's 4° per frame, and 0.2° steps
+// with the arrow keys. Computing them is most of update's work (a cross
+// product, a square root and a division per face), so update looks them
+// up by the turn's exact bits and computes them only on a miss; what it
+// stores is what it computed, so a frame is the same bit for bit either
+// way. It has 2^faceMemoBits sets of two entries, 512 in all: the 90 turns
+// of the default spin rarely put three in one set.
+type faceMemo struct {
+	sets [1 << faceMemoBits][2]faceMemoEntry
+}
+
+const faceMemoBits = 8
+
+type faceMemoEntry struct {
+	bits  uint32 // math.Float32bits of the turn in degrees
+	full  bool   // the entry holds a turn
+	front [NumFaces]bool
+	light [NumFaces]float32
+}
+
+// set returns the set a turn belongs in (Fibonacci hashing of its bits, so
+// that turns differing only in low mantissa bits spread out).
+func (m *faceMemo) set(bits uint32) *[2]faceMemoEntry {
+	return &m.sets[(bits*0x9E3779B9)>>(32-faceMemoBits)]
 }
 
 // New returns the scene for a width×height frame (the display mode's size).
@@ -177,16 +208,46 @@ func (s *Scene) update(f *Frame, degrees float32) {
 	f.AngleDegrees = degrees
 	f.Model = mgl32.HomogRotate3DY(mgl32.DegToRad(degrees))
 	f.MVP = s.viewProj.Mul4(f.Model)
-	mvp := &f.MVP
 	var clip [numCorners]mgl32.Vec4
-	for c := range corners {
-		clip[c] = mvp.Mul4x1(corners[c])
-	}
+	cornerClips(&f.MVP, &clip)
 	for i, c := range cornerOf {
 		f.Clip[i] = clip[c]
 	}
+	bits := math.Float32bits(degrees)
+	set := s.faces.set(bits)
+	for i := range set {
+		if e := &set[i]; e.full && e.bits == bits {
+			f.Light, f.FrontFacing = e.light, e.front
+			return
+		}
+	}
 	for face := 0; face < NumFaces; face++ {
 		f.Light[face], f.FrontFacing[face] = s.faceLight(f, face*VerticesPerFace)
+	}
+	// The newest turn goes first, the one it displaces second.
+	set[1] = set[0]
+	set[0] = faceMemoEntry{bits: bits, full: true, front: f.FrontFacing, light: f.Light}
+}
+
+// cornerClips sets clip[c] to mvp·corners[c] for the cube's 8 corners,
+// bit for bit what mvp.Mul4x1(corners[c]) gives, with a quarter of its
+// arithmetic. Mul4x1 computes each row as ((m0·x + m4·y) + m8·z) + m12·w;
+// a corner's x, y, z are ±1 and w is 1, so every product is exact (±m)
+// and the row is ((±m0 ± m4) ± m8) + m12, the same additions in the same
+// order. The corners share their first sums: four (±m0 ± m4) serve all
+// eight.
+func cornerClips(mvp *mgl32.Mat4, clip *[numCorners]mgl32.Vec4) {
+	for r := 0; r < 4; r++ {
+		x, y, z, w := mvp[r], mvp[4+r], mvp[8+r], mvp[12+r]
+		var xy [4]float32 // index: bit 0 the sign of x, bit 1 of y (as for corners)
+		xy[0], xy[1], xy[2], xy[3] = -x+-y, x+-y, -x+y, x+y
+		for c := 0; c < numCorners; c++ {
+			zz := -z
+			if c&4 != 0 {
+				zz = z
+			}
+			clip[c][r] = (xy[c&3] + zz) + w
+		}
 	}
 }
 
