@@ -16,6 +16,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 )
 
 // Float returns the uniform word of a float.
@@ -55,11 +56,18 @@ func (s *Stream) Reset() { s.buf, s.blocks = s.buf[:0], 0 }
 // texture sample's BO, then the uniform words. Blocks must come FS, VS, CS
 // for each record, records in bin-CL order.
 func (s *Stream) AppendBlock(textures []uint32, uniforms []uint32) {
-	for _, t := range textures {
-		s.buf = binary.LittleEndian.AppendUint32(s.buf, t)
+	// Grow once and store, rather than append word by word: this runs
+	// for every draw of every frame.
+	n := len(s.buf)
+	need := 4 * (len(textures) + len(uniforms))
+	s.buf = slices.Grow(s.buf, need)[:n+need]
+	b := s.buf[n : n+need]
+	for i, t := range textures {
+		binary.LittleEndian.PutUint32(b[4*i:4*i+4], t)
 	}
-	for _, u := range uniforms {
-		s.buf = binary.LittleEndian.AppendUint32(s.buf, u)
+	b = b[4*len(textures):]
+	for i, u := range uniforms {
+		binary.LittleEndian.PutUint32(b[4*i:4*i+4], u)
 	}
 	s.blocks++
 }
