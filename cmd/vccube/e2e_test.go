@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image/png"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -269,7 +270,8 @@ func TestJSONReport(t *testing.T) {
 		t.Fatalf("stdout is not the report: %v\n%s", err, r.stdout)
 	}
 	if rep.Device != "sim" || rep.Width != 640 || rep.Frames != 3 || rep.FPS <= 0 || rep.VSync || rep.Flips != nil ||
-		rep.Display != "" || rep.FrameTimeMs.P50 <= 0 || rep.FrameTimeMs.Max < rep.FrameTimeMs.P50 {
+		rep.Display != "" || rep.FrameTimeMs.P50 <= 0 || rep.FrameTimeMs.Max < rep.FrameTimeMs.P50 ||
+		rep.CPUSeconds <= 0 || math.Abs(rep.CPUMsPerFrame-rep.CPUSeconds*1000/3) > 1e-9*rep.CPUMsPerFrame {
 		t.Errorf("report %+v", rep)
 	}
 	quads := uint64(0)

@@ -44,6 +44,15 @@ type Report struct {
 	// FrameTimeMs are percentiles of the time between consecutive frame
 	// ends.
 	FrameTimeMs Percentiles `json:"frame_time_ms"`
+	// CPUSeconds is the CPU time the whole process (every thread: the
+	// program, the simulated device's workers, Go's garbage collector)
+	// used over the same frames as Seconds (CLOCK_PROCESS_CPUTIME_ID);
+	// CPUMsPerFrame is that over Frames. On a Pi it is the program's own
+	// work (the GPU renders); on the simulated device it is mostly the
+	// simulated GPU's, which is what the llvmpipe comparison in
+	// bench/llvmpipe measures.
+	CPUSeconds    float64 `json:"cpu_seconds"`
+	CPUMsPerFrame float64 `json:"cpu_ms_per_frame"`
 	// Flips sums up the page flips; nil with -vsync=false.
 	Flips *Flips `json:"flips,omitempty"`
 	// Terminal sums up the terminal view; nil when there was none (as
@@ -181,6 +190,8 @@ func (rep *Report) Text(w io.Writer) error {
 	ew.printf("%dx%d on %s (%s); %s\n", rep.Width, rep.Height, rep.Device, rep.GPU, where)
 	p := rep.FrameTimeMs
 	ew.printf("frame time: p50 %.3f ms, p90 %.3f ms, p99 %.3f ms, max %.3f ms\n", p.P50, p.P90, p.P99, p.Max)
+	ew.printf("CPU time: %.3f ms per frame (the whole process, all threads; %.3f s over the %d frames)\n",
+		rep.CPUMsPerFrame, rep.CPUSeconds, rep.Frames)
 	if f := rep.Flips; f != nil {
 		ew.printf("page flips: %d queued, %d completed, %d missed vblanks", f.Queued, f.Completed, f.MissedVblanks)
 		if f.MissedVblanks > 0 && f.MissedLate+f.MissedQueued == f.MissedVblanks {

@@ -10,7 +10,7 @@ import (
 func sample() *Report {
 	return &Report{Device: "sim", GPU: "VideoCore IV", Display: "Virtual-1 640x480@60 on CRTC 35",
 		DisplayDevice: "/dev/dri/card0", DisplayDriver: "vkms", Width: 640, Height: 480, RefreshHz: 59.94, VSync: true,
-		Frames: 3, Flips: &Flips{ModeSet: true, Queued: 3, Completed: 3, MissedVblanks: 5, MissedLate: 4, MissedQueued: 1,
+		Frames: 3, CPUSeconds: 0.03, CPUMsPerFrame: 10, Flips: &Flips{ModeSet: true, Queued: 3, Completed: 3, MissedVblanks: 5, MissedLate: 4, MissedQueued: 1,
 			FirstSequence: 10, LastSequence: 17, FramePeriodMs: 16.683217},
 		Counters: []Counter{{Name: "FEP-valid-quads", Total: 12, PerFrame: 3}}}
 }
@@ -30,7 +30,7 @@ func TestJSONRoundTrip(t *testing.T) {
 	if err := json.Unmarshal(b.Bytes(), &names); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{"device", "display_driver", "fps", "frame_time_ms", "flips", "gpu_counters", "vsync"} {
+	for _, k := range []string{"device", "display_driver", "fps", "frame_time_ms", "cpu_seconds", "cpu_ms_per_frame", "flips", "gpu_counters", "vsync"} {
 		if _, ok := names[k]; !ok {
 			t.Errorf("JSON lacks %q: %s", k, b.String())
 		}
@@ -45,7 +45,7 @@ func TestJSONRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if back.Flips == nil || *back.Flips != *rep.Flips || back.DisplayDriver != "vkms" || len(back.Counters) != 1 {
+	if back.Flips == nil || *back.Flips != *rep.Flips || back.DisplayDriver != "vkms" || len(back.Counters) != 1 || back.CPUMsPerFrame != 10 {
 		t.Errorf("read back %+v", back)
 	}
 }
@@ -74,6 +74,7 @@ func TestText(t *testing.T) {
 		"640x480 on sim (VideoCore IV); Virtual-1 640x480@60 on CRTC 35 of /dev/dri/card0 (vkms)\n",
 		"page flips: 3 queued, 3 completed, 5 missed vblanks (4 with the frame not ready, 1 after the flip was queued); ",
 		"(mode refresh 59.940 Hz)\n",
+		"CPU time: 10.000 ms per frame (the whole process, all threads; 0.030 s over the 3 frames)\n",
 		"FEP-valid-quads",
 	} {
 		if !strings.Contains(b.String(), want) {

@@ -26,14 +26,31 @@ func Monotonic() time.Duration {
 	return time.Duration(ts.Nano())
 }
 
+// ProcessCPU reads CLOCK_PROCESS_CPUTIME_ID: the CPU time every thread of
+// the process has used (clock_gettime(2)), as a duration. It does not
+// allocate.
+func ProcessCPU() time.Duration {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_PROCESS_CPUTIME_ID, &ts); err != nil {
+		// Linux has had the clock since 2.6.12; report no CPU time
+		// rather than stop the program.
+		return 0
+	}
+	return time.Duration(ts.Nano())
+}
+
 // Recorder times the frame loop as kmscube does: frame 0 (which pays for
 // the first mode set and every cold cache) is left out, the clock starts
 // when frame 1 starts, and each later frame's time is the interval since
-// the previous frame ended. Its methods do not allocate, except Line's and
-// Report's output.
+// the previous frame ended. It measures the process's CPU time over the
+// same frames. Its methods do not allocate, except Line's and Report's
+// output.
 type Recorder struct {
 	// Now reads the clock; nil means Monotonic. Tests set a fake.
 	Now func() time.Duration
+	// CPU reads the process's CPU time; nil means ProcessCPU. Tests set
+	// a fake.
+	CPU func() time.Duration
 
 	started  bool
 	start    time.Duration // when frame 1 started, moved forward by pauses
@@ -43,6 +60,17 @@ type Recorder struct {
 	hist     Histogram
 	pausedAt time.Duration
 	paused   bool
+
+	// CPU time, kept like the clock: at frame 1's start (moved forward
+	// by what pauses used), at the last frame's end, at the pause.
+	cpuStart, cpuEnd, cpuPausedAt time.Duration
+}
+
+func (r *Recorder) cpu() time.Duration {
+	if r.CPU != nil {
+		return r.CPU()
+	}
+	return ProcessCPU()
 }
 
 func (r *Recorder) now() time.Duration {
@@ -58,6 +86,8 @@ func (r *Recorder) FrameStart(frame uint64) {
 	if frame == 1 && !r.started {
 		t := r.now()
 		r.started, r.start, r.lastEnd, r.report = true, t, t, t
+		r.cpuStart = r.cpu()
+		r.cpuEnd = r.cpuStart
 	}
 }
 
@@ -70,6 +100,7 @@ func (r *Recorder) FrameEnd(frame uint64) (due bool) {
 	t := r.now()
 	r.hist.Add(t - r.lastEnd)
 	r.lastEnd = t
+	r.cpuEnd = r.cpu()
 	r.frames++
 	if t > r.report+ReportInterval {
 		r.report = t
@@ -83,6 +114,7 @@ func (r *Recorder) FrameEnd(frame uint64) (due bool) {
 func (r *Recorder) Pause() {
 	if !r.paused {
 		r.paused, r.pausedAt = true, r.now()
+		r.cpuPausedAt = r.cpu()
 	}
 }
 
@@ -90,11 +122,14 @@ func (r *Recorder) Pause() {
 func (r *Recorder) Resume() {
 	if r.paused {
 		d := r.now() - r.pausedAt
+		c := r.cpu() - r.cpuPausedAt
 		r.paused = false
 		if r.started {
 			r.start += d
 			r.lastEnd += d
 			r.report += d
+			r.cpuStart += c
+			r.cpuEnd += c
 		}
 	}
 }
@@ -109,6 +144,16 @@ func (r *Recorder) Elapsed() time.Duration {
 		return 0
 	}
 	return r.lastEnd - r.start
+}
+
+// CPUTime returns the process's CPU time over the same span as Elapsed:
+// from frame 1's start to the end of the last frame counted, what pauses
+// used excluded.
+func (r *Recorder) CPUTime() time.Duration {
+	if !r.started {
+		return 0
+	}
+	return r.cpuEnd - r.cpuStart
 }
 
 // FPS returns frames per second over Elapsed (0 before a frame counted).
@@ -146,6 +191,10 @@ func (r *Recorder) Fill(rep *report.Report) {
 	rep.Frames = r.Frames()
 	rep.Seconds = r.Elapsed().Seconds()
 	rep.FPS = r.FPS()
+	rep.CPUSeconds = r.CPUTime().Seconds()
+	if r.frames > 0 {
+		rep.CPUMsPerFrame = report.Ms(r.CPUTime()) / float64(r.frames)
+	}
 	ft := r.FrameTimes()
 	rep.FrameTimeMs = report.Percentiles{P50: report.Ms(ft.P50), P90: report.Ms(ft.P90), P99: report.Ms(ft.P99), Max: report.Ms(ft.Max)}
 }

@@ -68,10 +68,11 @@ func TestPercentiles(t *testing.T) {
 // A fake clock: frame 0 takes 500 ms (not counted), then 10 frames of
 // 16 ms with a 1 s pause in the middle.
 func TestRecorderLikeKmscube(t *testing.T) {
-	var now time.Duration
-	r := Recorder{Now: func() time.Duration { return now }}
+	var now, cpu time.Duration
+	r := Recorder{Now: func() time.Duration { return now }, CPU: func() time.Duration { return cpu }}
 	r.FrameStart(0)
 	now += 500 * time.Millisecond
+	cpu += 400 * time.Millisecond
 	if r.FrameEnd(0) {
 		t.Error("line due after frame 0")
 	}
@@ -79,17 +80,23 @@ func TestRecorderLikeKmscube(t *testing.T) {
 	for f := uint64(1); f <= 10; f++ {
 		r.FrameStart(f)
 		now += 16 * time.Millisecond
+		cpu += 9 * time.Millisecond
 		if r.FrameEnd(f) {
 			due++
 		}
 		if f == 5 {
 			r.Pause()
 			now += time.Second
+			cpu += 3 * time.Millisecond // the terminal view, say
 			r.Resume()
 		}
 	}
 	if r.Frames() != 10 || r.Elapsed() != 160*time.Millisecond || due != 0 {
 		t.Errorf("frames %d elapsed %v due %d", r.Frames(), r.Elapsed(), due)
+	}
+	// CPU time counts like the clock: frame 0 and the pause left out.
+	if r.CPUTime() != 90*time.Millisecond {
+		t.Errorf("CPU time %v, want 90ms", r.CPUTime())
 	}
 	var b bytes.Buffer
 	if err := r.Line(&b); err != nil {
@@ -110,6 +117,18 @@ func TestRecorderLikeKmscube(t *testing.T) {
 	}
 }
 
+// ProcessCPU reads a clock that moves with work.
+func TestProcessCPU(t *testing.T) {
+	start := ProcessCPU()
+	x := 1.0
+	for i := 0; i < 1e7 && ProcessCPU() == start; i++ {
+		x = x*1.0000001 + 1e-9
+	}
+	if ProcessCPU() <= start || x == 0 {
+		t.Errorf("CPU time did not move: %v", start)
+	}
+}
+
 func TestRecorderAllocatesNothing(t *testing.T) {
 	var r Recorder
 	f := uint64(0)
@@ -120,17 +139,20 @@ func TestRecorderAllocatesNothing(t *testing.T) {
 
 // Fill copies kmscube's numbers and the percentiles into the report.
 func TestFill(t *testing.T) {
-	now := time.Duration(0)
-	r := Recorder{Now: func() time.Duration { return now }}
+	now, cpu := time.Duration(0), time.Duration(0)
+	r := Recorder{Now: func() time.Duration { return now }, CPU: func() time.Duration { return cpu }}
 	for f := uint64(0); f < 5; f++ {
 		r.FrameStart(f)
 		now += 20 * time.Millisecond
+		cpu += 30 * time.Millisecond // two threads busy part of the time
 		r.FrameEnd(f)
 	}
 	var rep report.Report
 	r.Fill(&rep)
-	// Frames 1-4 from frame 1's start: 4 frames in 80 ms, 50 fps.
-	if rep.Frames != 4 || rep.Seconds != 0.08 || rep.FPS != 50 || rep.FrameTimeMs.P50 != 20 || rep.FrameTimeMs.Max != 20 {
+	// Frames 1-4 from frame 1's start: 4 frames in 80 ms, 50 fps, 120 ms
+	// of CPU time.
+	if rep.Frames != 4 || rep.Seconds != 0.08 || rep.FPS != 50 || rep.FrameTimeMs.P50 != 20 || rep.FrameTimeMs.Max != 20 ||
+		rep.CPUSeconds != 0.12 || rep.CPUMsPerFrame != 30 {
 		t.Errorf("report %+v", rep)
 	}
 }
