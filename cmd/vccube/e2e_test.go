@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"image/png"
 	"io"
@@ -359,6 +360,30 @@ func TestTrace(t *testing.T) {
 	r = runOn(t, d, "-device", "sim", "-vsync=false", "-frames", "1", "-trace", filepath.Join(t.TempDir(), "no", "such", "dir", "t.txt"))
 	if r.code == exitOK || !strings.Contains(r.stderr, "-trace") {
 		t.Errorf("an unwritable -trace path: exit %d, %q", r.code, r.stderr)
+	}
+}
+
+// -cpuprofile and -memprofile write pprof profiles (gzip-compressed
+// protocol buffers) of the run.
+func TestProfiles(t *testing.T) {
+	if f := flag.Lookup("test.cpuprofile"); f != nil && f.Value.String() != "" {
+		t.Skip("go test -cpuprofile holds the process's one CPU profile")
+	}
+	d := newTestDevice(t, sim.Options{})
+	dir := t.TempDir()
+	cpu, mem := filepath.Join(dir, "cpu.pprof"), filepath.Join(dir, "mem.pprof")
+	r := runOn(t, d, "-device", "sim", "-vsync=false", "-mode", "320x240", "-frames", "3", "-cpuprofile", cpu, "-memprofile", mem)
+	if r.code != exitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	for _, name := range []string{cpu, mem} {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+			t.Errorf("%s is not a pprof profile (gzip): % x", filepath.Base(name), b[:min(len(b), 8)])
+		}
 	}
 }
 

@@ -33,6 +33,8 @@ type config struct {
 	recordScale  int
 	buffers      int    // scanout buffers in the swap chain
 	trace        string // "" or the file -trace writes every ioctl to
+	cpuProfile   string // "" or the file -cpuprofile writes
+	memProfile   string // "" or the file -memprofile writes
 }
 
 // recordFrames is the length of a -record run when -frames is not given:
@@ -97,6 +99,8 @@ func parseArgs(args []string, help io.Writer) (*config, error) {
 	fs.StringVar(&c.record, "record", "", "write the frames as an animated `FILE.gif` (90 frames, one full turn that loops, unless -frames says otherwise)")
 	fs.IntVar(&c.recordScale, "record-scale", 1, fmt.Sprintf("shrink the -record frames by this whole `factor` (1 to %d), averaging each block of pixels", record.MaxScale))
 	fs.StringVar(&c.trace, "trace", "", "write every ioctl vccube makes (name, request, the argument's bytes before and after, the result) to `FILE`, one line each, to compare a failing run on a Pi with the simulated device's")
+	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to `FILE` (runtime/pprof; read it with go tool pprof), to see where a slow frame goes")
+	fs.StringVar(&c.memProfile, "memprofile", "", "write a memory profile to `FILE` at the end of the run: every allocation since the start, by the code that made it (go tool pprof -sample_index=alloc_space)")
 	fs.IntVar(&c.buffers, "buffers", 2, "scanout `buffers` in the swap chain: 2 (double buffering) or 3 (triple: the next frame is drawn while the last one waits for its vblank, so a frame now and then slower than a refresh period does not cost a vblank; one frame more latency)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

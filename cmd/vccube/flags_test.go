@@ -139,6 +139,8 @@ func TestErrorsBeforeTheDevice(t *testing.T) {
 		{[]string{"-capture", filepath.Join(dir, "no", "such", "dir", "x.png")}, "cannot write the capture"},
 		{[]string{"-capture", dir + "/"}, "name it FILE.png"},
 		{[]string{"-record", filepath.Join(dir, "no", "such", "dir", "x.gif")}, "cannot write the animation"},
+		{[]string{"-cpuprofile", filepath.Join(dir, "no", "such", "dir", "cpu.pprof")}, "-cpuprofile"},
+		{[]string{"-memprofile", filepath.Join(dir, "no", "such", "dir", "mem.pprof")}, "-memprofile"},
 	} {
 		var out, errb bytes.Buffer
 		e := &env{stdout: &out, stderr: &errb, openSim: mustNotOpen(t), driDir: dir}

@@ -116,6 +116,16 @@ func (p *program) run(ctx context.Context) (err error) {
 	cfg, e := p.cfg, p.env
 	p.lastBuf, p.spin = -1, defaultSpin
 
+	prof, err := startProfiles(cfg)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if perr := prof.stop(); perr != nil && err == nil {
+			err = perr
+		}
+	}()
+
 	var pic texture.Picture
 	if cfg.texture != "" {
 		if pic, err = imagefile.Load(cfg.texture, render.ScanoutOrder); err != nil {
