@@ -5,19 +5,29 @@
 //
 // Run it only when the picture is meant to change; the defaulttex tests
 // compare the file with the code, pixel by pixel.
+//
+// A name ending in .ppm gets a binary PPM (P6, 8 bits per channel, top row
+// first) instead: the format vkcube's own texture comes in (Vulkan-Tools
+// cube/cube.c loadTexture reads P6), and the one the llvmpipe benchmark
+// peer in bench/llvmpipe loads, which has no PNG decoder.
 package main
 
 import (
+	"bufio"
 	"fmt"
+	"image"
+	"image/color"
 	"image/png"
+	"io"
 	"os"
+	"strings"
 
 	"github.com/vccube/vccube/texture/defaulttex"
 )
 
 func main() {
 	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: writepng OUTPUT.png")
+		fmt.Fprintln(os.Stderr, "usage: writepng OUTPUT.png|OUTPUT.ppm")
 		os.Exit(2)
 	}
 	if err := write(os.Args[1]); err != nil {
@@ -31,9 +41,29 @@ func write(path string) error {
 	if err != nil {
 		return err
 	}
-	if err := png.Encode(f, defaulttex.Image()); err != nil {
+	encode := png.Encode
+	if strings.HasSuffix(strings.ToLower(path), ".ppm") {
+		encode = encodePPM
+	}
+	if err := encode(f, defaulttex.Image()); err != nil {
 		f.Close()
 		return err
 	}
 	return f.Close()
+}
+
+// encodePPM writes img as a binary PPM: "P6", width, height, maxval 255,
+// then the RGB bytes row by row from the top (netpbm's ppm(5)). Alpha is
+// dropped; the default texture's is 255 everywhere.
+func encodePPM(w io.Writer, img image.Image) error {
+	b := img.Bounds()
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "P6\n%d %d\n255\n", b.Dx(), b.Dy())
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			c := color.NRGBAModel.Convert(img.At(x, y)).(color.NRGBA)
+			bw.Write([]byte{c.R, c.G, c.B})
+		}
+	}
+	return bw.Flush()
 }
