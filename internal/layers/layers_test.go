@@ -34,7 +34,7 @@ var layers = []struct {
 	{"the cube's programs", []string{"shaders"}},
 	{"the renderer and presentation", []string{"render", "present", "termview", "record"}},
 	{"the program", []string{"cmd/..."}},
-	{"test support", []string{"internal/...", "termview/internal/cubedemo"}},
+	{"test support", []string{"internal/...", "termview/internal/cubedemo", "bench/..."}},
 }
 
 // model is the rule of the simulated device (HACKING.md, "The model
