@@ -31,8 +31,8 @@ type Packet interface {
 }
 
 // Subpixel is a signed 12.4 fixed-point screen coordinate: it counts
-// sixteenths of a pixel (VIEWPORT_OFFSET, shaded Xs/Ys; hw-vc4.md §1.2
-// id 103, §2.4).
+// sixteenths of a pixel (VIEWPORT_OFFSET, shaded Xs/Ys; Mesa XML type
+// s12.4; doc/hardware.md#viewport, doc/hardware.md#shaded-vertex-formats).
 type Subpixel int16
 
 // SubpixelOf returns the Subpixel nearest to px pixels, saturated to the

@@ -2231,7 +2231,7 @@ func (ClipWindow) Check() error {
 
 // ViewportOffset is VIEWPORT_OFFSET (opcode 103, 5 bytes). VIEWPORT_OFFSET sets the viewport centre that shaded Xs/Ys are relative to (12.4 fixed point: Mesa XML type s12.4, Mesa writes 16 × translate).
 //
-// Lists: bin|render|tile. Source: AG Table 38 id 103; Mesa v3d_packet_v21.xml; hw-vc4.md §1.2.
+// Lists: bin|render|tile. Source: AG Table 38 id 103; Mesa v3d_packet_v21.xml; Mesa vc4_emit.c; doc/hardware.md#viewport.
 type ViewportOffset struct {
 	// X is the viewport centre x in 1/16 pixel (payload bits 15:0; s12.4).
 	X Subpixel
@@ -2370,7 +2370,7 @@ func (ClipperXYScaling) Check() error {
 	return nil
 }
 
-// ClipperZScaling is CLIPPER_Z_SCALING (opcode 106, 9 bytes). CLIPPER_Z_SCALING gives the clipper the depth scale and offset. Order per AG and the XML (scale first); Mesa wrote offset first until 2016, so the order is uncertain: keep scale == offset (audit.md 1.11).
+// ClipperZScaling is CLIPPER_Z_SCALING (opcode 106, 9 bytes). CLIPPER_Z_SCALING gives the clipper the depth scale and offset. Order per AG and the XML (scale first); Mesa wrote offset first until 2016, so the order is uncertain: keep scale == offset (doc/hardware.md#viewport).
 //
 // Lists: bin. Source: AG Table 38 second id "105" (typo for 106); Mesa v3d_packet_v21.xml.
 type ClipperZScaling struct {
@@ -2939,7 +2939,7 @@ func (AttributeRecord) Check() error {
 
 // NVShaderRecord (16 bytes): is the NV shader state record: a fragment shader and pre-shaded vertices.
 //
-// Source: AG Table 46, Figure 12; kernel-vc4.md §5.5.
+// Source: AG Table 46, Figure 12; doc/kernel.md#nv-records.
 type NVShaderRecord struct {
 	// FSSingleThreaded says the fragment shader is single-threaded (record bit 0; bool).
 	FSSingleThreaded bool

@@ -25,7 +25,8 @@ func TestGeneratedCodeIsFresh(t *testing.T) {
 }
 
 // handCases are encodings worked out by hand from the field tables (AG
-// Table 38, hw-vc4.md §1, kernel-vc4.md §4, §8, §9), not from the encoder.
+// Table 38, doc/hardware.md#packets, doc/kernel.md#bin-cl and
+// doc/kernel.md#the-emitted-list), not from the encoder.
 // Every packet vccube puts in its bin CL and every packet the kernel puts
 // in a render CL is here, plus a sample of the rest.
 var handCases = []struct {
@@ -33,7 +34,7 @@ var handCases = []struct {
 	p    Packet
 	want []byte
 }{
-	// --- the bin CL vccube builds (kernel-vc4.md §8.2) ---
+	// --- the bin CL vccube builds (doc/hardware.md#binning-list) ---
 	{"binning config 800x600 as user space sends it: 13x10 tiles, addresses 0",
 		TileBinningModeConfig{WidthInTiles: 13, HeightInTiles: 10},
 		[]byte{0x70, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x0d, 0x0a, 0x00}},
@@ -51,7 +52,7 @@ var handCases = []struct {
 		ClipWindow{Width: 800, Height: 600}, []byte{0x66, 0, 0, 0, 0, 0x20, 0x03, 0x58, 0x02}},
 	{"clip window at (16, 8)",
 		ClipWindow{Left: 16, Bottom: 8, Width: 1, Height: 2}, []byte{0x66, 16, 0, 8, 0, 1, 0, 2, 0}},
-	{"config bits: both faces, LEQUAL, Z writes, early Z = hw-vc4.md §1.4 example 03 b0 03",
+	{"config bits: both faces, LEQUAL, Z writes, early Z = 03 b0 03 (doc/hardware.md#configuration-bits)",
 		ConfigurationBits{EnableForwardFacing: true, EnableReverseFacing: true, DepthFunc: DepthFuncLessEqual,
 			ZUpdates: true, EarlyZ: true, EarlyZUpdates: true},
 		[]byte{0x60, 0x03, 0xb0, 0x03}},
@@ -89,7 +90,7 @@ var handCases = []struct {
 	{"increment semaphore", IncrementSemaphore{}, []byte{0x07}},
 	{"flush", Flush{}, []byte{0x04}},
 
-	// --- the render CL the kernel builds (kernel-vc4.md §9.2) ---
+	// --- the render CL the kernel builds (doc/kernel.md#the-emitted-list) ---
 	{"clear colours: c0 = c1 = 0xff336699, Z 0xffffff, stencil 0x80",
 		ClearColors{Color: 0xff336699ff336699, Z: 0xffffff, Stencil: 0x80},
 		[]byte{0x72, 0x99, 0x66, 0x33, 0xff, 0x99, 0x66, 0x33, 0xff, 0xff, 0xff, 0xff, 0x00, 0x80}},
@@ -311,7 +312,7 @@ func TestEnumString(t *testing.T) {
 	if s := RenderFormat(3).String(); s != "RenderFormat(3)" {
 		t.Error(s)
 	}
-	// The two RGBA8888 codes differ (vc4_packet.h; kernel-vc4.md §12 item 10).
+	// The two RGBA8888 codes differ (vc4_packet.h; doc/hardware.md#mode-configuration).
 	if RenderFormatRGBA8888 != 1 || LoadStoreFormatRGBA8888 != 0 {
 		t.Error("RGBA8888 codes")
 	}

@@ -1,7 +1,7 @@
 // Package bincl builds the binning control list of a
 // DRM_IOCTL_VC4_SUBMIT_CL in the shape the Linux kernel accepts
 // (vc4_validate.c vc4_validate_bin_cl and the validate_* helpers;
-// kernel-vc4.md §4, §8.2):
+// doc/kernel.md#bin-cl; Mesa's packet order, doc/hardware.md#binning-list):
 //
 //	TILE_BINNING_MODE_CONFIG (addresses 0; the kernel fills them)
 //	START_TILE_BINNING
@@ -48,7 +48,7 @@ const MaxArrayIndex = 65535
 
 // Tiles returns the bin tile counts for a width×height frame: ceil(size /
 // spec.TileSide(msaa)) in each direction (Mesa vc4_job.c vc4_get_job;
-// kernel-vc4.md §4.3).
+// doc/kernel.md#binning-configuration).
 func Tiles(width, height int, msaa bool) (x, y uint8, err error) {
 	if width < 1 || height < 1 || width > MaxFrameSize || height > MaxFrameSize {
 		return 0, 0, fmt.Errorf("bincl: frame %d×%d: each side must be 1..%d pixels (vc4_check_tex_size)", width, height, MaxFrameSize)

@@ -41,8 +41,8 @@ func buildCube(b *Builder, p *Prefix) {
 	b.End()
 }
 
-// The whole cube list, byte by byte from kernel-vc4.md §4.3 and §8.2 and
-// the field tables of hw-vc4.md §1.
+// The whole cube list, byte by byte from doc/kernel.md#bin-cl and
+// doc/hardware.md#binning-list and the field tables of AG Table 38.
 func TestCubeList(t *testing.T) {
 	want := []byte{
 		0x70, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 13, 10, 0x00, // binning config: 13×10 tiles
@@ -137,7 +137,8 @@ func TestTiles(t *testing.T) {
 	}
 }
 
-// Each rule of kernel-vc4.md §4 the Builder knows, broken once.
+// Each rule of the kernel's bin-CL validation (doc/kernel.md#bin-cl) the
+// Builder knows, broken once.
 func TestRules(t *testing.T) {
 	state := cl.GLShaderState{NumAttributeArrays: 1}
 	tri := cl.GLArrayPrimitive{Mode: cl.PrimitiveModeTriangles, Length: 3}
@@ -206,7 +207,8 @@ func TestRules(t *testing.T) {
 }
 
 // Unchecked builders and Raw make the broken lists the simulated kernel
-// must refuse (kernel-vc4.md §4, §14 item 6).
+// must refuse (doc/kernel.md#bin-cl; the kernel's messages for them in
+// doc/kernel.md#observed).
 func TestBrokenVariants(t *testing.T) {
 	var b Builder
 	b.Unchecked = true
@@ -237,7 +239,7 @@ func TestBrokenVariants(t *testing.T) {
 	}
 }
 
-// An indexed draw from BO 4 (kernel-vc4.md §4.4): GEM_HANDLES then
+// An indexed draw from BO 4 (doc/kernel.md#primitives): GEM_HANDLES then
 // GL_INDEXED_PRIMITIVE whose address is a byte offset into that BO.
 func TestDrawIndexed(t *testing.T) {
 	var b Builder

@@ -72,8 +72,9 @@ func TestCubeBinCLGolden(t *testing.T) {
 	diff(t, out.String(), golden(t, "cube_bincl.golden"))
 }
 
-// The structure kernel-vc4.md §4 and §8.2 demand, checked on the decoded
-// packets rather than on text.
+// The structure the kernel demands (doc/kernel.md#bin-cl) in Mesa's order
+// (doc/hardware.md#binning-list), checked on the decoded packets rather
+// than on text.
 func TestCubeBinCLStructure(t *testing.T) {
 	bin, _ := cubeJob(t).Bin.Bytes()
 	var ops []spec.Opcode
@@ -177,8 +178,8 @@ func TestTileList(t *testing.T) {
 }
 
 // A render CL the way the kernel builds it for a cleared 128×64 frame of
-// two tiles with a colour read and a Z/S write (kernel-vc4.md §9.2), by
-// hand.
+// two tiles with a colour read and a Z/S write (doc/kernel.md#the-emitted-list),
+// by hand.
 func TestRenderList(t *testing.T) {
 	rcl := []byte{
 		0x72, 0x33, 0x33, 0x33, 0xff, 0x33, 0x33, 0x33, 0xff, 0xff, 0xff, 0xff, 0x00, 0x00, // CLEAR_COLORS

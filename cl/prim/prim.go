@@ -1,7 +1,8 @@
 // Package prim encodes and decodes the compressed primitive lists the
 // VideoCore IV binner (PTB) writes into tile lists after a
 // COMPRESSED_PRIMITIVE or CLIPPED_COMPRESSED_PRIMITIVE packet (AG §9
-// "Compressed Primitive List", Tables 39–41; hw-vc4.md §6.3).
+// "Compressed Primitive List", Tables 39–41;
+// doc/hardware.md#compressed-primitive-lists).
 //
 // A list is a byte stream of primitives, each coded relative to the
 // previous primitive (codings 0–2) or absolutely (coding 3), with two

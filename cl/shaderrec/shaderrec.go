@@ -3,7 +3,7 @@
 // the hardware's form and in the form user space hands the Linux kernel in
 // DRM_IOCTL_VC4_SUBMIT_CL's shader_rec stream, where each record is preceded
 // by the bo_handles indices of its shaders and attribute arrays
-// (vc4_validate.c validate_gl_shader_rec; kernel-vc4.md §5.2).
+// (vc4_validate.c validate_gl_shader_rec; doc/kernel.md#shader-records).
 //
 // The layouts themselves live in cl/spec (GLShaderRecord, AttributeRecord);
 // this package only composes them. NV and VG records are fixed-size and
@@ -39,7 +39,7 @@ type GL struct {
 
 // Relocs are the bo_handles indices in front of a record in the kernel's
 // shader_rec stream: the FS, VS and CS shader BOs, then one BO per
-// attribute array (kernel-vc4.md §5.2).
+// attribute array (doc/kernel.md#shader-records).
 type Relocs struct {
 	// FS, VS and CS index the shader BOs (made with CREATE_SHADER_BO).
 	FS, VS, CS uint32
@@ -225,7 +225,7 @@ func (s *Stream) Add(g *GL, r *Relocs) error {
 // AddNV appends an NV shader record in the form the pre-upstream kernel
 // validator took it: two u32 BO indices (the fragment shader's BO, then the
 // pre-shaded vertex data's BO) followed by the 16-byte record whose code and
-// vertex addresses are offsets in those BOs (kernel-vc4.md §5.5; Mesa's
+// vertex addresses are offsets in those BOs (doc/kernel.md#nv-records; Mesa's
 // 2015 in-tree vc4_validate.c validate_nv_shader_state). Today's kernel
 // refuses NV_SHADER_STATE (packet 65) in the bin CL before it reads any
 // record, so this exists to show that refusal and to feed the simulated

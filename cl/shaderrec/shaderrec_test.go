@@ -7,7 +7,7 @@ import (
 	"github.com/vccube/vccube/cl"
 )
 
-// The cube's record (hw-vc4.md §8.5): one attribute array of 6 floats
+// A cube record: one attribute array of 6 floats
 // (xc, yc, zc, wc, s, t) at offset 0x60 of BO 3, stride 24, both shaders
 // reading all 24 bytes at VPM offset 0; FS single-threaded with clipping
 // on and 2 varyings.
@@ -23,7 +23,7 @@ func cubeRecord() (GL, Relocs) {
 	return g, Relocs{FS: 0, VS: 1, CS: 2, Attributes: [8]uint32{3}}
 }
 
-// Bytes by hand from kernel-vc4.md §5.2/§5.3 and AG Table 45.
+// Bytes by hand from doc/kernel.md#shader-records and AG Table 45.
 func TestKernelForm(t *testing.T) {
 	g, r := cubeRecord()
 	want := []byte{
@@ -34,7 +34,7 @@ func TestKernelForm(t *testing.T) {
 		0x60, 0x00, 0x00, 0x00, 23, 24, 0, 0, // attribute 0
 	}
 	if g.Len() != 44 || g.KernelLen() != 60 {
-		t.Fatalf("Len %d, KernelLen %d; want 44 and 60 (kernel-vc4.md §5.2)", g.Len(), g.KernelLen())
+		t.Fatalf("Len %d, KernelLen %d; want 44 and 60 (doc/kernel.md#shader-records)", g.Len(), g.KernelLen())
 	}
 	got := g.AppendKernel(nil, &r)
 	if !bytes.Equal(got, want) {
@@ -129,7 +129,7 @@ func TestStreamDoesNotAllocate(t *testing.T) {
 }
 
 // An NV record in the pre-upstream kernel's form: FS BO index, vertex BO
-// index, then the 16-byte record (kernel-vc4.md §5.5), counted as a record.
+// index, then the 16-byte record (doc/kernel.md#nv-records), counted as a record.
 func TestStreamAddNV(t *testing.T) {
 	var s Stream
 	rec := cl.NVShaderRecord{FSSingleThreaded: true, Stride: 20, FSNumVaryings: 2}

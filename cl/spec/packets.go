@@ -399,7 +399,7 @@ var Packets = []Packet{
 			{Name: "y", Start: 16, Width: 16, Kind: Subpixel, Doc: "Y is the viewport centre y in 1/16 pixel."},
 		},
 		Doc:    "VIEWPORT_OFFSET sets the viewport centre that shaded Xs/Ys are relative to (12.4 fixed point: Mesa XML type s12.4, Mesa writes 16 × translate).",
-		Source: "AG Table 38 id 103; Mesa v3d_packet_v21.xml; hw-vc4.md §1.2",
+		Source: "AG Table 38 id 103; Mesa v3d_packet_v21.xml; Mesa vc4_emit.c; doc/hardware.md#viewport",
 	},
 	{
 		Op: OpZClipping, Name: "Z_CLIPPING", Len: 9, Lists: both | tile,
@@ -425,7 +425,7 @@ var Packets = []Packet{
 			floatField("scale", 0, "Scale is the Zc-to-Zs scale."),
 			floatField("offset", 32, "Offset is the Zc-to-Zs offset."),
 		},
-		Doc:    "CLIPPER_Z_SCALING gives the clipper the depth scale and offset. Order per AG and the XML (scale first); Mesa wrote offset first until 2016, so the order is uncertain: keep scale == offset (audit.md 1.11).",
+		Doc:    "CLIPPER_Z_SCALING gives the clipper the depth scale and offset. Order per AG and the XML (scale first); Mesa wrote offset first until 2016, so the order is uncertain: keep scale == offset (doc/hardware.md#viewport).",
 		Source: "AG Table 38 second id \"105\" (typo for 106); Mesa v3d_packet_v21.xml",
 	},
 	{

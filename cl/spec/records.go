@@ -10,7 +10,8 @@ package spec
 // gl_shader_rec_size). Mesa's 2018 v3d_packet_v21.xml gets two fields wrong
 // (FS uniform count as 16 bits at byte 2, VS uniforms address at byte 16);
 // this follows AG Table 45 and vc4_validate.c validate_gl_shader_rec
-// (code addresses at 4/16/28, uniforms at code + 4), per audit.md 2.1 and 2.4.
+// (code addresses at 4/16/28, uniforms at code + 4); see
+// doc/hardware.md#shader-records.
 var GLShaderRecord = &Struct{
 	Name: "gl_shader_record",
 	Len:  36,
@@ -72,7 +73,7 @@ var NVShaderRecord = &Struct{
 		addr("vertex_data_address", 96, 1, "VertexDataAddress is the shaded vertex data (16-byte aligned when the clip header is included)."),
 	},
 	Doc:    "NVShaderRecord is the NV shader state record: a fragment shader and pre-shaded vertices.",
-	Source: "AG Table 46, Figure 12; kernel-vc4.md §5.5",
+	Source: "AG Table 46, Figure 12; doc/kernel.md#nv-records",
 }
 
 // VGShaderRecord is the 12-byte VG shader state record (AG Table 47).

@@ -8,8 +8,8 @@
 // bin-CL whitelist (Packet.KernelBin) and packet lengths from it. No packet
 // layout is written anywhere else.
 //
-// Conventions (as in Mesa's src/broadcom/cle/v3d_packet_v21.xml and
-// hw-vc4.md §1.1): a packet is one opcode byte followed by a fixed number of
+// Conventions (as in Mesa's src/broadcom/cle/v3d_packet_v21.xml;
+// doc/hardware.md#conventions): a packet is one opcode byte followed by a fixed number of
 // payload bytes; Packet.Len counts the opcode byte. Field.Start counts bits
 // from bit 0 of the first payload byte, little-endian, so a field at
 // Start 8, Width 32 is the u32 in payload bytes 1–4. Record fields count from
@@ -21,7 +21,7 @@
 // and lengths; vc4_validate.c cmd_info[] for the kernel whitelist; Mesa's
 // v3d_packet_v21.xml for names. Where the 2018 Mesa XML is wrong about the
 // GL shader record (FS uniform count width, VS uniforms offset) the AG and
-// the kernel are followed (audit.md item 2.4).
+// the kernel are followed (doc/hardware.md#shader-records).
 package spec
 
 import "fmt"
@@ -43,7 +43,7 @@ const (
 	// TileList is a per-tile list the binner (PTB) writes into tile
 	// allocation memory and the render list calls as a sub-list. Which
 	// packets the PTB copies there is only partly documented (AG §8, §9;
-	// hw-vc4.md §6.3): state records, shader state, primitive list format,
+	// doc/hardware.md#binning): state records, shader state, primitive list format,
 	// compressed primitives, branches and the final return.
 	TileList
 )
@@ -88,7 +88,7 @@ const (
 	Float187
 	// Subpixel is a signed 12.4 fixed-point pixel coordinate (Width 16):
 	// the integer counts sixteenths of a pixel (Mesa XML type "s12.4";
-	// hw-vc4.md §1.2 id 103).
+	// doc/hardware.md#viewport).
 	Subpixel
 	// Address is a bus address. The field stores Address >> Field.Shift;
 	// the low Shift bits of the address are zero by definition (alignment).

@@ -53,7 +53,7 @@ func TestLengthsOfAGOnlyPackets(t *testing.T) {
 	}
 }
 
-// The kernel's bin-CL whitelist, vc4_validate.c cmd_info[] (audit.md 1.1).
+// The kernel's bin-CL whitelist, vc4_validate.c cmd_info[] (doc/kernel.md#bin-cl).
 func TestKernelWhitelist(t *testing.T) {
 	want := []Opcode{0, 1, 4, 5, 6, 7, 32, 33, 56, 64, 96, 97, 98, 99, 100, 101, 102, 103, 105, 106, 112, 254}
 	var got []Opcode
@@ -73,7 +73,8 @@ func TestKernelWhitelist(t *testing.T) {
 	}
 }
 
-// Packets the kernel writes into the render CL (audit.md 1.3) must be
+// Packets the kernel writes into the render CL (vc4_render_cl.c
+// vc4_create_rcl_bo, emit_tile; doc/kernel.md#the-emitted-list) must be
 // render-list packets.
 func TestKernelRenderPacketsAreRenderList(t *testing.T) {
 	for _, op := range []Opcode{8, 17, 24, 25, 26, 27, 28, 29, 113, 114, 115} {

@@ -112,7 +112,8 @@ func (j *Job) SetClear(color uint32, z uint32, s uint8) {
 }
 
 // check reports what would make the kernel refuse the job, in user-space
-// terms, before the ioctl (kernel-vc4.md §3, §4, §9.1).
+// terms, before the ioctl (doc/kernel.md#submit_cl, doc/kernel.md#bin-cl,
+// doc/kernel.md#checks).
 func (j *Job) check(bin []byte) error {
 	if len(j.BOHandles) == 0 {
 		return errors.New("submit: no BO handles: the kernel needs at least one (vc4_cl_lookup_bos)")

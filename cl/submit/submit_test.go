@@ -64,8 +64,8 @@ func (f *fakeConn) Read([]byte) (int, error)              { return 0, unix.EAGAI
 func (f *fakeConn) Fd() int                               { return -1 }
 func (f *fakeConn) Close() error                          { return nil }
 
-// The submit struct of the cube frame, field by field as kernel-vc4.md §8.4
-// and §1.3 (hw-vc4.md §8.3/§8.4) require.
+// The submit struct of the cube frame, field by field as
+// doc/kernel.md#a-cube-submit and doc/kernel.md#struct-layouts require.
 func TestCubeSubmitFields(t *testing.T) {
 	var j submit.Job
 	if err := cube.NewBuilder().Build(&j); err != nil {
@@ -116,7 +116,8 @@ func TestCubeSubmitFields(t *testing.T) {
 	if !bytes.Equal(c.handles, wantHandles) {
 		t.Errorf("bo_handles % x", c.handles)
 	}
-	// The bin CL ends 0x07 0x04 (kernel-vc4.md §0 finding 3).
+	// The bin CL ends 0x07 0x04 (vc4_validate.c validate_increment_semaphore,
+	// validate_flush; doc/kernel.md#bin-cl).
 	if !bytes.HasSuffix(c.bin, []byte{0x07, 0x04}) || c.bin[0] != 0x70 {
 		t.Errorf("bin CL % x", c.bin)
 	}
@@ -206,7 +207,7 @@ func TestSubmitErrors(t *testing.T) {
 	}
 }
 
-// Surface bits worked out from the field tables: kernel-vc4.md §8.4, §10.
+// Surface bits worked out from the field tables: doc/kernel.md#surfaces.
 func TestSurfaceBits(t *testing.T) {
 	cases := []struct {
 		name string

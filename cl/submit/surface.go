@@ -30,7 +30,7 @@ const surfaceBitsWidth = 16
 // flag fields (multisample, HDR, format, decimate, tiling, …) as the u16
 // the kernel puts in TILE_RENDERING_MODE_CONFIG. Address, width and height
 // are ignored. Linear RGBA8888 is 0x0004, T-format RGBA8888 0x0044
-// (kernel-vc4.md §8.4).
+// (doc/kernel.md#surfaces).
 func RenderBits(c cl.TileRenderingModeConfig) uint16 {
 	c.Address, c.Width, c.Height = 0, 0, 0
 	var a [cl.TileRenderingModeConfigLen]byte
@@ -51,7 +51,7 @@ func RenderConfigOf(bits uint16) cl.TileRenderingModeConfig {
 
 // StoreBits returns the zs_write bits for a store: the packet's first 16
 // payload bits (buffer, tiling, mode, format, no-swap and no-clear flags).
-// T-format Z/stencil is 0x0012 (kernel-vc4.md §10.3).
+// T-format Z/stencil is 0x0012 (doc/kernel.md#surfaces).
 func StoreBits(s cl.StoreTileBufferGeneral) uint16 {
 	var a [cl.StoreTileBufferGeneralLen]byte
 	b := s.Append(a[:0])
@@ -89,7 +89,7 @@ func LoadOf(bits uint16) cl.LoadTileBufferGeneral {
 }
 
 // Absent is an unused surface: hindex 0xFFFFFFFF. A zeroed surface would
-// mean "BO index 0" (kernel-vc4.md §0 finding 2).
+// mean "BO index 0" (vc4_render_cl.c; doc/kernel.md#struct-layouts).
 func Absent() uapi.SubmitRCLSurface { return uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent} }
 
 // ColorWrite returns a color_write surface in RGBA8888: bo_handles index,

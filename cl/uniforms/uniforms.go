@@ -3,7 +3,7 @@
 // block for the fragment shader, one for the vertex shader and one for the
 // coordinate shader; each block is one u32 bo_handles index per texture
 // sample (in the order the shader's TMU "S" writes happen) followed by the
-// uniform words in the order the shader reads them (kernel-vc4.md §6.1;
+// uniform words in the order the shader reads them (doc/kernel.md#uniforms;
 // vc4_validate.c validate_gl_shader_rec, reloc_tex; the uniforms comment
 // in include/uapi/drm/vc4_drm.h).
 //
@@ -84,7 +84,7 @@ func (s *Stream) Blocks() int { return s.blocks }
 
 // Shape is what the kernel's shader validator knows about a block before
 // reading it: how many texture samples the shader makes and how many
-// uniform words it reads (vc4_validate_shaders.c; kernel-vc4.md §6.1).
+// uniform words it reads (vc4_validate_shaders.c; doc/kernel.md#uniform-counting).
 type Shape struct {
 	// Samples is the number of texture samples (BO indices in front).
 	Samples int

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// kernel-vc4.md §8.4: the FS block [4][P0][P1] (texture BO 4), then a VS
+// doc/kernel.md#a-cube-submit: the FS block [4][P0][P1] (texture BO 4), then a VS
 // and a CS block, each word little-endian.
 func TestStreamLayout(t *testing.T) {
 	var s Stream

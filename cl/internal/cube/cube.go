@@ -1,7 +1,8 @@
 // Package cube builds, for cl's tests, the submit vccube sends for one
 // frame of the cube: 800×600, six faces, each drawn with its own GL shader
 // record (so each face gets its own light uniform) as 6 vertices
-// (2 triangles) of one attribute array (hw-vc4.md §8.5), one T-format
+// (2 triangles) of one attribute array of pre-transformed vertices that
+// pass-through VS and CS read (doc/hardware.md#shaded-vertex-formats), one T-format
 // texture sampled by the FS, a linear RGBA8888 colour buffer for scanout
 // and a clear. It is an example with plausible values, not the renderer's
 // code.
@@ -28,7 +29,8 @@ const (
 
 // Uniform values: texture P0 (offset 0 in its BO, type RGBA8888, no mip
 // levels) and P1 (256×256, linear filters, repeat), and the viewport terms
-// the VS and CS read (hw-vc4.md §8.5).
+// the VS and CS read (half-size × 16, Z scale and offset: the factors of
+// Mesa vc4_program.c emit_scaled_viewport_write and emit_zs_write).
 const (
 	TexP0      = 0x00000000
 	TexP1      = 0x10010000 // height 256 at bits 30:20, width 256 at bits 18:8
@@ -40,7 +42,8 @@ const (
 // faces then have negative signed area in y-down pixel space; see the bit's
 // doc in cl/spec), LEQUAL with Z writes and early Z, viewport centre
 // (400, 300), clipper half-size 400 × −300 px (y flipped) in 1/16 px, and
-// depth scale = offset = 0.5 (audit.md 1.11).
+// depth scale = offset = 0.5 (so the doubtful field order of
+// CLIPPER_Z_SCALING cannot matter, doc/hardware.md#viewport).
 func Prefix() *bincl.Prefix {
 	x, y, err := bincl.Tiles(Width, Height, false)
 	if err != nil {
