@@ -133,8 +133,8 @@ func TestBOCloseOnErrorPath(t *testing.T) {
 
 func TestShaderBO(t *testing.T) {
 	d := newVC4Device()
-	// Two QPU instructions: a NOP (0x100009E7_009E7000, kernel-vc4.md
-	// §7.1) and a program end, as little-endian 64-bit words.
+	// Two QPU instructions: a NOP (0x100009E7_009E7000, Mesa vc4_qpu.c
+	// qpu_NOP; doc/kernel.md#program-end) and a program end, as little-endian 64-bit words.
 	code := []byte{0x00, 0x70, 0x9e, 0x00, 0xe7, 0x09, 0x00, 0x10, 0x00, 0x70, 0x9e, 0x00, 0xe7, 0x09, 0x00, 0x30}
 	bo, err := gem.NewShaderBO(d, code)
 	if err != nil {

@@ -17,7 +17,7 @@ import (
 const (
 	// hintDisplayOnly: the vc5/vc6 driver of a Pi 4/5 has no ioctl table,
 	// so drm_ioctl answers EINVAL to every vc4 ioctl (vc4_drv.c:
-	// vc5_drm_driver; kernel-vc4.md §1.6).
+	// vc5_drm_driver; doc/kernel.md#probing-the-device).
 	hintDisplayOnly = "If every vc4 ioctl fails with EINVAL, this vc4 device is display-only: a Raspberry Pi 4 or 5, " +
 		"whose 3D engine (VideoCore VI/VII) is the separate v3d driver; vccube needs the VideoCore IV of a Pi 0-3"
 	// hintNoV3D: vc4 ioctls answer ENODEV when no V3D is bound

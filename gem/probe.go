@@ -67,7 +67,7 @@ func (e *ProbeError) Unwrap() []error {
 }
 
 // ProbeV3D tells whether c is a vc4 device with a VideoCore IV 3D engine
-// (Raspberry Pi 0-3), following kernel-vc4.md §1.5-1.6: the driver must be
+// (Raspberry Pi 0-3), following doc/kernel.md#probing-the-device: the driver must be
 // "vc4" and GET_PARAM(V3D_IDENT0) must succeed with V3DExpectedIdent0. A
 // display-only vc4 (Pi 4/5) answers EINVAL to every vc4 ioctl (vc4_drv.c:
 // vc5_drm_driver has no ioctls); a vc4 whose V3D is not bound answers

@@ -35,7 +35,8 @@ func TestStructLayoutsMatchC(t *testing.T) {
 }
 
 // TestNativeWidthVersion pins the two layouts of struct drm_version that
-// the brief and kernel-vc4.md §1.1 name, independently of the table.
+// doc/kernel.md#struct-layouts names (size_t and pointer fields: 36 bytes
+// on 32-bit ARM, 64 on 64-bit), independently of the table.
 func TestNativeWidthVersion(t *testing.T) {
 	want := map[string]uint32{"amd64": 64, "arm64": 64, "arm": 36}[runtime.GOARCH]
 	if got := uapi.IoctlVersion.Size(); got != want {
@@ -210,8 +211,9 @@ func TestVC4StructLayoutsMatchC(t *testing.T) {
 	})
 }
 
-// TestSubmitCLFacts pins the facts kernel-vc4.md §1.3 and audit.md 7.1
-// state about drm_vc4_submit_cl, independently of the tables.
+// TestSubmitCLFacts pins the facts doc/kernel.md#struct-layouts states
+// about drm_vc4_submit_cl (from include/uapi/drm/vc4_drm.h), independently
+// of the tables.
 func TestSubmitCLFacts(t *testing.T) {
 	var s uapi.SubmitCL
 	if sz := reflect.TypeOf(s).Size(); sz != 176 {

@@ -18,8 +18,8 @@ type gpuDevice struct {
 	sim  bool
 }
 
-// openGPU opens the device -device names (kernel-vc4.md §1.5–1.6 for the
-// probe): "auto" takes the first vc4 card of e.driDir with VideoCore IV 3D
+// openGPU opens the device -device names (doc/kernel.md#probing-the-device
+// for the probe): "auto" takes the first vc4 card of e.driDir with VideoCore IV 3D
 // and falls back to the simulated device with a one-line notice, which
 // says where to see the cube (in this terminal when viewed is set); "sim"
 // opens the simulated device; a path opens that card and insists on

@@ -53,9 +53,10 @@ type Vertex struct {
 	// row, because cube.c loadTexture copies the PPM top row first into
 	// the image. Our texture upload also stores the top row first (the
 	// file's order) and sets FLIPY in texture config parameter 0 so the
-	// TMU counts t from the other end of memory (seed 000 "vc4: T-format
-	// Textures", alternative 2; the other alternative — flip the image
-	// and leave FLIPY off — gives the same t). Either way t = 0 is the
+	// TMU counts t from the other end of memory (AG Table 15 FLIPY; the
+	// "alternative 2" of the post "vc4: T-format Textures", 2023-06-27,
+	// doc/hardware.md#public-write-ups; the other alternative — flip the
+	// image and leave FLIPY off — gives the same t). Either way t = 0 is the
 	// picture's bottom row, so S = u and T = 1 − v shows every face the
 	// way vkcube shows it.
 	S, T float32

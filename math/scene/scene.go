@@ -184,9 +184,9 @@ func AngleForFrame(k int) float32 {
 // right-handed rotation about +y (it takes +z towards +x), i.e.
 // counter-clockwise seen from above, so the face towards the camera moves
 // to the right on the screen (Vulkan's y flip does not change x). That is
-// also what mgl32.HomogRotate3DY builds. (Issue 8's "clockwise seen from
-// above" and seed 004 say otherwise; vkcube's arithmetic decides, see
-// TestTurnsLikeVkcube.)
+// also what mgl32.HomogRotate3DY builds. (The post "vc4: cube demo –
+// 'from scratch'" (2023-07-04) describes vkcube's turn as clockwise seen
+// from above; vkcube's arithmetic decides, see TestTurnsLikeVkcube.)
 func (s *Scene) Update(f *Frame, k int) {
 	s.update(f, AngleForFrame(k))
 	f.Number = k

@@ -12,8 +12,9 @@ import (
 func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
 
 // TestViewProjection800x600 checks Projection·View against values worked
-// out by hand, following seed 004's derivation ("vc4: cube demo from
-// scratch", the 800×600 projection and view matrices):
+// out by hand, following the derivation of the post "vc4: cube demo –
+// 'from scratch'" (2023-07-04; the 800×600 projection and view matrices;
+// doc/hardware.md#public-write-ups):
 //
 //	a = cot(22.5°) = 1+√2 = 2.414214, a/aspect = 1.810660
 //	e = 3/√34 = 0.514496, g = 5/√34 = 0.857493, |eye| = √34 = 5.830952

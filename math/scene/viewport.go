@@ -17,7 +17,7 @@ const MaxViewportSize = 4095
 // Zs = z_ndc·ZScale + ZOffset. They are the values Mesa's vc4 emits for the
 // default depth range (CLIPPER_Z_SCALING; vc4_emit.c, vc4_program.c
 // emit_zs_write). Because the two are equal, the field-order doubt about
-// that packet (audit.md 1.11) cannot matter.
+// that packet (doc/hardware.md#viewport) cannot matter.
 const (
 	ZScale  float32 = 0.5
 	ZOffset float32 = 0.5
@@ -38,7 +38,8 @@ const (
 // down (softpipe sp_setup.c: front when det < 0), and vc4 sets the
 // clockwise bit exactly when front_ccw is set (vc4_state.c
 // vc4_create_rasterizer_state). So the bit is 1. (The bare-metal cube of
-// seed 004 leaves it 0 because it feeds the hardware the opposite winding.)
+// the post "vc4: cube demo – 'from scratch'" leaves it 0 because it feeds
+// the hardware the opposite winding; doc/hardware.md#rasterisation.)
 // Cull back faces by setting bit 0 (forward-facing enabled) and clearing
 // bit 1 (reverse-facing disabled).
 const ClockwiseBit = true
@@ -75,7 +76,7 @@ func (v Viewport) XScale16() float32 { return float32(v.Width) * 8 }
 
 // YScale16 is the Y viewport scale in 1/16 pixel: −height/2 · 16. It is
 // negative because the framebuffer's row 0 is its top row (hardware y grows
-// downwards, hw-vc4.md §2.4) while clip space has +y up; the negative scale
+// downwards, doc/hardware.md#shaded-vertex-formats) while clip space has +y up; the negative scale
 // puts clip +y at the top, as the Broadcom driver does for window surfaces.
 // This is where vccube differs from vkcube, which negates proj[1][1]
 // instead (cube.c demo_init) — the projection here is plain OpenGL.

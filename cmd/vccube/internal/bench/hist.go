@@ -1,8 +1,10 @@
 // Package bench measures vccube's frame loop the way kmscube reports it and
-// adds what a benchmark of a GPU path needs (peers.md §1.4, §8): the frame
-// count and time excluding frame 0, the fps, frame-time percentiles from a
-// fixed-size histogram (so recording a frame never allocates), and a report
-// for people ("Rendered N frames in S sec (F fps)") and for machines (JSON).
+// adds what a benchmark of a GPU path needs: the frame count and time
+// excluding frame 0 (kmscube's common.c starts its CLOCK_MONOTONIC clock at
+// frame 1, so start-up costs are left out), the fps, frame-time percentiles
+// from a fixed-size histogram (so recording a frame never allocates), and a
+// report for people (kmscube's "Rendered N frames in S sec (F fps)", so the
+// numbers compare with kmscube's on the same board) and for machines (JSON).
 package bench
 
 import (

@@ -1,6 +1,7 @@
 // Package keys reads vkcube's keys from a terminal: the left and right
 // arrows change the spin, space pauses, q or Escape quits (Vulkan-Tools
-// cube/cube.c, the key handlers of each window system; peers.md §2.3).
+// cube/cube.c, the key handlers of each window system: the arrows add or
+// subtract spin_increment, 0.2 degrees per frame, to spin_angle).
 //
 // The terminal is put in non-canonical mode without echo, so that each key
 // arrives as soon as it is pressed, and is restored on exit. Signals stay
