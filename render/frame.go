@@ -15,7 +15,7 @@ import (
 )
 
 // Indices of the BOs in every submit's bo_handles, the same each frame
-// (kernel-vc4.md §8.1). The shader BOs come first, as in Mesa's jobs.
+// (doc/kernel.md#a-cube-submit). The shader BOs come first, as in Mesa's jobs.
 const (
 	boFS = iota
 	boVS
@@ -40,11 +40,11 @@ func (r *Renderer) prepare() {
 		ClipWindow:          &cl.ClipWindow{Width: uint16(vp.Width), Height: uint16(vp.Height)},
 		// vkcube culls back faces, its front faces are counter-clockwise
 		// and its depth test is LESS_OR_EQUAL against a buffer cleared
-		// to 1.0 (cube.c demo_prepare_pipeline; peers.md §2.4). The
+		// to 1.0 (Vulkan-Tools cube/cube.c demo_prepare_pipeline). The
 		// winding bit is the scene's (scene.ClockwiseBit explains it).
 		// Early Z is what Mesa enables for LESS/LEQUAL without stencil
 		// (vc4_state.c vc4_create_depth_stencil_alpha_state; vc4_emit.c
-		// takes it away only for MSAA; hw-vc4.md §6.7).
+		// takes it away only for MSAA; doc/hardware.md#configuration-bits).
 		Configuration: &cl.ConfigurationBits{
 			EnableForwardFacing: true,
 			Clockwise:           scene.ClockwiseBit,
@@ -138,7 +138,7 @@ func (r *Renderer) Build(buf int, degrees float32) error {
 		// The light values repeat every turn; the cache pays LightFor's
 		// two math.Pow calls once per value (shaders.LightCache).
 		shaders.FillFragmentUniforms(&r.fsUni[face], r.texP0, r.texP1, r.lights.For(f.Light[face]))
-		// One block per program, FS, VS, CS (kernel-vc4.md §6.1): the FS
+		// One block per program, FS, VS, CS (doc/kernel.md#uniforms): the FS
 		// block starts with the texture's bo_handles index.
 		j.Uniforms.AppendBlock(r.texIndex[:], r.fsUni[face][:])
 		j.Uniforms.AppendBlock(nil, r.vsUni[:])

@@ -14,16 +14,17 @@ import (
 
 // The NV pipeline (-pipeline nv).
 //
-// The bare-metal cube vccube grew from (seed 004) shades the vertices on
+// The bare-metal cube vccube grew from (the post "vc4: cube demo – 'from
+// scratch'", 2023-07-04; doc/hardware.md#public-write-ups) shades the vertices on
 // the CPU and hands the GPU an NV shader state: NV_SHADER_STATE (packet 65)
 // pointing at a 16-byte NV record with only a fragment shader and the
 // shaded vertices (AG Table 46). Linux's vc4 validator has no entry for
 // packet 65 in its bin-CL table (vc4_validate.c cmd_info[]), so SUBMIT_CL
-// refuses such a list with EINVAL ("packet 65 invalid"; kernel-vc4.md §0
-// finding 1 and §12 item 1). SubmitNV builds that job for real — the same
+// refuses such a list with EINVAL ("packet 65 invalid";
+// doc/kernel.md#bin-cl). SubmitNV builds that job for real — the same
 // frame, vertices shaded by the Go model of the VS (shaders.ModelVertex),
 // the record in the pre-upstream validator's form (FS BO and vertex BO
-// indices, then the record; kernel-vc4.md §5.5) — and submits it, so a
+// indices, then the record; doc/kernel.md#nv-records) — and submits it, so a
 // person sees the kernel's answer rather than our claim about it.
 
 // ErrNVAccepted is returned by SubmitNV if the kernel accepts the NV job,

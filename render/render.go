@@ -32,7 +32,8 @@
 //
 // Per frame (Build, then Submit) the renderer turns the scene, computes each
 // face's light, and records six per-face draws, each with its own GL shader
-// record and uniform blocks (the light is an FS uniform; kernel-vc4.md §8),
+// record and uniform blocks (the light is an FS uniform;
+// doc/kernel.md#a-cube-submit),
 // skipping faces turned away from the camera. The kernel copies the bin CL,
 // shader records and uniforms into its own exec BO during the ioctl
 // (vc4_gem.c vc4_get_bcl), so these per-frame streams live in ordinary
@@ -44,8 +45,8 @@
 //
 // Sources: Linux drivers/gpu/drm/vc4 (vc4_gem.c, vc4_validate.c,
 // vc4_render_cl.c) and Mesa src/gallium/drivers/vc4 (vc4_draw.c,
-// vc4_emit.c), through our notes ../../shared/reference/kernel-vc4.md §8
-// and hw-vc4.md §6.6, §8.4–8.5.
+// vc4_emit.c); the facts, with their sources, in doc/kernel.md#a-cube-submit
+// and doc/hardware.md#tile-buffer-formats.
 package render
 
 import (
@@ -68,7 +69,7 @@ import (
 // ScanoutFormat is the KMS pixel format of the colour buffers: XRGB8888,
 // whose bytes in memory are B, G, R, X (drm_fourcc.h). The renderer stores
 // RGBA8888 tiles (render-config format 1) and the fragment shader writes
-// the texel's bytes unchanged (hw-vc4.md §6.6), so the texture is loaded
+// the texel's bytes unchanged (doc/hardware.md#tile-buffer-formats), so the texture is loaded
 // in the same B, G, R, A order (ScanoutOrder).
 const ScanoutFormat = uapi.FormatXRGB8888
 
@@ -290,7 +291,7 @@ func (r *Renderer) createTexture() error {
 	}
 	// The texture starts at offset 0 of its own BO, which is page
 	// aligned, so P0's base is 4 KiB aligned as reloc_tex requires
-	// (kernel-vc4.md §14 item 1).
+	// (the kernel cannot check it: doc/kernel.md#texture-relocation).
 	p0, p1, err := plan.Params(0, r.opt.Flip, texture.VkcubeSampler)
 	if err != nil {
 		return fmt.Errorf("render: texture parameters: %w", err)
@@ -394,8 +395,9 @@ func (r *Renderer) TextureParams() (p0, p1 uint32) { return r.texP0, r.texP1 }
 
 // clearWord is vkcube's clear colour (0.2 grey, scene.ClearByte in each
 // colour channel, alpha 1) as the packed word the TLB stores: the bytes in
-// ScanoutOrder, read as a little-endian word (hw-vc4.md §6.6: "two 32-bit
-// copies of the packed colour word in render-target byte order").
+// ScanoutOrder, read as a little-endian word (the submit's clear_color
+// holds two copies of it, as Mesa vc4_draw.c vc4_clear writes them;
+// doc/hardware.md#tile-buffer-formats).
 func clearWord() uint32 {
 	var b [4]byte
 	ScanoutOrder.Put(b[:], scene.ClearByte, scene.ClearByte, scene.ClearByte, 0xff)
@@ -403,5 +405,5 @@ func clearWord() uint32 {
 }
 
 // ClearZ is the depth every tile starts from: 1.0, the far plane, as the
-// 24-bit value the submit's clear_z takes (kernel-vc4.md §1.3).
+// 24-bit value the submit's clear_z takes (doc/kernel.md#a-cube-submit).
 const ClearZ = 0xffffff

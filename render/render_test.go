@@ -37,7 +37,7 @@ func newRenderer(t *testing.T, f *fakeGPU, opt render.Options) *render.Renderer 
 }
 
 // The bin CL of frame 0 at 800×600, written out by hand from the packet
-// table (AG Table 38; kernel-vc4.md §8.2, hw-vc4.md §8.4). At frame 0 the
+// table (AG Table 38; doc/hardware.md#binning-list). At frame 0 the
 // camera at (0, 3, 5) sees the +Y face (vertices 18–23) and the +Z face
 // (vertices 30–35); the others are culled and not sent.
 var frame0Bin = []byte{
@@ -56,8 +56,8 @@ var frame0Bin = []byte{
 	0x07, 0x04, // INCREMENT_SEMAPHORE, FLUSH
 }
 
-// One shader record in the kernel's shader_rec form (kernel-vc4.md §5.2,
-// §5.3): bo_handles indices FS 0, VS 1, CS 2, both attribute arrays in the
+// One shader record in the kernel's shader_rec form
+// (doc/kernel.md#shader-records): bo_handles indices FS 0, VS 1, CS 2, both attribute arrays in the
 // vertex BO 3; then the record: flags single-threaded FS | clipping, 7 FS
 // uniforms, 2 varyings (s, t); VS: 20 uniforms, arrays 0 and 1, 20 bytes;
 // CS: 20 uniforms, array 0, 12 bytes; attribute 0 at offset 0, 12 bytes,
@@ -107,8 +107,8 @@ func TestFrameZeroSubmit(t *testing.T) {
 		t.Errorf("frame %d×%d tiles %d,%d–%d,%d", a.Width, a.Height, a.MinXTile, a.MinYTile, a.MaxXTile, a.MaxYTile)
 	}
 	// color_write: index 5, linear RGBA8888 (render-config format 1 in
-	// bits 3:2) — kernel-vc4.md §8.4, §10.2. Every other surface, zs_write
-	// included, is absent (hindex ~0, kernel-vc4.md §8.4): the kernel's
+	// bits 3:2) — doc/kernel.md#surfaces. Every other surface, zs_write
+	// included, is absent (hindex ~0, doc/kernel.md#struct-layouts): the kernel's
 	// render list then stores colour only (vc4_render_cl.c emit_tile).
 	if cw := a.ColorWrite; cw != (uapi.SubmitRCLSurface{HIndex: 5, Bits: 0x0004}) {
 		t.Errorf("color_write %+v", cw)
