@@ -10,7 +10,7 @@ import (
 //
 //   - Interpolate s and t: varying·W then + C, W being ra15 and C arriving
 //     in r5 with each varying read (AG §6 "Varyings Interpolation"; Mesa
-//     vc4_program.c emit_fragment_varying; hw-vc4.md §2.6).
+//     vc4_program.c emit_fragment_varying; doc/hardware.md#varyings).
 //   - Sample texture 0: write TMU0_T then TMU0_S (each write pops the next
 //     uniform as config parameter P0, P1; T before S, no uniform read in
 //     those instructions: Linux vc4_validate_shaders.c check_tmu_write),

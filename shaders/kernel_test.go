@@ -8,7 +8,7 @@ import (
 )
 
 // The rules the kernel's shader validator applies when the shader BO is
-// created, as kernel-vc4.md §7.2-7.6 describes Linux
+// created, as doc/kernel.md#shader-validation describes Linux
 // vc4_validate_shaders.c (vc4_validate_shader, check_instruction_writes,
 // check_reg_write, check_tmu_write, check_instruction_reads), restated
 // here for the features the cube's programs use (no branches, no uniform

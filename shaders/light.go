@@ -7,7 +7,8 @@ import "math"
 // vkcube's fragment colour, per channel, is srgb_encode(light ·
 // srgb_decode(texel)): the texture is R8G8B8A8_SRGB (sampling decodes),
 // cube.frag multiplies by light = max(0, dot(L, n)) and encodes to sRGB by
-// hand (peers.md §2.5). light is constant over a face; the renderer
+// hand (Vulkan-Tools cube/cube.frag; the normal comes from screen-space
+// derivatives of the clip-space position, so it is the face's). light is constant over a face; the renderer
 // computes it per face per frame (math/scene Frame.Light) and passes the
 // constants below as FS uniforms.
 //

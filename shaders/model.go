@@ -14,7 +14,7 @@ import (
 // (about 12 bits, refined here as in the shader by one Newton-Raphson
 // step, which the model starts from the exact reciprocal), and the QPU's
 // float rounding mode may differ (VC4C models round toward zero,
-// hw-vc4.md §3.6). Compare floats with a relative tolerance of a few ULP
+// doc/hardware.md#machine). Compare floats with a relative tolerance of a few ULP
 // and each half of XsYs within ±1.
 
 // VertexOutput is what the VS writes to the VPM for one vertex: the words
@@ -73,7 +73,8 @@ func clip(mvp *[16]float32, pos [3]float32) (c [4]float32) {
 }
 
 // FToI is the QPU's float-to-integer conversion: truncation toward zero,
-// 0 for NaN and out-of-range values (doe300/VC4C, hw-vc4.md §3.6).
+// 0 for NaN and out-of-range values (doe300/VC4C src/asm/OpCodes.cpp;
+// doc/hardware.md#machine).
 func FToI(f float32) int32 {
 	if f != f || f >= 2147483648 || f < -2147483648 {
 		return 0

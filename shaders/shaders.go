@@ -6,11 +6,11 @@
 // each program (which are texture P0/P1), texture-sample and varying counts,
 // and functions that fill the uniform values without allocating.
 //
-// The kernel accepts 3D work only with GL shader state (kernel-vc4.md §0,
-// §8.3), so all three programs are needed; each goes at offset 0 of its own
+// The kernel accepts 3D work only with GL shader state (vc4_validate.c
+// cmd_info[]; doc/kernel.md#bin-cl), so all three programs are needed; each goes at offset 0 of its own
 // shader BO (DRM_IOCTL_VC4_CREATE_SHADER_BO), where the kernel validates it
 // (vc4_validate_shaders.c). The FS is single-threaded: shader record flag
-// bit 0 must be 1 (kernel-vc4.md §7.6).
+// bit 0 must be 1 (vc4_validate.c validate_gl_shader_rec; doc/kernel.md#threads).
 //
 // Design (with the lead): two attribute arrays, position (x, y, z) for both
 // VS and CS and texture coordinate (s, t) for the VS only; the MVP matrix,
@@ -33,9 +33,10 @@ import (
 type UniformKind uint8
 
 // Uniform kinds. Texture parameters are consumed implicitly by TMU writes
-// (AG §4 "TMU Setup"); the kernel relocates each sample's P0 (it adds the
-// texture BO's address to the offset the slot holds, kernel-vc4.md §6.2)
-// and expects one texture BO index per sample at the head of the block.
+// (AG §4 "Texture and Memory Lookup Unit Setup"); the kernel relocates each
+// sample's P0 (it adds the texture BO's address to the offset the slot
+// holds, doc/kernel.md#texture-relocation) and expects one texture BO index
+// per sample at the head of the block.
 const (
 	UniformValue UniformKind = iota // a value the program reads (UNIFORM_READ)
 	UniformTexP0                    // texture config parameter 0 of a sample
@@ -80,7 +81,8 @@ type Program struct {
 	// with qpu.Bytes to a shader BO at offset 0.
 	Code []uint64
 	// Uniforms is the uniform stream the program consumes, in order:
-	// what the kernel's validator counts (kernel-vc4.md §7.3-7.4). In a
+	// what the kernel's validator counts (doc/kernel.md#uniform-counting,
+	// doc/kernel.md#tmu-rules). In a
 	// SUBMIT_CL uniform block it follows TextureSamples texture BO
 	// indices.
 	Uniforms []Uniform

@@ -48,8 +48,9 @@ func TestHazardFree(t *testing.T) {
 	}
 }
 
-// The shaded vertex formats, written out from AG Figures 10-12 (hw-vc4.md
-// §2.4; kernel-vc4.md §8.3), and the record fields that go with them.
+// The shaded vertex formats, written out from AG Figures 10-12
+// (doc/hardware.md#shaded-vertex-formats), and the record fields that go
+// with them.
 func TestInterface(t *testing.T) {
 	if got := strings.Join(CS.Outputs, " "); got != "Xc Yc Zc Wc XsYs Zs 1/Wc" {
 		t.Errorf("CS outputs %q", got)

@@ -25,7 +25,7 @@ func must(v uint32, err error) uint32 {
 // Coordinate). Both transform the position by the MVP; the CS writes the
 // PTB's shaded coordinates (qpu.CoordinateFormat), the VS the PSE's shaded
 // vertex with the varyings s, t (qpu.VertexFormat), each word in the
-// order that format gives (AG Figures 10-12; hw-vc4.md §2.4; Mesa
+// order that format gives (AG Figures 10-12; doc/hardware.md#shaded-vertex-formats; Mesa
 // vc4_program.c emit_coord_end/emit_vert_end).
 //
 // Registers: r0 r1 r2 = x y z (r0 becomes 1.0 for the translation column),
@@ -97,7 +97,7 @@ func vertexProgram(stage hazard.Stage) *Program {
 	a.I(q.FMul(q.RB(5), q.RB(1), q.Unif))                          // Yc·y_scale16
 	a.I(q.FMul(q.RB(6), q.RB(2), q.Unif))                          // Zc·z_scale
 	// One Newton-Raphson step, r·(2 − w·r), as Mesa's ntq_rcp does: the
-	// SFU gives about 12 bits (hw-vc4.md §3.6). A clip header starts with
+	// SFU gives about 12 bits (VC4C doc/sfu_accuracy.txt). A clip header starts with
 	// Xc and Yc, final since the matrix loop: they go out alongside.
 	if out.ClipHeader {
 		a.I(write(), q.FMul(q.R2, q.R1, q.R4)) // out Xc ; w·r

@@ -136,8 +136,8 @@ func TestRules(t *testing.T) {
 		{"6 noswap after a TMU write", Fragment, cat(prog(row(q.Mov(q.TMU0T, q.R0)), row(q.Mov(q.TMU0S, q.R0)), row(q.Mov(q.TMUNoSwap, q.R0))), end()),
 			[]found{{2, Rule6TMUNoSwap}}},
 
-		// Rule 7: the seed 004 hazard (rotation into ra0, then fsub reading
-		// ra0) and the fix with a NOP between.
+		// Rule 7: the cube demo post's hazard (rotation into ra0, then fsub
+		// reading ra0) and the fix with a NOP between.
 		{"7 read of ra0 written just before", Fragment, cat(prog(
 			row(q.V8Min(q.RA(0), q.R0, q.R0).Rot(15).If(q.CondZS)),
 			row(q.FSub(q.RA(0), q.RA(0), q.R0).If(q.CondZS))), end()),
@@ -300,7 +300,9 @@ func TestSameDestination(t *testing.T) {
 	expect(t, "vr_setup and vw_setup differ", Vertex, words)
 }
 
-// Seed 004's derivative code, word for word. The seed shows two listings:
+// The derivative code of the post "vc4: cube demo – 'from scratch'"
+// (2023-07-04; doc/hardware.md#public-write-ups), word for word. The post
+// shows two listings:
 // three rotations followed by three fsubs (wrong output on hardware), and
 // the fix, each fsub one NOP after the rotation that writes its operand.
 // Its author explains the NOPs by the register-file read-after-write rule:
@@ -308,8 +310,8 @@ func TestSameDestination(t *testing.T) {
 // has just written. That adjacent form is caught (rule 7), the fix passes.
 // The first listing as printed does not put any fsub right after its
 // rotation, and breaks no rule we know of; the code elided around it in
-// the seed ("...") cannot be checked, so this test does not claim it.
-func TestSeed004Derivatives(t *testing.T) {
+// the post ("...") cannot be checked, so this test does not claim it.
+func TestCubeDemoDerivatives(t *testing.T) {
 	w := func(lo, hi uint32) uint64 { return uint64(hi)<<32 | uint64(lo) }
 	rotA0 := w(0x809ff000, 0xd00099c0) // v8min.zs a0, r0, rot15
 	rotA1 := w(0x809ff009, 0xd00099c1) // v8min.zs a1, r1, rot15
@@ -320,16 +322,19 @@ func TestSeed004Derivatives(t *testing.T) {
 	nopW := w(0x009e7000, 0x100009e7)
 	tail := []uint64{w(0x009e7000, 0x300009e7), nopW, nopW}
 	printed := append([]uint64{nopW, nopW, rotA0, rotA1, rotA2, subA0, subA1, subA2}, tail...)
-	expect(t, "seed first listing", Fragment, printed)
+	expect(t, "cube demo first listing", Fragment, printed)
 	adjacent := append([]uint64{nopW, nopW, rotA0, subA0, rotA1, subA1, rotA2, subA2}, tail...)
-	expect(t, "seed without the NOPs", Fragment, adjacent,
+	expect(t, "cube demo without the NOPs", Fragment, adjacent,
 		found{3, Rule7RegfileReadAfterWrite}, found{5, Rule7RegfileReadAfterWrite}, found{7, Rule7RegfileReadAfterWrite})
 	fixed := append([]uint64{nopW, nopW, rotA0, nopW, subA0, rotA1, nopW, subA1, rotA2, nopW, subA2}, tail...)
-	expect(t, "seed fixed", Fragment, fixed)
+	expect(t, "cube demo fixed", Fragment, fixed)
 }
 
-// The fragment shaders of hw-vc4.md §4.6: our composition passes; the
-// bare-metal version with sbwait on the second instruction breaks rule 5.
+// Two known fragment shaders: our textured one, composed by Mesa's rules
+// (vc4_program.c ntq_emit_tex, vc4_qpu_emit.c's ending), passes; the
+// Broadcom driver's constant-colour shader (hermanhermitage/videocoreiv-qpu
+// Traces1.md), with sbwait on its second instruction, breaks rule 5
+// (erratum HW-2796).
 func TestKnownFragmentShaders(t *testing.T) {
 	good := build(t,
 		row(q.FMul(q.R0, q.RA(15), q.Vary)),
@@ -339,7 +344,7 @@ func TestKnownFragmentShaders(t *testing.T) {
 		row(q.SigLoadTMU0),
 		row(q.Mov(q.TLBColourAll, q.R4)),
 		thrend, nop, sbdone)
-	expect(t, "hw §4.6 textured FS", Fragment, good)
+	expect(t, "textured FS", Fragment, good)
 	blob := build(t, nop, row(q.SigScoreboardWait), row(q.Mov(q.TLBColourAll, q.Unif)), thrend, nop, sbdone)
 	expect(t, "blob constant colour", Fragment, blob, found{1, Rule5EarlyScoreboard})
 }

@@ -1,8 +1,8 @@
 // Package hazard checks QPU programs against the VideoCore IV's instruction
 // restrictions: the reference guide's "Summary of Instruction Restrictions"
-// (AG §3, page 37; shared/reference/hw-vc4.md §3.10), the further rules
-// listed with it, and the VPM read-setup latency (AG §7 "QPU Control of
-// VPM"; audit.md 5.6). Real hardware does not trap when a rule is broken:
+// (AG §3, page 37; doc/hardware.md#qpu-restrictions), the further rules
+// listed there, and the VPM read-setup latency (AG §7 "QPU Reading and
+// Writing of VPM"; doc/hardware.md#vpm). Real hardware does not trap when a rule is broken:
 // it computes something else, silently. The project's shaders pass this
 // checker; it is fast and allocation-free on clean programs so that the
 // GPU model can run it on every program it is given.
@@ -26,9 +26,9 @@ import "strconv"
 type Rule uint8
 
 // The rules. Rule1..Rule12 are the twelve items of the guide's summary in
-// its order (hw-vc4.md §3.10 numbers them the same way); the others are the
-// further rules hw-vc4.md §3.10 lists after them and the ones named in each
-// comment.
+// its order; the others are the further rules of
+// doc/hardware.md#qpu-restrictions, each with the source named in its
+// entry below.
 const (
 	Rule1EndFIFO               Rule = iota + 1 // last three instructions: no varyings, uniforms or VPM/VDR/VDW
 	Rule2EndRegfileWrite                       // program-end instruction writes no physical register
@@ -100,9 +100,9 @@ var rules = [numRules]ruleInfo{
 	RuleZWriteThreadSignal: {"leave at least one instruction between a TLB_Z write and a thread switch or end signal",
 		"erratum HW-2806 (AG Appendix A); spacing as Mesa's vc4_qpu_emit.c emits it"},
 	RuleVPMReadLatency: {"a VPM read must be at least three instructions after the VPM read setup",
-		`AG §7 "QPU Control of VPM"; audit.md 5.6`},
+		`AG §7 "QPU Reading and Writing of VPM"`},
 	RuleVPMReadCount: {"VPM reads must match the read setups: none beyond the programmed count, at most two setups pending, all consumed before program end",
-		`AG §3 "Vertex Pipeline Memory", AG §7 "QPU Control of VPM"`},
+		`AG §3 "Vertex Pipeline Memory", AG §7 "QPU Reading and Writing of VPM"`},
 	RuleFragmentVPM: {"a fragment shader must not access the VPM", `AG §3 "Vertex Pipeline Memory"`},
 	RuleUniformsAddress: {"after a write to UNIFORMS_ADDRESS, two instructions must pass before uniforms are accessed",
 		`AG §3 "Uniforms"`},

@@ -30,7 +30,7 @@ import (
 // opposite ws, a signal with a small immediate, ...) with the instruction's
 // index. Missing ALU ops assemble as the canonical NOP half (op 0, waddr
 // 39, cond never); unused read addresses are 39 (Mesa's qpu_NOP,
-// hw-vc4.md §3.1).
+// vc4_qpu.c qpu_NOP).
 
 // Reg is an operand: an accumulator, a register-file location (physical
 // register or I/O), or a small immediate. Some are only sources (R4, Unif),

@@ -6,8 +6,9 @@ import (
 )
 
 // The assembler reproduces the known words whose every bit is canonical
-// (the seed 001 words set pm and ws where it does not matter, so only the
-// clean variants from hw-vc4.md and seed 004 are used).
+// (the JayStation post's words set pm and ws where it does not matter, so
+// only the clean variants — Mesa's NOP, PeterLemon's words and the cube
+// demo post's — are used; see known_test.go).
 func TestAssembleKnownWords(t *testing.T) {
 	cases := []struct {
 		name   string

@@ -122,7 +122,7 @@ func appendSrc(b []byte, in *Inst, m Mux) []byte {
 			if in.SmallImmed.IsRotation() {
 				// With a rotation code the B operand reads the value
 				// code-64, -16..-1 (vc4asm addendum, "Small immediate
-				// values"; hw-vc4.md §3.7).
+				// values"; doc/hardware.md#small-immediates-and-rotation).
 				b = strconv.AppendInt(b, int64(in.SmallImmed)-64, 10)
 			} else {
 				b = append(b, in.SmallImmed.String()...)

@@ -10,12 +10,12 @@
 // 2013; cited as AG), section 3: Figure 3 "QPU Instruction Encoding", Figures
 // 4-7, Tables 1-14. The same numbers are in Linux
 // drivers/gpu/drm/vc4/vc4_qpu_defines.h and Mesa
-// src/gallium/drivers/vc4/vc4_qpu_defines.h; the project's notes are in
-// shared/reference/hw-vc4.md §3 and audit.md item 4.
+// src/gallium/drivers/vc4/vc4_qpu_defines.h; the behaviours the simulator
+// relies on, with their sources, are in doc/hardware.md#qpu.
 //
 // Instruction words. An instruction is 64 bits. In memory it is two 32-bit
 // little-endian words, low word first, which is exactly a little-endian
-// uint64 (hw-vc4.md "QPU bit N"). Bits 63:60 are the signal (sig); sig 13
+// uint64 (doc/hardware.md#conventions). Bits 63:60 are the signal (sig); sig 13
 // makes raddr_b a small immediate, sig 14 is a load immediate (or, with mode
 // 4, a semaphore instruction) and sig 15 a branch. Every field is described
 // once, in the table in fields.go; Decode, Encode and the helpers read that

@@ -40,7 +40,7 @@ var signalNames = [16]string{
 func (s Signal) String() string { return signalNames[s&15] }
 
 // LoadsR4 reports whether the signal makes r4 receive data for the next
-// instruction: a TMU read or a tile-buffer read (AG Table 4; hw-vc4.md §3.9).
+// instruction: a TMU read or a tile-buffer read (AG Table 4; AG §3 "Signaling Bits").
 func (s Signal) LoadsR4() bool {
 	switch s {
 	case SigCoverageLoad, SigColourLoad, SigColourLoadProgramEnd,
@@ -129,7 +129,7 @@ func (op AddOp) Unary() bool {
 // IsFloat reports whether the operation reads its operands as floats, which
 // makes regfile-A unpack produce floats (AG Table 6 "if any ALU consuming
 // data executes float instruction"; the float set as in doe300/VC4C
-// src/asm/OpCodes.h, hw-vc4.md §3.8).
+// src/asm/OpCodes.h; doc/hardware.md#pack-and-unpack).
 func (op AddOp) IsFloat() bool { return op >= AddFAdd && op <= AddFToI }
 
 // MulOp is the mul ALU opcode, op_mul (AG Table 13).
@@ -203,7 +203,7 @@ const (
 
 // Mul-ALU colour packs (pm = 1), AG Table 9: c = sat(round(f * 255)) into
 // all bytes (8888) or one byte (8a..8d). 1, 2 and 8-15 are reserved.
-// (Table 9 misprints 5-7 as "8a"; hw-vc4.md §3.8.)
+// (Table 9 misprints 5-7 as "8a"; doc/hardware.md#pack-and-unpack.)
 const (
 	PackMulNone Pack = 0
 	PackMul8888 Pack = 3

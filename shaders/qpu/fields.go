@@ -25,8 +25,8 @@ func b2u(b bool) uint64 {
 // Source: AG Figure 3 "QPU Instruction Encoding", Figure 4 (ALU), Table 1
 // "ALU Instruction Fields", Figure 5 (load immediate), Figure 6 (semaphore),
 // Figure 7 and Table 10 (branch); checked against Linux vc4_qpu_defines.h
-// (QPU_SIG_SHIFT ... QPU_MUL_B_SHIFT, QPU_BRANCH_*) and audit.md 4.1, 4.10,
-// 4.11.
+// (QPU_SIG_SHIFT ... QPU_MUL_B_SHIFT, QPU_BRANCH_*) and Mesa's
+// vc4_qpu_defines.h (QPU_LOAD_IMM_MODE_*).
 var (
 	// Common to every kind.
 	fSig = field{60, 4}

@@ -195,7 +195,7 @@ func EncodeProgram(dst []uint64, insts []Inst) []uint64 {
 }
 
 // Bytes returns a program as the bytes of a shader BO: each instruction as
-// two little-endian 32-bit words, low word first (hw-vc4.md conventions;
+// two little-endian 32-bit words, low word first (doc/hardware.md#conventions;
 // Linux vc4_validate_shaders.c reads the BO as little-endian u64).
 func Bytes(words []uint64) []byte {
 	b := make([]byte, 8*len(words))
@@ -299,7 +299,7 @@ func (in *Inst) ReadsEither(r RAddr) bool { return in.Reads(FileA, r) || in.Read
 
 // ReadsUniform reports whether the instruction pops a uniform by reading
 // UNIFORM_READ. One read pops one uniform even if both raddrs name it
-// (Linux vc4_validate_shaders.c check_instruction_reads; audit.md 4.13).
+// (Linux vc4_validate_shaders.c check_instruction_reads; doc/hardware.md#machine).
 // Implicit TMU parameter uniforms are not included.
 func (in *Inst) ReadsUniform() bool { return in.ReadsEither(RUniform) }
 

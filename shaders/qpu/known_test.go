@@ -16,154 +16,158 @@ var knownWords = []struct {
 	listing string
 }{
 	{
-		// shared/seeds/001 (JayStation "Texturing"): "add op: No operation,
-		// add cond: never; mul pipe: Floating point multiply, ACC0, R15,
-		// VARYING_READ, cond: always". High 0x110059E0: sig 1, pm 1 (bit
+		// The JayStation "Texturing" post (doc/hardware.md#public-write-ups):
+		// "add op: No operation, add cond: never; mul pipe: Floating point
+		// multiply, ACC0, R15, VARYING_READ, cond: always". High 0x110059E0: sig 1, pm 1 (bit
 		// 56, harmless), cond_mul 1, ws 1, waddr_add 39, waddr_mul 32.
 		// Low 0x203E3DF7: op_mul 1, raddr_a 15, raddr_b 35, muxes 6 7 6 7.
-		name: "seed001 fmul r0, ra15, vary", lo: 0x203E3DF7, hi: 0x110059E0,
+		name: "JayStation fmul r0, ra15, vary", lo: 0x203E3DF7, hi: 0x110059E0,
 		want: Inst{Sig: SigNone, PM: true, CondAdd: CondNever, CondMul: CondAlways, WS: true,
 			WaddrAdd: WNop, WaddrMul: WAcc0, OpMul: MulFMul, OpAdd: AddNop,
 			RaddrA: 15, RaddrB: RVarying, AddA: MuxA, AddB: MuxB, MulA: MuxA, MulB: MuxB},
 		listing: "nop ; fmul r0, ra15, vary",
 	},
 	{
-		// seed 001: "Floating point add, ACC0, acc r0, acc r5; Floating
+		// JayStation: "Floating point add, ACC0, acc r0, acc r5; Floating
 		// point multiply, ACC1, R15, VARYING_READ". High 0x11024821:
 		// cond_add 1, cond_mul 1, waddr_add 32, waddr_mul 33. Low
 		// 0x213E3177: op_mul 1, op_add 1, raddr 15/35, muxes 0 5 6 7.
-		name: "seed001 fadd r0, r0, r5 ; fmul r1, ra15, vary", lo: 0x213E3177, hi: 0x11024821,
+		name: "JayStation fadd r0, r0, r5 ; fmul r1, ra15, vary", lo: 0x213E3177, hi: 0x11024821,
 		want: Inst{Sig: SigNone, PM: true, CondAdd: CondAlways, CondMul: CondAlways,
 			WaddrAdd: WAcc0, WaddrMul: WAcc1, OpMul: MulFMul, OpAdd: AddFAdd,
 			RaddrA: 15, RaddrB: RVarying, AddA: MuxR0, AddB: MuxR5, MulA: MuxA, MulB: MuxB},
 		listing: "fadd r0, r0, r5 ; fmul r1, ra15, vary",
 	},
 	{
-		// seed 001: "Floating point add, TMU0_T, acc r1, acc r5; mul op: No
+		// JayStation: "Floating point add, TMU0_T, acc r1, acc r5; mul op: No
 		// operation". High 0x11020E67: waddr_add 57, waddr_mul 39, cond_mul
 		// never. Low 0x013E3377: op_add 1, muxes 1 5. Note raddr_b is still
 		// 35: this hand-assembled word reads VARYING_READ a third time,
-		// which ReadsVarying reports (hw-vc4.md §9.4 has a clean variant).
-		name: "seed001 fadd tmu0_t, r1, r5", lo: 0x013E3377, hi: 0x11020E67,
+		// which ReadsVarying reports (PeterLemon's word below is a clean
+		// variant).
+		name: "JayStation fadd tmu0_t, r1, r5", lo: 0x013E3377, hi: 0x11020E67,
 		want: Inst{Sig: SigNone, PM: true, CondAdd: CondAlways, CondMul: CondNever,
 			WaddrAdd: WTMU0T, WaddrMul: WNop, OpMul: MulNop, OpAdd: AddFAdd,
 			RaddrA: 15, RaddrB: RVarying, AddA: MuxR1, AddB: MuxR5, MulA: MuxA, MulB: MuxB},
 		listing: "fadd tmu0_t, r1, r5 ; nop",
 	},
 	{
-		// seed 001: "Bitwise OR, TMU0_S_RETIRING, acc r0, acc r0". High
+		// JayStation: "Bitwise OR, TMU0_S_RETIRING, acc r0, acc r0". High
 		// 0x10020E27: waddr_add 56. Low 0x159E7000: op_add 21, raddrs 39.
-		name: "seed001 or tmu0_s, r0, r0", lo: 0x159E7000, hi: 0x10020E27,
+		name: "JayStation or tmu0_s, r0, r0", lo: 0x159E7000, hi: 0x10020E27,
 		want: Inst{Sig: SigNone, CondAdd: CondAlways, CondMul: CondNever,
 			WaddrAdd: WTMU0S, WaddrMul: WNop, OpAdd: AddOr, RaddrA: RNop, RaddrB: RNop},
 		listing: "mov tmu0_s, r0 ; nop",
 	},
 	{
-		// seed 001: "signal: load data from tmu0 to r4"; sig 10 on a NOP.
-		name: "seed001 ldtmu0", lo: 0x009E7000, hi: 0xA00009E7,
+		// JayStation: "signal: load data from tmu0 to r4"; sig 10 on a NOP.
+		name: "JayStation ldtmu0", lo: 0x009E7000, hi: 0xA00009E7,
 		want:    Inst{Sig: SigLoadTMU0, WaddrAdd: WNop, WaddrMul: WNop, RaddrA: RNop, RaddrB: RNop},
 		listing: "nop ; nop ; ldtmu0",
 	},
 	{
-		// seed 001: "Bitwise OR, TLB_COLOUR_ALL, acc r4, acc r4". High
+		// JayStation: "Bitwise OR, TLB_COLOUR_ALL, acc r4, acc r4". High
 		// 0x10020BA7: waddr_add 46. Low 0x159E7924: muxes 4 4 4 4.
-		name: "seed001 or tlb_colour_all, r4, r4", lo: 0x159E7924, hi: 0x10020BA7,
+		name: "JayStation or tlb_colour_all, r4, r4", lo: 0x159E7924, hi: 0x10020BA7,
 		want: Inst{Sig: SigNone, CondAdd: CondAlways, CondMul: CondNever,
 			WaddrAdd: WTLBColourAll, WaddrMul: WNop, OpAdd: AddOr, RaddrA: RNop, RaddrB: RNop,
 			AddA: MuxR4, AddB: MuxR4, MulA: MuxR4, MulB: MuxR4},
 		listing: "mov tlb_colour_all, r4 ; nop",
 	},
 	{
-		// hw-vc4.md §3.1 and §3.1 NOP: the canonical NOP 0x100009E7_009E7000
+		// The canonical NOP 0x100009E7_009E7000
 		// (Mesa qpu_NOP): sig 1, waddrs 39, raddrs 39, ops 0, conds never.
 		name: "nop", lo: 0x009E7000, hi: 0x100009E7,
 		want:    Inst{Sig: SigNone, WaddrAdd: WNop, WaddrMul: WNop, RaddrA: RNop, RaddrB: RNop},
 		listing: "nop ; nop",
 	},
 	{
-		// hw-vc4.md §3.1: 0x100049E0_203E3037 = fmul r0, ra15, vary
-		// (PeterLemon): cond_mul 1, waddr_mul 32, op_mul 1, raddr_a 15,
+		// PeterLemon's textured-triangle fragment shader (PeterLemon/RaspberryPi
+		// V3D/ControlList/NV/Vertex_Array/Triangle/Texture):
+		// 0x100049E0_203E3037 = fmul r0, ra15, vary: cond_mul 1, waddr_mul 32, op_mul 1, raddr_a 15,
 		// raddr_b 35, mul_a 6, mul_b 7.
-		name: "hw §3.1 fmul r0, ra15, vary", lo: 0x203E3037, hi: 0x100049E0,
+		name: "PeterLemon fmul r0, ra15, vary", lo: 0x203E3037, hi: 0x100049E0,
 		want: Inst{Sig: SigNone, CondMul: CondAlways, WaddrAdd: WNop, WaddrMul: WAcc0,
 			OpMul: MulFMul, RaddrA: 15, RaddrB: RVarying, MulA: MuxA, MulB: MuxB},
 		listing: "nop ; fmul r0, ra15, vary",
 	},
 	{
-		// hw-vc4.md §9.4: 0x10020E67_019E7340 = fadd tmu0_t, r1, r5:
+		// PeterLemon's textured triangle: 0x10020E67_019E7340 = fadd tmu0_t, r1, r5:
 		// waddr_add 57, op_add 1, add_a 1, add_b 5.
-		name: "hw §9.4 fadd tmu0_t, r1, r5", lo: 0x019E7340, hi: 0x10020E67,
+		name: "PeterLemon fadd tmu0_t, r1, r5", lo: 0x019E7340, hi: 0x10020E67,
 		want: Inst{Sig: SigNone, CondAdd: CondAlways, WaddrAdd: WTMU0T, WaddrMul: WNop,
 			OpAdd: AddFAdd, RaddrA: RNop, RaddrB: RNop, AddA: MuxR1, AddB: MuxR5},
 		listing: "fadd tmu0_t, r1, r5 ; nop",
 	},
 	{
-		// hw-vc4.md §9.4: 0x30020BA7_159E7900 = or tlb_colour_all, r4, r4 +
+		// PeterLemon's textured triangle: 0x30020BA7_159E7900 = or tlb_colour_all, r4, r4 +
 		// thrend (sig 3).
-		name: "hw §9.4 or tlb_colour_all + thrend", lo: 0x159E7900, hi: 0x30020BA7,
+		name: "PeterLemon or tlb_colour_all + thrend", lo: 0x159E7900, hi: 0x30020BA7,
 		want: Inst{Sig: SigProgramEnd, CondAdd: CondAlways, WaddrAdd: WTLBColourAll, WaddrMul: WNop,
 			OpAdd: AddOr, RaddrA: RNop, RaddrB: RNop, AddA: MuxR4, AddB: MuxR4},
 		listing: "mov tlb_colour_all, r4 ; nop ; thrend",
 	},
 	{
-		// hw-vc4.md §4.6 (Broadcom blob via hermanhermitage):
+		// The Broadcom driver's constant-colour shader (hermanhermitage/videocoreiv-qpu
+		// Traces1.md):
 		// 0x10020BA7_15827D80 = or tlb_colour_all, unif, unif: raddr_a 32,
 		// muxes 6/6.
-		name: "hw §4.6 or tlb_colour_all, unif, unif", lo: 0x15827D80, hi: 0x10020BA7,
+		name: "Broadcom or tlb_colour_all, unif, unif", lo: 0x15827D80, hi: 0x10020BA7,
 		want: Inst{Sig: SigNone, CondAdd: CondAlways, WaddrAdd: WTLBColourAll, WaddrMul: WNop,
 			OpAdd: AddOr, RaddrA: RUniform, RaddrB: RNop, AddA: MuxA, AddB: MuxA},
 		listing: "mov tlb_colour_all, unif ; nop",
 	},
 	{
-		// shared/seeds/004: "or r0, element_number, element_number":
+		// the post "vc4: cube demo – 'from scratch'" (2023-07-04,
+		// doc/hardware.md#public-write-ups): "or r0, element_number, element_number":
 		// raddr_a 38 (A: ELEMENT_NUMBER), waddr_add 32.
-		name: "seed004 mov r0, elem_num", lo: 0x159a7d80, hi: 0x10020827,
+		name: "cube demo mov r0, elem_num", lo: 0x159a7d80, hi: 0x10020827,
 		want: Inst{Sig: SigNone, CondAdd: CondAlways, WaddrAdd: WAcc0, WaddrMul: WNop,
 			OpAdd: AddOr, RaddrA: RElementQPU, RaddrB: RNop, AddA: MuxA, AddB: MuxA},
 		listing: "mov r0, elem_num ; nop",
 	},
 	{
-		// seed 004: "li r1, -, 0xff000000": sig 14 mode 0, cond_add 1,
+		// cube demo: "li r1, -, 0xff000000": sig 14 mode 0, cond_add 1,
 		// waddr_add 33.
-		name: "seed004 ldi r1", lo: 0xff000000, hi: 0xe0020867,
+		name: "cube demo ldi r1", lo: 0xff000000, hi: 0xe0020867,
 		want: Inst{Sig: SigLoadImm, LoadMode: LoadImm32, CondAdd: CondAlways, WaddrAdd: WAcc1,
 			WaddrMul: WNop, RaddrA: RNop, RaddrB: RNop, Imm: 0xff000000},
 		listing: "ldi r1, 0xff000000",
 	},
 	{
-		// seed 004: "sub r2, r0, 0 sf": sig 13, small immediate 0, sf,
+		// cube demo: "sub r2, r0, 0 sf": sig 13, small immediate 0, sf,
 		// op_add 13, add_a 0 (r0), add_b 7 (the immediate).
-		name: "seed004 sub.sf r2, r0, 0", lo: 0x0d9c01c0, hi: 0xd00228a7,
+		name: "cube demo sub.sf r2, r0, 0", lo: 0x0d9c01c0, hi: 0xd00228a7,
 		want: Inst{Sig: SigSmallImm, CondAdd: CondAlways, SF: true, WaddrAdd: WAcc2, WaddrMul: WNop,
 			OpAdd: AddSub, RaddrA: RNop, RaddrB: RNop, SmallImmed: 0, AddA: MuxR0, AddB: MuxB},
 		listing: "sub.sf r2, r0, 0 ; nop",
 	},
 	{
-		// seed 004: "li.zs.never r1, -, 0xffffffff": cond_add 2 (zs).
-		name: "seed004 ldi r1.zs", lo: 0xffffffff, hi: 0xe0040867,
+		// cube demo: "li.zs.never r1, -, 0xffffffff": cond_add 2 (zs).
+		name: "cube demo ldi r1.zs", lo: 0xffffffff, hi: 0xe0040867,
 		want: Inst{Sig: SigLoadImm, CondAdd: CondZS, WaddrAdd: WAcc1, WaddrMul: WNop,
 			RaddrA: RNop, RaddrB: RNop, Imm: 0xffffffff},
 		listing: "ldi r1.zs, 0xffffffff",
 	},
 	{
-		// seed 004: "score_board_unlock": sig 5 on a NOP.
-		name: "seed004 sbdone", lo: 0x009e7000, hi: 0x500009e7,
+		// cube demo: "score_board_unlock": sig 5 on a NOP.
+		name: "cube demo sbdone", lo: 0x009e7000, hi: 0x500009e7,
 		want:    Inst{Sig: SigScoreboardUnlock, WaddrAdd: WNop, WaddrMul: WNop, RaddrA: RNop, RaddrB: RNop},
 		listing: "nop ; nop ; sbdone",
 	},
 	{
-		// seed 004: "v8min.zs a0, r0, r0, rot15": sig 13, small immediate
+		// cube demo: "v8min.zs a0, r0, r0, rot15": sig 13, small immediate
 		// 63 (rotate by 15), cond_mul 2, ws 1 (mul writes file A),
 		// waddr_mul 0, op_mul 4, muxes r0.
-		name: "seed004 v8min.zs ra0, r0, r0, rot15", lo: 0x809ff000, hi: 0xd00099c0,
+		name: "cube demo v8min.zs ra0, r0, r0, rot15", lo: 0x809ff000, hi: 0xd00099c0,
 		want: Inst{Sig: SigSmallImm, CondMul: CondZS, WS: true, WaddrAdd: WNop, WaddrMul: 0,
 			OpMul: MulV8Min, RaddrA: RNop, RaddrB: RNop, SmallImmed: 63},
 		listing: "nop ; v8min.zs ra0, r0, r0, rot15",
 	},
 	{
-		// seed 004: "fsub.zs a0, a0, r0": cond_add 2, waddr_add 0 (A),
+		// cube demo: "fsub.zs a0, a0, r0": cond_add 2, waddr_add 0 (A),
 		// op_add 2, raddr_a 0, add_a 6, add_b 0.
-		name: "seed004 fsub.zs ra0, ra0, r0", lo: 0x02027c00, hi: 0x10040027,
+		name: "cube demo fsub.zs ra0, ra0, r0", lo: 0x02027c00, hi: 0x10040027,
 		want: Inst{Sig: SigNone, CondAdd: CondZS, WaddrAdd: 0, WaddrMul: WNop,
 			OpAdd: AddFSub, RaddrA: 0, RaddrB: RNop, AddA: MuxA, AddB: MuxR0},
 		listing: "fsub.zs ra0, ra0, r0 ; nop",
@@ -186,26 +190,26 @@ func TestKnownWordsDecode(t *testing.T) {
 	}
 }
 
-// The meaning of the seed's words, asked through the helpers the simulated
+// The meaning of the posts' words, asked through the helpers the simulated
 // kernel and GPU use.
 func TestKnownWordsHelpers(t *testing.T) {
 	fmulVary := Decode(word(0x203E3DF7, 0x110059E0))
 	if !fmulVary.ReadsVarying() || fmulVary.ReadsUniform() || fmulVary.AddUsed() || !fmulVary.MulUsed() {
-		t.Errorf("seed fmul: varying %v uniform %v add %v mul %v", fmulVary.ReadsVarying(),
+		t.Errorf("JayStation fmul: varying %v uniform %v add %v mul %v", fmulVary.ReadsVarying(),
 			fmulVary.ReadsUniform(), fmulVary.AddUsed(), fmulVary.MulUsed())
 	}
 	if !fmulVary.UsesPhysical(FileA, 15) || !fmulVary.WritesR5() {
-		t.Error("seed fmul should use ra15 (W) and load r5 (C)")
+		t.Error("JayStation fmul should use ra15 (W) and load r5 (C)")
 	}
 	tmuT := Decode(word(0x013E3377, 0x11020E67))
 	if !tmuT.WritesTMU() || tmuT.Writes(WTMU0S) || !tmuT.Writes(WTMU0T) {
-		t.Error("seed fadd tmu0_t: TMU write flags wrong")
+		t.Error("JayStation fadd tmu0_t: TMU write flags wrong")
 	}
 	if !tmuT.ReadsVarying() {
-		t.Error("seed fadd tmu0_t: its raddr_b 35 reads VARYING_READ")
+		t.Error("JayStation fadd tmu0_t: its raddr_b 35 reads VARYING_READ")
 	}
 	if tmuT.UsesRead(FileB, RVarying) {
-		t.Error("seed fadd tmu0_t: no used operand takes the varying")
+		t.Error("JayStation fadd tmu0_t: no used operand takes the varying")
 	}
 	tlb := Decode(word(0x15827D80, 0x10020BA7))
 	if !tlb.ReadsUniform() || !tlb.WritesTLB() {
@@ -217,14 +221,14 @@ func TestKnownWordsHelpers(t *testing.T) {
 	}
 	rot := Decode(word(0x809ff000, 0xd00099c0))
 	if n, byR5, ok := rot.Rotation(); !ok || byR5 || n != 15 {
-		t.Errorf("seed rot15: Rotation() = %d %v %v", n, byR5, ok)
+		t.Errorf("cube demo rot15: Rotation() = %d %v %v", n, byR5, ok)
 	}
 	if !rot.WritesPhysical(FileA, 0) || rot.WritesPhysical(FileB, 0) {
-		t.Error("seed v8min with ws: writes ra0")
+		t.Error("cube demo v8min with ws: writes ra0")
 	}
 	fsub := Decode(word(0x02027c00, 0x10040027))
 	if !fsub.UsesPhysical(FileA, 0) {
-		t.Error("seed fsub reads ra0")
+		t.Error("cube demo fsub reads ra0")
 	}
 }
 

@@ -57,7 +57,7 @@ const (
 	WAcc2            WAddr = 34 // r2
 	WAcc3            WAddr = 35 // r3
 	WTMUNoSwap       WAddr = 36 // TMU_NOSWAP
-	WAcc5            WAddr = 37 // r5: A replicates element 0 of each quad, B element 0 to all (hw-vc4.md §3.4)
+	WAcc5            WAddr = 37 // r5: A replicates element 0 of each quad, B element 0 to all (vc4asm addendum; doc/hardware.md#machine)
 	WHostInt         WAddr = 38 // HOST_INT
 	WNop             WAddr = 39 // no write
 	WUniformsAddress WAddr = 40 // UNIFORMS_ADDRESS

@@ -31,7 +31,7 @@ func (s VPMSize) String() string {
 // VPMVCD_WR_SETUP (waddr 49 through file B). It is the one description of
 // the register layout, from the reference guide's Table 33 "VPM Generic
 // Block Read Setup Format" and Table 32 "VPM Generic Block Write Setup
-// Format" (hw-vc4.md §2.5; audit.md 5.1–5.2):
+// Format" (doc/hardware.md#vpm):
 //
 //	31:30  ID        0 selects the generic block setup (1-3: DMA setups, Tables 34-37)
 //	23:20  NUM       read setups only: vectors to read, 0 means 16
