@@ -37,7 +37,7 @@ const (
 	// VideoCore IV 3D engine vccube drives. The default.
 	BoardPi3 Board = iota
 	// BoardPi3NoV3D is a Pi 0-3 whose device tree leaves the V3D disabled:
-	// the 3D ioctls answer ENODEV (kernel-vc4.md §1.6).
+	// the 3D ioctls answer ENODEV (doc/kernel.md#probing-the-device).
 	BoardPi3NoV3D
 	// BoardPi4 is a Pi 4 (BCM2711): its vc4 is display-only
 	// (vc5_drm_driver), with no vc4 ioctls (EINVAL) and no render node.

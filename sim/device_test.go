@@ -110,7 +110,7 @@ func TestVersionAndCaps(t *testing.T) {
 	wantErrno(t, "SYNCOBJ_CREATE", c.Ioctl(uapi.IOWR(0xBF, 8), unsafe.Pointer(&create)), syscall.ENOSYS)
 }
 
-// GET_PARAM as a Pi 3 answers (kernel-vc4.md §1.5), and gem's probe.
+// GET_PARAM as a Pi 3 answers (doc/kernel.md#get_param), and gem's probe.
 func TestGetParam(t *testing.T) {
 	d := newDevice(t, sim.Options{})
 	c := open(t, d)

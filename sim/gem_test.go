@@ -169,7 +169,7 @@ func TestBinnerBO(t *testing.T) {
 }
 
 // With all 32 binner slots held by queued jobs, SUBMIT_CL waits for one
-// to retire (vc4_v3d_get_bin_slot; kernel-vc4.md §14.3).
+// to retire (vc4_v3d_get_bin_slot; doc/kernel.md#binning-configuration).
 func TestBinnerSlotsWait(t *testing.T) {
 	g := &gatedGPU{inner: cleargpu.New(), gate: make(chan struct{}, 64)}
 	d := newDevice(t, sim.Options{GPU: g})

@@ -14,7 +14,7 @@ import (
 	"github.com/vccube/vccube/uapi"
 )
 
-// The expectations of igt-gpu-tools' tests/vc4 (peers.md §6), each
+// The expectations of igt-gpu-tools' tests/vc4 (doc/kernel.md#igt), each
 // subtest a Go test against the device through uapi.Conn.
 
 // vc4_create_bo

@@ -40,7 +40,8 @@ var (
 	// Mode1024x768p60 is VESA DMT 0x10, 1024x768@60.
 	Mode1024x768p60 = timing(65000, 1024, 1048, 1184, 1344, 768, 771, 777, 806, uapi.ModeFlagNHSync|uapi.ModeFlagNVSync)
 	// Mode800x600p60 is VESA DMT 0x09, 800x600@60, the mode of the
-	// bare-metal cube vccube is modelled on (seed 004).
+	// bare-metal cube vccube is modelled on (the post "vc4: cube demo –
+	// 'from scratch'", 2023-07-04).
 	Mode800x600p60 = timing(40000, 800, 840, 968, 1056, 600, 601, 605, 628, uapi.ModeFlagPHSync|uapi.ModeFlagPVSync)
 	// Mode640x480p60 is VESA DMT 0x04 and CEA-861 VIC 1, 640x480@60
 	// (25.175 MHz, 59.94 Hz).

@@ -11,7 +11,7 @@ import (
 )
 
 // Bin control list validation (vc4_validate.c vc4_validate_bin_cl and the
-// validate_* helpers; kernel-vc4.md §4).
+// validate_* helpers; doc/kernel.md#bin-cl).
 //
 // The whitelist is the kernel's cmd_info[]: which packets, at what length,
 // come from the one packet description, cl/spec (Packet.KernelBin and
@@ -287,7 +287,8 @@ func validateTileBinningConfig(j *job, dst, src []byte, _ uint32) error {
 		return errf(syscall.EINVAL, "unsupported binning config flags (double buffer %v, 64-bit colour %v)", p.DoubleBuffer, p.Color64)
 	}
 	// Since Linux 6.12.107 the kernel refuses a tile state array that
-	// leaves no tile allocation memory in the slot (kernel-vc4.md §14.3:
+	// leaves no tile allocation memory in the slot (vc4_validate.c
+	// validate_tile_binning_config; doc/kernel.md#binning-configuration:
 	// 104x104 passes, 105x104 fails).
 	tileStateSize := spec.TileStateBytes * tileCount
 	stateRounded := (tileStateSize + mem.PageSize - 1) &^ (mem.PageSize - 1)

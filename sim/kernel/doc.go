@@ -8,9 +8,10 @@
 // vc4_validate.c, vc4_validate_shaders.c, vc4_render_cl.c, vc4_v3d.c,
 // vc4_irq.c, vc4_perfmon.c, vc4_drv.c) and of the parts of the DRM core
 // those lean on (drm_gem.c handles, drm_prime.c, drm_dumb_buffers.c). The
-// rules, numbers and errnos are the kernel's, taken from those sources and
-// from ../../shared/reference/kernel-vc4.md (whose §14 and audit.md
-// corrections apply); each rule names its source next to the code. Where
+// rules, numbers and errnos are the kernel's, taken from those sources
+// (doc/kernel.md states them, with what running the kernel's own
+// validator settled in doc/kernel.md#observed); each rule names its source
+// next to the code. Where
 // the real kernel has a bug (it reads past a buffer, or lets a job reach
 // memory it should not) the model is stricter and the comment says so.
 //

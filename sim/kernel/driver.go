@@ -23,7 +23,7 @@ type Config struct {
 	// with the V3D node disabled): SUBMIT_CL, GET_PARAM, GET_HANG_STATE,
 	// the perfmon ioctls, CREATE_BO and CREATE_SHADER_BO fail with ENODEV
 	// (the !vc4->v3d checks in vc4_gem.c, vc4_bo.c, vc4_drv.c,
-	// vc4_perfmon.c; kernel-vc4.md §1.6).
+	// vc4_perfmon.c; doc/kernel.md#probing-the-device).
 	NoV3D bool
 	// DisplayOnly models the vc4 of a Pi 4 or 5 (vc5_drm_driver): its
 	// only buffers are plain DMA GEM objects from dumb buffers, which are

@@ -21,11 +21,11 @@ import (
 
 // The fixture: a driver on the tests' GPU (auditGPU: the audit, the
 // placeholder and the GPU model), a file, and the BOs of a
-// textured draw like the cube's (kernel-vc4.md §8): three shader BOs (FS,
+// textured draw like the cube's (doc/kernel.md#a-cube-submit): three shader BOs (FS,
 // VS, CS), a vertex BO, a texture, a colour target, a Z/S buffer and an
 // index BO.
 
-// BO indices in the submit's bo_handles, as in kernel-vc4.md §8.1 (plus
+// BO indices in the submit's bo_handles, as in doc/kernel.md#a-cube-submit (plus
 // the Z/S and index BOs).
 const (
 	iFS = iota
@@ -305,7 +305,7 @@ func (fx *fixture) valid() *submission {
 	return s
 }
 
-// The surface bits, from kernel-vc4.md §8.4 and §10.3 (not from the
+// The surface bits, from doc/kernel.md#surfaces (not from the
 // code under test): colour RGBA8888 linear = 0x04 (format 1 in bits 3:2),
 // Z/S T-format = 0x12 (buffer 2, tiling 1 in bits 5:4).
 const (

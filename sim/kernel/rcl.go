@@ -12,7 +12,8 @@ import (
 )
 
 // Render control list generation (vc4_render_cl.c vc4_get_rcl,
-// vc4_create_rcl_bo, emit_tile; kernel-vc4.md §9-10, §14.7). The kernel,
+// vc4_create_rcl_bo, emit_tile; doc/kernel.md#render-list,
+// doc/kernel.md#surfaces). The kernel,
 // not user space, writes the render list, from the six surfaces of the
 // submit. The packets that carry the surfaces' bits are written as the
 // kernel writes them, with the bits copied unchanged; the others are built
@@ -37,7 +38,7 @@ func (j *job) getRCL() error {
 		return errf(syscall.EINVAL, "Bad render tile set (%d,%d)-(%d,%d)", a.MinXTile, a.MinYTile, a.MaxXTile, a.MaxYTile)
 	}
 	// Stricter than the kernel, which lets max == bin tiles through (an
-	// off-by-one, kernel-vc4.md §9.1, §12.9): the render list would then
+	// off-by-one, doc/kernel.md#checks): the render list would then
 	// branch to a tile list the binner never wrote.
 	if hasBin && (a.MaxXTile >= j.binTilesX || a.MaxYTile >= j.binTilesY) {
 		return errf(syscall.EINVAL, "Render tiles (%d,%d) outside of bin config (%d,%d)", a.MaxXTile, a.MaxYTile, j.binTilesX, j.binTilesY)
@@ -113,8 +114,8 @@ func (j *job) renderConfigSurface(surf *uapi.SubmitRCLSurface) (*BO, error) {
 }
 
 // surface is vc4_rcl_surface_setup for color_read, zs_read and zs_write
-// (audit.md 7.6: flags before the absent test; alignment and size only
-// when the surface is not full-resolution).
+// (flags before the absent test; alignment and size only when the surface
+// is not full-resolution: doc/kernel.md#surfaces).
 func (j *job) surface(surf *uapi.SubmitRCLSurface, name string, isWrite bool) (*BO, error) {
 	if surf.Flags&^uapi.SurfaceReadIsFullRes != 0 {
 		return nil, errf(syscall.EINVAL, "Extra flags set (%s)", name)
@@ -138,7 +139,7 @@ func (j *job) surface(surf *uapi.SubmitRCLSurface, name string, isWrite bool) (*
 		}
 		// Stricter than the kernel, which never checks a full-resolution
 		// read's alignment although it ORs flag bits into the low four
-		// bits of the address (audit.md 7.6).
+		// bits of the address (vc4_render_cl.c emit_tile).
 		if surf.Offset&0xf != 0 {
 			return nil, errf(syscall.EINVAL, "full-res %s must be 16b aligned", name)
 		}
@@ -202,7 +203,7 @@ func (j *job) msaaSurface(surf *uapi.SubmitRCLSurface) (*BO, error) {
 }
 
 // fullResBoundsCheck is vc4_full_res_bounds_check, with the tile stride of
-// fullResRowTiles for every tile size (audit.md 1.28).
+// fullResRowTiles for every tile size (doc/kernel.md#the-emitted-list).
 //
 // Stricter than the kernel, which only checks that the last tile starts
 // inside the BO: here it must end inside it.
@@ -221,7 +222,7 @@ func (j *job) fullResBoundsCheck(bo *BO, surf *uapi.SubmitRCLSurface) error {
 // fullResRowTiles is the kernel's row stride of a full-resolution surface
 // in tiles: ceil(width / 32), the 4× multisample tile side, whatever the
 // tile size (vc4_render_cl.c vc4_full_res_offset and
-// vc4_full_res_bounds_check use DIV_ROUND_UP(width, 32); audit.md 1.28).
+// vc4_full_res_bounds_check use DIV_ROUND_UP(width, 32)).
 func fullResRowTiles(width uint16) uint32 {
 	return (uint32(width) + spec.TileSizeMSAA - 1) / spec.TileSizeMSAA
 }

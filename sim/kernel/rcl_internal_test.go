@@ -11,7 +11,7 @@ import (
 // DECIMATE_MODE_4X | MEMORY_FORMAT_MASK for color_write
 // (vc4_rcl_render_config_surface_setup), and VC4_LOADSTORE_TILE_BUFFER_
 // BUFFER_MASK | TILING_MASK | FORMAT_MASK for the others
-// (vc4_rcl_surface_setup); kernel-vc4.md §10.2, §10.3.
+// (vc4_rcl_surface_setup); doc/kernel.md#surfaces.
 func TestSurfaceBitMasks(t *testing.T) {
 	if renderBitsMask != 0x00DD {
 		t.Errorf("color_write mask %#04x, want 0x00dd", renderBitsMask)

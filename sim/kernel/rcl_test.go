@@ -63,7 +63,7 @@ func dumpList(t testing.TB, b []byte, syms []symbol) string {
 	return out.String()
 }
 
-// expectedRCL is the render list kernel-vc4.md §9.2 describes for a job
+// expectedRCL is the render list doc/kernel.md#the-emitted-list describes for a job
 // with a bin CL, USE_CLEAR_COLOR, a colour write and a Z/S write and no
 // reads, written from that description (not from the code under test):
 //
@@ -115,9 +115,10 @@ const goldenNote = `# The render control list the simulated kernel generates for
 #
 # How it was made and checked: TestRenderCLGolden writes it with -update.
 # The same bytes are compared, in that test, with a list built
-# independently from kernel-vc4.md §9.2 (expectedRCL), and it was read
-# against §9.2 and §14.7 by hand: the preamble is CLEAR_COLORS,
-# TILE_COORDINATES(0,0), a buffer-NONE store at 0, then the mode config;
+# independently from doc/kernel.md#the-emitted-list (expectedRCL), and it
+# was read against that section and doc/kernel.md#observed by hand: the
+# preamble is CLEAR_COLORS, TILE_COORDINATES(0,0), a buffer-NONE store
+# at 0, then the mode config;
 # each tile is coordinates, [WAIT_ON_SEMAPHORE on the first], the branch
 # to tile_alloc + 32*(13y+x), the Z/S store with disable_color_clear,
 # coordinates again, the colour store; only the last tile (12,9) ends
@@ -140,7 +141,7 @@ func TestRenderCLGolden(t *testing.T) {
 	colorAddr, zsAddr := fx.addr(iColor), fx.addr(iZS)
 	want := expectedRCL(&s.args, colorAddr, zsAddr, bc.TileAllocAddress, uint32(bc.WidthInTiles))
 	if !bytes.Equal(rep.rcl, want) {
-		t.Errorf("render list differs from kernel-vc4.md §9.2's sequence\n got:\n%s\nwant:\n%s",
+		t.Errorf("render list differs from the kernel's sequence (doc/kernel.md#the-emitted-list)\n got:\n%s\nwant:\n%s",
 			head(dumpList(t, rep.rcl, nil), 12), head(dumpList(t, want, nil), 12))
 	}
 
@@ -187,7 +188,8 @@ func firstDiff(a, b string) string {
 	return fmt.Sprintf("lengths %d and %d lines", len(la), len(lb))
 }
 
-// Other shapes of §9.2: reads, MSAA writes, no bin CL and the fixed tile
+// Other shapes of the kernel's list (doc/kernel.md#the-emitted-list): reads,
+// MSAA writes, no bin CL and the fixed tile
 // orders, against sequences worked out from the same description.
 func TestRenderCLShapes(t *testing.T) {
 	fx := newFixture(t, 128, 64) // 2×1 tiles
@@ -220,7 +222,7 @@ func TestRenderCLShapes(t *testing.T) {
 		}
 		rep := fx.lastReport()
 		zs := fx.addr(iZS)
-		// §9.2 step by step for tile (x, 0): full-res colour load at
+		// The kernel's sequence step by step for tile (x, 0): full-res colour load at
 		// its own 16 KiB block (ceil(128/32) = 4 blocks a row) with
 		// disable-ZS; coordinates and a clear-less NONE store to execute
 		// it; the Z/S general load; coordinates; no bin, so no wait and no

@@ -8,7 +8,7 @@ import (
 )
 
 // The shader validator: the rules of Linux vc4_validate_shaders.c
-// (vc4_validate_shader and its helpers), kernel-vc4.md §7 and §14.4. Since
+// (vc4_validate_shader and its helpers), doc/kernel.md#shader-validation. Since
 // the VideoCore IV has no MMU, a shader could read or write any memory
 // through the TMU, the uniform stream or VPM DMA; the kernel walks the code
 // of every shader BO once, at CREATE_SHADER_BO, refuses what it cannot
@@ -538,8 +538,8 @@ func (s *shaderValidation) validateBranches() error {
 		in := qpu.Decode(s.words[ip])
 		if in.Sig == qpu.SigProgramEnd {
 			// Stricter than the kernel: it sets max_ip = ip + 3 even when
-			// that is past the BO and then reads beyond it (kernel-vc4.md
-			// §7.2).
+			// that is past the BO and then reads beyond it
+			// (doc/kernel.md#program-end).
 			if ip+3 > len(s.words) {
 				return errf(syscall.EINVAL, "program end at instruction %d has no room for its two delay slots in a %d-instruction BO", ip, len(s.words))
 			}

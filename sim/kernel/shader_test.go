@@ -60,7 +60,7 @@ func mustReject(t *testing.T, words []uint64, reason string) {
 // word builds a raw instruction for encodings the assembler refuses.
 func word(in qpu.Inst) uint64 { return in.Encode() }
 
-var nopWord = word(qpu.Decode(0x100009E7_009E7000)) // canonical NOP, kernel-vc4.md §7.1
+var nopWord = word(qpu.Decode(0x100009E7_009E7000)) // canonical NOP, Mesa vc4_qpu.c qpu_NOP
 
 // rawALUOp returns an ALU instruction with every field given, NOPs
 // elsewhere: for hand-built words.
@@ -97,7 +97,7 @@ func TestShaderFlatColour(t *testing.T) {
 	}
 }
 
-// kernel-vc4.md §7.7: one 2D lookup written T then S consumes two implicit
+// doc/kernel.md#an-example-fragment-shader: one 2D lookup written T then S consumes two implicit
 // uniforms, P0 then P1; an explicit uniform read before it comes first.
 func TestShaderTextureSample(t *testing.T) {
 	words := assemble(t, func(a *qpu.Asm) {
@@ -161,7 +161,7 @@ func TestShaderAddAndMulBothTMU(t *testing.T) {
 }
 
 // S written alone is a direct lookup: it must be an add of a clamped
-// offset and a uniform (kernel-vc4.md §7.4).
+// offset and a uniform (doc/kernel.md#tmu-rules).
 func TestShaderDirectLookup(t *testing.T) {
 	good := assemble(t, func(a *qpu.Asm) {
 		a.I(qpu.Max(qpu.R0, qpu.R1, qpu.SmallInt(0))) // clamp below at 0
@@ -258,7 +258,7 @@ func TestShaderSignals(t *testing.T) {
 	for sig := qpu.Signal(0); sig <= qpu.SigSmallImm; sig++ {
 		w := rawALUOp(sig, qpu.WNop, qpu.WNop, qpu.AddNop, qpu.RNop, qpu.RNop, 0, 0)
 		_, err := ValidateShader(shaderBO([]uint64{w, end, nopWord, nopWord}))
-		// kernel-vc4.md §7.2: 0, 7, 9 and 12 are refused.
+		// doc/kernel.md#program-end: 0, 7, 9 and 12 are refused.
 		refused := sig == 0 || sig == 7 || sig == 9 || sig == 12
 		if refused != (err != nil) {
 			t.Errorf("signal %d: %v", sig, err)
@@ -346,7 +346,7 @@ func TestShaderThreading(t *testing.T) {
 }
 
 // A counted loop with the uniform-address reset the kernel wants at every
-// basic-block entry that reads uniforms (kernel-vc4.md §7.5).
+// basic-block entry that reads uniforms (doc/kernel.md#branches).
 //
 // Worked by hand: the reset at 3 reads the uniform at offset 0 and expects
 // the immediate 0 + 4; its slot is uniform 0. The loop body reads one more

@@ -13,7 +13,7 @@ import (
 
 // Shader records, uniforms and texture relocation (vc4_validate.c
 // vc4_validate_shader_recs, validate_gl_shader_rec, reloc_tex;
-// kernel-vc4.md §5-6).
+// doc/kernel.md#shader-records, doc/kernel.md#uniforms).
 
 // The record's relocated words, from the one description of the record.
 var (
@@ -81,7 +81,7 @@ func (j *job) validateGLShaderRec(state *shaderState) error {
 		// Stricter than the kernel, which checks idx > bo_count (one past
 		// the array passes) and then reads validated_shader of whatever BO
 		// it finds, dereferencing NULL for a non-shader BO
-		// (kernel-vc4.md §5.4).
+		// (doc/kernel.md#shader-records).
 		if uint64(idx) >= uint64(len(j.bos)) {
 			return errf(syscall.EINVAL, "Shader handle %d too big", idx)
 		}
@@ -118,7 +118,7 @@ func (j *job) validateGLShaderRec(state *shaderState) error {
 		sh := bos[i].shader
 		// The kernel compares each block with the total uniforms_size,
 		// not with what is left of the stream, and then reads past its
-		// copy (kernel-vc4.md §6.1); the model checks what is left.
+		// copy (doc/kernel.md#uniforms); the model checks what is left.
 		if sh.UniformsSrcSize > j.uniformsTotal || sh.UniformsSrcSize > uint32(len(j.uniformsU)) {
 			return errf(syscall.EINVAL, "Uniforms src buffer overflow (%s block of %d bytes, %d left)", shaderNames[i], sh.UniformsSrcSize, len(j.uniformsU))
 		}

@@ -10,7 +10,7 @@ import (
 )
 
 // SUBMIT_CL in the kernel's order (vc4_gem.c vc4_submit_cl_ioctl;
-// kernel-vc4.md §3).
+// doc/kernel.md#submit_cl).
 
 // submitFlags are the flags SUBMIT_CL knows; any other bit is EINVAL.
 const submitFlags = uapi.SubmitUseClearColor | uapi.SubmitFixedRCLOrder |

@@ -41,7 +41,8 @@ func (fx *fixture) addr(i int) uint32 {
 }
 
 // The accepted submit, and what the kernel patched into its copies
-// (kernel-vc4.md §4.3, §5, §6), checked against values worked out from the
+// (doc/kernel.md#binning-configuration, doc/kernel.md#shader-records,
+// doc/kernel.md#uniforms), checked against values worked out from the
 // rules: bin CL offsets in the exec BO, record and uniform addresses.
 func TestSubmitValid(t *testing.T) {
 	fx := newFixture(t, 800, 600)
@@ -134,7 +135,7 @@ func TestSubmitValid(t *testing.T) {
 	}
 }
 
-// rule is one rule of kernel-vc4.md broken in an otherwise valid submit.
+// rule is one rule of the kernel's (doc/kernel.md) broken in an otherwise valid submit.
 type rule struct {
 	name   string
 	break_ func(fx *fixture, s *submission)
@@ -205,7 +206,7 @@ const (
 
 func putU32(b []byte, off int, v uint32) { binary.LittleEndian.PutUint32(b[off:], v) }
 
-// §3: the ioctl's own checks, in vc4_submit_cl_ioctl's order.
+// doc/kernel.md#submit_cl: the ioctl's own checks, in vc4_submit_cl_ioctl's order.
 func TestSubmitIoctlRules(t *testing.T) {
 	runRules(t, 128, 64, []rule{
 		{"unknown flag", func(_ *fixture, s *submission) { s.args.Flags |= 1 << 4 }, syscall.EINVAL, "Unknown flags"},
@@ -241,7 +242,7 @@ func TestSubmitIoctlRules(t *testing.T) {
 	})
 }
 
-// §4: the bin CL walk, the packet whitelist and the order rules.
+// doc/kernel.md#bin-cl: the bin CL walk, the packet whitelist and the order rules.
 func TestSubmitBinCLRules(t *testing.T) {
 	runRules(t, 128, 64, []rule{
 		{"opcode 255", func(fx *fixture, s *submission) {
@@ -288,7 +289,7 @@ func TestSubmitBinCLRules(t *testing.T) {
 		{"NOP and FLUSH_ALL are fine", func(fx *fixture, s *submission) {
 			insert(s, binPacket(fx.t, s.bin, spec.OpGLShaderState), []byte{byte(spec.OpNOP), byte(spec.OpFlushAll)})
 		}, 0, ""},
-		// §4.3
+		// doc/kernel.md#binning-configuration
 		{"two binning configs", func(fx *fixture, s *submission) {
 			insert(s, binPacket(fx.t, s.bin, spec.OpStartTileBinning), s.bin[:16])
 		}, syscall.EINVAL, "Duplicate VC4_PACKET_TILE_BINNING_MODE_CONFIG"},
@@ -302,7 +303,7 @@ func TestSubmitBinCLRules(t *testing.T) {
 				s.bin[i] = 0xff
 			}
 		}, 0, ""},
-		// §4.4
+		// doc/kernel.md#primitives
 		{"primitive before shader state", func(fx *fixture, s *submission) {
 			insert(s, binPacket(fx.t, s.bin, spec.OpGLShaderState), cl.GLArrayPrimitive{Mode: 4, Length: 3}.Append(nil))
 		}, syscall.EINVAL, "shader state must precede primitives"},
@@ -353,7 +354,7 @@ func TestSubmitBinCLRules(t *testing.T) {
 	})
 }
 
-// §5: GL shader state packets and records.
+// doc/kernel.md#shader-records: GL shader state packets and records.
 func TestSubmitShaderRecordRules(t *testing.T) {
 	notShader := func(i int) func(fx *fixture, s *submission) {
 		return func(_ *fixture, s *submission) { putU32(s.recs, i, iVBO) }
@@ -420,7 +421,7 @@ func (qpuAsm) threaded() []uint64 {
 	}
 }
 
-// §6: the uniform stream and texture relocation.
+// doc/kernel.md#uniforms: the uniform stream and texture relocation.
 func TestSubmitUniformRules(t *testing.T) {
 	setP := func(i int, v uint32) func(*fixture, *submission) {
 		return func(_ *fixture, s *submission) { putU32(s.unis, 4+4*i, v) }
@@ -457,12 +458,12 @@ func TestSubmitUniformRules(t *testing.T) {
 			putU32(s.unis, 8, v)
 		}, syscall.EINVAL, "power-of-two mip containers need 5120 bytes"},
 		// An unaligned offset is not refused: its low bits are config
-		// fields (kernel-vc4.md §14.1).
+		// fields (doc/kernel.md#texture-relocation).
 		{"unaligned texture offset changes the fields", setP(0, p0|0x100), 0, ""},
 	})
 }
 
-// §10: the render surfaces, in vc4_get_rcl's order.
+// doc/kernel.md#surfaces: the render surfaces, in vc4_get_rcl's order.
 func TestSubmitSurfaceRules(t *testing.T) {
 	const full uint16 = uapi.SurfaceReadIsFullRes
 	runRules(t, 128, 64, []rule{
@@ -554,7 +555,7 @@ func TestSubmitSurfaceRules(t *testing.T) {
 }
 
 // The shader validator's refusals reach user space as EINVAL from
-// CREATE_SHADER_BO, with the BO freed (kernel-vc4.md §2, §7).
+// CREATE_SHADER_BO, with the BO freed (doc/kernel.md#buffer-objects).
 func TestCreateShaderBORules(t *testing.T) {
 	fx := newFixture(t, 64, 64)
 	code := qpu.Bytes(fsCode())

@@ -5,7 +5,7 @@
 //
 // On a Pi every vc4 BO is physically contiguous: the driver allocates them
 // with the GEM DMA (formerly CMA) helper, and the GPU has no MMU
-// (kernel-vc4.md §2; Linux drivers/gpu/drm/vc4/vc4_bo.c vc4_bo_create).
+// (doc/kernel.md#buffer-objects; Linux drivers/gpu/drm/vc4/vc4_bo.c vc4_bo_create).
 // Pool reproduces that: one contiguous region, carved into page-rounded,
 // page-aligned regions by a first-fit allocator, so fragmentation and
 // exhaustion behave like the real pool's.

@@ -20,7 +20,7 @@
 //   - a full-resolution dump is the tile buffer's words in raster order,
 //     spec.FullResTileBytes per tile;
 //   - the tile buffer and the clear values persist from job to job, as the
-//     hardware's do (kernel-vc4.md §9.3).
+//     hardware's do (doc/kernel.md#tile-buffer-persistence).
 package cleargpu
 
 import (
