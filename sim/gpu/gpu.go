@@ -41,7 +41,7 @@
 //
 // Sources: the Broadcom VideoCore IV 3D Architecture Reference Guide
 // (VideoCoreIV-AG100-R, "AG"), Mesa's vc4 driver and the Linux vc4 kernel
-// driver, as digested in shared/reference/hw-vc4.md and kernel-vc4.md; each
+// driver, as doc/hardware.md and doc/kernel.md state them; each
 // file names its own, and next to each choice where the sources are silent
 // or disagree.
 package gpu

@@ -184,11 +184,12 @@ func TestCullingByFacing(t *testing.T) {
 	}
 }
 
-// Seed 004's experiment: a shader that writes white only from element k
-// shows, in every 4×4 block, which pixel element k shades. The layouts
-// below are the seed's drawings (row y = 3 first), independent of the
-// model's tables.
-func TestElementToPixelLayoutOfSeed004(t *testing.T) {
+// The experiment of the post "vc4: cube demo – 'from scratch'" (2023-07-04,
+// "Pixel and Element relation"; doc/hardware.md#rasterisation): a shader
+// that writes white only from element k shows, in every 4×4 block, which
+// pixel element k shades. The layouts below are the post's drawings (row
+// y = 3 first), independent of the model's tables.
+func TestElementToPixelLayoutOfCubeDemo(t *testing.T) {
 	drawn := [2][4][4]int{
 		{{6, 7, 10, 11}, {4, 5, 8, 9}, {2, 3, 14, 15}, {0, 1, 12, 13}},
 		{{10, 11, 6, 7}, {8, 9, 4, 5}, {14, 15, 2, 3}, {12, 13, 0, 1}},

@@ -77,7 +77,7 @@ func words(ws ...uint32) []byte {
 func f32(f float32) uint32 { return math.Float32bits(f) }
 
 // beginBin starts the binning list as Mesa and the kernel do
-// (kernel-vc4.md §4.3: the kernel's addresses and flags).
+// (doc/kernel.md#binning-configuration: the kernel's addresses and flags).
 func (j *tjob) beginBin(cfg cl.ConfigurationBits) {
 	j.bin = cl.TileBinningModeConfig{
 		TileAllocAddress: j.binMem.Addr + 4096, TileAllocSize: allocLen, TileStateAddress: j.binMem.Addr,
@@ -173,7 +173,8 @@ func fsConstZ() []uint64 {
 	return fsEnd(&a)
 }
 
-// fsTexture samples TMU0 at the two varyings (s, t) — hw-vc4.md §4.6 —
+// fsTexture samples TMU0 at the two varyings (s, t) — as Mesa composes a
+// textured fragment shader, doc/hardware.md#varyings, doc/hardware.md#tmu —
 // and writes the texel.
 func fsTexture() []uint64 {
 	var a qpu.Asm
@@ -186,7 +187,7 @@ func fsTexture() []uint64 {
 	return fsEnd(&a)
 }
 
-// fsElement is seed 004's probe: white from element k, black elsewhere.
+// fsElement is the cube demo post's probe: white from element k, black elsewhere.
 func fsElement(k int) []uint64 {
 	var a qpu.Asm
 	a.I(qpu.Mov(qpu.R0, qpu.ElemNum))

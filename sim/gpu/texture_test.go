@@ -11,7 +11,7 @@ import (
 )
 
 // texFormat is a texture type with the 32-bit word the TMU returns for
-// one of its texels, worked out from hw-vc4.md §5.5–5.6 and Mesa's format
+// one of its texels, worked out from AG Table 18, doc/hardware.md#tmu and Mesa's format
 // swizzles (see package tmu), independently of the model.
 type texFormat struct {
 	typ  texture.Type
@@ -105,7 +105,8 @@ func randomPicture(w, h, cpp int, seed int64) texture.Picture {
 // y is the picture's row y when the picture was stored bottom row first
 // (FLIPY off, rows flipped by the CPU) — i.e. picture row h−1−y of the
 // top-down picture — and the same picture row when the GPU flips (FLIPY
-// on, picture stored as it is): seed 000's two alternatives agree.
+// on, picture stored as it is): the two alternatives of the post "vc4:
+// T-format Textures" agree (doc/hardware.md#texture-formats).
 func TestTexturedQuadEveryFormat(t *testing.T) {
 	g := newGPU(t)
 	for _, f := range texFormats {

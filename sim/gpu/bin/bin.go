@@ -5,7 +5,7 @@
 // in NV mode), assembles primitives, clips and culls them, and appends
 // them with the state they need to the list of every tile they touch, in
 // the hardware's compressed format in tile allocation memory ([AG] §8
-// "System Pipelines and Modes", §9; hw-vc4.md §6.2–6.4).
+// "System Pipelines and Modes", §9; doc/hardware.md#binning).
 //
 // What goes into the tile lists (our reading of [AG] §8: "the PTB only adds
 // state change data to a list when the state is relevant to primitives

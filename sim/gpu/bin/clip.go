@@ -18,7 +18,7 @@ import (
 // that weight the original vertices' varyings ([AG] Table 38 id 49, Table
 // 44). Mesa relies on guard-band clipping: the hardware rasterises outside
 // the view volume and the CLIP_WINDOW scissors (vc4_emit.c comment;
-// hw-vc4.md §6.4). The planes it clips against are not documented; ours:
+// doc/hardware.md#binning). The planes it clips against are not documented; ours:
 //
 //   - W: Wc ≥ ε, so that 1/Wc exists;
 //   - near and far: 0 ≤ Zs ≤ 1 with Zs = Zc·zscale/Wc + zoffset, i.e.

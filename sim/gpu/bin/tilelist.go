@@ -11,8 +11,8 @@ import (
 // Tile lists in tile allocation memory.
 //
 // Facts ([AG] Table 38 id 112, §8; Linux vc4_validate.c
-// validate_tile_binning_config and vc4_render_cl.c emit_tile; hw-vc4.md
-// §6.2):
+// validate_tile_binning_config and vc4_render_cl.c emit_tile;
+// doc/hardware.md#binning):
 //   - tile (x, y)'s list starts in its initial block at
 //     tile_alloc + initial_block_size·(y·tiles_x + x), where the render list
 //     branches to it;
@@ -22,7 +22,7 @@ import (
 //     supplies overflow memory through BPOA/BPOS ([AG] §8; vc4_irq.c);
 //   - FLUSH ends every list with RETURN_FROM_SUB_LIST.
 //
-// Our choices where the sources are silent (hw-vc4.md §9.3 item 1):
+// Our choices where the sources are silent (doc/hardware.md#open-questions, item 1):
 //   - a full block is chained with an escape (if a compressed list is open)
 //     and a BRANCH to the next block, and the list reopened there with a
 //     new COMPRESSED_PRIMITIVE; we do not emit the in-list relative branch

@@ -312,8 +312,9 @@ func v8muldByte64(a, k uint64) uint64 {
 // fadd, fsub, itof: result > 0; fmin, fmax (and the abs forms on the
 // magnitudes): a > b; add: unsigned carry out of bit 31; sub: unsigned
 // borrow (a < b); shr, asr: the last bit shifted out; shl: bit 32 of the
-// unshifted product; min, max: a > b signed; the others clear C. (hw-vc4.md
-// §3.5 left sub UNCERTAIN; the table settles it.)
+// unshifted product; min, max: a > b signed; the others clear C. (The
+// guide leaves sub's carry undefined; VC4C's measured table settles it,
+// doc/hardware.md#machine.)
 func addCarry(op qpu.AddOp, a, b, r *vec) (c uint16) {
 	for i := range r {
 		var set bool

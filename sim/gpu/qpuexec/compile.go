@@ -19,7 +19,7 @@ type inst struct {
 	// Read ports (ALU kinds; a register branch reads port A).
 	rdA, rdB   uint8 // rd* source of each port
 	regA, regB uint8 // physical register for rdPhys
-	sameFIFO   bool  // both ports read the same FIFO: one pop (audit.md 4.13)
+	sameFIFO   bool  // both ports read the same FIFO: one pop (doc/hardware.md#machine)
 	vec        int32 // index in Program.vecs: small immediate or per-element load immediate, else -1
 
 	unpack      qpu.Unpack

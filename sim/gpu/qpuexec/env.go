@@ -44,7 +44,7 @@ type Env interface {
 	// value of each lane (VP = A(x-x0) + B(y-y0)) and c the C coefficient of
 	// each lane's quad; the QPU returns vp as the read value and makes c
 	// visible in r5 from the next instruction. One instruction that names
-	// VARYING_READ on both read ports pops once (audit.md 4.13).
+	// VARYING_READ on both read ports pops once (doc/hardware.md#machine).
 	Varying(vp, c *[16]uint32) error
 
 	// TMUWrite is one write to a texture unit parameter register

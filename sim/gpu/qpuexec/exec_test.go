@@ -312,7 +312,8 @@ func TestR5Writes(t *testing.T) {
 }
 
 // TestReadCache: one instruction naming UNIFORM_READ on both ports pops one
-// uniform (audit.md 4.13).
+// uniform (Linux vc4_validate_shaders.c check_instruction_reads;
+// doc/hardware.md#machine).
 func TestReadCache(t *testing.T) {
 	r := newRig(t)
 	in := nopInst()

@@ -242,7 +242,7 @@ func seq(f func(i int) uint32) (v vec) {
 // addresses, ...).
 func encode(in qpu.Inst) uint64 { return in.Encode() }
 
-// nopInst is Mesa's NOP (hw-vc4.md §3.1): sig 1, both write addresses 39,
+// nopInst is Mesa's NOP (vc4_qpu.c qpu_NOP): sig 1, both write addresses 39,
 // read addresses 39, ops 0, conditions never.
 func nopInst() qpu.Inst {
 	return qpu.Inst{Sig: qpu.SigNone, WaddrAdd: qpu.WNop, WaddrMul: qpu.WNop, RaddrA: qpu.RNop, RaddrB: qpu.RNop}

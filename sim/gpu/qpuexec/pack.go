@@ -8,7 +8,7 @@ import "github.com/vccube/vccube/shaders/qpu"
 // pm = 1 the unpack field converts operands taken from r4 and the pack field
 // converts the mul ALU's float result to an 8-bit colour, into any
 // destination. Partial packs write only their bytes; the destination keeps
-// the others (hw-vc4.md §3.8; Mesa vc4_qir.c qir_channels_written).
+// the others (Mesa vc4_qir.c qir_channels_written; doc/hardware.md#pack-and-unpack).
 
 // unpackA is the regfile-A unpack (pm = 0, AG Table 6) of one value. float
 // says whether an ALU consuming the value runs a float op: then 16a/16b

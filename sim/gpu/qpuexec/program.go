@@ -22,7 +22,7 @@ type Options struct {
 	// Threaded is set for a fragment shader whose shader record clears
 	// flag bit 0 ("FS single-threaded"): it runs as one of two hardware
 	// threads, sees only registers 0-15 of each file and may thread-switch
-	// (AG §3 "Thread Control"; hw-vc4.md §4.7).
+	// (AG §3 "Thread Control"; doc/hardware.md#threads).
 	Threaded bool
 	// Permissive keeps broken instruction restrictions as warnings
 	// (Program.Warnings, and QPU.Warnings for those met while running)

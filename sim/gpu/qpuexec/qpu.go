@@ -18,7 +18,7 @@ type Start struct {
 	// 45).
 	Uniforms uint32
 
-	// Fragment shaders (AG §6 Table 29, hw-vc4.md §4.1): W lands in ra15
+	// Fragment shaders (AG §6 Table 29, doc/hardware.md#varyings): W lands in ra15
 	// and Z (24-bit unsigned) in rb15; X and Y are the pixel coordinates
 	// X_PIXEL_COORD and Y_PIXEL_COORD read; MSFlags is the multisample
 	// mask MS_FLAGS reads and TLB Z writes update; RevFlag is REV_FLAG (1
@@ -432,7 +432,7 @@ func (q *QPU) read(rd, reg uint8, fileB bool, scratch *vec, in *inst, pc int) (*
 // alu runs an ALU instruction (sig 0-13).
 func (q *QPU) alu(in *inst, pc int) error {
 	// Read phase. A FIFO named on both ports pops once and both ports see
-	// the value (audit.md 4.13; Linux vc4_validate_shaders.c counts one
+	// the value (doc/hardware.md#machine; Linux vc4_validate_shaders.c counts one
 	// uniform; VC4C Emulator.cpp readRegister caches the read).
 	var pa, pb *vec
 	var err error

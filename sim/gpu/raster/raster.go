@@ -7,14 +7,14 @@
 //
 // # Coordinates
 //
-// Screen positions are in 1/16 pixel (signed 12.4 fixed point, hw-vc4.md
-// §2.4 and [AG] Figure 10): a shaded vertex's Xs/Ys plus the
-// VIEWPORT_OFFSET, both in sixteenths of a pixel. Pixel (0, 0) is the first
-// pixel of the frame buffer in memory; y grows with memory rows, downward
-// on a scan-out display ("hardware y runs downward", hw-vc4.md key finding
-// 6). All rectangles are half-open: [X0, X1) × [Y0, Y1) in pixels.
+// Screen positions are in 1/16 pixel (signed 12.4 fixed point, [AG]
+// Figure 10): a shaded vertex's Xs/Ys plus the VIEWPORT_OFFSET, both in
+// sixteenths of a pixel. Pixel (0, 0) is the first pixel of the frame
+// buffer in memory; y grows with memory rows, downward on a scan-out
+// display (doc/hardware.md#shaded-vertex-formats). All rectangles are
+// half-open: [X0, X1) × [Y0, Y1) in pixels.
 //
-// # Fill rule (our choice; the sources are silent, hw-vc4.md §9.3 item 3)
+// # Fill rule (our choice; the sources are silent, doc/hardware.md#rasterisation)
 //
 // A pixel is covered when its centre (x + ½, y + ½) is inside the primitive.
 // A centre exactly on an edge belongs to the primitive only if the edge is a
@@ -24,24 +24,24 @@
 // positions. With this rule two triangles sharing an edge never both cover,
 // and never both miss, a pixel on it.
 //
-// # Element order (seed 004, measured on a Raspberry Pi)
+// # Element order (measured on a Pi: the post "vc4: cube demo – 'from scratch'")
 //
 // A fragment shader invocation shades one aligned 4×4 block; element i of
 // the QPU vector is pixel (LaneX[p][i], LaneY[p][i]) of the block, where p is
 // the parity of the block's row of 4×4 blocks (y/4 mod 2): even and odd block
 // rows use different layouts. Inside each of the four 2×2 quads, element
-// i&3 is 0 at (0, 0), 1 at (1, 0), 2 at (0, 1), 3 at (1, 1). Seed 004 draws
+// i&3 is 0 at (0, 0), 1 at (1, 0), 2 at (0, 1), 3 at (1, 1). The post draws
 // its layouts with y growing upward from "the frame-buffer origin"; we read
 // its y as the frame-buffer row number, which grows with memory address.
 //
-// # Interpolation ([AG] §6 "Varyings Interpolation"; hw-vc4.md §2.6)
+// # Interpolation ([AG] §6 "Varyings Interpolation"; doc/hardware.md#varyings)
 //
 // W = 1 / (1/Wc interpolated linearly in screen space), Z = Zs interpolated
 // linearly, as 24-bit fixed point. For a varying with vertex values v0, v1,
 // v2 the hardware hands the shader VP = A·(x − x0) + B·(y − y0) and C;
 // the shader computes VP·W + C. We make that the perspective-correct value:
 // C = v0 and (A, B) the screen-space gradient of (vi − v0)/Wc_i, with
-// (x0, y0) at vertex 0 (DERIVED in hw-vc4.md §2.6: at vertex 0 VP is 0 and the
+// (x0, y0) at vertex 0 (DERIVED in doc/hardware.md#varyings: at vertex 0 VP is 0 and the
 // result v0; elsewhere VP·W + C is exactly the perspective-correct value).
 // A flat-shaded varying has A = B = 0 and C = v0 (our choice of provoking
 // vertex: vertex 0, the one that supplies C anyway; the hardware's choice is
@@ -66,7 +66,7 @@ func (r Rect) Intersect(s Rect) Rect {
 
 // ClipRect returns the pixels of a CLIP_WINDOW: left, "bottom" (the
 // smallest row, as frame coordinates count), width and height ([AG] Table
-// 38 id 102; hw-vc4.md §1.2).
+// 38 id 102; doc/hardware.md#viewport).
 func ClipRect(q *cl.ClipWindow) Rect {
 	return Rect{X0: int(q.Left), Y0: int(q.Bottom), X1: int(q.Left) + int(q.Width), Y1: int(q.Bottom) + int(q.Height)}
 }
@@ -87,11 +87,12 @@ type Vertex struct {
 
 // LaneX and LaneY give the position inside its 4×4 block of the pixel QPU
 // element i shades, for blocks in even (index 0) and odd (index 1) rows of
-// blocks (seed 004, "Pixel and Element relation").
+// blocks (the cube demo post, "Pixel and Element relation";
+// doc/hardware.md#rasterisation).
 var LaneX, LaneY [2][16]uint8
 
 func init() {
-	// Seed 004's drawings, bottom row (y = 0) first.
+	// The post's drawings, bottom row (y = 0) first.
 	layouts := [2][4][4]uint8{
 		{ // even block rows
 			{0, 1, 12, 13},
@@ -205,9 +206,10 @@ const (
 // y up. Evidence: Mesa sets the clockwise bit exactly when Gallium's
 // front_ccw is set (vc4_state.c vc4_create_rasterizer_state), and Gallium's
 // front_ccw faces are the ones with a < 0 in its y-down window coordinates
-// (softpipe sp_setup.c: front when det < 0 with front_ccw). hw-vc4.md §6.4
-// reads it the other way round (marked DERIVED); Mesa's behaviour on real
-// Pis decides, and math/scene.ClockwiseBit follows the same reading.
+// (softpipe sp_setup.c: front when det < 0 with front_ccw). The project
+// first read it the other way round; Mesa's behaviour on real Pis decides
+// (doc/hardware.md#rasterisation), and math/scene.ClockwiseBit follows the
+// same reading.
 func Winding(v0, v1, v2 *Vertex) int {
 	a := (int64(v1.X)-int64(v0.X))*(int64(v2.Y)-int64(v0.Y)) - (int64(v1.Y)-int64(v0.Y))*(int64(v2.X)-int64(v0.X))
 	switch {
@@ -422,7 +424,7 @@ const Z24 = 0xFFFFFF
 // point, and the pixel coordinates (X_PIXEL_COORD, Y_PIXEL_COORD).
 //
 // Z is Zs·0xFFFFFF rounded to nearest and clamped to [0, 0xFFFFFF]
-// (hw-vc4.md §2.6: rb15 ≈ round(Zs × 0xFFFFFF); rounding UNCERTAIN).
+// (doc/hardware.md#varyings: rb15 ≈ round(Zs × 0xFFFFFF); rounding UNCERTAIN).
 //
 // Each plane is v = (c + a·dx) + b·dy with dx, dy the pixel centre's offset
 // from vertex 0; the products are rounded on their own (float64(...): no

@@ -32,8 +32,9 @@ func covered(p *Prim, r Rect) map[[2]int]bool {
 	return m
 }
 
-// Seed 004's two drawings, top row (y = 3) first, as printed there.
-func TestLaneLayoutIsSeed004(t *testing.T) {
+// The two drawings of the post "vc4: cube demo – 'from scratch'" ("Pixel
+// and Element relation"), top row (y = 3) first, as printed there.
+func TestLaneLayoutIsCubeDemo(t *testing.T) {
 	drawn := [2][4][4]int{
 		{{6, 7, 10, 11}, {4, 5, 8, 9}, {2, 3, 14, 15}, {0, 1, 12, 13}},
 		{{10, 11, 6, 7}, {8, 9, 4, 5}, {14, 15, 2, 3}, {12, 13, 0, 1}},
@@ -44,7 +45,7 @@ func TestLaneLayoutIsSeed004(t *testing.T) {
 			for x := range 4 {
 				e := drawn[p][row][x]
 				if int(LaneX[p][e]) != x || int(LaneY[p][e]) != y {
-					t.Errorf("parity %d element %d at (%d,%d), seed says (%d,%d)", p, e, LaneX[p][e], LaneY[p][e], x, y)
+					t.Errorf("parity %d element %d at (%d,%d), the post says (%d,%d)", p, e, LaneX[p][e], LaneY[p][e], x, y)
 				}
 			}
 		}

@@ -177,8 +177,8 @@ func nonZeroLanes(v *[16]uint32) (m uint16) {
 // earlyZ reports whether early-Z rejects fragments: CONFIGURATION_BITS
 // early Z enable, the rendering mode's early-Z not disabled, and a depth
 // function in the direction the early-Z buffer is kept for (LT/LE, or
-// GT/GE with the direction bit) ([AG] Table 38 ids 96 and 113; hw-vc4.md
-// §6.7).
+// GT/GE with the direction bit) ([AG] Table 38 ids 96 and 113;
+// doc/hardware.md#tile-buffer-formats).
 //
 // The hardware keeps a reduced-resolution Z shadow and rejects whole
 // quads when it is sure they fail; we test each pixel's interpolated Z

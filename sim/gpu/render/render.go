@@ -2,7 +2,8 @@
 // 1 (CT1) and everything behind it — the tile buffer loads and stores, the
 // tile lists the binner wrote, primitive setup, rasterisation, early-Z,
 // fragment shading on QPUs with the varyings interpolator, the TMUs and the
-// TLB ([AG] §5, §6, §8, §9; hw-vc4.md §6.5).
+// TLB ([AG] §5, §6, §8, §9; doc/kernel.md#the-emitted-list for the render
+// lists it runs).
 //
 // # Tiles in parallel
 //
@@ -30,7 +31,7 @@
 //
 // The tile buffer and the clear values outlive a job, as the hardware's do:
 // a job that neither clears nor loads sees what the previous job left
-// (kernel-vc4.md §9.3).
+// (doc/kernel.md#tile-buffer-persistence).
 package render
 
 import (

@@ -172,7 +172,7 @@ func (w *Worker) exec(raw []byte, addr uint32) error {
 		q.Unpack(raw)
 		w.tile = tlb.Tile{X: int(q.Column), Y: int(q.Row)}
 		// The vertex cache is per tile: the hardware shades again for
-		// every tile list ([AG] §8; hw-vc4.md §2.1).
+		// every tile list ([AG] §8; doc/hardware.md#pipeline-modes).
 		w.newShader()
 		for i := 0; i < w.npending; i++ {
 			if err := w.load(w.pending[i].bytes()); err != nil {
@@ -333,7 +333,7 @@ func (w *Worker) load(raw []byte) error {
 var errNoFrame = errors.New("store before any TILE_RENDERING_MODE_CONFIG")
 
 // msFormat is the load/store colour format of a rendering-mode format
-// (RGBA8888 is 1 there and 0 here; hw-vc4.md §1.3, §1.6).
+// (RGBA8888 is 1 there and 0 here; doc/hardware.md#mode-configuration).
 func msFormat(f cl.RenderFormat) cl.LoadStoreFormat {
 	switch f {
 	case cl.RenderFormatRGBA8888:
@@ -346,11 +346,11 @@ func msFormat(f cl.RenderFormat) cl.LoadStoreFormat {
 
 // store executes a store and the clear after it ([AG] §5: "Once each tile
 // has been written out the Tile Buffer ... is automatically cleared";
-// hw-vc4.md §1.3 for the disable bits).
+// doc/hardware.md#load-and-store for the disable bits).
 //
 // Only a store of buffer none may come before TILE_RENDERING_MODE_CONFIG:
 // the kernel's list primes the clear values with one (vc4_render_cl.c
-// vc4_create_rcl_bo; hw-vc4.md §6.5).
+// vc4_create_rcl_bo; doc/kernel.md#the-emitted-list).
 func (w *Worker) store(raw []byte) error {
 	clearColor, clearZS := true, true
 	switch spec.Opcode(raw[0]) {

@@ -11,7 +11,7 @@ type DepthState struct {
 }
 
 // Passes reports whether a fragment of depth z passes against stored
-// depth zb under function f (hw-vc4.md §1.4: 0 never, 1 less, 2 equal,
+// depth zb under function f (AG Table 38 id 96; doc/hardware.md#configuration-bits: 0 never, 1 less, 2 equal,
 // 3 lequal, 4 greater, 5 notequal, 6 gequal, 7 always — the fragment's
 // value on the left, as in OpenGL).
 //

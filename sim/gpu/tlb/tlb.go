@@ -2,7 +2,8 @@
 // Z and stencil store of one 64×64-pixel tile, the Z and stencil tests the
 // fragment shaders trigger by writing TLB_Z, masked colour writes and
 // reads, and the loads and stores that move a tile between the buffer and
-// memory ([AG] §5 "Tile Buffer"; hw-vc4.md §1.3, §6.1, §6.6, §6.7).
+// memory ([AG] §5 "Tile Buffer"; doc/hardware.md#load-and-store,
+// doc/hardware.md#tiles, doc/hardware.md#tile-buffer-formats).
 //
 // What is modelled: non-multisample 32-bit colour tiles (the only
 // configuration the Linux kernel lets user space pick besides 4×
@@ -107,7 +108,7 @@ func ClearValuesOf(p *cl.ClearColors) ClearValues {
 }
 
 // ZS packs a 24-bit Z and a stencil value as the Z/stencil buffer holds
-// them: Z in bits 31:8, stencil in bits 7:0 (hw-vc4.md §6.6; Mesa
+// them: Z in bits 31:8, stencil in bits 7:0 (doc/hardware.md#tile-buffer-formats; Mesa
 // vc4_draw.c "the depth buffer is stored with Z in the high 24").
 func ZS(z uint32, s uint8) uint32 { return z<<8 | uint32(s) }
 
@@ -349,7 +350,7 @@ func (b *Buffer) LoadColor(v *mem.View, addr uint32, tiling cl.Tiling, format cl
 }
 
 // StoreZS stores the Z/stencil buffer: 32 bits per pixel, Z24 in bits
-// 31:8 and stencil in 7:0 (hw-vc4.md §6.6).
+// 31:8 and stencil in 7:0 (doc/hardware.md#tile-buffer-formats).
 func (b *Buffer) StoreZS(v *mem.View, addr uint32, tiling cl.Tiling, t Tile, f *Frame) error {
 	im, err := newImage(addr, tiling, 4, f)
 	if err != nil {
@@ -460,7 +461,7 @@ func undump(v *mem.View, addr uint32, dst *[Pixels]uint32) error {
 // BGR565 packing of the tile's 8888 word: byte 0 → bits 15:11, byte 1 →
 // bits 10:5, byte 2 → bits 4:0, alpha dropped. DERIVED from Mesa's format
 // table, which stores PIPE_FORMAT_B5G6R5_UNORM (R in bits 15:11) through a
-// shader swizzle that puts R in byte 0 (vc4_formats.c; hw-vc4.md §6.6,
+// shader swizzle that puts R in byte 0 (vc4_formats.c; doc/hardware.md#tile-buffer-formats,
 // UNCERTAIN there). The hardware's 8 → 5/6-bit conversion is not
 // documented: without dithering we keep the top bits; with dithering we
 // first add an ordered-dither offset from a 4×4 Bayer matrix, scaled to

@@ -76,7 +76,7 @@ func TestStoreLinearRGBA8888PartialTile(t *testing.T) {
 	}
 }
 
-// T-format addresses from hw-vc4.md §7.3's worked formula, 32 bpp, a
+// T-format addresses from the layout of doc/hardware.md#texture-formats, 32 bpp, a
 // 64-pixel-wide image (2 tiles of 32×32 px per tile row):
 //
 //	(16, 0): ux 4, sx 1, k 1 → sub-tile 3 → 3072 (the document's example)
@@ -102,7 +102,7 @@ func TestStoreTFormatAddresses(t *testing.T) {
 	}
 }
 
-// LT (hw-vc4.md §7.2), 32 bpp, 64 wide: 16 utiles per row;
+// LT (doc/hardware.md#texture-formats), 32 bpp, 64 wide: 16 utiles per row;
 // (5, 6) → ((6/4)·16 + 5/4)·64 + ((6%4)·4 + 5%4)·4 = 1124.
 func TestStoreLTAndLoadRoundTrip(t *testing.T) {
 	v, r, mem := memory(t, 64*64*4)
@@ -222,7 +222,7 @@ func TestClear(t *testing.T) {
 	}
 }
 
-// The depth function table of hw-vc4.md §1.4, fragment on the left.
+// The depth function table of AG Table 38 id 96, fragment on the left.
 func TestDepthFunctions(t *testing.T) {
 	type row struct{ lt, eq, gt bool } // passes for z < zb, z == zb, z > zb
 	want := map[cl.DepthFunc]row{
@@ -449,7 +449,7 @@ func TestZWriteWithoutStencil(t *testing.T) {
 }
 
 // The kernel does not check the alignment of the colour buffer's offset
-// (vc4_render_cl.c vc4_rcl_render_config_surface_setup; audit.md 7.4), so
+// (vc4_render_cl.c vc4_rcl_render_config_surface_setup), so
 // STORE_MS_TILE_BUFFER can store to an address that is not a multiple of
 // four. The store must still put every pixel where the layout says, in
 // every memory format (and not trip the race detector's pointer checks).

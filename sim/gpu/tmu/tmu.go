@@ -4,13 +4,13 @@
 // lookup itself — texture types, T/LT/raster layouts and mip placement
 // from package texture, FLIPY, wrap modes, nearest/bilinear/mipmapped
 // filtering, level of detail from the quad's derivatives — and the receive
-// FIFO that ldtmu pops into r4 ([AG] §4; hw-vc4.md §5).
+// FIFO that ldtmu pops into r4 ([AG] §4; doc/hardware.md#tmu).
 //
 // # Returned words
 //
 // Every lookup returns one 32-bit word per element: four 8-bit channels
 // ([AG] §4 "QPU Interface"). For RGBA8888 (and RGBA32R) it is the texel's
-// little-endian memory word unchanged (hw-vc4.md §5.6). Other types are
+// little-endian memory word unchanged (doc/hardware.md#tmu). Other types are
 // expanded to 8 bits per channel, the type's first-named channel in byte 0,
 // which is what Mesa's format swizzles assume (vc4_formats.c: B5G6R5 and
 // B4G4R4A4 pipe formats, whose red field is the most significant, read red
@@ -32,7 +32,7 @@
 // per lookup), BW1, A4, A1, YUYV422R (refused by the kernel anyway), cube
 // maps and child images.
 //
-// # Filtering (hw-vc4.md §5.8; OpenGL ES 2.0 §3.7.7–3.7.8 where the AG is silent)
+// # Filtering (doc/hardware.md#tmu; OpenGL ES 2.0 §3.7.7–3.7.8 where the AG is silent)
 //
 // Texel space is u = s·w, v = t·h for a level of w×h (the power-of-two
 // container below level 0, [AG] §4). NEAREST picks texel floor(u), LINEAR
@@ -40,9 +40,9 @@
 // 1/256 (the hardware's weight precision is not documented; 8 bits is our
 // choice). The level of detail is log2 of the larger screen-space footprint
 // of a pixel, computed per 2×2 quad from the differences between its
-// elements (element 1 − 0 across, element 2 − 0 down; seed 004's quad
-// layout), plus the per-element bias from TMUn_B; with P2/P3's BSLOD only
-// the bias counts. LOD ≤ 0 magnifies (MAGFILT, level 0), above it MINFILT
+// elements (element 1 − 0 across, element 2 − 0 down; the quad layout of
+// doc/hardware.md#rasterisation), plus the per-element bias from TMUn_B;
+// with P2/P3's BSLOD only the bias counts. LOD ≤ 0 magnifies (MAGFILT, level 0), above it MINFILT
 // applies; mip levels run 0…MIPLVLS.
 package tmu
 

@@ -10,7 +10,7 @@ type Sink interface {
 
 // Assemble calls fn.Primitive with the positions (into the draw's index list) of
 // each primitive's vertices, expanding strips, fans and loops as OpenGL ES
-// does (§2.6.1): odd triangles of a strip swap their first two vertices to
+// 2.0 does (§2.6.1): odd triangles of a strip swap their first two vertices to
 // keep the winding; a fan pivots on vertex 0; a loop closes back to vertex
 // 0. Trailing vertices that make no whole primitive are dropped.
 func Assemble(mode cl.PrimitiveMode, n int, fn Sink) error {

@@ -29,7 +29,7 @@ func ArrayIndices(q *cl.GLArrayPrimitive) Indices {
 // IndexList reads the index buffer of GL_INDEXED_PRIMITIVE through v. The
 // length must fit an int, as for ArrayIndices.
 // The declared maximum index bounds the indices: the kernel trusts it
-// because "the hardware clamps to it" (kernel-vc4.md §4.4, Linux
+// because "the hardware clamps to it" (doc/kernel.md#primitives, Linux
 // vc4_validate.c validate_indexed_prim_list); [AG] Table 38 calls a larger
 // index an error without saying what happens. We clamp.
 func IndexList(v *mem.View, q *cl.GLIndexedPrimitive) (Indices, error) {

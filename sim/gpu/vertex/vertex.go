@@ -4,14 +4,14 @@
 // attributes into the VPM (the VCD) and running the coordinate or vertex
 // shader on a QPU in batches of up to 16, in NV mode by reading the
 // pre-shaded vertices from memory ([AG] §8 "System Pipelines and Modes";
-// hw-vc4.md §2).
+// doc/hardware.md#pipeline-modes).
 //
 // The binner (PTB) asks for Coords: the shaded coordinates of [AG] Figure
 // 11 (Xc, Yc, Zc, Wc, Xs|Ys, Zs, 1/Wc, optional point size). The renderer
 // (PSE) asks for Vertices: [AG] Figure 10 (Xs|Ys, Zs, 1/Wc, optional point
 // size, then the varyings the fragment shader reads). Vertex shading
 // happens twice, once for binning and once per tile that uses the vertex,
-// as on the hardware (hw-vc4.md §2.1).
+// as on the hardware (doc/hardware.md#pipeline-modes).
 package vertex
 
 import (

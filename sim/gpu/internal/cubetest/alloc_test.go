@@ -9,9 +9,9 @@ import (
 )
 
 // The GPU model allocates nothing per frame once warm: running a real
-// frame's job again and again leaves the heap alone (issue 7: no
-// per-frame heap growth). AllocsPerRun counts the mallocs of every
-// goroutine, so the render workers' are included.
+// frame's job again and again leaves the heap alone (no per-frame heap
+// growth). AllocsPerRun counts the mallocs of every goroutine, so the
+// render workers' are included.
 func TestGPUJobDoesNotAllocate(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector allocates")

@@ -14,7 +14,7 @@ type Surface struct {
 
 // RCL describes a render control list the way the Linux kernel builds one
 // from a SUBMIT_CL (vc4_render_cl.c vc4_create_rcl_bo and emit_tile;
-// kernel-vc4.md §9.2, hw-vc4.md §6.5 as corrected by the audit). Append
+// doc/kernel.md#the-emitted-list). Append
 // emits it with package cl's encoders, so tests can run the render lists
 // the simulated kernel will generate without depending on it.
 type RCL struct {
