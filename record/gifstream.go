@@ -14,18 +14,18 @@ import (
 // extension, which the specification leaves to applications and which
 // every decoder, image/gif included (GIF.LoopCount), reads.
 const (
-	extensionIntroducer = 0x21 // §23–26
-	graphicControlLabel = 0xf9 // §23
-	applicationLabel    = 0xff // §26
-	imageSeparator      = 0x2c // §20
-	trailer             = 0x3b // §27
-	blockTerminator     = 0x00 // §15: a sub-block of size 0
+	extensionIntroducer = 0x21 // GIF89a §23–26
+	graphicControlLabel = 0xf9 // GIF89a §23
+	applicationLabel    = 0xff // GIF89a §26
+	imageSeparator      = 0x2c // GIF89a §20
+	trailer             = 0x3b // GIF89a §27
+	blockTerminator     = 0x00 // GIF89a §15: a sub-block of size 0
 
 	// disposalNone is the Graphic Control Extension's disposal method 1,
 	// "do not dispose": the frame stays on the canvas and the next one is
-	// drawn over it, so a frame need only cover what changed (§23).
+	// drawn over it, so a frame need only cover what changed (GIF89a §23).
 	disposalNone = 1
-	// maxSubBlock is the largest data sub-block (§15: a size byte 1–255).
+	// maxSubBlock is the largest data sub-block (GIF89a §15: a size byte 1–255).
 	maxSubBlock = 255
 )
 
@@ -59,7 +59,7 @@ func (s *gifStream) bytes(b0 byte, more ...byte) {
 	}
 }
 
-// u16 writes a little-endian 16-bit number (§4, "Unsigned").
+// u16 writes a little-endian 16-bit number (GIF89a §4, "Unsigned").
 func (s *gifStream) u16(v int) {
 	var b [2]byte
 	binary.LittleEndian.PutUint16(b[:], uint16(v))
@@ -72,7 +72,7 @@ func (s *gifStream) str(x string) {
 	}
 }
 
-// header writes the signature (§17), the Logical Screen Descriptor (§18)
+// header writes the signature (GIF89a §17), the Logical Screen Descriptor (§18)
 // for a width×height canvas without a global colour table (every frame
 // carries its own), and the looping extension.
 func (s *gifStream) header(width, height, loops int) {
@@ -94,12 +94,12 @@ func (s *gifStream) header(width, height, loops int) {
 	s.bytes(blockTerminator)
 }
 
-// frame writes one frame: a Graphic Control Extension (§23) with the delay
+// frame writes one frame: a Graphic Control Extension (GIF89a §23) with the delay
 // in 1/100 s, disposal "do not dispose" and, if transparent ≥ 0, that
-// palette index transparent; an Image Descriptor (§20) placing a w×h
-// image at (x, y) with a local colour table (§21) of palette (R, G, B
+// palette index transparent; an Image Descriptor (GIF89a §20) placing a w×h
+// image at (x, y) with a local colour table (GIF89a §21) of palette (R, G, B
 // triples, padded to a power of two); and the image's LZW-compressed
-// indices in data sub-blocks (§22, appendix F), row by row.
+// indices in data sub-blocks (GIF89a §22, appendix F), row by row.
 func (s *gifStream) frame(x, y, w, h int, palette []byte, transparent int, delay int, pix []byte) {
 	flags := byte(disposalNone << 2)
 	tIndex := byte(0)
@@ -153,7 +153,7 @@ func (s *gifStream) frame(x, y, w, h int, palette []byte, transparent int, delay
 	s.bytes(blockTerminator)
 }
 
-// end writes the trailer (§27) and flushes.
+// end writes the trailer (GIF89a §27) and flushes.
 func (s *gifStream) end() error {
 	s.bytes(trailer)
 	return s.flush()
@@ -168,7 +168,7 @@ func (s *gifStream) flush() error {
 }
 
 // subBlocks cuts a byte stream into data sub-blocks: a size byte, then
-// that many bytes (§15). It has the WriteByte and Flush methods that
+// that many bytes (GIF89a §15). It has the WriteByte and Flush methods that
 // compress/lzw writes through directly (without them its Reset would wrap
 // it in a new bufio.Writer for every frame).
 type subBlocks struct {

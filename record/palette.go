@@ -26,7 +26,7 @@ package record
 const (
 	binBits = 5
 	numBins = 1 << (3 * binBits)
-	// maxColours is a GIF colour table's largest size (§18, §21: 2^(n+1)
+	// maxColours is a GIF colour table's largest size (GIF89a §18, §21: 2^(n+1)
 	// for n ≤ 7).
 	maxColours = 256
 	// maxExact bounds the colours given an entry before the cut, so that

@@ -232,8 +232,8 @@ func TestDecodedDelays30(t *testing.T) {
 }
 
 // The first bytes of a file, written out by hand from GIF89a §17, §18 and
-// the Netscape looping extension, and a tiny frame's blocks (§23, §20,
-// §21, §22).
+// the Netscape looping extension, and a tiny frame's blocks (GIF89a §23,
+// §20, §21, §22).
 func TestStreamLayout(t *testing.T) {
 	var buf bytes.Buffer
 	g, err := NewGIF(&buf, Options{FPS: 10})

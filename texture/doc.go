@@ -29,12 +29,13 @@
 // the first data in memory will be the bottom-left pixel." Layout
 // coordinates follow memory: row 0 is the first row in memory. Pictures
 // read from files are top-down (row 0 is the top), so one of two things
-// must happen (seed 000, "vc4: T-format Textures"), both offered by
-// FlipMode:
+// must happen (as the post "vc4: T-format Textures", 2023-06-27, works
+// out; doc/hardware.md#public-write-ups), both offered by FlipMode:
 //
 //  1. FlipRows: flip the rows while converting and leave FLIPY off;
 //  2. FlipYBit: convert the top-down picture as it is and set FLIPY in P0
-//     (vccube's default, as the bare-metal cube of seed 004 does).
+//     (vccube's default, as the bare-metal cube of the post "vc4: cube
+//     demo – 'from scratch'" does).
 //
 // Both sample to the same picture; TestFlipAlternativesSampleAlike proves it
 // through Offset and FlipYRow.
@@ -45,9 +46,10 @@
 // (VideoCoreIV-AG100-R, 2013): §4 (texture data storage, Tables 15–19) and
 // §11 (texture memory formats). The kernel rules come from Linux
 // drivers/gpu/drm/vc4/vc4_validate.c and vc4_packet.h; Mesa's from
-// src/gallium/drivers/vc4/vc4_tiling.c and vc4_resource.c. Our notes on
-// them are ../../shared/reference/hw-vc4.md §5 and §7 and kernel-vc4.md §6
-// and §10.1. No code was copied from any of them.
+// src/gallium/drivers/vc4/vc4_tiling.c and vc4_resource.c. The facts, with
+// their sources, are in doc/hardware.md#tmu, doc/hardware.md#texture-formats,
+// doc/kernel.md#texture-relocation and doc/kernel.md#surfaces. No code was
+// copied from any of them.
 //
 // # Not covered
 //

@@ -4,8 +4,9 @@ import "fmt"
 
 // FlipMode is how a top-down picture (row 0 at the top, as image files
 // store it) is reconciled with the GPU, which takes the first row in memory
-// as the bottom row ([AG] §11). Seed 000 ("vc4: T-format Textures") gives
-// the two alternatives; both make the GPU sample the upright picture with
+// as the bottom row ([AG] §11). The post "vc4: T-format Textures"
+// (2023-06-27; doc/hardware.md#public-write-ups) gives the two
+// alternatives; both make the GPU sample the upright picture with
 // t = 0 at its bottom row, and TestFlipAlternativesSampleAlike proves they
 // sample the same texels.
 //
@@ -14,11 +15,12 @@ import "fmt"
 type FlipMode uint8
 
 const (
-	// FlipByGPU is seed 000's alternative 2 and vccube's default: convert
+	// FlipByGPU is the post's alternative 2 and vccube's default: convert
 	// the top-down picture as it is and set FLIPY in P0, so the TMU flips
-	// at sampling time (the bare-metal cube of seed 004 does this).
+	// at sampling time (the bare-metal cube of the post "vc4: cube demo –
+	// 'from scratch'" does this).
 	FlipByGPU FlipMode = iota
-	// FlipByCPU is seed 000's alternative 1: flip the rows while
+	// FlipByCPU is the post's alternative 1: flip the rows while
 	// converting (the bottom row goes first in memory) and leave FLIPY off.
 	FlipByCPU
 )
@@ -48,7 +50,7 @@ func (m FlipMode) String() string {
 //
 // [AG] Table 15 says only "Flip Texture Y Axis"; we model it as t → 1 − t
 // over the level's own height (not its padded height), which is what makes
-// seed 000's alternative 2 work. UNCERTAIN: how FLIPY interacts with the
+// the post's alternative 2 work (doc/hardware.md#tmu). UNCERTAIN: how FLIPY interacts with the
 // power-of-two containers of non-power-of-two mip levels is not documented.
 func FlipYRow(y, height int, flipY bool) int {
 	if flipY {

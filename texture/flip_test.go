@@ -15,7 +15,7 @@ func TestFlipYRow(t *testing.T) {
 		}
 	}
 	if FlipByGPU.FlipsRows() || !FlipByGPU.SetsFlipY() || !FlipByCPU.FlipsRows() || FlipByCPU.SetsFlipY() {
-		t.Error("FlipMode methods disagree with seed 000's alternatives")
+		t.Error("FlipMode methods disagree with the post's alternatives")
 	}
 	var zero FlipMode
 	if zero != FlipByGPU {

@@ -112,7 +112,7 @@ func (t Tiling) String() string {
 // [AG] §4 "Texture Data Storage" words it as "less than one T-format tile",
 // which would put a 17–31-pixel-wide 32-bpp level in LT; we follow the
 // kernel and Mesa, which agree with each other and are what runs on Pis
-// (hw-vc4.md §5.7, audit.md item 6.5).
+// (doc/hardware.md#tmu).
 func SizeIsLT(width, height, cpp int) bool {
 	return width <= 4*UtileWidth(cpp) || height <= 4*UtileHeight(cpp)
 }

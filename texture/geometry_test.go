@@ -67,8 +67,8 @@ func TestStorage(t *testing.T) {
 }
 
 // TestSizeIsLT: LT when the level is at most 4 utiles wide or high
-// (vc4_validate.c size_is_lt(); hw-vc4.md §5.7 "32-bit → LT when w ≤ 16 or
-// h ≤ 16").
+// (vc4_validate.c size_is_lt(): at 32 bits, LT when w ≤ 16 or h ≤ 16;
+// doc/hardware.md#tmu).
 func TestSizeIsLT(t *testing.T) {
 	cases := []struct {
 		w, h, cpp int
@@ -102,8 +102,8 @@ func TestSizeIsLT(t *testing.T) {
 	}
 }
 
-// TestAlignedSize: vc4_check_tex_size()'s rounding, and kernel-vc4.md
-// §10.1's example (640×480 RGBA8888, T or linear: 1 228 800 bytes).
+// TestAlignedSize: vc4_check_tex_size()'s rounding, and the example of
+// doc/kernel.md#surfaces (640×480 RGBA8888, T or linear: 1 228 800 bytes).
 func TestAlignedSize(t *testing.T) {
 	cases := []struct {
 		tiling    Tiling

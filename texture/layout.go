@@ -140,8 +140,9 @@ func (l Layout) String() string {
 // row's parity and 2*sy+sx. Even tile rows store the sub-tiles bottom-left,
 // top-left, top-right, bottom-right; odd rows top-right, bottom-right,
 // bottom-left, top-left, "bottom" being the smaller y (Mesa vc4_tiling.c
-// file comment and t_utile_address(); [AG] §11 Figure 14; seed 000 "s00 s10
-// s11 s01" and "s11 s01 s00 s10"; igt lib/igt_vc4.c uses the same
+// file comment and t_utile_address(); [AG] §11 Figure 14; the post "vc4:
+// T-format Textures": "s00 s10 s11 s01" and "s11 s01 s00 s10"; igt
+// lib/igt_vc4.c uses the same
 // {0,3,1,2} and {2,1,3,0}).
 var tSubtileOrder = [2][4]int{
 	{0, 3, 1, 2},

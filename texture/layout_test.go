@@ -5,12 +5,15 @@ import (
 	"testing"
 )
 
-// The tables in this file are written from the seeds' drawings and the
-// reference guide, not from the code under test.
+// The tables in this file are written from the drawings of three public
+// write-ups — the post "vc4: T-format Textures" (2023-06-27), the
+// JayStation post "Texturing" and VC4C's documentation page "Images"
+// (doc/hardware.md#public-write-ups) — and from the reference guide, not
+// from the code under test.
 
 // TestUtileGeometry checks the utile shapes of [AG] §11 ("64bpp, 32bpp,
 // 16bpp, 8bpp, 4bpp or 1bpp are organized as 2 × 4, 4 × 4, 8 × 4, 8 × 8,
-// 16 × 8 or 32 × 16") and seed 002's micro-tile table.
+// 16 × 8 or 32 × 16") and VC4C's "Images" micro-tile table.
 func TestUtileGeometry(t *testing.T) {
 	for _, c := range []struct{ bpp, w, h int }{
 		{64, 2, 4}, {32, 4, 4}, {16, 8, 4}, {8, 8, 8}, {4, 16, 8}, {1, 32, 16},
@@ -42,11 +45,11 @@ func TestUtileGeometry(t *testing.T) {
 	}
 }
 
-// TestPixelOrderInUtile: "in simple raster order" ([AG] §11); seed 002
-// draws the 32-bit utile with 0 1 2 3 in the bottom (first) row and C D E F
-// in the top row.
+// TestPixelOrderInUtile: "in simple raster order" ([AG] §11); VC4C's
+// "Images" page draws the 32-bit utile with 0 1 2 3 in the bottom (first)
+// row and C D E F in the top row.
 func TestPixelOrderInUtile(t *testing.T) {
-	seed002 := [4][4]int{ // [y][x], y = 0 is the bottom row of the drawing
+	drawn := [4][4]int{ // [y][x], y = 0 is the bottom row of the drawing
 		{0x0, 0x1, 0x2, 0x3},
 		{0x4, 0x5, 0x6, 0x7},
 		{0x8, 0x9, 0xA, 0xB},
@@ -56,7 +59,7 @@ func TestPixelOrderInUtile(t *testing.T) {
 		l := mustLayout(t, tiling, 4, 64, 64)
 		for y := 0; y < 4; y++ {
 			for x := 0; x < 4; x++ {
-				if got, want := l.Offset(x, y), 4*seed002[y][x]; got != want {
+				if got, want := l.Offset(x, y), 4*drawn[y][x]; got != want {
 					t.Errorf("%v cpp 4: pixel (%d,%d) at %d, want %d", tiling, x, y, got, want)
 				}
 			}
@@ -74,11 +77,11 @@ func TestPixelOrderInUtile(t *testing.T) {
 	}
 }
 
-// tileOrderSeed000 is the memory order of the 4 KiB tiles of the 256×256
-// 32-bpp image of seed 000 ("t00 t01 ... t17 t16 ..."), written as
-// [row][col] → position. The seed's own listing has a typo ("t06 t17": the
-// row has eight tiles, t00 to t07; audit.md item 6.6).
-var tileOrderSeed000 = [8][8]int{
+// tileOrderTPost is the memory order of the 4 KiB tiles of the 256×256
+// 32-bpp image of the post "vc4: T-format Textures" ("t00 t01 ... t17 t16
+// ..."), written as [row][col] → position. The post's own listing has a
+// typo ("t06 t17": the row has eight tiles, t00 to t07).
+var tileOrderTPost = [8][8]int{
 	{0, 1, 2, 3, 4, 5, 6, 7},
 	{15, 14, 13, 12, 11, 10, 9, 8},
 	{16, 17, 18, 19, 20, 21, 22, 23},
@@ -89,10 +92,10 @@ var tileOrderSeed000 = [8][8]int{
 	{63, 62, 61, 60, 59, 58, 57, 56},
 }
 
-// tileOrderSeed002 is seed 002's drawing of a 5×5-tile image, top row
+// tileOrderVC4C is VC4C's "Images" drawing of a 5×5-tile image, top row
 // drawn first ("k l m n o" ... "0 1 2 3 4"), converted to [row from the
 // bottom][col] → position (digits, then a=10 ...).
-var tileOrderSeed002 = [5][5]int{
+var tileOrderVC4C = [5][5]int{
 	{0, 1, 2, 3, 4},      // 0 1 2 3 4
 	{9, 8, 7, 6, 5},      // 9 8 7 6 5
 	{10, 11, 12, 13, 14}, // a b c d e
@@ -121,18 +124,19 @@ func TestTileOrder(t *testing.T) {
 			}
 		}
 	}
-	check("seed 000 8×8 tiles", 8, 8, func(ty, tx int) int { return tileOrderSeed000[ty][tx] })
-	check("seed 002 5×5 tiles", 5, 5, func(ty, tx int) int { return tileOrderSeed002[ty][tx] })
+	check("T-format post 8×8 tiles", 8, 8, func(ty, tx int) int { return tileOrderTPost[ty][tx] })
+	check("VC4C Images 5×5 tiles", 5, 5, func(ty, tx int) int { return tileOrderVC4C[ty][tx] })
 }
 
-// subtileOrder is seed 000's sub-tile order, [tile row parity][position] →
+// subtileOrder is the sub-tile order of the post "vc4: T-format Textures",
+// [tile row parity][position] →
 // (sy, sx): "s00 s10 s11 s01" on even tile rows and "s11 s01 s00 s10" on
 // odd ones, syx being the sub-tile at row y, column x, row 0 first in
-// memory. Seed 001 says the same in words: even rows "lower left, upper
-// left, upper right, lower right"; odd rows "upper right, lower right, lower
-// left, upper left". (Seed 002's odd-row drawing swaps the two left
-// sub-tiles against its own text; we follow the text, seed 000, seed 001
-// and [AG] Figure 14.)
+// memory. The JayStation post says the same in words: even rows "lower
+// left, upper left, upper right, lower right"; odd rows "upper right, lower
+// right, lower left, upper left". (VC4C's "Images" odd-row drawing swaps
+// the two left sub-tiles against its own text; we follow the text, the two
+// posts and [AG] Figure 14.)
 var subtileOrder = [2][4][2]int{
 	{{0, 0}, {1, 0}, {1, 1}, {0, 1}},
 	{{1, 1}, {0, 1}, {0, 0}, {1, 0}},
@@ -166,7 +170,7 @@ func TestSubtileOrder(t *testing.T) {
 	}
 }
 
-// TestUtileOrderInSubtile: "u00 u01 u02 u03 u10 ... u33" (seed 000), utiles
+// TestUtileOrderInSubtile: "u00 u01 u02 u03 u10 ... u33" (the T-format post), utiles
 // in raster order inside a sub-tile ([AG] Figure 15).
 func TestUtileOrderInSubtile(t *testing.T) {
 	for _, cpp := range []int{1, 2, 4, 8} {
@@ -190,8 +194,8 @@ func TestUtileOrderInSubtile(t *testing.T) {
 	}
 }
 
-// TestLTFormat: utiles in raster order (seed 001/002, [AG] §11), the image
-// padded to whole utiles.
+// TestLTFormat: utiles in raster order (the JayStation post, VC4C's
+// "Images", [AG] §11), the image padded to whole utiles.
 func TestLTFormat(t *testing.T) {
 	for _, cpp := range []int{1, 2, 4, 8} {
 		uw, uh := UtileWidth(cpp), UtileHeight(cpp)

@@ -462,5 +462,5 @@ type Sampler struct {
 
 // VkcubeSampler samples as vkcube does: NEAREST minification and
 // magnification, CLAMP_TO_EDGE in both directions (Vulkan-Tools cube.c
-// demo_prepare_textures, peers.md §2.1).
+// demo_prepare_textures).
 var VkcubeSampler = Sampler{Min: MinNearest, Mag: MagNearest, WrapS: WrapClamp, WrapT: WrapClamp}

@@ -77,7 +77,8 @@ func mulInt(a, b int) (int, bool) {
 //
 // The TMU returns an RGBA8888 texel as the little-endian word of its four
 // bytes as stored, and the TLB stores the fragment shader's colour word
-// unchanged (hw-vc4.md key finding 7, §5.6, §6.6; Mesa vc4_formats.c maps
+// unchanged (doc/hardware.md#tmu, doc/hardware.md#tile-buffer-formats;
+// Mesa vc4_formats.c maps
 // both R8G8B8A8 and B8G8R8A8 to texture type RGBA8888 and fixes the order
 // with a shader swizzle). A shader that moves the texel straight to
 // TLB_COLOUR_ALL therefore needs the texture in the render target's byte

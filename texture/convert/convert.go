@@ -52,8 +52,9 @@ func log2(n int) uint {
 // flipRows chooses the row order. With flipRows false, picture row r
 // becomes memory row r, which the GPU takes as row r from the bottom.
 // With flipRows true, picture row r becomes memory row Height-1-r: for a
-// top-down picture this is alternative 1 of seed 000 ("flip the linear
-// image ... and then convert", FLIPY off). See FlipMode.
+// top-down picture this is "alternative 1" of the post "vc4: T-format
+// Textures" ("flip the linear image ... and then convert", FLIPY off). See
+// FlipMode.
 //
 // FromLinear does not allocate.
 func FromLinear(tl texture.Layout, dst []byte, src texture.Picture, flipRows bool) error {

@@ -9,7 +9,8 @@ import (
 )
 
 // The renderer's path: the default texture, in the scanout's byte order,
-// one mip level, FLIPY (seed 000's alternative 2), sampled like vkcube.
+// one mip level, FLIPY (the "alternative 2" of the post "vc4: T-format
+// Textures"), sampled like vkcube.
 func ExampleUpload() {
 	pic := defaulttex.Picture(texture.OrderBGRA)
 	plan, err := texture.NewMipPlan(texture.RGBA8888, pic.Width, pic.Height, 1)

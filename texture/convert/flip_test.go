@@ -7,9 +7,10 @@ import (
 	"github.com/vccube/vccube/texture"
 )
 
-// TestFlipAlternativesSampleAlike proves seed 000's claim that its two
-// alternatives show the same picture. A top-down picture (row 0 = top) is
-// uploaded both ways; the TMU's view of each is modelled only through the
+// TestFlipAlternativesSampleAlike proves the claim of the post "vc4:
+// T-format Textures" (2023-06-27; doc/hardware.md#public-write-ups) that its
+// two alternatives show the same picture. A top-down picture (row 0 = top)
+// is uploaded both ways; the TMU's view of each is modelled only through the
 // address functions: texel (x, v), v counted from t = 0, lives at
 // Layout.Offset(x, FlipYRow(v, height, FLIPY)). Both must give, for every
 // texel of every mip level, the picture's pixel at column x and row

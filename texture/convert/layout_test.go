@@ -10,11 +10,12 @@ import (
 	"github.com/vccube/vccube/texture"
 )
 
-// TestSeed000Block reproduces seed 000's worked example: a 4×4 block at
+// TestTFormatPostBlock reproduces the worked example of the post "vc4:
+// T-format Textures" (doc/hardware.md#public-write-ups): a 4×4 block at
 // columns 12–15 of a 64×64 32-bpp texture, rows 16–19 as the GPU counts
 // them (bottom-up), which the reference guide linearizes as
 // "p w g i l n f b k o r q a z m t".
-func TestSeed000Block(t *testing.T) {
+func TestTFormatPostBlock(t *testing.T) {
 	block := [4]string{"pwgi", "lnfb", "korq", "azmt"} // GPU rows 16, 17, 18, 19
 	l := mustLayout(t, texture.TFormat, 4, 64, 64)
 	readBlock := func(tiled []byte, y0 int) string {
@@ -58,7 +59,7 @@ func TestSeed000Block(t *testing.T) {
 	if got := consecutive(tiled, 16); got != "pwgilnfbkorqazmt" {
 		t.Errorf("GPU-order buffer: block linearized as %q, want %q", got, "pwgilnfbkorqazmt")
 	}
-	// Seed 000: converting the top-down buffer as it is gives the
+	// The post: converting the top-down buffer as it is gives the
 	// "inconsistent linearization" at the block's buffer rows 44–47.
 	mustFromLinear(t, l, tiled, topDown, false)
 	if got := consecutive(tiled, 44); got != "azmtkorqlnfbpwgi" {
@@ -76,10 +77,10 @@ func TestSeed000Block(t *testing.T) {
 
 // TestTFormatRederived checks the fast converter and Offset against a
 // second, independent construction of the T format: walk memory in order
-// exactly as the seeds describe the hierarchy (rows of tiles, alternating
-// direction; sub-tiles in seed 000's order; utiles and pixels in raster
-// order) and note which pixel each address holds. No formula of layout.go
-// is used.
+// exactly as the write-ups describe the hierarchy (rows of tiles,
+// alternating direction; sub-tiles in the T-format post's order; utiles and
+// pixels in raster order) and note which pixel each address holds. No
+// formula of layout.go is used.
 func TestTFormatRederived(t *testing.T) {
 	for _, cpp := range []int{1, 2, 4, 8} {
 		for _, size := range [][2]int{{3, 2}, {1, 1}, {5, 3}, {2, 5}} {
@@ -111,12 +112,12 @@ func TestTFormatRederived(t *testing.T) {
 			got := make([]byte, l.Size())
 			mustFromLinear(t, l, got, pic, false)
 			if !bytes.Equal(got, want) {
-				t.Errorf("cpp %d %d×%d tiles: FromLinear differs from the seed's hierarchy", cpp, tilesX, tilesY)
+				t.Errorf("cpp %d %d×%d tiles: FromLinear differs from the write-ups' hierarchy", cpp, tilesX, tilesY)
 			}
 			for y := 0; y < height; y++ {
 				for x := 0; x < width; x++ {
 					if g, w := l.Offset(x, y), addrOf[[2]int{x, y}]; g != w {
-						t.Fatalf("cpp %d %d×%d tiles: Offset(%d,%d) = %d, seed hierarchy says %d", cpp, tilesX, tilesY, x, y, g, w)
+						t.Fatalf("cpp %d %d×%d tiles: Offset(%d,%d) = %d, the write-ups' hierarchy says %d", cpp, tilesX, tilesY, x, y, g, w)
 					}
 				}
 			}
@@ -307,14 +308,15 @@ func TestConvertersCheckThePicture(t *testing.T) {
 	}
 }
 
-// subtileOrder is seed 000's sub-tile order, [tile row parity][position] →
+// subtileOrder is the sub-tile order of the post "vc4: T-format Textures",
+// [tile row parity][position] →
 // (sy, sx): "s00 s10 s11 s01" on even tile rows and "s11 s01 s00 s10" on
 // odd ones, syx being the sub-tile at row y, column x, row 0 first in
-// memory. Seed 001 says the same in words: even rows "lower left, upper
-// left, upper right, lower right"; odd rows "upper right, lower right, lower
-// left, upper left". (Seed 002's odd-row drawing swaps the two left
-// sub-tiles against its own text; we follow the text, seed 000, seed 001
-// and [AG] Figure 14.)
+// memory. The JayStation post "Texturing" says the same in words: even
+// rows "lower left, upper left, upper right, lower right"; odd rows "upper
+// right, lower right, lower left, upper left". (VC4C's "Images" odd-row
+// drawing swaps the two left sub-tiles against its own text; we follow the
+// text, the two posts and [AG] Figure 14.)
 var subtileOrder = [2][4][2]int{
 	{{0, 0}, {1, 0}, {1, 1}, {0, 1}},
 	{{1, 1}, {0, 1}, {0, 0}, {1, 0}},

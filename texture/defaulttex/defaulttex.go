@@ -25,7 +25,7 @@
 //   - the yellow corner and the checkerboard pin down which corner is which
 //     even on a single cube face;
 //   - the half-intensity grid falls on T-format tile borders at 32 bits per
-//     pixel (32×32-pixel 4 KiB tiles, hw-vc4.md §7.3), so a tiling error
+//     pixel (32×32-pixel 4 KiB tiles, doc/hardware.md#texture-formats), so a tiling error
 //     shows as broken lines, and the 1-pixel checkerboard shows a sampling
 //     offset of a single texel.
 //
