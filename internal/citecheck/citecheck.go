@@ -43,6 +43,7 @@ func (f Finding) String() string {
 
 // rule is a pattern that must not occur in any line.
 type rule struct {
+	hints  []string // lower-case substrings one of which every match contains, to skip most lines cheaply
 	re     *regexp.Regexp
 	reason string
 }
@@ -60,19 +61,19 @@ var (
 	}
 
 	lineRules = []rule{
-		{regexp.MustCompile(`(?i)\b(` + strings.Join(noteNames, "|") + `)`),
+		{[]string{"vc4", ".md"}, regexp.MustCompile(`(?i)\b(` + strings.Join(noteNames, "|") + `)`),
 			"cites a research note that is not in the repository: cite the primary source or a section of doc/"},
-		{regexp.MustCompile(`(?i)\b` + "shared" + `/(reference|seeds)\b`),
+		{[]string{"shared/"}, regexp.MustCompile(`(?i)\b` + "shared" + `/(reference|seeds)\b`),
 			"cites a path outside the repository: cite the primary source or a section of doc/"},
-		{regexp.MustCompile(`(^|[^A-Za-z0-9_.~-])/` + "work" + `/`),
+		{[]string{"/" + "work/"}, regexp.MustCompile(`(^|[^A-Za-z0-9_.~-])/` + "work" + `/`),
 			"cites an absolute path of a workspace outside the repository"},
-		{regexp.MustCompile(`(?i)seeds?[ _-]?0\d\d`),
+		{[]string{"seed"}, regexp.MustCompile(`(?i)seeds?[ _-]?0\d\d`),
 			"cites a seed document by number: cite the public write-up by title and date (doc/hardware.md#public-write-ups) and the primary fact"},
-		{regexp.MustCompile(`(?i)\bthe seeds?('s\b|'|\b ?\()`),
+		{[]string{"seed"}, regexp.MustCompile(`(?i)\bthe seeds?('s\b|'|\b ?\()`),
 			"cites \"the seed\": cite the public write-up by title (doc/hardware.md#public-write-ups)"},
-		{regexp.MustCompile(`(?i)\b(issue|pr|pull request)\s*#?\d+`),
+		{[]string{"issue", "pr", "pull"}, regexp.MustCompile(`(?i)\b(issue|pr|pull request)\s*#?\d+`),
 			"cites an issue or pull-request number: say what the thing is, or give the full public URL"},
-		{regexp.MustCompile(`\bhw ` + sec),
+		{[]string{sec}, regexp.MustCompile(`\bhw ` + sec),
 			"cites a research note's section: cite the primary source or a section of doc/"},
 	}
 
@@ -218,10 +219,15 @@ func (c *Checker) Check(name string, data []byte) []Finding {
 	sc.Buffer(make([]byte, 0, 64*1024), 4*1024*1024)
 	for n := 1; sc.Scan(); n++ {
 		line := sc.Text()
+		low := strings.ToLower(line)
 		for _, r := range lineRules {
-			if r.re.MatchString(line) {
+			if containsAny(low, r.hints) && r.re.MatchString(line) {
 				add(n, line, r.reason)
 			}
+		}
+		if !containsAny(line, cheap) {
+			prev = line
+			continue
 		}
 		for _, m := range sectionRe.FindAllStringIndex(line, -1) {
 			if !docNameRe.MatchString(prev + "\n" + line[:m[0]]) {
@@ -350,6 +356,20 @@ func Slug(title string) string {
 		}
 	}
 	return b.String()
+}
+
+// cheap lists what a line must contain for any of the structural checks
+// (section signs, relative paths, doc/ citations, Markdown links and names)
+// to apply.
+var cheap = []string{sec, "../", "doc/", "](", ".md"}
+
+func containsAny(s string, subs []string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
 }
 
 // isBinary reports whether data looks like a binary file: a NUL byte in
