@@ -68,9 +68,9 @@ import (
 
 // ScanoutFormat is the KMS pixel format of the colour buffers: XRGB8888,
 // whose bytes in memory are B, G, R, X (drm_fourcc.h). The renderer stores
-// RGBA8888 tiles (render-config format 1) and the fragment shader writes
-// the texel's bytes unchanged (doc/hardware.md#tile-buffer-formats), so the texture is loaded
-// in the same B, G, R, A order (ScanoutOrder).
+// RGBA8888 tiles (render-config format 1) and the fragment shader writes the
+// texel's bytes unchanged (doc/hardware.md#tile-buffer-formats), so the
+// texture is loaded in the same B, G, R, A order (ScanoutOrder).
 const ScanoutFormat = uapi.FormatXRGB8888
 
 // ScanoutOrder is the byte order of the colour buffers and therefore of

@@ -57,11 +57,12 @@ var frame0Bin = []byte{
 }
 
 // One shader record in the kernel's shader_rec form
-// (doc/kernel.md#shader-records): bo_handles indices FS 0, VS 1, CS 2, both attribute arrays in the
-// vertex BO 3; then the record: flags single-threaded FS | clipping, 7 FS
-// uniforms, 2 varyings (s, t); VS: 20 uniforms, arrays 0 and 1, 20 bytes;
-// CS: 20 uniforms, array 0, 12 bytes; attribute 0 at offset 0, 12 bytes,
-// stride 12; attribute 1 at 36·12 = 432, 8 bytes, stride 8, VS VPM offset 12.
+// (doc/kernel.md#shader-records): bo_handles indices FS 0, VS 1, CS 2, both
+// attribute arrays in the vertex BO 3; then the record: flags
+// single-threaded FS | clipping, 7 FS uniforms, 2 varyings (s, t); VS: 20
+// uniforms, arrays 0 and 1, 20 bytes; CS: 20 uniforms, array 0, 12 bytes;
+// attribute 0 at offset 0, 12 bytes, stride 12; attribute 1 at 36·12 = 432,
+// 8 bytes, stride 8, VS VPM offset 12.
 var faceRecord = []byte{
 	0, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 3, 0, 0, 0,
 	0x05, 0x00, 7, 2, 0, 0, 0, 0, 0, 0, 0, 0,

@@ -8,9 +8,9 @@ import "math"
 // srgb_decode(texel)): the texture is R8G8B8A8_SRGB (sampling decodes),
 // cube.frag multiplies by light = max(0, dot(L, n)) and encodes to sRGB by
 // hand (Vulkan-Tools cube/cube.frag; the normal comes from screen-space
-// derivatives of the clip-space position, so it is the face's). light is constant over a face; the renderer
-// computes it per face per frame (math/scene Frame.Light) and passes the
-// constants below as FS uniforms.
+// derivatives of the clip-space position, so it is the face's). light is
+// constant over a face; the renderer computes it per face per frame
+// (math/scene Frame.Light) and passes the constants below as FS uniforms.
 //
 // The FS cannot afford pow per channel, so it evaluates the exact curve as
 // the maximum of three lines, with the QPU's per-byte ops on all four bytes

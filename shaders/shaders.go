@@ -7,10 +7,11 @@
 // and functions that fill the uniform values without allocating.
 //
 // The kernel accepts 3D work only with GL shader state (vc4_validate.c
-// cmd_info[]; doc/kernel.md#bin-cl), so all three programs are needed; each goes at offset 0 of its own
-// shader BO (DRM_IOCTL_VC4_CREATE_SHADER_BO), where the kernel validates it
-// (vc4_validate_shaders.c). The FS is single-threaded: shader record flag
-// bit 0 must be 1 (vc4_validate.c validate_gl_shader_rec; doc/kernel.md#threads).
+// cmd_info[]; doc/kernel.md#bin-cl), so all three programs are needed; each
+// goes at offset 0 of its own shader BO (DRM_IOCTL_VC4_CREATE_SHADER_BO),
+// where the kernel validates it (vc4_validate_shaders.c). The FS is
+// single-threaded: shader record flag bit 0 must be 1 (vc4_validate.c
+// validate_gl_shader_rec; doc/kernel.md#threads).
 //
 // Design (with the lead): two attribute arrays, position (x, y, z) for both
 // VS and CS and texture coordinate (s, t) for the VS only; the MVP matrix,

@@ -50,8 +50,9 @@ func (m FlipMode) String() string {
 //
 // [AG] Table 15 says only "Flip Texture Y Axis"; we model it as t → 1 − t
 // over the level's own height (not its padded height), which is what makes
-// the post's alternative 2 work (doc/hardware.md#tmu). UNCERTAIN: how FLIPY interacts with the
-// power-of-two containers of non-power-of-two mip levels is not documented.
+// the post's alternative 2 work (doc/hardware.md#tmu). UNCERTAIN: how FLIPY
+// interacts with the power-of-two containers of non-power-of-two mip levels
+// is not documented.
 func FlipYRow(y, height int, flipY bool) int {
 	if flipY {
 		return height - 1 - y

@@ -320,12 +320,13 @@ func TestQuitKey(t *testing.T) {
 	d.checkNoLeaks(t)
 }
 
-// -display: the GPU renders on one device and another card (here a
-// simulated Pi 4, whose vc4 only displays) shows the frames from its own
-// dumb buffers, each finished frame copied in (the GPU and the display
-// are separate choices, -device and -display). -capture reads the frame back from the other card once it is
-// on screen. The frames match the golden, the other card scans out exactly
-// the captured frame, both cards are left as they were.
+// -display: the GPU renders on one device and another card (here a simulated
+// Pi 4, whose vc4 only displays) shows the frames from its own dumb buffers,
+// each finished frame copied in (the GPU and the display are separate
+// choices, -device and -display). -capture reads the frame back from the
+// other card once it is on screen. The frames match the golden, the other
+// card scans out exactly the captured frame, both cards are left as they
+// were.
 func TestOtherDisplayCard(t *testing.T) {
 	gpuDev := newTestDevice(t, sim.Options{})
 	gpuCon := gpuDev.console(t)

@@ -76,10 +76,11 @@ func (v Viewport) XScale16() float32 { return float32(v.Width) * 8 }
 
 // YScale16 is the Y viewport scale in 1/16 pixel: −height/2 · 16. It is
 // negative because the framebuffer's row 0 is its top row (hardware y grows
-// downwards, doc/hardware.md#shaded-vertex-formats) while clip space has +y up; the negative scale
-// puts clip +y at the top, as the Broadcom driver does for window surfaces.
-// This is where vccube differs from vkcube, which negates proj[1][1]
-// instead (cube.c demo_init) — the projection here is plain OpenGL.
+// downwards, doc/hardware.md#shaded-vertex-formats) while clip space has +y
+// up; the negative scale puts clip +y at the top, as the Broadcom driver
+// does for window surfaces. This is where vccube differs from vkcube, which
+// negates proj[1][1] instead (cube.c demo_init) — the projection here is
+// plain OpenGL.
 func (v Viewport) YScale16() float32 { return -float32(v.Height) * 8 }
 
 // CentreX16 is the viewport centre X in 1/16 pixel (width/2 · 16), the

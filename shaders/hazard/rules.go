@@ -2,10 +2,10 @@
 // restrictions: the reference guide's "Summary of Instruction Restrictions"
 // (AG §3, page 37; doc/hardware.md#qpu-restrictions), the further rules
 // listed there, and the VPM read-setup latency (AG §7 "QPU Reading and
-// Writing of VPM"; doc/hardware.md#vpm). Real hardware does not trap when a rule is broken:
-// it computes something else, silently. The project's shaders pass this
-// checker; it is fast and allocation-free on clean programs so that the
-// GPU model can run it on every program it is given.
+// Writing of VPM"; doc/hardware.md#vpm). Real hardware does not trap when a
+// rule is broken: it computes something else, silently. The project's
+// shaders pass this checker; it is fast and allocation-free on clean
+// programs so that the GPU model can run it on every program it is given.
 //
 // The checker walks the program in address order up to the first program
 // end and its two delay slots, as the kernel's validator does (Linux

@@ -82,10 +82,11 @@ var knownWords = []struct {
 		listing: "nop ; nop",
 	},
 	{
-		// PeterLemon's textured-triangle fragment shader (PeterLemon/RaspberryPi
+		// PeterLemon's textured-triangle fragment shader
+		// (PeterLemon/RaspberryPi
 		// V3D/ControlList/NV/Vertex_Array/Triangle/Texture):
-		// 0x100049E0_203E3037 = fmul r0, ra15, vary: cond_mul 1, waddr_mul 32, op_mul 1, raddr_a 15,
-		// raddr_b 35, mul_a 6, mul_b 7.
+		// 0x100049E0_203E3037 = fmul r0, ra15, vary: cond_mul 1, waddr_mul
+		// 32, op_mul 1, raddr_a 15, raddr_b 35, mul_a 6, mul_b 7.
 		name: "PeterLemon fmul r0, ra15, vary", lo: 0x203E3037, hi: 0x100049E0,
 		want: Inst{Sig: SigNone, CondMul: CondAlways, WaddrAdd: WNop, WaddrMul: WAcc0,
 			OpMul: MulFMul, RaddrA: 15, RaddrB: RVarying, MulA: MuxA, MulB: MuxB},

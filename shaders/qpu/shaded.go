@@ -7,10 +7,10 @@ import "strconv"
 // for the PSE, or user space puts in memory for an NV shader state ([AG] §7
 // "VPM Vertex Data Formats", Figure 10 "Shaded Vertex Format for PSE" and
 // Figure 11 "Shaded Coordinates Format for PTB"; "Shaded Vertex Format in
-// Memory", Figure 12; doc/hardware.md#shaded-vertex-formats). It is the one description of their
-// word order: the cube's shaders write their outputs in it, the shaders'
-// Go models lay their words out by it, and the simulated GPU's binner,
-// renderer and NV fetch read it.
+// Memory", Figure 12; doc/hardware.md#shaded-vertex-formats). It is the one
+// description of their word order: the cube's shaders write their outputs in
+// it, the shaders' Go models lay their words out by it, and the simulated
+// GPU's binner, renderer and NV fetch read it.
 //
 //	[Xc Yc Zc Wc]  Xs|Ys  Zs  1/Wc  [point size]  varying 0 … varying n−1
 //

@@ -123,11 +123,12 @@ func TestReadScanoutByteOrders(t *testing.T) {
 }
 
 // TestReadScanoutTTiled places pixels at T-format addresses worked out by
-// hand from the reference guide's layout (AG §11; doc/hardware.md#texture-formats: 4 KiB tiles of
-// 32x32 pixels at 32 bpp in rows of pitch/128 tiles, odd tile rows right
-// to left; 1 KiB sub-tiles in the order 0,3,1,2 on even tile rows and
-// 2,1,3,0 on odd ones; 4x4-pixel utiles in raster order within them), and
-// reads them back through the display.
+// hand from the reference guide's layout (AG §11;
+// doc/hardware.md#texture-formats: 4 KiB tiles of 32x32 pixels at 32 bpp in
+// rows of pitch/128 tiles, odd tile rows right to left; 1 KiB sub-tiles in
+// the order 0,3,1,2 on even tile rows and 2,1,3,0 on odd ones; 4x4-pixel
+// utiles in raster order within them), and reads them back through the
+// display.
 func TestReadScanoutTTiled(t *testing.T) {
 	r := newRig(t, display.Options{})
 	f := r.open()

@@ -97,8 +97,9 @@ func TestShaderFlatColour(t *testing.T) {
 	}
 }
 
-// doc/kernel.md#an-example-fragment-shader: one 2D lookup written T then S consumes two implicit
-// uniforms, P0 then P1; an explicit uniform read before it comes first.
+// doc/kernel.md#an-example-fragment-shader: one 2D lookup written T then S
+// consumes two implicit uniforms, P0 then P1; an explicit uniform read
+// before it comes first.
 func TestShaderTextureSample(t *testing.T) {
 	words := assemble(t, func(a *qpu.Asm) {
 		a.I(qpu.Mov(qpu.R2, qpu.Unif))              // uniform 0 (offset 0)

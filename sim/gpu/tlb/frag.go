@@ -10,10 +10,11 @@ type DepthState struct {
 	Update bool
 }
 
-// Passes reports whether a fragment of depth z passes against stored
-// depth zb under function f (AG Table 38 id 96; doc/hardware.md#configuration-bits: 0 never, 1 less, 2 equal,
-// 3 lequal, 4 greater, 5 notequal, 6 gequal, 7 always — the fragment's
-// value on the left, as in OpenGL).
+// Passes reports whether a fragment of depth z passes against stored depth
+// zb under function f (AG Table 38 id 96;
+// doc/hardware.md#configuration-bits: 0 never, 1 less, 2 equal, 3 lequal, 4
+// greater, 5 notequal, 6 gequal, 7 always — the fragment's value on the
+// left, as in OpenGL).
 //
 // The encoding is a truth table: bit 0 of f says whether a fragment passes
 // when z < zb, bit 1 when z == zb, bit 2 when z > zb (never = 0, less = 1,

@@ -458,14 +458,15 @@ func undump(v *mem.View, addr uint32, dst *[Pixels]uint32) error {
 	return nil
 }
 
-// BGR565 packing of the tile's 8888 word: byte 0 → bits 15:11, byte 1 →
-// bits 10:5, byte 2 → bits 4:0, alpha dropped. DERIVED from Mesa's format
-// table, which stores PIPE_FORMAT_B5G6R5_UNORM (R in bits 15:11) through a
-// shader swizzle that puts R in byte 0 (vc4_formats.c; doc/hardware.md#tile-buffer-formats,
-// UNCERTAIN there). The hardware's 8 → 5/6-bit conversion is not
-// documented: without dithering we keep the top bits; with dithering we
-// first add an ordered-dither offset from a 4×4 Bayer matrix, scaled to
-// one step of the narrower field, to pick between the two nearest levels.
+// BGR565 packing of the tile's 8888 word: byte 0 → bits 15:11, byte 1 → bits
+// 10:5, byte 2 → bits 4:0, alpha dropped. DERIVED from Mesa's format table,
+// which stores PIPE_FORMAT_B5G6R5_UNORM (R in bits 15:11) through a shader
+// swizzle that puts R in byte 0 (vc4_formats.c;
+// doc/hardware.md#tile-buffer-formats, UNCERTAIN there). The hardware's 8 →
+// 5/6-bit conversion is not documented: without dithering we keep the top
+// bits; with dithering we first add an ordered-dither offset from a 4×4
+// Bayer matrix, scaled to one step of the narrower field, to pick between
+// the two nearest levels.
 func to565(c uint32, x, y int) uint16 {
 	r, g, b := c&0xFF, c>>8&0xFF, c>>16&0xFF
 	if x >= 0 {

@@ -42,8 +42,8 @@
 // of a pixel, computed per 2×2 quad from the differences between its
 // elements (element 1 − 0 across, element 2 − 0 down; the quad layout of
 // doc/hardware.md#rasterisation), plus the per-element bias from TMUn_B;
-// with P2/P3's BSLOD only the bias counts. LOD ≤ 0 magnifies (MAGFILT, level 0), above it MINFILT
-// applies; mip levels run 0…MIPLVLS.
+// with P2/P3's BSLOD only the bias counts. LOD ≤ 0 magnifies (MAGFILT, level
+// 0), above it MINFILT applies; mip levels run 0…MIPLVLS.
 package tmu
 
 import (
