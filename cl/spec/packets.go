@@ -98,11 +98,13 @@ func addrHigh(name string, start, width, shift uint, doc string) Field {
 var Packets = []Packet{
 	{
 		Op: OpHalt, Name: "HALT", Len: 1, Lists: both, KernelBin: true,
+		Render: Effect{ControlHalt, TileNone},
 		Doc:    "HALT stops the control-list thread. The kernel stops parsing a bin CL after it, so the mandatory ending can never follow.",
 		Source: "AG Table 38 id 0; vc4_validate.c cmd_info[]",
 	},
 	{
 		Op: OpNOP, Name: "NOP", Len: 1, Lists: both | tile, KernelBin: true,
+		Render: Effect{ControlNone, TileNone},
 		Doc:    "NOP does nothing.",
 		Source: "AG Table 38 id 1; vc4_validate.c cmd_info[]",
 	},
@@ -123,16 +125,19 @@ var Packets = []Packet{
 	},
 	{
 		Op: OpIncrementSemaphore, Name: "INCREMENT_SEMAPHORE", Len: 1, Lists: both, KernelBin: true,
+		Render: Effect{ControlSignal, TileNone},
 		Doc:    "INCREMENT_SEMAPHORE increments the CLE semaphore once the tile lists are flushed; the render thread waits on it. The kernel requires it as the second-to-last byte of the bin CL.",
 		Source: "AG Table 38 id 7; vc4_validate.c validate_increment_semaphore",
 	},
 	{
 		Op: OpWaitOnSemaphore, Name: "WAIT_ON_SEMAPHORE", Len: 1, Lists: both,
+		Render: Effect{ControlWait, TileNone},
 		Doc:    "WAIT_ON_SEMAPHORE makes this thread wait until the other thread increments the semaphore. The kernel emits it before the first tile's sub-list in the render CL.",
 		Source: "AG Table 38 id 8; vc4_render_cl.c emit_tile",
 	},
 	{
 		Op: OpBranch, Name: "BRANCH", Len: 5, Lists: both | tile,
+		Render: Effect{ControlBranch, TileNone},
 		Fields: []Field{
 			addr("address", 0, 1, "Address is the absolute address the list continues at."),
 		},
@@ -141,6 +146,7 @@ var Packets = []Packet{
 	},
 	{
 		Op: OpBranchToSubList, Name: "BRANCH_TO_SUB_LIST", Len: 5, Lists: both,
+		Render: Effect{ControlCall, TileNone},
 		Fields: []Field{
 			addr("address", 0, 1, "Address is the absolute address of the sub-list."),
 		},
@@ -149,21 +155,25 @@ var Packets = []Packet{
 	},
 	{
 		Op: OpReturnFromSubList, Name: "RETURN_FROM_SUB_LIST", Len: 1, Lists: both | tile,
+		Render: Effect{ControlReturn, TileNone},
 		Doc:    "RETURN_FROM_SUB_LIST returns from a sub-list (ignored if the return stack is empty). FLUSH appends it to every tile list.",
 		Source: "AG Table 38 id 18",
 	},
 	{
 		Op: OpStoreMSTileBuffer, Name: "STORE_MS_TILE_BUFFER", Len: 1, Lists: render,
+		Render: Effect{ControlEndTile, TileStore},
 		Doc:    "STORE_MS_TILE_BUFFER stores the resolved colour tile to the frame buffer TILE_RENDERING_MODE_CONFIG describes, at the current tile coordinates.",
 		Source: "AG Table 38 id 24; vc4_packet.h",
 	},
 	{
 		Op: OpStoreMSTileBufferAndEOF, Name: "STORE_MS_TILE_BUFFER_AND_EOF", Len: 1, Lists: render,
+		Render: Effect{ControlEndFrame, TileStore},
 		Doc:    "STORE_MS_TILE_BUFFER_AND_EOF is STORE_MS_TILE_BUFFER that also signals the end of the frame (last tile).",
 		Source: "AG Table 38 id 25; vc4_packet.h",
 	},
 	{
 		Op: OpStoreFullResTileBuffer, Name: "STORE_FULL_RES_TILE_BUFFER", Len: 5, Lists: render,
+		Render: Effect{ControlEndTile, TileStore},
 		Fields: []Field{
 			flag("disable_color_write", 0, "DisableColorWrite skips the colour buffer."),
 			flag("disable_zs_write", 1, "DisableZSWrite skips the Z/stencil buffer."),
@@ -176,6 +186,7 @@ var Packets = []Packet{
 	},
 	{
 		Op: OpLoadFullResTileBuffer, Name: "LOAD_FULL_RES_TILE_BUFFER", Len: 5, Lists: render,
+		Render: Effect{ControlNone, TileLoad},
 		Fields: []Field{
 			flag("disable_color_read", 0, "DisableColorRead skips the colour buffer."),
 			flag("disable_zs_read", 1, "DisableZSRead skips the Z/stencil buffer."),
@@ -186,6 +197,7 @@ var Packets = []Packet{
 	},
 	{
 		Op: OpStoreTileBufferGeneral, Name: "STORE_TILE_BUFFER_GENERAL", Len: 7, Lists: render,
+		Render: Effect{ControlEndTile, TileStore},
 		Fields: []Field{
 			enumField("buffer", 0, 3, StoreBuffer, "Buffer is the tile buffer to store."),
 			enumField("tiling", 4, 2, Tiling, "Tiling is the memory layout of the image."),
@@ -206,6 +218,7 @@ var Packets = []Packet{
 	},
 	{
 		Op: OpLoadTileBufferGeneral, Name: "LOAD_TILE_BUFFER_GENERAL", Len: 7, Lists: render,
+		Render: Effect{ControlNone, TileLoad},
 		Fields: []Field{
 			enumField("buffer", 0, 3, LoadBuffer, "Buffer is the tile buffer to load."),
 			enumField("tiling", 4, 2, Tiling, "Tiling is the memory layout of the image."),
@@ -220,6 +233,7 @@ var Packets = []Packet{
 	},
 	{
 		Op: OpGLIndexedPrimitive, Name: "GL_INDEXED_PRIMITIVE", Len: 14, Lists: both, KernelBin: true,
+		Render: Effect{ControlNone, TileDraw},
 		Fields: []Field{
 			enumField("mode", 0, 4, PrimitiveMode, "Mode is the primitive mode."),
 			enumField("index_type", 4, 4, IndexType, "IndexType is the index size."),
@@ -232,6 +246,7 @@ var Packets = []Packet{
 	},
 	{
 		Op: OpGLArrayPrimitive, Name: "GL_ARRAY_PRIMITIVE", Len: 10, Lists: both, KernelBin: true,
+		Render: Effect{ControlNone, TileDraw},
 		Fields: []Field{
 			enumField("mode", 0, 8, PrimitiveMode, "Mode is the primitive mode (8 bits in AG Table 38; the XML gives 4)."),
 			uintField("length", 8, 32, "Length is the number of vertices."),
@@ -242,6 +257,7 @@ var Packets = []Packet{
 	},
 	{
 		Op: OpVGCoordinateArrayPrimitives, Name: "VG_COORDINATE_ARRAY_PRIMITIVES", Len: 10, Lists: both,
+		Render: Effect{ControlNone, TileDraw},
 		Fields: []Field{
 			enumField("type", 0, 4, VGPrimitiveType, "Type is the primitive type."),
 			uintField("continuation", 4, 4, "Continuation marks a continuation list (triangle fans only)."),
@@ -253,6 +269,7 @@ var Packets = []Packet{
 	},
 	{
 		Op: OpVGInlinePrimitives, Name: "VG_INLINE_PRIMITIVES", Len: 2, Lists: both, Inline: VGCoordinates,
+		Render: Effect{ControlNone, TileDraw},
 		Fields: []Field{
 			enumField("type", 0, 4, VGPrimitiveType, "Type is the primitive type."),
 			uintField("continuation", 4, 4, "Continuation marks a continuation list (triangle fans only)."),
@@ -262,11 +279,13 @@ var Packets = []Packet{
 	},
 	{
 		Op: OpCompressedPrimitive, Name: "COMPRESSED_PRIMITIVE", Len: 1, Lists: render | tile, Inline: CompressedList,
+		Render: Effect{ControlNone, TileDraw},
 		Doc:    "COMPRESSED_PRIMITIVE is followed inline by an escape-terminated compressed primitive list in the current PRIMITIVE_LIST_FORMAT; the binner writes it into tile lists.",
 		Source: "AG Table 38 id 48, Tables 39–43; vc4_packet.h (size 1: the inline list is not counted)",
 	},
 	{
 		Op: OpClippedCompressedPrimitive, Name: "CLIPPED_COMPRESSED_PRIMITIVE", Len: 5, Lists: render | tile, Inline: CompressedList,
+		Render: Effect{ControlNone, TileDraw},
 		Fields: []Field{
 			hex(uintField("clip_flags", 0, 3, "ClipFlags has one bit per vertex of the next primitive: set if that vertex is clipped.")),
 			addrHigh("address", 3, 29, 3, "Address is the clipped-primitive record (8-byte aligned; see ClippedVertex)."),
@@ -276,6 +295,7 @@ var Packets = []Packet{
 	},
 	{
 		Op: OpPrimitiveListFormat, Name: "PRIMITIVE_LIST_FORMAT", Len: 2, Lists: both | tile, KernelBin: true,
+		Render: Effect{ControlNone, TileState},
 		Fields: []Field{
 			enumField("type", 0, 4, PrimitiveListType, "Type is the primitive type of the compressed lists."),
 			enumField("data_type", 4, 4, PrimitiveListData, "DataType is what the compressed lists encode."),
@@ -285,6 +305,7 @@ var Packets = []Packet{
 	},
 	{
 		Op: OpGLShaderState, Name: "GL_SHADER_STATE", Len: 5, Lists: both | tile, KernelBin: true,
+		Render: Effect{ControlNone, TileState},
 		Fields: []Field{
 			uintField("num_attribute_arrays", 0, 3, "NumAttributeArrays is the number of attribute records (0 means 8); the hardware ignores it for extended records, but the kernel still takes its relocation count from it."),
 			flag("extended", 3, "Extended selects the extended record with 26-bit attribute strides."),
@@ -295,6 +316,7 @@ var Packets = []Packet{
 	},
 	{
 		Op: OpNVShaderState, Name: "NV_SHADER_STATE", Len: 5, Lists: both | tile,
+		Render: Effect{ControlNone, TileState},
 		Fields: []Field{
 			addr("address", 0, 16, "Address is the NV shader record (16-byte aligned)."),
 		},
@@ -303,6 +325,7 @@ var Packets = []Packet{
 	},
 	{
 		Op: OpVGShaderState, Name: "VG_SHADER_STATE", Len: 5, Lists: both | tile,
+		Render: Effect{ControlNone, TileState},
 		Fields: []Field{
 			addr("address", 0, 16, "Address is the VG shader record (16-byte aligned)."),
 		},
@@ -311,6 +334,7 @@ var Packets = []Packet{
 	},
 	{
 		Op: OpVGInlineShaderRecord, Name: "VG_INLINE_SHADER_RECORD", Len: 9, Lists: both | tile,
+		Render: Effect{ControlNone, TileState},
 		Fields: []Field{
 			enumField("threading", 0, 3, FSThreading, "Threading says whether the fragment shader is dual- or single-threaded."),
 			addrHigh("fs_code_address", 3, 29, 3, "FSCodeAddress is the fragment shader code (8-byte aligned)."),
@@ -321,6 +345,7 @@ var Packets = []Packet{
 	},
 	{
 		Op: OpConfigurationBits, Name: "CONFIGURATION_BITS", Len: 4, Lists: both | tile, KernelBin: true,
+		Render: Effect{ControlNone, TileState},
 		Fields: []Field{
 			flag("enable_forward_facing", 0, "EnableForwardFacing draws forward-facing primitives (clear: cull them)."),
 			flag("enable_reverse_facing", 1, "EnableReverseFacing draws reverse-facing primitives (clear: cull them)."),
@@ -342,6 +367,7 @@ var Packets = []Packet{
 	},
 	{
 		Op: OpFlatShadeFlags, Name: "FLAT_SHADE_FLAGS", Len: 5, Lists: both | tile, KernelBin: true,
+		Render: Effect{ControlNone, TileState},
 		Fields: []Field{
 			hex(uintField("flags", 0, 32, "Flags has bit i set when varying i is flat-shaded.")),
 		},
@@ -350,6 +376,7 @@ var Packets = []Packet{
 	},
 	{
 		Op: OpPointSize, Name: "POINT_SIZE", Len: 5, Lists: both | tile, KernelBin: true,
+		Render: Effect{ControlNone, TileState},
 		Fields: []Field{
 			floatField("size", 0, "Size is the point size in pixels."),
 		},
@@ -358,6 +385,7 @@ var Packets = []Packet{
 	},
 	{
 		Op: OpLineWidth, Name: "LINE_WIDTH", Len: 5, Lists: both | tile, KernelBin: true,
+		Render: Effect{ControlNone, TileState},
 		Fields: []Field{
 			floatField("width", 0, "Width is the line width in pixels."),
 		},
@@ -366,6 +394,7 @@ var Packets = []Packet{
 	},
 	{
 		Op: OpRHTXBoundary, Name: "RHT_X_BOUNDARY", Len: 3, Lists: both | tile, KernelBin: true,
+		Render: Effect{ControlNone, TileState},
 		Fields: []Field{
 			{Name: "x", Start: 0, Width: 16, Kind: Int, Doc: "X is the RHT primitive X boundary (sint16)."},
 		},
@@ -374,6 +403,7 @@ var Packets = []Packet{
 	},
 	{
 		Op: OpDepthOffset, Name: "DEPTH_OFFSET", Len: 5, Lists: both | tile, KernelBin: true,
+		Render: Effect{ControlNone, TileState},
 		Fields: []Field{
 			{Name: "factor", Start: 0, Width: 16, Kind: Float187, Doc: "Factor is the depth offset factor (top 16 bits of a float32)."},
 			{Name: "units", Start: 16, Width: 16, Kind: Float187, Doc: "Units is the depth offset in units (top 16 bits of a float32)."},
@@ -383,6 +413,7 @@ var Packets = []Packet{
 	},
 	{
 		Op: OpClipWindow, Name: "CLIP_WINDOW", Len: 9, Lists: both | tile, KernelBin: true,
+		Render: Effect{ControlNone, TileState},
 		Fields: []Field{
 			uintField("left", 0, 16, "Left is the leftmost pixel column."),
 			uintField("bottom", 16, 16, "Bottom is the smallest pixel row (hardware y grows downward in memory)."),
@@ -394,6 +425,7 @@ var Packets = []Packet{
 	},
 	{
 		Op: OpViewportOffset, Name: "VIEWPORT_OFFSET", Len: 5, Lists: both | tile, KernelBin: true,
+		Render: Effect{ControlNone, TileState},
 		Fields: []Field{
 			{Name: "x", Start: 0, Width: 16, Kind: Subpixel, Doc: "X is the viewport centre x in 1/16 pixel."},
 			{Name: "y", Start: 16, Width: 16, Kind: Subpixel, Doc: "Y is the viewport centre y in 1/16 pixel."},
@@ -403,6 +435,7 @@ var Packets = []Packet{
 	},
 	{
 		Op: OpZClipping, Name: "Z_CLIPPING", Len: 9, Lists: both | tile,
+		Render: Effect{ControlNone, TileState},
 		Fields: []Field{
 			floatField("min_zw", 0, "MinZw is the near clipping plane."),
 			floatField("max_zw", 32, "MaxZw is the far clipping plane."),
@@ -448,6 +481,7 @@ var Packets = []Packet{
 	},
 	{
 		Op: OpTileRenderingModeConfig, Name: "TILE_RENDERING_MODE_CONFIG", Len: 11, Lists: render,
+		Render: Effect{ControlNone, TileMode},
 		Fields: []Field{
 			addr("address", 0, 1, "Address is the colour frame buffer STORE_MS_TILE_BUFFER writes."),
 			uintField("width", 32, 16, "Width is the frame width in pixels."),
@@ -468,6 +502,7 @@ var Packets = []Packet{
 	},
 	{
 		Op: OpClearColors, Name: "CLEAR_COLORS", Len: 14, Lists: render,
+		Render: Effect{ControlNone, TileClearValues},
 		Fields: []Field{
 			hex(uintField("color", 0, 64, "Color is the clear colour: two RGBA8888 words (low word first), or one RGBA16161616.")),
 			hex(uintField("z", 64, 24, "Z is the clear depth (24-bit, 0xffffff = 1.0).")),
@@ -479,6 +514,7 @@ var Packets = []Packet{
 	},
 	{
 		Op: OpTileCoordinates, Name: "TILE_COORDINATES", Len: 3, Lists: render,
+		Render: Effect{ControlStartTile, TileNone},
 		Fields: []Field{
 			uintField("column", 0, 8, "Column is the tile column (AG says int8; the kernel writes u8)."),
 			uintField("row", 8, 8, "Row is the tile row."),

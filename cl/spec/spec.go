@@ -4,9 +4,11 @@
 //
 // Everything else reads this description: package cl's typed Pack/Unpack
 // code is generated from it (go generate in package cl), the dumper in
-// cl/dump decodes fields through it, and the simulated kernel takes its
-// bin-CL whitelist (Packet.KernelBin) and packet lengths from it. No packet
-// layout is written anywhere else.
+// cl/dump decodes fields through it, the simulated kernel takes its
+// bin-CL whitelist (Packet.KernelBin) and packet lengths from it, and the
+// simulated GPU's renderer what each packet does to the rendering thread's
+// control and to the tile (Packet.Render). No packet layout is written
+// anywhere else.
 //
 // Conventions (as in Mesa's src/broadcom/cle/v3d_packet_v21.xml;
 // doc/hardware.md#conventions): a packet is one opcode byte followed by a fixed number of
@@ -221,6 +223,10 @@ type Packet struct {
 	Pseudo bool
 	// Inline says what follows the fixed part.
 	Inline Inline
+	// Render is what the packet does when the rendering thread executes
+	// it; zero for the packets that are in neither the render list nor a
+	// tile list.
+	Render Effect
 	// Fields lays out the payload, in increasing Start order.
 	Fields []Field
 	// Doc describes the packet.
