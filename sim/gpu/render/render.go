@@ -10,10 +10,15 @@
 // The hardware renders tiles one after the other with a single tile
 // buffer. The model walks the render list once, in order, to follow its
 // control state (rendering mode, clear values, tile coordinates, pending
-// loads, semaphores) and records every packet as an operation. It then cuts
-// the operations into chains at every store that clears the whole tile
-// buffer: after such a store the buffer holds known clear values, so what
-// follows does not depend on what came before except through memory.
+// loads, semaphores) and records every packet as an operation, decoded
+// once into what a worker needs to execute it. What a packet does there
+// comes from its row of the packet table (cl/spec Packet.Render): its
+// control effect (a tile starts, a tile ends, a call, a semaphore) and its
+// tile effect (the rendering mode, clear values, a load, a store, state, a
+// draw); the workers dispatch on the same row. The pass cuts the
+// operations into chains at every tile end whose store clears the whole
+// tile buffer: after such a store the buffer holds known clear values, so
+// what follows does not depend on what came before except through memory.
 // Chains are rendered concurrently by a pool of workers, each with its own
 // tile buffer, QPU, TMUs and vertex cache. The kernel's render list (Linux
 // vc4_render_cl.c) clears after every tile's last store, so every tile is a
@@ -64,23 +69,13 @@ type Options struct {
 	Limits cle.Limits
 }
 
-// op is one recorded render-list packet.
-type op struct {
-	addr uint32
-	n    uint8
-	raw  [cl.TileBinningModeConfigLen]byte
-}
-
-func (o *op) bytes() []byte { return o.raw[:o.n] }
-
 // snapshot is the render thread's control state at a chain's start.
 type snapshot struct {
 	frame    tlb.Frame
 	hasFrame bool
 	clear    tlb.ClearValues
 	tile     tlb.Tile
-	pending  [2]int // ops indices of pending loads
-	npending int
+	pending  loads
 	nstate   int // state ops before the chain
 	carry    bool
 }
@@ -114,8 +109,7 @@ type Renderer struct {
 	hasFrame bool
 	clear    tlb.ClearValues
 	tile     tlb.Tile
-	pending  [2]int
-	npending int
+	pending  loads
 	frames   int // EOF stores seen
 
 	// owner detects tiles stored or loaded by two chains.
@@ -191,7 +185,7 @@ func (r *Renderer) Start(v *mem.View, start, end uint32, c *hw.Counters, sem *cl
 	// The rendering mode, like the clear values, is hardware state that
 	// outlives the job: the kernel's list stores (buffer none) before it
 	// sends TILE_RENDERING_MODE_CONFIG.
-	r.npending = 0
+	r.pending.n = 0
 	r.tile = tlb.Tile{}
 	r.frames = 0
 	r.gen++
@@ -212,7 +206,7 @@ func (r *Renderer) Frames() int { return r.frames }
 
 func (r *Renderer) snap() snapshot {
 	return snapshot{frame: r.frame, hasFrame: r.hasFrame, clear: r.clear, tile: r.tile,
-		pending: r.pending, npending: r.npending, nstate: len(r.stateOps)}
+		pending: r.pending, nstate: len(r.stateOps)}
 }
 
 // Run executes the list until it ends or waits on the semaphore; it
@@ -245,15 +239,6 @@ func (r *Renderer) Run() (cle.Status, error) {
 	}
 }
 
-// record appends p as an operation.
-func (r *Renderer) record(p *cle.Packet) int {
-	var o op
-	o.addr = p.Addr
-	o.n = uint8(copy(o.raw[:], p.Bytes))
-	r.ops = append(r.ops, o)
-	return len(r.ops) - 1
-}
-
 // use marks the current tile as touched by the current chain.
 func (r *Renderer) use() {
 	i := r.tile.Y*256 + r.tile.X
@@ -272,112 +257,83 @@ func (r *Renderer) endChain(cleared bool) {
 	r.cur = r.snap()
 }
 
-// packet follows one packet's effect on the control state and records it.
+// packet follows one packet's effect on the control state and records it,
+// decoded.
 func (r *Renderer) packet(p *cle.Packet) error {
-	switch p.Op {
-	case spec.OpTileRenderingModeConfig:
-		var q cl.TileRenderingModeConfig
-		if err := q.Unpack(p.Bytes); err != nil {
-			return err
-		}
-		f, err := tlb.FrameOf(&q)
-		if err != nil {
-			return err
-		}
-		r.frame, r.hasFrame = f, true
-		r.record(p)
-	case spec.OpClearColors:
-		var q cl.ClearColors
-		if err := q.Unpack(p.Bytes); err != nil {
-			return err
-		}
-		r.clear = tlb.ClearValuesOf(&q)
-		r.record(p)
-	case spec.OpTileCoordinates:
-		var q cl.TileCoordinates
-		q.Unpack(p.Bytes)
-		r.tile = tlb.Tile{X: int(q.Column), Y: int(q.Row)}
-		if r.npending > 0 {
-			r.use()
-		}
-		r.npending = 0
-		r.record(p)
-	case spec.OpLoadTileBufferGeneral, spec.OpLoadFullResTileBuffer:
-		if r.npending == len(r.pending) {
-			return fmt.Errorf("more than %d loads pending before TILE_COORDINATES", len(r.pending))
-		}
-		r.pending[r.npending] = r.record(p)
-		r.npending++
-	case spec.OpStoreTileBufferGeneral:
-		var q cl.StoreTileBufferGeneral
-		if err := q.Unpack(p.Bytes); err != nil {
-			return err
-		}
-		r.record(p)
-		r.stored(q.LastTile, q.Buffer != cl.StoreBufferNone, !q.DisableColorClear && !q.DisableZSClear)
-	case spec.OpStoreMSTileBuffer, spec.OpStoreMSTileBufferAndEOF:
-		if !r.hasFrame {
-			return errors.New("store before TILE_RENDERING_MODE_CONFIG")
-		}
-		r.record(p)
-		r.stored(p.Op == spec.OpStoreMSTileBufferAndEOF, true, true)
-	case spec.OpStoreFullResTileBuffer:
-		var q cl.StoreFullResTileBuffer
-		if err := q.Unpack(p.Bytes); err != nil {
-			return err
-		}
-		r.record(p)
-		r.stored(q.LastTile, !q.DisableColorWrite || !q.DisableZSWrite, !q.DisableClear)
-	case spec.OpBranchToSubList, spec.OpGLArrayPrimitive, spec.OpGLIndexedPrimitive:
-		r.record(p)
-	case spec.OpCompressedPrimitive, spec.OpClippedCompressedPrimitive:
-		// A compressed list inline in the render list: record the packet;
-		// the worker decodes the list from memory. Skip it here.
-		r.record(p)
-		return r.skipInline()
-	case spec.OpConfigurationBits, spec.OpFlatShadeFlags, spec.OpPointSize, spec.OpLineWidth,
-		spec.OpRHTXBoundary, spec.OpDepthOffset, spec.OpClipWindow, spec.OpViewportOffset,
-		spec.OpZClipping, spec.OpGLShaderState, spec.OpNVShaderState, spec.OpPrimitiveListFormat,
-		spec.OpClipperXYScaling, spec.OpClipperZScaling:
-		r.stateOps = append(r.stateOps, r.record(p))
-	case spec.OpWaitOnSemaphore:
+	d := spec.Lookup(p.Op)
+	if d.Lists&spec.RenderList == 0 {
+		return fmt.Errorf("packet %v is not valid in a render list", p.Op)
+	}
+	switch d.Render.Control {
+	case spec.ControlWait:
 		r.waiting = !r.sem.Take()
-	case spec.OpIncrementSemaphore:
+		return nil
+	case spec.ControlSignal:
 		// What the render thread has done so far must be visible before
 		// the other thread goes on.
 		if err := r.flush(); err != nil {
 			return err
 		}
 		r.sem.Increment()
-	default:
-		return fmt.Errorf("packet %v is not valid in a render list", p.Op)
+		return nil
+	}
+	r.ops = append(r.ops, op{})
+	o := &r.ops[len(r.ops)-1]
+	if err := o.decode(d, p); err != nil {
+		return err
+	}
+	switch d.Render.Tile {
+	case spec.TileMode:
+		r.frame, r.hasFrame = o.frame, true
+	case spec.TileClearValues:
+		r.clear = o.clear
+	case spec.TileLoad:
+		if err := r.pending.add(&o.xfer); err != nil {
+			return err
+		}
+	case spec.TileState:
+		r.stateOps = append(r.stateOps, len(r.ops)-1)
+	case spec.TileDraw:
+		if d.Inline != spec.NoInline {
+			// A list inline in the render list: the worker decodes it
+			// from memory. Skip it here.
+			return r.skipInline(d)
+		}
+	}
+	switch d.Render.Control {
+	case spec.ControlStartTile:
+		r.tile = o.tile
+		if r.pending.n > 0 {
+			r.use()
+		}
+		r.pending.n = 0
+	case spec.ControlEndTile, spec.ControlEndFrame:
+		t := &o.xfer
+		if d.Render.Control == spec.ControlEndFrame || t.lastTile {
+			r.frames++
+		}
+		if t.writes {
+			r.use()
+		}
+		if t.clearColor && t.clearZS {
+			r.endChain(true)
+		}
 	}
 	return nil
 }
 
-// stored follows a store: eof counts frames, touches says it writes
-// memory for the current tile, cleared that it clears the whole buffer.
-func (r *Renderer) stored(eof, touches, cleared bool) {
-	if eof {
-		r.frames++
-	}
-	if touches {
-		r.use()
-	}
-	if cleared {
-		r.endChain(true)
-	}
-}
-
-// skipInline moves the thread past a compressed list that follows a packet
+// skipInline moves the thread past the data that follows packet d inline
 // in the render list.
-func (r *Renderer) skipInline() error {
+func (r *Renderer) skipInline(d *spec.Packet) error {
+	if d.Inline != spec.CompressedList {
+		return &tlb.Unsupported{What: "VG mode"}
+	}
 	// The format is the one in effect: the last PRIMITIVE_LIST_FORMAT of
 	// the render list's own state (16-bit triangles if none).
 	f := prim.Format{Type: prim.Triangles, IndexBits: 16}
 	for i := len(r.stateOps) - 1; i >= 0; i-- {
 		o := &r.ops[r.stateOps[i]]
-		if spec.Opcode(o.raw[0]) == spec.OpPrimitiveListFormat {
+		if o.code == spec.OpPrimitiveListFormat {
 			var q cl.PrimitiveListFormat
 			q.Unpack(o.bytes())
 			pf, err := prim.FormatOf(q)

@@ -53,9 +53,10 @@ type Worker struct {
 	hasFrame bool
 	clear    tlb.ClearValues
 	tile     tlb.Tile
-	pending  [2]op
-	npending int
+	pending  loads
 	st       renderState
+	// listOp is the packet of a tile list being executed, decoded.
+	listOp op
 
 	vs *vcd.Unit
 	// The vertex cache: vertices shaded for the current shader state in
@@ -117,27 +118,23 @@ func (w *Worker) runChain(c *chain) error {
 	}
 	w.cleared = false
 	w.frame, w.hasFrame, w.clear, w.tile = s.frame, s.hasFrame, s.clear, s.tile
-	w.npending = s.npending
-	for i := 0; i < s.npending; i++ {
-		w.pending[i] = r.ops[s.pending[i]]
-	}
+	w.pending = s.pending
 	w.st.reset()
 	w.newShader()
 	w.vertices = 0
 	for _, i := range r.stateOps[:s.nstate] {
-		o := &r.ops[i]
-		if err := w.exec(o.bytes(), o.addr); err != nil {
+		if err := w.state(r.ops[i].bytes()); err != nil {
 			return err
 		}
 	}
 	for i := c.first; i < c.end; i++ {
 		o := &r.ops[i]
-		if err := w.exec(o.bytes(), o.addr); err != nil {
+		if err := w.op(o); err != nil {
 			var h *cle.HangError
 			if errors.As(err, &h) {
 				return err
 			}
-			return w.th.Hang(o.addr, fmt.Sprintf("%v: %v", spec.Opcode(o.raw[0]), err), err)
+			return w.th.Hang(o.addr, fmt.Sprintf("%v: %v", o.code, err), err)
 		}
 	}
 	w.cleared, w.clearedTo = c.cleared, w.clear
@@ -151,65 +148,86 @@ func (w *Worker) newShader() {
 	w.st.fs = nil
 }
 
-// exec executes one packet of the render list or of a tile list.
-func (w *Worker) exec(raw []byte, addr uint32) error {
-	op := spec.Opcode(raw[0])
-	switch op {
-	case spec.OpTileRenderingModeConfig:
-		var q cl.TileRenderingModeConfig
-		q.Unpack(raw)
-		f, err := tlb.FrameOf(&q)
-		if err != nil {
-			return err
-		}
-		w.frame, w.hasFrame = f, true
-	case spec.OpClearColors:
-		var q cl.ClearColors
-		q.Unpack(raw)
-		w.clear = tlb.ClearValuesOf(&q)
-	case spec.OpTileCoordinates:
-		var q cl.TileCoordinates
-		q.Unpack(raw)
-		w.tile = tlb.Tile{X: int(q.Column), Y: int(q.Row)}
+// op executes a decoded packet: its control effect, then its tile effect.
+func (w *Worker) op(o *op) error {
+	switch o.eff.Control {
+	case spec.ControlStartTile:
+		w.tile = o.tile
 		// The vertex cache is per tile: the hardware shades again for
-		// every tile list ([AG] §8; doc/hardware.md#pipeline-modes).
+		// every tile list ([AG] §8).
 		w.newShader()
-		for i := 0; i < w.npending; i++ {
-			if err := w.load(w.pending[i].bytes()); err != nil {
+		for i := 0; i < w.pending.n; i++ {
+			if err := w.load(&w.pending.q[i]); err != nil {
 				return err
 			}
 		}
-		w.npending = 0
-	case spec.OpLoadTileBufferGeneral, spec.OpLoadFullResTileBuffer:
-		if w.npending == len(w.pending) {
-			return fmt.Errorf("more than %d loads pending before TILE_COORDINATES", len(w.pending))
+		w.pending.n = 0
+	case spec.ControlCall:
+		return w.runList(o.sub)
+	}
+	switch o.eff.Tile {
+	case spec.TileMode:
+		w.frame, w.hasFrame = o.frame, true
+	case spec.TileClearValues:
+		w.clear = o.clear
+	case spec.TileLoad:
+		return w.pending.add(&o.xfer)
+	case spec.TileStore:
+		return w.store(&o.xfer)
+	case spec.TileState:
+		return w.state(o.bytes())
+	case spec.TileDraw:
+		if spec.Lookup(o.code).Inline == spec.NoInline {
+			p := cle.Packet{Op: o.code, Addr: o.addr, Bytes: o.bytes()}
+			return w.draw(nil, &p)
 		}
-		o := &w.pending[w.npending]
-		o.addr, o.n = addr, uint8(copy(o.raw[:], raw))
-		w.npending++
-	case spec.OpStoreTileBufferGeneral, spec.OpStoreMSTileBuffer, spec.OpStoreMSTileBufferAndEOF, spec.OpStoreFullResTileBuffer:
-		return w.store(raw)
-	case spec.OpBranchToSubList:
-		var q cl.BranchToSubList
-		q.Unpack(raw)
-		return w.runList(q.Address)
-	case spec.OpCompressedPrimitive, spec.OpClippedCompressedPrimitive:
-		// Inline in the render list: decode the list from memory.
-		w.inline.Start(addr, addr-1)
+		// A list inline in the render list: decode it from memory.
+		w.inline.Start(o.addr, o.addr-1)
 		p, err := w.inline.Next()
 		if err != nil {
 			return err
 		}
-		return w.compressed(w.inline, &p)
-	case spec.OpGLArrayPrimitive, spec.OpGLIndexedPrimitive:
-		return w.direct(raw)
-	case spec.OpHalt:
-		return &tlb.Unsupported{What: "HALT inside a tile list (it would stop the render thread mid-frame)"}
-	case spec.OpNOP:
-	default:
-		return w.state(raw)
+		return w.draw(w.inline, &p)
 	}
 	return nil
+}
+
+// listPacket executes a packet of a tile list: state and draws from its
+// bytes, the render list's own packets (tiles, loads, stores, the
+// rendering mode, clear values) decoded as the render list's are. The
+// pass over the render list does not look into tile lists, so it neither
+// counts a frame nor cuts a chain at a store there; the binner writes no
+// such packet into a tile list (cl/spec TileList).
+func (w *Worker) listPacket(p *cle.Packet) error {
+	d := spec.Lookup(p.Op)
+	switch d.Render.Tile {
+	case spec.TileState:
+		return w.state(p.Bytes)
+	case spec.TileDraw:
+		return w.draw(w.th, p)
+	}
+	switch d.Render.Control {
+	case 0, spec.ControlWait, spec.ControlSignal:
+		return fmt.Errorf("packet %v is not valid in a tile list", p.Op)
+	}
+	if err := w.listOp.decode(d, p); err != nil {
+		return err
+	}
+	return w.op(&w.listOp)
+}
+
+// draw executes a draw packet read through th (the thread that reads any
+// list inline after it).
+func (w *Worker) draw(th *cle.Thread, p *cle.Packet) error {
+	switch p.Op {
+	case spec.OpCompressedPrimitive, spec.OpClippedCompressedPrimitive:
+		return w.compressed(th, p)
+	case spec.OpGLArrayPrimitive, spec.OpGLIndexedPrimitive:
+		return w.direct(p.Bytes)
+	case spec.OpVGCoordinateArrayPrimitives, spec.OpVGInlinePrimitives:
+		return &tlb.Unsupported{What: "VG mode"}
+	}
+	return unexecuted(p.Op)
 }
 
 // state applies a state packet ([AG] Table 38).
@@ -266,12 +284,12 @@ func (w *Worker) state(raw []byte) error {
 			return err
 		}
 		s.format = f
-	case spec.OpRHTXBoundary, spec.OpZClipping, spec.OpClipperXYScaling, spec.OpClipperZScaling:
+	case spec.OpRHTXBoundary, spec.OpZClipping:
 		// Binner state, or VG state the model does not render with.
-	case spec.OpVGShaderState, spec.OpVGInlineShaderRecord, spec.OpVGCoordinateArrayPrimitives, spec.OpVGInlinePrimitives:
+	case spec.OpVGShaderState, spec.OpVGInlineShaderRecord:
 		return &tlb.Unsupported{What: "VG mode"}
 	default:
-		return fmt.Errorf("packet %v is not valid in a tile list", spec.Opcode(raw[0]))
+		return unexecuted(spec.Opcode(raw[0]))
 	}
 	return nil
 }
@@ -289,12 +307,7 @@ func (w *Worker) runList(addr uint32) error {
 		case err != nil:
 			return err
 		}
-		if p.Op == spec.OpCompressedPrimitive || p.Op == spec.OpClippedCompressedPrimitive {
-			err = w.compressed(w.th, &p)
-		} else {
-			err = w.exec(p.Bytes, p.Addr)
-		}
-		if err != nil {
+		if err = w.listPacket(&p); err != nil {
 			var h *cle.HangError
 			if errors.As(err, &h) {
 				return err
@@ -304,36 +317,34 @@ func (w *Worker) runList(addr uint32) error {
 	}
 }
 
-// load executes a pending load at TILE_COORDINATES.
-func (w *Worker) load(raw []byte) error {
+var (
+	errLoadNoFrame = errors.New("load before TILE_RENDERING_MODE_CONFIG")
+	errNoFrame     = errors.New("store before any TILE_RENDERING_MODE_CONFIG")
+)
+
+// load executes a load when its tile starts.
+func (w *Worker) load(t *transfer) error {
 	if !w.hasFrame {
-		return errors.New("load before TILE_RENDERING_MODE_CONFIG")
+		return errLoadNoFrame
 	}
-	switch spec.Opcode(raw[0]) {
-	case spec.OpLoadTileBufferGeneral:
-		var q cl.LoadTileBufferGeneral
-		q.Unpack(raw)
-		switch q.Buffer {
-		case cl.LoadBufferNone:
-			return nil
-		case cl.LoadBufferColor:
-			return w.buf.LoadColor(w.view, q.Address, q.Tiling, q.Format, w.tile, &w.frame)
-		case cl.LoadBufferZS:
-			return w.buf.LoadZS(w.view, q.Address, q.Tiling, w.tile, &w.frame)
-		}
-		return &tlb.Unsupported{What: fmt.Sprintf("tile buffer load of buffer %v", q.Buffer)}
-	case spec.OpLoadFullResTileBuffer:
-		var q cl.LoadFullResTileBuffer
-		q.Unpack(raw)
-		return w.buf.LoadFullRes(w.view, q.Address, !q.DisableColorRead, !q.DisableZSRead)
+	if t.err != nil {
+		return t.err
+	}
+	switch t.what {
+	case movesColor:
+		return w.buf.LoadColor(w.view, t.addr, t.tiling, t.format, w.tile, &w.frame)
+	case movesZS:
+		return w.buf.LoadZS(w.view, t.addr, t.tiling, w.tile, &w.frame)
+	case movesFullRes:
+		return w.buf.LoadFullRes(w.view, t.addr, t.color, t.zs)
 	}
 	return nil
 }
 
-var errNoFrame = errors.New("store before any TILE_RENDERING_MODE_CONFIG")
-
-// msFormat is the load/store colour format of a rendering-mode format
-// (RGBA8888 is 1 there and 0 here; doc/hardware.md#mode-configuration).
+// msFormat is the load/store colour format of a rendering-mode format:
+// RGBA8888 is 1 there and 0 here ([AG] Table 38 id 113 "0,1,2=bgr565
+// dithered, rgba8888, bgr565"; ids 28 and 29 "0,1,2 = rgba8888, bgr565
+// dithered, bgr565 no dither").
 func msFormat(f cl.RenderFormat) cl.LoadStoreFormat {
 	switch f {
 	case cl.RenderFormatRGBA8888:
@@ -345,56 +356,29 @@ func msFormat(f cl.RenderFormat) cl.LoadStoreFormat {
 }
 
 // store executes a store and the clear after it ([AG] §5: "Once each tile
-// has been written out the Tile Buffer ... is automatically cleared";
-// doc/hardware.md#load-and-store for the disable bits).
-//
-// Only a store of buffer none may come before TILE_RENDERING_MODE_CONFIG:
-// the kernel's list primes the clear values with one (vc4_render_cl.c
-// vc4_create_rcl_bo; doc/kernel.md#the-emitted-list).
-func (w *Worker) store(raw []byte) error {
-	clearColor, clearZS := true, true
-	switch spec.Opcode(raw[0]) {
-	case spec.OpStoreTileBufferGeneral:
-		var q cl.StoreTileBufferGeneral
-		q.Unpack(raw)
-		if !w.hasFrame && q.Buffer != cl.StoreBufferNone {
-			return errNoFrame
-		}
-		if q.Mode != cl.StoreModeSample0 {
-			return &tlb.Unsupported{What: "decimated stores"}
-		}
-		var err error
-		switch q.Buffer {
-		case cl.StoreBufferNone:
-		case cl.StoreBufferColor:
-			err = w.buf.StoreColor(w.view, q.Address, q.Tiling, q.Format, w.tile, &w.frame)
-		case cl.StoreBufferZS:
-			err = w.buf.StoreZS(w.view, q.Address, q.Tiling, w.tile, &w.frame)
-		default:
-			err = &tlb.Unsupported{What: fmt.Sprintf("tile buffer store of buffer %v", q.Buffer)}
-		}
-		if err != nil {
-			return err
-		}
-		clearColor, clearZS = !q.DisableColorClear, !q.DisableZSClear
-	case spec.OpStoreMSTileBuffer, spec.OpStoreMSTileBufferAndEOF:
-		if !w.hasFrame {
-			return errNoFrame
-		}
-		if err := w.buf.StoreColor(w.view, w.frame.Addr, w.frame.Tiling, msFormat(w.frame.Format), w.tile, &w.frame); err != nil {
-			return err
-		}
-	case spec.OpStoreFullResTileBuffer:
-		if !w.hasFrame {
-			return errNoFrame
-		}
-		var q cl.StoreFullResTileBuffer
-		q.Unpack(raw)
-		if err := w.buf.StoreFullRes(w.view, q.Address, !q.DisableColorWrite, !q.DisableZSWrite); err != nil {
-			return err
-		}
-		clearColor, clearZS = !q.DisableClear, !q.DisableClear
+// has been written out the Tile Buffer ... is automatically cleared"; the
+// disable-clear bits: [AG] Table 38 ids 26 and 28).
+func (w *Worker) store(t *transfer) error {
+	if t.needsFrame && !w.hasFrame {
+		return errNoFrame
 	}
-	w.buf.Clear(w.clear, clearColor, clearZS)
+	if t.err != nil {
+		return t.err
+	}
+	var err error
+	switch t.what {
+	case movesColor:
+		err = w.buf.StoreColor(w.view, t.addr, t.tiling, t.format, w.tile, &w.frame)
+	case movesZS:
+		err = w.buf.StoreZS(w.view, t.addr, t.tiling, w.tile, &w.frame)
+	case movesFrame:
+		err = w.buf.StoreColor(w.view, w.frame.Addr, w.frame.Tiling, msFormat(w.frame.Format), w.tile, &w.frame)
+	case movesFullRes:
+		err = w.buf.StoreFullRes(w.view, t.addr, t.color, t.zs)
+	}
+	if err != nil {
+		return err
+	}
+	w.buf.Clear(w.clear, t.clearColor, t.clearZS)
 	return nil
 }
