@@ -188,6 +188,37 @@ func (t *transfer) decode(d *spec.Packet, p []byte) error {
 // execution here (TestEveryEffectIsExecuted fails on one).
 func unexecuted(op spec.Opcode) error { return &tlb.Unsupported{What: op.String()} }
 
+// control is the rendering thread's control state: what the pass over the
+// render list follows, what a chain starts from, and what a worker
+// follows through its chains.
+type control struct {
+	frame    tlb.Frame
+	hasFrame bool
+	clear    tlb.ClearValues
+	tile     tlb.Tile
+	pending  loads
+}
+
+// follow applies o's effect on the control state. At a tile start it
+// returns the loads that start triggers, valid until the next load.
+func (c *control) follow(o *op) ([]transfer, error) {
+	switch o.eff.Tile {
+	case spec.TileMode:
+		c.frame, c.hasFrame = o.frame, true
+	case spec.TileClearValues:
+		c.clear = o.clear
+	case spec.TileLoad:
+		return nil, c.pending.add(&o.xfer)
+	}
+	if o.eff.Control != spec.ControlStartTile {
+		return nil, nil
+	}
+	c.tile = o.tile
+	l := c.pending.q[:c.pending.n]
+	c.pending.n = 0
+	return l, nil
+}
+
 // loads are the loads waiting for the next tile.
 type loads struct {
 	q [2]transfer

@@ -71,13 +71,9 @@ type Options struct {
 
 // snapshot is the render thread's control state at a chain's start.
 type snapshot struct {
-	frame    tlb.Frame
-	hasFrame bool
-	clear    tlb.ClearValues
-	tile     tlb.Tile
-	pending  loads
-	nstate   int // state ops before the chain
-	carry    bool
+	control
+	nstate int // state ops before the chain
+	carry  bool
 }
 
 type chain struct {
@@ -105,12 +101,8 @@ type Renderer struct {
 	chains   []chain
 	cur      snapshot
 	curFirst int
-	frame    tlb.Frame
-	hasFrame bool
-	clear    tlb.ClearValues
-	tile     tlb.Tile
-	pending  loads
-	frames   int // EOF stores seen
+	control
+	frames int // EOF stores seen
 
 	// owner detects tiles stored or loaded by two chains.
 	owner    []int32
@@ -205,8 +197,7 @@ func (r *Renderer) Thread() *cle.Thread { return r.th }
 func (r *Renderer) Frames() int { return r.frames }
 
 func (r *Renderer) snap() snapshot {
-	return snapshot{frame: r.frame, hasFrame: r.hasFrame, clear: r.clear, tile: r.tile,
-		pending: r.pending, nstate: len(r.stateOps)}
+	return snapshot{control: r.control, nstate: len(r.stateOps)}
 }
 
 // Run executes the list until it ends or waits on the semaphore; it
@@ -282,15 +273,14 @@ func (r *Renderer) packet(p *cle.Packet) error {
 	if err := o.decode(d, p); err != nil {
 		return err
 	}
+	loads, err := r.follow(o)
+	if err != nil {
+		return err
+	}
+	if len(loads) > 0 {
+		r.use()
+	}
 	switch d.Render.Tile {
-	case spec.TileMode:
-		r.frame, r.hasFrame = o.frame, true
-	case spec.TileClearValues:
-		r.clear = o.clear
-	case spec.TileLoad:
-		if err := r.pending.add(&o.xfer); err != nil {
-			return err
-		}
 	case spec.TileState:
 		r.stateOps = append(r.stateOps, len(r.ops)-1)
 	case spec.TileDraw:
@@ -300,16 +290,11 @@ func (r *Renderer) packet(p *cle.Packet) error {
 			return r.skipInline(d)
 		}
 	}
-	switch d.Render.Control {
-	case spec.ControlStartTile:
-		r.tile = o.tile
-		if r.pending.n > 0 {
-			r.use()
-		}
-		r.pending.n = 0
-	case spec.ControlEndTile, spec.ControlEndFrame:
+	if c := d.Render.Control; c == spec.ControlEndTile || c == spec.ControlEndFrame {
+		// A tile ends at every store; a chain at the one that leaves
+		// the whole buffer clear.
 		t := &o.xfer
-		if d.Render.Control == spec.ControlEndFrame || t.lastTile {
+		if c == spec.ControlEndFrame || t.lastTile {
 			r.frames++
 		}
 		if t.writes {

@@ -49,12 +49,8 @@ type Worker struct {
 	inline   *cle.Thread // compressed lists inline in the render list
 	counters hw.Counters
 
-	frame    tlb.Frame
-	hasFrame bool
-	clear    tlb.ClearValues
-	tile     tlb.Tile
-	pending  loads
-	st       renderState
+	control
+	st renderState
 	// listOp is the packet of a tile list being executed, decoded.
 	listOp op
 
@@ -117,8 +113,7 @@ func (w *Worker) runChain(c *chain) error {
 		w.buf.Clear(s.clear, true, true)
 	}
 	w.cleared = false
-	w.frame, w.hasFrame, w.clear, w.tile = s.frame, s.hasFrame, s.clear, s.tile
-	w.pending = s.pending
+	w.control = s.control
 	w.st.reset()
 	w.newShader()
 	w.vertices = 0
@@ -148,30 +143,28 @@ func (w *Worker) newShader() {
 	w.st.fs = nil
 }
 
-// op executes a decoded packet: its control effect, then its tile effect.
+// op executes a decoded packet: its effect on the control state, as the
+// pass over the render list followed it, then the rest of its control
+// effect and its tile effect.
 func (w *Worker) op(o *op) error {
+	loads, err := w.follow(o)
+	if err != nil {
+		return err
+	}
 	switch o.eff.Control {
 	case spec.ControlStartTile:
-		w.tile = o.tile
 		// The vertex cache is per tile: the hardware shades again for
 		// every tile list ([AG] §8).
 		w.newShader()
-		for i := 0; i < w.pending.n; i++ {
-			if err := w.load(&w.pending.q[i]); err != nil {
+		for i := range loads {
+			if err := w.load(&loads[i]); err != nil {
 				return err
 			}
 		}
-		w.pending.n = 0
 	case spec.ControlCall:
 		return w.runList(o.sub)
 	}
 	switch o.eff.Tile {
-	case spec.TileMode:
-		w.frame, w.hasFrame = o.frame, true
-	case spec.TileClearValues:
-		w.clear = o.clear
-	case spec.TileLoad:
-		return w.pending.add(&o.xfer)
 	case spec.TileStore:
 		return w.store(&o.xfer)
 	case spec.TileState:

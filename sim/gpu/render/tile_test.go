@@ -18,7 +18,7 @@ func TestChainStartsFromAClearBuffer(t *testing.T) {
 	x, y := tlb.ClearValues{Color: 0x11111111, Z: 0x111111}, tlb.ClearValues{Color: 0x22222222, Z: 0x222222}
 	run := func(clear tlb.ClearValues, endsCleared bool) {
 		t.Helper()
-		if err := w.runChain(&chain{start: snapshot{clear: clear}, cleared: endsCleared}); err != nil {
+		if err := w.runChain(&chain{start: snapshot{control: control{clear: clear}}, cleared: endsCleared}); err != nil {
 			t.Fatal(err)
 		}
 	}
