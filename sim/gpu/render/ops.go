@@ -22,9 +22,9 @@ type op struct {
 	eff   spec.Effect
 	n     uint8
 	sub   uint32          // spec.ControlCall: the sub-list's address
+	clear tlb.ClearValues // spec.TileClearValues
 	tile  tlb.Tile        // spec.ControlStartTile
 	frame tlb.Frame       // spec.TileMode
-	clear tlb.ClearValues // spec.TileClearValues
 	xfer  transfer        // spec.TileLoad, spec.TileStore
 	raw   [cl.TileBinningModeConfigLen]byte
 }
@@ -108,13 +108,12 @@ const (
 	movesFullRes              // color and/or zs raw, at the address given
 )
 
-// decode sets t to the load or store p, whose row of the packet table is
-// d. The general packets' fields: [AG] Table 38 ids 28 and 29; the
+// decode sets t, which is zero, to the load or store p, whose row of the
+// packet table is d. The general packets' fields: [AG] Table 38 ids 28 and 29; the
 // full-resolution ones': ids 26 and 27. STORE_MS_TILE_BUFFER(_AND_EOF)
 // stores the colour buffer to the frame buffer of the rendering mode (ids
 // 24 and 25; Linux vc4_render_cl.c emit_tile).
 func (t *transfer) decode(d *spec.Packet, p []byte) error {
-	*t = transfer{}
 	switch d.Op {
 	case spec.OpLoadTileBufferGeneral:
 		var q cl.LoadTileBufferGeneral

@@ -268,7 +268,12 @@ func (r *Renderer) packet(p *cle.Packet) error {
 		r.sem.Increment()
 		return nil
 	}
-	r.ops = append(r.ops, op{})
+	// decode sets the whole op: grow the slice without zeroing it first.
+	if len(r.ops) < cap(r.ops) {
+		r.ops = r.ops[:len(r.ops)+1]
+	} else {
+		r.ops = append(r.ops, op{})
+	}
 	o := &r.ops[len(r.ops)-1]
 	if err := o.decode(d, p); err != nil {
 		return err
