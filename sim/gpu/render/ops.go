@@ -146,7 +146,8 @@ func (t *transfer) decode(d *spec.Packet, p []byte) error {
 		}
 		// Only a store of buffer none may come before
 		// TILE_RENDERING_MODE_CONFIG: the kernel's list primes the clear
-		// values with one (vc4_render_cl.c vc4_create_rcl_bo).
+		// values with one (vc4_render_cl.c vc4_create_rcl_bo;
+		// doc/kernel.md#the-emitted-list).
 		t.needsFrame = q.Buffer != cl.StoreBufferNone
 		t.writes = q.Buffer != cl.StoreBufferNone
 		t.tiling, t.format, t.addr = q.Tiling, q.Format, q.Address

@@ -154,7 +154,7 @@ func (w *Worker) op(o *op) error {
 	switch o.eff.Control {
 	case spec.ControlStartTile:
 		// The vertex cache is per tile: the hardware shades again for
-		// every tile list ([AG] §8).
+		// every tile list ([AG] §8; doc/hardware.md#pipeline-modes).
 		w.newShader()
 		for i := range loads {
 			if err := w.load(&loads[i]); err != nil {
@@ -337,7 +337,7 @@ func (w *Worker) load(t *transfer) error {
 // msFormat is the load/store colour format of a rendering-mode format:
 // RGBA8888 is 1 there and 0 here ([AG] Table 38 id 113 "0,1,2=bgr565
 // dithered, rgba8888, bgr565"; ids 28 and 29 "0,1,2 = rgba8888, bgr565
-// dithered, bgr565 no dither").
+// dithered, bgr565 no dither"; doc/hardware.md#mode-configuration).
 func msFormat(f cl.RenderFormat) cl.LoadStoreFormat {
 	switch f {
 	case cl.RenderFormatRGBA8888:
@@ -350,7 +350,8 @@ func msFormat(f cl.RenderFormat) cl.LoadStoreFormat {
 
 // store executes a store and the clear after it ([AG] §5: "Once each tile
 // has been written out the Tile Buffer ... is automatically cleared"; the
-// disable-clear bits: [AG] Table 38 ids 26 and 28).
+// disable-clear bits: [AG] Table 38 ids 26 and 28,
+// doc/hardware.md#load-and-store).
 func (w *Worker) store(t *transfer) error {
 	if t.needsFrame && !w.hasFrame {
 		return errNoFrame
