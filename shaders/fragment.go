@@ -61,14 +61,3 @@ func FillFragmentUniforms(dst *[NumFragmentUniforms]uint32, p0, p1 uint32, light
 	l := light.Uniforms()
 	copy(dst[FragmentUniformLightK1:], l[:])
 }
-
-// ModelFragment is what the FS computes for one pixel in Go: the
-// interpolated texture coordinates (VP·W + C, rounded as float32 ops) and
-// the colour word written to TLB_COLOUR_ALL for the texel the TMU returns
-// (ShadeTexel). vpS and vpT are the partial varyings the hardware reads
-// out, w the pixel's W (ra15), cS and cT the C coefficients.
-func ModelFragment(vpS, vpT, w, cS, cT float32) (s, t float32) {
-	s = float32(vpS*w) + cS
-	t = float32(vpT*w) + cT
-	return s, t
-}

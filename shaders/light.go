@@ -64,14 +64,6 @@ func srgbEncode(l float64) float64 {
 	return 1.055*math.Pow(l, 1/2.4) - 0.055
 }
 
-// ExactLit is vkcube's result for one channel, in 8-bit levels (0..255,
-// not rounded): 255 · srgb_encode(light · srgb_decode(c/255)). light is
-// clamped to [0, 1].
-func ExactLit(c uint8, light float64) float64 {
-	light = clamp01(light)
-	return 255 * srgbEncode(light*srgbDecode(float64(c)/255))
-}
-
 func clamp01(x float64) float64 {
 	switch {
 	case x != x || x < 0: // NaN too: a face with no defined light is dark
@@ -137,39 +129,6 @@ func LightFor(light float32) FaceLight {
 func (f FaceLight) Uniforms() [5]uint32 {
 	rep := func(b uint8) uint32 { return uint32(b) * 0x01010101 }
 	return [5]uint32{rep(f.K1), rep(f.B1), rep(f.K3), rep(f.B3), rep(f.L)}
-}
-
-// V8Muld models the mul ALU's per-byte colour multiply on one byte as
-// doe300/VC4C does (src/asm/OpCodes.cpp: (a·b + 127)/255). The guide gives
-// no formula (AG Table 13).
-func V8Muld(a, b uint8) uint8 { return uint8((uint32(a)*uint32(b) + 127) / 255) }
-
-// v8subs is the per-byte saturating subtract (AG Tables 12, 13).
-func v8subs(a, b uint8) uint8 {
-	if a < b {
-		return 0
-	}
-	return a - b
-}
-
-// LitByte is what the FS computes for one byte of the texel: the maximum
-// of the three lines (see the Lighting comment).
-func (f FaceLight) LitByte(c uint8) uint8 {
-	g1 := v8subs(V8Muld(c, f.K1), f.B1)
-	g3 := v8subs(V8Muld(c, f.K3), f.B3)
-	g2 := V8Muld(c, f.L)
-	return max(g1, g2, g3)
-}
-
-// ShadeTexel is the FS's colour for a texel word as the TMU returns it
-// (the texture's bytes in memory order): LitByte on each of the four bytes.
-// It is the word the FS writes to TLB_COLOUR_ALL.
-func (f FaceLight) ShadeTexel(texel uint32) uint32 {
-	var out uint32
-	for i := 0; i < 32; i += 8 {
-		out |= uint32(f.LitByte(uint8(texel>>i))) << i
-	}
-	return out
 }
 
 // LightCache remembers LightFor's results, so that a renderer pays for

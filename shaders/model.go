@@ -6,16 +6,18 @@ import (
 	"github.com/vccube/vccube/shaders/qpu"
 )
 
-// Models of what the VS and CS write, in Go, step by step in the order the
-// programs compute (float32 rounding after each operation; explicit
-// conversions stop Go from fusing multiply-adds). They exist so that the
-// simulated GPU's output can be compared with them. Two differences from
-// hardware are expected and small: the SFU's reciprocal is approximate
-// (about 12 bits, refined here as in the shader by one Newton-Raphson
-// step, which the model starts from the exact reciprocal), and the QPU's
-// float rounding mode may differ (VC4C models round toward zero,
-// doc/hardware.md#machine). Compare floats with a relative tolerance of a few ULP
-// and each half of XsYs within ±1.
+// A model of what the VS writes, in Go, step by step in the order the
+// program computes (float32 rounding after each operation; explicit
+// conversions stop Go from fusing multiply-adds). The NV pipeline
+// (render.SubmitNV) shades the cube's vertices with it on the CPU, and the
+// tests compare the programs' output with it (the models of the other
+// programs are in internal/shadermodel). Two differences from hardware are
+// expected and small: the SFU's reciprocal is approximate (about 12 bits,
+// refined here as in the shader by one Newton-Raphson step, which the
+// model starts from the exact reciprocal), and the QPU's float rounding
+// mode may differ (VC4C models round toward zero, doc/hardware.md#machine).
+// Compare floats with a relative tolerance of a few ULP and each half of
+// XsYs within ±1.
 
 // VertexOutput is what the VS writes to the VPM for one vertex: the words
 // of VS.Output (AG Figure 10 "Shaded Vertex Format for PSE", with the two
@@ -25,6 +27,10 @@ type VertexOutput struct {
 	Zs    float32 // window depth
 	InvWc float32 // 1/Wc
 	S, T  float32 // the varyings, passed through
+	// Clip is Xc, Yc, Zc, Wc, computed on the way. The VS does not write
+	// them (Words leaves them out); the CS, which computes the same way,
+	// does.
+	Clip [4]float32
 }
 
 // Words returns the output as the VPM words, in VS.Output's order.
@@ -35,27 +41,6 @@ func (o VertexOutput) Words() (w [qpu.ShadedScreenWords + len(vertexVaryings)]ui
 	w[f.InvWcAt()] = math.Float32bits(o.InvWc)
 	w[f.VaryingsAt()] = math.Float32bits(o.S)
 	w[f.VaryingsAt()+1] = math.Float32bits(o.T)
-	return w
-}
-
-// CoordOutput is what the CS writes for one vertex: the words of
-// CS.Output (AG Figure 11 "Shaded Coordinates Format for PTB").
-type CoordOutput struct {
-	Xc, Yc, Zc, Wc float32 // clip coordinates
-	XsYs           uint32
-	Zs             float32
-	InvWc          float32
-}
-
-// Words returns the output as the VPM words, in CS.Output's order.
-func (o CoordOutput) Words() (w [qpu.ShadedClipWords + qpu.ShadedScreenWords]uint32) {
-	f := CS.Output
-	for k, c := range [qpu.ShadedClipWords]float32{o.Xc, o.Yc, o.Zc, o.Wc} {
-		w[f.ClipAt(k)] = math.Float32bits(c)
-	}
-	w[f.XsYsAt()] = o.XsYs
-	w[f.ZsAt()] = math.Float32bits(o.Zs)
-	w[f.InvWcAt()] = math.Float32bits(o.InvWc)
 	return w
 }
 
@@ -98,13 +83,7 @@ func screen(c [4]float32, p VertexParams) (xsys uint32, zs, rcp float32) {
 // ModelVertex returns what the VS writes for a vertex at object-space
 // position pos with texture coordinates s, t.
 func ModelVertex(mvp *[16]float32, p VertexParams, pos [3]float32, s, t float32) VertexOutput {
-	xsys, zs, rcp := screen(clip(mvp, pos), p)
-	return VertexOutput{XsYs: xsys, Zs: zs, InvWc: rcp, S: s, T: t}
-}
-
-// ModelCoordinate returns what the CS writes for a vertex at pos.
-func ModelCoordinate(mvp *[16]float32, p VertexParams, pos [3]float32) CoordOutput {
 	c := clip(mvp, pos)
 	xsys, zs, rcp := screen(c, p)
-	return CoordOutput{Xc: c[0], Yc: c[1], Zc: c[2], Wc: c[3], XsYs: xsys, Zs: zs, InvWc: rcp}
+	return VertexOutput{XsYs: xsys, Zs: zs, InvWc: rcp, S: s, T: t, Clip: c}
 }

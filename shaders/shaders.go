@@ -18,9 +18,9 @@
 // the viewport scales and the depth mapping are VS/CS uniforms; the light
 // is per face, computed on the CPU, and reaches the FS as uniforms, so the
 // renderer issues one draw (one shader record, its own uniform blocks) per
-// face. The package's tests model every output word in Go (ModelVertex,
-// ModelCoordinate, FaceLight.ShadeTexel) so the GPU model can be compared
-// with them.
+// face. ModelVertex models the VS's output words in Go (the NV pipeline
+// shades vertices with it); internal/shadermodel models the other programs
+// for the tests, which compare the programs and the GPU model with them.
 package shaders
 
 import (
@@ -144,9 +144,6 @@ var (
 // Programs returns the three programs in the order the shader record
 // and the uniform stream list them: FS, VS, CS.
 func Programs() [3]*Program { return [3]*Program{FS, VS, CS} }
-
-// Insts returns the program decoded (a fresh slice).
-func (p *Program) Insts() []qpu.Inst { return qpu.DecodeProgram(nil, p.Code) }
 
 // Bytes returns the program as shader BO contents.
 func (p *Program) Bytes() []byte { return qpu.Bytes(p.Code) }

@@ -5,19 +5,20 @@ import (
 	"math"
 	"testing"
 
+	"github.com/vccube/vccube/internal/shadermodel"
 	"github.com/vccube/vccube/math/scene"
 	"github.com/vccube/vccube/shaders"
 )
 
 // The cube's own programs (package shaders) run on the interpreter and are
-// compared with the Go models the shaders package provides (ModelVertex,
-// ModelCoordinate, ModelFragment, FaceLight.ShadeTexel). The models round
-// each float op to nearest and start the reciprocal from the exact value;
-// the QPU rounds toward zero and its SFU is approximate (refined by the
-// shaders' Newton-Raphson step), so floats are compared with a relative
-// tolerance of 2^-18 and each half of XsYs within ±1 (as shaders/model.go
-// advises). Everything integer (the lighting's byte ops, the Z pass-through)
-// must match exactly.
+// compared with the Go models of them (shaders.ModelVertex and
+// internal/shadermodel's Coordinate, Fragment and ShadeTexel). The models
+// round each float op to nearest and start the reciprocal from the exact
+// value; the QPU rounds toward zero and its SFU is approximate (refined by
+// the shaders' Newton-Raphson step), so floats are compared with a
+// relative tolerance of 2^-18 and each half of XsYs within ±1 (as
+// shaders/model.go advises). Everything integer (the lighting's byte ops,
+// the Z pass-through) must match exactly.
 
 func closeFloat(got, want uint32) bool {
 	g, w := float64(math.Float32frombits(got)), float64(math.Float32frombits(want))
@@ -121,7 +122,7 @@ func TestCubeVertexAndCoordinateShaders(t *testing.T) {
 				t.Fatal(err)
 			}
 			for v := 0; v < n; v++ {
-				want := shaders.ModelCoordinate(&c.mvp, c.params, c.verts[first+v].Position).Words()
+				want := shadermodel.Coordinate(&c.mvp, c.params, c.verts[first+v].Position).Words()
 				for w := range want {
 					got := r.vpm.Word(out, w, v)
 					ok := closeFloat(got, want[w])
@@ -175,7 +176,7 @@ func TestCubeFragmentShader(t *testing.T) {
 		}
 		for i := 0; i < 16; i++ {
 			f := func(x uint32) float32 { return math.Float32frombits(x) }
-			ms, mt := shaders.ModelFragment(f(vpS[i]), f(vpT[i]), f(w[i]), f(cS[i]), f(cT[i]))
+			ms, mt := shadermodel.Fragment(f(vpS[i]), f(vpT[i]), f(w[i]), f(cS[i]), f(cT[i]))
 			if !closeFloat(env.tmuWrites[1].v[i], fbits(ms)) || !closeFloat(env.tmuWrites[0].v[i], fbits(mt)) {
 				t.Errorf("light %g lane %d: s, t = %g, %g; model %g, %g", light, i,
 					f(env.tmuWrites[1].v[i]), f(env.tmuWrites[0].v[i]), ms, mt)
@@ -183,7 +184,7 @@ func TestCubeFragmentShader(t *testing.T) {
 			if got := env.tlbWrites[0].v[i]; got != z[i] {
 				t.Errorf("lane %d: TLB Z = %#x, want rb15 %#x", i, got, z[i])
 			}
-			if got, want := env.tlbWrites[1].v[i], fl.ShadeTexel(texel[i]); got != want {
+			if got, want := env.tlbWrites[1].v[i], shadermodel.ShadeTexel(fl, texel[i]); got != want {
 				t.Errorf("light %g lane %d: colour %#08x for texel %#08x, model %#08x", light, i, got, texel[i], want)
 			}
 		}
