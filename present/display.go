@@ -294,9 +294,12 @@ func (d *Display) restoreLocked() error {
 			errs = append(errs, fmt.Errorf("present: restoring CRTC %d: %w", d.crtc, err))
 		}
 	}
-	// Removing a framebuffer that is still shown turns its CRTC off
-	// (drm_framebuffer.c: drm_framebuffer_remove), so even when the old
-	// state could not be put back, no picture of ours stays on screen.
+	// Removing a framebuffer that is still shown takes it off the screen
+	// (drm_framebuffer.c drm_framebuffer_remove: a legacy driver's CRTC
+	// is turned off; an atomic driver's plane is committed without it,
+	// and the CRTC too if the driver refuses a CRTC with no primary
+	// plane, which vc4 does not), so even when the old state could not be
+	// put back, no picture of ours stays on screen.
 	for _, fb := range d.fbs {
 		if err := drm.RmFB(d.conn, fb); err != nil {
 			errs = append(errs, fmt.Errorf("present: removing framebuffer %d: %w", fb, err))

@@ -7,39 +7,52 @@ import (
 
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/drm/drmtest"
+	"github.com/vccube/vccube/sim"
+	"github.com/vccube/vccube/sim/display"
+	"github.com/vccube/vccube/sim/kernel/cleargpu"
 	"github.com/vccube/vccube/uapi"
 	"golang.org/x/sys/unix"
 )
 
 func TestAcceptDisplay(t *testing.T) {
-	// resources answers GETRESOURCES with n CRTCs and m connectors (ids
-	// from 1), filling arrays as drm_mode_getresources does.
-	resources := func(crtcs, conns int) *drmtest.Conn {
-		c := drmtest.NewConn()
-		drmtest.On(c, uapi.IoctlModeGetResources, func(r *uapi.ModeCardRes) error {
-			fill := func(ptr uint64, count uint32, n int) uint32 {
-				ids := uapi.UserSlice[uint32](ptr, int(min(count, uint32(n))))
-				for i := range ids {
-					ids[i] = uint32(i + 1)
-				}
-				return uint32(n)
-			}
-			r.CountCrtcs = fill(r.CrtcIDPtr, r.CountCrtcs, crtcs)
-			r.CountConnectors = fill(r.ConnectorIDPtr, r.CountConnectors, conns)
-			return nil
-		})
-		return c
+	// The simulated Pi with its display: one CRTC, one connector.
+	disp := display.New(display.Options{})
+	dev, err := sim.New(sim.Options{GPU: cleargpu.New(), CMASize: 16 << 20, Display: disp})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if err := acceptDisplay(resources(1, 2), drm.Card{}); err != nil {
-		t.Errorf("a card with a CRTC and connectors: %v", err)
+	defer dev.Close()
+	f, err := dev.Open()
+	if err != nil {
+		t.Fatal(err)
 	}
-	if err := acceptDisplay(resources(0, 0), drm.Card{}); err == nil || !strings.Contains(err.Error(), "0 connectors and 0 CRTCs") {
-		t.Errorf("a card without outputs: %v", err)
+	defer f.Close()
+	if err := acceptDisplay(f, drm.Card{}); err != nil {
+		t.Errorf("a card with a CRTC and a connector: %v", err)
 	}
-	renderOnly := drmtest.NewConn()
-	renderOnly.Fail(uapi.IoctlModeGetResources, unix.EOPNOTSUPP)
-	if err := acceptDisplay(renderOnly, drm.Card{}); !errors.Is(err, unix.EOPNOTSUPP) {
+	// Without a display, as a render-only driver (v3d, vgem): EOPNOTSUPP.
+	renderOnly, err := sim.New(sim.Options{GPU: cleargpu.New(), CMASize: 16 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer renderOnly.Close()
+	g, err := renderOnly.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if err := acceptDisplay(g, drm.Card{}); !errors.Is(err, unix.EOPNOTSUPP) {
 		t.Errorf("a render-only card: %v", err)
+	}
+	// A KMS driver with no outputs (nothing a Pi's display can be): a
+	// fake answering GETRESOURCES with no CRTC and no connector.
+	none := drmtest.NewConn()
+	drmtest.On(none, uapi.IoctlModeGetResources, func(r *uapi.ModeCardRes) error {
+		r.CountCrtcs, r.CountConnectors = 0, 0
+		return nil
+	})
+	if err := acceptDisplay(none, drm.Card{}); err == nil || !strings.Contains(err.Error(), "0 connectors and 0 CRTCs") {
+		t.Errorf("a card without outputs: %v", err)
 	}
 }
 

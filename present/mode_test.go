@@ -46,6 +46,32 @@ func TestParseModeSpec(t *testing.T) {
 	}
 }
 
+// mkMode builds a mode from its timings; hz is the kernel's rounded
+// vrefresh.
+func mkMode(name string, clock uint32, h, hss, hse, ht, v, vss, vse, vt uint16, hz, typ, flags uint32) drm.ModeInfo {
+	var m drm.ModeInfo
+	m.Clock, m.Hdisplay, m.HsyncStart, m.HsyncEnd, m.Htotal = clock, h, hss, hse, ht
+	m.Vdisplay, m.VsyncStart, m.VsyncEnd, m.Vtotal = v, vss, vse, vt
+	m.Vrefresh, m.Type, m.Flags = hz, typ, flags
+	copy(m.ModeModeInfo.Name[:], name)
+	return m
+}
+
+// Modes from CEA-861 and VESA DMT (the timings a Pi's HDMI port and VKMS
+// list, drm_edid.c), with the kernel's rounded rates: mode choice is
+// tested on them, including the 59.94 Hz and interlaced variants the
+// simulated monitor does not offer.
+var (
+	cea1080p60   = mkMode("1920x1080", 148500, 1920, 2008, 2052, 2200, 1080, 1084, 1089, 1125, 60, uapi.ModeTypeDriver|uapi.ModeTypePreferred, uapi.ModeFlagPHSync|uapi.ModeFlagPVSync)
+	cea1080p5994 = mkMode("1920x1080", 148352, 1920, 2008, 2052, 2200, 1080, 1084, 1089, 1125, 60, uapi.ModeTypeDriver, uapi.ModeFlagPHSync|uapi.ModeFlagPVSync)
+	cea1080p50   = mkMode("1920x1080", 148500, 1920, 2448, 2492, 2640, 1080, 1084, 1089, 1125, 50, uapi.ModeTypeDriver, uapi.ModeFlagPHSync|uapi.ModeFlagPVSync)
+	cea1080i60   = mkMode("1920x1080i", 74250, 1920, 2008, 2052, 2200, 1080, 1084, 1094, 1125, 60, uapi.ModeTypeDriver, uapi.ModeFlagPHSync|uapi.ModeFlagPVSync|uapi.ModeFlagInterlace)
+	cea720p60    = mkMode("1280x720", 74250, 1280, 1390, 1430, 1650, 720, 725, 730, 750, 60, uapi.ModeTypeDriver, uapi.ModeFlagPHSync|uapi.ModeFlagPVSync)
+	cea720p50    = mkMode("1280x720", 74250, 1280, 1720, 1760, 1980, 720, 725, 730, 750, 50, uapi.ModeTypeDriver, uapi.ModeFlagPHSync|uapi.ModeFlagPVSync)
+	dmt1024x768  = mkMode("1024x768", 65000, 1024, 1048, 1184, 1344, 768, 771, 777, 806, 60, uapi.ModeTypeDriver, uapi.ModeFlagNHSync|uapi.ModeFlagNVSync)
+	dmt640x480   = mkMode("640x480", 25175, 640, 656, 752, 800, 480, 490, 492, 525, 60, uapi.ModeTypeDriver, uapi.ModeFlagNHSync|uapi.ModeFlagNVSync)
+)
+
 // connectorWith is a connected HDMI-A-1 listing modes in the given order.
 func connectorWith(modes ...drm.ModeInfo) *drm.Connector {
 	return &drm.Connector{ID: 61, Type: uapi.ConnectorHDMIA, TypeID: 1, Status: uapi.StatusConnected, Modes: modes}

@@ -10,36 +10,17 @@ import (
 
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/present"
+	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/uapi"
 	"golang.org/x/sys/unix"
 )
-
-// checkRestored asserts that the fake shows what it showed before the
-// program ran (the console's fb 70 at 1080p60 on CRTC 41, driving
-// HDMI-A-1), and that nothing of the program's is left.
-func checkRestored(t *testing.T, f *fakeKMS) {
-	t.Helper()
-	fb, mode, on := f.crtcState(41)
-	if !on || fb != 70 || mode != consoleFBMode.ModeModeInfo {
-		t.Errorf("CRTC 41 shows fb %d (on %v, %dx%d); want the console's fb 70 at 1080p60", fb, on, mode.Hdisplay, mode.Vdisplay)
-	}
-	if f.connectors[0].encoder != 51 || f.encoders[0].crtc != 41 {
-		t.Errorf("HDMI-A-1 is on encoder %d, CRTC %d; want 51, 41", f.connectors[0].encoder, f.encoders[0].crtc)
-	}
-	if n := f.ownedFBs(); n != 0 {
-		t.Errorf("%d framebuffers of ours left", n)
-	}
-	if len(f.dumbs) != 0 || f.Mapped() != 0 {
-		t.Errorf("%d dumb buffers and %d mappings left", len(f.dumbs), f.Mapped())
-	}
-}
 
 // program is the frame loop as cmd/vccube runs it: open, buffers, a
 // swapchain, frames until done or stopped, everything undone by deferred
 // Close. fail (if set) is called before each frame and may return an error
 // to end the run there.
-func program(f *fakeKMS, frames int, ctx context.Context, fail func(frame int) error) (err error) {
-	d, err := present.Open(f, present.Config{Connector: "HDMI-A-1", Mode: present.ModeSpec{Width: 640, Height: 480}})
+func program(c uapi.Conn, frames int, ctx context.Context, fail func(frame int) error) (err error) {
+	d, err := present.Open(c, present.Config{Connector: "HDMI-A-1", Mode: present.ModeSpec{Width: 640, Height: 480}})
 	if err != nil {
 		return err
 	}
@@ -81,29 +62,24 @@ func program(f *fakeKMS, frames int, ctx context.Context, fail func(frame int) e
 }
 
 func TestRestoreOnNormalEnd(t *testing.T) {
-	f := newFakeKMS(t)
-	if err := program(f, 10, context.Background(), nil); err != nil {
+	r := newRig(t, rigOptions{console: true})
+	if err := program(r.conn, 10, context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
-	checkRestored(t, f)
-	// The restore put back the saved fb, position and mode on the
-	// connectors the CRTC drove.
-	last := f.setcrtcs[len(f.setcrtcs)-1]
-	if last.FbID != 70 || last.ModeValid != 1 || last.Mode != consoleFBMode.ModeModeInfo || last.CountConnectors != 1 {
-		t.Errorf("last SETCRTC %+v", last)
-	}
+	r.checkRestored()
 }
 
 func TestRestoreOnErrorPaths(t *testing.T) {
 	injected := errors.New("injected")
 	for _, tc := range []struct {
-		name string
-		fail func(f *fakeKMS) func(int) error
+		name   string
+		faults sim.Faults
+		fail   func(r *rig) func(int) error
 	}{
-		{"before the first frame", func(*fakeKMS) func(int) error {
+		{"before the first frame", sim.Faults{}, func(*rig) func(int) error {
 			return func(int) error { return injected }
 		}},
-		{"after the mode was set", func(*fakeKMS) func(int) error {
+		{"after the mode was set", sim.Faults{}, func(*rig) func(int) error {
 			return func(i int) error {
 				if i == 1 {
 					return injected
@@ -111,7 +87,7 @@ func TestRestoreOnErrorPaths(t *testing.T) {
 				return nil
 			}
 		}},
-		{"with a flip pending", func(*fakeKMS) func(int) error {
+		{"with a flip pending", sim.Faults{}, func(*rig) func(int) error {
 			return func(i int) error {
 				if i == 3 {
 					return injected
@@ -119,32 +95,35 @@ func TestRestoreOnErrorPaths(t *testing.T) {
 				return nil
 			}
 		}},
-		{"page flip refused", func(f *fakeKMS) func(int) error {
+		{"page flip refused", sim.Faults{}, func(r *rig) func(int) error {
 			return func(i int) error {
 				if i == 4 {
-					f.Fail(uapi.IoctlModePageFlip, unix.EINVAL)
+					r.conn.Fail(uapi.IoctlModePageFlip, unix.EINVAL)
 				}
 				return nil
 			}
 		}},
-		{"second dumb buffer refused", func(f *fakeKMS) func(int) error {
-			f.dumbLimit = 1 // CMA exhausted after the first buffer
-			return nil
-		}},
+		// CMA runs out at the program's second buffer: the console's is
+		// the first allocation, the program's first buffer the second.
+		{"second dumb buffer refused", sim.Faults{CMAExhaustedAt: 3}, func(*rig) func(int) error { return nil }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newFakeKMS(t)
-			err := program(f, 10, context.Background(), tc.fail(f))
+			r := newRig(t, rigOptions{console: true, faults: tc.faults})
+			err := program(r.conn, 10, context.Background(), tc.fail(r))
 			if err == nil {
 				t.Fatal("the program did not fail")
 			}
-			checkRestored(t, f)
+			if tc.faults.CMAExhaustedAt != 0 && !errors.Is(err, unix.ENOMEM) {
+				t.Errorf("got %v; want the second buffer's ENOMEM", err)
+			}
+			r.checkRestored()
 		})
 	}
 }
 
 func TestRestoreIsIdempotent(t *testing.T) {
-	f, d := openTiny(t)
+	r := newRig(t, rigOptions{console: true, monitor: tinyMonitor()})
+	d := openOn(t, r.conn)
 	s := dumbChain(t, d, 2)
 	for i := 0; i < 3; i++ {
 		b, _ := s.Acquire()
@@ -161,11 +140,11 @@ func TestRestoreIsIdempotent(t *testing.T) {
 	if !d.Restored() {
 		t.Error("not Restored() after Restore")
 	}
-	n := f.Calls(uapi.IoctlModeSetCrtc) + f.Calls(uapi.IoctlModeRmFB)
+	n := r.conn.Calls(uapi.IoctlModeSetCrtc) + r.conn.Calls(uapi.IoctlModeRmFB)
 	if err := d.Restore(); err != nil {
 		t.Fatal(err)
 	}
-	if m := f.Calls(uapi.IoctlModeSetCrtc) + f.Calls(uapi.IoctlModeRmFB); m != n {
+	if m := r.conn.Calls(uapi.IoctlModeSetCrtc) + r.conn.Calls(uapi.IoctlModeRmFB); m != n {
 		t.Errorf("the second Restore issued %d more ioctls", m-n)
 	}
 	// No more frames after the restore.
@@ -183,74 +162,74 @@ func TestRestoreIsIdempotent(t *testing.T) {
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
 	}
-	checkRestored(t, f)
+	r.checkRestored()
 }
 
 func TestRestoreWithoutFramesTouchesNoCrtc(t *testing.T) {
-	f, d := openTiny(t)
+	r := newRig(t, rigOptions{console: true, monitor: tinyMonitor()})
+	d := openOn(t, r.conn)
 	dumbChain(t, d, 2)
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if n := f.Calls(uapi.IoctlModeSetCrtc); n != 0 {
+	if n := r.conn.Calls(uapi.IoctlModeSetCrtc); n != 0 {
 		t.Errorf("%d SETCRTC calls for a display that never showed a frame", n)
 	}
-	checkRestored(t, f)
+	r.checkRestored()
 }
 
 func TestRestoreOfAnIdleCrtcTurnsItOff(t *testing.T) {
-	f := newFakeKMS(t)
-	f.connectors[0].modes = []drm.ModeInfo{tinyMode}
-	f.connectors[0].encoder, f.encoders[0].crtc = 0, 0
-	d, err := present.Open(f, present.Config{})
-	if err != nil || d.CrtcID() != 42 {
-		t.Fatalf("%v, CRTC %d", err, d.CrtcID())
-	}
+	r := newRig(t, rigOptions{monitor: tinyMonitor()}) // no console: the CRTC is off
+	d := openOn(t, r.conn)
 	s := dumbChain(t, d, 2)
 	b, _ := s.Acquire()
 	if err := s.Present(b); err != nil {
 		t.Fatal(err)
 	}
-	if fb, _, on := f.crtcState(42); !on || fb != b.FbID {
-		t.Fatalf("CRTC 42 shows %d", fb)
+	if c := r.crtc(); !c.ModeValid || c.FbID != b.FbID {
+		t.Fatalf("the CRTC shows %d", c.FbID)
 	}
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
 	}
-	last := f.setcrtcs[len(f.setcrtcs)-1]
-	if last.CrtcID != 42 || last.ModeValid != 0 || last.FbID != 0 || last.CountConnectors != 0 {
-		t.Errorf("restore SETCRTC %+v; want CRTC 42 off", last)
+	if c := r.crtc(); c.ModeValid || c.FbID != 0 {
+		t.Errorf("the CRTC is on (%v) showing fb %d; want it off again", c.ModeValid, c.FbID)
 	}
-	if fb, _, on := f.crtcState(42); on || fb != 0 {
-		t.Errorf("CRTC 42 still shows fb %d", fb)
+	if r.programFBs() != 0 || r.dumbBOs() != 0 {
+		t.Errorf("%d framebuffers and %d dumb buffers left", r.programFBs(), r.dumbBOs())
 	}
 }
 
 func TestRestoreWhenTheSavedFramebufferIsGone(t *testing.T) {
-	f, d := openTiny(t)
+	r := newRig(t, rigOptions{console: true, monitor: tinyMonitor()})
+	d := openOn(t, r.conn)
 	s := dumbChain(t, d, 2)
 	b, _ := s.Acquire()
 	if err := s.Present(b); err != nil {
 		t.Fatal(err)
 	}
-	delete(f.fbs, 70) // the console's framebuffer went away meanwhile
+	// The console removes its framebuffer meanwhile.
+	if err := drm.RmFB(r.console, r.consoleFB); err != nil {
+		t.Fatal(err)
+	}
 	err := d.Close()
 	if !errors.Is(err, unix.ENOENT) {
 		t.Fatalf("got %v; want the SETCRTC's ENOENT", err)
 	}
-	// Nothing of ours stays on screen: removing the shown fb turned the
-	// CRTC off.
-	if fb, _, on := f.crtcState(41); on || fb != 0 {
-		t.Errorf("CRTC 41 shows fb %d", fb)
+	// Nothing of ours stays on screen: removing the framebuffer shown
+	// took it off the plane (drm_framebuffer_remove; vc4 keeps the CRTC
+	// running with no plane).
+	if c := r.crtc(); c.FbID != 0 {
+		t.Errorf("the CRTC shows fb %d", c.FbID)
 	}
-	if f.ownedFBs() != 0 || len(f.dumbs) != 0 {
-		t.Error("buffers left")
+	if r.programFBs() != 0 || r.dumbBOs() != 1 {
+		t.Errorf("%d framebuffers and %d dumb buffers (the console's one included) left", r.programFBs(), r.dumbBOs())
 	}
 }
 
 func TestRestoreOnSignal(t *testing.T) {
-	f := newFakeKMS(t)
-	d, err := present.Open(f, present.Config{Mode: present.ModeSpec{Width: 640, Height: 480}})
+	r := newRig(t, rigOptions{console: true})
+	d, err := present.Open(r.conn, present.Config{Mode: present.ModeSpec{Width: 640, Height: 480}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,13 +268,13 @@ func TestRestoreOnSignal(t *testing.T) {
 		t.Errorf("exit code %d", in.ExitCode())
 	}
 	// The display came back before the frame loop cleaned up.
-	if fb, _, _ := f.crtcState(41); fb != 70 {
-		t.Errorf("after the signal CRTC 41 shows fb %d, want 70", fb)
+	if c := r.crtc(); c.FbID != r.consoleFB {
+		t.Errorf("after the signal the CRTC shows fb %d, want the console's %d", c.FbID, r.consoleFB)
 	}
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
 	}
-	checkRestored(t, f)
+	r.checkRestored()
 }
 
 func TestRestoreOnSignalStop(t *testing.T) {
