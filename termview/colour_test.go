@@ -88,3 +88,14 @@ func TestDetectColour(t *testing.T) {
 		}
 	}
 }
+
+// xterm256RGB returns the colour 0xRRGGBB of palette index i (16–255).
+func xterm256RGB(i uint32) uint32 {
+	if i >= greyBase {
+		l := uint32(greyLevel(int(i - greyBase)))
+		return l<<16 | l<<8 | l
+	}
+	i -= cubeBase
+	r, g, b := cubeLevels[i/36], cubeLevels[i/6%6], cubeLevels[i%6]
+	return uint32(r)<<16 | uint32(g)<<8 | uint32(b)
+}

@@ -36,3 +36,13 @@ func TestPictureCheck(t *testing.T) {
 		}
 	}
 }
+
+// A channel order names itself by its bytes in memory (for %v in errors
+// and listings); an unknown one by its number.
+func TestChannelOrderString(t *testing.T) {
+	for o, want := range map[ChannelOrder]string{OrderRGBA: "R,G,B,A", OrderBGRA: "B,G,R,A", ChannelOrder(7): "ChannelOrder(7)"} {
+		if got := o.String(); got != want {
+			t.Errorf("%d: %q, want %q", uint8(o), got, want)
+		}
+	}
+}

@@ -46,3 +46,26 @@ func TestPerfcntName(t *testing.T) {
 		}
 	}
 }
+
+// The four _IOC encodings of drm.h on known requests: DRM_IOCTL_SET_MASTER
+// is DRM_IO(0x1e), DRM_IOCTL_GET_MAGIC DRM_IOR(0x02, struct drm_auth) (4
+// bytes), DRM_IOCTL_AUTH_MAGIC DRM_IOW(0x11, struct drm_auth) and
+// DRM_IOCTL_VERSION DRM_IOWR(0x00, struct drm_version) (64 bytes on a
+// 64-bit kernel); the numbers as strace and libdrm show them.
+func TestRequestEncodings(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		req        uapi.Request
+		want       uint32
+		dir, nr, n uint32
+	}{
+		{"DRM_IOCTL_SET_MASTER", uapi.IO(0x1e), 0x0000641e, 0, 0x1e, 0},
+		{"DRM_IOCTL_GET_MAGIC", uapi.IOR(0x02, 4), 0x80046402, 2, 0x02, 4},
+		{"DRM_IOCTL_AUTH_MAGIC", uapi.IOW(0x11, 4), 0x40046411, 1, 0x11, 4},
+		{"DRM_IOCTL_VERSION", uapi.IOWR(0x00, 64), 0xc0406400, 3, 0x00, 64},
+	} {
+		if uint32(c.req) != c.want || c.req.Dir() != c.dir || c.req.Nr() != c.nr || c.req.Size() != c.n || c.req.Type() != 'd' {
+			t.Errorf("%s = %#08x (dir %d nr %#x size %d), want %#08x", c.name, uint32(c.req), c.req.Dir(), c.req.Nr(), c.req.Size(), c.want)
+		}
+	}
+}

@@ -13,19 +13,6 @@ import (
 	"github.com/vccube/vccube/texture"
 )
 
-// GLRecord prints a GL shader record in hardware form, shaped by the
-// GL_SHADER_STATE that points at it: the fixed fields, then one line per
-// attribute array (and its extended stride).
-func GLRecord(w io.Writer, b []byte, state cl.GLShaderState, indent string) (int, error) {
-	g, n, err := shaderrec.Decode(b, state)
-	if err != nil {
-		return 0, err
-	}
-	ew := &errWriter{w: w}
-	printRecord(ew, b[:n], &g, indent)
-	return n, ew.err
-}
-
 func printRecord(ew *errWriter, b []byte, g *shaderrec.GL, indent string) {
 	fixed := spec.GLShaderRecord
 	// One line per shader: the flags, then the fs_, vs_ and cs_ fields.

@@ -187,9 +187,6 @@ type Decoder struct {
 	prev   Prim
 }
 
-// Reset forgets the previous primitive (all-zero indices).
-func (d *Decoder) Reset() { d.prev = Prim{} }
-
 // Next decodes the item at the start of b. A Primitive becomes the previous
 // primitive for the next call.
 func (d *Decoder) Next(b []byte) (Item, error) {

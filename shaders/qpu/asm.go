@@ -510,10 +510,6 @@ func (a *Asm) I(items ...Item) int {
 	return at
 }
 
-// Insts returns the instructions so far (branch targets resolved only by
-// Assemble).
-func (a *Asm) Insts() []Inst { return a.insts }
-
 // Assemble resolves branch labels and returns the program's words, or every
 // error found, each naming its instruction.
 func (a *Asm) Assemble() ([]uint64, error) {

@@ -155,3 +155,83 @@ func TestAssembleErrors(t *testing.T) {
 		}
 	}
 }
+
+// Every add- and mul-ALU operation of AG Tables 12 and 13 has its
+// constructor: each assembles to its opcode with its operands in order,
+// a unary one with its operand in both input slots (as Mesa's qpu_a_*
+// do), and disassembles under the guide's name.
+func TestOpConstructors(t *testing.T) {
+	binary := []struct {
+		op   func(dst, a, b Reg) Op
+		add  AddOp
+		mul  MulOp
+		name string
+	}{
+		{FAdd, AddFAdd, 0, "fadd"}, {FSub, AddFSub, 0, "fsub"}, {FMin, AddFMin, 0, "fmin"}, {FMax, AddFMax, 0, "fmax"},
+		{FMinAbs, AddFMinAbs, 0, "fminabs"}, {FMaxAbs, AddFMaxAbs, 0, "fmaxabs"}, {Add, AddAdd, 0, "add"}, {Sub, AddSub, 0, "sub"},
+		{Shr, AddShr, 0, "shr"}, {Asr, AddAsr, 0, "asr"}, {Ror, AddRor, 0, "ror"}, {Shl, AddShl, 0, "shl"},
+		{Min, AddMin, 0, "min"}, {Max, AddMax, 0, "max"}, {And, AddAnd, 0, "and"}, {Or, AddOr, 0, "or"},
+		{Xor, AddXor, 0, "xor"}, {V8Adds, AddV8Adds, 0, "v8adds"}, {V8Subs, AddV8Subs, 0, "v8subs"},
+		{FMul, 0, MulFMul, "fmul"}, {Mul24, 0, MulMul24, "mul24"}, {V8Muld, 0, MulV8Muld, "v8muld"},
+		{V8Min, 0, MulV8Min, "v8min"}, {V8Max, 0, MulV8Max, "v8max"}, {MV8Adds, 0, MulV8Adds, "v8adds"},
+		{MV8Subs, 0, MulV8Subs, "v8subs"},
+	}
+	for _, c := range binary {
+		var a Asm
+		a.I(c.op(R2, R0, R1))
+		w, err := a.Assemble()
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		in := Decode(w[0])
+		if c.mul == 0 {
+			if in.OpAdd != c.add || in.OpMul != MulNop || in.WaddrAdd != WAcc0+2 || in.AddA != MuxR0 || in.AddB != MuxR1 {
+				t.Errorf("%s assembled as %v", c.name, in)
+			}
+		} else if in.OpMul != c.mul || in.OpAdd != AddNop || in.WaddrMul != WAcc0+2 || in.MulA != MuxR0 || in.MulB != MuxR1 {
+			t.Errorf("%s assembled as %v", c.name, in)
+		}
+		if l := Disassemble(w); !strings.Contains(l, c.name+" r2, r0, r1") {
+			t.Errorf("%s disassembles as %q", c.name, l)
+		}
+	}
+	unary := []struct {
+		op   func(dst, a Reg) Op
+		add  AddOp
+		mul  MulOp
+		name string
+	}{
+		{FToI, AddFToI, 0, "ftoi"}, {IToF, AddIToF, 0, "itof"}, {Not, AddNot, 0, "not"}, {Clz, AddClz, 0, "clz"},
+		{Mov, AddOr, 0, "mov"}, {MMov, 0, MulV8Min, "mov"},
+	}
+	for _, c := range unary {
+		var a Asm
+		a.I(c.op(R2, R3))
+		w, err := a.Assemble()
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		in := Decode(w[0])
+		if c.mul == 0 && (in.OpAdd != c.add || in.AddA != MuxR3 || in.AddB != MuxR3) ||
+			c.mul != 0 && (in.OpMul != c.mul || in.MulA != MuxR3 || in.MulB != MuxR3) {
+			t.Errorf("%s assembled as %v", c.name, in)
+		}
+		if l := Disassemble(w); !strings.Contains(l, c.name+" r2, r3") {
+			t.Errorf("%s disassembles as %q", c.name, l)
+		}
+	}
+}
+
+// Len counts the instructions so far: the index the next I returns.
+func TestAsmLen(t *testing.T) {
+	var a Asm
+	if a.Len() != 0 {
+		t.Errorf("empty: %d", a.Len())
+	}
+	a.I()
+	if i := a.I(SigProgramEnd); i != 1 || a.Len() != 2 {
+		t.Errorf("second instruction at %d, Len %d", i, a.Len())
+	}
+}

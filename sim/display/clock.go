@@ -99,9 +99,6 @@ func newTimeline(m *uapi.ModeModeInfo, t0 int64, base uint64) timeline {
 	return timeline{t0: t0, base: base, num: num, den: den}
 }
 
-// period is the frame time in nanoseconds, rounded down.
-func (tl *timeline) period() time.Duration { return time.Duration(tl.num / tl.den) }
-
 // at is the time of the timeline's k-th vblank: t0 + floor(k·num/den).
 func (tl *timeline) at(k uint64) int64 {
 	hi, lo := bits.Mul64(k, tl.num)

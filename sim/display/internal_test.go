@@ -157,3 +157,6 @@ func TestClientPredictsTheKernelsTimings(t *testing.T) {
 		}
 	}
 }
+
+// period is the frame time in nanoseconds, rounded down.
+func (tl *timeline) period() time.Duration { return time.Duration(tl.num / tl.den) }

@@ -2,7 +2,6 @@ package gpu
 
 import (
 	"encoding/binary"
-	"math"
 	"testing"
 
 	"github.com/vccube/vccube/cl"
@@ -73,8 +72,6 @@ func words(ws ...uint32) []byte {
 	}
 	return b
 }
-
-func f32(f float32) uint32 { return math.Float32bits(f) }
 
 // beginBin starts the binning list as Mesa and the kernel do
 // (doc/kernel.md#binning-configuration: the kernel's addresses and flags).

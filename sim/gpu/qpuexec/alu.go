@@ -20,8 +20,9 @@ type vec = [16]uint32
 func addALU(op qpu.AddOp, d, a, b *vec) {
 	switch op {
 	case qpu.AddFAdd, qpu.AddFSub:
-		// fadd and fsub's fast path (float.go sumRTZ), inlined by hand:
-		// the second operand's sign flips for fsub.
+		// fadd and fsub's fast path (sumRTZ, whose scalar form the
+		// tests keep in fastpath_test.go), inlined by hand: the second
+		// operand's sign flips for fsub.
 		neg := uint32(0)
 		if op == qpu.AddFSub {
 			neg = signBit
@@ -172,7 +173,7 @@ func addALU(op qpu.AddOp, d, a, b *vec) {
 func mulALU(op qpu.MulOp, d, a, b *vec) {
 	switch op {
 	case qpu.MulFMul:
-		// fmul's fast path (float.go mulRTZ), inlined by hand.
+		// fmul's fast path (mulRTZ, in fastpath_test.go), inlined by hand.
 		for i := range d {
 			x, y := a[i], b[i]
 			if x&expMask == expMask || y&expMask == expMask {
@@ -270,11 +271,6 @@ func v8subs64(a, b uint64) uint64 {
 // saturating difference: neither can carry or borrow out of a byte.
 func v8min64(a, b uint64) uint64 { return a - v8subs64(a, b) }
 func v8max64(a, b uint64) uint64 { return b + v8subs64(a, b) }
-
-func v8adds(a, b uint32) uint32 { return uint32(v8adds64(uint64(a), uint64(b))) }
-func v8subs(a, b uint32) uint32 { return uint32(v8subs64(uint64(a), uint64(b))) }
-func v8min(a, b uint32) uint32  { return uint32(v8min64(uint64(a), uint64(b))) }
-func v8max(a, b uint32) uint32  { return uint32(v8max64(uint64(a), uint64(b))) }
 
 // v8muld computes (a_i*b_i + 127)/255 per byte. t/255 = (t + 1 + (t>>8))>>8
 // for every t up to 65152 (checked exhaustively in alu_test.go), which spares

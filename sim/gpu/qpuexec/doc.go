@@ -5,7 +5,7 @@
 //
 // How the GPU model (sim/gpu) uses it:
 //
-//   - Cache.Load (or Load) fetches a program through the job's *mem.View,
+//   - Cache.Load fetches a program through the job's *mem.View,
 //     up to its program end and two delay slots, runs the shaders/hazard
 //     checker on it (strict: a broken restriction fails the load, naming the
 //     rule and the instruction; permissive: it is kept in

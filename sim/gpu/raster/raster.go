@@ -457,14 +457,6 @@ func (p *Prim) ZAt(x, y int) uint32 {
 	return zToFixed(p.z.c + float64(p.z.a*dx) + float64(p.z.b*dy) + p.depth)
 }
 
-// wAt returns W at pixel (x, y) as float32 bits, as BlockInputs computes
-// it.
-func (p *Prim) wAt(x, y int) uint32 {
-	dx := float64(x) + 0.5 - p.x0
-	dy := float64(y) + 0.5 - p.y0
-	return math.Float32bits(float32(1 / (p.q.c + float64(p.q.a*dx) + float64(p.q.b*dy))))
-}
-
 func zToFixed(zs float64) uint32 {
 	f := zs*Z24 + 0.5
 	switch {
@@ -520,13 +512,6 @@ func (v *Varying) BlockVP(bx, by int, out *[16]uint32) {
 	for i := range 16 {
 		out[i] = math.Float32bits(ax[lx[i]&3] + by4[ly[i]&3])
 	}
-}
-
-// vpAt returns VP at pixel (x, y) as float32 bits, as BlockVP computes it.
-func (v *Varying) vpAt(x, y int) uint32 {
-	fx := float32(x&^3) + 0.5 - v.x0
-	fy := float32(y&^3) + 0.5 - v.y0
-	return math.Float32bits(float32(v.a*(fx+float32(x&3))) + float32(v.b*(fy+float32(y&3))))
 }
 
 // SetupLine prepares a line from v0 to v1 of the given width in pixels

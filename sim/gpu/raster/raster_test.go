@@ -485,3 +485,18 @@ func TestBlockMaskAgreesWithPerPixelEdges(t *testing.T) {
 		t.Fatalf("only %d full and %d empty blocks: the generator needs a look", full, empty)
 	}
 }
+
+// wAt returns W at pixel (x, y) as float32 bits, as BlockInputs computes
+// it.
+func (p *Prim) wAt(x, y int) uint32 {
+	dx := float64(x) + 0.5 - p.x0
+	dy := float64(y) + 0.5 - p.y0
+	return math.Float32bits(float32(1 / (p.q.c + float64(p.q.a*dx) + float64(p.q.b*dy))))
+}
+
+// vpAt returns VP at pixel (x, y) as float32 bits, as BlockVP computes it.
+func (v *Varying) vpAt(x, y int) uint32 {
+	fx := float32(x&^3) + 0.5 - v.x0
+	fy := float32(y&^3) + 0.5 - v.y0
+	return math.Float32bits(float32(v.a*(fx+float32(x&3))) + float32(v.b*(fy+float32(y&3))))
+}

@@ -34,15 +34,6 @@ func (s Stage) String() string {
 	return "vertex shader"
 }
 
-// attributeRows returns the VPM rows a batch's attributes occupy.
-func attributeRows(g *vertex.GLRecord, st Stage) int {
-	size := g.Record.VSAttributesSize
-	if st == Coordinate {
-		size = g.Record.CSAttributesSize
-	}
-	return (int(size) + 3) / 4
-}
-
 // fetch is the VCD: for each vertex index it copies every attribute array
 // the stage selects — SizeMinusOne+1 bytes from Address + index·stride —
 // into the vertex's VPM column at the stage's VPM offset ([AG] §7 "Vertex
