@@ -125,16 +125,6 @@ func lookupFormat(fourcc uint32) *format {
 	return nil
 }
 
-// Formats lists the pixel formats (fourcc codes) the primary plane scans
-// out, in the order vc4 lists them.
-func Formats() []uint32 {
-	out := make([]uint32, len(formats))
-	for i := range formats {
-		out[i] = formats[i].fourcc
-	}
-	return out
-}
-
 // planeWidth and planeHeight are drm_format_info_plane_width/_height
 // (drm_fourcc.h): plane 0 has the framebuffer's size, the chroma planes
 // that size divided by the subsampling, rounded up.

@@ -160,3 +160,13 @@ func TestClientPredictsTheKernelsTimings(t *testing.T) {
 
 // period is the frame time in nanoseconds, rounded down.
 func (tl *timeline) period() time.Duration { return time.Duration(tl.num / tl.den) }
+
+// Formats lists the pixel formats (fourcc codes) the primary plane scans
+// out, in the order vc4 lists them.
+func Formats() []uint32 {
+	out := make([]uint32, len(formats))
+	for i := range formats {
+		out[i] = formats[i].fourcc
+	}
+	return out
+}
