@@ -254,12 +254,25 @@ type File struct {
 	binBOUsed bool
 	perfmons  []*perfmon // index = id; id 0 is never used
 	closed    bool
+	user      UserMemory // the memory of the process the file belongs to
 }
 
-// Open opens a new file on the device (vc4_open).
-func (d *Driver) Open() *File {
-	return &File{d: d, handles: make([]*BO, 1, 16), perfmons: make([]*perfmon, 1)}
+// Open opens a new file on the device (vc4_open) for a caller in this
+// process: its user pointers are addresses here (LocalMemory).
+func (d *Driver) Open() *File { return d.OpenFor(LocalMemory) }
+
+// OpenFor opens a new file for a process whose memory u reaches: every
+// copy_from_user and copy_to_user of the file's ioctls goes through u.
+// A nil u is LocalMemory.
+func (d *Driver) OpenFor(u UserMemory) *File {
+	if u == nil {
+		u = LocalMemory
+	}
+	return &File{d: d, handles: make([]*BO, 1, 16), perfmons: make([]*perfmon, 1), user: u}
 }
+
+// User returns the memory of the process the file belongs to.
+func (f *File) User() UserMemory { return f.user }
 
 // Close releases everything the file owns, as closing a DRM fd does:
 // every handle (drm_gem_release), the binner BO claim and the perfmons

@@ -79,7 +79,7 @@ func (f *File) CreateShaderBO(a *uapi.CreateShaderBO) error {
 	}
 	bo.madv = uapi.MadvWillNeed
 	mem := d.pool.Bytes(bo.region)
-	if err := CopyFromUser(mem[:a.Size], a.Data); err != nil {
+	if err := f.user.CopyFromUser(mem[:a.Size], a.Data); err != nil {
 		d.unref(bo)
 		return errf(syscall.EFAULT, "shader code at %#x is not readable", a.Data)
 	}
@@ -105,7 +105,7 @@ func (f *File) LabelBO(a *uapi.LabelBO) error {
 	if a.Len == 0 {
 		return errf(syscall.EINVAL, "label of length 0")
 	}
-	name, err := StrndupUser(a.Name, a.Len+1)
+	name, err := StrndupUser(f.user, a.Name, a.Len+1)
 	if err != nil {
 		return errf(Errno(err), "label name at %#x (%d bytes): %v", a.Name, a.Len, err)
 	}

@@ -433,7 +433,7 @@ func (f *File) GetHangState(a *uapi.GetHangState) error {
 	var err error
 	if len(out) > 0 {
 		b := unsafe.Slice((*byte)(unsafe.Pointer(&out[0])), len(out)*int(unsafe.Sizeof(out[0])))
-		if CopyToUser(userBO, b) != nil {
+		if f.user.CopyToUser(userBO, b) != nil {
 			for _, o := range out {
 				if bo := f.lookup(o.Handle); bo != nil {
 					f.handles[o.Handle] = nil

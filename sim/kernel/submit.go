@@ -69,7 +69,7 @@ func (j *job) build(f *File) error {
 		return errf(syscall.ENOENT, "in_sync syncobj %d not found (the simulator has no syncobjs)", a.InSync)
 	}
 	if a.BinCLSize != 0 {
-		if err := j.getBCL(); err != nil {
+		if err := j.getBCL(f.user); err != nil {
 			return err
 		}
 	}
@@ -107,7 +107,7 @@ func (j *job) lookupBOs(f *File) error {
 		return errf(syscall.ENOMEM, "%d BO handles", a.BOHandleCount)
 	}
 	buf := j.tempBuf(int(n))
-	if err := CopyFromUser(buf, a.BOHandles); err != nil {
+	if err := f.user.CopyFromUser(buf, a.BOHandles); err != nil {
 		return errf(syscall.EFAULT, "Failed to copy in GEM handles")
 	}
 	for i := uint32(0); i < a.BOHandleCount; i++ {
@@ -152,7 +152,7 @@ func (j *job) tempBuf(n int) []byte {
 // uniforms in, allocates the exec BO that will hold their validated
 // copies (bin CL at 0, shader records at roundup(bin_cl_size, 16),
 // uniforms after them), and validates them.
-func (j *job) getBCL() error {
+func (j *job) getBCL(u UserMemory) error {
 	a := j.args
 	d := j.d
 	// The kernel's u32 arithmetic and its overflow checks.
@@ -176,13 +176,13 @@ func (j *job) getBCL() error {
 		j.shaderState = make([]shaderState, a.ShaderRecCount)
 	}
 	j.shaderState = j.shaderState[:a.ShaderRecCount]
-	if CopyFromUser(j.binU, a.BinCL) != nil {
+	if u.CopyFromUser(j.binU, a.BinCL) != nil {
 		return errf(syscall.EFAULT, "bin CL at %#x is not readable", a.BinCL)
 	}
-	if CopyFromUser(j.shaderRecU, a.ShaderRec) != nil {
+	if u.CopyFromUser(j.shaderRecU, a.ShaderRec) != nil {
 		return errf(syscall.EFAULT, "shader records at %#x are not readable", a.ShaderRec)
 	}
-	if CopyFromUser(j.uniformsU, a.Uniforms) != nil {
+	if u.CopyFromUser(j.uniformsU, a.Uniforms) != nil {
 		return errf(syscall.EFAULT, "uniforms at %#x are not readable", a.Uniforms)
 	}
 
