@@ -223,6 +223,27 @@ func (f *File) Mmap(offset uint64, length int, prot int) ([]byte, error) {
 	return b, nil
 }
 
+// MmapShared checks an mmap(2) of the file as Mmap does and, instead of
+// mapping the BO here, returns the range of the CMA pool's memfd
+// (Device.Pool().Fd()) that another process maps itself; the mapping holds
+// a reference on the BO until its Unmap (kernel.SharedMap).
+func (f *File) MmapShared(offset uint64, length int, prot int) (*kernel.SharedMap, error) {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	if f.closed {
+		return nil, syscall.EBADF
+	}
+	if f.dev.isClosed() {
+		return nil, syscall.ENODEV
+	}
+	m, err := f.k.MmapShared(offset, length, prot)
+	f.dev.trace("%s mmap(offset %#x, %d bytes, prot %#x) in the client -> %s", f, offset, length, prot, result(err))
+	if err != nil {
+		return nil, kernel.Errno(err)
+	}
+	return m, nil
+}
+
 // Munmap implements uapi.Conn.
 func (f *File) Munmap(b []byte) error {
 	err := f.dev.k.Munmap(b)

@@ -33,6 +33,7 @@ type BO struct {
 
 	mmapOffset uint64   // the fake offset mmap finds it at
 	userMaps   [][]byte // live user mappings, revoked when purged
+	sharedMaps int      // live SharedMaps, which keep it from being purged
 
 	inPurgeable bool
 	freeTime    time.Time // when it entered the BO cache
@@ -364,7 +365,7 @@ func (d *Driver) userspaceCachePurge() {
 	for len(d.purgeable) > 0 {
 		bo := d.purgeable[0]
 		d.removePurgeable(bo)
-		if bo.madv == uapi.MadvDontNeed && bo.usecnt == 0 {
+		if bo.madv == uapi.MadvDontNeed && bo.usecnt == 0 && bo.sharedMaps == 0 {
 			d.purge(bo)
 		}
 	}
