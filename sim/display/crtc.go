@@ -268,6 +268,10 @@ func (d *Display) setCrtc(cs *clientState, r *uapi.ModeCrtc) error {
 		if err := prepareFB(fb); err != nil {
 			return err
 		}
+		// A blocking commit waits for the framebuffer's exclusive fence,
+		// the GPU job rendering into it (drm_atomic_helper_commit:
+		// drm_atomic_helper_wait_for_fences).
+		fb.bos[0].WaitWrites()
 	}
 	d.finishPending()
 	now := d.clockNow()
@@ -284,7 +288,7 @@ func (d *Display) setCrtc(cs *clientState, r *uapi.ModeCrtc) error {
 			c.fb = nil
 		}
 		c.x, c.y = 0, 0
-		d.setScan(nil, c.off, now, false, false)
+		d.setScan(nil, c.off, now, false, false, true)
 		return nil
 	}
 	if !c.active || !c.routed || !sameTimings(&c.mode, &mode) {
@@ -300,7 +304,7 @@ func (d *Display) setCrtc(cs *clientState, r *uapi.ModeCrtc) error {
 	// vblank of a new timeline, or the next one of the running timeline.
 	seq, at := c.tl.next(now)
 	d.waitUntil(at)
-	d.setScan(c.fb, seq, at, false, false)
+	d.setScan(c.fb, seq, at, false, false, true)
 	return nil
 }
 

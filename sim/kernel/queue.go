@@ -168,6 +168,12 @@ func (d *Driver) queueSubmit(j *job) {
 	for _, bo := range j.bos {
 		bo.lastSeq = j.seqno
 	}
+	// vc4_update_bo_seqnos: the render targets also get the job's fence
+	// as their exclusive (write) fence, which KMS waits for before it
+	// shows the BO (vc4_prepare_fb, drm_gem_plane_helper_prepare_fb).
+	for _, bo := range j.writeBOs[:j.nWrite] {
+		bo.writeSeq = j.seqno
+	}
 	j.hw.Mem = j.view
 	j.hw.BinStart, j.hw.BinEnd = j.ct0ca, j.ct0ea
 	j.hw.RenderStart, j.hw.RenderEnd = j.ct1ca, j.ct1ea
