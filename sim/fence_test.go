@@ -74,7 +74,7 @@ func TestFlipWaitsForRender(t *testing.T) {
 		done := make(chan error, 1)
 		go func() { done <- step.show(id) }()
 		time.Sleep(20 * time.Millisecond) // give a flip that does not wait the chance to land
-		g.gate <- struct{}{} // the GPU may run the job now
+		g.gate <- struct{}{}              // the GPU may run the job now
 		if err := <-done; err != nil {
 			t.Fatal(err)
 		}
