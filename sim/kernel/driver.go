@@ -255,6 +255,7 @@ type File struct {
 	perfmons  []*perfmon // index = id; id 0 is never used
 	closed    bool
 	user      UserMemory // the memory of the process the file belongs to
+	syncobjs  []*syncobj // index = handle; handle 0 is never used
 }
 
 // Open opens a new file on the device (vc4_open) for a caller in this
@@ -268,7 +269,7 @@ func (d *Driver) OpenFor(u UserMemory) *File {
 	if u == nil {
 		u = LocalMemory
 	}
-	return &File{d: d, handles: make([]*BO, 1, 16), perfmons: make([]*perfmon, 1), user: u}
+	return &File{d: d, handles: make([]*BO, 1, 16), perfmons: make([]*perfmon, 1), user: u, syncobjs: make([]*syncobj, 1)}
 }
 
 // User returns the memory of the process the file belongs to.
@@ -296,6 +297,7 @@ func (f *File) Close() {
 		d.binBOPut()
 	}
 	clear(f.perfmons)
+	clear(f.syncobjs) // drm_syncobj_release
 }
 
 // newHandle gives bo the lowest free handle of the file, starting at 1

@@ -36,6 +36,7 @@ type job struct {
 	binSlots uint32
 	binBO    bool // holds a binner BO reference (exec->bin_bo_used)
 	perfmon  *perfmon
+	outSync  *syncobj // during SubmitCL only
 
 	// Validation state (vc4_exec_info's fields for vc4_validate.c).
 	temp          []byte // the user's bin CL, shader records and uniforms, copied in
@@ -99,6 +100,7 @@ func (j *job) reset() {
 	j.binSlots = 0
 	j.binBO = false
 	j.perfmon = nil
+	j.outSync = nil
 	j.binU, j.shaderRecU, j.uniformsU = nil, nil, nil
 	j.uniformsTotal = 0
 	j.stateCount = 0
