@@ -191,6 +191,10 @@ type OpenOptions struct {
 	// process (kernel.LocalMemory); a server giving the device to another
 	// process passes an accessor that asks that process (simserve).
 	User kernel.UserMemory
+	// Files is the descriptor table of that process, where PRIME exports
+	// put their dma-bufs and where imports find them; nil is this
+	// process's (kernel.LocalFiles).
+	Files kernel.UserFiles
 }
 
 // Open opens the primary node as an ordinary user, as drm.Open of

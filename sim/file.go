@@ -43,7 +43,7 @@ func newFile(d *Device, o OpenOptions) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sim: eventfd: %w", err)
 	}
-	f := &File{dev: d, k: d.k.OpenFor(o.User), id: d.nextID, render: o.Render, root: o.Root, eventFd: efd, nonblock: o.Nonblock}
+	f := &File{dev: d, k: d.k.OpenFor(o.User, o.Files), id: d.nextID, render: o.Render, root: o.Root, eventFd: efd, nonblock: o.Nonblock}
 	f.evCond = sync.NewCond(&f.evMu)
 	return f, nil
 }

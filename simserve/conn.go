@@ -139,7 +139,7 @@ func (c *conn) hello() error {
 		return refuse(syscall.ENXIO, "no DRM node with minor %d", h.A)
 	}
 	c.who += " " + node
-	o.User = &c.mem
+	o.User, o.Files = &c.mem, &c.mem
 	f, err := c.s.opts.Device.OpenWith(o)
 	if err != nil {
 		errno := syscall.EIO
@@ -432,7 +432,10 @@ type remoteMemory struct {
 	c *conn
 }
 
-var _ kernel.UserMemory = (*remoteMemory)(nil)
+var (
+	_ kernel.UserMemory = (*remoteMemory)(nil)
+	_ kernel.UserFiles  = (*remoteMemory)(nil)
+)
 
 // userRange reports whether [addr, addr+n) is a range a 64-bit process
 // could have: no wrap-around, the null page excluded.
@@ -507,4 +510,90 @@ func (m *remoteMemory) CopyToUser(addr uint64, src []byte) error {
 		src, addr = src[n:], addr+uint64(n)
 	}
 	return nil
+}
+
+// InstallFd implements kernel.UserFiles: the descriptor goes to the
+// client, which answers with its number there.
+func (m *remoteMemory) InstallFd(fd int, cloexec bool) (int32, error) {
+	c := m.c
+	defer unix.Close(fd)
+	if c.broken != nil {
+		return -1, syscall.EBADF
+	}
+	var flag uint64
+	if cloexec {
+		flag = 1
+	}
+	if err := c.send(Header{Type: MsgInstallFd, A: flag}, nil, unix.UnixRights(fd)); err != nil {
+		c.broken = fmt.Errorf("passing a descriptor: %w", err)
+		return -1, syscall.EBADF
+	}
+	h, _, err := c.recv(true)
+	if err != nil {
+		c.broken = fmt.Errorf("waiting for the client to take a descriptor: %w", err)
+		return -1, syscall.EBADF
+	}
+	if h.Type != MsgInstallReply {
+		c.broken = fmt.Errorf("%w: a %s where INSTALL_REPLY was due", errProtocol, msgName(h.Type))
+		return -1, syscall.EBADF
+	}
+	if h.Arg != 0 {
+		return -1, syscall.Errno(h.Arg)
+	}
+	if int64(h.A) < 0 || h.A > 1<<31-1 {
+		c.broken = fmt.Errorf("%w: the client took a descriptor as number %d", errProtocol, int64(h.A))
+		return -1, syscall.EBADF
+	}
+	return int32(h.A), nil
+}
+
+// GetFd implements kernel.UserFiles: the client sends a copy of its
+// descriptor n.
+func (m *remoteMemory) GetFd(n int32) (int, func(), error) {
+	c := m.c
+	if c.broken != nil {
+		return -1, nil, syscall.EBADF
+	}
+	if n < 0 {
+		return -1, nil, syscall.EBADF
+	}
+	if err := c.send(Header{Type: MsgGetFd, A: uint64(n)}, nil, nil); err != nil {
+		c.broken = fmt.Errorf("asking for descriptor %d: %w", n, err)
+		return -1, nil, syscall.EBADF
+	}
+	c.ctl.SetReadDeadline(time.Now().Add(c.s.opts.Timeout))
+	oob := make([]byte, unix.CmsgSpace(4*4))
+	k, oobn, flags, _, err := c.ctl.ReadMsgUnix(c.in, oob)
+	var fds []int
+	if err == nil && oobn > 0 {
+		if msgs, perr := unix.ParseSocketControlMessage(oob[:oobn]); perr == nil {
+			for _, msg := range msgs {
+				if got, rerr := unix.ParseUnixRights(&msg); rerr == nil {
+					fds = append(fds, got...)
+				}
+			}
+		}
+	}
+	closeAll := func() {
+		for _, fd := range fds {
+			unix.Close(fd)
+		}
+	}
+	if err != nil || k == 0 {
+		closeAll()
+		c.broken = fmt.Errorf("waiting for descriptor %d: %v", n, err)
+		return -1, nil, syscall.EBADF
+	}
+	h, perr := parseHeader(c.in[:k])
+	if perr != nil || h.Type != MsgGetFdReply || flags&(unix.MSG_TRUNC|unix.MSG_CTRUNC) != 0 {
+		closeAll()
+		c.broken = fmt.Errorf("%w: a bad answer where GET_FD_REPLY was due", errProtocol)
+		return -1, nil, syscall.EBADF
+	}
+	if h.Arg != 0 || len(fds) != 1 {
+		closeAll()
+		return -1, nil, syscall.EBADF
+	}
+	fd := fds[0]
+	return fd, func() { unix.Close(fd) }, nil
 }

@@ -30,6 +30,10 @@ import (
 //	READ_REPLY{errno} + n bytes          →                              copy requests,
 //	                                      ← WRITE_USER{addr, n}, bytes  in the order the
 //	WRITE_REPLY{errno}                   →                              kernel makes them)
+//	                                      ← INSTALL_FD{cloexec} + [fd]  (fd_install: a
+//	INSTALL_REPLY{errno, number}         →                              new descriptor)
+//	                                      ← GET_FD{number}              (fget: one of
+//	GET_FD_REPLY{errno} + [fd]           →                              the client's)
 //	                                      ← IOCTL_REPLY{errno, n}, n bytes of argument
 //	MMAP{offset, length, prot}           →
 //	                                      ← MMAP_REPLY{errno, memfd offset, token}
@@ -41,11 +45,13 @@ import (
 // natively; when the program has closed every copy of it the server
 // closes the DRM file.
 //
-// Reserved for the next steps (not used yet): passing file descriptors
-// the other way round and back (PRIME and sync_file fds) rides on the
-// same messages: an IOCTL_REPLY may carry SCM_RIGHTS fds with Header.C
-// naming where in the argument the client writes the number it received,
-// and a GET_FD{fd} request asks the client for a copy of one of its fds.
+// File descriptors cross like memory: the kernel's fd_install of a new
+// descriptor (a PRIME export's dma-buf; later a sync_file) is an
+// INSTALL_FD carrying it, which the client takes into its table and
+// answers with the number it got; its fget of a descriptor the caller
+// names (a PRIME import) is a GET_FD, which the client answers with a copy
+// of that descriptor. So the preload never learns where in a struct a
+// descriptor lives.
 
 // ProtocolVersion is the version HELLO and WELCOME carry; the server
 // refuses any other.
@@ -62,12 +68,14 @@ const MaxPayload = 64 << 10
 // Message types.
 const (
 	// Client to server.
-	MsgHello      = 1 // Arg: ProtocolVersion; A: the node's minor (0 card0, 128 renderD128); B: open(2) flags; C: sizeof(void *)
-	MsgIoctl      = 2 // Arg: the request number; payload: the argument's bytes (_IOC_SIZE of them when _IOC_WRITE)
-	MsgMmap       = 3 // A: the offset; B: the length; C: the protection (PROT_*)
-	MsgMunmap     = 4 // B: the token of MMAP_REPLY
-	MsgReadReply  = 5 // Arg: 0 or the errno; payload: the bytes asked for
-	MsgWriteReply = 6 // Arg: 0 or the errno
+	MsgHello        = 1 // Arg: ProtocolVersion; A: the node's minor (0 card0, 128 renderD128); B: open(2) flags; C: sizeof(void *)
+	MsgIoctl        = 2 // Arg: the request number; payload: the argument's bytes (_IOC_SIZE of them when _IOC_WRITE)
+	MsgMmap         = 3 // A: the offset; B: the length; C: the protection (PROT_*)
+	MsgMunmap       = 4 // B: the token of MMAP_REPLY
+	MsgReadReply    = 5 // Arg: 0 or the errno; payload: the bytes asked for
+	MsgWriteReply   = 6 // Arg: 0 or the errno
+	MsgInstallReply = 7 // Arg: 0 or the errno; A: the descriptor's number in the client
+	MsgGetFdReply   = 8 // Arg: 0 or the errno; SCM_RIGHTS: the descriptor
 
 	// Server to client.
 	MsgWelcome    = 16 // Arg: ProtocolVersion; A: the pool's size; SCM_RIGHTS: the event fd, the pool's memfd
@@ -76,14 +84,16 @@ const (
 	MsgIoctlReply = 19 // Arg: 0 or the errno; B: the length of the data packet that follows (the argument out)
 	MsgMmapReply  = 20 // Arg: 0 or the errno; A: the offset in the pool's memfd; B: the token
 	MsgError      = 21 // Arg: the errno; payload: a message for the user. The server closes the connection after it.
+	MsgInstallFd  = 22 // A: 1 for close-on-exec; SCM_RIGHTS: the descriptor
+	MsgGetFd      = 23 // A: the client's descriptor number
 )
 
 // msgNames names the message types in errors and traces.
 var msgNames = map[uint32]string{
 	MsgHello: "HELLO", MsgIoctl: "IOCTL", MsgMmap: "MMAP", MsgMunmap: "MUNMAP",
-	MsgReadReply: "READ_REPLY", MsgWriteReply: "WRITE_REPLY",
+	MsgReadReply: "READ_REPLY", MsgWriteReply: "WRITE_REPLY", MsgInstallReply: "INSTALL_REPLY", MsgGetFdReply: "GET_FD_REPLY",
 	MsgWelcome: "WELCOME", MsgReadUser: "READ_USER", MsgWriteUser: "WRITE_USER",
-	MsgIoctlReply: "IOCTL_REPLY", MsgMmapReply: "MMAP_REPLY", MsgError: "ERROR",
+	MsgIoctlReply: "IOCTL_REPLY", MsgMmapReply: "MMAP_REPLY", MsgError: "ERROR", MsgInstallFd: "INSTALL_FD", MsgGetFd: "GET_FD",
 }
 
 func msgName(t uint32) string {

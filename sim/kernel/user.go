@@ -5,6 +5,8 @@ import (
 	"runtime/debug"
 	"syscall"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // User memory. The uAPI structs carry "user pointers": addresses in the
@@ -47,6 +49,39 @@ type localMemory struct{}
 
 func (localMemory) CopyFromUser(dst []byte, addr uint64) error { return CopyFromUser(dst, addr) }
 func (localMemory) CopyToUser(addr uint64, src []byte) error   { return CopyToUser(addr, src) }
+
+// UserFiles is the file descriptor table of the process a file belongs
+// to, where the kernel installs the descriptors it creates for the caller
+// (fd_install: a PRIME export's dma-buf) and looks up the ones the caller
+// names (fget: a PRIME import).
+type UserFiles interface {
+	// InstallFd moves fd, a descriptor of this process that the call
+	// created, into the caller's table (close-on-exec if cloexec) and
+	// returns its number there; fd is the callee's to close either way.
+	InstallFd(fd int, cloexec bool) (int32, error)
+	// GetFd returns a descriptor of this process for the caller's
+	// descriptor n (EBADF if it has none) and a function that releases
+	// it once the call is done with it.
+	GetFd(n int32) (fd int, release func(), err error)
+}
+
+// LocalFiles is the descriptor table of this process: the descriptors
+// the kernel model creates are the caller's already.
+var LocalFiles UserFiles = localFiles{}
+
+type localFiles struct{}
+
+func (localFiles) InstallFd(fd int, cloexec bool) (int32, error) {
+	if !cloexec {
+		if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFD, 0); err != nil {
+			unix.Close(fd)
+			return -1, err
+		}
+	}
+	return int32(fd), nil
+}
+
+func (localFiles) GetFd(n int32) (int, func(), error) { return int(n), func() {}, nil }
 
 // minUserAddr is the lowest address a user mapping can have: Linux's
 // default vm.mmap_min_addr (65536), which keeps the null page and its

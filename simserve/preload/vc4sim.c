@@ -334,15 +334,82 @@ static int recv_into(int fd, void *dst, size_t len)
 	return (size_t)n == len ? 0 : -EIO;
 }
 
-/* recv_header receives one packet into c->buf and returns the header. */
-static int recv_header(struct conn *c, struct vc4sim_header *h, size_t *payload)
+/* recv_header receives one packet into c->buf and returns the header,
+ * and in *fd the descriptor it carried (an INSTALL_FD's), or -1. */
+static int recv_header_fd(struct conn *c, struct vc4sim_header *h, size_t *payload, int *fd)
 {
-	ssize_t n = recv_retry(c->ctl, c->buf, sizeof c->buf, 0);
-	if (n < (ssize_t)VC4SIM_HEADER_SIZE)
+	union {
+		struct cmsghdr h;
+		char space[CMSG_SPACE(sizeof(int))];
+	} cm;
+	struct iovec iov = {c->buf, sizeof c->buf};
+	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = &cm, .msg_controllen = sizeof cm};
+	ssize_t n;
+	do
+		n = recvmsg(c->ctl, &m, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	*fd = -1;
+	for (struct cmsghdr *ch = CMSG_FIRSTHDR(&m); n >= 0 && ch; ch = CMSG_NXTHDR(&m, ch))
+		if (ch->cmsg_level == SOL_SOCKET && ch->cmsg_type == SCM_RIGHTS && ch->cmsg_len == CMSG_LEN(sizeof(int)))
+			memcpy(fd, CMSG_DATA(ch), sizeof(int));
+	if (n < (ssize_t)VC4SIM_HEADER_SIZE) {
+		if (*fd >= 0)
+			close(*fd);
 		return -1;
+	}
 	memcpy(h, c->buf, sizeof *h);
 	*payload = n - VC4SIM_HEADER_SIZE;
 	return 0;
+}
+
+static int recv_header(struct conn *c, struct vc4sim_header *h, size_t *payload)
+{
+	int fd;
+	int r = recv_header_fd(c, h, payload, &fd);
+	if (fd >= 0)
+		close(fd); /* nothing but INSTALL_FD carries one */
+	return r;
+}
+
+/* install_fd takes the descriptor of an INSTALL_FD into this process
+ * (it is here already: recvmsg put it at the lowest free number, as
+ * fd_install does) and tells the server its number. */
+static int install_fd(struct conn *c, const struct vc4sim_header *h, int fd)
+{
+	if (fd < 0)
+		return send_msg(c->ctl, VC4SIM_MSG_INSTALL_REPLY, EMFILE, 0, 0, 0, NULL, 0) ? -1 : 0;
+	if (!(h->a & 1))
+		fcntl(fd, F_SETFD, 0);
+	if (send_msg(c->ctl, VC4SIM_MSG_INSTALL_REPLY, 0, (uint64_t)fd, 0, 0, NULL, 0) != 0) {
+		close(fd);
+		return -1;
+	}
+	return 0;
+}
+
+/* send_fd answers a GET_FD with a copy of the program's descriptor. */
+static int send_fd(struct conn *c, const struct vc4sim_header *h)
+{
+	int fd = (int)h->a;
+	unsigned char hb[VC4SIM_HEADER_SIZE];
+	put_header(hb, VC4SIM_MSG_GET_FD_REPLY, 0, 0, 0, 0);
+	union {
+		struct cmsghdr h;
+		char space[CMSG_SPACE(sizeof(int))];
+	} cm;
+	memset(&cm, 0, sizeof cm);
+	struct iovec iov = {hb, sizeof hb};
+	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = &cm, .msg_controllen = sizeof cm};
+	struct cmsghdr *ch = CMSG_FIRSTHDR(&m);
+	ch->cmsg_level = SOL_SOCKET;
+	ch->cmsg_type = SCM_RIGHTS;
+	ch->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(ch), &fd, sizeof fd);
+	if (send_retry(c->ctl, &m) >= 0)
+		return 0;
+	if (errno != EBADF)
+		return -1;
+	return send_msg(c->ctl, VC4SIM_MSG_GET_FD_REPLY, EBADF, 0, 0, 0, NULL, 0) ? -1 : 0;
 }
 
 /* server_error reports the server's ERROR message. */
@@ -394,12 +461,30 @@ static int remote_ioctl(struct conn *c, uint32_t req, void *arg)
 	for (;;) {
 		struct vc4sim_header h;
 		size_t payload;
-		if (recv_header(c, &h, &payload) != 0) {
+		int fd;
+		if (recv_header_fd(c, &h, &payload, &fd) != 0) {
 			c->dead = 1;
 			err = ENODEV;
 			goto out;
 		}
+		if (h.type == VC4SIM_MSG_INSTALL_FD) {
+			if (install_fd(c, &h, fd) != 0) {
+				c->dead = 1;
+				err = ENODEV;
+				goto out;
+			}
+			continue;
+		}
+		if (fd >= 0)
+			close(fd);
 		switch (h.type) {
+		case VC4SIM_MSG_GET_FD:
+			if (send_fd(c, &h) != 0) {
+				c->dead = 1;
+				err = ENODEV;
+				goto out;
+			}
+			continue;
 		case VC4SIM_MSG_READ_USER:
 		case VC4SIM_MSG_WRITE_USER:
 			if (serve_copy(c, &h) != 0) {

@@ -20,12 +20,16 @@ static const char *const vc4sim_redirected_names[] = {"/sys/dev/char/226:", NULL
 #define VC4SIM_MSG_MUNMAP          4
 #define VC4SIM_MSG_READ_REPLY      5
 #define VC4SIM_MSG_WRITE_REPLY     6
+#define VC4SIM_MSG_INSTALL_REPLY   7
+#define VC4SIM_MSG_GET_FD_REPLY    8
 #define VC4SIM_MSG_WELCOME         16
 #define VC4SIM_MSG_READ_USER       17
 #define VC4SIM_MSG_WRITE_USER      18
 #define VC4SIM_MSG_IOCTL_REPLY     19
 #define VC4SIM_MSG_MMAP_REPLY      20
 #define VC4SIM_MSG_ERROR           21
+#define VC4SIM_MSG_INSTALL_FD      22
+#define VC4SIM_MSG_GET_FD          23
 
 /* Every message starts with this header (host byte order). */
 struct vc4sim_header {
