@@ -9,6 +9,7 @@ import (
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/sim/display"
 	"github.com/vccube/vccube/sim/kernel/cleargpu"
+	"github.com/vccube/vccube/uapi"
 )
 
 // A page flip and a mode set show a framebuffer only once the GPU job
@@ -53,7 +54,7 @@ func TestFlipWaitsForRender(t *testing.T) {
 	fb := func(clear uint32) uint32 {
 		bo := createBO(t, c, size)
 		clearBO(t, c, bo, size, clear) // queued; the gated GPU holds it
-		id, err := drm.AddFramebuffer(c, w, h, drm.FormatXRGB8888, bo, 1024*4, drm.FormatModLinear)
+		id, err := drm.AddFramebuffer(c, w, h, uapi.FormatXRGB8888, bo, 1024*4, uapi.FormatModLinear)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,7 +68,7 @@ func TestFlipWaitsForRender(t *testing.T) {
 			return drm.SetCrtc(c, res.CRTCs[0], fb, 0, 0, []uint32{conn.ID}, &mode)
 		}},
 		{0xff445566, func(fb uint32) error {
-			return drm.PageFlip(c, &drm.ModeCrtcPageFlip{CrtcID: res.CRTCs[0], FbID: fb})
+			return drm.PageFlip(c, &uapi.ModeCrtcPageFlip{CrtcID: res.CRTCs[0], FbID: fb})
 		}},
 	} {
 		id := fb(step.clear)

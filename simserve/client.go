@@ -9,14 +9,14 @@ import (
 	"syscall"
 	"unsafe"
 
-	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/sim/kernel"
+	"github.com/vccube/vccube/uapi"
 	"golang.org/x/sys/unix"
 )
 
 // Client is a Go program's file of a served device: the client side of
 // the wire protocol, as the preload library speaks it for C programs,
-// behind drm.Conn. It serves the server's copy requests from this
+// behind uapi.Conn. It serves the server's copy requests from this
 // process's memory (through the fault-safe kernel.CopyFromUser and
 // CopyToUser, so a bad pointer is EFAULT, not a crash) and maps BOs from
 // the pool's memfd. Its methods may be called from several goroutines;
@@ -33,7 +33,7 @@ type Client struct {
 	maps map[*byte]uint64 // mapping start → token
 }
 
-var _ drm.Conn = (*Client)(nil)
+var _ uapi.Conn = (*Client)(nil)
 
 // Dial opens node minor (PrimaryMinor or RenderMinor) of the device
 // served in dir (Options.Dir).
@@ -109,8 +109,8 @@ func (c *Client) recv() (Header, []byte, []int, error) {
 	return h, c.in[HeaderSize:n], fds, nil
 }
 
-// Ioctl implements drm.Conn.
-func (c *Client) Ioctl(req drm.Request, arg unsafe.Pointer) error {
+// Ioctl implements uapi.Conn.
+func (c *Client) Ioctl(req uapi.Request, arg unsafe.Pointer) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.dead != nil {
@@ -206,7 +206,7 @@ func (c *Client) Ioctl(req drm.Request, arg unsafe.Pointer) error {
 	}
 }
 
-// Mmap implements drm.Conn: the server checks the offset and names the
+// Mmap implements uapi.Conn: the server checks the offset and names the
 // range of its pool, which is mapped here.
 func (c *Client) Mmap(offset uint64, length int, prot int) ([]byte, error) {
 	c.mu.Lock()
@@ -236,7 +236,7 @@ func (c *Client) Mmap(offset uint64, length int, prot int) ([]byte, error) {
 	return b, nil
 }
 
-// Munmap implements drm.Conn.
+// Munmap implements uapi.Conn.
 func (c *Client) Munmap(b []byte) error {
 	if len(b) == 0 {
 		return syscall.EINVAL
@@ -259,7 +259,7 @@ func (c *Client) Munmap(b []byte) error {
 	return err
 }
 
-// Read implements drm.Conn: one event per read, from the event socket.
+// Read implements uapi.Conn: one event per read, from the event socket.
 func (c *Client) Read(p []byte) (int, error) {
 	n, err := unix.Read(c.ev, p)
 	if err != nil {
@@ -268,11 +268,11 @@ func (c *Client) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// Fd implements drm.Conn: the event socket, readable while events are
+// Fd implements uapi.Conn: the event socket, readable while events are
 // pending.
 func (c *Client) Fd() int { return c.ev }
 
-// Close implements drm.Conn: the DRM file closes with the event fd;
+// Close implements uapi.Conn: the DRM file closes with the event fd;
 // mappings still made stay valid until unmapped, as on Linux.
 func (c *Client) Close() error {
 	c.mu.Lock()

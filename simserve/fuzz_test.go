@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/vccube/vccube/drm"
-	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/simserve"
+	"github.com/vccube/vccube/uapi"
 	"golang.org/x/sys/unix"
 )
 
@@ -42,15 +42,15 @@ func frame(pkts ...[]byte) []byte {
 // descriptors), so the server's own answers are exercised too.
 func FuzzWire(f *testing.F) {
 	hello := packet(simserve.MsgHello, simserve.ProtocolVersion, 0, 2, 8, nil)
-	version := make([]byte, drm.IoctlVersion.Size())
+	version := make([]byte, uapi.IoctlVersion.Size())
 	binary.NativeEndian.PutUint64(version[8:], 4)       // name_len
 	binary.NativeEndian.PutUint64(version[16:], 0x1000) // name: the client answers EFAULT
-	create := make([]byte, gem.IoctlCreateBO.Size())
+	create := make([]byte, uapi.IoctlCreateBO.Size())
 	binary.NativeEndian.PutUint32(create, 4096)
-	f.Add(frame(hello, packet(simserve.MsgIoctl, uint32(drm.IoctlVersion), 0, 0, 0, version)))
-	f.Add(frame(hello, packet(simserve.MsgIoctl, uint32(gem.IoctlCreateBO), 0, 0, 0, create),
+	f.Add(frame(hello, packet(simserve.MsgIoctl, uint32(uapi.IoctlVersion), 0, 0, 0, version)))
+	f.Add(frame(hello, packet(simserve.MsgIoctl, uint32(uapi.IoctlCreateBO), 0, 0, 0, create),
 		packet(simserve.MsgMmap, 0, 1<<32, 4096, 3, nil), packet(simserve.MsgMunmap, 0, 0, 1, 0, nil)))
-	f.Add(frame(hello, packet(simserve.MsgIoctl, uint32(gem.IoctlCreateBO), 0, 0, 0, create[:3])))
+	f.Add(frame(hello, packet(simserve.MsgIoctl, uint32(uapi.IoctlCreateBO), 0, 0, 0, create[:3])))
 	f.Add(frame(hello, packet(simserve.MsgReadReply, 0, 0, 0, 0, []byte("unasked"))))
 	f.Add(frame(packet(simserve.MsgHello, 99, 0, 0, 8, nil)))
 	f.Add(frame([]byte{1, 2, 3}))

@@ -18,6 +18,7 @@ import (
 	"github.com/vccube/vccube/sim/display"
 	"github.com/vccube/vccube/sim/gpu"
 	"github.com/vccube/vccube/simserve"
+	"github.com/vccube/vccube/uapi"
 	"golang.org/x/sys/unix"
 )
 
@@ -85,7 +86,7 @@ func userBOs(d *sim.Device) int {
 
 // clearJob is igt's cleared-BO job (lib/igt_vc4.c igt_vc4_get_cleared_bo):
 // only a colour write of the BO, 1024 pixels wide, with a clear colour.
-func clearJob(t testing.TB, c drm.Conn, h, size, colour uint32) {
+func clearJob(t testing.TB, c uapi.Conn, h, size, colour uint32) {
 	t.Helper()
 	const width = 1024
 	height := size / (width * 4)
@@ -93,27 +94,27 @@ func clearJob(t testing.TB, c drm.Conn, h, size, colour uint32) {
 	var pin runtime.Pinner
 	defer pin.Unpin()
 	pin.Pin(&handles[0])
-	s := gem.SubmitCL{
-		ColorWrite:     gem.SubmitRCLSurface{HIndex: 0, Bits: 1 << 2},
-		ColorRead:      gem.SubmitRCLSurface{HIndex: gem.SurfaceAbsent},
-		ZSRead:         gem.SubmitRCLSurface{HIndex: gem.SurfaceAbsent},
-		ZSWrite:        gem.SubmitRCLSurface{HIndex: gem.SurfaceAbsent},
-		MSAAColorWrite: gem.SubmitRCLSurface{HIndex: gem.SurfaceAbsent},
-		MSAAZSWrite:    gem.SubmitRCLSurface{HIndex: gem.SurfaceAbsent},
-		BOHandles:      drm.UserPointer(unsafe.Pointer(&handles[0])),
+	s := uapi.SubmitCL{
+		ColorWrite:     uapi.SubmitRCLSurface{HIndex: 0, Bits: 1 << 2},
+		ColorRead:      uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
+		ZSRead:         uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
+		ZSWrite:        uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
+		MSAAColorWrite: uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
+		MSAAZSWrite:    uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
+		BOHandles:      uapi.UserPointer(unsafe.Pointer(&handles[0])),
 		BOHandleCount:  1,
 		Width:          width,
 		Height:         uint16(height),
 		MaxXTile:       (width+63)/64 - 1,
 		MaxYTile:       uint8((height+63)/64 - 1),
 		ClearColor:     [2]uint32{colour, colour},
-		Flags:          gem.SubmitUseClearColor,
+		Flags:          uapi.SubmitUseClearColor,
 	}
 	if err := gem.Submit(c, &s); err != nil {
 		t.Fatal(err)
 	}
-	w := gem.WaitSeqno{Seqno: s.Seqno, TimeoutNs: ^uint64(0)}
-	if err := c.Ioctl(gem.IoctlWaitSeqno, unsafe.Pointer(&w)); err != nil {
+	w := uapi.WaitSeqno{Seqno: s.Seqno, TimeoutNs: ^uint64(0)}
+	if err := c.Ioctl(uapi.IoctlWaitSeqno, unsafe.Pointer(&w)); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -157,7 +158,7 @@ func TestClientEndToEnd(t *testing.T) {
 	// The client writes; another file of the device, in the server's
 	// process, sees the same pages through a PRIME import.
 	copy(m, "written by the client")
-	fd, err := drm.PrimeHandleToFD(c, h, drm.CloExec)
+	fd, err := drm.PrimeHandleToFD(c, h, uapi.CloExec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,18 +211,18 @@ func TestClientEndToEnd(t *testing.T) {
 			mode = md
 		}
 	}
-	dumb := drm.ModeCreateDumb{Width: uint32(mode.Hdisplay), Height: uint32(mode.Vdisplay), Bpp: 32}
-	if err := c.Ioctl(drm.IoctlModeCreateDumb, unsafe.Pointer(&dumb)); err != nil {
+	dumb := uapi.ModeCreateDumb{Width: uint32(mode.Hdisplay), Height: uint32(mode.Vdisplay), Bpp: 32}
+	if err := c.Ioctl(uapi.IoctlModeCreateDumb, unsafe.Pointer(&dumb)); err != nil {
 		t.Fatal(err)
 	}
-	fb, err := drm.AddFramebuffer(c, dumb.Width, dumb.Height, drm.FormatXRGB8888, dumb.Handle, dumb.Pitch, drm.FormatModLinear)
+	fb, err := drm.AddFramebuffer(c, dumb.Width, dumb.Height, uapi.FormatXRGB8888, dumb.Handle, dumb.Pitch, uapi.FormatModLinear)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := drm.SetCrtc(c, res.CRTCs[0], fb, 0, 0, []uint32{conn.ID}, &mode); err != nil {
 		t.Fatal(err)
 	}
-	if err := drm.PageFlip(c, &drm.ModeCrtcPageFlip{CrtcID: res.CRTCs[0], FbID: fb, Flags: drm.PageFlipEvent, UserData: 0x1234}); err != nil {
+	if err := drm.PageFlip(c, &uapi.ModeCrtcPageFlip{CrtcID: res.CRTCs[0], FbID: fb, Flags: uapi.PageFlipEvent, UserData: 0x1234}); err != nil {
 		t.Fatal(err)
 	}
 	pfd := []unix.PollFd{{Fd: int32(c.Fd()), Events: unix.POLLIN}}
@@ -233,14 +234,14 @@ func TestClientEndToEnd(t *testing.T) {
 	if err != nil || n != 32 {
 		t.Fatalf("read: %d bytes, %v; want one 32-byte event", n, err)
 	}
-	if typ, data := binary.NativeEndian.Uint32(buf), binary.NativeEndian.Uint64(buf[8:]); typ != drm.EventTypeFlipComplete || data != 0x1234 {
+	if typ, data := binary.NativeEndian.Uint32(buf), binary.NativeEndian.Uint64(buf[8:]); typ != uapi.EventTypeFlipComplete || data != 0x1234 {
 		t.Errorf("event type %d user data %#x", typ, data)
 	}
 
 	// A bad user pointer is EFAULT, as from the kernel: the client cannot
 	// give the server the bytes.
-	bad := drm.Version{NameLen: 8, Name: 8}
-	if err := c.Ioctl(drm.IoctlVersion, unsafe.Pointer(&bad)); !errors.Is(err, syscall.EFAULT) {
+	bad := uapi.Version{NameLen: 8, Name: 8}
+	if err := c.Ioctl(uapi.IoctlVersion, unsafe.Pointer(&bad)); !errors.Is(err, syscall.EFAULT) {
 		t.Errorf("VERSION into address 8: %v, want EFAULT", err)
 	}
 

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/vccube/vccube/sim"
 )
@@ -97,26 +96,26 @@ func writeTree(root string, b sim.Board) error {
 	}
 	var files []struct{ path, content string }
 	file := func(path, content string) { files = append(files, struct{ path, content string }{path, content}) }
-	var links [][2]string // path, target
+	var links [][2]string // path, target, both in the tree
 	link := func(path, target string) { links = append(links, [2]string{path, target}) }
 	var dirs []string
 
 	dev := deviceDir
 	file(dev+"/uevent", deviceUevent(b))
 	// The bus and driver links of a platform device.
-	link(dev+"/subsystem", "../../../../bus/platform")
-	link(dev+"/driver", "../../../../bus/platform/drivers/"+platformDriver)
+	link(dev+"/subsystem", "sys/bus/platform")
+	link(dev+"/driver", "sys/bus/platform/drivers/"+platformDriver)
 	dirs = append(dirs, "sys/bus/platform/drivers/"+platformDriver, "sys/class/drm")
 	for _, n := range nodes {
 		file("dev/dri/"+n.name, "")
 		m := dev + "/drm/" + n.name
 		file(m+"/uevent", minorUevent(n.name, n.minor))
 		file(m+"/dev", fmt.Sprintf("%d:%d\n", DRMMajor, n.minor))
-		link(m+"/device", "../../../soc:gpu")
-		link(m+"/subsystem", "../../../../../../class/drm")
+		link(m+"/device", dev)
+		link(m+"/subsystem", "sys/class/drm")
 		// /sys/dev/char/226:N and /sys/class/drm/NAME link to the minor.
-		link(fmt.Sprintf("sys/dev/char/%d:%d", DRMMajor, n.minor), "../../devices/platform/soc/soc:gpu/drm/"+n.name)
-		link("sys/class/drm/"+n.name, "../../devices/platform/soc/soc:gpu/drm/"+n.name)
+		link(fmt.Sprintf("sys/dev/char/%d:%d", DRMMajor, n.minor), m)
+		link("sys/class/drm/"+n.name, m)
 	}
 	for _, d := range dirs {
 		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
@@ -137,10 +136,12 @@ func writeTree(root string, b sim.Board) error {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return err
 		}
-		if strings.HasPrefix(l[1], "/") {
-			return fmt.Errorf("absolute link %s", l[1])
+		// Relative links, as sysfs has them, so the tree can move.
+		target, err := filepath.Rel(filepath.Dir(l[0]), l[1])
+		if err != nil {
+			return err
 		}
-		if err := os.Symlink(l[1], p); err != nil {
+		if err := os.Symlink(target, p); err != nil {
 			return err
 		}
 	}
