@@ -122,11 +122,13 @@ func (c *conn) hello() error {
 	if h.Arg != ProtocolVersion {
 		return refuse(syscall.EPROTO, "the preload speaks protocol version %d, this server %d: build the preload from the same tree as the server", h.Arg, ProtocolVersion)
 	}
-	if h.C != 8 {
-		// A 32-bit client lays drm_version, drm_mode_fb_cmd2 and a few
-		// others out differently (the kernel translates them in
-		// drm_ioc32.c); that translation is not written yet.
-		return refuse(syscall.ENOSYS, "a client with %d-byte pointers: only 64-bit clients (arm64, amd64) are supported", h.C)
+	if h.C != uint64(unsafe.Sizeof(uintptr(0))) {
+		// A 32-bit client lays drm_version and a few others out
+		// differently from a 64-bit kernel (which translates them in
+		// drm_ioc32.c); that translation is not written, so the server's
+		// structs must be the client's: same pointer size.
+		return refuse(syscall.ENOSYS, "a client with %d-byte pointers on a server with %d-byte ones: the ioctl structs differ (32-bit programs are not supported by a 64-bit server)",
+			h.C, unsafe.Sizeof(uintptr(0)))
 	}
 	var o sim.OpenOptions
 	node := ""
