@@ -3,6 +3,7 @@ package simserve_test
 import (
 	"encoding/binary"
 	"errors"
+	"image/png"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -338,5 +339,86 @@ func TestRenderNode(t *testing.T) {
 	}
 	if _, err := simserve.Dial(r.dir, 1); err == nil || !errors.Is(err, syscall.ENXIO) {
 		t.Errorf("minor 1: %v, want ENXIO", err)
+	}
+}
+
+// Frame K is the picture of the K-th page flip after the mode set: the
+// capture writes what the display showed then.
+func TestCapture(t *testing.T) {
+	dir := t.TempDir()
+	capture := simserve.NewCapture(map[int]string{0: filepath.Join(dir, "f0.png"), 1: filepath.Join(dir, "f1.png")})
+	g := gpu.New(gpu.Options{})
+	defer g.Close()
+	disp := display.New(display.Options{OnFlip: capture.OnFlip})
+	defer disp.Close()
+	capture.Attach(disp)
+	dev, err := sim.New(sim.Options{GPU: g, Display: disp, CMASize: 32 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Close()
+	c, err := dev.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	res, err := drm.GetResources(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := drm.GetConnector(c, res.Connectors[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	mode := conn.Modes[0]
+	fb := func(colour uint32) uint32 {
+		d := uapi.ModeCreateDumb{Width: uint32(mode.Hdisplay), Height: uint32(mode.Vdisplay), Bpp: 32}
+		if err := c.Ioctl(uapi.IoctlModeCreateDumb, unsafe.Pointer(&d)); err != nil {
+			t.Fatal(err)
+		}
+		m := uapi.ModeMapDumb{Handle: d.Handle}
+		if err := c.Ioctl(uapi.IoctlModeMapDumb, unsafe.Pointer(&m)); err != nil {
+			t.Fatal(err)
+		}
+		b, err := c.Mmap(m.Offset, int(d.Size), unix.PROT_READ|unix.PROT_WRITE)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i+4 <= len(b); i += 4 {
+			binary.LittleEndian.PutUint32(b[i:], colour)
+		}
+		c.Munmap(b)
+		id, err := drm.AddFramebuffer(c, d.Width, d.Height, uapi.FormatXRGB8888, d.Handle, d.Pitch, uapi.FormatModLinear)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	grey, red, blue := fb(0x808080), fb(0xff0000), fb(0x0000ff)
+	if err := drm.SetCrtc(c, res.CRTCs[0], grey, 0, 0, []uint32{conn.ID}, &mode); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []uint32{red, blue} {
+		if err := drm.PageFlip(c, &uapi.ModeCrtcPageFlip{CrtcID: res.CRTCs[0], FbID: id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := capture.Err(); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string][3]uint32{"f0.png": {255, 0, 0}, "f1.png": {0, 0, 255}} {
+		f, err := os.Open(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(f)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, g, b, _ := img.At(10, 10).RGBA()
+		if got := [3]uint32{r >> 8, g >> 8, b >> 8}; got != want {
+			t.Errorf("%s shows %v, want %v (frame 0 is the first flip's picture, not the mode set's)", name, got, want)
+		}
 	}
 }
