@@ -124,6 +124,7 @@ func findKmscubeTools(t *testing.T) kmscubeTools {
 type kmscubeRun struct {
 	frames    string // the directory of its frameNNN.png
 	stdout    string
+	trace     string         // every ioctl, with its bytes and result
 	refusals  map[string]int // "NAME ERRNO" → count
 	kernelLog []string       // the simulated kernel's messages (GPU resets)
 }
@@ -239,7 +240,7 @@ func runKmscube(t *testing.T, k kmscubeTools, args []string, software bool, fram
 	if err := capture.Err(); err != nil {
 		t.Fatalf("capture: %v\nkmscube said:\n%s", err, tail)
 	}
-	r := kmscubeRun{frames: frames, stdout: out.String(), refusals: map[string]int{}}
+	r := kmscubeRun{frames: frames, stdout: out.String(), trace: trace.b.String(), refusals: map[string]int{}}
 	for _, line := range strings.Split(trace.b.String(), "\n") {
 		if m := refusalRE.FindStringSubmatch(line); m != nil {
 			r.refusals[m[1]+" "+m[2]]++
@@ -297,6 +298,20 @@ func TestKmscube(t *testing.T) {
 					t.Errorf("%s: the simulated kernel said: %s", run.name, l)
 				}
 			}
+			defer func() {
+				// On failure, keep what each run said and did.
+				if !t.Failed() {
+					return
+				}
+				dst := filepath.Join(artifacts, m.name)
+				os.MkdirAll(dst, 0o755)
+				for name, text := range map[string]string{"vc4-kmscube.txt": vc4.stdout, "vc4-trace.txt": vc4.trace,
+					"llvmpipe-kmscube.txt": sw.stdout, "llvmpipe-trace.txt": sw.trace} {
+					if err := os.WriteFile(filepath.Join(dst, name), []byte(text), 0o644); err != nil {
+						t.Error(err)
+					}
+				}
+			}()
 			if !strings.Contains(vc4.stdout, `renderer: "VC4 V3D 2.1"`) {
 				t.Errorf("the vc4 run's renderer is not VC4 V3D 2.1")
 			}
