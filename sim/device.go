@@ -186,6 +186,15 @@ type OpenOptions struct {
 	// Nonblock makes Read answer EAGAIN instead of waiting for an event
 	// (O_NONBLOCK).
 	Nonblock bool
+	// User is the memory of the process the file belongs to, which the
+	// user pointers inside ioctl arguments point into. nil is this
+	// process (kernel.LocalMemory); a server giving the device to another
+	// process passes an accessor that asks that process (simserve).
+	User kernel.UserMemory
+	// Files is the descriptor table of that process, where PRIME exports
+	// put their dma-bufs and where imports find them; nil is this
+	// process's (kernel.LocalFiles).
+	Files kernel.UserFiles
 }
 
 // Open opens the primary node as an ordinary user, as drm.Open of

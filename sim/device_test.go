@@ -105,9 +105,9 @@ func TestVersionAndCaps(t *testing.T) {
 		t.Fatalf("GETRESOURCES without a display: %v", err)
 	}
 	wantErrno(t, "SET_CLIENT_CAP", errors.Unwrap(drm.SetClientCapability(c, uapi.ClientCapUniversalPlanes, 1)), syscall.EOPNOTSUPP)
-	// The syncobj ioctls exist in the real core but are not modelled.
-	var create [8]byte
-	wantErrno(t, "SYNCOBJ_CREATE", c.Ioctl(uapi.IOWR(0xBF, 8), unsafe.Pointer(&create)), syscall.ENOSYS)
+	// Syncobj waits exist in the real core but are not modelled.
+	var wait [40]byte
+	wantErrno(t, "SYNCOBJ_WAIT", c.Ioctl(uapi.IOWR(0xC3, 40), unsafe.Pointer(&wait)), syscall.ENOSYS)
 }
 
 // GET_PARAM as a Pi 3 answers (doc/kernel.md#get_param), and gem's probe.

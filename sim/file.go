@@ -43,7 +43,7 @@ func newFile(d *Device, o OpenOptions) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sim: eventfd: %w", err)
 	}
-	f := &File{dev: d, k: d.k.Open(), id: d.nextID, render: o.Render, root: o.Root, eventFd: efd, nonblock: o.Nonblock}
+	f := &File{dev: d, k: d.k.OpenFor(o.User, o.Files), id: d.nextID, render: o.Render, root: o.Root, eventFd: efd, nonblock: o.Nonblock}
 	f.evCond = sync.NewCond(&f.evMu)
 	return f, nil
 }
@@ -59,6 +59,9 @@ func (f *File) ID() uint64 { return f.id }
 
 // LookupBO implements Client.
 func (f *File) LookupBO(handle uint32) (*kernel.BO, error) { return f.k.LookupBO(handle) }
+
+// User implements Client: the memory of the process the file belongs to.
+func (f *File) User() kernel.UserMemory { return f.k.User() }
 
 // IsMaster implements Client: whether the file is the DRM master now
 // (drm_is_current_master).
@@ -218,6 +221,27 @@ func (f *File) Mmap(offset uint64, length int, prot int) ([]byte, error) {
 		return nil, kernel.Errno(err)
 	}
 	return b, nil
+}
+
+// MmapShared checks an mmap(2) of the file as Mmap does and, instead of
+// mapping the BO here, returns the range of the CMA pool's memfd
+// (Device.Pool().Fd()) that another process maps itself; the mapping holds
+// a reference on the BO until its Unmap (kernel.SharedMap).
+func (f *File) MmapShared(offset uint64, length int, prot int) (*kernel.SharedMap, error) {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	if f.closed {
+		return nil, syscall.EBADF
+	}
+	if f.dev.isClosed() {
+		return nil, syscall.ENODEV
+	}
+	m, err := f.k.MmapShared(offset, length, prot)
+	f.dev.trace("%s mmap(offset %#x, %d bytes, prot %#x) in the client -> %s", f, offset, length, prot, result(err))
+	if err != nil {
+		return nil, kernel.Errno(err)
+	}
+	return m, nil
 }
 
 // Munmap implements uapi.Conn.
@@ -387,7 +411,7 @@ func version(f *File, v *uapi.Version) error {
 		}
 		*s.n = uintptr(len(s.val))
 		if n > 0 && *s.buf != 0 {
-			if kernel.CopyToUser(uint64(*s.buf), []byte(s.val[:n])) != nil {
+			if f.User().CopyToUser(uint64(*s.buf), []byte(s.val[:n])) != nil {
 				return syscall.EFAULT
 			}
 		}

@@ -140,8 +140,11 @@ var coreIoctls = func() [0xD2]*ioctlDesc {
 	set(0xBC, kms("DRM_IOCTL_MODE_ATOMIC", permMaster))
 	set(0xBD, kms("DRM_IOCTL_MODE_CREATEPROPBLOB", 0))
 	set(0xBE, kms("DRM_IOCTL_MODE_DESTROYPROPBLOB", 0))
+	known(uapi.IoctlSyncobjCreate, permRenderAllow,
+		typed(func(f *File, a *uapi.SyncobjCreate) error { return f.k.SyncobjCreate(a) }))
+	known(uapi.IoctlSyncobjDestroy, permRenderAllow,
+		typed(func(f *File, a *uapi.SyncobjDestroy) error { return f.k.SyncobjDestroy(a) }))
 	for nr, name := range map[uint32]string{
-		0xBF: "DRM_IOCTL_SYNCOBJ_CREATE", 0xC0: "DRM_IOCTL_SYNCOBJ_DESTROY",
 		0xC1: "DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD", 0xC2: "DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE",
 		0xC3: "DRM_IOCTL_SYNCOBJ_WAIT", 0xC4: "DRM_IOCTL_SYNCOBJ_RESET", 0xC5: "DRM_IOCTL_SYNCOBJ_SIGNAL",
 		0xCA: "DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT", 0xCB: "DRM_IOCTL_SYNCOBJ_QUERY",

@@ -203,6 +203,23 @@ type ModeDestroyDumb struct {
 	Handle uint32
 }
 
+// SyncobjCreate mirrors struct drm_syncobj_create (drm.h), the argument of
+// DRM_IOCTL_SYNCOBJ_CREATE: Flags in, the new syncobj's Handle out.
+type SyncobjCreate struct {
+	Handle uint32
+	Flags  uint32 // SyncobjCreateSignaled
+}
+
+// SyncobjDestroy mirrors struct drm_syncobj_destroy (drm.h).
+type SyncobjDestroy struct {
+	Handle uint32
+	Pad    uint32
+}
+
+// SyncobjCreateSignaled is DRM_SYNCOBJ_CREATE_SIGNALED (drm.h): the new
+// syncobj holds an already signalled fence.
+const SyncobjCreateSignaled = 1 << 0
+
 // Event mirrors struct drm_event (drm.h): the header of every record that
 // read(2) returns on a DRM fd. Length counts the header.
 type Event struct {
@@ -276,6 +293,10 @@ var (
 	IoctlModeDestroyDumb = IOWR(0xB4, unsafe.Sizeof(ModeDestroyDumb{}))
 	// IoctlModeAddFB2 is DRM_IOCTL_MODE_ADDFB2: DRM_IOWR(0xB8, struct drm_mode_fb_cmd2).
 	IoctlModeAddFB2 = IOWR(0xB8, unsafe.Sizeof(ModeFbCmd2{}))
+	// IoctlSyncobjCreate is DRM_IOCTL_SYNCOBJ_CREATE: DRM_IOWR(0xBF, struct drm_syncobj_create).
+	IoctlSyncobjCreate = IOWR(0xBF, unsafe.Sizeof(SyncobjCreate{}))
+	// IoctlSyncobjDestroy is DRM_IOCTL_SYNCOBJ_DESTROY: DRM_IOWR(0xC0, struct drm_syncobj_destroy).
+	IoctlSyncobjDestroy = IOWR(0xC0, unsafe.Sizeof(SyncobjDestroy{}))
 )
 
 // Capabilities for GetCap (DRM_CAP_* in drm.h).

@@ -31,6 +31,8 @@ func TestStructLayoutsMatchC(t *testing.T) {
 		"drm_mode_destroy_dumb":   uapi.ModeDestroyDumb{},
 		"drm_event":               uapi.Event{},
 		"drm_event_vblank":        uapi.EventVblank{},
+		"drm_syncobj_create":      uapi.SyncobjCreate{},
+		"drm_syncobj_destroy":     uapi.SyncobjDestroy{},
 	})
 }
 
@@ -65,6 +67,8 @@ func TestRequestNumbersMatchC(t *testing.T) {
 		"DRM_IOCTL_MODE_CREATE_DUMB":   uapi.IoctlModeCreateDumb,
 		"DRM_IOCTL_MODE_MAP_DUMB":      uapi.IoctlModeMapDumb,
 		"DRM_IOCTL_MODE_DESTROY_DUMB":  uapi.IoctlModeDestroyDumb,
+		"DRM_IOCTL_SYNCOBJ_CREATE":     uapi.IoctlSyncobjCreate,
+		"DRM_IOCTL_SYNCOBJ_DESTROY":    uapi.IoctlSyncobjDestroy,
 	}, uapi.IoctlName)
 }
 
@@ -87,6 +91,7 @@ func TestConstantsMatchC(t *testing.T) {
 		"DRM_CAP_PAGE_FLIP_TARGET":            uapi.CapPageFlipTarget,
 		"DRM_CAP_CRTC_IN_VBLANK_EVENT":        uapi.CapCrtcInVblankEvent,
 		"DRM_CAP_SYNCOBJ":                     uapi.CapSyncobj,
+		"DRM_SYNCOBJ_CREATE_SIGNALED":         uapi.SyncobjCreateSignaled,
 		"DRM_CAP_SYNCOBJ_TIMELINE":            uapi.CapSyncobjTimeline,
 		"DRM_CLIENT_CAP_STEREO_3D":            uapi.ClientCapStereo3D,
 		"DRM_CLIENT_CAP_UNIVERSAL_PLANES":     uapi.ClientCapUniversalPlanes,

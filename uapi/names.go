@@ -25,6 +25,8 @@ var ioctlNames = map[Request]string{
 	IoctlModeMapDumb:      "DRM_IOCTL_MODE_MAP_DUMB",
 	IoctlModeDestroyDumb:  "DRM_IOCTL_MODE_DESTROY_DUMB",
 	IoctlModeAddFB2:       "DRM_IOCTL_MODE_ADDFB2",
+	IoctlSyncobjCreate:    "DRM_IOCTL_SYNCOBJ_CREATE",
+	IoctlSyncobjDestroy:   "DRM_IOCTL_SYNCOBJ_DESTROY",
 
 	// vc4 (vc4_drm.h)
 	IoctlSubmitCL:         "DRM_IOCTL_VC4_SUBMIT_CL",

@@ -30,7 +30,7 @@ var layers = []struct {
 	{"the encoders", []string{"cl/shaderrec", "cl/uniforms", "cl/bincl", "cl/submit", "cl/dump", "cl/internal/cube",
 		"texture/convert", "texture/imagefile", "texture/defaulttex/..."}},
 	{"the scene", []string{"math/scene"}},
-	{"the model", []string{"sim/..."}},
+	{"the model", []string{"sim/...", "simserve/..."}},
 	{"the cube's programs", []string{"shaders"}},
 	{"the renderer and presentation", []string{"render", "present", "termview", "record"}},
 	{"the program", []string{"cmd/..."}},

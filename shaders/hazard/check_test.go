@@ -405,3 +405,14 @@ func BenchmarkCheckWords(b *testing.B) {
 		}
 	}
 }
+
+// Only the VPM read latency is known to be tolerated by the hardware
+// (Mesa's shaders break it on every Pi); the checker still reports it.
+func TestTolerated(t *testing.T) {
+	for r := Rule(1); r < numRules; r++ {
+		_, ok := r.Tolerated()
+		if ok != (r == RuleVPMReadLatency) {
+			t.Errorf("%v tolerated = %v", r, ok)
+		}
+	}
+}

@@ -115,6 +115,23 @@ var rules = [numRules]ruleInfo{
 		`vc4asm addendum "Distance of branch instructions"; AG §3 "Branch Instruction"`},
 }
 
+// tolerated says, for the rules the hardware is known to tolerate, why.
+var tolerated = map[Rule]string{
+	RuleVPMReadLatency: "Mesa's vc4 compiler gives a VPM read setup a latency of one instruction (vc4_qpu_schedule.c waddr_latency) " +
+		"and its vertex and coordinate shaders read the VPM in the very next instruction, which every Raspberry Pi 0-3 " +
+		"runs correctly: the read stalls until its data is there, as the vc4asm addendum measured",
+}
+
+// Tolerated reports whether the hardware is known to run code that breaks
+// the rule correctly, and why: the guide asks for it, but hardware-proven
+// code (Mesa's vc4 driver on every Pi) breaks it and works. Our own
+// shaders still keep such a rule (a checker of our encoders reports it);
+// the GPU model runs code that breaks it as the hardware does.
+func (r Rule) Tolerated() (why string, ok bool) {
+	why, ok = tolerated[r]
+	return why, ok
+}
+
 // Title states the rule.
 func (r Rule) Title() string {
 	if r == 0 || r >= numRules {

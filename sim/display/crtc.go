@@ -59,7 +59,7 @@ func (d *Display) getResources(cs *clientState, r *uapi.ModeCardRes) error {
 	count := uint32(0)
 	for _, fb := range cs.fbs {
 		if count < r.CountFbs {
-			if err := putUint32s(r.FbIDPtr+4*uint64(count), []uint32{fb.id}); err != nil {
+			if err := putUint32s(cs.c.User(), r.FbIDPtr+4*uint64(count), []uint32{fb.id}); err != nil {
 				return err
 			}
 		}
@@ -74,7 +74,7 @@ func (d *Display) getResources(cs *clientState, r *uapi.ModeCardRes) error {
 		id  uint32
 	}{{&r.CountCrtcs, r.CrtcIDPtr, CrtcID}, {&r.CountEncoders, r.EncoderIDPtr, EncoderID}, {&r.CountConnectors, r.ConnectorIDPtr, ConnectorID}} {
 		if *list.n >= 1 {
-			if err := putUint32s(list.ptr, []uint32{list.id}); err != nil {
+			if err := putUint32s(cs.c.User(), list.ptr, []uint32{list.id}); err != nil {
 				return err
 			}
 		}
@@ -97,7 +97,7 @@ func (d *Display) getConnector(cs *clientState, r *uapi.ModeGetConnector) error 
 		return errorf(syscall.ENOENT, "unknown connector %d", r.ConnectorID)
 	}
 	if r.CountEncoders >= 1 {
-		if err := putUint32s(r.EncodersPtr, []uint32{EncoderID}); err != nil {
+		if err := putUint32s(cs.c.User(), r.EncodersPtr, []uint32{EncoderID}); err != nil {
 			return err
 		}
 	}
@@ -124,7 +124,7 @@ func (d *Display) getConnector(cs *clientState, r *uapi.ModeGetConnector) error 
 			if !exposed(cs, &d.modes[i]) {
 				continue
 			}
-			if err := putStruct(r.ModesPtr+copied*uint64(unsafe.Sizeof(d.modes[i])), &d.modes[i]); err != nil {
+			if err := putStruct(cs.c.User(), r.ModesPtr+copied*uint64(unsafe.Sizeof(d.modes[i])), &d.modes[i]); err != nil {
 				return err
 			}
 			copied++
@@ -245,7 +245,7 @@ func (d *Display) setCrtc(cs *clientState, r *uapi.ModeCrtc) error {
 		return errorf(syscall.EINVAL, "%d connectors, the device has 1", r.CountConnectors)
 	}
 	if r.CountConnectors == 1 {
-		id, err := getUint32(r.SetConnectorsPtr)
+		id, err := getUint32(cs.c.User(), r.SetConnectorsPtr)
 		if err != nil {
 			return err
 		}
@@ -268,6 +268,10 @@ func (d *Display) setCrtc(cs *clientState, r *uapi.ModeCrtc) error {
 		if err := prepareFB(fb); err != nil {
 			return err
 		}
+		// A blocking commit waits for the framebuffer's exclusive fence,
+		// the GPU job rendering into it (drm_atomic_helper_commit:
+		// drm_atomic_helper_wait_for_fences).
+		fb.bos[0].WaitWrites()
 	}
 	d.finishPending()
 	now := d.clockNow()
@@ -284,7 +288,7 @@ func (d *Display) setCrtc(cs *clientState, r *uapi.ModeCrtc) error {
 			c.fb = nil
 		}
 		c.x, c.y = 0, 0
-		d.setScan(nil, c.off, now, false, false)
+		d.setScan(nil, c.off, now, false, false, true)
 		return nil
 	}
 	if !c.active || !c.routed || !sameTimings(&c.mode, &mode) {
@@ -300,7 +304,7 @@ func (d *Display) setCrtc(cs *clientState, r *uapi.ModeCrtc) error {
 	// vblank of a new timeline, or the next one of the running timeline.
 	seq, at := c.tl.next(now)
 	d.waitUntil(at)
-	d.setScan(c.fb, seq, at, false, false)
+	d.setScan(c.fb, seq, at, false, false, true)
 	return nil
 }
 

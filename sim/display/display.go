@@ -71,6 +71,7 @@ type Flip struct {
 	Time     time.Duration // the vblank's time on the display's clock
 	Async    bool          // a DRM_MODE_PAGE_FLIP_ASYNC flip, done without waiting for vblank
 	Event    bool          // a flip-complete event went to the file that asked for one
+	Modeset  bool          // the picture came from a mode set (SETCRTC), not a page flip
 }
 
 // Display is the simulated KMS half of a Pi 0-3's vc4: one HDMI connector,

@@ -59,7 +59,11 @@
 //     composite outputs and three pixelvalves), no overlay or cursor
 //     planes, no hotplug after creation, no EDID.
 //   - An ASYNC flip does not wait for the GPU to finish with the BO (the
-//     kernel waits for the BO's fence; the seam gives no fence).
+//     kernel waits for the BO's seqno). A vsynced flip and a mode set do
+//     wait for the job rendering into the framebuffer (its exclusive
+//     fence, kernel.BO.WaitWrites), but in the ioctl: PAGE_FLIP returns
+//     once the render is done, where the kernel returns at once and waits
+//     in the commit's work. The flip lands at the same vblank.
 //   - The vc4 load tracker (ENOSPC above the memory-bus budget) and the
 //     HVS display-list space are not modelled: one full-HD plane never
 //     reaches them.

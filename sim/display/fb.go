@@ -260,7 +260,7 @@ func (d *Display) removeFB(fb *framebuffer) {
 		d.put(fb)
 		seq, at := c.tl.next(d.clockNow())
 		d.waitUntil(at) // the commit lands at the next vblank
-		d.setScan(nil, seq, at, false, false)
+		d.setScan(nil, seq, at, false, false, false)
 	}
 	d.put(fb)
 }

@@ -100,7 +100,7 @@ func (d *Display) flip(cs *clientState, r *uapi.ModeCrtcPageFlip, fb *framebuffe
 		}
 		d.swapStateFB(fb)
 		seq, at := c.tl.last(now)
-		d.setScan(c.fb, seq, at, true, event)
+		d.setScan(c.fb, seq, at, true, event, false)
 		if event {
 			d.sendEvent(cs, r.UserData, seq, at)
 		}
@@ -118,6 +118,16 @@ func (d *Display) flip(cs *clientState, r *uapi.ModeCrtcPageFlip, fb *framebuffe
 	}
 	if err := prepareFB(fb); err != nil {
 		return err
+	}
+	// The commit's work waits for the framebuffer's exclusive fence, the
+	// GPU job still rendering into it, before the hardware may latch it
+	// (commit_tail: drm_atomic_helper_wait_for_fences). The simulator
+	// waits here, so the flip lands at the first vblank after the render
+	// finished, as on the Pi; only the ioctl returns later than the
+	// kernel's, which returns at once.
+	if !fb.bos[0].WritesDone() {
+		fb.bos[0].WaitWrites()
+		now = d.clockNow()
 	}
 	// The commit swaps the state at once (GETCRTC reports the new
 	// framebuffer); the hardware latches it at the next vblank.
@@ -195,7 +205,7 @@ func (d *Display) completeDue() {
 	seq := c.tl.count(at)
 	flip := *p
 	*p = pendingFlip{}
-	d.setScan(c.fb, seq, at, false, flip.client != nil)
+	d.setScan(c.fb, seq, at, false, flip.client != nil, false)
 	if flip.client != nil {
 		d.sendEvent(flip.client, flip.userData, seq, at)
 	}
@@ -221,8 +231,8 @@ func (d *Display) sendEvent(cs *clientState, userData, seq uint64, at int64) {
 }
 
 // setScan makes fb what the hardware shows from the vblank (seq, at) on,
-// and records the change for OnFlip.
-func (d *Display) setScan(fb *framebuffer, seq uint64, at int64, async, event bool) {
+// and records the change for OnFlip; modeset says SETCRTC made it.
+func (d *Display) setScan(fb *framebuffer, seq uint64, at int64, async, event, modeset bool) {
 	c := &d.crtc
 	if fb != nil {
 		// The hardware reads the BO until the next framebuffer is
@@ -239,7 +249,7 @@ func (d *Display) setScan(fb *framebuffer, seq uint64, at int64, async, event bo
 	}
 	c.scan, c.scanSeq, c.scanTime = fb, seq, at
 	if d.opts.OnFlip != nil {
-		f := Flip{CrtcID: CrtcID, Sequence: seq, Time: time.Duration(at), Async: async, Event: event}
+		f := Flip{CrtcID: CrtcID, Sequence: seq, Time: time.Duration(at), Async: async, Event: event, Modeset: modeset}
 		if fb != nil {
 			f.FbID = fb.id
 		}

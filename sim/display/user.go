@@ -1,6 +1,7 @@
 package display
 
 import (
+	"encoding/binary"
 	"unsafe"
 
 	"github.com/vccube/vccube/sim/kernel"
@@ -8,28 +9,29 @@ import (
 
 // User pointers. The KMS structs carry arrays by address (__u64 user
 // pointers). The kernel reaches them with put_user and copy_to_user, which
-// fail with EFAULT on a bad address instead of crashing; the simulator's
-// kernel.CopyToUser and CopyFromUser give the same answers, so the display
-// goes through them rather than through uapi.UserSlice, which would fault
-// on a bad pointer.
+// fail with EFAULT on a bad address instead of crashing; the display goes
+// through the file's kernel.UserMemory (Client.User), which gives the same
+// answers for a program in this process and for one in another
+// (simserve), rather than through uapi.UserSlice, which would fault on a
+// bad pointer.
 
 // putUint32s copies ids to the user array at addr (put_user of each).
-func putUint32s(addr uint64, ids []uint32) error {
+func putUint32s(u kernel.UserMemory, addr uint64, ids []uint32) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	return kernel.CopyToUser(addr, unsafe.Slice((*byte)(unsafe.Pointer(&ids[0])), 4*len(ids)))
+	return u.CopyToUser(addr, unsafe.Slice((*byte)(unsafe.Pointer(&ids[0])), 4*len(ids)))
 }
 
 // putStruct copies one value of a uAPI struct type to the user address
 // addr (copy_to_user).
-func putStruct[T any](addr uint64, v *T) error {
-	return kernel.CopyToUser(addr, unsafe.Slice((*byte)(unsafe.Pointer(v)), unsafe.Sizeof(*v)))
+func putStruct[T any](u kernel.UserMemory, addr uint64, v *T) error {
+	return u.CopyToUser(addr, unsafe.Slice((*byte)(unsafe.Pointer(v)), unsafe.Sizeof(*v)))
 }
 
 // getUint32 reads one __u32 at the user address addr (get_user).
-func getUint32(addr uint64) (uint32, error) {
-	var v uint32
-	err := kernel.CopyFromUser(unsafe.Slice((*byte)(unsafe.Pointer(&v)), 4), addr)
-	return v, err
+func getUint32(u kernel.UserMemory, addr uint64) (uint32, error) {
+	var v [4]byte
+	err := u.CopyFromUser(v[:], addr)
+	return binary.NativeEndian.Uint32(v[:]), err
 }

@@ -29,10 +29,12 @@ type BO struct {
 	shader   *Shader // the validation record of a shader BO
 	imported bool    // a PRIME import of another device's buffer (never cached)
 
-	lastSeq uint64 // the fence: the seqno of the last job that listed it
+	lastSeq  uint64 // the fence: the seqno of the last job that listed it
+	writeSeq uint64 // the exclusive fence: the last job whose render list writes it
 
 	mmapOffset uint64   // the fake offset mmap finds it at
 	userMaps   [][]byte // live user mappings, revoked when purged
+	sharedMaps int      // live SharedMaps, which keep it from being purged
 
 	inPurgeable bool
 	freeTime    time.Time // when it entered the BO cache
@@ -127,6 +129,25 @@ func (b *BO) DecUsecnt() {
 		return
 	}
 	b.d.decUsecnt(b)
+}
+
+// WritesDone reports whether the last job that renders into the BO has
+// finished: the BO's exclusive fence has signalled.
+func (b *BO) WritesDone() bool {
+	b.d.mu.Lock()
+	defer b.d.mu.Unlock()
+	return b.d.finishedSeqno >= b.writeSeq
+}
+
+// WaitWrites waits until the last job that renders into the BO has
+// finished, as an atomic commit waits for the exclusive fences of the
+// framebuffers it puts on screen (drm_atomic_helper_wait_for_fences; vc4
+// attaches a job's fence to the BOs its render list writes in
+// vc4_gem.c vc4_update_bo_seqnos, and vc4_prepare_fb picks it up).
+func (b *BO) WaitWrites() {
+	b.d.mu.Lock()
+	defer b.d.mu.Unlock()
+	_ = b.d.waitFor(b.writeSeq, 0, true)
 }
 
 // cacheExpiry is how long a freed BO stays in the kernel's BO cache
@@ -364,7 +385,7 @@ func (d *Driver) userspaceCachePurge() {
 	for len(d.purgeable) > 0 {
 		bo := d.purgeable[0]
 		d.removePurgeable(bo)
-		if bo.madv == uapi.MadvDontNeed && bo.usecnt == 0 {
+		if bo.madv == uapi.MadvDontNeed && bo.usecnt == 0 && bo.sharedMaps == 0 {
 			d.purge(bo)
 		}
 	}

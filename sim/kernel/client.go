@@ -26,4 +26,7 @@ type Client interface {
 	// QueueEvent appends a reserved DRM event (a struct drm_event record)
 	// to the file's read queue and makes its Fd readable (drm_send_event).
 	QueueEvent(ev []byte)
+	// User is the memory of the process the file belongs to, which the
+	// user pointers of its ioctls point into (copy_to_user, get_user).
+	User() UserMemory
 }

@@ -254,12 +254,32 @@ type File struct {
 	binBOUsed bool
 	perfmons  []*perfmon // index = id; id 0 is never used
 	closed    bool
+	user      UserMemory // the memory of the process the file belongs to
+	files     UserFiles  // and its descriptor table
+	syncobjs  []*syncobj // index = handle; handle 0 is never used
 }
 
-// Open opens a new file on the device (vc4_open).
-func (d *Driver) Open() *File {
-	return &File{d: d, handles: make([]*BO, 1, 16), perfmons: make([]*perfmon, 1)}
+// Open opens a new file on the device (vc4_open) for a caller in this
+// process: its user pointers are addresses here (LocalMemory), its
+// descriptors this process's (LocalFiles).
+func (d *Driver) Open() *File { return d.OpenFor(nil, nil) }
+
+// OpenFor opens a new file for a process whose memory u reaches (every
+// copy_from_user and copy_to_user of the file's ioctls goes through u)
+// and whose descriptor table is files. nil means this process's
+// (LocalMemory, LocalFiles).
+func (d *Driver) OpenFor(u UserMemory, files UserFiles) *File {
+	if u == nil {
+		u = LocalMemory
+	}
+	if files == nil {
+		files = LocalFiles
+	}
+	return &File{d: d, handles: make([]*BO, 1, 16), perfmons: make([]*perfmon, 1), user: u, files: files, syncobjs: make([]*syncobj, 1)}
 }
+
+// User returns the memory of the process the file belongs to.
+func (f *File) User() UserMemory { return f.user }
 
 // Close releases everything the file owns, as closing a DRM fd does:
 // every handle (drm_gem_release), the binner BO claim and the perfmons
@@ -283,6 +303,7 @@ func (f *File) Close() {
 		d.binBOPut()
 	}
 	clear(f.perfmons)
+	clear(f.syncobjs) // drm_syncobj_release
 }
 
 // newHandle gives bo the lowest free handle of the file, starting at 1

@@ -79,7 +79,7 @@ func (f *File) CreateShaderBO(a *uapi.CreateShaderBO) error {
 	}
 	bo.madv = uapi.MadvWillNeed
 	mem := d.pool.Bytes(bo.region)
-	if err := CopyFromUser(mem[:a.Size], a.Data); err != nil {
+	if err := f.user.CopyFromUser(mem[:a.Size], a.Data); err != nil {
 		d.unref(bo)
 		return errf(syscall.EFAULT, "shader code at %#x is not readable", a.Data)
 	}
@@ -105,7 +105,7 @@ func (f *File) LabelBO(a *uapi.LabelBO) error {
 	if a.Len == 0 {
 		return errf(syscall.EINVAL, "label of length 0")
 	}
-	name, err := StrndupUser(a.Name, a.Len+1)
+	name, err := StrndupUser(f.user, a.Name, a.Len+1)
 	if err != nil {
 		return errf(Errno(err), "label name at %#x (%d bytes): %v", a.Name, a.Len, err)
 	}
@@ -296,22 +296,9 @@ func (f *File) Mmap(offset uint64, length int, prot int) ([]byte, error) {
 	d := f.d
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if length <= 0 || offset%mem.PageSize != 0 {
-		return nil, syscall.EINVAL
-	}
-	n := (uint64(length) + mem.PageSize - 1) / mem.PageSize * mem.PageSize
-	bo := d.byOffset[offset]
-	if bo == nil || bo.refs == 0 || n > uint64(bo.size) {
-		return nil, syscall.EINVAL
-	}
-	if !f.hasHandleTo(bo) {
-		return nil, syscall.EACCES
-	}
-	if bo.shader != nil && prot&unix.PROT_WRITE != 0 {
-		return nil, errf(syscall.EINVAL, "mmapping of shader BOs for writing not allowed")
-	}
-	if bo.madv != uapi.MadvWillNeed {
-		return nil, errf(syscall.EINVAL, "mmapping of purgeable or purged BO not allowed")
+	bo, n, err := f.mmapLookup(offset, length, prot)
+	if err != nil {
+		return nil, err
 	}
 	b, err := d.pool.MapUser(mem.Region{Addr: bo.region.Addr, Size: uint32(n)}, prot)
 	if err != nil {
@@ -322,6 +309,80 @@ func (f *File) Mmap(offset uint64, length int, prot int) ([]byte, error) {
 	bo.userMaps = append(bo.userMaps, b)
 	d.userMaps[&b[0]] = bo
 	return b, nil
+}
+
+// mmapLookup is the checks of drm_gem_mmap and vc4_gem_object_mmap: the
+// BO at the fake offset and the page-rounded length to map.
+func (f *File) mmapLookup(offset uint64, length int, prot int) (*BO, uint64, error) {
+	d := f.d
+	if length <= 0 || offset%mem.PageSize != 0 {
+		return nil, 0, syscall.EINVAL
+	}
+	n := (uint64(length) + mem.PageSize - 1) / mem.PageSize * mem.PageSize
+	bo := d.byOffset[offset]
+	if bo == nil || bo.refs == 0 || n > uint64(bo.size) {
+		return nil, 0, syscall.EINVAL
+	}
+	if !f.hasHandleTo(bo) {
+		return nil, 0, syscall.EACCES
+	}
+	if bo.shader != nil && prot&unix.PROT_WRITE != 0 {
+		return nil, 0, errf(syscall.EINVAL, "mmapping of shader BOs for writing not allowed")
+	}
+	if bo.madv != uapi.MadvWillNeed {
+		return nil, 0, errf(syscall.EINVAL, "mmapping of purgeable or purged BO not allowed")
+	}
+	return bo, n, nil
+}
+
+// SharedMap is a mapping of a BO that another process made itself from
+// the CMA pool's memfd (mem.Pool.Fd), at the range Mmap would have mapped:
+// the device served over a socket (simserve) hands the range to its
+// client instead of mapping it here. Like Mmap's mappings it holds a
+// reference on the BO until Unmap, so the memory is neither freed nor
+// reused while the other process may still touch it. Such a BO is never
+// purged either: the kernel could not take its pages away from the
+// other process (vc4_bo_purge unmaps them), so it keeps them.
+type SharedMap struct {
+	bo     *BO
+	offset int64 // in the pool's memfd
+	size   int
+}
+
+// PoolOffset is where the mapping starts in the pool's memfd.
+func (m *SharedMap) PoolOffset() int64 { return m.offset }
+
+// Size is the mapping's page-rounded length.
+func (m *SharedMap) Size() int { return m.size }
+
+// MmapShared checks an mmap(2) of the file at the fake offset as Mmap
+// does, with the same errnos, and returns the range of the pool's memfd
+// the caller maps instead, holding a reference on the BO until Unmap.
+func (f *File) MmapShared(offset uint64, length int, prot int) (*SharedMap, error) {
+	d := f.d
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	bo, n, err := f.mmapLookup(offset, length, prot)
+	if err != nil {
+		return nil, err
+	}
+	bo.refs++
+	bo.sharedMaps++
+	return &SharedMap{bo: bo, offset: int64(bo.region.Addr - d.pool.Base()), size: int(n)}, nil
+}
+
+// Unmap ends a shared mapping (drm_gem_vm_close); a second Unmap of the
+// same mapping does nothing.
+func (m *SharedMap) Unmap() {
+	if m.bo == nil {
+		return
+	}
+	d := m.bo.d
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	m.bo.sharedMaps--
+	d.unref(m.bo)
+	m.bo = nil
 }
 
 // Munmap undoes Mmap (drm_gem_vm_close drops the mapping's reference).

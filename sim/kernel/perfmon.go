@@ -105,7 +105,7 @@ func (f *File) PerfmonGetValues(a *uapi.PerfmonGetValues) error {
 	n := len(p.events)
 	putU64s(buf[:], p.counters[:n])
 	d.mu.Unlock()
-	if err := CopyToUser(a.ValuesPtr, buf[:8*n]); err != nil {
+	if err := f.user.CopyToUser(a.ValuesPtr, buf[:8*n]); err != nil {
 		return errf(syscall.EFAULT, "perfmon values pointer %#x", a.ValuesPtr)
 	}
 	return nil

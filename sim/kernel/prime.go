@@ -12,7 +12,9 @@ import (
 // vc4_bo.c vc4_prime_export).
 //
 // The simulator's dma-buf is a memfd standing for the exported BO: a real
-// descriptor the program can pass around and close. What the model does
+// descriptor the program can pass around and close, as long as the BO
+// (lseek(fd, 0, SEEK_END) gives the BO's size, as on a dma-buf: Mesa's
+// vc4 and kms_swrast read the size of an import so). What the model does
 // not have: the memfd does not carry the BO's pages (mmap it through the
 // DRM file instead), poll(2) on it does not wait for rendering, a dma-buf
 // of another device (or another simulated device) cannot be imported, and
@@ -69,6 +71,12 @@ func (f *File) PrimeHandleToFD(a *uapi.PrimeHandle) error {
 			d.decUsecnt(bo)
 			return err
 		}
+		// Sparse: the size costs no memory.
+		if err := unix.Ftruncate(fd, int64(bo.size)); err != nil {
+			unix.Close(fd)
+			d.decUsecnt(bo)
+			return err
+		}
 		id, err := fdIdentity(fd)
 		if err != nil {
 			unix.Close(fd)
@@ -86,13 +94,11 @@ func (f *File) PrimeHandleToFD(a *uapi.PrimeHandle) error {
 	if err != nil {
 		return err
 	}
-	if a.Flags&uapi.CloExec == 0 {
-		if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFD, 0); err != nil {
-			unix.Close(fd)
-			return err
-		}
+	n, err := f.files.InstallFd(fd, a.Flags&uapi.CloExec != 0)
+	if err != nil {
+		return errf(syscall.EMFILE, "installing the dma-buf descriptor: %v", err)
 	}
-	a.Fd = int32(fd)
+	a.Fd = n
 	return nil
 }
 
@@ -101,7 +107,12 @@ func (f *File) PrimeHandleToFD(a *uapi.PrimeHandle) error {
 // back as the same BO, with the handle the file already has for it if
 // any. A bad descriptor is EBADF, one that is not a dma-buf EINVAL.
 func (f *File) PrimeFDToHandle(a *uapi.PrimeHandle) error {
-	id, err := fdIdentity(int(a.Fd))
+	fd, release, err := f.files.GetFd(a.Fd)
+	if err != nil {
+		return errf(syscall.EBADF, "fd %d: %v", a.Fd, err)
+	}
+	id, err := fdIdentity(fd)
+	release()
 	if err != nil {
 		return errf(syscall.EBADF, "fd %d: %v", a.Fd, err)
 	}

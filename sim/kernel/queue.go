@@ -36,6 +36,7 @@ type job struct {
 	binSlots uint32
 	binBO    bool // holds a binner BO reference (exec->bin_bo_used)
 	perfmon  *perfmon
+	outSync  *syncobj // during SubmitCL only
 
 	// Validation state (vc4_exec_info's fields for vc4_validate.c).
 	temp          []byte // the user's bin CL, shader records and uniforms, copied in
@@ -99,6 +100,7 @@ func (j *job) reset() {
 	j.binSlots = 0
 	j.binBO = false
 	j.perfmon = nil
+	j.outSync = nil
 	j.binU, j.shaderRecU, j.uniformsU = nil, nil, nil
 	j.uniformsTotal = 0
 	j.stateCount = 0
@@ -167,6 +169,12 @@ func (d *Driver) queueSubmit(j *job) {
 	j.seqno = d.emitSeqno
 	for _, bo := range j.bos {
 		bo.lastSeq = j.seqno
+	}
+	// vc4_update_bo_seqnos: the render targets also get the job's fence
+	// as their exclusive (write) fence, which KMS waits for before it
+	// shows the BO (vc4_prepare_fb, drm_gem_plane_helper_prepare_fb).
+	for _, bo := range j.writeBOs[:j.nWrite] {
+		bo.writeSeq = j.seqno
 	}
 	j.hw.Mem = j.view
 	j.hw.BinStart, j.hw.BinEnd = j.ct0ca, j.ct0ea
@@ -433,7 +441,7 @@ func (f *File) GetHangState(a *uapi.GetHangState) error {
 	var err error
 	if len(out) > 0 {
 		b := unsafe.Slice((*byte)(unsafe.Pointer(&out[0])), len(out)*int(unsafe.Sizeof(out[0])))
-		if CopyToUser(userBO, b) != nil {
+		if f.user.CopyToUser(userBO, b) != nil {
 			for _, o := range out {
 				if bo := f.lookup(o.Handle); bo != nil {
 					f.handles[o.Handle] = nil

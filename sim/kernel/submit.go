@@ -46,6 +46,10 @@ func (f *File) SubmitCL(a *uapi.SubmitCL) error {
 	}
 	j.args = nil
 	d.queueSubmit(j)
+	if j.outSync != nil {
+		j.outSync.hasFence, j.outSync.fence = true, Fence{Seqno: j.seqno}
+		j.outSync = nil
+	}
 	a.Seqno = j.seqno
 	return nil
 }
@@ -63,13 +67,21 @@ func (j *job) build(f *File) error {
 		}
 		j.perfmon = p
 	}
-	// Syncobjs are not modelled: this file has none, so any handle is
-	// unknown, which drm_syncobj_find_fence answers with ENOENT.
+	// in_sync: drm_syncobj_find_fence answers ENOENT for an unknown
+	// handle and EINVAL for a syncobj without a fence. A fence of vc4's
+	// own context needs no wait (jobs run in submission order); the only
+	// other fence there is yet is the signalled stub, so nothing waits.
 	if a.InSync != 0 {
-		return errf(syscall.ENOENT, "in_sync syncobj %d not found (the simulator has no syncobjs)", a.InSync)
+		s := f.syncobj(a.InSync)
+		if s == nil {
+			return errf(syscall.ENOENT, "in_sync syncobj %d not found", a.InSync)
+		}
+		if !s.hasFence {
+			return errf(syscall.EINVAL, "in_sync syncobj %d has no fence", a.InSync)
+		}
 	}
 	if a.BinCLSize != 0 {
-		if err := j.getBCL(); err != nil {
+		if err := j.getBCL(f.user); err != nil {
 			return err
 		}
 	}
@@ -82,9 +94,12 @@ func (j *job) build(f *File) error {
 		j.view.Add(bo.region, mem.Read, "job BO")
 	}
 	// vc4_submit_cl_ioctl looks out_sync up after reserving the BOs: an
-	// unknown syncobj is EINVAL.
+	// unknown syncobj is EINVAL. Its fence becomes the job's when the job
+	// is queued (vc4_queue_submit: drm_syncobj_replace_fence).
 	if a.OutSync != 0 {
-		return errf(syscall.EINVAL, "out_sync syncobj %d not found (the simulator has no syncobjs)", a.OutSync)
+		if j.outSync = f.syncobj(a.OutSync); j.outSync == nil {
+			return errf(syscall.EINVAL, "out_sync syncobj %d not found", a.OutSync)
+		}
 	}
 	return nil
 }
@@ -107,7 +122,7 @@ func (j *job) lookupBOs(f *File) error {
 		return errf(syscall.ENOMEM, "%d BO handles", a.BOHandleCount)
 	}
 	buf := j.tempBuf(int(n))
-	if err := CopyFromUser(buf, a.BOHandles); err != nil {
+	if err := f.user.CopyFromUser(buf, a.BOHandles); err != nil {
 		return errf(syscall.EFAULT, "Failed to copy in GEM handles")
 	}
 	for i := uint32(0); i < a.BOHandleCount; i++ {
@@ -152,7 +167,7 @@ func (j *job) tempBuf(n int) []byte {
 // uniforms in, allocates the exec BO that will hold their validated
 // copies (bin CL at 0, shader records at roundup(bin_cl_size, 16),
 // uniforms after them), and validates them.
-func (j *job) getBCL() error {
+func (j *job) getBCL(u UserMemory) error {
 	a := j.args
 	d := j.d
 	// The kernel's u32 arithmetic and its overflow checks.
@@ -176,13 +191,13 @@ func (j *job) getBCL() error {
 		j.shaderState = make([]shaderState, a.ShaderRecCount)
 	}
 	j.shaderState = j.shaderState[:a.ShaderRecCount]
-	if CopyFromUser(j.binU, a.BinCL) != nil {
+	if u.CopyFromUser(j.binU, a.BinCL) != nil {
 		return errf(syscall.EFAULT, "bin CL at %#x is not readable", a.BinCL)
 	}
-	if CopyFromUser(j.shaderRecU, a.ShaderRec) != nil {
+	if u.CopyFromUser(j.shaderRecU, a.ShaderRec) != nil {
 		return errf(syscall.EFAULT, "shader records at %#x are not readable", a.ShaderRec)
 	}
-	if CopyFromUser(j.uniformsU, a.Uniforms) != nil {
+	if u.CopyFromUser(j.uniformsU, a.Uniforms) != nil {
 		return errf(syscall.EFAULT, "uniforms at %#x are not readable", a.Uniforms)
 	}
 

@@ -5,6 +5,8 @@ import (
 	"runtime/debug"
 	"syscall"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // User memory. The uAPI structs carry "user pointers": addresses in the
@@ -20,6 +22,66 @@ import (
 //
 // The caller of uapi.Conn.Ioctl keeps the memory its pointers name alive and
 // pinned during the call (uapi.Conn's contract), so reading it here is safe.
+//
+// That is the in-process case. A file can also belong to a program in
+// another process (the device served over a socket, package simserve):
+// its user pointers are addresses in that process, which only it can
+// read. So every copy the kernel model makes goes through the file's
+// UserMemory: LocalMemory (the functions below) for a caller in this
+// process, a remote accessor for the others.
+
+// UserMemory is the memory of the process a file belongs to, as the
+// kernel reaches it: copy_from_user and copy_to_user. Both copy all or
+// nothing as far as the caller can tell and answer EFAULT (a
+// syscall.Errno) when the process cannot give or take the bytes.
+// Implementations must not keep dst or src after the call: the kernel
+// passes its own buffers, some of them reused for every frame.
+type UserMemory interface {
+	CopyFromUser(dst []byte, addr uint64) error
+	CopyToUser(addr uint64, src []byte) error
+}
+
+// LocalMemory is the memory of this process: the package's CopyFromUser
+// and CopyToUser.
+var LocalMemory UserMemory = localMemory{}
+
+type localMemory struct{}
+
+func (localMemory) CopyFromUser(dst []byte, addr uint64) error { return CopyFromUser(dst, addr) }
+func (localMemory) CopyToUser(addr uint64, src []byte) error   { return CopyToUser(addr, src) }
+
+// UserFiles is the file descriptor table of the process a file belongs
+// to, where the kernel installs the descriptors it creates for the caller
+// (fd_install: a PRIME export's dma-buf) and looks up the ones the caller
+// names (fget: a PRIME import).
+type UserFiles interface {
+	// InstallFd moves fd, a descriptor of this process that the call
+	// created, into the caller's table (close-on-exec if cloexec) and
+	// returns its number there; fd is the callee's to close either way.
+	InstallFd(fd int, cloexec bool) (int32, error)
+	// GetFd returns a descriptor of this process for the caller's
+	// descriptor n (EBADF if it has none) and a function that releases
+	// it once the call is done with it.
+	GetFd(n int32) (fd int, release func(), err error)
+}
+
+// LocalFiles is the descriptor table of this process: the descriptors
+// the kernel model creates are the caller's already.
+var LocalFiles UserFiles = localFiles{}
+
+type localFiles struct{}
+
+func (localFiles) InstallFd(fd int, cloexec bool) (int32, error) {
+	if !cloexec {
+		if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFD, 0); err != nil {
+			unix.Close(fd)
+			return -1, err
+		}
+	}
+	return int32(fd), nil
+}
+
+func (localFiles) GetFd(n int32) (int, func(), error) { return int(n), func() {}, nil }
 
 // minUserAddr is the lowest address a user mapping can have: Linux's
 // default vm.mmap_min_addr (65536), which keeps the null page and its
@@ -116,11 +178,11 @@ func CopyToArg(arg unsafe.Pointer, src []byte) error {
 }
 
 // StrndupUser reads a NUL-terminated string of at most n bytes (NUL
-// included) from user address addr, as the kernel's strndup_user does
+// included) from user address addr in u, as the kernel's strndup_user does
 // (mm/util.c): EFAULT for bad memory, EINVAL when no NUL appears within n
 // bytes. The returned string excludes the NUL. A count of 0 is EFAULT:
 // strnlen_user answers 0 for it, which strndup_user takes for a fault.
-func StrndupUser(addr uint64, n uint32) (string, error) {
+func StrndupUser(u UserMemory, addr uint64, n uint32) (string, error) {
 	if n == 0 {
 		return "", syscall.EFAULT
 	}
@@ -129,10 +191,10 @@ func StrndupUser(addr uint64, n uint32) (string, error) {
 	for done := uint64(0); done < uint64(n); {
 		chunk := buf[:min(uint64(n)-done, uint64(len(buf)))]
 		// strnlen_user reads what it can: a fault before the NUL is EFAULT.
-		if err := CopyFromUser(chunk, addr+done); err != nil {
+		if err := u.CopyFromUser(chunk, addr+done); err != nil {
 			// Retry byte by byte so that a NUL before the fault counts.
 			for i := range chunk {
-				if err := CopyFromUser(chunk[i:i+1], addr+done+uint64(i)); err != nil {
+				if err := u.CopyFromUser(chunk[i:i+1], addr+done+uint64(i)); err != nil {
 					return "", syscall.EFAULT
 				}
 				if chunk[i] == 0 {

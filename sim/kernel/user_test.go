@@ -37,11 +37,11 @@ func TestUserCopiesFault(t *testing.T) {
 	}
 
 	copy(m[4096-3:], "ab\x00")
-	if s, err := kernel.StrndupUser(hole-3, 100); err != nil || s != "ab" {
+	if s, err := kernel.StrndupUser(kernel.LocalMemory, hole-3, 100); err != nil || s != "ab" {
 		t.Errorf("string ending before the hole: %q, %v", s, err)
 	}
 	m[4096-1] = 'c'
-	if _, err := kernel.StrndupUser(hole-3, 100); !errors.Is(err, syscall.EFAULT) {
+	if _, err := kernel.StrndupUser(kernel.LocalMemory, hole-3, 100); !errors.Is(err, syscall.EFAULT) {
 		t.Errorf("string running into the hole: %v, want EFAULT", err)
 	}
 }

@@ -284,6 +284,20 @@ func (p *Pool) MapUser(r Region, prot int) ([]byte, error) {
 	return unix.Mmap(p.fd, int64(r.Addr-p.base), int(r.Size), prot, unix.MAP_SHARED)
 }
 
+// Fd returns the memfd holding the pool's pages, for handing to another
+// process (over a Unix socket, SCM_RIGHTS) that maps BOs itself at the
+// offsets kernel.SharedMap gives: a region's bytes are at Addr-Base in it.
+// The descriptor belongs to the pool (do not close it) and is valid until
+// Close; it is -1 after.
+func (p *Pool) Fd() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.data == nil {
+		return -1
+	}
+	return p.fd
+}
+
 // UnmapUser undoes MapUser.
 func (p *Pool) UnmapUser(b []byte) error { return unix.Munmap(b) }
 

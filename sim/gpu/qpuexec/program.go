@@ -144,15 +144,21 @@ func decodeBytes(addr uint32, b []byte, opts Options) (*Program, error) {
 	if opts.Stage < hazard.Fragment || opts.Stage > hazard.General {
 		return nil, &LoadError{Addr: addr, Err: fmt.Errorf("Options.Stage %d is not a shader stage", opts.Stage)}
 	}
-	var bad []Violation
+	var bad, tolerated []Violation
 	for _, v := range hazard.Check(p.Insts, opts.Stage) {
+		// A rule the hardware is known to tolerate (hazard.Rule.Tolerated)
+		// is kept as a warning only: the run does what the hardware does.
+		if _, ok := v.Rule.Tolerated(); ok {
+			tolerated = append(tolerated, fromHazard(v))
+			continue
+		}
 		bad = append(bad, fromHazard(v))
 	}
 	bad = append(bad, p.extraChecks()...)
 	if len(bad) > 0 && !opts.Permissive {
 		return nil, &LoadError{Addr: addr, Violations: bad}
 	}
-	p.Warnings = bad
+	p.Warnings = append(bad, tolerated...)
 	p.delayWrites = opts.Permissive
 	p.code = make([]inst, n)
 	for i := range p.Insts {

@@ -191,16 +191,31 @@ func TestVPMReadRules(t *testing.T) {
 	r := newRig(t)
 	start := func() *Start { return &Start{VPM: &r.vpm, VPMRead: Segment{0, 2}, VPMWrite: Segment{2, 2}} }
 
-	// Reading one instruction after the setup breaks AG §7's latency: the
-	// hazard checker refuses it at load time in strict mode...
-	if _, err := r.load(vertexProgram(t, 0, false), strictVertex); err == nil {
-		t.Error("strict load accepted a VPM read right after its setup")
+	// Reading one instruction after the setup breaks AG §7's latency,
+	// which the hardware tolerates (Mesa's shaders do it on every Pi):
+	// the load keeps it as a warning only, even in strict mode, and the
+	// read stalls until its data is there.
+	p, err := r.load(vertexProgram(t, 0, false), strictVertex)
+	if err != nil {
+		t.Fatalf("strict load refused a VPM read right after its setup: %v", err)
 	}
-	// ...and a permissive run flags it while running (and returns data).
+	if !hasWarning(p.Warnings, "vpm-read-latency") {
+		t.Errorf("load warnings %v, want the tolerated vpm-read-latency", p.Warnings)
+	}
 	r.q.Warnings = nil
-	r.run(vertexProgram(t, 0, false), permissiveVertex, start())
-	if !hasWarning(r.q.Warnings, "VPM read latency") {
-		t.Errorf("warnings %v, want a VPM read latency violation", r.q.Warnings)
+	s := start()
+	for x := 0; x < 16; x++ {
+		r.vpm.SetWord(s.VPMRead, 0, x, fbits(float32(x)))
+		r.vpm.SetWord(s.VPMRead, 1, x, fbits(2))
+	}
+	r.run(vertexProgram(t, 0, false), strictVertex, s)
+	if len(r.q.Warnings) != 0 {
+		t.Errorf("run warnings %v, want none: the early read stalls", r.q.Warnings)
+	}
+	for x := 0; x < 16; x++ {
+		if got := r.vpm.Word(s.VPMWrite, 0, x); got != fbits(float32(x)+2) {
+			t.Errorf("early read: vertex %d word 0 = %#x, want the data read after the stall", x, got)
+		}
 	}
 
 	// A read beyond the programmed count returns undefined data.
@@ -222,7 +237,7 @@ func TestVPMReadRules(t *testing.T) {
 		a.Label("end")
 		ending(a)
 	})
-	p := r.mustLoad(left, strictVertex)
+	p = r.mustLoad(left, strictVertex)
 	if _, err := r.q.Run(p, nil, start()); err == nil || !strings.Contains(err.Error(), "VPM read count") {
 		t.Errorf("strict run leaving a VPM read: %v", err)
 	}

@@ -2,7 +2,7 @@
  * abi.c - prints the C layout of the DRM/vc4 uAPI structs, request numbers
  * and constants that vccube's Go code mirrors and that
  * the tables in ../uapi-layouts do not list (or lists only in part): the perfmon
- * structs, every field of drm_vc4_get_hang_state, drm_vc4_get_hang_state_bo,
+ * structs, the syncobj create and destroy structs, every field of drm_vc4_get_hang_state, drm_vc4_get_hang_state_bo,
  * drm_vc4_get_tiling, and the constants of drm.h, drm_mode.h, drm_fourcc.h
  * and vc4_drm.h. The output has the same format as ../uapi-layouts, so one
  * parser (uapi/internal/ctable) reads both.
@@ -77,7 +77,17 @@ int main(void)
 	FIELD(drm_vc4_perfmon_get_values, id);
 	FIELD(drm_vc4_perfmon_get_values, values_ptr);
 
+	STRUCT(drm_syncobj_create);
+	FIELD(drm_syncobj_create, handle);
+	FIELD(drm_syncobj_create, flags);
+
+	STRUCT(drm_syncobj_destroy);
+	FIELD(drm_syncobj_destroy, handle);
+	FIELD(drm_syncobj_destroy, pad);
+
 	printf("-- ioctls --\n");
+	NUM(DRM_IOCTL_SYNCOBJ_CREATE);
+	NUM(DRM_IOCTL_SYNCOBJ_DESTROY);
 	NUM(DRM_IOCTL_VC4_GET_HANG_STATE);
 	NUM(DRM_IOCTL_VC4_GET_TILING);
 	NUM(DRM_IOCTL_VC4_PERFMON_CREATE);
@@ -85,6 +95,7 @@ int main(void)
 	NUM(DRM_IOCTL_VC4_PERFMON_GET_VALUES);
 
 	printf("-- constants --\n");
+	NUM(DRM_SYNCOBJ_CREATE_SIGNALED);
 	/* drm.h */
 	NUM(DRM_COMMAND_BASE); NUM(DRM_COMMAND_END);
 	NUM(DRM_CAP_DUMB_BUFFER); NUM(DRM_CAP_VBLANK_HIGH_CRTC);

@@ -1,0 +1,176 @@
+// Command vc4serve serves the simulated vc4 device (a Raspberry Pi 0-3's
+// vc4 DRM driver, GPU and HDMI display) to unmodified Linux programs,
+// such as kmscube on Mesa's vc4 driver, through the preload library of
+// package simserve:
+//
+//	vc4serve -dir /tmp/vc4 &
+//	VC4SIM=/tmp/vc4 LD_PRELOAD=$PWD/simserve/preload/out/amd64/vc4sim.so prog
+//	qemu-aarch64-static -E VC4SIM=/tmp/vc4 -E LD_PRELOAD=.../arm64/vc4sim.so /usr/bin/kmscube -D /dev/dri/card0
+//
+// The program's /dev/dri/card0 (and renderD128) is then this device.
+// -capture-frames and -capture write what the simulated monitor showed
+// after chosen page flips as PNG files (see simserve.Capture for the
+// numbering); -exit-when-idle ends the server when its last client has
+// gone, for scripts.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/vccube/vccube/sim"
+	"github.com/vccube/vccube/sim/display"
+	"github.com/vccube/vccube/sim/gpu"
+	"github.com/vccube/vccube/simserve"
+	"github.com/vccube/vccube/uapi"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "vc4serve:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	fs := flag.NewFlagSet("vc4serve", flag.ContinueOnError)
+	dir := fs.String("dir", "", "the server's directory: its socket and device files go there; clients get it as VC4SIM (required)")
+	mode := fs.String("mode", "", "the monitor's preferred mode, WxH (one of its standard modes: 640x480, 800x600, 1024x768, 1280x720, 1280x1024, 1920x1080); default 1920x1080")
+	frames := fs.String("capture-frames", "", "comma-separated frame numbers to capture (frame K: the picture after the K-th page flip since the mode set)")
+	pattern := fs.String("capture", "frame%03d.png", "the PNG file of each captured frame, with %d for the frame number")
+	clock := fs.String("clock", "virtual", "the display's clock: virtual (deterministic: a flip completes at its vblank at once) or real (60 Hz in real time)")
+	trace := fs.String("trace", "", "write every ioctl, mmap and close of the clients to this file")
+	idle := fs.Bool("exit-when-idle", false, "exit once the last client has gone (after the first)")
+	quiet := fs.Bool("quiet", false, "do not log connections")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *dir == "" || fs.NArg() != 0 {
+		return errors.New("usage: vc4serve -dir DIR [-mode WxH] [-capture-frames LIST -capture PATTERN] [-clock virtual|real] [-trace FILE] [-exit-when-idle]")
+	}
+
+	dopts := display.Options{}
+	switch *clock {
+	case "virtual":
+		dopts.Clock = display.VirtualClock
+	case "real":
+		dopts.Clock = display.RealClock
+	default:
+		return fmt.Errorf("-clock %q: say virtual or real", *clock)
+	}
+	if *mode != "" {
+		mon, err := monitorPreferring(*mode)
+		if err != nil {
+			return err
+		}
+		dopts.Monitor = &mon
+	}
+	var capture *simserve.Capture
+	if *frames != "" {
+		want := map[int]string{}
+		for _, f := range strings.Split(*frames, ",") {
+			k, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || k < 0 {
+				return fmt.Errorf("-capture-frames: %q is not a frame number", f)
+			}
+			if strings.Count(*pattern, "%") != 1 || !strings.Contains(*pattern, "%") {
+				return fmt.Errorf("-capture %q needs one %%d (or %%03d) for the frame number", *pattern)
+			}
+			want[k] = fmt.Sprintf(*pattern, k)
+		}
+		capture = simserve.NewCapture(want)
+		dopts.OnFlip = capture.OnFlip
+	}
+	sopts := sim.Options{}
+	if *trace != "" {
+		f, err := os.Create(*trace)
+		if err != nil {
+			return fmt.Errorf("-trace: %w", err)
+		}
+		defer f.Close()
+		sopts.Trace = f
+	}
+
+	g := gpu.New(gpu.Options{})
+	defer g.Close()
+	disp := display.New(dopts)
+	defer disp.Close()
+	if capture != nil {
+		capture.Attach(disp)
+	}
+	sopts.GPU, sopts.Display = g, disp
+	dev, err := sim.New(sopts)
+	if err != nil {
+		return err
+	}
+	defer dev.Close()
+
+	done := make(chan struct{}, 1)
+	opts := simserve.Options{Device: dev, Dir: *dir}
+	if !*quiet {
+		opts.Log = os.Stderr
+	}
+	if *idle {
+		opts.OnIdle = func() {
+			select {
+			case done <- struct{}{}:
+			default:
+			}
+		}
+	}
+	srv, err := simserve.New(opts)
+	if err != nil {
+		return err
+	}
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve() }()
+	if !*quiet {
+		fmt.Fprintf(os.Stderr, "vc4serve: serving a simulated Raspberry Pi 3 vc4 at %s (VC4SIM=%s)\n", srv.Dir(), srv.Dir())
+	}
+	select {
+	case <-sig:
+	case <-done:
+	case err = <-serveErr:
+	}
+	if cerr := srv.Close(); err == nil {
+		err = cerr
+	}
+	if capture != nil {
+		if cerr := capture.Err(); err == nil && cerr != nil {
+			err = fmt.Errorf("capture: %w", cerr)
+		}
+	}
+	return err
+}
+
+// monitorPreferring is the default monitor with the standard mode of size
+// wxh as its preferred mode (kmscube and most KMS programs take the
+// preferred mode).
+func monitorPreferring(wh string) (display.Monitor, error) {
+	var w, h uint16
+	if _, err := fmt.Sscanf(wh, "%dx%d", &w, &h); err != nil {
+		return display.Monitor{}, fmt.Errorf("-mode %q: say WxH, e.g. 640x480", wh)
+	}
+	mon := display.DefaultMonitor()
+	found := false
+	for i := range mon.Modes {
+		m := &mon.Modes[i]
+		m.Type &^= uapi.ModeTypePreferred
+		if !found && m.Hdisplay == w && m.Vdisplay == h {
+			m.Type |= uapi.ModeTypePreferred
+			found = true
+		}
+	}
+	if !found {
+		return display.Monitor{}, fmt.Errorf("-mode %s: the monitor has no such mode (640x480, 800x600, 1024x768, 1280x720, 1280x1024, 1920x1080)", wh)
+	}
+	return mon, nil
+}
