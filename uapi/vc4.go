@@ -355,6 +355,17 @@ func PerfcntName(e uint8) string {
 	return "event " + strconv.Itoa(int(e))
 }
 
+// PerfcntCountsWork reports whether event e counts pieces of work —
+// primitives or quads that reached a stage or passed a test (the FEP, TLB,
+// PLB and PSE events and TMU-total-text-quads-processed) — which are the
+// same for the same job on every VideoCore IV, rather than clock cycles or
+// cache hits and misses, which depend on timing and on what ran before
+// (the names of the events say which is which: vc4_query.c). A model of
+// the GPU can be held to the first kind exactly.
+func PerfcntCountsWork(e uint8) bool {
+	return e <= PerfcntPSEPrimsReversed || e == PerfcntTMUTotalTextQuadsProcessed
+}
+
 // vc4 ioctl numbers (DRM_VC4_* in vc4_drm.h), relative to CommandBase.
 const (
 	nrSubmitCL         = 0x00

@@ -68,7 +68,7 @@ func run(ctx context.Context, args []string, e *env) int {
 		fmt.Fprintf(e.stderr, "vccube: %v\n", err)
 		return exitUsage
 	}
-	p := &program{cfg: cfg, env: e}
+	p := &program{cfg: cfg, env: e, args: args}
 	err = p.run(ctx)
 	var intr *present.Interrupted
 	if errors.As(err, &intr) {
@@ -84,8 +84,9 @@ func run(ctx context.Context, args []string, e *env) int {
 
 // program is one run's state.
 type program struct {
-	cfg *config
-	env *env
+	cfg  *config
+	env  *env
+	args []string // the command line, for -trace's header
 
 	gpu        *gpuDevice
 	disp       *present.Display
@@ -149,12 +150,11 @@ func (p *program) run(ctx context.Context) (err error) {
 		defer p.gif.Discard()
 	}
 
-	var trace *os.File
+	var trace *traceFile
 	if cfg.trace != "" {
-		// O_APPEND: the GPU's and the display's traced Conns write whole
-		// lines to the one file, each with a single write.
-		if trace, err = os.OpenFile(cfg.trace, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o644); err != nil {
-			return fmt.Errorf("-trace: %w; choose a writable file", err)
+		// One recorder for the GPU's and the display's Conns.
+		if trace, err = openTrace(cfg.trace, p.args); err != nil {
+			return err
 		}
 		defer closeInto(&err, "writing the trace", trace)
 	}
@@ -163,9 +163,7 @@ func (p *program) run(ctx context.Context) (err error) {
 	if p.gpu, err = openGPU(e, cfg.device, term != nil); err != nil {
 		return err
 	}
-	if trace != nil {
-		p.gpu.conn = drm.Trace(p.gpu.conn, trace, uapi.IoctlName)
-	}
+	p.gpu.conn = trace.conn(p.gpu.conn)
 	defer closeInto(&err, "closing the GPU device", p.gpu.conn)
 	if !p.gpu.sim {
 		term = nil // a real vc4 shows the cube on its own display
@@ -178,9 +176,7 @@ func (p *program) run(ctx context.Context) (err error) {
 			if dc, err = openDisplay(e, cfg.display); err != nil {
 				return err
 			}
-			if trace != nil {
-				dc = drm.Trace(dc, trace, uapi.IoctlName)
-			}
+			dc = trace.conn(dc)
 			defer closeInto(&err, "closing the display device", dc)
 			p.copies = true
 		}
