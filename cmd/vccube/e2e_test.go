@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"image/png"
@@ -16,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/vccube/vccube/cmd/vccube/report"
+	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/internal/imgcmp"
 	"github.com/vccube/vccube/internal/refrender"
@@ -332,34 +334,130 @@ func TestDump(t *testing.T) {
 	}
 }
 
-// -trace writes one line per ioctl: the shader BOs are created before the
-// first SUBMIT_CL, each frame submits once and waits for its seqno, and a
-// refused ioctl would show its errno.
-func TestTrace(t *testing.T) {
+// -trace writes a record per ioctl in the trace format: the shader BOs are
+// created before the first SUBMIT_CL, each frame submits once and its wait
+// carries the frame's checksum, and no call fails in a clean run. The file
+// replays on a fresh simulated device with no divergence, and a trace named
+// *.gz is compressed.
+func TestTraceAndReplay(t *testing.T) {
 	d := newTestDevice(t, sim.Options{})
-	trace := filepath.Join(t.TempDir(), "ioctls.txt")
-	r := runOn(t, d, "-device", "sim", "-vsync=false", "-mode", "640x480", "-frames", "3", "-trace", trace)
-	if r.code != exitOK {
+	dir := t.TempDir()
+	for _, name := range []string{"ioctls.jsonl", "ioctls.jsonl.gz"} {
+		trace := filepath.Join(dir, name)
+		r := runOn(t, d, "-device", "sim", "-vsync=false", "-mode", "640x480", "-frames", "3", "-trace", trace)
+		if r.code != exitOK {
+			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		}
+		f, err := os.Open(trace)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := drm.NewTraceReader(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(tr.Header.Program, "-frames 3") {
+			t.Errorf("the header names %q, not the command line", tr.Header.Program)
+		}
+		var shaders, submits, frames int
+		for {
+			rec, err := tr.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch rec.Name {
+			case "DRM_IOCTL_VC4_CREATE_SHADER_BO":
+				if submits > 0 {
+					t.Error("a shader BO is created after the first submit")
+				}
+				shaders++
+			case "DRM_IOCTL_VC4_SUBMIT_CL":
+				submits++
+			}
+			frames += len(rec.Frames)
+			if rec.Errno != 0 {
+				t.Errorf("record %d (%s %s) failed in a clean run: %s", rec.Seq, rec.Op, rec.Name, rec.Err)
+			}
+		}
+		f.Close()
+		if shaders != 3 || submits != 3 || frames != 3 {
+			t.Errorf("%s: %d shader BOs, %d submits, %d frame checksums; want 3 of each", name, shaders, submits, frames)
+		}
+
+		fresh := newTestDevice(t, sim.Options{})
+		r = runOn(t, fresh, "-device", "sim", "-replay", trace)
+		if r.code != exitOK || !strings.Contains(r.stdout, "no divergence") || !strings.Contains(r.stdout, "3 frames compared") {
+			t.Errorf("-replay %s: exit %d\n%s%s", name, r.code, r.stdout, r.stderr)
+		}
+		fresh.close()
+	}
+	r := runOn(t, d, "-device", "sim", "-vsync=false", "-frames", "1", "-trace", filepath.Join(t.TempDir(), "no", "such", "dir", "t.txt"))
+	if r.code == exitOK || !strings.Contains(r.stderr, "-trace") {
+		t.Errorf("an unwritable -trace path: exit %d, %q", r.code, r.stderr)
+	}
+}
+
+// -replay of a trace whose recorded frame differs from what the device
+// renders — as a Pi's would where the model is wrong — names the first
+// call answered differently and exits non-zero; a file that is not a trace
+// is refused with a clear message.
+func TestReplayDivergence(t *testing.T) {
+	d := newTestDevice(t, sim.Options{})
+	trace := filepath.Join(t.TempDir(), "t.jsonl")
+	if r := runOn(t, d, "-device", "sim", "-vsync=false", "-mode", "320x240", "-frames", "2", "-trace", trace); r.code != exitOK {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
+	// Edit the second frame's checksums.
 	b, err := os.ReadFile(trace)
 	if err != nil {
 		t.Fatal(err)
 	}
-	log := string(b)
-	first, submit := strings.Index(log, "DRM_IOCTL_VC4_CREATE_SHADER_BO 0xc0186445"), strings.Index(log, "DRM_IOCTL_VC4_SUBMIT_CL 0xc0b06440")
-	if first < 0 || submit < first {
-		t.Fatalf("trace lacks CREATE_SHADER_BO before SUBMIT_CL:\n%s", log)
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	seen := 0
+	for i, l := range lines[1:] {
+		var rec drm.TraceRecord
+		if err := json.Unmarshal([]byte(l), &rec); err != nil {
+			t.Fatal(err)
+		}
+		if len(rec.Frames) == 0 {
+			continue
+		}
+		if seen++; seen == 2 {
+			rec.Frames[0].CRC ^= 1
+			rec.Frames[0].Chunks[1] ^= 1
+			nb, err := json.Marshal(&rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines[i+1] = string(nb)
+		}
 	}
-	if n := strings.Count(log, "DRM_IOCTL_VC4_SUBMIT_CL "); n != 3 {
-		t.Errorf("trace has %d SUBMIT_CLs for 3 frames", n)
+	if err := os.WriteFile(trace, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	if strings.Contains(log, " = -") {
-		t.Errorf("an ioctl failed in a clean run:\n%s", log)
+	fresh := newTestDevice(t, sim.Options{})
+	r := runOn(t, fresh, "-device", "sim", "-replay", trace)
+	t.Logf("vccube -replay:\n%s%s", r.stdout, r.stderr)
+	if r.code != exitError || !strings.Contains(r.stdout, "FIRST DIVERGENCE: record") ||
+		!strings.Contains(r.stdout, "DRM_IOCTL_VC4_WAIT_SEQNO: frame checksum") ||
+		!strings.Contains(r.stdout, "1 of 5 chunks of 64 KiB differ, bytes 0x10000 to 0x1ffff") {
+		t.Errorf("exit %d, want 1 with the second frame's checksum named", r.code)
 	}
-	r = runOn(t, d, "-device", "sim", "-vsync=false", "-frames", "1", "-trace", filepath.Join(t.TempDir(), "no", "such", "dir", "t.txt"))
-	if r.code == exitOK || !strings.Contains(r.stderr, "-trace") {
-		t.Errorf("an unwritable -trace path: exit %d, %q", r.code, r.stderr)
+
+	notTrace := filepath.Join(t.TempDir(), "x.txt")
+	if err := os.WriteFile(notTrace, []byte("12.3 DRM_IOCTL_GET_CAP in 01 = 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = runOn(t, d, "-device", "sim", "-replay", notTrace)
+	if r.code != exitError || !strings.Contains(r.stderr, "not a vccube trace header") {
+		t.Errorf("-replay of a text file: exit %d, %q", r.code, r.stderr)
+	}
+	r = runOn(t, d, "-device", "sim", "-replay", trace, "-frames", "3")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "-replay takes only -device; drop -frames") {
+		t.Errorf("-replay with -frames: exit %d, %q", r.code, r.stderr)
 	}
 }
 

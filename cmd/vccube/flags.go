@@ -35,6 +35,9 @@ type config struct {
 	trace        string // "" or the file -trace writes every ioctl to
 	cpuProfile   string // "" or the file -cpuprofile writes
 	memProfile   string // "" or the file -memprofile writes
+	replay       string // "" or the trace -replay plays back (tools.go)
+	selftest     bool   // -selftest (tools.go)
+	bundle       string // where -selftest writes its bundle on a difference
 }
 
 // recordFrames is the length of a -record run when -frames is not given:
@@ -98,7 +101,10 @@ func parseArgs(args []string, help io.Writer) (*config, error) {
 	fs.BoolVar(&c.view, "view", true, "on the simulated device's display, show the cube live in the terminal (24-bit colour, two pixels per character) when stdout is a terminal; the mode is then 640x480 unless -mode says otherwise")
 	fs.StringVar(&c.record, "record", "", "write the frames as an animated `FILE.gif` (90 frames, one full turn that loops, unless -frames says otherwise)")
 	fs.IntVar(&c.recordScale, "record-scale", 1, fmt.Sprintf("shrink the -record frames by this whole `factor` (1 to %d), averaging each block of pixels", record.MaxScale))
-	fs.StringVar(&c.trace, "trace", "", "write every ioctl vccube makes (name, request, the argument's bytes before and after, the result) to `FILE`, one line each, to compare a failing run on a Pi with the simulated device's")
+	fs.StringVar(&c.trace, "trace", "", "write every ioctl vccube makes to `FILE` (JSON lines; FILE.gz is compressed): the request, the argument's bytes before and after, the result, and what a replay needs (control lists, BO contents at each submit, a checksum of each frame); -replay FILE plays it back")
+	fs.StringVar(&c.replay, "replay", "", "play the GPU calls of a -trace `FILE` back on -device (the simulated device when there is no VideoCore IV) and report the first calls answered differently: errno, returned fields, rendered frames")
+	fs.BoolVar(&c.selftest, "selftest", false, "run small probe jobs on the GPU and on the simulated device in this process, compare their pixels and counters, print a table, and write a bundle for a bug report on any difference")
+	fs.StringVar(&c.bundle, "selftest-bundle", "vccube-selftest.tar.gz", "where -selftest writes its bundle (`FILE.tar.gz`) when a probe differs")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to `FILE` (runtime/pprof; read it with go tool pprof), to see where a slow frame goes")
 	fs.StringVar(&c.memProfile, "memprofile", "", "write a memory profile to `FILE` at the end of the run: every allocation since the start, by the code that made it (go tool pprof -sample_index=alloc_space)")
 	fs.IntVar(&c.buffers, "buffers", 2, "scanout `buffers` in the swap chain: 2 (double buffering) or 3 (triple: the next frame is drawn while the last one waits for its vblank, so a frame now and then slower than a refresh period does not cost a vblank; one frame more latency)")
@@ -115,6 +121,9 @@ func parseArgs(args []string, help io.Writer) (*config, error) {
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q (flags start with -; see -help)", fs.Arg(0))
+	}
+	if err := c.checkTools(given); err != nil {
+		return nil, err
 	}
 	var err error
 	if c.mode, err = present.ParseModeSpec(c.modeText); err != nil {

@@ -68,6 +68,9 @@ func run(ctx context.Context, args []string, e *env) int {
 		fmt.Fprintf(e.stderr, "vccube: %v\n", err)
 		return exitUsage
 	}
+	if cfg.replay != "" || cfg.selftest {
+		return runTool(ctx, cfg, e)
+	}
 	p := &program{cfg: cfg, env: e, args: args}
 	err = p.run(ctx)
 	var intr *present.Interrupted

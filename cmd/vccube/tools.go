@@ -1,0 +1,137 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/vccube/vccube/drm"
+	"github.com/vccube/vccube/drm/replay"
+)
+
+// -replay and -selftest are tools of their own: they do not draw the cube,
+// and take only the flags listed here.
+var toolFlags = map[string][]string{
+	"replay":   {"replay", "device"},
+	"selftest": {"selftest", "selftest-bundle", "device"},
+}
+
+// checkTools refuses -replay and -selftest together, and other flags with
+// either.
+func (c *config) checkTools(given map[string]bool) error {
+	if c.replay != "" && c.selftest {
+		return errors.New("-replay and -selftest are two tools: use one at a time")
+	}
+	if given["selftest-bundle"] && !c.selftest {
+		return errors.New("-selftest-bundle needs -selftest")
+	}
+	for tool, allowed := range toolFlags {
+		if !given[tool] || (tool == "selftest" && !c.selftest) {
+			continue
+		}
+		var extra []string
+		for name := range given {
+			ok := false
+			for _, a := range allowed {
+				ok = ok || a == name
+			}
+			if !ok {
+				extra = append(extra, "-"+name)
+			}
+		}
+		if len(extra) > 0 {
+			sort.Strings(extra)
+			return fmt.Errorf("-%s takes only %s; drop %s", tool, "-"+strings.Join(allowed[1:], " and -"), strings.Join(extra, ", "))
+		}
+	}
+	return nil
+}
+
+// runTool runs -replay or -selftest and returns the exit status: 0 when
+// the device agreed with the trace or the model, 1 when it did not or
+// the tool failed.
+func runTool(ctx context.Context, cfg *config, e *env) int {
+	var err error
+	if cfg.replay != "" {
+		err = runReplay(cfg, e)
+	} else {
+		err = runSelftest(ctx, cfg, e)
+	}
+	if err != nil {
+		fmt.Fprintf(e.stderr, "vccube: %v\n", err)
+		return exitError
+	}
+	return exitOK
+}
+
+// maxDivergences is how many divergences -replay lists before it stops.
+const maxDivergences = 10
+
+// runReplay plays the GPU calls of a trace back on -device and prints
+// what differs.
+func runReplay(cfg *config, e *env) (err error) {
+	f, err := os.Open(cfg.replay)
+	if err != nil {
+		return fmt.Errorf("-replay: %w", err)
+	}
+	defer f.Close()
+	tr, err := drm.NewTraceReader(f)
+	if err != nil {
+		return fmt.Errorf("-replay %s: %w", cfg.replay, err)
+	}
+	g, err := openGPU(e, cfg.device, false)
+	if err != nil {
+		return err
+	}
+	defer closeInto(&err, "closing the GPU device", g.conn)
+	h := tr.Header
+	fmt.Fprintf(e.stdout, "replaying %s (%s, recorded on %s at %s) on %s (%v)\n",
+		cfg.replay, h.Program, h.GOARCH, h.Start.Format("2006-01-02 15:04:05"), g.name, g.info)
+	res, err := replay.Run(tr, g.conn, replay.Options{MaxDivergences: maxDivergences})
+	if res != nil {
+		printReplay(e, res)
+	}
+	if err != nil {
+		return fmt.Errorf("-replay %s: %w", cfg.replay, err)
+	}
+	if n := len(res.Divergences); n > 0 {
+		return fmt.Errorf("-replay: the device answered %d call(s) differently from the trace; the first: %v", n, res.Divergences[0])
+	}
+	return nil
+}
+
+func printReplay(e *env, res *replay.Result) {
+	skipped := 0
+	var reasons []string
+	for why, n := range res.Skipped {
+		skipped += n
+		reasons = append(reasons, fmt.Sprintf("%d %s", n, why))
+	}
+	sort.Strings(reasons)
+	fmt.Fprintf(e.stdout, "%d records: %d calls replayed, %d frames compared, %d not replayed\n", res.Records, res.Replayed, res.Frames, skipped)
+	for _, r := range reasons {
+		fmt.Fprintf(e.stdout, "  not replayed: %s\n", r)
+	}
+	if len(res.Divergences) == 0 {
+		fmt.Fprintln(e.stdout, "no divergence: every replayed call was answered as recorded, and every frame rendered the same")
+		return
+	}
+	for i, d := range res.Divergences {
+		lead := "divergence"
+		if i == 0 {
+			lead = "FIRST DIVERGENCE"
+		}
+		fmt.Fprintf(e.stdout, "%s: %v\n", lead, d)
+	}
+	if res.Stopped {
+		fmt.Fprintf(e.stdout, "stopped after %d divergences\n", len(res.Divergences))
+	}
+}
+
+// runSelftest is -selftest.
+func runSelftest(ctx context.Context, cfg *config, e *env) error {
+	return errors.New("-selftest: not yet")
+}
