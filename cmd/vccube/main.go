@@ -18,6 +18,7 @@ import (
 
 	"github.com/vccube/vccube/cmd/vccube/internal/keys"
 	"github.com/vccube/vccube/drm"
+	"github.com/vccube/vccube/selftest"
 	"github.com/vccube/vccube/uapi"
 )
 
@@ -37,6 +38,9 @@ type env struct {
 	// afterFrame, if not nil, is called after each frame is shown (or
 	// rendered, without vsync) with its number.
 	afterFrame func(frame uint64)
+	// selftest, if not nil, adjusts -selftest's configuration (tests
+	// perturb the model with it).
+	selftest func(*selftest.Config)
 }
 
 func main() {

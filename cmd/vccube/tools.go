@@ -10,6 +10,7 @@ import (
 
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/drm/replay"
+	"github.com/vccube/vccube/selftest"
 )
 
 // -replay and -selftest are tools of their own: they do not draw the cube,
@@ -131,7 +132,20 @@ func printReplay(e *env, res *replay.Result) {
 	}
 }
 
-// runSelftest is -selftest.
+// runSelftest is -selftest: the probes on -device (auto: the VideoCore IV
+// if there is one, else a simulated device) against the model in this
+// process; a difference is an error, after the table and the bundle.
 func runSelftest(ctx context.Context, cfg *config, e *env) error {
-	return errors.New("-selftest: not yet")
+	st := selftest.Config{Out: e.stdout, Device: cfg.device, DRIDir: e.driDir, Bundle: cfg.bundle, Version: selftest.Version()}
+	if e.selftest != nil {
+		e.selftest(&st)
+	}
+	rep, err := selftest.Run(ctx, st)
+	if err != nil {
+		return fmt.Errorf("-selftest: %w", err)
+	}
+	if rep.Differ > 0 {
+		return fmt.Errorf("-selftest: %d probe(s) differ; the bundle %s has what a bug report needs", rep.Differ, rep.Bundle)
+	}
+	return nil
 }

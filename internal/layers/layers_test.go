@@ -29,10 +29,10 @@ var layers = []struct {
 	{"the descriptions", []string{"cl/spec", "cl", "cl/prim", "cl/internal/gen/...", "shaders/qpu", "shaders/hazard", "texture"}},
 	{"the encoders", []string{"cl/shaderrec", "cl/uniforms", "cl/bincl", "cl/submit", "cl/dump", "cl/internal/cube",
 		"texture/convert", "texture/imagefile", "texture/defaulttex/..."}},
-	{"the scene", []string{"math/scene"}},
+	{"the scene", []string{"math/scene", "internal/refrender"}},
 	{"the model", []string{"sim/...", "simserve/..."}},
 	{"the cube's programs", []string{"shaders"}},
-	{"the renderer and presentation", []string{"render", "present", "termview", "record"}},
+	{"the renderer and presentation", []string{"render", "present", "termview", "record", "selftest"}},
 	{"the program", []string{"cmd/..."}},
 	{"test support", []string{"internal/...", "termview/internal/cubedemo", "bench/..."}},
 }

@@ -1,6 +1,7 @@
 // Package refrender is an independent reference rasteriser of vkcube's
-// scene, used only to make the golden images the simulated GPU is compared
-// with (testdata/golden).
+// scene, used to make the golden images the simulated GPU is compared with
+// (testdata/golden), and of flat triangles (Flat, flat.go), which vccube
+// -selftest compares its geometry probes with.
 //
 // Independent means it shares no code with the path under test: it does not
 // import mathgl, math/scene, texture/ or sim/. It restates vkcube's

@@ -1,0 +1,2 @@
+// Package selftest is vccube -selftest.
+package selftest

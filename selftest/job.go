@@ -1,0 +1,535 @@
+package selftest
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/vccube/vccube/cl"
+	"github.com/vccube/vccube/cl/bincl"
+	"github.com/vccube/vccube/cl/dump"
+	"github.com/vccube/vccube/cl/shaderrec"
+	"github.com/vccube/vccube/cl/submit"
+	"github.com/vccube/vccube/cl/uniforms"
+	"github.com/vccube/vccube/gem"
+	"github.com/vccube/vccube/shaders/qpu"
+	"github.com/vccube/vccube/texture"
+	"github.com/vccube/vccube/texture/convert"
+	"github.com/vccube/vccube/uapi"
+)
+
+// A probe's job is one DRM_IOCTL_VC4_SUBMIT_CL built with the project's
+// encoders, like the renderer's, but small (one to four tiles) and made to
+// answer one question. Every draw goes through the same pass-through
+// vertex and coordinate shaders (passVS, passCS): the vertex data already
+// holds the shaded vertex, so the probe places each vertex exactly, in the
+// 1/16-pixel steps of the hardware, and the fragment shader is all the
+// probe varies besides the state.
+
+// vertex is one vertex as the pass-through shaders hand it on: the clip
+// coordinates for the binner's clipper, the screen position in 1/16 pixel
+// relative to the viewport centre, Zs, 1/Wc and the varyings (the words
+// of qpu.CoordinateFormat and qpu.VertexFormat).
+type vertex struct {
+	clip   [4]float32
+	xs, ys int16
+	zs     float32
+	invW   float32
+	vary   []float32
+}
+
+// uniform is one word of a fragment shader's uniform stream: a value, or
+// texture parameter P0 or P1 of a job texture.
+type uniform struct {
+	kind  uint8 // uniValue, uniP0, uniP1
+	value uint32
+	tex   int
+}
+
+const (
+	uniValue = iota
+	uniP0
+	uniP1
+)
+
+func val(v uint32) uniform      { return uniform{kind: uniValue, value: v} }
+func valF(f float32) uniform    { return val(math.Float32bits(f)) }
+func texP0(tex int) uniform     { return uniform{kind: uniP0, tex: tex} }
+func texP1(tex int) uniform     { return uniform{kind: uniP1, tex: tex} }
+func texUnis(tex int) []uniform { return []uniform{texP0(tex), texP1(tex)} }
+
+// fragment is a probe's fragment shader.
+type fragment struct {
+	name     string
+	code     []uint64
+	varyings int  // varying components it reads
+	threaded bool // it switches threads (the record's single-thread bit clear)
+}
+
+// draw is one GL shader record and one GL_ARRAY_PRIMITIVE.
+type draw struct {
+	config cl.ConfigurationBits
+	mode   cl.PrimitiveMode
+	verts  []vertex
+	fs     *fragment
+	unis   []uniform
+	// samples lists the job textures the shader samples, in the order of
+	// its TMU S writes (the block's bo_handles indices).
+	samples []int
+	// flat is FLAT_SHADE_FLAGS for this draw.
+	flat uint32
+}
+
+// texSpec is one texture of a job: its pictures (one per level, in the
+// type's own bytes) and how it is sampled.
+type texSpec struct {
+	typ     texture.Type
+	pics    []texture.Picture
+	flipY   bool
+	sampler texture.Sampler
+}
+
+// job is one probe's submit.
+type job struct {
+	width, height int
+	format        cl.RenderFormat // of the colour buffer (linear)
+	clearColour   uint32
+	storeZ        bool // also store the Z/stencil buffer (T format)
+	clearZ        uint32
+	clip          *cl.ClipWindow // nil: the whole frame
+	textures      []texSpec
+	draws         []draw
+}
+
+// viewport returns the viewport centre in 1/16 pixel: the frame's centre.
+func (j *job) viewport() (cx, cy int) { return j.width * 8, j.height * 8 }
+
+// The depth mapping every probe uses, OpenGL's default (Mesa
+// vc4_emit.c: CLIPPER_Z_SCALING from the viewport's depth scale and
+// translate): Zs = Zc/Wc·½ + ½.
+const zScale, zOffset = 0.5, 0.5
+
+// at makes a vertex at pixel position (x, y) of the frame (x to the right,
+// y down, both in pixels; they must be multiples of 1/16), depth zs and
+// clip w, with the clip coordinates that the viewport (CLIPPER_XY_SCALING
+// of half the frame, +y down) and the depth mapping turn into the same
+// position: clipped and unclipped vertices then agree.
+func (j *job) at(x, y, zs, w float64, vary ...float32) vertex {
+	cx, cy := j.viewport()
+	xs := math.Round(x*16) - float64(cx)
+	ys := math.Round(y*16) - float64(cy)
+	hw, hh := float64(j.width*8), float64(j.height*8)
+	return vertex{
+		clip: [4]float32{float32(xs / hw * w), float32(ys / hh * w), float32((zs - zOffset) / zScale * w), float32(w)},
+		xs:   int16(xs), ys: int16(ys), zs: float32(zs), invW: float32(1 / w), vary: vary,
+	}
+}
+
+// atClip makes a vertex from clip coordinates, with the screen position
+// and depth the viewport gives them (for vertices the binner may clip).
+func (j *job) atClip(c [4]float64, vary ...float32) vertex {
+	cx, cy := j.viewport()
+	hw, hh := float64(j.width*8), float64(j.height*8)
+	xs := math.Round(c[0] / c[3] * hw)
+	ys := math.Round(c[1] / c[3] * hh)
+	v := vertex{clip: [4]float32{float32(c[0]), float32(c[1]), float32(c[2]), float32(c[3])},
+		zs: float32(c[2]/c[3]*zScale + zOffset), invW: float32(1 / c[3]), vary: vary}
+	// Screen positions outside the 12.4 range are never used: such a
+	// vertex is outside the guard band and the clipper replaces it.
+	v.xs = int16(max(-32768, min(32767, xs)))
+	v.ys = int16(max(-32768, min(32767, ys)))
+	_, _ = cx, cy
+	return v
+}
+
+// rect returns two triangles covering the pixels [x0, x1) × [y0, y1)
+// (corners on pixel corners), counter-clockwise with row 0 at the bottom
+// as every probe but the culling one draws them (and draws both faces).
+func (j *job) rect(x0, y0, x1, y1 int, zs float64, vary func(x, y int) []float32) []vertex {
+	if vary == nil {
+		vary = func(int, int) []float32 { return nil }
+	}
+	v := func(x, y int) vertex { return j.at(float64(x), float64(y), zs, 1, vary(x, y)...) }
+	return []vertex{v(x0, y0), v(x1, y0), v(x0, y1), v(x0, y1), v(x1, y0), v(x1, y1)}
+}
+
+// bothFaces draws every triangle whatever its winding, with no depth test.
+var bothFaces = cl.ConfigurationBits{EnableForwardFacing: true, EnableReverseFacing: true, DepthFunc: cl.DepthFuncAlways}
+
+// image32 is one output of a job: a word per pixel, row 0 first.
+type image32 struct {
+	w, h int
+	kind pixelKind
+	pix  []uint32
+}
+
+// pixelKind says what the words of an image32 hold.
+type pixelKind uint8
+
+const (
+	kindRGBA8888 pixelKind = iota // the tile buffer's colour word, byte 0 first
+	kindBGR565                    // a 16-bit BGR565 pixel in the low half
+	kindZS                        // Z in bits 31:8, stencil in 7:0
+	kindFloat                     // a float32 the shader wrote as its colour
+)
+
+// counter is one performance counter's value after a job.
+type counter struct {
+	event uint8
+	value uint64
+}
+
+// outputs is everything a job leaves to compare.
+type outputs struct {
+	colour   image32
+	z        *image32
+	counters []counter // nil when the kernel has no perfmons
+	dump     string    // the submit, as -dump prints the renderer's
+}
+
+// probeCounters are the performance counters every job reads: those that
+// count work (uapi.PerfcntCountsWork), which a faithful model reproduces.
+var probeCounters = func() []uint8 {
+	var e []uint8
+	for i := uint8(0); i < uapi.PerfcntNumEvents; i++ {
+		if uapi.PerfcntCountsWork(i) {
+			e = append(e, i)
+		}
+	}
+	return e
+}()
+
+// jobWait bounds the wait for a probe's job: it is tiny, so a job still
+// running after this is a hung GPU (the kernel resets it after about 100
+// ms without progress, vc4_gem.c vc4_hangcheck_elapsed).
+const jobWait = 10 * time.Second
+
+// run builds the job on c, submits it, waits, reads back its outputs and
+// frees everything it made.
+func (j *job) run(c uapi.Conn) (out *outputs, err error) {
+	var bos []*gem.BO
+	newBO := func(size int) (*gem.BO, []byte, error) {
+		bo, err := gem.NewBO(c, uint32(size))
+		if err != nil {
+			return nil, nil, err
+		}
+		bos = append(bos, bo)
+		m, err := bo.Map()
+		return bo, m, err
+	}
+	var perfmon *gem.Perfmon
+	defer func() {
+		if perfmon != nil {
+			err = errors.Join(err, perfmon.Close())
+		}
+		for i := len(bos) - 1; i >= 0; i-- {
+			err = errors.Join(err, bos[i].Close())
+		}
+	}()
+
+	var sj submit.Job
+	sj.Reset()
+	// Shaders: the pass-through VS and CS for each varying count, and each
+	// distinct FS.
+	shaderIdx := map[any]uint32{}
+	shaderBO := func(key any, code []uint64) (uint32, error) {
+		if i, ok := shaderIdx[key]; ok {
+			return i, nil
+		}
+		bo, err := gem.NewShaderBO(c, qpu.Bytes(code))
+		if err != nil {
+			return 0, fmt.Errorf("uploading a shader: %w", err)
+		}
+		bos = append(bos, bo)
+		i := sj.AddBO(bo.Handle())
+		shaderIdx[key] = i
+		return i, nil
+	}
+	// Vertex data: every draw's vertices, one after the other.
+	var vdata []byte
+	offsets := make([]int, len(j.draws))
+	for i, d := range j.draws {
+		offsets[i] = len(vdata)
+		for _, v := range d.verts {
+			vdata = appendVertex(vdata, &v, d.fs.varyings)
+		}
+	}
+	vbo, vmem, err := newBO(max(len(vdata), 64))
+	if err != nil {
+		return nil, fmt.Errorf("vertex BO: %w", err)
+	}
+	copy(vmem, vdata)
+	vIdx := sj.AddBO(vbo.Handle())
+
+	// Textures.
+	type texBO struct {
+		index  uint32
+		p0, p1 uint32
+	}
+	texs := make([]texBO, len(j.textures))
+	for i, t := range j.textures {
+		plan, err := texture.NewMipPlan(t.typ, t.pics[0].Width, t.pics[0].Height, len(t.pics))
+		if err != nil {
+			return nil, err
+		}
+		bo, mem, err := newBO(plan.Size())
+		if err != nil {
+			return nil, fmt.Errorf("texture BO: %w", err)
+		}
+		if err := convert.Upload(&plan, mem, t.pics, false); err != nil {
+			return nil, fmt.Errorf("texture upload: %w", err)
+		}
+		mode := texture.FlipByCPU // FLIPY clear: the bytes are sampled as stored
+		if t.flipY {
+			mode = texture.FlipByGPU
+		}
+		p0, p1, err := plan.Params(0, mode, t.sampler)
+		if err != nil {
+			return nil, err
+		}
+		texs[i].index = sj.AddBO(bo.Handle())
+		if texs[i].p0, err = p0.Encode(); err != nil {
+			return nil, err
+		}
+		if texs[i].p1, err = p1.Encode(); err != nil {
+			return nil, err
+		}
+	}
+
+	// Render targets.
+	cpp := 4
+	if j.format != cl.RenderFormatRGBA8888 {
+		cpp = 2
+	}
+	colourLayout, err := texture.NewLayout(texture.Linear, cpp, j.width, j.height)
+	if err != nil {
+		return nil, err
+	}
+	colour, colourMem, err := newBO(colourLayout.Size())
+	if err != nil {
+		return nil, fmt.Errorf("colour buffer: %w", err)
+	}
+	colourIdx := sj.AddBO(colour.Handle())
+	var zsLayout texture.Layout
+	var zsMem []byte
+	var zsIdx uint32
+	if j.storeZ {
+		if zsLayout, err = texture.NewLayout(texture.TFormat, 4, j.width, j.height); err != nil {
+			return nil, err
+		}
+		var zs *gem.BO
+		if zs, zsMem, err = newBO(zsLayout.Size()); err != nil {
+			return nil, fmt.Errorf("Z/stencil buffer: %w", err)
+		}
+		zsIdx = sj.AddBO(zs.Handle())
+	}
+	if v, err := gem.Param(c, uapi.ParamSupportsPerfmon); err == nil && v != 0 {
+		if perfmon, err = gem.NewPerfmon(c, probeCounters...); err != nil {
+			return nil, fmt.Errorf("perfmon: %w", err)
+		}
+		sj.PerfmonID = perfmon.ID()
+	}
+
+	// The bin CL.
+	tx, ty, err := bincl.Tiles(j.width, j.height, false)
+	if err != nil {
+		return nil, err
+	}
+	cx, cy := j.viewport()
+	clip := j.clip
+	if clip == nil {
+		clip = &cl.ClipWindow{Width: uint16(j.width), Height: uint16(j.height)}
+	}
+	first := j.draws[0].config
+	sj.Bin.Begin(&bincl.Prefix{
+		Binning:             cl.TileBinningModeConfig{WidthInTiles: tx, HeightInTiles: ty},
+		PrimitiveListFormat: &cl.PrimitiveListFormat{Type: cl.PrimitiveListTypeTriangles, DataType: cl.PrimitiveListData16BitIndex},
+		ClipWindow:          clip,
+		Configuration:       &first,
+		FlatShadeFlags:      &cl.FlatShadeFlags{Flags: j.draws[0].flat},
+		ViewportOffset:      &cl.ViewportOffset{X: cl.Subpixel(cx), Y: cl.Subpixel(cy)},
+		ClipperXY:           &cl.ClipperXYScaling{HalfWidth: float32(j.width * 8), HalfHeight: float32(j.height * 8)},
+		ClipperZ:            &cl.ClipperZScaling{Scale: zScale, Offset: zOffset},
+	})
+	var shapes []uniforms.Shape
+	for i, d := range j.draws {
+		if i > 0 && d.config != j.draws[i-1].config {
+			bincl.Emit(&sj.Bin, d.config)
+		}
+		if i > 0 && d.flat != j.draws[i-1].flat {
+			bincl.Emit(&sj.Bin, cl.FlatShadeFlags{Flags: d.flat})
+		}
+		n := d.fs.varyings
+		fsIdx, err := shaderBO(d.fs, d.fs.code)
+		if err != nil {
+			return nil, err
+		}
+		vsIdx, err := shaderBO([2]int{0, n}, passVS(n))
+		if err != nil {
+			return nil, err
+		}
+		csIdx, err := shaderBO([2]int{1, 0}, passCS())
+		if err != nil {
+			return nil, err
+		}
+		stride := 4 * (qpu.ShadedClipWords + qpu.ShadedScreenWords + n)
+		rec := shaderrec.GL{NumAttributes: 2}
+		rec.Record = cl.GLShaderRecord{
+			FSSingleThreaded:  !d.fs.threaded,
+			EnableClipping:    true, // as Mesa (vc4_draw.c vc4_emit_gl_shader_state)
+			FSNumVaryings:     uint8(n),
+			VSAttributeSelect: 0b10,
+			VSAttributesSize:  uint8(4 * (qpu.ShadedScreenWords + n)),
+			CSAttributeSelect: 0b01,
+			CSAttributesSize:  4 * (qpu.ShadedClipWords + qpu.ShadedScreenWords),
+		}
+		// Array 0 is the CS's view of the vertex (clip header, Xs|Ys, Zs,
+		// 1/Wc), array 1 the VS's (Xs|Ys onwards): the same bytes.
+		rec.Attributes[0] = cl.AttributeRecord{Address: uint32(offsets[i]),
+			SizeMinusOne: 4*(qpu.ShadedClipWords+qpu.ShadedScreenWords) - 1, Stride: uint8(stride)}
+		rec.Attributes[1] = cl.AttributeRecord{Address: uint32(offsets[i] + 4*qpu.ShadedClipWords),
+			SizeMinusOne: uint8(4*(qpu.ShadedScreenWords+n) - 1), Stride: uint8(stride)}
+		relocs := shaderrec.Relocs{FS: fsIdx, VS: vsIdx, CS: csIdx, Attributes: [8]uint32{vIdx, vIdx}}
+		sj.Bin.Draw(rec.State(), cl.GLArrayPrimitive{Mode: d.mode, Length: uint32(len(d.verts))})
+		if err := sj.ShaderRecs.Add(&rec, &relocs); err != nil {
+			return nil, err
+		}
+		var texIdx []uint32
+		for _, t := range d.samples {
+			texIdx = append(texIdx, texs[t].index)
+		}
+		words := make([]uint32, len(d.unis))
+		sh := uniforms.Shape{Samples: len(d.samples), Uniforms: len(d.unis)}
+		for k, u := range d.unis {
+			switch u.kind {
+			case uniValue:
+				words[k] = u.value
+			case uniP0:
+				words[k] = texs[u.tex].p0
+			case uniP1:
+				words[k] = texs[u.tex].p1
+			}
+			if u.kind != uniValue {
+				s := indexOf(d.samples, u.tex)
+				if sh.Params == nil {
+					sh.Params = make([][]int, len(d.samples))
+				}
+				if s >= 0 {
+					sh.Params[s] = append(sh.Params[s], k)
+				}
+			}
+		}
+		sj.Uniforms.AppendBlock(texIdx, words)
+		sj.Uniforms.AppendBlock(nil, nil)
+		sj.Uniforms.AppendBlock(nil, nil)
+		shapes = append(shapes, sh, uniforms.Shape{}, uniforms.Shape{})
+	}
+	sj.Bin.End()
+	if err := sj.SetFrame(j.width, j.height, false); err != nil {
+		return nil, err
+	}
+	sj.ColorWrite = uapi.SubmitRCLSurface{HIndex: colourIdx,
+		Bits: submit.RenderBits(cl.TileRenderingModeConfig{Format: j.format, Tiling: cl.TilingLinear})}
+	if j.storeZ {
+		sj.ZSWrite = submit.ZSWrite(zsIdx, 0, cl.TilingT)
+	}
+	sj.SetClear(j.clearColour, j.clearZ, 0)
+
+	out = &outputs{}
+	var d bytes.Buffer
+	if bin, err := sj.Bin.Bytes(); err == nil {
+		_ = dump.Job(&d, bin, sj.ShaderRecs.Bytes(), sj.Uniforms.Bytes(), shapes)
+	}
+	fmt.Fprintf(&d, "bo_handles: %v\nframe %d×%d, colour %v linear, clear colour %#08x", sj.BOHandles, j.width, j.height, j.format, j.clearColour)
+	if j.storeZ {
+		fmt.Fprintf(&d, ", Z/S stored (T format), clear Z %#06x", j.clearZ)
+	}
+	fmt.Fprintln(&d)
+	seen := map[*fragment]bool{}
+	for _, dr := range j.draws {
+		if !seen[dr.fs] {
+			seen[dr.fs] = true
+			fmt.Fprintf(&d, "fragment shader %q (%d varyings, threaded %v):\n%s", dr.fs.name, dr.fs.varyings, dr.fs.threaded, qpu.Disassemble(dr.fs.code))
+		}
+	}
+	fmt.Fprintf(&d, "pass-through coordinate shader:\n%s", qpu.Disassemble(passCS()))
+	out.dump = d.String()
+
+	seqno, err := sj.Submit(c)
+	if err != nil {
+		return out, err
+	}
+	w := uapi.WaitSeqno{Seqno: seqno, TimeoutNs: gem.Timeout(jobWait)}
+	if err := gem.WaitForSeqno(c, &w); err != nil {
+		return out, fmt.Errorf("waiting for the job (seqno %d): %w", seqno, err)
+	}
+
+	out.colour = image32{w: j.width, h: j.height, kind: kindRGBA8888, pix: make([]uint32, j.width*j.height)}
+	if cpp == 2 {
+		out.colour.kind = kindBGR565
+	}
+	for y := 0; y < j.height; y++ {
+		for x := 0; x < j.width; x++ {
+			o := colourLayout.Offset(x, y)
+			if cpp == 4 {
+				out.colour.pix[y*j.width+x] = binary.LittleEndian.Uint32(colourMem[o:])
+			} else {
+				out.colour.pix[y*j.width+x] = uint32(binary.LittleEndian.Uint16(colourMem[o:]))
+			}
+		}
+	}
+	if j.storeZ {
+		z := &image32{w: j.width, h: j.height, kind: kindZS, pix: make([]uint32, j.width*j.height)}
+		for y := 0; y < j.height; y++ {
+			for x := 0; x < j.width; x++ {
+				z.pix[y*j.width+x] = binary.LittleEndian.Uint32(zsMem[zsLayout.Offset(x, y):])
+			}
+		}
+		out.z = z
+	}
+	if perfmon != nil {
+		vals, err := perfmon.Values()
+		if err != nil {
+			return out, err
+		}
+		for i, e := range probeCounters {
+			out.counters = append(out.counters, counter{event: e, value: vals[i]})
+		}
+	}
+	return out, nil
+}
+
+func indexOf(s []int, v int) int {
+	for i, x := range s {
+		if x == v {
+			return i
+		}
+	}
+	return -1
+}
+
+// appendVertex appends v's words in the order of qpu.CoordinateFormat
+// followed by the varyings: the CS reads the first seven, the VS the
+// words from Xs|Ys on (qpu.VertexFormat).
+func appendVertex(b []byte, v *vertex, varyings int) []byte {
+	f := qpu.CoordinateFormat(false)
+	words := make([]uint32, f.Words()+varyings)
+	for k := 0; k < qpu.ShadedClipWords; k++ {
+		words[f.ClipAt(k)] = math.Float32bits(v.clip[k])
+	}
+	words[f.XsYsAt()] = qpu.PackXsYs(v.xs, v.ys)
+	words[f.ZsAt()] = math.Float32bits(v.zs)
+	words[f.InvWcAt()] = math.Float32bits(v.invW)
+	for i := 0; i < varyings; i++ {
+		if i < len(v.vary) {
+			words[f.Words()+i] = math.Float32bits(v.vary[i])
+		}
+	}
+	for _, w := range words {
+		b = binary.LittleEndian.AppendUint32(b, w)
+	}
+	return b
+}
