@@ -86,7 +86,9 @@ type draw struct {
 // texSpec is one texture of a job: its pictures (one per level, in the
 // type's own bytes) and how it is sampled.
 type texSpec struct {
-	typ     texture.Type
+	typ texture.Type
+	// pics are in the type's storage grid (texture.Type.Storage): pixels,
+	// or ETC1's 4×4-pixel blocks of 8 bytes.
 	pics    []texture.Picture
 	flipY   bool
 	sampler texture.Sampler
@@ -271,7 +273,11 @@ func (j *job) run(c uapi.Conn) (out *outputs, err error) {
 	}
 	texs := make([]texBO, len(j.textures))
 	for i, t := range j.textures {
-		plan, err := texture.NewMipPlan(t.typ, t.pics[0].Width, t.pics[0].Height, len(t.pics))
+		w, h := t.pics[0].Width, t.pics[0].Height
+		if t.typ == texture.ETC1 {
+			w, h = 4*w, 4*h
+		}
+		plan, err := texture.NewMipPlan(t.typ, w, h, len(t.pics))
 		if err != nil {
 			return nil, err
 		}

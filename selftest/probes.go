@@ -38,6 +38,10 @@ type Probe struct {
 	// needs is a GET_PARAM the kernel must answer non-zero for the probe
 	// to run (e.g. uapi.ParamSupportsThreadedFS), or 0.
 	needs uint32
+	// unmodelled marks a probe the model cannot answer (it refuses the
+	// job): it runs on a real GPU only, and its output goes to the bundle
+	// for the model to learn from.
+	unmodelled bool
 }
 
 // tolerance bounds the difference of float outputs: the error
@@ -55,6 +59,9 @@ func Probes() []*Probe {
 		vpmLayoutProbe(), flatShadeProbe(), varyingProbe(),
 	}
 	for _, t := range textureTypes {
+		list = append(list, textureProbe(t))
+	}
+	for _, t := range unmodelledTypes {
 		list = append(list, textureProbe(t))
 	}
 	list = append(list, bilinearProbe(), mipProbe(), bgr565Probe(false), bgr565Probe(true),
@@ -358,6 +365,12 @@ func varyingProbe() *Probe {
 var textureTypes = []texture.Type{texture.RGBA8888, texture.RGBX8888, texture.RGBA4444, texture.RGBA5551,
 	texture.RGB565, texture.LUMINANCE, texture.ALPHA, texture.LUMALPHA, texture.RGBA32R}
 
+// unmodelledTypes are the texture types the kernel accepts (vc4_validate.c
+// reloc_tex) whose returned words the sources do not give, so the model
+// refuses them (sim/gpu/tmu package doc): a GPU's answer is the only
+// source there is.
+var unmodelledTypes = []texture.Type{texture.ETC1, texture.S16F, texture.S8, texture.S16}
+
 // noise fills a picture with deterministic pseudo-random bytes.
 func noise(p texture.Picture, seed uint32) {
 	x := seed*2654435761 + 1
@@ -372,11 +385,11 @@ func noise(p texture.Picture, seed uint32) {
 func textureProbe(t texture.Type) *Probe {
 	build := func() *job {
 		j := &job{width: 128, height: 128, format: cl.RenderFormatRGBA8888, clearColour: background}
-		cpp := t.BitsPerPixel() / 8
 		// 64×64 is T format (LT below 4 utiles a side; texture.SizeIsLT),
 		// 16×16 LT; RGBA32R is raster whatever its size.
 		for k, size := range []int{64, 16} {
-			pic, _ := texture.NewPicture(size, size, cpp)
+			cpp, gw, gh, _ := t.Storage(size, size)
+			pic, _ := texture.NewPicture(gw, gh, cpp)
 			noise(pic, uint32(t)*7+uint32(size))
 			for f := 0; f < 2; f++ {
 				j.textures = append(j.textures, texSpec{typ: t, pics: []texture.Picture{pic}, flipY: f == 1, sampler: texture.VkcubeSampler})
@@ -393,13 +406,31 @@ func textureProbe(t texture.Type) *Probe {
 	if t.Raster() {
 		layouts = "raster"
 	}
-	return &Probe{
+	p := &Probe{
 		Name:   "tex-" + t.String(),
 		Fact:   fmt.Sprintf("%v texture: %s, FLIPY, texel word", t, layouts),
 		Belief: "the layouts of package texture (doc/hardware.md#texture-formats); each channel expanded to 8 bits, the type's first channel in byte 0 (sim/gpu/tmu package doc, Returned words); FLIPY samples row height−1−t·height",
 		Answer: "four quadrants, the 64- and the 16-texel texture of random bytes, FLIPY clear (left) and set (right), one texel per pixel or per 4×4 pixels with NEAREST: every pixel is one texel's word",
 		build:  build,
 	}
+	if indexOfType(unmodelledTypes, t) >= 0 {
+		p.unmodelled = true
+		p.Belief = "none: the model refuses the type (sim/gpu/tmu package doc, Not modelled); the kernel accepts it (vc4_validate.c reloc_tex)"
+		p.Answer = "the same four quadrants: what the GPU returns, saved in the bundle"
+		if t == texture.ETC1 {
+			p.needs = uapi.ParamSupportsETC1
+		}
+	}
+	return p
+}
+
+func indexOfType(ts []texture.Type, t texture.Type) int {
+	for i, x := range ts {
+		if x == t {
+			return i
+		}
+	}
+	return -1
 }
 
 // 12. Bilinear weights.

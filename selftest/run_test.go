@@ -29,6 +29,12 @@ func TestRunSimulated(t *testing.T) {
 	}
 	refs := 0
 	for _, r := range rep.Rows {
+		if r.Probe.unmodelled {
+			if r.Result != "not modelled (needs a VideoCore IV)" {
+				t.Errorf("%s: %s", r.Probe.Name, r.Result)
+			}
+			continue
+		}
 		if r.Result != "same" {
 			t.Errorf("%s: %s", r.Probe.Name, r.Result)
 		}
@@ -120,4 +126,31 @@ func TestRunWritesBundle(t *testing.T) {
 	if !strings.Contains(string(files["fill-rule/device.trace.jsonl"]), "DRM_IOCTL_VC4_SUBMIT_CL") {
 		t.Error("the trace lacks the submit")
 	}
+}
+
+// On a real GPU a probe the model cannot answer runs on the GPU alone and
+// goes to the bundle without counting as a difference. (Here the "GPU" is
+// a simulated device posing as one, which refuses the job as the model
+// does: the row says so.)
+func TestUnmodelledProbeOnAGPU(t *testing.T) {
+	gpu, err := openSim(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gpu.close()
+	gpu.real = true
+	for _, p := range Probes() {
+		if p.Name != "tex-S8" {
+			continue
+		}
+		row, e := runProbe(p, gpu, nil, nil)
+		if !row.Learned || row.Differs || e.probe != p || len(e.a.trace) == 0 {
+			t.Errorf("row %+v", row)
+		}
+		if !strings.Contains(row.Result, "not modelled; the GPU: the simulated GPU hung") || !strings.Contains(row.Result, "S8") {
+			t.Errorf("result %q", row.Result)
+		}
+		return
+	}
+	t.Fatal("no tex-S8 probe")
 }

@@ -48,6 +48,9 @@ type Row struct {
 	Reference string
 	// Differs is set when either comparison failed.
 	Differs bool
+	// Learned is set when a probe the model cannot answer ran on a real
+	// GPU: its output goes to the bundle.
+	Learned bool
 }
 
 // Report is what a run found.
@@ -130,6 +133,8 @@ func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 		rep.Rows = append(rep.Rows, row)
 		if row.Differs {
 			rep.Differ++
+		}
+		if row.Differs || row.Learned {
 			bundle = append(bundle, entry)
 		}
 		ref := row.Reference
@@ -141,9 +146,18 @@ func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 	if err := tw.Flush(); err != nil {
 		return rep, err
 	}
-	same := len(rep.Rows) - rep.Differ
-	fmt.Fprintf(cfg.Out, "\n%d probes: %d agree, %d differ\n", len(rep.Rows), same, rep.Differ)
-	if rep.Differ == 0 {
+	agree, other := 0, 0
+	for _, r := range rep.Rows {
+		switch {
+		case r.Differs:
+		case r.Learned || strings.HasPrefix(r.Result, "not modelled") || strings.HasPrefix(r.Result, "skipped"):
+			other++
+		default:
+			agree++
+		}
+	}
+	fmt.Fprintf(cfg.Out, "\n%d probes: %d agree, %d differ, %d not compared\n", len(rep.Rows), agree, rep.Differ, other)
+	if len(bundle) == 0 {
 		if dut.real {
 			fmt.Fprintln(cfg.Out, "The GPU agrees with the model on every probe.")
 		}
@@ -155,7 +169,7 @@ func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 		return rep, fmt.Errorf("selftest: writing the bundle: %w", err)
 	}
 	rep.Bundle = cfg.Bundle
-	fmt.Fprintf(cfg.Out, "Wrote %s: the differing probes' jobs, ioctl traces and images, and this machine's kernel and board.\n", cfg.Bundle)
+	fmt.Fprintf(cfg.Out, "Wrote %s: the jobs, ioctl traces and images of the probes that differ or that the model cannot answer, and this machine's kernel and board.\n", cfg.Bundle)
 	fmt.Fprintln(cfg.Out, "Please attach it to a bug report at the project's issue tracker.")
 	return rep, nil
 }
@@ -200,6 +214,23 @@ func runProbe(p *Probe, dut, model *device, perturb func(string, []uint32)) (Row
 		}
 	}
 	j := p.build()
+	if p.unmodelled {
+		if !dut.real {
+			row.Result = "not modelled (needs a VideoCore IV)"
+			return row, bundleEntry{}
+		}
+		a := runOn(p, j, dut)
+		row.Learned = true
+		row.Result = "not modelled: the GPU's answer goes to the bundle"
+		if a.err != nil {
+			row.Result = "not modelled; the GPU: " + a.err.Error()
+		}
+		e := bundleEntry{probe: p, a: a, aName: dut.name, bName: "(the model refuses this job)"}
+		if a.out != nil {
+			e.dump = a.out.dump
+		}
+		return row, e
+	}
 	a := runOn(p, j, dut)
 	b := runOn(p, j, model)
 	entry := bundleEntry{probe: p, a: a, b: b, aName: dut.name, bName: model.name}
