@@ -2,7 +2,9 @@ package selftest
 
 import (
 	"fmt"
+	"io"
 	"math"
+	"strings"
 
 	"github.com/vccube/vccube/cl"
 	q "github.com/vccube/vccube/shaders/qpu"
@@ -594,4 +596,38 @@ func threadProbe() *Probe {
 		build:  build,
 		needs:  uapi.ParamSupportsThreadedFS,
 	}
+}
+
+// Describe writes the probe list in Markdown, as doc/selftest.md holds it:
+// for every probe the fact it settles, the model's belief and where it is
+// written, which outputs answer it, and how it is compared.
+func Describe(w io.Writer) error {
+	var b strings.Builder
+	for _, p := range Probes() {
+		fmt.Fprintf(&b, "### %s: %s\n\n", p.Name, p.Fact)
+		fmt.Fprintf(&b, "- **The model believes**: %s.\n", p.Belief)
+		fmt.Fprintf(&b, "- **Answered by**: %s.\n", p.Answer)
+		var cmp []string
+		switch {
+		case p.unmodelled:
+			cmp = append(cmp, "runs on a real GPU only; its output goes to the bundle")
+		case p.hw.limit > 0:
+			cmp = append(cmp, fmt.Sprintf("with the model: every bit between two simulated devices; with a GPU within an error of %g (%s)", p.hw.limit, p.hw.why))
+		default:
+			cmp = append(cmp, "with the model: every bit, and every counter that counts work")
+		}
+		if p.ref != nil {
+			if p.refTolerance == 0 {
+				cmp = append(cmp, "with the reference rasteriser: every pixel")
+			} else {
+				cmp = append(cmp, fmt.Sprintf("with the reference rasteriser: all but at most %d pixels (the clipped edges' new vertices are rounded by each in its own way)", p.refTolerance))
+			}
+		}
+		if p.needs != 0 {
+			cmp = append(cmp, fmt.Sprintf("runs only where the kernel answers GET_PARAM %d with 1", p.needs))
+		}
+		fmt.Fprintf(&b, "- **Compared**: %s.\n\n", strings.Join(cmp, "; "))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }
