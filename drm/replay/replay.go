@@ -630,13 +630,17 @@ func (r *replayer) compareValues(rec *drm.TraceRecord, vals []uint64) {
 // version replays DRM_IOCTL_VERSION, whose layout depends on the pointer
 // size of the recording machine, with buffers of the recorded sizes.
 func (r *replayer) version(rec *drm.TraceRecord) {
+	// struct drm_version: three ints, then six size_t and char* fields,
+	// aligned to their size (C's layout: 36 bytes with 4-byte pointers,
+	// 64 with 8-byte ones).
 	pb := r.hdr.PointerBytes
-	if pb != 4 && pb != 8 || len(rec.In) != 12+6*pb {
+	base := (12 + pb - 1) / pb * pb
+	if pb != 4 && pb != 8 || len(rec.In) != base+6*pb {
 		r.skip("DRM_IOCTL_VERSION of an unknown layout")
 		return
 	}
 	word := func(b []byte, i int) uintptr { // the i-th pointer-sized field after the three ints
-		o := 12 + i*pb
+		o := base + i*pb
 		if pb == 4 {
 			return uintptr(binary.NativeEndian.Uint32(b[o:]))
 		}

@@ -265,3 +265,46 @@ func TestTraceCarriesWhatReplayNeeds(t *testing.T) {
 			submits, shaders, frames, withData, withoutData)
 	}
 }
+
+// A trace recorded on a 32-bit Pi (4-byte pointers) replays on any
+// machine: DRM_IOCTL_VERSION, the one call whose layout depends on the
+// pointer size, is read with the recording's layout.
+func TestReplayVersionFrom32Bit(t *testing.T) {
+	le := func(words ...uint32) drm.Hex {
+		var b []byte
+		for _, w := range words {
+			b = append(b, byte(w), byte(w>>8), byte(w>>16), byte(w>>24))
+		}
+		return b
+	}
+	// struct drm_version on 32-bit ARM: three ints, then name_len, name,
+	// date_len, date, desc_len, desc (36 bytes).
+	first := drm.TraceRecord{Seq: 1, Op: "ioctl", Name: "DRM_IOCTL_VERSION", Req: 0xc0246400,
+		In: le(0, 0, 0, 0, 0, 0, 0, 0, 0), Out: le(0, 0, 0, 3, 0, 8, 0, 21, 0)}
+	second := drm.TraceRecord{Seq: 2, Op: "ioctl", Name: "DRM_IOCTL_VERSION", Req: 0xc0246400,
+		In: le(0, 0, 0, 3, 0x1000, 8, 0x2000, 21, 0x3000), Out: le(0, 0, 0, 3, 0x1000, 8, 0x2000, 21, 0x3000),
+		Version: &drm.TraceVersionData{Name: "vc4", Date: "20140616", Desc: "Broadcom VC4 graphics"}}
+	var buf bytes.Buffer
+	hdr, _ := json.Marshal(drm.TraceHeader{Format: drm.TraceFormat, Version: drm.TraceVersion, GOARCH: "arm", PointerBytes: 4})
+	buf.Write(append(hdr, '\n'))
+	for _, r := range []drm.TraceRecord{first, second} {
+		b, _ := json.Marshal(&r)
+		buf.Write(append(b, '\n'))
+	}
+	res := run(t, buf.Bytes(), newSim(t, sim.BoardPi3), 10)
+	if res.Replayed != 2 || len(res.Divergences) != 0 {
+		t.Errorf("replayed %d (skipped %v), divergences %v", res.Replayed, res.Skipped, res.Divergences)
+	}
+	// The same record with another name is found.
+	second.Version.Name = "v3d"
+	buf.Reset()
+	buf.Write(append(hdr, '\n'))
+	for _, r := range []drm.TraceRecord{first, second} {
+		b, _ := json.Marshal(&r)
+		buf.Write(append(b, '\n'))
+	}
+	res = run(t, buf.Bytes(), newSim(t, sim.BoardPi3), 10)
+	if len(res.Divergences) != 1 || res.Divergences[0].What != "field name" {
+		t.Errorf("divergences %v, want the name", res.Divergences)
+	}
+}
