@@ -15,6 +15,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/vccube/vccube/uapi"
 )
 
 // bundleEntry is what the bundle holds of a probe that differs.
@@ -67,7 +69,7 @@ func writeBundle(path, sys, table string, entries []bundleEntry) (err error) {
 	}()
 	zw := gzip.NewWriter(tmp)
 	tw := tar.NewWriter(zw)
-	now := time.Now()
+	now := time.Now().Truncate(time.Second)
 	dir := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(path), ".gz"), ".tar")
 	add := func(name string, data []byte) error {
 		h := &tar.Header{Name: dir + "/" + name, Mode: 0o644, Size: int64(len(data)), ModTime: now, Typeflag: tar.TypeReg}
@@ -143,7 +145,7 @@ func addEntry(add func(string, []byte) error, e *bundleEntry) error {
 		}
 		var cs strings.Builder
 		for _, c := range o.counters {
-			fmt.Fprintf(&cs, "%d %d\n", c.event, c.value)
+			fmt.Fprintf(&cs, "%-45s %d\n", uapi.PerfcntName(c.event), c.value)
 		}
 		if err := add(p+side.name+".counters.txt", []byte(cs.String())); err != nil {
 			return err
