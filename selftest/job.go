@@ -133,7 +133,6 @@ func (j *job) at(x, y, zs, w float64, vary ...float32) vertex {
 // atClip makes a vertex from clip coordinates, with the screen position
 // and depth the viewport gives them (for vertices the binner may clip).
 func (j *job) atClip(c [4]float64, vary ...float32) vertex {
-	cx, cy := j.viewport()
 	hw, hh := float64(j.width*8), float64(j.height*8)
 	xs := math.Round(c[0] / c[3] * hw)
 	ys := math.Round(c[1] / c[3] * hh)
@@ -143,7 +142,6 @@ func (j *job) atClip(c [4]float64, vary ...float32) vertex {
 	// vertex is outside the guard band and the clipper replaces it.
 	v.xs = int16(max(-32768, min(32767, xs)))
 	v.ys = int16(max(-32768, min(32767, ys)))
-	_, _ = cx, cy
 	return v
 }
 
