@@ -137,6 +137,9 @@ func Run(tr *drm.TraceReader, c uapi.Conn, o Options) (*Result, error) {
 		default:
 			r.skip("unknown operation " + rec.Op)
 		}
+		if r.damaged != nil {
+			return r.res, r.damaged
+		}
 		if len(r.res.Divergences) >= max(o.MaxDivergences, 1) {
 			r.res.Stopped = true
 			break
@@ -151,6 +154,8 @@ type replayer struct {
 	hdr drm.TraceHeader
 	res *Result
 	pin runtime.Pinner
+	// damaged is set when the trace contradicts itself.
+	damaged error
 
 	handles  map[uint32]uint32 // recorded → replayed
 	seqnos   map[uint64]uint64
@@ -496,6 +501,10 @@ func (r *replayer) prepareSubmit(rec *drm.TraceRecord, arg []byte) bool {
 	}
 	for _, bo := range rec.BOs {
 		if bo.Data != nil {
+			if crc32.ChecksumIEEE(bo.Data) != bo.CRC || len(bo.Data) != bo.Size {
+				r.damaged = fmt.Errorf("record %d: the contents of BO %d do not match their recorded size and checksum: the trace is damaged", rec.Seq, bo.Handle)
+				return false
+			}
 			r.contents[bo.Handle] = bo.Data
 		}
 		data, ok := r.contents[bo.Handle]

@@ -308,3 +308,26 @@ func TestReplayVersionFrom32Bit(t *testing.T) {
 		t.Errorf("divergences %v, want the name", res.Divergences)
 	}
 }
+
+// A trace whose recorded BO contents no longer match their checksum is
+// damaged: the replay stops with an error rather than blame the device.
+func TestReplayRefusesDamagedContents(t *testing.T) {
+	trace := record(t, newSim(t, sim.BoardPi3), 1)
+	lines := bytes.Split(bytes.TrimSuffix(trace, []byte("\n")), []byte("\n"))
+	for i, l := range lines[1:] {
+		var rec drm.TraceRecord
+		if json.Unmarshal(l, &rec) != nil || len(rec.BOs) == 0 {
+			continue
+		}
+		rec.BOs[0].Data[0] ^= 1
+		lines[i+1], _ = json.Marshal(&rec)
+		break
+	}
+	tr, err := drm.NewTraceReader(bytes.NewReader(append(bytes.Join(lines, []byte("\n")), '\n')))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := replay.Run(tr, newSim(t, sim.BoardPi3), replay.Options{}); err == nil || !strings.Contains(err.Error(), "damaged") {
+		t.Errorf("replay of a damaged trace: %v", err)
+	}
+}
