@@ -108,18 +108,18 @@ func openCard(path string) (*device, error) {
 	return &device{conn: f, name: path, info: info.String(), real: true, close: f.Close}, nil
 }
 
-// findCard opens the first vc4 card of dir with VideoCore IV 3D, or
-// returns (nil, nil) when there is none.
-func findCard(dir string) (*device, error) {
+// findCard opens the first vc4 card of dir with VideoCore IV 3D; when
+// there is none it returns nil and why.
+func findCard(dir string) (*device, string, error) {
 	c, card, info, err := gem.OpenVC4(dir)
 	if err != nil {
 		var none *drm.NoCardError
 		if errors.As(err, &none) || errors.Is(err, os.ErrNotExist) {
-			return nil, nil
+			return nil, strings.ReplaceAll(err.Error(), "\n", " "), nil
 		}
-		return nil, err
+		return nil, "", err
 	}
-	return &device{conn: c, name: card.Path, info: info.String(), real: true, close: c.Close}, nil
+	return &device{conn: c, name: card.Path, info: info.String(), real: true, close: c.Close}, "", nil
 }
 
 // noClose is a Conn whose Close does nothing: each probe traces the

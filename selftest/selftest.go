@@ -76,8 +76,12 @@ func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 	switch cfg.Device {
 	case "sim":
 	case "", "auto":
-		if dut, err = findCard(cfg.DRIDir); err != nil {
+		var why string
+		if dut, why, err = findCard(cfg.DRIDir); err != nil {
 			return nil, err
+		}
+		if dut == nil {
+			fmt.Fprintf(cfg.Out, "No VideoCore IV 3D here (%s): the self-test compares two simulated devices.\n", why)
 		}
 	default:
 		if dut, err = openCard(cfg.Device); err != nil {
