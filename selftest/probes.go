@@ -67,7 +67,7 @@ func Probes() []*Probe {
 		list = append(list, textureProbe(t))
 	}
 	list = append(list, bilinearProbe(), mipProbe(), bgr565Probe(false), bgr565Probe(true),
-		sfuProbe(), fmulProbe(), threadProbe())
+		sfuProbe(), fmulProbe(), colourPackProbe(), colourUnpackProbe(), threadProbe())
 	return list
 }
 
@@ -572,7 +572,41 @@ func fmulProbe() *Probe {
 	}
 }
 
-// 17. Thread switches.
+// 17. The mul ALU's colour pack.
+func colourPackProbe() *Probe {
+	build := func() *job {
+		j := &job{width: 64, height: 64, format: cl.RenderFormatRGBA8888, clearColour: 0}
+		j.draws = []draw{{config: bothFaces, mode: cl.PrimitiveModeTriangles, verts: j.rect(0, 0, 64, 64, 0.5, nil), fs: fsColourPack,
+			unis: []uniform{valF(1.0 / 4095)}}}
+		return j
+	}
+	return &Probe{
+		Name:   "colour-pack",
+		Fact:   "float-to-colour pack rounding",
+		Belief: "the byte is x·255 rounded to nearest, ties away from zero, clamped to 0…255 (AG Table 9 says \"round\"; sim/gpu/qpuexec float.go floatToColour; qpuexec package doc)",
+		Answer: "x = (X + 64Y)/4095 over the 4096 pixels packed with the mul ALU's 8888 pack: every pixel's byte; truncation gives one less on about half of them",
+		build:  build,
+	}
+}
+
+// 18. The regfile-A colour unpack.
+func colourUnpackProbe() *Probe {
+	build := func() *job {
+		j := &job{width: 64, height: 64, format: cl.RenderFormatRGBA8888, clearColour: 0}
+		j.draws = []draw{{config: bothFaces, mode: cl.PrimitiveModeTriangles, verts: j.rect(0, 0, 64, 64, 0.5, nil), fs: fsColourUnpack}}
+		return j
+	}
+	return &Probe{
+		Name:   "colour-unpack",
+		Fact:   "colour-byte-to-float unpack rounding",
+		Belief: "byte/255 rounded toward zero, as the ALUs' float results (sim/gpu/qpuexec pack.go colourToFloat; qpuexec package doc)",
+		Answer: "every byte 0…255 unpacked to float and written as float bits: round-to-nearest differs on about half of the bytes",
+		build:  build,
+		floats: true,
+	}
+}
+
+// 19. Thread switches.
 func threadProbe() *Probe {
 	build := func() *job {
 		j := &job{width: 128, height: 64, format: cl.RenderFormatRGBA8888, clearColour: background}

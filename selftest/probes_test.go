@@ -199,3 +199,37 @@ func TestTextureProbesSampleNearest(t *testing.T) {
 		}
 	}
 }
+
+// rtz rounds a float64 to float32 toward zero.
+func rtz(v float64) float32 {
+	f := float32(v)
+	if math.Abs(float64(f)) > math.Abs(v) {
+		f = math.Nextafter32(f, 0)
+	}
+	return f
+}
+
+// The colour-pack probe's bytes are x·255 rounded to nearest, x the
+// product the shader formed (rounded toward zero, as every fmul).
+func TestColourPackProbe(t *testing.T) {
+	_, out := runProbeOnSim(t, "colour-pack")
+	u := float64(float32(1.0 / 4095))
+	for i, w := range out.colour.pix {
+		x := float64(rtz(float64(i) * u))
+		b := uint32(math.Min(255, math.Floor(x*255+0.5)))
+		if w != b*0x01010101 {
+			t.Fatalf("pixel %d: %#08x, want byte %d in all four", i, w, b)
+		}
+	}
+}
+
+// The colour-unpack probe's floats are byte/255 rounded toward zero.
+func TestColourUnpackProbe(t *testing.T) {
+	_, out := runProbeOnSim(t, "colour-unpack")
+	for i, w := range out.colour.pix {
+		want := rtz(float64(i&255) / 255)
+		if got := math.Float32frombits(w); got != want {
+			t.Fatalf("byte %d: %v, want %v", i&255, got, want)
+		}
+	}
+}

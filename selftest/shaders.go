@@ -236,3 +236,35 @@ var fsFMul = mustFS("fmul rounding", 0, false, func(a *q.Asm) {
 	a.I(q.Mov(q.TLBColourAll, q.R0))
 	fsEnd(a)
 })
+
+// fsColourPack writes the mul ALU's float-to-colour pack (pm = 1, AG
+// Table 9, "8888": the colour byte in all four bytes) of x = (X + 64Y)·u,
+// u its uniform (1/4095): a ramp over every colour byte, whose rounding
+// shows.
+var fsColourPack = mustFS("mul colour pack", 0, false, func(a *q.Asm) {
+	a.I(q.Mov(q.R0, q.XCoord))
+	a.I(q.Mov(q.R1, q.YCoord))
+	a.I(q.Shl(q.R1, q.R1, q.SmallInt(6)))
+	a.I(q.Add(q.R0, q.R0, q.R1))
+	a.I(q.IToF(q.R0, q.R0))
+	a.I(q.Mov(q.R1, q.Unif))
+	a.I(q.FMul(q.R0, q.R0, q.R1))
+	a.I(q.FMul(q.TLBColourAll.ColourPack(q.PackMul8888), q.R0, q.SmallFloat(1)))
+	fsEnd(a)
+})
+
+// fsColourUnpack writes the bits of the float a float op reads through
+// the regfile-A unpack 8a (pm = 0, AG Table 6: a colour byte to float)
+// from a register holding (X + 64Y) & 255.
+var fsColourUnpack = mustFS("regfile-A colour unpack", 0, false, func(a *q.Asm) {
+	a.I(q.Mov(q.R0, q.XCoord))
+	a.I(q.Mov(q.R1, q.YCoord))
+	a.I(q.Shl(q.R1, q.R1, q.SmallInt(6)))
+	a.I(q.Add(q.R0, q.R0, q.R1))
+	a.I(q.LoadImm(q.R1, 255))
+	a.I(q.And(q.RA(1), q.R0, q.R1))
+	a.I()
+	a.I(q.FMul(q.R0, q.RA(1).Unpack(q.Unpack8A), q.SmallFloat(1)))
+	a.I(q.Mov(q.TLBColourAll, q.R0))
+	fsEnd(a)
+})
