@@ -16,11 +16,11 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/vccube/vccube/cmd/vccube/report"
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/internal/imgcmp"
 	"github.com/vccube/vccube/internal/refrender"
+	"github.com/vccube/vccube/report"
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/sim/display"
 	"github.com/vccube/vccube/sim/gpu"

@@ -12,12 +12,12 @@ import (
 
 	"github.com/vccube/vccube/cmd/vccube/internal/bench"
 	"github.com/vccube/vccube/cmd/vccube/internal/keys"
-	"github.com/vccube/vccube/cmd/vccube/report"
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/math/scene"
 	"github.com/vccube/vccube/present"
 	"github.com/vccube/vccube/record"
 	"github.com/vccube/vccube/render"
+	"github.com/vccube/vccube/report"
 	"github.com/vccube/vccube/termview"
 	"github.com/vccube/vccube/texture"
 	"github.com/vccube/vccube/texture/imagefile"

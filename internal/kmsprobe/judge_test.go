@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vccube/vccube/cmd/vccube/report"
 	"github.com/vccube/vccube/internal/imgcmp"
+	"github.com/vccube/vccube/report"
 )
 
 // recorded reads the console log of a real run (see testdata/README.md).

@@ -16,7 +16,7 @@
 // before once it ends, optionally sending SIGTERM mid-run; it prints one
 // report line starting with "@@kmsprobe " that carries the command's own
 // report (kmsprobe present's, or vccube's -json report, whose schema is
-// package cmd/vccube/report) and, with -attach, a file such as a captured
+// package report) and, with -attach, a file such as a captured
 // frame. judge reads those lines from a console log and decides.
 //
 // It is a test program of the project, not the product.

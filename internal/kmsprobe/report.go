@@ -9,7 +9,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/vccube/vccube/cmd/vccube/report"
+	"github.com/vccube/vccube/report"
 )
 
 // ReportPrefix starts every supervisor's report line, so the judge finds
@@ -91,7 +91,7 @@ type PresentReport struct {
 // carries the command's own report: whatever the command printed on
 // stdout, kept as JSON (Report) when it is one JSON object — kmsprobe
 // present's PresentReport or vccube's -json report (package
-// cmd/vccube/report) — and as text (Stdout) otherwise.
+// report) — and as text (Stdout) otherwise.
 type SuperviseReport struct {
 	Kind        string `json:"kind"` // "supervise"
 	Command     string `json:"command"`

@@ -5,7 +5,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/vccube/vccube/cmd/vccube/report"
+	"github.com/vccube/vccube/report"
 	"golang.org/x/sys/unix"
 )
 

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vccube/vccube/cmd/vccube/report"
+	"github.com/vccube/vccube/report"
 )
 
 // Bucket boundaries worked out by hand: exact below 1024 µs; 1024–2047 µs

@@ -3,8 +3,8 @@ package bench
 import (
 	"time"
 
-	"github.com/vccube/vccube/cmd/vccube/report"
 	"github.com/vccube/vccube/present"
+	"github.com/vccube/vccube/report"
 )
 
 // Pacing follows the page flips of a run beyond present.Stats: it checks
