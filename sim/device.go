@@ -111,6 +111,8 @@ type Device struct {
 	nextID     uint64
 	traceMu    sync.Mutex
 	closed     bool
+
+	log kernelLog // the tail of what the kernel printed (KernelLog)
 }
 
 // New creates a device.
@@ -227,4 +229,7 @@ func (d *Device) OpenWith(o OpenOptions) (*File, error) {
 	return f, nil
 }
 
-func (d *Device) kernelLog(line string) { d.trace("kernel: %s", line) }
+func (d *Device) kernelLog(line string) {
+	d.log.add(logLine{text: line})
+	d.trace("kernel: %s", line)
+}

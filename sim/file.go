@@ -144,6 +144,9 @@ func (f *File) Ioctl(req uapi.Request, arg unsafe.Pointer) error {
 		if f.dev.opts.Trace != nil {
 			f.traceResult(req, desc, in, kbuf[:outSize], err)
 		}
+		if err != nil {
+			f.dev.logRefusal(desc.name, err)
+		}
 	}
 	if pooled != nil {
 		kdataPool.Put(pooled)

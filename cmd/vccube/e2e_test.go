@@ -41,7 +41,9 @@ const moduleRoot = "../.."
 // PAGE_FLIP returns, so frames are paced exactly as at the mode's refresh
 // rate without the test waiting for real vblanks.
 type testDevice struct {
-	t    testing.TB
+	t testing.TB
+	*sim.System
+	// dev, gpu and disp are the System's parts.
 	dev  *sim.Device
 	gpu  *gpu.GPU
 	disp *display.Display
@@ -67,16 +69,11 @@ func newTestDisplay(t testing.TB, opts sim.Options, dopts display.Options) *test
 		// (the tests also run on GOARCH=arm under qemu).
 		opts.CMASize = 64 << 20
 	}
-	g := gpu.New(gpu.Options{})
-	disp := display.New(dopts)
-	opts.GPU, opts.Display = g, disp
-	dev, err := sim.New(opts)
+	s, err := sim.NewSystem(sim.SystemOptions{Device: opts, Display: dopts})
 	if err != nil {
-		disp.Close()
-		g.Close()
 		t.Fatal(err)
 	}
-	d := &testDevice{t: t, dev: dev, gpu: g, disp: disp}
+	d := &testDevice{t: t, System: s, dev: s.Device, gpu: s.GPU, disp: s.Display}
 	t.Cleanup(d.close)
 	return d
 }
@@ -84,11 +81,7 @@ func newTestDisplay(t testing.TB, opts sim.Options, dopts display.Options) *test
 // close shuts the device down (once); tests that make many devices call
 // it as soon as they are done with one.
 func (d *testDevice) close() {
-	d.closeOnce.Do(func() {
-		d.dev.Close() // and its CMA pool
-		d.disp.Close()
-		d.gpu.Close()
-	})
+	d.closeOnce.Do(func() { d.System.Close() })
 }
 
 // opener opens a file on the device for the program. Closing it records
@@ -113,6 +106,10 @@ type watchedFile struct {
 	*sim.File
 	d *testDevice
 }
+
+// KernelLog is the program's view of what the simulated kernel printed,
+// as on the device the program opens itself (simConn).
+func (w *watchedFile) KernelLog() []string { return w.d.KernelLog() }
 
 func (w *watchedFile) Close() error {
 	w.d.mu.Lock()

@@ -5,7 +5,6 @@ import (
 
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/sim/display"
-	"github.com/vccube/vccube/sim/gpu"
 	"github.com/vccube/vccube/uapi"
 )
 
@@ -14,50 +13,33 @@ import (
 type simOpener func() (uapi.Conn, error)
 
 // defaultSim opens the simulated device the program runs on when there is
-// no VideoCore IV: a Pi 3's vc4 (package sim) with the GPU model
-// (sim/gpu) and an HDMI monitor (sim/display) whose vblanks come in real
-// time, so frames are paced as on a Pi.
+// no VideoCore IV: a Pi 3's vc4 with the GPU model and an HDMI monitor
+// (sim.NewSystem) whose vblanks come in real time, so frames are paced as
+// on a Pi.
 func defaultSim() (uapi.Conn, error) {
-	return newSim(sim.Options{}, display.Options{Clock: display.RealClock})
-}
-
-// newSim makes a simulated device with the GPU model and a display and
-// opens a file on it; closing that file shuts the device down.
-func newSim(opts sim.Options, dopts display.Options) (uapi.Conn, error) {
-	g := gpu.New(gpu.Options{})
-	disp := display.New(dopts)
-	opts.GPU, opts.Display = g, disp
-	dev, err := sim.New(opts)
+	s, err := sim.NewSystem(sim.SystemOptions{Display: display.Options{Clock: display.RealClock}})
 	if err != nil {
-		disp.Close()
-		g.Close()
 		return nil, err
 	}
-	f, err := dev.Open()
+	f, err := s.Open()
 	if err != nil {
-		dev.Close()
-		disp.Close()
-		g.Close()
+		s.Close()
 		return nil, err
 	}
-	return &simConn{File: f, dev: dev, disp: disp, gpu: g}, nil
+	return &simConn{File: f, sys: s}, nil
 }
 
 // simConn is the program's file on a simulated device it owns: closing the
-// file also shuts down the device, its display and its GPU model.
+// file also shuts the device down.
 type simConn struct {
 	*sim.File
-	dev  *sim.Device
-	disp *display.Display
-	gpu  *gpu.GPU
+	sys *sim.System
 }
 
-// Close closes the file, then the device, the display and the GPU model.
+// Close closes the file, then the device, its display and its GPU model.
 func (c *simConn) Close() error {
-	err := c.File.Close()
-	// The device's Close releases its CMA pool (its mapping and
-	// descriptor) too.
-	err = errors.Join(err, c.dev.Close(), c.disp.Close())
-	c.gpu.Close()
-	return err
+	return errors.Join(c.File.Close(), c.sys.Close())
 }
+
+// KernelLog returns what the simulated kernel printed (sim.Device.KernelLog).
+func (c *simConn) KernelLog() []string { return c.sys.KernelLog() }
