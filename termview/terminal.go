@@ -15,6 +15,9 @@ func IsTerminal(f *os.File) bool {
 
 // termSize asks the terminal f for its size (TIOCGWINSZ, tty_ioctl(4)).
 // It goes through SyscallConn so that the file keeps its blocking mode.
+// (golang.org/x/term's GetSize makes the same ioctl but returns only the
+// columns and rows; the view also needs ws_xpixel and ws_ypixel, the
+// window's size in pixels, for the cells' aspect ratio: layout.go.)
 func termSize(f *os.File) (Size, error) {
 	rc, err := f.SyscallConn()
 	if err != nil {

@@ -3,17 +3,25 @@
 // cube/cube.c, the key handlers of each window system: the arrows add or
 // subtract spin_increment, 0.2 degrees per frame, to spin_angle).
 //
-// The terminal is put in non-canonical mode without echo, so that each key
-// arrives as soon as it is pressed, and is restored on exit. Signals stay
-// on (ISIG): Ctrl-C still sends SIGINT, which the program turns into a
-// clean exit that restores the display.
+// The terminal is put in raw mode with golang.org/x/term (cfmakeraw's
+// settings, termios(3)), so that each key arrives as soon as it is
+// pressed, and is restored on exit. Raw mode also turns off the
+// terminal's signal keys (ISIG) and its output processing (OPOST, which
+// turns "\n" into "\r\n"). So Read raises SIGINT itself when it reads
+// Ctrl-C, as the terminal would have, and the program then ends cleanly
+// and restores the display; a program that prints while the terminal is
+// raw writes "\r\n" (CRLF). Ctrl-Z and Ctrl-\ do nothing while the cube
+// runs: suspending or dumping the process would leave the display and the
+// terminal as the program had set them.
 package keys
 
 import (
 	"errors"
+	"io"
 	"os"
 
 	"golang.org/x/sys/unix"
+	"golang.org/x/term"
 )
 
 // Key is a key the program acts on.
@@ -26,6 +34,7 @@ const (
 	Right     // faster: spin +0.2° per frame
 	Pause     // space: stop or restart the cube
 	Quit      // q or Escape
+	Interrupt // Ctrl-C (ETX, 0x03): Read raises SIGINT for it
 )
 
 // String names the key.
@@ -39,11 +48,16 @@ func (k Key) String() string {
 		return "pause"
 	case Quit:
 		return "quit"
+	case Interrupt:
+		return "interrupt"
 	}
 	return "none"
 }
 
-const esc = 0x1b
+const (
+	esc   = 0x1b
+	ctrlC = 0x03 // what Ctrl-C sends when the terminal does not turn it into SIGINT
+)
 
 // Decode appends to dst the keys in one read from the terminal and returns
 // the extended slice. Arrows come as CSI or SS3 sequences (ESC [ C, ESC O C
@@ -51,7 +65,7 @@ const esc = 0x1b
 // with parameters (ESC [ 1 ; 5 C); an Escape that does not start such a
 // sequence is the Escape key, and so is an ESC at the very end of b. A
 // sequence cut short at the end of b is ignored (Read keeps such a tail for
-// the next read). Other bytes are ignored.
+// the next read). Ctrl-C is Interrupt. Other bytes are ignored.
 func Decode(dst []Key, b []byte) []Key {
 	for i := 0; i < len(b); i++ {
 		switch c := b[i]; c {
@@ -59,6 +73,8 @@ func Decode(dst []Key, b []byte) []Key {
 			dst = append(dst, Quit)
 		case ' ':
 			dst = append(dst, Pause)
+		case ctrlC:
+			dst = append(dst, Interrupt)
 		case esc:
 			n, final, _ := escape(b[i:])
 			switch {
@@ -114,37 +130,29 @@ func incompleteTail(b []byte) int {
 }
 
 // IsTerminal reports whether fd is a terminal.
-func IsTerminal(fd int) bool {
-	_, err := unix.IoctlGetTermios(fd, unix.TCGETS)
-	return err == nil
-}
+func IsTerminal(fd int) bool { return term.IsTerminal(fd) }
 
-// Terminal is a terminal in key-at-a-time mode.
+// Terminal is a terminal in raw mode.
 type Terminal struct {
 	fd    int
-	saved unix.Termios
+	saved *term.State
 	done  bool
 }
 
 // ErrNotTerminal is returned by Raw for a file that is not a terminal.
 var ErrNotTerminal = errors.New("keys: not a terminal")
 
-// Raw switches the terminal fd to key-at-a-time input without echo (clears
-// ICANON and ECHO, VMIN 1, VTIME 0; termios(3)) and returns it; Restore
-// puts the saved settings back.
+// Raw switches the terminal fd to raw mode (term.MakeRaw) and returns
+// it; Restore puts the saved settings back.
 func Raw(fd int) (*Terminal, error) {
-	saved, err := unix.IoctlGetTermios(fd, unix.TCGETS)
-	if err != nil {
+	if !term.IsTerminal(fd) {
 		return nil, ErrNotTerminal
 	}
-	raw := *saved
-	raw.Lflag &^= unix.ICANON | unix.ECHO
-	raw.Cc[unix.VMIN] = 1
-	raw.Cc[unix.VTIME] = 0
-	if err := unix.IoctlSetTermios(fd, unix.TCSETS, &raw); err != nil {
+	saved, err := term.MakeRaw(fd)
+	if err != nil {
 		return nil, err
 	}
-	return &Terminal{fd: fd, saved: *saved}, nil
+	return &Terminal{fd: fd, saved: saved}, nil
 }
 
 // Restore puts the terminal back as Raw found it; later calls do nothing.
@@ -153,12 +161,48 @@ func (t *Terminal) Restore() error {
 		return nil
 	}
 	t.done = true
-	return unix.IoctlSetTermios(t.fd, unix.TCSETS, &t.saved)
+	return term.Restore(t.fd, t.saved)
+}
+
+// CRLF returns w, or, while t is raw, a writer that ends each line with
+// "\r\n" as the terminal's own output processing did: for what the
+// program prints to the same terminal while the keys are read.
+func (t *Terminal) CRLF(w io.Writer) io.Writer {
+	if t == nil || t.done {
+		return w
+	}
+	return &crlfWriter{w: w, t: t}
+}
+
+// crlfWriter writes "\r\n" for each "\n" while its terminal is raw.
+type crlfWriter struct {
+	w   io.Writer
+	t   *Terminal
+	buf []byte
+}
+
+func (c *crlfWriter) Write(p []byte) (int, error) {
+	if c.t.done {
+		return c.w.Write(p)
+	}
+	c.buf = c.buf[:0]
+	for _, b := range p {
+		if b == '\n' {
+			c.buf = append(c.buf, '\r')
+		}
+		c.buf = append(c.buf, b)
+	}
+	if _, err := c.w.Write(c.buf); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // Read reads keys from f until it fails, sending each on ch; it closes ch
 // at the end. Run it on its own goroutine: a read from a terminal blocks
-// until a key is pressed.
+// until a key is pressed. Ctrl-C is not sent: Read raises SIGINT for it at
+// once, as a terminal not in raw mode does, so that it ends the program
+// even while the frame loop is not reading ch.
 //
 // A terminal writes each key's sequence at once, but keys pile up while
 // ch is full (an arrow held down, a paste), and then a read that fills
@@ -183,6 +227,10 @@ func Read(f *os.File, ch chan<- Key) {
 		ks = Decode(ks[:0], buf[:end])
 		held = copy(buf[:], buf[end:n])
 		for _, k := range ks {
+			if k == Interrupt {
+				unix.Kill(unix.Getpid(), unix.SIGINT)
+				continue
+			}
 			ch <- k
 		}
 		if err != nil {

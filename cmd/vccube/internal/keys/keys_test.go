@@ -1,8 +1,11 @@
 package keys
 
 import (
+	"bytes"
 	"os"
+	"os/signal"
 	"reflect"
+	"syscall"
 	"testing"
 )
 
@@ -23,6 +26,7 @@ func TestDecode(t *testing.T) {
 		{"x\x1b[Dq", []Key{Left, Quit}},
 		{"\x1b\x1b[C", []Key{Quit, Right}},
 		{"\x1b[", nil}, // cut short: ignored
+		{"\x03", []Key{Interrupt}},
 	} {
 		got := Decode(nil, []byte(c.in))
 		if !reflect.DeepEqual(got, c.want) {
@@ -111,5 +115,52 @@ func TestReadSequencesCutByTheBuffer(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %d keys %v\nwant %d keys %v", len(got), got, len(want), want)
+	}
+}
+
+// Ctrl-C, which raw mode no longer turns into SIGINT, makes Read raise
+// SIGINT itself; it is not sent as a key.
+func TestReadRaisesSIGINTForCtrlC(t *testing.T) {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT)
+	defer signal.Stop(sigs)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	ch := make(chan Key, 8)
+	go Read(r, ch)
+	w.Write([]byte("\x03q"))
+	w.Close()
+	// The signal is raised before the next key is sent: once q is
+	// here, SIGINT was sent (its delivery to the channel is the
+	// runtime's, so wait for it without a deadline of our own).
+	if k := <-ch; k != Quit {
+		t.Errorf("key %v, want quit (Ctrl-C is not a key)", k)
+	}
+	<-sigs
+	if _, ok := <-ch; ok {
+		t.Error("more keys than q")
+	}
+}
+
+// The CRLF writer ends lines with CR LF while the terminal is raw, and
+// passes bytes through once it is restored.
+func TestCRLF(t *testing.T) {
+	var out bytes.Buffer
+	raw := &Terminal{}
+	w := raw.CRLF(&out)
+	if n, err := w.Write([]byte("a\nb\n")); n != 4 || err != nil {
+		t.Errorf("Write: %d, %v", n, err)
+	}
+	raw.done = true
+	w.Write([]byte("c\n"))
+	if got := out.String(); got != "a\r\nb\r\nc\n" {
+		t.Errorf("%q", got)
+	}
+	var none *Terminal
+	if none.CRLF(&out) != &out {
+		t.Error("no terminal: CRLF must return the writer itself")
 	}
 }
