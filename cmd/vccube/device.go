@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/gem"
@@ -16,7 +17,14 @@ type gpuDevice struct {
 	name string      // "sim" or the node's path, for reports
 	info gem.V3DInfo // the 3D engine
 	sim  bool
+	// kernelLog, on the simulated device, returns what its kernel
+	// printed (sim.Device.KernelLog); nil elsewhere.
+	kernelLog func() []string
 }
+
+// kernelLogger is the simulated device's file as the program opens it
+// (simConn): it can say what the simulated kernel printed.
+type kernelLogger interface{ KernelLog() []string }
 
 // openGPU opens the device -device names (doc/kernel.md#probing-the-device
 // for the probe): "auto" takes the first vc4 card of e.driDir with VideoCore IV 3D
@@ -69,7 +77,11 @@ func openSim(e *env) (*gpuDevice, error) {
 		c.Close()
 		return nil, fmt.Errorf("the simulated device cannot render the cube: %w", err)
 	}
-	return &gpuDevice{conn: c, name: "sim", info: info, sim: true}, nil
+	d := &gpuDevice{conn: c, name: "sim", info: info, sim: true}
+	if kl, ok := c.(kernelLogger); ok {
+		d.kernelLog = kl.KernelLog
+	}
+	return d, nil
 }
 
 // openDisplay opens the card -display names, for KMS only.
@@ -94,4 +106,24 @@ func oneLine(err error) string {
 		}
 	}
 	return string(s)
+}
+
+// explain replaces the advice to read dmesg, which a refused ioctl of a
+// real kernel carries (gem's hint for the validators), with what the
+// simulated kernel logged for that ioctl when the run is on the simulated
+// device: there is no dmesg to read there, and the reason is at hand.
+// Other errors pass unchanged.
+func (p *program) explain(err error) error {
+	var de *drm.Error
+	if err == nil || p.gpu == nil || p.gpu.kernelLog == nil || !errors.As(err, &de) || !strings.Contains(de.Hint, "dmesg") {
+		return err
+	}
+	log := p.gpu.kernelLog()
+	for i := len(log) - 1; i >= 0; i-- {
+		if reason, ok := strings.CutPrefix(log[i], de.Op+": "); ok {
+			de.Hint = fmt.Sprintf("The simulated kernel refused it and logged %q", reason)
+			return err
+		}
+	}
+	return err
 }

@@ -5,8 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
+	"github.com/vccube/vccube/math/scene"
 	"github.com/vccube/vccube/present"
 	"github.com/vccube/vccube/record"
 )
@@ -38,6 +40,8 @@ type config struct {
 	replay       string // "" or the trace -replay plays back (tools.go)
 	selftest     bool   // -selftest (tools.go)
 	bundle       string // where -selftest writes its bundle on a difference
+	// given holds the flags the command line set, by name.
+	given map[string]bool
 }
 
 // recordFrames is the length of a -record run when -frames is not given:
@@ -88,26 +92,29 @@ func parseArgs(args []string, help io.Writer) (*config, error) {
 	fs.StringVar(&c.display, "display", "", "show frames on another KMS `card` such as /dev/dri/card1 (frames are copied into its dumb buffers); default: the GPU's own display")
 	fs.StringVar(&c.connector, "connector", "", "connector `NAME` such as HDMI-A-1; default: the first connected")
 	fs.StringVar(&c.modeText, "mode", "", "display mode `WxH[@Hz]` such as 1280x720 or 1280x720@60; default: the display's preferred mode (1920x1080 with -vsync=false)")
-	fs.Uint64Var(&c.frames, "frames", 0, "stop after `N` frames; 0 runs until stopped")
+	fs.Var(countFlag{&c.frames, "a number of frames, 0 or more (0 runs until stopped)"}, "frames", "stop after `N` frames; 0 runs until stopped")
 	fs.BoolVar(&c.benchmark, "benchmark", false, "print kmscube's \"Rendered N frames in S sec (F fps)\" line every 2 s, then frame-time percentiles, page flips and GPU performance counters")
 	fs.BoolVar(&c.vsync, "vsync", true, "show frames with page flips on vblank; -vsync=false only renders (submit and wait, no display), measuring the GPU path alone")
 	fs.BoolVar(&c.json, "json", false, "print the end-of-run report as one JSON object on stdout (implies the -benchmark numbers)")
 	fs.StringVar(&c.capture, "capture", "", "write a rendered frame to `FILE.png` (RGB)")
-	fs.Int64Var(&c.captureFrame, "capture-frame", -1, "the frame number `K` -capture writes (frame 0 is the cube unturned); default: the last frame rendered")
+	c.captureFrame = -1
+	fs.Var(frameFlag{&c.captureFrame}, "capture-frame", "the frame number `K` -capture writes (frame 0 is the cube unturned); default: the last frame rendered")
 	fs.StringVar(&c.texture, "texture", "", "texture `FILE` (PNG, JPEG, GIF or binary PPM, up to 2048x2048); default: the built-in test texture")
 	fs.BoolVar(&c.flipY, "flipy", true, "let the GPU flip the texture (FLIPY); -flipy=false flips its rows on the CPU instead (same picture)")
 	fs.BoolVar(&c.dump, "dump", false, "print the first frame's control list, shader records, uniforms and the shaders' disassembly")
 	fs.StringVar(&c.pipeline, "pipeline", "gl", "`gl` (vertex and coordinate shaders on the QPUs) or nv (CPU-shaded vertices, which the Linux vc4 driver refuses; shows why)")
 	fs.BoolVar(&c.view, "view", true, "on the simulated device's display, show the cube live in the terminal (24-bit colour, two pixels per character) when stdout is a terminal; the mode is then 640x480 unless -mode says otherwise")
 	fs.StringVar(&c.record, "record", "", "write the frames as an animated `FILE.gif` (90 frames, one full turn that loops, unless -frames says otherwise)")
-	fs.IntVar(&c.recordScale, "record-scale", 1, fmt.Sprintf("shrink the -record frames by this whole `factor` (1 to %d), averaging each block of pixels", record.MaxScale))
+	c.recordScale = 1
+	fs.Var(intFlag{&c.recordScale, fmt.Sprintf("a whole factor from 1 to %d", record.MaxScale)}, "record-scale", fmt.Sprintf("shrink the -record frames by this whole `factor` (1 to %d), averaging each block of pixels", record.MaxScale))
 	fs.StringVar(&c.trace, "trace", "", "write every ioctl vccube makes to `FILE` (JSON lines; FILE.gz is compressed): the request, the argument's bytes before and after, the result, and what a replay needs (control lists, BO contents at each submit, a checksum of each frame); -replay FILE plays it back")
 	fs.StringVar(&c.replay, "replay", "", "play the GPU calls of a -trace `FILE` back on -device (the simulated device when there is no VideoCore IV) and report the first calls answered differently: errno, returned fields, rendered frames")
 	fs.BoolVar(&c.selftest, "selftest", false, "run small probe jobs on the GPU and on the simulated device in this process, compare their pixels and counters, print a table, and write a bundle for a bug report on any difference")
 	fs.StringVar(&c.bundle, "selftest-bundle", "vccube-selftest.tar.gz", "the `FILE.tar.gz` -selftest writes when a probe differs: the probes' jobs, images and ioctl traces, and the kernel and board, for a bug report")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to `FILE` (runtime/pprof; read it with go tool pprof), to see where a slow frame goes")
 	fs.StringVar(&c.memProfile, "memprofile", "", "write a memory profile to `FILE` at the end of the run: every allocation since the start, by the code that made it (go tool pprof -sample_index=alloc_space)")
-	fs.IntVar(&c.buffers, "buffers", 2, "scanout `buffers` in the swap chain: 2 (double buffering) or 3 (triple: the next frame is drawn while the last one waits for its vblank, so a frame now and then slower than a refresh period does not cost a vblank; one frame more latency)")
+	c.buffers = 2
+	fs.Var(intFlag{&c.buffers, "2 (double buffering) or 3 (triple buffering)"}, "buffers", "scanout `buffers` in the swap chain: 2 (double buffering) or 3 (triple: the next frame is drawn while the last one waits for its vblank, so a frame now and then slower than a refresh period does not cost a vblank; one frame more latency)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(help, usageHead)
@@ -119,6 +126,12 @@ func parseArgs(args []string, help io.Writer) (*config, error) {
 	}
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	c.given = given
+	switch {
+	case c.device == "auto" || c.device == "sim" || strings.Contains(c.device, "/"):
+	default:
+		return nil, fmt.Errorf("-device %q: give auto, sim or a DRM card such as /dev/dri/card0", c.device)
+	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q (flags start with -; see -help)", fs.Arg(0))
 	}
@@ -126,6 +139,9 @@ func parseArgs(args []string, help io.Writer) (*config, error) {
 		return nil, err
 	}
 	var err error
+	if err := checkFrameSize(c.modeText); err != nil {
+		return nil, err
+	}
 	if c.mode, err = present.ParseModeSpec(c.modeText); err != nil {
 		return nil, fmt.Errorf("-mode %q: %w", c.modeText, err) // the error shows the form to write
 	}
@@ -198,4 +214,90 @@ func (c *config) recordFPS() float64 {
 		return float64(c.mode.RefreshMilliHz) / 1000
 	}
 	return record.DefaultFPS
+}
+
+// checkFrameSize refuses a -mode whose width or height is larger than
+// any frame the renderer draws (scene.MaxViewportSize), whatever else
+// is wrong with it, so that a too-large mode meets one limit, said in
+// the user's terms, rather than the mode syntax's or the renderer's
+// (the viewport's fixed-point range) depending on its size.
+func checkFrameSize(mode string) error {
+	size, _, _ := strings.Cut(strings.ToLower(mode), "@")
+	w, h, ok := strings.Cut(size, "x")
+	if !ok {
+		return nil // ParseModeSpec says what is wrong
+	}
+	for _, v := range []string{w, strings.TrimSuffix(h, "i")} {
+		if n, err := strconv.ParseUint(v, 10, 64); err == nil && n > scene.MaxViewportSize ||
+			errors.Is(err, strconv.ErrRange) {
+			return fmt.Errorf("-mode %s: vccube draws frames of at most %dx%d pixels; give a smaller -mode", mode,
+				scene.MaxViewportSize, scene.MaxViewportSize)
+		}
+	}
+	return nil
+}
+
+// countFlag is a flag of a count that is 0 or more; want says what to
+// give, for the message of a value that is not one.
+type countFlag struct {
+	p    *uint64
+	want string
+}
+
+func (f countFlag) String() string {
+	if f.p == nil {
+		return "0"
+	}
+	return strconv.FormatUint(*f.p, 10)
+}
+
+func (f countFlag) Set(s string) error {
+	n, err := strconv.ParseUint(s, 0, 64)
+	if err != nil {
+		return fmt.Errorf("give %s", f.want)
+	}
+	*f.p = n
+	return nil
+}
+
+// intFlag is a whole-number flag whose message says what to give.
+type intFlag struct {
+	p    *int
+	want string
+}
+
+func (f intFlag) String() string {
+	if f.p == nil {
+		return "0"
+	}
+	return strconv.Itoa(*f.p)
+}
+
+func (f intFlag) Set(s string) error {
+	n, err := strconv.ParseInt(s, 0, 32)
+	if err != nil {
+		return fmt.Errorf("give %s", f.want)
+	}
+	*f.p = int(n)
+	return nil
+}
+
+// frameFlag is -capture-frame: a frame number, 0 or more; its default
+// (-1, the last frame) is not shown as a number.
+type frameFlag struct{ p *int64 }
+
+func (f frameFlag) String() string {
+	if f.p == nil || *f.p < 0 {
+		return ""
+	}
+	return strconv.FormatInt(*f.p, 10)
+}
+
+func (f frameFlag) Set(s string) error {
+	n, err := strconv.ParseInt(s, 0, 64)
+	if err != nil {
+		return errors.New("give a frame number, 0 or more (frame 0 is the cube unturned)")
+	}
+	*f.p = n // a negative one is refused with the others' checks
+	return nil
 }

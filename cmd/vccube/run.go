@@ -91,149 +91,291 @@ type program struct {
 	env  *env
 	args []string // the command line, for -trace's header
 
+	pic        texture.Picture // -texture's picture, or none (the built-in one)
+	capf       *captureFile    // -capture's file, or nil
+	trace      *traceFile      // -trace's file, or nil
 	gpu        *gpuDevice
 	disp       *present.Display
-	dispDriver string // the display card's driver (DRM_IOCTL_VERSION)
-	copies     bool   // the display is another card: frames are copied into its dumb buffers
+	dispDriver string   // the display card's driver (DRM_IOCTL_VERSION)
+	copies     bool     // the display is another card: frames are copied into its dumb buffers
+	term       *os.File // the terminal the view draws in, or nil
 	r          *render.Renderer
 	sc         *present.Swapchain
 	rec        bench.Recorder
 	pacing     bench.Pacing
 	view       *termview.View // the terminal view, or nil
 	gif        *record.GIF    // -record's animation, or nil
+	kt         *keys.Terminal // the keyboard in raw mode, or nil
+	lineOut    io.Writer      // where the periodic benchmark line goes (CRLF while the keyboard is raw)
+	unseen     string         // why nothing shows the frames, when nothing does (see limitUnseenRun)
+	undo       []undoStep     // what cleanup undoes, in reverse order
 
-	keyCh    <-chan keys.Key
-	spin     int // steps of 0.2° per frame
-	angle    int // steps, 0 ≤ angle < fullTurn
-	paused   bool
-	lastBuf  int             // the colour buffer of the last frame rendered, or -1
-	lastShow *present.Buffer // with -display, the display's buffer of the last frame presented
-	rendered uint64          // frames rendered (submitted and finished)
-	shot     *image.NRGBA    // the frame -capture writes
+	keyCh     <-chan keys.Key
+	spin      int // steps of 0.2° per frame
+	angle     int // steps, 0 ≤ angle < fullTurn
+	paused    bool
+	lastBuf   int             // the colour buffer of the last frame rendered, or -1
+	lastShow  *present.Buffer // with -display, the display's buffer of the last frame presented
+	rendered  uint64          // frames rendered (submitted and finished)
+	lastFrame uint64          // the number of the frame in lastBuf
+	shot      *image.NRGBA    // the frame -capture writes
+	shotFrame uint64          // its number
 }
 
-// run opens everything, runs the frame loop and cleans up on every path.
-// Order matters: the texture and the capture path are checked before any
-// device is touched; the display is put back (Restore) before the
-// renderer frees the buffers it showed.
-func (p *program) run(ctx context.Context) (err error) {
-	cfg, e := p.cfg, p.env
-	p.lastBuf, p.spin = -1, defaultSpin
+// undoStep is one thing cleanup puts back or closes.
+type undoStep struct {
+	fn     func() error
+	report bool   // a failure fails the run
+	what   string // and is reported as "what: error" ("": as it is)
+}
 
+// onExit registers a step for cleanup whose error fails the run as
+// "what: error"; with what "" its error does not matter.
+func (p *program) onExit(what string, fn func() error) {
+	p.undo = append(p.undo, undoStep{fn: fn, report: what != "", what: what})
+}
+
+// onExitReport registers a step whose error fails the run as it is (it
+// says what failed itself).
+func (p *program) onExitReport(fn func() error) {
+	p.undo = append(p.undo, undoStep{fn: fn, report: true})
+}
+
+// cleanup undoes every step in reverse order and keeps the first error in
+// *err if there was none yet.
+func (p *program) cleanup(err *error) {
+	for i := len(p.undo) - 1; i >= 0; i-- {
+		s := p.undo[i]
+		cerr := s.fn()
+		switch {
+		case cerr == nil || !s.report || *err != nil:
+		case s.what == "":
+			*err = cerr
+		default:
+			*err = fmt.Errorf("%s: %w", s.what, cerr)
+		}
+	}
+	p.undo = nil
+}
+
+// run is the program's stages, in order. Order matters: the files are
+// checked before any device is touched; the display is put back before
+// the renderer frees the buffers it showed (cleanup undoes in reverse).
+func (p *program) run(ctx context.Context) (err error) {
+	p.lastBuf, p.spin = -1, defaultSpin
+	defer p.cleanup(&err)
+	if err := p.prepareFiles(); err != nil {
+		return err
+	}
+	if err := p.openGPU(); err != nil {
+		return err
+	}
+	if err := p.openDisplay(); err != nil {
+		return err
+	}
+	if err := p.openView(); err != nil {
+		return err
+	}
+	p.rawKeyboard()
+	ctx, stop := p.catchSignals(ctx)
+	defer stop()
+	if err := p.newRenderer(); err != nil {
+		return p.explain(err)
+	}
+	if p.cfg.pipeline == "nv" {
+		return p.explain(p.r.SubmitNV(scene.AngleForFrame(0)))
+	}
+	if err := p.newSwapchain(); err != nil {
+		return err
+	}
+	p.readKeys()
+	p.limitUnseenRun()
+	return p.end(ctx, p.explain(p.loop(ctx)))
+}
+
+// prepareFiles starts -cpuprofile and -memprofile, loads -texture and
+// makes -capture's, -record's and -trace's files, so that a bad path is
+// reported before any device is touched. The profiles are the first
+// step, so cleanup stops them last: they cover the whole run.
+func (p *program) prepareFiles() (err error) {
+	cfg := p.cfg
 	prof, err := startProfiles(cfg)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if perr := prof.stop(); perr != nil && err == nil {
-			err = perr
-		}
-	}()
-
-	var pic texture.Picture
+	p.onExitReport(prof.stop)
 	if cfg.texture != "" {
-		if pic, err = imagefile.Load(cfg.texture, render.ScanoutOrder); err != nil {
+		if p.pic, err = imagefile.Load(cfg.texture, render.ScanoutOrder); err != nil {
 			return err
 		}
 	}
-	var capf *captureFile
 	if cfg.capture != "" {
-		if capf, err = newCaptureFile(cfg.capture); err != nil {
+		if p.capf, err = newCaptureFile(cfg.capture); err != nil {
 			return err
 		}
-		defer capf.abort()
+		p.onExit("", func() error { p.capf.abort(); return nil })
 	}
 	if cfg.record != "" {
-		// record.Create makes the file now, so that an unwritable path
-		// is reported before any device is touched; Discard removes it
-		// unless finish completed it.
+		// record.Create makes the file now; Discard removes it unless
+		// finish completed it.
 		if p.gif, err = record.Create(cfg.record, record.Options{FPS: cfg.recordFPS(), Scale: cfg.recordScale}); err != nil {
 			return err // "record: cannot write the animation to …"
 		}
-		defer p.gif.Discard()
+		p.onExit("", func() error { p.gif.Discard(); return nil })
 	}
-
-	var trace *traceFile
 	if cfg.trace != "" {
-		// One recorder for the GPU's and the display's Conns.
-		if trace, err = openTrace(cfg.trace, p.args); err != nil {
+		if p.trace, err = openTrace(cfg.trace, p.args); err != nil {
 			return err
 		}
-		defer closeInto(&err, "writing the trace", trace)
+		p.onExitReport(p.trace.Close) // the last lines (the devices' close) are written in cleanup
 	}
+	return nil
+}
 
-	term := p.viewTerminal()
-	if p.gpu, err = openGPU(e, cfg.device, term != nil); err != nil {
+// openGPU opens the -device. A real vc4 shows the cube on its own
+// display, so only the simulated device's is shown in the terminal.
+func (p *program) openGPU() (err error) {
+	p.term = p.viewTerminal()
+	if p.gpu, err = openGPU(p.env, p.cfg.device, p.term != nil); err != nil {
 		return err
 	}
-	p.gpu.conn = trace.conn(p.gpu.conn)
-	defer closeInto(&err, "closing the GPU device", p.gpu.conn)
+	p.gpu.conn = p.trace.conn(p.gpu.conn)
+	p.onExit("closing the GPU device", p.gpu.conn.Close)
 	if !p.gpu.sim {
-		term = nil // a real vc4 shows the cube on its own display
+		p.term = nil
 	}
+	return nil
+}
 
-	width, height := cfg.renderOnlySize()
-	if cfg.vsync {
-		dc := p.gpu.conn
-		if cfg.display != "" {
-			if dc, err = openDisplay(e, cfg.display); err != nil {
-				return err
-			}
-			dc = trace.conn(dc)
-			defer closeInto(&err, "closing the display device", dc)
-			p.copies = true
-		}
-		mode := cfg.mode
-		if term != nil && cfg.modeText == "" {
-			mode = viewMode
-		}
-		if p.disp, err = present.Open(dc, present.Config{Connector: cfg.connector, Mode: mode}); err != nil {
+// openDisplay opens the display frames are shown on, unless the run only
+// renders (-vsync=false): the GPU's own, or the -display card. It sets
+// the mode and learns how to tell missed vblanks apart.
+func (p *program) openDisplay() (err error) {
+	cfg := p.cfg
+	if !cfg.vsync {
+		return nil
+	}
+	dc := p.gpu.conn
+	if cfg.display != "" {
+		if dc, err = openDisplay(p.env, cfg.display); err != nil {
 			return err
 		}
-		defer closeInto(&err, "restoring the display", p.disp)
-		w, h := p.disp.Size()
-		width, height = int(w), int(h)
-		if v, err := drm.GetVersion(dc); err == nil {
-			p.dispDriver = v.Name
-		}
-		// Missed vblanks are told apart by comparing the queue time
-		// (CLOCK_MONOTONIC, bench.Monotonic) with the events' timestamps,
-		// which the kernel takes on that clock when it says so. (The
-		// simulated display says so too; its virtual clock, which only
-		// tests use, never lets a vblank pass unflipped.)
-		p.pacing.Period = p.disp.Mode().FramePeriod()
-		ts, err := drm.GetCapability(dc, uapi.CapTimestampMonotonic)
-		p.pacing.Classify = err == nil && ts == 1
+		dc = p.trace.conn(dc)
+		p.onExit("closing the display device", dc.Close)
+		p.copies = true
 	}
-
-	if term != nil {
-		// The terminal shows the simulated display; nothing else may
-		// write to stdout until the view is closed, which happens right
-		// after the loop (closeView) so the report lands on the normal
-		// screen.
-		caption := viewCaption
-		if e.keys == nil && (e.stdin == nil || !keys.IsTerminal(int(e.stdin.Fd()))) {
-			caption = viewCaptionNoKeys
-		}
-		if p.view, err = termview.Open(term, termview.Options{Caption: caption}); err != nil {
-			return err
-		}
-		defer p.closeView()
+	if p.disp, err = present.Open(dc, present.Config{Connector: cfg.connector, Mode: p.mode()}); err != nil {
+		return err
 	}
+	p.onExit("restoring the display", p.disp.Close)
+	if v, err := drm.GetVersion(dc); err == nil {
+		p.dispDriver = v.Name
+	}
+	// Missed vblanks are told apart by comparing the queue time
+	// (CLOCK_MONOTONIC, bench.Monotonic) with the events' timestamps,
+	// which the kernel takes on that clock when it says so. (The
+	// simulated display says so too; its virtual clock, which only tests
+	// use, never lets a vblank pass unflipped.)
+	p.pacing.Period = p.disp.Mode().FramePeriod()
+	ts, err := drm.GetCapability(dc, uapi.CapTimestampMonotonic)
+	p.pacing.Classify = err == nil && ts == 1
+	return nil
+}
 
-	// From here on SIGINT and SIGTERM put the display (and the terminal)
-	// back at once and end the loop, which returns through the deferred
-	// cleanup.
-	restorer := restorers{}
+// mode is the mode to ask the display for: -mode, or on the simulated
+// device's own display viewMode (its smallest), whether or not the
+// terminal shows it, so that the frame size does not depend on where
+// stdout goes; a real display's preferred mode otherwise.
+func (p *program) mode() present.ModeSpec {
+	if p.cfg.modeText == "" && p.gpu.sim && !p.copies {
+		return viewMode
+	}
+	return p.cfg.mode
+}
+
+// openView opens the terminal view on p.term, if the run shows one. The
+// terminal shows the simulated display; nothing else may write to stdout
+// until the view is closed, which end does before the report.
+func (p *program) openView() (err error) {
+	if p.term == nil {
+		p.noticeViewOff()
+		return nil
+	}
+	caption := viewCaption
+	if e := p.env; e.keys == nil && (e.stdin == nil || !keys.IsTerminal(int(e.stdin.Fd()))) {
+		caption = viewCaptionNoKeys
+	}
+	if p.view, err = termview.Open(p.term, termview.Options{Caption: caption}); err != nil {
+		return err
+	}
+	p.onExit("", p.closeView) // end closes it and reports its error
+	return nil
+}
+
+// noticeViewOff says why the terminal does not show the cube when it
+// would have but for a flag that keeps stdout for itself.
+func (p *program) noticeViewOff() {
+	cfg := p.cfg
+	if !p.gpu.sim || !cfg.view || cfg.display != "" || !cfg.vsync || cfg.pipeline != "gl" || !p.stdoutIsTerminal() {
+		return
+	}
+	end := "Ctrl-C ends the run"
+	if cfg.frames > 0 {
+		end = fmt.Sprintf("the run ends after %d frames", cfg.frames)
+	}
+	switch {
+	case cfg.json:
+		fmt.Fprintf(p.env.stderr, "vccube: -json keeps stdout for the report, so the terminal does not show the cube; %s and prints the report\n", end)
+	case cfg.dump:
+		fmt.Fprintf(p.env.stderr, "vccube: -dump prints the first frame's control lists on stdout, so the terminal does not show the cube; %s\n", end)
+	}
+}
+
+// rawKeyboard puts the keyboard (stdin, when it is a terminal) in raw
+// mode, so that keys arrive as they are pressed; readKeys reads them.
+// Tests give keys instead.
+func (p *program) rawKeyboard() {
+	e := p.env
+	p.lineOut = e.stdout
+	if e.keys != nil || e.stdin == nil || !keys.IsTerminal(int(e.stdin.Fd())) {
+		return
+	}
+	kt, err := keys.Raw(int(e.stdin.Fd()))
+	if err != nil {
+		return // the keys are a convenience: run without them
+	}
+	p.kt = kt
+	p.onExit("", kt.Restore)
+	if p.stdoutIsTerminal() {
+		p.lineOut = kt.CRLF(e.stdout)
+	}
+}
+
+// catchSignals makes SIGINT and SIGTERM put the display, the terminal
+// and the keyboard back at once and end the loop, which then returns
+// through cleanup.
+func (p *program) catchSignals(ctx context.Context) (context.Context, func()) {
+	rs := restorers{}
 	if p.disp != nil {
-		restorer = append(restorer, p.disp)
+		rs = append(rs, p.disp)
 	}
 	if p.view != nil {
-		restorer = append(restorer, p.view)
+		rs = append(rs, p.view)
 	}
-	ctx, stop := present.RestoreOnSignal(ctx, restorer)
-	defer stop()
+	if p.kt != nil {
+		rs = append(rs, p.kt)
+	}
+	return present.RestoreOnSignal(ctx, rs)
+}
 
+// newRenderer makes the renderer: its buffers, shaders and texture.
+func (p *program) newRenderer() (err error) {
+	cfg := p.cfg
+	width, height := cfg.renderOnlySize()
+	if p.disp != nil {
+		w, h := p.disp.Size()
+		width, height = int(w), int(h)
+	}
 	flip := texture.FlipByGPU
 	if !cfg.flipY {
 		flip = texture.FlipByCPU
@@ -244,46 +386,72 @@ func (p *program) run(ctx context.Context) (err error) {
 		// next is drawn: one colour buffer is enough.
 		buffers = 1
 	}
-	if p.r, err = render.New(p.gpu.conn, render.Options{Width: width, Height: height, Texture: pic,
+	if p.r, err = render.New(p.gpu.conn, render.Options{Width: width, Height: height, Texture: p.pic,
 		Flip: flip, Buffers: buffers, Counters: cfg.benchmark}); err != nil {
 		return err
 	}
-	defer func() {
+	p.onExit("freeing the GPU buffers", func() error {
 		if p.disp != nil {
 			p.disp.Restore() // the framebuffers go before their BOs
 		}
-		closeInto(&err, "freeing the GPU buffers", p.r)
-	}()
+		return p.r.Close()
+	})
+	return nil
+}
 
-	if cfg.pipeline == "nv" {
-		return p.r.SubmitNV(scene.AngleForFrame(0))
+// readKeys starts reading the keyboard, raw since rawKeyboard, now that a
+// Ctrl-C it reads (which it raises as SIGINT) is caught.
+func (p *program) readKeys() {
+	p.keyCh = p.env.keys
+	if p.kt != nil {
+		ch := make(chan keys.Key, 16)
+		go keys.Read(p.env.stdin, ch)
+		p.keyCh = ch
 	}
+}
 
-	if p.disp != nil {
-		if err := p.newSwapchain(); err != nil {
-			return err
+// limitUnseenRun makes a run whose frames nothing shows finite: one full
+// turn, then the report and a hint (finish). Nothing shows them when the
+// run only renders (-vsync=false), or when the display is the simulated
+// device's own and the terminal does not show it (stdout is not a
+// terminal, or -view=false); it stays as asked when any flag says what
+// the run is for (-frames, -record, -capture, -benchmark, -json, -dump,
+// -trace). Without this, `vccube` in a script or CI would render unseen
+// until killed.
+func (p *program) limitUnseenRun() {
+	cfg := p.cfg
+	for _, name := range []string{"frames", "record", "capture", "benchmark", "json", "dump", "trace"} {
+		if cfg.given[name] {
+			return
 		}
 	}
-	p.keyCh = e.keys
-	if p.keyCh == nil && e.stdin != nil && keys.IsTerminal(int(e.stdin.Fd())) {
-		if kt, err := keys.Raw(int(e.stdin.Fd())); err == nil {
-			defer kt.Restore()
-			ch := make(chan keys.Key, 16)
-			go keys.Read(e.stdin, ch)
-			p.keyCh = ch
-		}
+	switch {
+	case !cfg.vsync:
+		p.unseen = "-vsync=false renders without showing"
+	case !p.gpu.sim || p.copies || p.view != nil:
+		return // a display or the terminal shows the frames
+	case !cfg.view:
+		p.unseen = "-view=false keeps the simulated display out of the terminal"
+	default:
+		p.unseen = "stdout is not a terminal, so nothing shows the simulated display"
 	}
+	cfg.frames = recordFrames
+}
 
-	loopErr := p.loop(ctx)
+// end finishes the run after the loop: it lets the last flip land, puts
+// the terminal back, learns whether a signal ended the run and then
+// writes the capture, the animation and the report.
+func (p *program) end(ctx context.Context, loopErr error) error {
 	if p.sc != nil && loopErr == nil {
 		// Let the last flip land, so that it is on screen and counted.
 		loopErr = p.sc.Wait()
 	}
-	// The view goes before anything is printed: the report and any error
-	// belong on the terminal's normal screen.
+	// The view and the keyboard go back before anything is printed: the
+	// report and any error belong on the terminal's normal screen.
 	if cerr := p.closeView(); cerr != nil && loopErr == nil {
 		loopErr = cerr
 	}
+	p.kt.Restore()
 	if errors.Is(loopErr, present.ErrRestored) {
 		// The signal handler restores the display first and cancels
 		// the context right after (present.RestoreOnSignal); the loop
@@ -294,26 +462,37 @@ func (p *program) run(ctx context.Context) (err error) {
 		case <-time.After(restoreToCancel):
 		}
 	}
-	if cause := context.Cause(ctx); cause != nil && ctx.Err() != nil {
-		// A signal ended the run: whatever the loop reported (such as
-		// present.ErrRestored) follows from it. The frames so far are
-		// still reported and captured, as after q.
-		loopErr = cause
-	} else if loopErr != nil {
-		// A failed run writes no capture and no report: the error is
-		// what the person needs to read.
-		return loopErr
+	if p.trace != nil {
+		if terr := p.trace.Err(); terr != nil && loopErr == nil {
+			loopErr = terr
+		}
 	}
-	if werr := p.finish(capf); werr != nil && loopErr == nil {
-		loopErr = werr
+	cause := context.Cause(ctx)
+	if cause == nil || ctx.Err() == nil {
+		if loopErr != nil {
+			// A failed run writes no capture and no report: the error
+			// is what the person needs to read.
+			return loopErr
+		}
+		return p.finish()
 	}
-	return loopErr
+	// A signal ended the run: whatever the loop reported (such as
+	// present.ErrRestored) follows from it. The frames so far are still
+	// reported and captured, as after q; what could not be written is
+	// said before the signal is.
+	if werr := p.finish(); werr != nil {
+		fmt.Fprintf(p.env.stderr, "vccube: %v\n", werr)
+	}
+	return cause
 }
 
 // newSwapchain registers the -buffers scanout buffers: the renderer's
 // colour buffers themselves on the GPU's own display (New made that many),
 // or dumb buffers of the other card that frames are copied into.
 func (p *program) newSwapchain() error {
+	if p.disp == nil {
+		return nil
+	}
 	bufs := make([]*present.Buffer, p.cfg.buffers)
 	for i := range bufs {
 		var err error
@@ -351,7 +530,12 @@ func (p *program) loop(ctx context.Context) error {
 		// (The periodic line would land in the middle of the terminal
 		// view's picture: the view shows the rate instead, at the end.)
 		if p.rec.FrameEnd(k) && cfg.benchmark && !cfg.json && p.view == nil {
-			p.rec.Line(e.stdout)
+			p.rec.Line(p.lineOut)
+		}
+		if p.trace != nil {
+			if err := p.trace.Err(); err != nil {
+				return err // the trace is incomplete: stop now
+			}
 		}
 		p.advance()
 		if e.afterFrame != nil {
@@ -452,7 +636,7 @@ func (p *program) frame(k uint64) error {
 	if err := p.r.Wait(seqno); err != nil {
 		return err
 	}
-	p.lastBuf = buf
+	p.lastBuf, p.lastFrame = buf, k
 	if p.view != nil || p.gif != nil {
 		if err := p.showAndRecord(buf); err != nil {
 			return err
@@ -464,6 +648,7 @@ func (p *program) frame(k uint64) error {
 		if p.shot, err = p.r.Capture(buf); err != nil {
 			return err
 		}
+		p.shotFrame = k
 	}
 	if p.sc == nil {
 		return nil
@@ -491,6 +676,7 @@ func (p *program) frame(k uint64) error {
 			if p.shot, err = p.captureShown(b); err != nil {
 				return err
 			}
+			p.shotFrame = k
 		}
 	}
 	return nil
@@ -530,15 +716,20 @@ func (p *program) indexOf(b *present.Buffer) int {
 	return 0
 }
 
-// finish writes the capture and the report.
-func (p *program) finish(capf *captureFile) error {
+// finish writes the capture, the animation and the report, says what
+// it wrote (on stderr: stdout may be -json's), and, when nothing showed
+// the frames, how to see them.
+func (p *program) finish() error {
 	cfg, e := p.cfg, p.env
 	var err error
-	if capf != nil {
+	if p.capf != nil {
+		frame := p.lastFrame
 		switch {
 		case p.shot != nil:
+			frame = p.shotFrame
 		case cfg.captureFrame >= 0:
-			err = fmt.Errorf("-capture-frame %d was not rendered: the run stopped after %d frames", cfg.captureFrame, p.rendered)
+			err = fmt.Errorf("-capture-frame %d was not rendered: the run stopped after %d frames, so no PNG was written to %s; "+
+				"give a -capture-frame below %d, or let the run go on longer", cfg.captureFrame, p.rendered, cfg.capture, p.rendered)
 		case p.lastShow != nil && !p.disp.Restored():
 			// The last frame is on the other card's screen (run waited
 			// for its flip): read it back from there.
@@ -546,18 +737,23 @@ func (p *program) finish(capf *captureFile) error {
 		case p.lastBuf >= 0:
 			p.shot, err = p.r.Capture(p.lastBuf)
 		default:
-			err = errors.New("-capture: no frame was rendered")
+			err = fmt.Errorf("-capture: no frame was rendered, so no PNG was written to %s", cfg.capture)
 		}
 		if err == nil {
-			err = capf.write(p.shot)
+			err = p.capf.write(p.shot)
+		}
+		if err == nil {
+			b := p.shot.Bounds()
+			fmt.Fprintf(e.stderr, "vccube: wrote frame %d (%dx%d) to %s\n", frame, b.Dx(), b.Dy(), cfg.capture)
 		}
 	}
 	if p.gif != nil {
 		var gerr error
 		if p.gif.Frames() == 0 {
-			gerr = errors.New("-record: no frame was rendered")
-		} else {
-			gerr = p.gif.Close() // "record: writing the animation …"
+			gerr = fmt.Errorf("-record: no frame was rendered, so no animation was written to %s", cfg.record)
+		} else if gerr = p.gif.Close(); gerr == nil { // "record: writing the animation …"
+			w, h := p.gif.Size()
+			fmt.Fprintf(e.stderr, "vccube: wrote %d frames (%dx%d) to %s\n", p.gif.Frames(), w, h, cfg.record)
 		}
 		if err == nil {
 			err = gerr
@@ -565,6 +761,11 @@ func (p *program) finish(capf *captureFile) error {
 	}
 	if rerr := p.report(e.stdout); rerr != nil && err == nil {
 		err = rerr
+	}
+	if p.unseen != "" {
+		fmt.Fprintf(e.stderr, "vccube: %s: rendered one full turn (%d frames) and stopped; "+
+			"-record cube.gif or -capture cube.png saves it, -frames N runs N frames (0: until stopped), "+
+			"-display /dev/dri/cardN shows it on a KMS card\n", p.unseen, recordFrames)
 	}
 	return err
 }
@@ -657,14 +858,17 @@ func (rs restorers) Restore() error {
 // when stdout is a terminal nothing else writes to (no -json, no -dump).
 func (p *program) viewTerminal() *os.File {
 	cfg := p.cfg
-	if !cfg.view || cfg.display != "" || !cfg.vsync || cfg.json || cfg.dump || cfg.pipeline != "gl" {
+	if !cfg.view || cfg.display != "" || !cfg.vsync || cfg.json || cfg.dump || cfg.pipeline != "gl" || !p.stdoutIsTerminal() {
 		return nil
 	}
+	return p.env.stdout.(*os.File)
+}
+
+// stdoutIsTerminal reports whether stdout is a terminal the view can
+// draw in.
+func (p *program) stdoutIsTerminal() bool {
 	f, ok := p.env.stdout.(*os.File)
-	if !ok || !termview.IsTerminal(f) {
-		return nil
-	}
-	return f
+	return ok && termview.IsTerminal(f)
 }
 
 // closeView closes the terminal view, if there is one, and restores the

@@ -19,6 +19,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 	"golang.org/x/term"
@@ -29,12 +30,12 @@ type Key uint8
 
 // The keys.
 const (
-	None  Key = iota
-	Left      // slower: spin −0.2° per frame (vkcube's spin_increment)
-	Right     // faster: spin +0.2° per frame
-	Pause     // space: stop or restart the cube
-	Quit      // q or Escape
-	Interrupt // Ctrl-C (ETX, 0x03): Read raises SIGINT for it
+	None      Key = iota
+	Left          // slower: spin −0.2° per frame (vkcube's spin_increment)
+	Right         // faster: spin +0.2° per frame
+	Pause         // space: stop or restart the cube
+	Quit          // q or Escape
+	Interrupt     // Ctrl-C (ETX, 0x03): Read raises SIGINT for it
 )
 
 // String names the key.
@@ -136,7 +137,7 @@ func IsTerminal(fd int) bool { return term.IsTerminal(fd) }
 type Terminal struct {
 	fd    int
 	saved *term.State
-	done  bool
+	done  atomic.Bool // restored
 }
 
 // ErrNotTerminal is returned by Raw for a file that is not a terminal.
@@ -156,11 +157,12 @@ func Raw(fd int) (*Terminal, error) {
 }
 
 // Restore puts the terminal back as Raw found it; later calls do nothing.
+// It may be called from any goroutine (a signal handler's, say): a
+// Terminal is a present.Restorer.
 func (t *Terminal) Restore() error {
-	if t == nil || t.done {
+	if t == nil || !t.done.CompareAndSwap(false, true) {
 		return nil
 	}
-	t.done = true
 	return term.Restore(t.fd, t.saved)
 }
 
@@ -168,7 +170,7 @@ func (t *Terminal) Restore() error {
 // "\r\n" as the terminal's own output processing did: for what the
 // program prints to the same terminal while the keys are read.
 func (t *Terminal) CRLF(w io.Writer) io.Writer {
-	if t == nil || t.done {
+	if t == nil || t.done.Load() {
 		return w
 	}
 	return &crlfWriter{w: w, t: t}
@@ -182,7 +184,7 @@ type crlfWriter struct {
 }
 
 func (c *crlfWriter) Write(p []byte) (int, error) {
-	if c.t.done {
+	if c.t.done.Load() {
 		return c.w.Write(p)
 	}
 	c.buf = c.buf[:0]

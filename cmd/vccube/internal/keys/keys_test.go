@@ -154,7 +154,7 @@ func TestCRLF(t *testing.T) {
 	if n, err := w.Write([]byte("a\nb\n")); n != 4 || err != nil {
 		t.Errorf("Write: %d, %v", n, err)
 	}
-	raw.done = true
+	raw.done.Store(true)
 	w.Write([]byte("c\n"))
 	if got := out.String(); got != "a\r\nb\r\nc\n" {
 		t.Errorf("%q", got)
