@@ -124,17 +124,18 @@ type Flips struct {
 // Terminal is what the terminal view (package termview) did with the
 // frames: it draws the newest frame whenever the terminal has taken the
 // last one, so Drawn over the run's time is the rate the terminal keeps up
-// with, and the others were Dropped.
+// with. Every frame given to the view is either drawn or dropped: Frames
+// is Drawn plus Dropped.
 type Terminal struct {
-	Frames        uint64 `json:"frames"`          // frames given to the view
-	Drawn         uint64 `json:"drawn"`           // frames written to the terminal
-	Dropped       uint64 `json:"dropped"`         // frames a newer one replaced before the terminal took them
+	Frames        uint64 `json:"frames"`          // frames given to the view: every frame rendered while it was open
+	Drawn         uint64 `json:"drawn"`           // frames put on the terminal (a frame that changed nothing is drawn by writing nothing)
+	Dropped       uint64 `json:"dropped"`         // frames never put on the terminal: a newer one came first, or the terminal was already put back
 	BytesPerFrame uint64 `json:"bytes_per_frame"` // mean bytes written per frame drawn
 }
 
 // Line writes the terminal view's line of the report.
 func (t *Terminal) Line(w io.Writer) error {
-	_, err := fmt.Fprintf(w, "terminal view: %d frames shown, %d drawn, %d dropped; %d bytes per frame drawn\n",
+	_, err := fmt.Fprintf(w, "terminal view: %d frames, %d drawn, %d dropped (a newer frame came before the terminal took them); %d bytes per frame drawn\n",
 		t.Frames, t.Drawn, t.Dropped, t.BytesPerFrame)
 	return err
 }

@@ -82,3 +82,16 @@ func TestText(t *testing.T) {
 		}
 	}
 }
+
+// The terminal view's line names the three counts, which add up: every
+// frame given to the view was drawn or dropped.
+func TestTerminalLine(t *testing.T) {
+	var b bytes.Buffer
+	term := &Terminal{Frames: 593, Drawn: 386, Dropped: 207, BytesPerFrame: 1200}
+	if err := term.Line(&b); err != nil {
+		t.Fatal(err)
+	}
+	if want := "terminal view: 593 frames, 386 drawn, 207 dropped (a newer frame came before the terminal took them); 1200 bytes per frame drawn\n"; b.String() != want {
+		t.Errorf("got %q\nwant %q", b.String(), want)
+	}
+}

@@ -135,7 +135,7 @@ func TestOpenFollowsWindowSize(t *testing.T) {
 	if err := syscall.Kill(os.Getpid(), syscall.SIGWINCH); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(func() bool { return v.Stats().Drawn == 2 })
+	waitFor(func() bool { return v.Stats().Redraws == 1 })
 	if err := v.Close(); err != nil {
 		t.Fatal(err)
 	}

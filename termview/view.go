@@ -27,16 +27,25 @@ type Options struct {
 	Caption string
 }
 
-// Stats counts what a View did with the frames it was given.
+// Stats counts what a View did with the frames it was given. Every frame
+// given is drawn or dropped: once the view is closed, Frames is Drawn
+// plus Dropped (before, the newest frame may still be waiting).
 type Stats struct {
 	// Frames is the number of frames given to Show.
 	Frames uint64
-	// Drawn is the number of frames written to the terminal.
+	// Drawn is the number of them put on the terminal: written, or left
+	// as it was when the picture did not change.
 	Drawn uint64
-	// Dropped is the number of frames replaced by a newer one before the
-	// terminal could take them.
+	// Dropped is the number of them never put on the terminal: replaced
+	// by a newer frame before the terminal had taken the last one,
+	// still waiting when the view was closed, given after the terminal
+	// was restored, or given while the window was too small for a
+	// picture.
 	Dropped uint64
-	// Bytes is the number of bytes written to draw the frames.
+	// Redraws is the number of times a frame already drawn was drawn
+	// again in full (the window's size changed, or Redraw).
+	Redraws uint64
+	// Bytes is the number of bytes written to draw frames and redraws.
 	Bytes uint64
 	// LastBytes is the number of bytes of the last frame written.
 	LastBytes int
@@ -172,7 +181,7 @@ func start(w io.Writer, size Size, opt Options, setup func(*View)) (*View, error
 // buffers), rows pitch bytes apart. It copies the pixels and returns at
 // once: the caller may reuse px. The terminal is drawn by another
 // goroutine as fast as it takes the bytes; a frame that arrives while the
-// previous one is still waiting replaces it (Stats.Dropped). It never
+// previous one is still waiting replaces it (counted in Stats.Dropped). It never
 // waits for the terminal and allocates nothing once it has seen a frame
 // of this size. It returns the error that stopped the drawing, if any.
 func (v *View) ShowXRGB(px []byte, width, height, pitch int) error {
@@ -324,6 +333,13 @@ func (v *View) Close() error {
 		v.mu.Unlock()
 		close(v.stop)
 		<-v.done
+		v.mu.Lock()
+		if v.pending != nil { // given, never drawn
+			v.free = append(v.free, v.pending)
+			v.pending = nil
+			v.stats.Dropped++
+		}
+		v.mu.Unlock()
 		if v.winch != nil {
 			signal.Stop(v.winch)
 		}
@@ -364,11 +380,12 @@ func (v *View) drain() {
 		default:
 		}
 		v.mu.Lock()
+		fresh := false // a frame given to Show, rather than a redraw
 		if v.err == nil && v.pending != nil {
 			if v.cur != nil {
 				v.free = append(v.free, v.cur)
 			}
-			v.cur, v.pending = v.pending, nil
+			v.cur, v.pending, fresh = v.pending, nil, true
 		} else if v.err != nil || !v.redraw || v.cur == nil {
 			v.busy = false
 			v.idle.Broadcast()
@@ -381,13 +398,23 @@ func (v *View) drain() {
 		v.busy = true
 		v.mu.Unlock()
 
-		n, err := v.draw(size, full)
+		n, shown, err := v.draw(size, full)
 
 		v.mu.Lock()
-		if err != nil {
+		switch {
+		case err != nil:
 			v.err = err
-		} else if n > 0 {
+			if fresh {
+				v.stats.Dropped++
+			}
+		case fresh && shown:
 			v.stats.Drawn++
+		case fresh:
+			v.stats.Dropped++
+		case shown:
+			v.stats.Redraws++
+		}
+		if n > 0 {
 			v.stats.Bytes += uint64(n)
 			v.stats.LastBytes = n
 		}
@@ -396,14 +423,16 @@ func (v *View) drain() {
 }
 
 // draw writes v.cur to the terminal, in full or as the cells that changed
-// since the last frame drawn, and returns the number of bytes written.
-func (v *View) draw(size Size, full bool) (int, error) {
+// since the last frame drawn, and returns the number of bytes written and
+// whether the frame is now on the terminal (not when the window has no
+// room for a picture, nor after Restore).
+func (v *View) draw(size Size, full bool) (int, bool, error) {
 	f := v.cur
 	if !v.hasLay || v.lay.size != size || v.lay.srcW != f.w || v.lay.srcH != f.h {
 		lay, err := newLayout(size, f.w, f.h, v.caption != "")
 		if err != nil {
 			v.hasLay = false
-			return 0, nil // no room: draw again when the window grows
+			return 0, false, nil // no room: draw again when the window grows
 		}
 		if !v.hasLay || lay.imgW != v.lay.imgW || lay.imgH != v.lay.imgH || f.w != v.lay.srcW || f.h != v.lay.srcH {
 			v.sc = newScaler(f.w, f.h, lay.imgW, lay.imgH)
@@ -435,11 +464,11 @@ func (v *View) draw(size Size, full bool) (int, error) {
 	v.writeMu.Lock()
 	defer v.writeMu.Unlock()
 	if v.restored {
-		return 0, nil
+		return 0, false, nil
 	}
 	if _, err := v.out.Write(out); err != nil {
-		return 0, fmt.Errorf("termview: writing a frame to the terminal: %w", err)
+		return 0, false, fmt.Errorf("termview: writing a frame to the terminal: %w", err)
 	}
 	v.grid, v.prev = v.prev, v.grid
-	return len(out), nil
+	return len(out), true, nil
 }

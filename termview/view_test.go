@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -134,8 +135,8 @@ func TestFourByFourByHand(t *testing.T) {
 	if got, want := string(out.take()), "\x1b[0m\x1b[?25h\x1b[?1049l"; got != want {
 		t.Fatalf("close: %q, want %q", got, want)
 	}
-	if s := v.Stats(); s.Frames != 4 || s.Drawn != 3 || s.Dropped != 0 {
-		t.Errorf("stats %+v: want 4 frames, 3 drawn (the unchanged one writes nothing), none dropped", s)
+	if s := v.Stats(); s.Frames != 4 || s.Drawn != 4 || s.Dropped != 0 || s.Redraws != 0 {
+		t.Errorf("stats %+v: want 4 frames, 4 drawn (the unchanged one by writing nothing), none dropped", s)
 	}
 }
 
@@ -562,6 +563,11 @@ func TestRestoreWhileShowing(t *testing.T) {
 	if after := out.take(); len(after) != 0 || restoredAt == 0 {
 		t.Errorf("%d bytes written after Restore", len(after))
 	}
+	// The frames given after Restore were dropped: every frame is
+	// counted once, drawn or dropped.
+	if s := v.Stats(); s.Frames != s.Drawn+s.Dropped || s.Dropped == 0 {
+		t.Errorf("stats %+v: want frames = drawn + dropped, some dropped", s)
+	}
 }
 
 // The stream of a whole run, fed to the terminal model, leaves the
@@ -614,5 +620,45 @@ func TestShowErrors(t *testing.T) {
 	}
 	if _, err := New(&lockedBuf{}, Options{}); err == nil {
 		t.Error("New without a size: no error")
+	}
+}
+
+// A frame still waiting when the view is closed is counted as dropped:
+// after Close every frame given is drawn or dropped.
+func TestCloseDropsTheWaitingFrame(t *testing.T) {
+	w := &blockingWriter{entered: make(chan struct{}), release: make(chan struct{})}
+	v, err := New(w, Options{Size: Size{Cols: 4, Rows: 2}, Colour: Truecolour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	px := make([]byte, 4*4*4)
+	if err := v.ShowXRGB(px, 4, 4, 16); err != nil {
+		t.Fatal(err)
+	}
+	<-w.entered // the writer is stuck on frame 1
+	px[0] = 0xff
+	if err := v.ShowXRGB(px, 4, 4, 16); err != nil { // frame 2 waits
+		t.Fatal(err)
+	}
+	closed := make(chan error)
+	go func() { closed <- v.Close() }()
+	// Once Show answers ErrClosed, Close has told the writer to stop;
+	// then let frame 1's write finish.
+	for v.ShowXRGB(px, 4, 4, 16) != ErrClosed {
+		runtime.Gosched()
+	}
+	go func() {
+		for range w.entered {
+			w.release <- struct{}{}
+		}
+	}()
+	w.release <- struct{}{}
+	if err := <-closed; err != nil {
+		t.Fatal(err)
+	}
+	// (Show may have been given more frames before it saw the close;
+	// each replaced the one waiting.)
+	if s := v.Stats(); s.Frames < 2 || s.Drawn != 1 || s.Dropped != s.Frames-1 {
+		t.Errorf("stats %+v: want frame 1 drawn, every later one dropped", s)
 	}
 }

@@ -174,8 +174,16 @@ func checkViewCaption(t *testing.T, stream string, frames int, signalled bool, c
 	if signalled && !strings.HasPrefix(after, want) {
 		want = fmt.Sprintf("Rendered %d frames in ", frames-2)
 	}
-	if !strings.HasPrefix(after, want) || !strings.Contains(after, fmt.Sprintf("terminal view: %d frames shown, ", frames)) {
+	if !strings.HasPrefix(after, want) || !strings.Contains(after, fmt.Sprintf("terminal view: %d frames, ", frames)) {
 		t.Errorf("after the view, want %q and the view's line; got %q", want, after)
+	}
+	// Every frame given to the view was drawn or dropped.
+	var given, drawn, dropped int
+	if i := strings.Index(after, "terminal view: "); i >= 0 {
+		if _, err := fmt.Sscanf(after[i:], "terminal view: %d frames, %d drawn, %d dropped", &given, &drawn, &dropped); err != nil ||
+			drawn < 1 || given != drawn+dropped {
+			t.Errorf("view line %q: want at least one frame drawn and frames = drawn + dropped", after[i:])
+		}
 	}
 }
 
@@ -188,7 +196,7 @@ func viewFrames(t *testing.T, stream string) int {
 	if i < 0 {
 		t.Fatalf("no terminal view line: %q", stream[max(0, len(stream)-300):])
 	}
-	if _, err := fmt.Sscanf(stream[i:], "terminal view: %d frames shown", &frames); err != nil {
+	if _, err := fmt.Sscanf(stream[i:], "terminal view: %d frames", &frames); err != nil {
 		t.Fatalf("terminal view line %q: %v", stream[i:], err)
 	}
 	return frames
@@ -267,21 +275,21 @@ func TestTerminalViewMode(t *testing.T) {
 		if !strings.Contains(stream, c.want) {
 			t.Errorf("%v: report lacks %q: %q", c.args, c.want, stream)
 		}
-		var frames, drawn, dropped int
-		i := strings.Index(stream, "terminal view: ")
-		if _, err := fmt.Sscanf(stream[i:], "terminal view: %d frames shown, %d drawn, %d dropped", &frames, &drawn, &dropped); err != nil ||
-			frames != 6 || drawn < 1 || drawn+dropped > frames {
-			t.Errorf("%v: view line %q", c.args, stream[i:])
+		if frames := viewFrames(t, stream); frames != 6 {
+			t.Errorf("%v: %d frames given to the view, want 6", c.args, frames)
 		}
 		d.checkNoLeaks(t)
 		d.close()
 	}
 }
 
-// SIGTERM and SIGINT (Ctrl-C: the view keeps the terminal's signal keys)
-// in the middle of a run with the view: the terminal is put back, the
+// SIGTERM and SIGINT (Ctrl-C; in raw mode the keyboard reader raises
+// it) in the middle of a run with the view: the terminal is put back, the
 // report follows on the normal screen, and the program exits with 128 +
-// the signal's number.
+// the signal's number. The test checks the order of these events, not
+// how many frames the loop drew before it saw the signal: that depends
+// on how fast the signal's goroutine runs beside the loop, which on a
+// busy machine may be many frames later.
 func TestTerminalViewSignals(t *testing.T) {
 	t.Setenv("COLORTERM", "truecolor")
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
@@ -299,12 +307,15 @@ func TestTerminalViewSignals(t *testing.T) {
 			if want := 128 + int(sig); code != want {
 				t.Fatalf("exit %d, want %d; stderr %q", code, want, errb.String())
 			}
+			if !strings.Contains(errb.String(), sig.String()) {
+				t.Errorf("stderr does not name the signal: %q", errb.String())
+			}
 			stream := term.output(t, "terminal view: ")
-			// The signal arrives after frame 4; the loop sees it before
-			// frame 5 or, when the handler's goroutine is slower, a frame
-			// or two later.
-			if frames := viewFrames(t, stream); frames < 5 || frames > 7 {
-				t.Errorf("%d frames shown, want 5 to 7", frames)
+			// Frames 0 to 4 were given to the view before the signal
+			// was sent; then the view was closed once, and the report
+			// came after it (checkViewCaption).
+			if frames := viewFrames(t, stream); frames < 5 {
+				t.Errorf("%d frames given to the view, want at least the 5 before the signal", frames)
 			} else {
 				checkViewCaption(t, stream, frames, true, viewCaptionNoKeys)
 			}
