@@ -240,10 +240,7 @@ func TestTerminalViewQuitKey(t *testing.T) {
 	} else {
 		checkView(t, stream, frames, false)
 	}
-	after := term.termios(t)
-	if after.Lflag != before.Lflag || after.Cc[unix.VMIN] != before.Cc[unix.VMIN] {
-		t.Errorf("terminal settings not restored: lflag %#x, was %#x", after.Lflag, before.Lflag)
-	}
+	checkTermiosRestored(t, before, term.termios(t))
 	con.checkRestored(t)
 	d.checkNoLeaks(t)
 }
