@@ -49,11 +49,13 @@ type config struct {
 // so the animation loops without a jump.
 const recordFrames = fullTurn / defaultSpin
 
-// viewMode is the mode the simulated monitor is driven at while the
-// terminal shows it and -mode does not say otherwise: the smallest it
-// offers (VESA DMT 640x480@60). A terminal shows a few hundred pixels
-// across at most; rendering 1920x1080 for it would only make the simulated
-// GPU miss vblanks.
+// viewMode is the mode the simulated device's own monitor is driven at
+// when -mode does not say otherwise: the smallest it offers (VESA DMT
+// 640x480@60). A terminal shows a few hundred pixels across at most, and
+// rendering 1920x1080 for it would only make the simulated GPU miss
+// vblanks; it is the same when the terminal does not show it (-json,
+// -dump, -view=false, stdout not a terminal), so that where stdout goes
+// does not change the frames.
 var viewMode = present.ModeSpec{Width: 640, Height: 480}
 
 // renderOnlySize is the frame size of a -vsync=false run without -mode:
@@ -69,7 +71,11 @@ on a simulated device.
 Usage: vccube [flags]
 
 On the simulated device, with no -display, the cube is shown live in the
-terminal when stdout is one (-view=false turns that off).
+terminal when stdout is one (-view=false turns that off). When nothing shows
+the frames (stdout is not a terminal, -view=false, or -vsync=false) and no
+flag says what the run is for (-frames, -record, -capture, -benchmark, -json,
+-dump, -trace), vccube renders one full turn (90 frames), prints the report
+and says how to see the cube.
 
 Keys (from a text console or the terminal view): left/right arrow
 slower/faster (reverse past zero), space pause, q or Esc quit. Ctrl-C or
@@ -91,8 +97,8 @@ func parseArgs(args []string, help io.Writer) (*config, error) {
 	fs.StringVar(&c.device, "device", "auto", "the `GPU`: auto (the first vc4 card with VideoCore IV 3D, else the simulated device), sim, or a card such as /dev/dri/card0")
 	fs.StringVar(&c.display, "display", "", "show frames on another KMS `card` such as /dev/dri/card1 (frames are copied into its dumb buffers); default: the GPU's own display")
 	fs.StringVar(&c.connector, "connector", "", "connector `NAME` such as HDMI-A-1; default: the first connected")
-	fs.StringVar(&c.modeText, "mode", "", "display mode `WxH[@Hz]` such as 1280x720 or 1280x720@60; default: the display's preferred mode (1920x1080 with -vsync=false)")
-	fs.Var(countFlag{&c.frames, "a number of frames, 0 or more (0 runs until stopped)"}, "frames", "stop after `N` frames; 0 runs until stopped")
+	fs.StringVar(&c.modeText, "mode", "", "display mode `WxH[@Hz]` such as 1280x720 or 1280x720@60, at most 4095x4095; default: the display's preferred mode, 640x480 on the simulated device's own display, 1920x1080 with -vsync=false")
+	fs.Var(countFlag{&c.frames, "a number of frames, 0 or more (0 runs until stopped)"}, "frames", "stop after `N` frames; 0 runs until stopped (the default, except that a run nothing shows renders one full turn: see above)")
 	fs.BoolVar(&c.benchmark, "benchmark", false, "print kmscube's \"Rendered N frames in S sec (F fps)\" line every 2 s, then frame-time percentiles, page flips and GPU performance counters")
 	fs.BoolVar(&c.vsync, "vsync", true, "show frames with page flips on vblank; -vsync=false only renders (submit and wait, no display), measuring the GPU path alone")
 	fs.BoolVar(&c.json, "json", false, "print the end-of-run report as one JSON object on stdout (implies the -benchmark numbers)")
@@ -103,7 +109,7 @@ func parseArgs(args []string, help io.Writer) (*config, error) {
 	fs.BoolVar(&c.flipY, "flipy", true, "let the GPU flip the texture (FLIPY); -flipy=false flips its rows on the CPU instead (same picture)")
 	fs.BoolVar(&c.dump, "dump", false, "print the first frame's control list, shader records, uniforms and the shaders' disassembly")
 	fs.StringVar(&c.pipeline, "pipeline", "gl", "`gl` (vertex and coordinate shaders on the QPUs) or nv (CPU-shaded vertices, which the Linux vc4 driver refuses; shows why)")
-	fs.BoolVar(&c.view, "view", true, "on the simulated device's display, show the cube live in the terminal (24-bit colour, two pixels per character) when stdout is a terminal; the mode is then 640x480 unless -mode says otherwise")
+	fs.BoolVar(&c.view, "view", true, "on the simulated device's display, show the cube live in the terminal (24-bit colour, two pixels per character) when stdout is a terminal")
 	fs.StringVar(&c.record, "record", "", "write the frames as an animated `FILE.gif` (90 frames, one full turn that loops, unless -frames says otherwise)")
 	c.recordScale = 1
 	fs.Var(intFlag{&c.recordScale, fmt.Sprintf("a whole factor from 1 to %d", record.MaxScale)}, "record-scale", fmt.Sprintf("shrink the -record frames by this whole `factor` (1 to %d), averaging each block of pixels", record.MaxScale))
