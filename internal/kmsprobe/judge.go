@@ -131,6 +131,12 @@ func judgePresent(r Run, c Criteria) (failures, summary []string) {
 	if p.Error != "" {
 		fail("%s", p.Error)
 	}
+	// The presenter must have run on VKMS itself (DRM_IOCTL_VERSION's
+	// name), as vccube's run must: a guest whose card0 were another
+	// driver would judge a different display's timing.
+	if p.Driver != "vkms" {
+		fail("the frames were not shown on VKMS (driver %q)", p.Driver)
+	}
 	if !p.ModeSet {
 		fail("the mode was never set")
 	}

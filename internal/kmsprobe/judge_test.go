@@ -108,6 +108,8 @@ func TestJudgeFailures(t *testing.T) {
 		want   string
 	}{
 		// kmsprobe present's run.
+		{"present: not on VKMS", func(l *Log) { l.Runs[0].Present.Driver = "simpledrm" },
+			`kmsprobe present: the frames were not shown on VKMS (driver "simpledrm")`},
 		{"present: a flip without its event", func(l *Log) { l.Runs[0].Present.Completed-- },
 			"300 flips queued but 299 completed"},
 		{"present: too few flips", func(l *Log) { l.Runs[0].Present.Flips, l.Runs[0].Present.Completed = 200, 200 },
