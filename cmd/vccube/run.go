@@ -177,8 +177,7 @@ func (p *program) run(ctx context.Context) (err error) {
 		return err
 	}
 	p.rawKeyboard()
-	ctx, stop := p.catchSignals(ctx)
-	defer stop()
+	ctx = p.catchSignals(ctx)
 	if err := p.newRenderer(); err != nil {
 		return p.explain(err)
 	}
@@ -353,8 +352,8 @@ func (p *program) rawKeyboard() {
 
 // catchSignals makes SIGINT and SIGTERM put the display, the terminal
 // and the keyboard back at once and end the loop, which then returns
-// through cleanup.
-func (p *program) catchSignals(ctx context.Context) (context.Context, func()) {
+// through cleanup; they are caught until cleanup has freed the renderer.
+func (p *program) catchSignals(ctx context.Context) context.Context {
 	rs := restorers{}
 	if p.disp != nil {
 		rs = append(rs, p.disp)
@@ -365,7 +364,9 @@ func (p *program) catchSignals(ctx context.Context) (context.Context, func()) {
 	if p.kt != nil {
 		rs = append(rs, p.kt)
 	}
-	return present.RestoreOnSignal(ctx, rs)
+	ctx, stop := present.RestoreOnSignal(ctx, rs)
+	p.onExit("", func() error { stop(); return nil })
+	return ctx
 }
 
 // newRenderer makes the renderer: its buffers, shaders and texture.
