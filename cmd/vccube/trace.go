@@ -40,7 +40,7 @@ func openTrace(path string, args []string) (*traceFile, error) {
 	}
 	if t.rec, err = drm.NewRecorder(w, "vccube "+strings.Join(args, " ")); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("-trace: %w", err)
+		return nil, t.failed(err) // the header could not be written
 	}
 	return t, nil
 }
