@@ -2,7 +2,8 @@
  * abi.c - prints the C layout of the DRM/vc4 uAPI structs, request numbers
  * and constants that vccube's Go code mirrors and that
  * the tables in ../uapi-layouts do not list (or lists only in part): the perfmon
- * structs, the syncobj create and destroy structs, every field of drm_vc4_get_hang_state, drm_vc4_get_hang_state_bo,
+ * structs, the syncobj create, destroy and handle structs, the plane,
+ * property, blob and atomic structs, the sync_file structs (linux/sync_file.h), every field of drm_vc4_get_hang_state, drm_vc4_get_hang_state_bo,
  * drm_vc4_get_tiling, and the constants of drm.h, drm_mode.h, drm_fourcc.h
  * and vc4_drm.h. The output has the same format as ../uapi-layouts, so one
  * parser (uapi/internal/ctable) reads both.
@@ -16,6 +17,7 @@
 #include <drm_mode.h>
 #include <drm_fourcc.h>
 #include <vc4_drm.h>
+#include <linux/sync_file.h>
 
 #define STRUCT(t) printf("%-34s size=%zu align=%zu\n", #t, sizeof(struct t), _Alignof(struct t))
 #define FIELD(t, f) printf("  %-32s off=%-4zu size=%zu\n", #f, offsetof(struct t, f), sizeof(((struct t *)0)->f))
@@ -85,9 +87,126 @@ int main(void)
 	FIELD(drm_syncobj_destroy, handle);
 	FIELD(drm_syncobj_destroy, pad);
 
+	STRUCT(drm_mode_get_plane_res);
+	FIELD(drm_mode_get_plane_res, plane_id_ptr);
+	FIELD(drm_mode_get_plane_res, count_planes);
+
+	STRUCT(drm_mode_get_plane);
+	FIELD(drm_mode_get_plane, plane_id);
+	FIELD(drm_mode_get_plane, crtc_id);
+	FIELD(drm_mode_get_plane, fb_id);
+	FIELD(drm_mode_get_plane, possible_crtcs);
+	FIELD(drm_mode_get_plane, gamma_size);
+	FIELD(drm_mode_get_plane, count_format_types);
+	FIELD(drm_mode_get_plane, format_type_ptr);
+
+	STRUCT(drm_mode_obj_get_properties);
+	FIELD(drm_mode_obj_get_properties, props_ptr);
+	FIELD(drm_mode_obj_get_properties, prop_values_ptr);
+	FIELD(drm_mode_obj_get_properties, count_props);
+	FIELD(drm_mode_obj_get_properties, obj_id);
+	FIELD(drm_mode_obj_get_properties, obj_type);
+
+	STRUCT(drm_mode_obj_set_property);
+	FIELD(drm_mode_obj_set_property, value);
+	FIELD(drm_mode_obj_set_property, prop_id);
+	FIELD(drm_mode_obj_set_property, obj_id);
+	FIELD(drm_mode_obj_set_property, obj_type);
+
+	STRUCT(drm_mode_get_property);
+	FIELD(drm_mode_get_property, values_ptr);
+	FIELD(drm_mode_get_property, enum_blob_ptr);
+	FIELD(drm_mode_get_property, prop_id);
+	FIELD(drm_mode_get_property, flags);
+	FIELD(drm_mode_get_property, name);
+	FIELD(drm_mode_get_property, count_values);
+	FIELD(drm_mode_get_property, count_enum_blobs);
+
+	STRUCT(drm_mode_property_enum);
+	FIELD(drm_mode_property_enum, value);
+	FIELD(drm_mode_property_enum, name);
+
+	STRUCT(drm_mode_get_blob);
+	FIELD(drm_mode_get_blob, blob_id);
+	FIELD(drm_mode_get_blob, length);
+	FIELD(drm_mode_get_blob, data);
+
+	STRUCT(drm_mode_create_blob);
+	FIELD(drm_mode_create_blob, data);
+	FIELD(drm_mode_create_blob, length);
+	FIELD(drm_mode_create_blob, blob_id);
+
+	STRUCT(drm_mode_destroy_blob);
+	FIELD(drm_mode_destroy_blob, blob_id);
+
+	STRUCT(drm_mode_atomic);
+	FIELD(drm_mode_atomic, flags);
+	FIELD(drm_mode_atomic, count_objs);
+	FIELD(drm_mode_atomic, objs_ptr);
+	FIELD(drm_mode_atomic, count_props_ptr);
+	FIELD(drm_mode_atomic, props_ptr);
+	FIELD(drm_mode_atomic, prop_values_ptr);
+	FIELD(drm_mode_atomic, reserved);
+	FIELD(drm_mode_atomic, user_data);
+
+	STRUCT(drm_format_modifier_blob);
+	FIELD(drm_format_modifier_blob, version);
+	FIELD(drm_format_modifier_blob, flags);
+	FIELD(drm_format_modifier_blob, count_formats);
+	FIELD(drm_format_modifier_blob, formats_offset);
+	FIELD(drm_format_modifier_blob, count_modifiers);
+	FIELD(drm_format_modifier_blob, modifiers_offset);
+
+	STRUCT(drm_format_modifier);
+	FIELD(drm_format_modifier, formats);
+	FIELD(drm_format_modifier, offset);
+	FIELD(drm_format_modifier, pad);
+	FIELD(drm_format_modifier, modifier);
+
+	STRUCT(drm_syncobj_handle);
+	FIELD(drm_syncobj_handle, handle);
+	FIELD(drm_syncobj_handle, flags);
+	FIELD(drm_syncobj_handle, fd);
+	FIELD(drm_syncobj_handle, pad);
+
+	STRUCT(sync_merge_data);
+	FIELD(sync_merge_data, name);
+	FIELD(sync_merge_data, fd2);
+	FIELD(sync_merge_data, fence);
+	FIELD(sync_merge_data, flags);
+	FIELD(sync_merge_data, pad);
+
+	STRUCT(sync_file_info);
+	FIELD(sync_file_info, name);
+	FIELD(sync_file_info, status);
+	FIELD(sync_file_info, flags);
+	FIELD(sync_file_info, num_fences);
+	FIELD(sync_file_info, pad);
+	FIELD(sync_file_info, sync_fence_info);
+
+	STRUCT(sync_fence_info);
+	FIELD(sync_fence_info, obj_name);
+	FIELD(sync_fence_info, driver_name);
+	FIELD(sync_fence_info, status);
+	FIELD(sync_fence_info, flags);
+	FIELD(sync_fence_info, timestamp_ns);
+
 	printf("-- ioctls --\n");
 	NUM(DRM_IOCTL_SYNCOBJ_CREATE);
 	NUM(DRM_IOCTL_SYNCOBJ_DESTROY);
+	NUM(DRM_IOCTL_MODE_GETPROPERTY);
+	NUM(DRM_IOCTL_MODE_GETPROPBLOB);
+	NUM(DRM_IOCTL_MODE_GETPLANERESOURCES);
+	NUM(DRM_IOCTL_MODE_GETPLANE);
+	NUM(DRM_IOCTL_MODE_OBJ_GETPROPERTIES);
+	NUM(DRM_IOCTL_MODE_OBJ_SETPROPERTY);
+	NUM(DRM_IOCTL_MODE_ATOMIC);
+	NUM(DRM_IOCTL_MODE_CREATEPROPBLOB);
+	NUM(DRM_IOCTL_MODE_DESTROYPROPBLOB);
+	NUM(DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD);
+	NUM(DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE);
+	NUM(SYNC_IOC_MERGE);
+	NUM(SYNC_IOC_FILE_INFO);
 	NUM(DRM_IOCTL_VC4_GET_HANG_STATE);
 	NUM(DRM_IOCTL_VC4_GET_TILING);
 	NUM(DRM_IOCTL_VC4_PERFMON_CREATE);
@@ -181,5 +300,22 @@ int main(void)
 	NUM(VC4_PERFCNT_VPM_TOTAL_CLK_CYCLES_VCD_STALLED);
 	NUM(VC4_PERFCNT_L2C_TOTAL_L2_CACHE_HIT); NUM(VC4_PERFCNT_L2C_TOTAL_L2_CACHE_MISS);
 	NUM(VC4_PERFCNT_NUM_EVENTS);
+	NUM(DRM_PROP_NAME_LEN);
+	NUM(DRM_MODE_ATOMIC_TEST_ONLY); NUM(DRM_MODE_ATOMIC_NONBLOCK); NUM(DRM_MODE_ATOMIC_ALLOW_MODESET);
+	NUM(DRM_MODE_ATOMIC_FLAGS);
+	NUM(DRM_MODE_PROP_PENDING); NUM(DRM_MODE_PROP_RANGE); NUM(DRM_MODE_PROP_IMMUTABLE);
+	NUM(DRM_MODE_PROP_ENUM); NUM(DRM_MODE_PROP_BLOB); NUM(DRM_MODE_PROP_BITMASK);
+	NUM(DRM_MODE_PROP_LEGACY_TYPE); NUM(DRM_MODE_PROP_EXTENDED_TYPE);
+	NUM(DRM_MODE_PROP_OBJECT); NUM(DRM_MODE_PROP_SIGNED_RANGE); NUM(DRM_MODE_PROP_ATOMIC);
+	NUM(DRM_MODE_OBJECT_CRTC); NUM(DRM_MODE_OBJECT_CONNECTOR); NUM(DRM_MODE_OBJECT_ENCODER);
+	NUM(DRM_MODE_OBJECT_MODE); NUM(DRM_MODE_OBJECT_PROPERTY); NUM(DRM_MODE_OBJECT_FB);
+	NUM(DRM_MODE_OBJECT_BLOB); NUM(DRM_MODE_OBJECT_PLANE); NUM(DRM_MODE_OBJECT_ANY);
+	NUM(DRM_MODE_ROTATE_0); NUM(DRM_MODE_ROTATE_90); NUM(DRM_MODE_ROTATE_180); NUM(DRM_MODE_ROTATE_270);
+	NUM(DRM_MODE_ROTATE_MASK); NUM(DRM_MODE_REFLECT_X); NUM(DRM_MODE_REFLECT_Y);
+	NUM(DRM_MODE_DPMS_ON); NUM(DRM_MODE_DPMS_STANDBY); NUM(DRM_MODE_DPMS_SUSPEND); NUM(DRM_MODE_DPMS_OFF);
+	NUM(DRM_MODE_LINK_STATUS_GOOD); NUM(DRM_MODE_LINK_STATUS_BAD);
+	NUM(FORMAT_BLOB_CURRENT);
+	NUM(DRM_SYNCOBJ_FD_TO_HANDLE_FLAGS_IMPORT_SYNC_FILE);
+	NUM(DRM_SYNCOBJ_HANDLE_TO_FD_FLAGS_EXPORT_SYNC_FILE);
 	return 0;
 }
