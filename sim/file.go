@@ -207,6 +207,31 @@ func (f *File) authenticated() bool {
 	return f.root || f.wasMaster
 }
 
+// FdIoctl implements uapi.FdIoctler: an ioctl on one of the sync files
+// the device gave this process (SYNC_IOC_MERGE, SYNC_IOC_FILE_INFO;
+// drivers/dma-buf/sync_file.c sync_file_ioctl), run by the kernel model
+// as the real kernel runs it on the descriptor. arg is copied in and, on
+// success, out, as sync_file_ioctl's copy_from_user and copy_to_user do.
+func (f *File) FdIoctl(fd int, req uapi.Request, arg unsafe.Pointer) error {
+	kbuf := make([]byte, req.Size())
+	if kernel.CopyFromArg(kbuf, arg) != nil {
+		return syscall.EFAULT
+	}
+	var p unsafe.Pointer
+	if len(kbuf) > 0 {
+		p = unsafe.Pointer(&kbuf[0])
+	}
+	err := kernel.SyncFileIoctl(f.User(), f.k.Files(), fd, req, p)
+	f.dev.trace("%s: %s on fd %d -> %s", f, uapi.IoctlName(req), fd, result(err))
+	if err != nil {
+		return kernel.Errno(err)
+	}
+	if kernel.CopyToArg(arg, kbuf) != nil {
+		return syscall.EFAULT
+	}
+	return nil
+}
+
 // Mmap implements uapi.Conn: a shared mapping of a BO at the fake offset
 // MMAP_BO or MAP_DUMB returned.
 func (f *File) Mmap(offset uint64, length int, prot int) ([]byte, error) {

@@ -144,8 +144,11 @@ var coreIoctls = func() [0xD2]*ioctlDesc {
 		typed(func(f *File, a *uapi.SyncobjCreate) error { return f.k.SyncobjCreate(a) }))
 	known(uapi.IoctlSyncobjDestroy, permRenderAllow,
 		typed(func(f *File, a *uapi.SyncobjDestroy) error { return f.k.SyncobjDestroy(a) }))
+	known(uapi.IoctlSyncobjHandleToFD, permRenderAllow,
+		typed(func(f *File, a *uapi.SyncobjHandle) error { return f.k.SyncobjHandleToFD(a) }))
+	known(uapi.IoctlSyncobjFDToHandle, permRenderAllow,
+		typed(func(f *File, a *uapi.SyncobjHandle) error { return f.k.SyncobjFDToHandle(a) }))
 	for nr, name := range map[uint32]string{
-		0xC1: "DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD", 0xC2: "DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE",
 		0xC3: "DRM_IOCTL_SYNCOBJ_WAIT", 0xC4: "DRM_IOCTL_SYNCOBJ_RESET", 0xC5: "DRM_IOCTL_SYNCOBJ_SIGNAL",
 		0xCA: "DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT", 0xCB: "DRM_IOCTL_SYNCOBJ_QUERY",
 		0xCC: "DRM_IOCTL_SYNCOBJ_TRANSFER", 0xCD: "DRM_IOCTL_SYNCOBJ_TIMELINE_SIGNAL",

@@ -108,6 +108,7 @@ type Driver struct {
 	waiters       []*waiter
 	freeWaiters   []*waiter
 	hang          *hangState
+	fenceCtx      uint64 // vc4->dma_fence_context: the fence context of the jobs
 
 	closed bool
 }
@@ -128,6 +129,7 @@ func New(cfg Config) (*Driver, error) {
 	}
 	d := &Driver{
 		cfg:         cfg,
+		fenceCtx:    FenceContextAlloc(),
 		pool:        cfg.Pool,
 		cacheBySize: map[uint32][]*BO{},
 		byOffset:    map[uint64]*BO{},
@@ -280,6 +282,9 @@ func (d *Driver) OpenFor(u UserMemory, files UserFiles) *File {
 
 // User returns the memory of the process the file belongs to.
 func (f *File) User() UserMemory { return f.user }
+
+// Files is the descriptor table of the process the file belongs to.
+func (f *File) Files() UserFiles { return f.files }
 
 // Close releases everything the file owns, as closing a DRM fd does:
 // every handle (drm_gem_release), the binner BO claim and the perfmons

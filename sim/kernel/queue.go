@@ -37,6 +37,7 @@ type job struct {
 	binBO    bool // holds a binner BO reference (exec->bin_bo_used)
 	perfmon  *perfmon
 	outSync  *syncobj // during SubmitCL only
+	fence    *Fence   // the job's fence, made when a syncobj asked for it (out_sync)
 
 	// Validation state (vc4_exec_info's fields for vc4_validate.c).
 	temp          []byte // the user's bin CL, shader records and uniforms, copied in
@@ -101,6 +102,7 @@ func (j *job) reset() {
 	j.binBO = false
 	j.perfmon = nil
 	j.outSync = nil
+	j.fence = nil
 	j.binU, j.shaderRecU, j.uniformsU = nil, nil, nil
 	j.uniformsTotal = 0
 	j.stateCount = 0
@@ -234,6 +236,13 @@ func (d *Driver) retire(j *job, res hw.Result) {
 		j.perfmon.add(&j.counters)
 	}
 	d.finishedSeqno = j.seqno
+	if j.fence != nil {
+		// The FRDONE interrupt signals the job's fence (vc4_irq.c
+		// vc4_irq_finish_render_job: dma_fence_signal).
+		j.fence.Signal(monotonicNs())
+		j.fence.Put()
+		j.fence = nil
+	}
 	copy(d.queue, d.queue[1:])
 	d.queue[len(d.queue)-1] = nil
 	d.queue = d.queue[:len(d.queue)-1]

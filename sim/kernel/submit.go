@@ -47,7 +47,11 @@ func (f *File) SubmitCL(a *uapi.SubmitCL) error {
 	j.args = nil
 	d.queueSubmit(j)
 	if j.outSync != nil {
-		j.outSync.hasFence, j.outSync.fence = true, Fence{Seqno: j.seqno}
+		// The job's fence (vc4_queue_submit: a fence on vc4's context
+		// at the job's seqno) replaces the syncobj's; the job keeps a
+		// reference and signals it when it retires.
+		j.fence = NewFence(d.fenceCtx, j.seqno, "vc4", "vc4-v3d")
+		j.outSync.replace(j.fence.Get())
 		j.outSync = nil
 	}
 	a.Seqno = j.seqno
@@ -69,15 +73,28 @@ func (j *job) build(f *File) error {
 	}
 	// in_sync: drm_syncobj_find_fence answers ENOENT for an unknown
 	// handle and EINVAL for a syncobj without a fence. A fence of vc4's
-	// own context needs no wait (jobs run in submission order); the only
-	// other fence there is yet is the signalled stub, so nothing waits.
+	// own context needs no wait (jobs run in submission order); any other
+	// (a display's out-fence, a sync file from elsewhere) is waited for
+	// here, in the ioctl, as vc4_submit_cl_ioctl does (dma_fence_wait),
+	// with the driver's lock released so that the GPU and the display go
+	// on meanwhile.
 	if a.InSync != 0 {
 		s := f.syncobj(a.InSync)
 		if s == nil {
 			return errf(syscall.ENOENT, "in_sync syncobj %d not found", a.InSync)
 		}
-		if !s.hasFence {
+		if s.fence == nil {
 			return errf(syscall.EINVAL, "in_sync syncobj %d has no fence", a.InSync)
+		}
+		if fence := s.fence; !fence.onlyContext(j.d.fenceCtx) && !fence.Signaled() {
+			fence.Get()
+			j.d.mu.Unlock()
+			fence.Wait()
+			j.d.mu.Lock()
+			fence.Put()
+			if f.closed {
+				return errf(syscall.EBADF, "the file was closed while SUBMIT_CL waited for its in_sync fence")
+			}
 		}
 	}
 	if a.BinCLSize != 0 {

@@ -11,21 +11,28 @@ import (
 // job's fence (out_sync). Mesa's vc4 driver creates two per GL context
 // and names one as out_sync in every submit once DRM_CAP_SYNCOBJ says 1.
 //
-// Not modelled yet: exporting and importing fences as sync_file fds
-// (SYNCOBJ_HANDLE_TO_FD and FD_TO_HANDLE), waits, resets, signals and
-// timelines. The only fences are vc4's own jobs and the signalled stub.
+// Their fences can leave as sync files (SYNCOBJ_HANDLE_TO_FD with
+// EXPORT_SYNC_FILE) and come in from one (FD_TO_HANDLE with
+// IMPORT_SYNC_FILE), which is how EGL's native fences reach Mesa's vc4
+// driver (kmscube -A).
+//
+// Not modelled yet: a syncobj itself as a file descriptor (HANDLE_TO_FD
+// and FD_TO_HANDLE without flags: ENOSYS), waits, resets, signals and
+// timelines.
 
-// Fence is a dma_fence the simulated device knows: the completion of the
-// job with Seqno (vc4's fence context, vc4_fence.c), or, with Seqno 0, an
-// already signalled fence (dma_fence_get_stub).
-type Fence struct {
-	Seqno uint64
+// syncobj is a struct drm_syncobj: its fence, if it has one (a reference).
+type syncobj struct {
+	fence *Fence
 }
 
-// syncobj is a struct drm_syncobj: its fence, if it has one.
-type syncobj struct {
-	hasFence bool
-	fence    Fence
+// replace puts fence (whose reference it takes over) in the syncobj
+// (drm_syncobj_replace_fence).
+func (s *syncobj) replace(fence *Fence) {
+	old := s.fence
+	s.fence = fence
+	if old != nil {
+		old.Put()
+	}
 }
 
 // syncobjFeature is DRIVER_SYNCOBJ: vc4_drm_driver has it, the Pi 4/5's
@@ -48,7 +55,10 @@ func (f *File) SyncobjCreate(a *uapi.SyncobjCreate) error {
 	if a.Flags&^uapi.SyncobjCreateSignaled != 0 {
 		return errf(syscall.EINVAL, "unknown syncobj flags 0x%x", a.Flags&^uapi.SyncobjCreateSignaled)
 	}
-	s := &syncobj{hasFence: a.Flags&uapi.SyncobjCreateSignaled != 0}
+	s := &syncobj{}
+	if a.Flags&uapi.SyncobjCreateSignaled != 0 {
+		s.fence = StubFence()
+	}
 	f.d.mu.Lock()
 	defer f.d.mu.Unlock()
 	h := 1
@@ -74,10 +84,12 @@ func (f *File) SyncobjDestroy(a *uapi.SyncobjDestroy) error {
 	}
 	f.d.mu.Lock()
 	defer f.d.mu.Unlock()
-	if f.syncobj(a.Handle) == nil {
+	s := f.syncobj(a.Handle)
+	if s == nil {
 		return errf(syscall.EINVAL, "no syncobj %d", a.Handle)
 	}
 	f.syncobjs[a.Handle] = nil
+	s.replace(nil)
 	return nil
 }
 
@@ -89,15 +101,89 @@ func (f *File) syncobj(handle uint32) *syncobj {
 	return f.syncobjs[handle]
 }
 
-// SyncobjFence returns the fence a syncobj holds and whether it holds
-// one, for tests and for the seams that will export it; an unknown handle
-// is ENOENT.
-func (f *File) SyncobjFence(handle uint32) (Fence, bool, error) {
+// SyncobjFence returns the fence a syncobj holds (with a reference the
+// caller drops with Put) or nil, for tests; an unknown handle is ENOENT.
+func (f *File) SyncobjFence(handle uint32) (*Fence, error) {
 	f.d.mu.Lock()
 	defer f.d.mu.Unlock()
 	s := f.syncobj(handle)
 	if s == nil {
-		return Fence{}, false, errf(syscall.ENOENT, "no syncobj %d", handle)
+		return nil, errf(syscall.ENOENT, "no syncobj %d", handle)
 	}
-	return s.fence, s.hasFence, nil
+	if s.fence == nil {
+		return nil, nil
+	}
+	return s.fence.Get(), nil
+}
+
+// SyncobjHandleToFD is DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD
+// (drm_syncobj_handle_to_fd_ioctl): with EXPORT_SYNC_FILE, a new sync file
+// of the syncobj's fence (drm_syncobj_export_sync_file: ENOENT for an
+// unknown handle, EINVAL for a syncobj without a fence).
+func (f *File) SyncobjHandleToFD(a *uapi.SyncobjHandle) error {
+	if err := f.syncobjFeature(); err != nil {
+		return err
+	}
+	if a.Pad != 0 {
+		return errf(syscall.EINVAL, "SYNCOBJ_HANDLE_TO_FD pad 0x%x", a.Pad)
+	}
+	if a.Flags != 0 && a.Flags != uapi.SyncobjHandleToFdExportSyncFile {
+		return errf(syscall.EINVAL, "SYNCOBJ_HANDLE_TO_FD flags 0x%x", a.Flags)
+	}
+	if a.Flags == 0 {
+		return errf(syscall.ENOSYS, "exporting a syncobj itself as a file is not modelled (only its fence, with EXPORT_SYNC_FILE)")
+	}
+	f.d.mu.Lock()
+	s := f.syncobj(a.Handle)
+	var fence *Fence
+	if s != nil && s.fence != nil {
+		fence = s.fence.Get()
+	}
+	f.d.mu.Unlock()
+	if s == nil {
+		return errf(syscall.ENOENT, "no syncobj %d", a.Handle)
+	}
+	if fence == nil {
+		return errf(syscall.EINVAL, "syncobj %d has no fence to export", a.Handle)
+	}
+	fd, err := NewSyncFile(f.files, fence)
+	fence.Put()
+	if err != nil {
+		return err
+	}
+	a.Fd = fd
+	return nil
+}
+
+// SyncobjFDToHandle is DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE
+// (drm_syncobj_fd_to_handle_ioctl): with IMPORT_SYNC_FILE, the fence of
+// sync file Fd replaces syncobj Handle's (drm_syncobj_import_sync_file_fence:
+// EINVAL for a descriptor that is not a sync file, ENOENT for an unknown
+// handle).
+func (f *File) SyncobjFDToHandle(a *uapi.SyncobjHandle) error {
+	if err := f.syncobjFeature(); err != nil {
+		return err
+	}
+	if a.Pad != 0 {
+		return errf(syscall.EINVAL, "SYNCOBJ_FD_TO_HANDLE pad 0x%x", a.Pad)
+	}
+	if a.Flags != 0 && a.Flags != uapi.SyncobjFdToHandleImportSyncFile {
+		return errf(syscall.EINVAL, "SYNCOBJ_FD_TO_HANDLE flags 0x%x", a.Flags)
+	}
+	if a.Flags == 0 {
+		return errf(syscall.ENOSYS, "importing a syncobj file is not modelled (only a sync file's fence, with IMPORT_SYNC_FILE)")
+	}
+	fence, err := SyncFileFence(f.files, a.Fd)
+	if err != nil {
+		return err
+	}
+	f.d.mu.Lock()
+	defer f.d.mu.Unlock()
+	s := f.syncobj(a.Handle)
+	if s == nil {
+		fence.Put()
+		return errf(syscall.ENOENT, "no syncobj %d", a.Handle)
+	}
+	s.replace(fence)
+	return nil
 }

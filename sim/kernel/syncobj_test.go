@@ -29,8 +29,10 @@ func TestSyncobjs(t *testing.T) {
 	if err := f.SyncobjCreate(&uapi.SyncobjCreate{Flags: 2}); !errors.Is(err, syscall.EINVAL) {
 		t.Errorf("unknown create flag: %v, want EINVAL", err)
 	}
-	if _, has, _ := f.SyncobjFence(signalled); !has {
-		t.Error("a SIGNALED syncobj has no fence")
+	if fence, _ := f.SyncobjFence(signalled); fence == nil || !fence.Signaled() {
+		t.Error("a SIGNALED syncobj has no signalled fence")
+	} else {
+		fence.Put()
 	}
 
 	// in_sync of a syncobj without a fence: drm_syncobj_find_fence's EINVAL.
@@ -45,8 +47,11 @@ func TestSyncobjs(t *testing.T) {
 	if err := fx.submit(s); err != nil {
 		t.Fatal(err)
 	}
-	if fence, has, _ := f.SyncobjFence(empty); !has || fence.Seqno != s.args.Seqno {
-		t.Errorf("out_sync holds %+v (%v), want the job's seqno %d", fence, has, s.args.Seqno)
+	if fence, _ := f.SyncobjFence(empty); fence == nil || fence.Seqno() != s.args.Seqno {
+		t.Errorf("out_sync holds %v, want the job's fence at seqno %d", fence, s.args.Seqno)
+	} else {
+		fence.Wait() // the job's retirement signals it
+		fence.Put()
 	}
 
 	if err := f.SyncobjDestroy(&uapi.SyncobjDestroy{Handle: signalled, Pad: 1}); !errors.Is(err, syscall.EINVAL) {
