@@ -69,6 +69,21 @@ func (f *File) SetNonblock(nonblocking bool) error {
 
 // Ioctl implements Conn. Like libdrm's drmIoctl it restarts the call while
 // it fails with EINTR (a signal arrived) or EAGAIN.
+// FdIoctl implements uapi.FdIoctler: ioctl(2) on descriptor fd (a sync
+// file the device gave), retried on EINTR.
+func (f *File) FdIoctl(fd int, req uapi.Request, arg unsafe.Pointer) error {
+	for {
+		_, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), uintptr(req), uintptr(arg))
+		if errno == unix.EINTR {
+			continue
+		}
+		if errno != 0 {
+			return errno
+		}
+		return nil
+	}
+}
+
 func (f *File) Ioctl(req uapi.Request, arg unsafe.Pointer) error {
 	f.mu.RLock()
 	defer f.mu.RUnlock()

@@ -63,6 +63,10 @@ func (f *File) LookupBO(handle uint32) (*kernel.BO, error) { return f.k.LookupBO
 // User implements Client: the memory of the process the file belongs to.
 func (f *File) User() kernel.UserMemory { return f.k.User() }
 
+// Files implements Client: the descriptor table of the process the file
+// belongs to.
+func (f *File) Files() kernel.UserFiles { return f.k.Files() }
+
 // IsMaster implements Client: whether the file is the DRM master now
 // (drm_is_current_master).
 func (f *File) IsMaster() bool {

@@ -5,17 +5,34 @@ import (
 	"syscall"
 	"unsafe"
 
+	"github.com/vccube/vccube/sim/kernel"
 	"github.com/vccube/vccube/uapi"
 )
 
 // crtc is the one CRTC (a pixelvalve fed by an HVS channel) with its
 // primary plane, in the atomic state the legacy ioctls read and write.
 type crtc struct {
-	active bool              // crtc_state->enable and ->active (legacy users set both)
-	mode   uapi.ModeModeInfo // the mode as SETCRTC gave it (type masked, name copied)
+	enable bool              // crtc_state->enable: a mode is set (legacy users set enable and active together)
+	active bool              // crtc_state->active: the pixelvalve runs
+	mode   uapi.ModeModeInfo // the mode as SETCRTC or MODE_ID gave it (type masked, name copied)
 	routed bool              // HDMI-A-1's connector state points at this CRTC
-	tl     timeline          // the vblanks while active
-	off    uint64            // the vblank counter, frozen while off
+
+	modeBlob *blob // MODE_ID: the blob holding mode, nil when disabled
+	vrr      bool  // VRR_ENABLED (stored; a Pi's HDMI has no VRR)
+	gammaLUT *blob // GAMMA_LUT (only 0 is accepted)
+
+	// The out-fences' timeline (drm_crtc_init_with_planes: fence_context,
+	// timeline_name "CRTC:<id>-<name>").
+	fenceCtx, fenceSeqno uint64
+	timelineName         string
+
+	// The primary plane's destination and source size (CRTC_X/Y/W/H,
+	// SRC_W/H; SRC_X/Y are x and y below, in whole pixels).
+	crtcX, crtcY int32
+	crtcW, crtcH uint32
+	srcW, srcH   uint32
+	tl           timeline // the vblanks while active
+	off          uint64   // the vblank counter, frozen while off
 
 	// The primary plane's state: the framebuffer (GETCRTC's fb_id) and
 	// the source origin (src_x, src_y >> 16); the source size is the
@@ -40,7 +57,8 @@ type pendingFlip struct {
 	client   *clientState // who gets the event; nil when none or the file closed
 	event    bool
 	userData uint64
-	target   int64 // the vblank it completes at
+	target   int64         // the vblank it completes at
+	fence    *kernel.Fence // an atomic commit's out-fence, signalled with the flip
 }
 
 // vblankCount is the CRTC's vblank counter at time t.
@@ -181,7 +199,7 @@ func (d *Display) getCrtc(cs *clientState, r *uapi.ModeCrtc) error {
 		r.FbID = c.fb.id
 	}
 	r.X, r.Y = c.x, c.y
-	if c.active {
+	if c.enable {
 		r.Mode = c.mode
 		r.Mode.Vrefresh = vrefresh(&c.mode) // drm_mode_convert_to_umode
 		r.ModeValid = 1
@@ -245,7 +263,7 @@ func (d *Display) setCrtc(cs *clientState, r *uapi.ModeCrtc) error {
 		return errorf(syscall.EINVAL, "%d connectors, the device has 1", r.CountConnectors)
 	}
 	if r.CountConnectors == 1 {
-		id, err := getUint32(cs.c.User(), r.SetConnectorsPtr)
+		id, err := d.getUint32(cs.c.User(), r.SetConnectorsPtr)
 		if err != nil {
 			return err
 		}
@@ -281,13 +299,16 @@ func (d *Display) setCrtc(cs *clientState, r *uapi.ModeCrtc) error {
 		if c.active {
 			c.off = c.tl.count(now)
 		}
-		c.active, c.routed = false, false
+		c.enable, c.active, c.routed = false, false, false
+		d.putBlob(c.modeBlob)
+		c.modeBlob = nil
 		if c.fb != nil {
 			cleanupFB(c.fb)
 			d.put(c.fb)
 			c.fb = nil
 		}
 		c.x, c.y = 0, 0
+		c.crtcX, c.crtcY, c.crtcW, c.crtcH, c.srcW, c.srcH = 0, 0, 0, 0, 0, 0
 		d.setScan(nil, c.off, now, false, false, true)
 		return nil
 	}
@@ -296,10 +317,19 @@ func (d *Display) setCrtc(cs *clientState, r *uapi.ModeCrtc) error {
 		// on from where it was (drm_crtc_vblank_off/on).
 		c.tl = newTimeline(&mode, now, c.vblankCount(now))
 	}
-	c.active, c.routed = true, true
+	// drm_atomic_helper_set_config: the mode's blob
+	// (drm_atomic_set_mode_for_crtc), and the primary plane over the
+	// whole mode from (x, y).
+	mb := d.modeBlob(&mode)
+	d.putBlob(c.modeBlob)
+	c.modeBlob = mb
+	c.enable, c.active, c.routed = true, true, true
 	c.mode = mode
 	d.swapStateFB(fb)
 	c.x, c.y = r.X, r.Y
+	c.crtcX, c.crtcY = 0, 0
+	c.crtcW, c.crtcH = uint32(mode.Hdisplay), uint32(mode.Vdisplay)
+	c.srcW, c.srcH = c.crtcW<<16, c.crtcH<<16
 	// The commit returns once the new state is on screen: at the first
 	// vblank of a new timeline, or the next one of the running timeline.
 	seq, at := c.tl.next(now)

@@ -29,9 +29,10 @@ const (
 	CrtcID      = 95
 	EncoderID   = 97
 	ConnectorID = 98
-	// firstFBID is where framebuffer ids start: the lowest id no other
-	// object holds, reused after a framebuffer is freed, as idr_alloc does.
-	firstFBID = 99
+	// firstFBID is where framebuffer and user blob ids start: the lowest
+	// id no other object holds, reused after one is freed, as idr_alloc
+	// does (props.go has the planes' ids).
+	firstFBID = CursorPlaneID + 1
 )
 
 // gammaSize is the CRTC's gamma table size on a Pi 0-3 (vc4_crtc.c
@@ -89,7 +90,13 @@ type Display struct {
 	mon     Monitor
 	crtc    crtc
 	fbs     map[uint32]*framebuffer // every live framebuffer by id
+	blobs   map[uint32]*blob        // every live property blob by id
 	clients map[uint64]*clientState
+
+	planes           [numPlanes]planeProps // the planes' stored properties
+	dpms, linkStatus uint64                // the connector's DPMS and link-status
+	scratch          atomicState           // the state an atomic commit builds, reused
+	ubuf             [8]byte               // get_user and put_user's buffer, under mu
 
 	// notify holds the flips completed under mu whose OnFlip calls are
 	// due once mu is released; spare is the other buffer, swapped in so
@@ -100,8 +107,9 @@ type Display struct {
 // clientState is what the display keeps per open file (struct drm_file's
 // KMS fields).
 type clientState struct {
-	c   Client
-	fbs []*framebuffer // newest first, as list_add puts them on file_priv->fbs
+	c     Client
+	fbs   []*framebuffer // newest first, as list_add puts them on file_priv->fbs
+	blobs []*blob        // the property blobs it created (file_priv->blobs)
 
 	stereo, universalPlanes, atomic, aspectRatio, writeback bool
 }
@@ -111,7 +119,13 @@ func New(opts Options) *Display {
 	if opts.Clock != SteppedClock && opts.Clock != RealClock {
 		opts.Clock = VirtualClock
 	}
-	d := &Display{opts: opts, fbs: map[uint32]*framebuffer{}, clients: map[uint64]*clientState{}}
+	d := &Display{opts: opts, fbs: map[uint32]*framebuffer{}, clients: map[uint64]*clientState{},
+		blobs: map[uint32]*blob{inFormatsBlobID: {id: inFormatsBlobID, data: inFormatsBlob(), refs: 1}}}
+	for i := range d.planes {
+		d.planes[i] = defaultPlaneProps()
+	}
+	d.crtc.fenceCtx = kernel.FenceContextAlloc()
+	d.crtc.timelineName = fmt.Sprintf("CRTC:%d-crtc-0", CrtcID)
 	d.now = max(int64(opts.Start), 0)
 	if opts.Monitor != nil {
 		d.mon = *opts.Monitor
@@ -299,9 +313,28 @@ func (d *Display) Ioctl(c Client, req uapi.Request, arg unsafe.Pointer) error {
 		return d.rmFB(cs, *(*uint32)(arg))
 	case uapi.IoctlModePageFlip:
 		return d.pageFlip(cs, (*uapi.ModeCrtcPageFlip)(arg))
+	case uapi.IoctlModeGetPlaneResources:
+		return d.getPlaneResources(cs, (*uapi.ModeGetPlaneRes)(arg))
+	case uapi.IoctlModeGetPlane:
+		return d.getPlane(cs, (*uapi.ModeGetPlane)(arg))
+	case uapi.IoctlModeObjGetProperties:
+		return d.objGetProperties(cs, (*uapi.ModeObjGetProperties)(arg))
+	case uapi.IoctlModeObjSetProperty:
+		return d.objSetProperty(cs, (*uapi.ModeObjSetProperty)(arg))
+	case uapi.IoctlModeGetProperty:
+		return d.getProperty(cs, (*uapi.ModeGetProperty)(arg))
+	case uapi.IoctlModeGetPropBlob:
+		return d.getPropBlob(cs, (*uapi.ModeGetBlob)(arg))
+	case uapi.IoctlModeCreatePropBlob:
+		return d.createPropBlob(cs, (*uapi.ModeCreateBlob)(arg))
+	case uapi.IoctlModeDestroyPropBlob:
+		return d.destroyPropBlob(cs, (*uapi.ModeDestroyBlob)(arg))
+	case uapi.IoctlModeAtomic:
+		return d.atomic(cs, (*uapi.ModeAtomic)(arg))
 	}
 	return errorf(syscall.ENOSYS, "%s is not modelled by the simulated display (it models GETRESOURCES, GETCONNECTOR, "+
-		"GETENCODER, GETCRTC, SETCRTC, ADDFB2, RMFB and PAGE_FLIP)", uapi.IoctlName(req))
+		"GETENCODER, GETCRTC, SETCRTC, ADDFB2, RMFB, PAGE_FLIP, GETPLANERESOURCES, GETPLANE, OBJ_GETPROPERTIES, "+
+		"OBJ_SETPROPERTY, GETPROPERTY, GETPROPBLOB, CREATEPROPBLOB, DESTROYPROPBLOB and ATOMIC)", uapi.IoctlName(req))
 }
 
 // Cap answers GET_CAP for the KMS capabilities as drm_getcap does for
@@ -386,6 +419,9 @@ func (d *Display) Release(c Client) {
 	}
 	if p := &d.crtc.pending; p.active && p.client == cs {
 		p.client = nil // the event is not delivered to a closed file
+	}
+	for len(cs.blobs) > 0 {
+		d.dropUserBlob(cs, cs.blobs[0])
 	}
 	for len(cs.fbs) > 0 {
 		fb := cs.fbs[0]

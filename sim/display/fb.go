@@ -51,15 +51,6 @@ func (d *Display) put(fb *framebuffer) {
 // made it.
 func (d *Display) lookupFB(id uint32) *framebuffer { return d.fbs[id] }
 
-// newFBID is the lowest id no framebuffer holds, as idr_alloc picks it.
-func (d *Display) newFBID() uint32 {
-	for id := uint32(firstFBID); ; id++ {
-		if d.fbs[id] == nil {
-			return id
-		}
-	}
-}
-
 // addFB2 is DRM_IOCTL_MODE_ADDFB2: drm_mode_addfb2 and
 // drm_internal_framebuffer_create (drm_framebuffer.c), then vc4's
 // fb_create (vc4_kms.c vc4_fb_create) and drm_gem_fb_init_with_funcs
@@ -129,7 +120,7 @@ func (d *Display) addFB2(cs *clientState, r *uapi.ModeFbCmd2) error {
 		}
 	}
 
-	fb.id = d.newFBID()
+	fb.id = d.newObjectID()
 	fb.refs = 1 // the file's list
 	fb.owner = cs
 	d.fbs[fb.id] = fb

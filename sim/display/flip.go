@@ -209,6 +209,12 @@ func (d *Display) completeDue() {
 	if flip.client != nil {
 		d.sendEvent(flip.client, flip.userData, seq, at)
 	}
+	if flip.fence != nil {
+		// The event's fence signals with the vblank's timestamp
+		// (drm_send_event_helper: dma_fence_signal_timestamp).
+		flip.fence.Signal(at)
+		flip.fence.Put()
+	}
 }
 
 // sendEvent queues a DRM_EVENT_FLIP_COMPLETE record (struct

@@ -378,10 +378,10 @@ func TestCapabilities(t *testing.T) {
 func TestUnmodelledIoctlsSayENOSYS(t *testing.T) {
 	r := newRig(t, display.Options{})
 	f := r.open()
-	// DRM_IOCTL_MODE_GETPLANERESOURCES: DRM_IOWR(0xB5, struct drm_mode_get_plane_res), 16 bytes.
-	var buf [16]byte
-	err := f.Ioctl(uapi.IOWR(0xB5, 16), unsafe.Pointer(&buf[0]))
-	wantErrno(t, "GETPLANERESOURCES", err, syscall.ENOSYS)
+	// DRM_IOCTL_MODE_SETPLANE: DRM_IOWR(0xB7, struct drm_mode_set_plane), 48 bytes.
+	var buf [48]byte
+	err := f.Ioctl(uapi.IOWR(0xB7, 48), unsafe.Pointer(&buf[0]))
+	wantErrno(t, "SETPLANE", err, syscall.ENOSYS)
 }
 
 func TestClosedDisplayIsENODEV(t *testing.T) {

@@ -29,9 +29,22 @@ func putStruct[T any](u kernel.UserMemory, addr uint64, v *T) error {
 	return u.CopyToUser(addr, unsafe.Slice((*byte)(unsafe.Pointer(v)), unsafe.Sizeof(*v)))
 }
 
-// getUint32 reads one __u32 at the user address addr (get_user).
-func getUint32(u kernel.UserMemory, addr uint64) (uint32, error) {
-	var v [4]byte
-	err := u.CopyFromUser(v[:], addr)
-	return binary.NativeEndian.Uint32(v[:]), err
+// getUint32 reads one __u32 at the user address addr (get_user), through
+// the display's scratch buffer (a local one would escape through the
+// interface: an allocation per call). Called with d.mu held.
+func (d *Display) getUint32(u kernel.UserMemory, addr uint64) (uint32, error) {
+	err := u.CopyFromUser(d.ubuf[:4], addr)
+	return binary.NativeEndian.Uint32(d.ubuf[:4]), err
+}
+
+// getUint64 reads one __u64 (get_user), as getUint32 does.
+func (d *Display) getUint64(u kernel.UserMemory, addr uint64) (uint64, error) {
+	err := u.CopyFromUser(d.ubuf[:8], addr)
+	return binary.NativeEndian.Uint64(d.ubuf[:8]), err
+}
+
+// putUint32 writes one __u32 (put_user), as getUint32 reads.
+func (d *Display) putUint32(u kernel.UserMemory, addr uint64, v uint32) error {
+	binary.NativeEndian.PutUint32(d.ubuf[:4], v)
+	return u.CopyToUser(addr, d.ubuf[:4])
 }

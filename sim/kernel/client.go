@@ -29,4 +29,8 @@ type Client interface {
 	// User is the memory of the process the file belongs to, which the
 	// user pointers of its ioctls point into (copy_to_user, get_user).
 	User() UserMemory
+	// Files is the descriptor table of that process, where the kernel
+	// installs the sync files it makes (an atomic commit's out-fence) and
+	// finds the ones the file names (a plane's IN_FENCE_FD).
+	Files() UserFiles
 }
