@@ -111,6 +111,17 @@ func (c *Client) recv() (Header, []byte, []int, error) {
 
 // Ioctl implements uapi.Conn.
 func (c *Client) Ioctl(req uapi.Request, arg unsafe.Pointer) error {
+	return c.ioctl(-1, req, arg)
+}
+
+// FdIoctl implements uapi.FdIoctler, as the preload does: an ioctl on a
+// descriptor the server made (a sync file) goes to the server with a copy
+// of the descriptor (FD_IOCTL).
+func (c *Client) FdIoctl(fd int, req uapi.Request, arg unsafe.Pointer) error {
+	return c.ioctl(fd, req, arg)
+}
+
+func (c *Client) ioctl(fd int, req uapi.Request, arg unsafe.Pointer) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.dead != nil {
@@ -124,7 +135,14 @@ func (c *Client) Ioctl(req uapi.Request, arg unsafe.Pointer) error {
 			return syscall.EFAULT
 		}
 	}
-	if err := c.sendHeader(Header{Type: MsgIoctl, Arg: uint32(req)}, in); err != nil {
+	var err error
+	if fd < 0 {
+		err = c.sendHeader(Header{Type: MsgIoctl, Arg: uint32(req)}, in)
+	} else {
+		(&Header{Type: MsgFdIoctl, Arg: uint32(req)}).put(c.out)
+		_, _, err = c.ctl.WriteMsgUnix(append(append([]byte(nil), c.out...), in...), unix.UnixRights(fd), nil)
+	}
+	if err != nil {
 		c.dead = err
 		return syscall.ENODEV
 	}

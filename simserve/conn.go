@@ -32,6 +32,8 @@ type conn struct {
 	arg    []uint64 // the ioctl argument, 8-aligned as the kernel's copy is
 	broken error    // why the client was cut off in the middle of an ioctl
 	mem    remoteMemory
+	oob    []byte // control messages of a request (FD_IOCTL's descriptor)
+	rxFd   int    // the descriptor the last FD_IOCTL carried, -1 when none
 
 	mu         sync.Mutex
 	maps       map[uint64]*kernel.SharedMap
@@ -48,6 +50,8 @@ func newConn(s *Server, ctl *net.UnixConn) *conn {
 		out:  make([]byte, HeaderSize),
 		arg:  make([]uint64, (1<<14)/8),
 		maps: map[uint64]*kernel.SharedMap{},
+		oob:  make([]byte, unix.CmsgSpace(4*4)),
+		rxFd: -1,
 	}
 	c.mem.c = c
 	c.who = "client"
@@ -83,6 +87,8 @@ func (c *conn) serve() {
 		switch h.Type {
 		case MsgIoctl:
 			err = c.ioctl(h, payload)
+		case MsgFdIoctl:
+			err = c.fdIoctl(h, payload)
 		case MsgMmap:
 			err = c.mmap(h)
 		case MsgMunmap:
@@ -251,6 +257,10 @@ func (c *conn) shutdown() {
 // cleanup releases everything the connection holds.
 func (c *conn) cleanup() {
 	c.closeFile()
+	if c.rxFd >= 0 {
+		unix.Close(c.rxFd)
+		c.rxFd = -1
+	}
 	c.mu.Lock()
 	maps := c.maps
 	c.maps = map[uint64]*kernel.SharedMap{}
@@ -276,7 +286,29 @@ func (c *conn) recv(deadline bool) (Header, []byte, error) {
 	} else {
 		c.ctl.SetReadDeadline(time.Time{})
 	}
-	n, _, flags, _, err := c.ctl.ReadMsgUnix(c.in, nil)
+	n, oobn, flags, _, err := c.ctl.ReadMsgUnix(c.in, c.oob)
+	if oobn > 0 {
+		// Only FD_IOCTL carries a descriptor; any other is closed.
+		var fds []int
+		if msgs, perr := unix.ParseSocketControlMessage(c.oob[:oobn]); perr == nil {
+			for _, msg := range msgs {
+				if got, rerr := unix.ParseUnixRights(&msg); rerr == nil {
+					fds = append(fds, got...)
+				}
+			}
+		}
+		if c.rxFd >= 0 {
+			unix.Close(c.rxFd)
+			c.rxFd = -1
+		}
+		if err == nil && n >= 4 && binary.NativeEndian.Uint32(c.in) == MsgFdIoctl && len(fds) == 1 {
+			c.rxFd = fds[0]
+		} else {
+			for _, fd := range fds {
+				unix.Close(fd)
+			}
+		}
+	}
 	if err != nil {
 		var ne net.Error
 		if errors.As(err, &ne) && ne.Timeout() {
@@ -371,6 +403,53 @@ func (c *conn) ioctl(h Header, payload []byte) error {
 	// out after the handler; only a request the DRM core does not know
 	// (ENOTTY: not a DRM request) is not copied.
 	if req.CopiesOut() && errno != syscall.ENOTTY {
+		out = size
+	}
+	if err := c.send(Header{Type: MsgIoctlReply, Arg: uint32(errno), B: uint64(out)}, nil, nil); err != nil {
+		return err
+	}
+	if out > 0 {
+		return c.sendData(arg[:out])
+	}
+	return nil
+}
+
+// fdIoctl runs an ioctl on a descriptor of the client that the server
+// made (a sync file), carried with the request: the kernel model's
+// sync_file_ioctl, with the client's memory and descriptors. The argument
+// goes back only on success (sync_file_ioctl's copy_to_user).
+func (c *conn) fdIoctl(h Header, payload []byte) error {
+	fd := c.rxFd
+	c.rxFd = -1
+	if fd < 0 {
+		return fmt.Errorf("%w: FD_IOCTL without a descriptor", errProtocol)
+	}
+	defer unix.Close(fd)
+	req := uapi.Request(h.Arg)
+	size := int(req.Size())
+	arg := c.argBytes()[:size]
+	if len(payload) > size || (!req.CopiesIn() && len(payload) != 0) {
+		return fmt.Errorf("%w: %d argument bytes for request %#08x of %d", errProtocol, len(payload), uint32(req), size)
+	}
+	if req.CopiesIn() && len(payload) < size {
+		return c.send(Header{Type: MsgIoctlReply, Arg: uint32(syscall.EFAULT)}, nil, nil)
+	}
+	copy(arg, payload)
+	clear(arg[len(payload):])
+	var p unsafe.Pointer
+	if size > 0 {
+		p = unsafe.Pointer(&arg[0])
+	}
+	err := kernel.SyncFileIoctl(&c.mem, &c.mem, fd, req, p)
+	if c.broken != nil {
+		return c.broken
+	}
+	var errno syscall.Errno
+	if err != nil && !errors.As(err, &errno) {
+		errno = syscall.EIO
+	}
+	out := 0
+	if err == nil && req.CopiesOut() {
 		out = size
 	}
 	if err := c.send(Header{Type: MsgIoctlReply, Arg: uint32(errno), B: uint64(out)}, nil, nil); err != nil {

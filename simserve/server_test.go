@@ -89,6 +89,12 @@ func userBOs(d *sim.Device) int {
 // only a colour write of the BO, 1024 pixels wide, with a clear colour.
 func clearJob(t testing.TB, c uapi.Conn, h, size, colour uint32) {
 	t.Helper()
+	clearJobSync(t, c, h, size, colour, 0)
+}
+
+// clearJobSync is clearJob with a syncobj for the job's fence (out_sync).
+func clearJobSync(t testing.TB, c uapi.Conn, h, size, colour, outSync uint32) {
+	t.Helper()
 	const width = 1024
 	height := size / (width * 4)
 	handles := []uint32{h}
@@ -110,6 +116,7 @@ func clearJob(t testing.TB, c uapi.Conn, h, size, colour uint32) {
 		MaxYTile:       uint8((height+63)/64 - 1),
 		ClearColor:     [2]uint32{colour, colour},
 		Flags:          uapi.SubmitUseClearColor,
+		OutSync:        outSync,
 	}
 	if err := gem.Submit(c, &s); err != nil {
 		t.Fatal(err)
@@ -420,5 +427,61 @@ func TestCapture(t *testing.T) {
 		if got := [3]uint32{r >> 8, g >> 8, b >> 8}; got != want {
 			t.Errorf("%s shows %v, want %v (frame 0 is the first flip's picture, not the mode set's)", name, got, want)
 		}
+	}
+}
+
+// Sync files cross the socket as descriptors: a job's fence exported from
+// its syncobj polls readable in the client once the job is done, its
+// SYNC_IOC_FILE_INFO and SYNC_IOC_MERGE run in the server (FD_IOCTL), it
+// comes back into another syncobj, and an atomic commit's out-fence is a
+// new descriptor in the client.
+func TestSyncFilesCrossTheSocket(t *testing.T) {
+	r := newRig(t, simserve.Options{})
+	c := dial(t, r, simserve.PrimaryMinor)
+	h, err := gem.AllocBO(c, 4096*16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var so, si uapi.SyncobjCreate
+	for _, s := range []*uapi.SyncobjCreate{&so, &si} {
+		if err := c.Ioctl(uapi.IoctlSyncobjCreate, unsafe.Pointer(s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clearJobSync(t, c, h, 4096*16, 0xff000000, so.Handle)
+	exp := uapi.SyncobjHandle{Handle: so.Handle, Flags: uapi.SyncobjHandleToFdExportSyncFile, Fd: -1}
+	if err := c.Ioctl(uapi.IoctlSyncobjHandleToFD, unsafe.Pointer(&exp)); err != nil {
+		t.Fatal(err)
+	}
+	fd := int(exp.Fd)
+	defer unix.Close(fd)
+	p := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	if n, err := unix.Poll(p, 5000); err != nil || n != 1 || p[0].Revents&unix.POLLIN == 0 {
+		t.Fatalf("the job's sync file does not poll readable in the client: %d %v %#x", n, err, p[0].Revents)
+	}
+	info, err := drm.SyncFileInfo(c, fd)
+	if err != nil || info.Status != 1 || len(info.Fences) != 1 || string(info.Fences[0].DriverName[:3]) != "vc4" {
+		t.Fatalf("SYNC_IOC_FILE_INFO through the server: %+v, %v", info, err)
+	}
+	merged, err := drm.SyncFileMerge(c, "both", fd, fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(merged)
+	if mi, err := drm.SyncFileInfo(c, merged); err != nil || mi.Name != "both" {
+		t.Errorf("merged file: %+v, %v", mi, err)
+	}
+	imp := uapi.SyncobjHandle{Handle: si.Handle, Flags: uapi.SyncobjFdToHandleImportSyncFile, Fd: int32(merged)}
+	if err := c.Ioctl(uapi.IoctlSyncobjFDToHandle, unsafe.Pointer(&imp)); err != nil {
+		t.Fatal(err)
+	}
+	var pipe [2]int
+	if err := unix.Pipe2(pipe[:], unix.O_CLOEXEC); err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(pipe[0])
+	defer unix.Close(pipe[1])
+	if _, err := drm.SyncFileInfo(c, pipe[0]); !errors.Is(err, syscall.ENOTTY) {
+		t.Errorf("FILE_INFO of a pipe through the server: %v, want ENOTTY", err)
 	}
 }

@@ -35,6 +35,8 @@ import (
 //	                                      ← GET_FD{number}              (fget: one of
 //	GET_FD_REPLY{errno} + [fd]           →                              the client's)
 //	                                      ← IOCTL_REPLY{errno, n}, n bytes of argument
+//	FD_IOCTL{request} + argument bytes   →  (an ioctl on a descriptor the
+//	  + [fd]                                server made: answered as IOCTL)
 //	MMAP{offset, length, prot}           →
 //	                                      ← MMAP_REPLY{errno, memfd offset, token}
 //	MUNMAP{token}                        →  (no answer)
@@ -52,6 +54,15 @@ import (
 // names (a PRIME import) is a GET_FD, which the client answers with a copy
 // of that descriptor. So the preload never learns where in a struct a
 // descriptor lives.
+//
+// Sync files (an atomic commit's out-fence, a syncobj's exported fence)
+// are one end of a socket pair the server made, so the program polls
+// them natively. The preload knows them by their peer, the server
+// (SO_PEERCRED), and sends an ioctl on one as FD_IOCTL with a copy of the
+// descriptor; the server runs it on the sync file (SYNC_IOC_MERGE,
+// SYNC_IOC_FILE_INFO) with the same copy and descriptor requests as an
+// IOCTL, and copies the argument back only on success, as
+// sync_file_ioctl does.
 
 // ProtocolVersion is the version HELLO and WELCOME carry; the server
 // refuses any other.
@@ -76,6 +87,7 @@ const (
 	MsgWriteReply   = 6 // Arg: 0 or the errno
 	MsgInstallReply = 7 // Arg: 0 or the errno; A: the descriptor's number in the client
 	MsgGetFdReply   = 8 // Arg: 0 or the errno; SCM_RIGHTS: the descriptor
+	MsgFdIoctl      = 9 // Arg: the request number; payload: the argument's bytes; SCM_RIGHTS: the descriptor
 
 	// Server to client.
 	MsgWelcome    = 16 // Arg: ProtocolVersion; A: the pool's size; SCM_RIGHTS: the event fd, the pool's memfd
@@ -92,6 +104,7 @@ const (
 var msgNames = map[uint32]string{
 	MsgHello: "HELLO", MsgIoctl: "IOCTL", MsgMmap: "MMAP", MsgMunmap: "MUNMAP",
 	MsgReadReply: "READ_REPLY", MsgWriteReply: "WRITE_REPLY", MsgInstallReply: "INSTALL_REPLY", MsgGetFdReply: "GET_FD_REPLY",
+	MsgFdIoctl: "FD_IOCTL",
 	MsgWelcome: "WELCOME", MsgReadUser: "READ_USER", MsgWriteUser: "WRITE_USER",
 	MsgIoctlReply: "IOCTL_REPLY", MsgMmapReply: "MMAP_REPLY", MsgError: "ERROR", MsgInstallFd: "INSTALL_FD", MsgGetFd: "GET_FD",
 }

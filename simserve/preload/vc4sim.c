@@ -10,7 +10,11 @@
  * back. mmap of a BO maps the server's CMA pool (a memfd passed once per
  * open) at the range the server names, so no pixel is copied. The fd the
  * program holds is a real socket whose only traffic is DRM events, so
- * poll, select, read, dup and close work on it as they are.
+ * poll, select, read, dup and close work on it as they are. The sync files
+ * the server makes (an atomic commit's out-fence, an exported syncobj
+ * fence) are real descriptors too, sockets whose peer is the server: they
+ * poll natively, and their ioctls (SYNC_IOC_MERGE, SYNC_IOC_FILE_INFO) go
+ * to the server with the descriptor, as FD_IOCTL.
  *
  * Paths under /dev/dri and the DRM corner of /sys go to the server's file
  * tree ($VC4SIM/root), which describes a Raspberry Pi 0-3; stat and fstat
@@ -199,6 +203,7 @@ struct conn {
 	int ctl;   /* control socket */
 	int memfd; /* the server's CMA pool */
 	int dead;  /* the server is gone */
+	pid_t server; /* the server's pid (SO_PEERCRED of the control socket) */
 	pthread_mutex_t mu;
 	unsigned char buf[VC4SIM_HEADER_SIZE + 1024];
 };
@@ -240,6 +245,30 @@ static struct conn *conn_for_fd(int fd, struct stat *out)
 	pthread_mutex_unlock(&table_mu);
 	if (found && out)
 		*out = st;
+	return found;
+}
+
+/* conn_for_server_file finds a connection to the server that made fd, a
+ * descriptor the server handed this process (a sync file: one end of a
+ * socket pair the server created, so its peer credentials are the
+ * server's), or NULL. Its ioctls go to the server over that connection. */
+static struct conn *conn_for_server_file(int fd)
+{
+	if (!enabled || fd < 0)
+		return NULL;
+	struct stat st;
+	if (real_fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode))
+		return NULL;
+	struct ucred cred;
+	socklen_t len = sizeof cred;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || len != sizeof cred || cred.pid <= 0)
+		return NULL;
+	struct conn *found = NULL;
+	pthread_mutex_lock(&table_mu);
+	for (int i = 0; i < MAX_CONNS && !found; i++)
+		if (conns[i].used && !conns[i].dead && conns[i].server == cred.pid)
+			found = &conns[i];
+	pthread_mutex_unlock(&table_mu);
 	return found;
 }
 
@@ -316,6 +345,26 @@ static int send_msg(int fd, uint32_t type, uint32_t arg, uint64_t a, uint64_t b,
 	put_header(h, type, arg, a, b, c);
 	struct iovec iov[2] = {{h, sizeof h}, {(void *)data, len}};
 	struct msghdr m = {.msg_iov = iov, .msg_iovlen = len ? 2 : 1};
+	return send_retry(fd, &m) < 0 ? -errno : 0;
+}
+
+/* send_msg_fd is send_msg with a descriptor passed along (SCM_RIGHTS). */
+static int send_msg_fd(int fd, uint32_t type, uint32_t arg, const void *data, size_t len, int pass)
+{
+	unsigned char h[VC4SIM_HEADER_SIZE];
+	put_header(h, type, arg, 0, 0, 0);
+	struct iovec iov[2] = {{h, sizeof h}, {(void *)data, len}};
+	union {
+		struct cmsghdr h;
+		char space[CMSG_SPACE(sizeof(int))];
+	} cm;
+	memset(&cm, 0, sizeof cm);
+	struct msghdr m = {.msg_iov = iov, .msg_iovlen = len ? 2 : 1, .msg_control = &cm, .msg_controllen = sizeof cm};
+	struct cmsghdr *ch = CMSG_FIRSTHDR(&m);
+	ch->cmsg_level = SOL_SOCKET;
+	ch->cmsg_type = SCM_RIGHTS;
+	ch->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(ch), &pass, sizeof pass);
 	return send_retry(fd, &m) < 0 ? -errno : 0;
 }
 
@@ -438,8 +487,9 @@ static int serve_copy(struct conn *c, const struct vc4sim_header *h)
 	return send_msg(c->ctl, VC4SIM_MSG_WRITE_REPLY, err ? -err : 0, 0, 0, 0, NULL, 0) ? -1 : 0;
 }
 
-/* remote_ioctl runs one ioctl in the server. */
-static int remote_ioctl(struct conn *c, uint32_t req, void *arg)
+/* remote_ioctl runs one ioctl in the server: on the open file c (fd -1)
+ * or on descriptor fd, one the server made (FD_IOCTL). */
+static int remote_ioctl(struct conn *c, int fd, uint32_t req, void *arg)
 {
 	size_t size = IOC_SIZE(req);
 	int ret = -1, err = 0;
@@ -448,7 +498,9 @@ static int remote_ioctl(struct conn *c, uint32_t req, void *arg)
 		err = ENODEV;
 		goto out;
 	}
-	int e = send_msg(c->ctl, VC4SIM_MSG_IOCTL, req, 0, 0, 0, arg, (IOC_DIR(req) & IOC_WRITE_BIT) ? size : 0);
+	size_t in = (IOC_DIR(req) & IOC_WRITE_BIT) ? size : 0;
+	int e = fd < 0 ? send_msg(c->ctl, VC4SIM_MSG_IOCTL, req, 0, 0, 0, arg, in)
+		       : send_msg_fd(c->ctl, VC4SIM_MSG_FD_IOCTL, req, arg, in, fd);
 	if (e == -EFAULT) {
 		err = EFAULT;
 		goto out;
@@ -627,6 +679,10 @@ static int open_node(int minor, int flags)
 	c->minor = minor;
 	c->ctl = ctl;
 	c->memfd = memfd;
+	struct ucred cred;
+	socklen_t clen = sizeof cred;
+	if (getsockopt(ctl, SOL_SOCKET, SO_PEERCRED, &cred, &clen) == 0 && clen == sizeof cred)
+		c->server = cred.pid;
 	pthread_mutex_init(&c->mu, NULL);
 	nconns++;
 	pthread_mutex_unlock(&table_mu);
@@ -787,12 +843,15 @@ EXPORT int ioctl(int fd, unsigned long req, ...)
 	va_start(ap, req);
 	void *arg = va_arg(ap, void *);
 	va_end(ap);
-	struct conn *c = conn_for_fd(fd, NULL);
-	if (!c)
-		return real_ioctl(fd, req, arg);
 	/* The kernel takes the request as an unsigned int (the ioctl
 	 * syscall's cmd). */
-	return remote_ioctl(c, (uint32_t)req, arg);
+	struct conn *c = conn_for_fd(fd, NULL);
+	if (c)
+		return remote_ioctl(c, -1, (uint32_t)req, arg);
+	c = conn_for_server_file(fd);
+	if (c)
+		return remote_ioctl(c, fd, (uint32_t)req, arg);
+	return real_ioctl(fd, req, arg);
 }
 
 EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)

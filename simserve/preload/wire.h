@@ -22,6 +22,7 @@ static const char *const vc4sim_redirected_names[] = {"/sys/dev/char/226:", NULL
 #define VC4SIM_MSG_WRITE_REPLY     6
 #define VC4SIM_MSG_INSTALL_REPLY   7
 #define VC4SIM_MSG_GET_FD_REPLY    8
+#define VC4SIM_MSG_FD_IOCTL        9
 #define VC4SIM_MSG_WELCOME         16
 #define VC4SIM_MSG_READ_USER       17
 #define VC4SIM_MSG_WRITE_USER      18
