@@ -20,9 +20,17 @@ import (
 // set's own picture is not a frame. kmscube (legacy mode) shows a cleared
 // buffer with SETCRTC and then flips to draw(0), draw(1), ..., so frame K
 // is kmscube's frame K whatever renders it.
+//
+// With ModesetIsFrame, the mode set's picture is frame 0 and the K-th
+// flip after it frame K+1: an atomic program's first commit sets the
+// mode and shows its first drawn frame at once (kmscube -A commits
+// draw(0) with ALLOW_MODESET, then draw(1), ...), so frame K is again
+// kmscube's frame K.
 type Capture struct {
 	// Frames maps the frames to capture to their files.
 	Frames map[int]string
+	// ModesetIsFrame makes a mode set's picture frame 0.
+	ModesetIsFrame bool
 
 	mu      sync.Mutex
 	disp    *display.Display
@@ -54,7 +62,9 @@ func (c *Capture) OnFlip(f display.Flip) {
 		if f.FbID == 0 {
 			c.next = -1
 		}
-		return
+		if !c.ModesetIsFrame || c.next < 0 {
+			return
+		}
 	}
 	if c.next < 0 {
 		return
