@@ -21,9 +21,17 @@ func monitorOf(w, h uint16) *display.Monitor {
 // not the GPU's card: acquire, copy the finished frame in, present; on the
 // simulated display under its virtual clock, where each flip completes at
 // its vblank.
-func frameLoop(t testing.TB, w, h int) func() {
+func frameLoop(t testing.TB, w, h int) func() { return frameLoopWith(t, w, h, false) }
+
+// frameLoopWith is frameLoop, with atomic commits if atomic.
+func frameLoopWith(t testing.TB, w, h int, atomic bool) func() {
 	r := newRig(t, rigOptions{monitor: monitorOf(uint16(w), uint16(h))})
 	d := openOn(t, r.conn)
+	if atomic {
+		if err := d.EnableAtomic(); err != nil {
+			t.Fatal(err)
+		}
+	}
 	s := dumbChain(t, d, 2)
 	src := make([]byte, w*h*4)
 	return func() {
@@ -46,12 +54,14 @@ func TestFrameLoopAllocatesNothing(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector allocates on its own")
 	}
-	frame := frameLoop(t, 64, 32)
-	for i := 0; i < 4; i++ {
-		frame() // the mode set and the first flips may allocate once
-	}
-	if n := testing.AllocsPerRun(200, frame); n != 0 {
-		t.Errorf("%v allocations per frame, want 0", n)
+	for _, atomic := range []bool{false, true} {
+		frame := frameLoopWith(t, 64, 32, atomic)
+		for i := 0; i < 4; i++ {
+			frame() // the mode set and the first flips may allocate once
+		}
+		if n := testing.AllocsPerRun(200, frame); n != 0 {
+			t.Errorf("atomic %v: %v allocations per frame, want 0", atomic, n)
+		}
 	}
 }
 

@@ -52,6 +52,8 @@ type Display struct {
 	connector *drm.Connector
 	mode      drm.ModeInfo
 	crtc      uint32
+	crtcIndex int        // the CRTC's place in GETRESOURCES (its possible_crtcs bit)
+	atomic    *atomicKMS // set by EnableAtomic
 
 	saved           drm.Crtc // the CRTC as Open found it
 	savedConnectors []uint32 // the connectors it drove then
@@ -139,7 +141,13 @@ func Open(c uapi.Conn, cfg Config) (*Display, error) {
 			savedConns = append(savedConns, other.ID)
 		}
 	}
-	return &Display{conn: c, connector: cn, mode: mode, crtc: crtc, saved: saved, savedConnectors: savedConns}, nil
+	index := 0
+	for i, id := range res.CRTCs {
+		if id == crtc {
+			index = i
+		}
+	}
+	return &Display{conn: c, connector: cn, mode: mode, crtc: crtc, crtcIndex: index, saved: saved, savedConnectors: savedConns}, nil
 }
 
 // chooseConnector returns the named connector, or the first connected one.
@@ -249,7 +257,11 @@ func (d *Display) setMode(fb uint32) error {
 	if d.restored {
 		return ErrRestored
 	}
-	if err := drm.SetCrtc(d.conn, d.crtc, fb, 0, 0, []uint32{d.connector.ID}, &d.mode); err != nil {
+	if d.atomic != nil {
+		if err := d.atomicModeset(fb); err != nil {
+			return err
+		}
+	} else if err := drm.SetCrtc(d.conn, d.crtc, fb, 0, 0, []uint32{d.connector.ID}, &d.mode); err != nil {
 		return err
 	}
 	d.modeSet = true
@@ -264,6 +276,9 @@ func (d *Display) flip(fb uint32, userData uint64) error {
 	defer d.mu.Unlock()
 	if d.restored {
 		return ErrRestored
+	}
+	if d.atomic != nil {
+		return d.atomicFlip(fb, userData)
 	}
 	d.flipArg = uapi.ModeCrtcPageFlip{CrtcID: d.crtc, FbID: fb, Flags: uapi.PageFlipEvent, UserData: userData}
 	return drm.PageFlip(d.conn, &d.flipArg)
@@ -306,6 +321,9 @@ func (d *Display) restoreLocked() error {
 		}
 	}
 	d.fbs = d.fbs[:0]
+	if err := d.releaseAtomic(); err != nil {
+		errs = append(errs, err)
+	}
 	d.restoreErr = errors.Join(errs...)
 	return d.restoreErr
 }

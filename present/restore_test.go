@@ -11,6 +11,7 @@ import (
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/present"
 	"github.com/vccube/vccube/sim"
+	"github.com/vccube/vccube/sim/kernel"
 	"github.com/vccube/vccube/uapi"
 	"golang.org/x/sys/unix"
 )
@@ -20,45 +21,117 @@ import (
 // Close. fail (if set) is called before each frame and may return an error
 // to end the run there.
 func program(c uapi.Conn, frames int, ctx context.Context, fail func(frame int) error) (err error) {
+	_, err = programWith(c, frames, ctx, fail, false)
+	return err
+}
+
+// programWith is program, with atomic commits if atomic (vccube
+// -atomic), returning the swapchain's statistics.
+func programWith(c uapi.Conn, frames int, ctx context.Context, fail func(frame int) error, atomic bool) (st present.Stats, err error) {
 	d, err := present.Open(c, present.Config{Connector: "HDMI-A-1", Mode: present.ModeSpec{Width: 640, Height: 480}})
 	if err != nil {
-		return err
+		return st, err
 	}
 	defer func() { err = errors.Join(err, d.Close()) }()
+	if atomic {
+		if err := d.EnableAtomic(); err != nil {
+			return st, err
+		}
+	}
 	a, err := d.NewDumbBuffer()
 	if err != nil {
-		return err
+		return st, err
 	}
 	b, err := d.NewDumbBuffer()
 	if err != nil {
-		return err
+		return st, err
 	}
 	s, err := d.NewSwapchain(a, b)
 	if err != nil {
-		return err
+		return st, err
 	}
+	defer func() { st = s.Stats() }()
 	frame := make([]byte, 640*480*4)
 	for i := 0; i < frames; i++ {
 		if ctx.Err() != nil {
-			return context.Cause(ctx)
+			return st, context.Cause(ctx)
 		}
 		if fail != nil {
 			if err := fail(i); err != nil {
-				return err
+				return st, err
 			}
 		}
 		buf, err := s.Acquire()
 		if err != nil {
-			return err
+			return st, err
 		}
 		if err := buf.CopyFrom(frame, 640*4); err != nil {
-			return err
+			return st, err
 		}
 		if err := s.Present(buf); err != nil {
-			return err
+			return st, err
 		}
 	}
-	return s.Wait()
+	return st, s.Wait()
+}
+
+// The atomic path (vccube -atomic) shows its frames with one commit each,
+// every out-fence signalled with its flip event, and puts the CRTC back
+// on every way out, as the legacy path does.
+func TestAtomicRestoreOnEveryPath(t *testing.T) {
+	injected := errors.New("injected")
+	at := func(k int) func(*rig) func(int) error {
+		return func(*rig) func(int) error {
+			return func(i int) error {
+				if i == k {
+					return injected
+				}
+				return nil
+			}
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		fail func(r *rig) func(int) error
+	}{
+		{"normal end", func(*rig) func(int) error { return nil }},
+		{"before the first frame", at(0)},
+		{"after the mode was set", at(1)},
+		{"with a commit pending", at(3)},
+		{"commit refused", func(r *rig) func(int) error {
+			return func(i int) error {
+				if i == 4 {
+					r.conn.Fail(uapi.IoctlModeAtomic, unix.EINVAL)
+				}
+				return nil
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRig(t, rigOptions{console: true})
+			st, err := programWith(r.conn, 10, context.Background(), tc.fail(r), true)
+			if tc.name == "normal end" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !st.Atomic || !st.ModeSet || st.Completed != 9 || st.OutFences != 9 || st.OutFencesLate != 0 {
+					t.Errorf("stats %+v; want an atomic mode set, 9 flips and 9 signalled out-fences", st)
+				}
+			} else if err == nil {
+				t.Fatal("the program did not fail")
+			}
+			if n := r.conn.Calls(uapi.IoctlModeAtomic); n == 0 {
+				t.Error("no atomic commit was made")
+			}
+			if n := r.conn.Calls(uapi.IoctlModePageFlip); n != 0 {
+				t.Errorf("%d legacy page flips on the atomic path", n)
+			}
+			r.checkRestored()
+			if n := kernel.LiveSyncFiles(); n != 0 {
+				t.Errorf("%d out-fences left open", n)
+			}
+		})
+	}
 }
 
 func TestRestoreOnNormalEnd(t *testing.T) {

@@ -43,10 +43,15 @@ type Flip struct {
 // consecutive flip-complete events by the kernel's vblank timestamps,
 // which are exact, where the wall-clock arrival of events is not.
 type Stats struct {
-	ModeSet   bool   // the first frame was shown with SETCRTC
-	Flips     uint64 // PAGE_FLIPs queued
-	Completed uint64 // flip-complete events received
-	Missed    uint64 // vblanks that showed no new frame (see Flip.Missed)
+	ModeSet   bool   // the first frame was shown with SETCRTC (or an atomic mode set)
+	Atomic    bool   // the frames were shown with atomic commits (Display.EnableAtomic)
+	OutFences uint64 // atomic commits' out-fences checked when their flip event arrived
+	// OutFencesLate counts out-fences that had not signalled when their
+	// flip's event arrived (the kernel signals both together).
+	OutFencesLate uint64
+	Flips         uint64 // PAGE_FLIPs queued
+	Completed     uint64 // flip-complete events received
+	Missed        uint64 // vblanks that showed no new frame (see Flip.Missed)
 
 	FirstSequence, LastSequence uint32        // vblank counters of the first and last completion
 	FirstTime, LastTime         time.Duration // their timestamps
@@ -81,6 +86,7 @@ type Swapchain struct {
 	bufs    []*Buffer
 	events  *drm.EventReader
 	pollFds [1]unix.PollFd
+	fenceFd [1]unix.PollFd
 
 	front, queued int // buffer indices, -1 for none
 	next          int // where Acquire starts looking, for a fixed rotation
@@ -122,8 +128,14 @@ func (d *Display) NewSwapchain(bufs ...*Buffer) (*Swapchain, error) {
 			return nil, fmt.Errorf("present: making the display's event reads non-blocking: %w", err)
 		}
 	}
+	// The atomic path checks its mode set before the first frame: a
+	// test-only commit (kmscube's drm-atomic.c does the real one first).
+	if err := d.testModeset(bufs[0].FbID); err != nil {
+		return nil, err
+	}
 	s := &Swapchain{d: d, bufs: append([]*Buffer(nil), bufs...), events: drm.NewEventReader(d.conn),
 		front: -1, queued: -1, Timeout: DefaultFlipTimeout}
+	s.stats.Atomic = d.Atomic()
 	return s, nil
 }
 
@@ -316,6 +328,13 @@ func (s *Swapchain) complete(ev *uapi.EventVblank) {
 	}
 	st.Completed++
 	st.LastSequence, st.LastTime = f.Sequence, f.Time
+	if fd := s.d.takeOutFence(); fd >= 0 {
+		st.OutFences++
+		if !signalled(fd, &s.fenceFd) {
+			st.OutFencesLate++
+		}
+		unix.Close(fd)
+	}
 	if s.front >= 0 {
 		s.bufs[s.front].state = stateFree
 	}
