@@ -80,6 +80,13 @@ type Flips struct {
 	// ModeSet: the first frame was shown by setting the mode (SETCRTC);
 	// every later one by a page flip.
 	ModeSet bool `json:"mode_set"`
+	// Atomic: the mode set and the flips were atomic commits (-atomic),
+	// each flip with the CRTC's out-fence; OutFences counts the
+	// out-fences checked when their flip's event arrived, OutFencesLate
+	// those not signalled by then (the kernel signals both at once).
+	Atomic        bool   `json:"atomic,omitempty"`
+	OutFences     uint64 `json:"out_fences,omitempty"`
+	OutFencesLate uint64 `json:"out_fences_late,omitempty"`
 	// Queued page flips, and those Completed by an event.
 	Queued    uint64 `json:"queued"`
 	Completed uint64 `json:"completed"`
@@ -204,6 +211,9 @@ func (rep *Report) Text(w io.Writer) error {
 			ew.printf(" (mode refresh %.3f Hz)", rep.RefreshHz)
 		}
 		ew.printf("\n")
+		if f.Atomic {
+			ew.printf("atomic commits: %d out-fences, %d not signalled with their flip event\n", f.OutFences, f.OutFencesLate)
+		}
 	}
 	if t := rep.Terminal; t != nil && ew.err == nil {
 		ew.err = t.Line(w)

@@ -34,6 +34,7 @@ type config struct {
 	record       string // "" or the GIF -record writes
 	recordScale  int
 	buffers      int    // scanout buffers in the swap chain
+	atomic       bool   // present with atomic commits (kmscube -A)
 	trace        string // "" or the file -trace writes every ioctl to
 	cpuProfile   string // "" or the file -cpuprofile writes
 	memProfile   string // "" or the file -memprofile writes
@@ -119,6 +120,7 @@ func parseArgs(args []string, help io.Writer) (*config, error) {
 	fs.StringVar(&c.bundle, "selftest-bundle", "vccube-selftest.tar.gz", "the `FILE.tar.gz` -selftest writes when a probe differs: the probes' jobs, images and ioctl traces, and the kernel and board, for a bug report")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to `FILE` (runtime/pprof; read it with go tool pprof), to see where a slow frame goes")
 	fs.StringVar(&c.memProfile, "memprofile", "", "write a memory profile to `FILE` at the end of the run: every allocation since the start, by the code that made it (go tool pprof -sample_index=alloc_space)")
+	fs.BoolVar(&c.atomic, "atomic", false, "show frames with atomic modesetting, as kmscube -A: a test-only commit first, then one commit per frame with the flip event and an out-fence; default: legacy SETCRTC and PAGE_FLIP")
 	c.buffers = 2
 	fs.Var(intFlag{&c.buffers, "2 (double buffering) or 3 (triple buffering)"}, "buffers", "scanout `buffers` in the swap chain: 2 (double buffering) or 3 (triple: the next frame is drawn while the last one waits for its vblank, so a frame now and then slower than a refresh period does not cost a vblank; one frame more latency)")
 	if err := fs.Parse(args); err != nil {
@@ -186,7 +188,7 @@ func parseArgs(args []string, help io.Writer) (*config, error) {
 		return nil, fmt.Errorf("-buffers %d: give 2 (double buffering) or 3 (triple buffering)", c.buffers)
 	}
 	if !c.vsync {
-		for _, name := range []string{"display", "connector", "buffers"} {
+		for _, name := range []string{"display", "connector", "buffers", "atomic"} {
 			if given[name] {
 				return nil, fmt.Errorf("-%s says how frames are shown, and -vsync=false shows none (it only renders); drop one of the two", name)
 			}

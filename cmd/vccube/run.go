@@ -267,6 +267,11 @@ func (p *program) openDisplay() (err error) {
 		return err
 	}
 	p.onExit("restoring the display", p.disp.Close)
+	if cfg.atomic {
+		if err := p.disp.EnableAtomic(); err != nil {
+			return err
+		}
+	}
 	if v, err := drm.GetVersion(dc); err == nil {
 		p.dispDriver = v.Name
 	}
@@ -811,7 +816,7 @@ func (p *program) report(w io.Writer) error {
 	}
 	if p.sc != nil {
 		s := p.sc.Stats()
-		rep.Flips = &report.Flips{ModeSet: s.ModeSet, Queued: s.Flips, Completed: s.Completed, MissedVblanks: s.Missed,
+		rep.Flips = &report.Flips{ModeSet: s.ModeSet, Atomic: s.Atomic, OutFences: s.OutFences, OutFencesLate: s.OutFencesLate, Queued: s.Flips, Completed: s.Completed, MissedVblanks: s.Missed,
 			FirstSequence: s.FirstSequence, LastSequence: s.LastSequence,
 			MeanIntervalMs: report.Ms(s.MeanInterval()), MinIntervalMs: report.Ms(s.MinInterval),
 			MaxIntervalMs: report.Ms(s.MaxInterval), VblankPeriodMs: report.Ms(s.VblankPeriod())}
