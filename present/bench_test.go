@@ -31,6 +31,7 @@ func frameLoopWith(t testing.TB, w, h int, atomic bool) func() {
 		if err := d.EnableAtomic(); err != nil {
 			t.Fatal(err)
 		}
+		t.Cleanup(func() { d.Close() }) // closes the pending commit's out-fence
 	}
 	s := dumbChain(t, d, 2)
 	src := make([]byte, w*h*4)
