@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -36,6 +37,10 @@ type Criteria struct {
 	// not empty, is where the guest's capture is written for a person.
 	Reference   image.Image
 	SaveCapture string
+	// Atomic asks for vccube's two runs a second time with -atomic
+	// (atomic commits, kmscube -A's way), judged as the legacy ones are,
+	// and every flip's out-fence signalled with its event.
+	Atomic bool
 }
 
 // maxIntervalErrorMs is how far an interval between vccube's flips may be
@@ -53,28 +58,42 @@ const maxIntervalErrorMs = 0.002
 // vccube stopped with SIGTERM.
 func Judge(l *Log, c Criteria) (failures []string, summary []string) {
 	fail := func(f string, a ...any) { failures = append(failures, fmt.Sprintf(f, a...)) }
-	var present, normal, term []Run
+	var present, normal, term, atomicNormal, atomicTerm []Run
 	for _, r := range l.Runs {
+		atomic := slices.Contains(strings.Fields(r.Supervise.Command), "-atomic")
 		switch prog := program(r.Supervise.Command); {
 		case prog == "kmsprobe":
 			present = append(present, r)
+		case prog == "vccube" && r.Supervise.TermAfterNs > 0 && atomic:
+			atomicTerm = append(atomicTerm, r)
 		case prog == "vccube" && r.Supervise.TermAfterNs > 0:
 			term = append(term, r)
+		case prog == "vccube" && atomic:
+			atomicNormal = append(atomicNormal, r)
 		case prog == "vccube":
 			normal = append(normal, r)
 		default:
 			fail("a run of an unexpected command: %q", r.Supervise.Command)
 		}
 	}
-	for _, w := range []struct {
+	type which struct {
 		name  string
 		runs  []Run
 		judge func(Run, Criteria) ([]string, []string)
-	}{
+	}
+	all := []which{
 		{"kmsprobe present", present, judgePresent},
 		{"vccube", normal, judgeVccube},
 		{"vccube SIGTERM", term, judgeVccubeSigterm},
-	} {
+	}
+	if c.Atomic {
+		all = append(all,
+			which{"vccube -atomic", atomicNormal, judgeVccubeAtomic},
+			which{"vccube -atomic SIGTERM", atomicTerm, judgeVccubeAtomicSigterm})
+	} else if len(atomicNormal)+len(atomicTerm) > 0 {
+		fail("%d runs of vccube -atomic, which the judge was not asked for (-atomic)", len(atomicNormal)+len(atomicTerm))
+	}
+	for _, w := range all {
 		if len(w.runs) != 1 {
 			fail("%s: expected one run, found %d (did the guest crash or the kernel panic? see the log)", w.name, len(w.runs))
 			continue
@@ -207,11 +226,27 @@ func judgePresent(r Run, c Criteria) (failures, summary []string) {
 // judgeVccube checks vccube's run on VKMS that ends by itself: the
 // simulated GPU renders, VKMS scans out (vccube -device sim -display).
 func judgeVccube(r Run, c Criteria) (failures, summary []string) {
+	return judgeVccubeNamed("vccube", false, r, c)
+}
+
+// judgeVccubeAtomic checks vccube -atomic's run as judgeVccube checks the
+// legacy one, and that the report says atomic commits showed the frames
+// with every flip's out-fence signalled by its event.
+func judgeVccubeAtomic(r Run, c Criteria) (failures, summary []string) {
+	return judgeVccubeNamed("vccube -atomic", true, r, c)
+}
+
+// judgeVccubeAtomicSigterm is judgeVccubeSigterm for vccube -atomic.
+func judgeVccubeAtomicSigterm(r Run, c Criteria) (failures, summary []string) {
+	return judgeVccubeSigtermNamed("vccube -atomic SIGTERM", r, c)
+}
+
+func judgeVccubeNamed(name string, atomic bool, r Run, c Criteria) (failures, summary []string) {
 	fail := func(f string, a ...any) { failures = append(failures, fmt.Sprintf(f, a...)) }
-	if !judgeCommon("vccube", r, 0, fail) {
+	if !judgeCommon(name, r, 0, fail) {
 		return failures, summary
 	}
-	fail = func(f string, a ...any) { failures = append(failures, "vccube: "+fmt.Sprintf(f, a...)) }
+	fail = func(f string, a ...any) { failures = append(failures, name+": "+fmt.Sprintf(f, a...)) }
 	v := r.Vccube
 	if v == nil {
 		fail("the command printed a report that is not vccube's")
@@ -225,6 +260,12 @@ func judgeVccube(r Run, c Criteria) (failures, summary []string) {
 	f := *v.Flips
 	if !f.ModeSet {
 		fail("the mode was never set")
+	}
+	if f.Atomic != atomic {
+		fail("the report says atomic commits %v, want %v", f.Atomic, atomic)
+	}
+	if atomic && (f.OutFences != f.Completed || f.OutFencesLate != 0) {
+		fail("%d flips completed, %d out-fences checked, %d not signalled with their event; want every one signalled", f.Completed, f.OutFences, f.OutFencesLate)
 	}
 	if f.Queued+1 < c.MinFrames {
 		fail("%d frames shown (the mode set and %d flips), want at least %d", f.Queued+1, f.Queued, c.MinFrames)
@@ -262,17 +303,17 @@ func judgeVccube(r Run, c Criteria) (failures, summary []string) {
 			f.MissedQueued, f.MissedQueuedMarginMaxMs, c.MaxMissedQueued)
 	}
 	summary = append(summary,
-		fmt.Sprintf("vccube: %s (%s): mode set + %d flips, %d events, sequence %d..%d; %d missed vblanks: %d with the frame not ready, %d after the flip was queued",
+		fmt.Sprintf(name+": %s (%s): mode set + %d flips, %d events, sequence %d..%d; %d missed vblanks: %d with the frame not ready, %d after the flip was queued",
 			v.Display, v.DisplayDriver, f.Queued, f.Completed, f.FirstSequence, f.LastSequence, f.MissedVblanks, f.MissedLate, f.MissedQueued),
-		fmt.Sprintf("vccube: frame time p50 %.1f ms, max %.1f ms (%.1f refresh periods): the simulated GPU under emulation; %s",
+		fmt.Sprintf(name+": frame time p50 %.1f ms, max %.1f ms (%.1f refresh periods): the simulated GPU under emulation; %s",
 			v.FrameTimeMs.P50, v.FrameTimeMs.Max, v.FrameTimeMs.P50/max(f.FramePeriodMs, 1e-9), v.GPU),
-		fmt.Sprintf("vccube: flip interval by event timestamps: mean %.6f ms min %.6f ms max %.6f ms; vblank period %.6f ms (mode %.6f ms); largest error against sequence step x period %.6f ms",
+		fmt.Sprintf(name+": flip interval by event timestamps: mean %.6f ms min %.6f ms max %.6f ms; vblank period %.6f ms (mode %.6f ms); largest error against sequence step x period %.6f ms",
 			f.MeanIntervalMs, f.MinIntervalMs, f.MaxIntervalMs, f.VblankPeriodMs, f.FramePeriodMs, f.IntervalErrorMaxMs))
 	if c.Reference != nil {
-		f, s := judgeCapture(r.Supervise.Attachment, c)
+		f, s := judgeCapture(name, r.Supervise.Attachment, c)
 		failures, summary = append(failures, f...), append(summary, s...)
 	}
-	summary = append(summary, fmt.Sprintf("vccube: exit status %d; CRTC restored (supervisor): %v", r.Supervise.ExitCode, r.Supervise.CrtcRestored))
+	summary = append(summary, fmt.Sprintf(name+": exit status %d; CRTC restored (supervisor): %v", r.Supervise.ExitCode, r.Supervise.CrtcRestored))
 	return failures, summary
 }
 
@@ -281,8 +322,8 @@ func judgeVccube(r Run, c Criteria) (failures, summary []string) {
 // same frame from the simulated display. Both come from the same static
 // binary rendering frame K of an untouched run on the same model, so they
 // must be equal, pixel for pixel.
-func judgeCapture(a *Attachment, c Criteria) (failures, summary []string) {
-	fail := func(f string, a ...any) { failures = append(failures, "vccube capture: "+fmt.Sprintf(f, a...)) }
+func judgeCapture(name string, a *Attachment, c Criteria) (failures, summary []string) {
+	fail := func(f string, a ...any) { failures = append(failures, name+" capture: "+fmt.Sprintf(f, a...)) }
 	if a == nil || a.Error != "" || len(a.Data) == 0 {
 		if a != nil {
 			fail("the guest's capture could not be read: %s", a.Error)
@@ -297,7 +338,12 @@ func judgeCapture(a *Attachment, c Criteria) (failures, summary []string) {
 		return failures, summary
 	}
 	if c.SaveCapture != "" {
-		if err := os.WriteFile(c.SaveCapture, a.Data, 0o644); err != nil {
+		path := c.SaveCapture
+		if name != "vccube" {
+			// vccube -atomic's capture goes beside the legacy run's.
+			path = strings.TrimSuffix(path, ".png") + strings.ReplaceAll(strings.TrimPrefix(name, "vccube"), " ", "") + ".png"
+		}
+		if err := os.WriteFile(path, a.Data, 0o644); err != nil {
 			fail("saving it: %v", err)
 		}
 	}
@@ -319,20 +365,24 @@ func judgeCapture(a *Attachment, c Criteria) (failures, summary []string) {
 // SIGTERM: handled (128+SIGTERM), the display put back, and the report
 // still printed.
 func judgeVccubeSigterm(r Run, c Criteria) (failures, summary []string) {
+	return judgeVccubeSigtermNamed("vccube SIGTERM", r, c)
+}
+
+func judgeVccubeSigtermNamed(name string, r Run, c Criteria) (failures, summary []string) {
 	fail := func(f string, a ...any) { failures = append(failures, fmt.Sprintf(f, a...)) }
 	s := r.Supervise
 	if !s.ModesetSeen || !s.SigtermSent {
-		fail("vccube SIGTERM: the signal was not sent mid-run (mode set seen %v, sent %v)", s.ModesetSeen, s.SigtermSent)
+		fail(name+": the signal was not sent mid-run (mode set seen %v, sent %v)", s.ModesetSeen, s.SigtermSent)
 	}
-	if !judgeCommon("vccube SIGTERM", r, 128+int(syscall.SIGTERM), fail) {
+	if !judgeCommon(name, r, 128+int(syscall.SIGTERM), fail) {
 		return failures, summary
 	}
 	v := r.Vccube
 	if v == nil || v.Flips == nil || !v.Flips.ModeSet {
-		fail("vccube SIGTERM: the report shows no mode set")
+		fail("%s: the report shows no mode set", name)
 		return failures, summary
 	}
-	summary = append(summary, fmt.Sprintf("vccube SIGTERM: signal %v after the mode set; stopped after the mode set and %d flips with status %d; CRTC restored (supervisor): %v",
+	summary = append(summary, fmt.Sprintf(name+": signal %v after the mode set; stopped after the mode set and %d flips with status %d; CRTC restored (supervisor): %v",
 		time.Duration(s.TermAfterNs), v.Flips.Queued, s.ExitCode, s.CrtcRestored))
 	return failures, summary
 }
@@ -372,6 +422,7 @@ func runJudge(args []string) int {
 	fs.Float64Var(&c.Tolerance, "tolerance", 0.001, "relative tolerance of measured periods")
 	reference := fs.String("reference", "", "`PNG`: the host's capture of the frame vccube captured in the guest")
 	fs.StringVar(&c.SaveCapture, "save-capture", "", "write the guest's capture to this `PNG`")
+	fs.BoolVar(&c.Atomic, "atomic", false, "also judge vccube's two runs with -atomic")
 	fs.Parse(args)
 	if *reference != "" {
 		img, err := imgcmp.ReadPNG(*reference)
