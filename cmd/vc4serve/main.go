@@ -44,6 +44,7 @@ func run(args []string) error {
 	mode := fs.String("mode", "", "the monitor's preferred mode, WxH (one of its standard modes: 640x480, 800x600, 1024x768, 1280x720, 1280x1024, 1920x1080); default 1920x1080")
 	frames := fs.String("capture-frames", "", "comma-separated frame numbers to capture (frame K: the picture after the K-th page flip since the mode set)")
 	pattern := fs.String("capture", "frame%03d.png", "the PNG file of each captured frame, with %d for the frame number")
+	modesetFrame := fs.Bool("modeset-frame", false, "count the mode set's picture as frame 0 (for atomic programs such as kmscube -A, whose first commit shows their first frame)")
 	clock := fs.String("clock", "virtual", "the display's clock: virtual (deterministic: a flip completes at its vblank at once) or real (60 Hz in real time)")
 	trace := fs.String("trace", "", "write every ioctl, mmap and close of the clients to this file")
 	idle := fs.Bool("exit-when-idle", false, "exit once the last client has gone (after the first)")
@@ -52,7 +53,7 @@ func run(args []string) error {
 		return err
 	}
 	if *dir == "" || fs.NArg() != 0 {
-		return errors.New("usage: vc4serve -dir DIR [-mode WxH] [-capture-frames LIST -capture PATTERN] [-clock virtual|real] [-trace FILE] [-exit-when-idle]")
+		return errors.New("usage: vc4serve -dir DIR [-mode WxH] [-capture-frames LIST -capture PATTERN [-modeset-frame]] [-clock virtual|real] [-trace FILE] [-exit-when-idle]")
 	}
 
 	dopts := display.Options{}
@@ -85,6 +86,7 @@ func run(args []string) error {
 			want[k] = fmt.Sprintf(*pattern, k)
 		}
 		capture = simserve.NewCapture(want)
+		capture.ModesetIsFrame = *modesetFrame
 		dopts.OnFlip = capture.OnFlip
 	}
 	sopts := sim.Options{}

@@ -1,9 +1,13 @@
 // Package display is the simulated KMS half of a Raspberry Pi 0-3's vc4
 // DRM driver: the HDMI-A-1 connector with a monitor's modes, its TMDS
-// encoder, one CRTC with its primary plane, framebuffers over vc4 and dumb
-// BOs, and page flips that complete on a vblank clock running at the
-// mode's refresh rate, in virtual time for tests or in real time for
-// interactive runs. It also reads back what the CRTC scans out, for tests,
+// encoder, one CRTC with its primary plane (and the overlay and cursor
+// planes vc4 lists), framebuffers over vc4 and dumb BOs, the planes',
+// CRTC's and connector's properties and property blobs, atomic commits
+// with in- and out-fences (atomic.go, props.go), and page flips that
+// complete on a vblank clock running at the mode's refresh rate, in
+// virtual time for tests or in real time for interactive runs. The legacy
+// ioctls and atomic commits change one state, as the kernel implements
+// the former with the latter. It also reads back what the CRTC scans out, for tests,
 // the terminal viewer and capture, and calls a hook on every flip.
 //
 // The simulated device (package sim) routes the mode-setting ioctls to a
@@ -50,14 +54,18 @@
 //
 // # Not modelled
 //
-//   - Ioctls drm/ has no struct for: GETPLANERESOURCES, GETPLANE, SETPLANE,
-//     cursors, gamma, properties, atomic commits, ADDFB (legacy), GETFB,
-//     GETFB2, CLOSEFB, DIRTYFB, WAIT_VBLANK and the CRTC sequence ioctls
-//     answer ENOSYS. Connectors report no properties. SET_CLIENT_CAP
-//     accepts ATOMIC as vc4 does, but MODE_ATOMIC then answers ENOSYS.
+//   - SETPLANE, the legacy cursor and gamma ioctls, the legacy connector
+//     SETPROPERTY, ADDFB (legacy), GETFB, GETFB2, CLOSEFB, DIRTYFB,
+//     WAIT_VBLANK and the CRTC sequence ioctls answer ENOSYS.
+//     GETCONNECTOR lists no properties (OBJ_GETPROPERTIES does).
 //   - Only one CRTC and one connector (a Pi 0-3 also has the DSI, DPI and
-//     composite outputs and three pixelvalves), no overlay or cursor
-//     planes, no hotplug after creation, no EDID.
+//     composite outputs and three pixelvalves), no hotplug after
+//     creation, no EDID (the EDID property is 0). The overlay and cursor
+//     planes are listed with their properties, but a commit that would
+//     show one answers ENOSYS, as does a primary plane that is scaled,
+//     does not cover the CRTC, is rotated or translucent, a GAMMA_LUT, and
+//     an ASYNC atomic flip. A nonblocking atomic modeset is done in the
+//     ioctl, as a blocking one.
 //   - An ASYNC flip does not wait for the GPU to finish with the BO (the
 //     kernel waits for the BO's seqno). A vsynced flip and a mode set do
 //     wait for the job rendering into the framebuffer (its exclusive
