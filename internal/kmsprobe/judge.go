@@ -267,6 +267,9 @@ func judgeVccubeNamed(name string, atomic bool, r Run, c Criteria) (failures, su
 	if atomic && (f.OutFences != f.Completed || f.OutFencesLate != 0) {
 		fail("%d flips completed, %d out-fences checked, %d not signalled with their event; want every one signalled", f.Completed, f.OutFences, f.OutFencesLate)
 	}
+	if atomic {
+		summary = append(summary, fmt.Sprintf("%s: atomic commits; %d out-fences, %d not signalled with their flip event", name, f.OutFences, f.OutFencesLate))
+	}
 	if f.Queued+1 < c.MinFrames {
 		fail("%d frames shown (the mode set and %d flips), want at least %d", f.Queued+1, f.Queued, c.MinFrames)
 	}
@@ -356,7 +359,7 @@ func judgeCapture(name string, a *Attachment, c Criteria) (failures, summary []s
 	if res.Over != 0 {
 		fail("the frame read back from VKMS differs from the host's simulated-display capture: %v", res)
 	}
-	summary = append(summary, fmt.Sprintf("vccube capture: %dx%d frame read back from the VKMS scanout buffer against the host's simulated display: %d pixels differ (largest difference %d)",
+	summary = append(summary, fmt.Sprintf(name+" capture: %dx%d frame read back from the VKMS scanout buffer against the host's simulated display: %d pixels differ (largest difference %d)",
 		b.Dx(), b.Dy(), res.Over, res.MaxDiff))
 	return failures, summary
 }
