@@ -41,14 +41,32 @@ type Config struct {
 	// Log receives the lines the kernel would print (drm_err, DRM_INFO),
 	// such as "Resetting GPU." May be nil.
 	Log func(line string)
-	// OnJobDone, if set, is called after the GPU ran each job, before the
-	// job is retired; tests use it to check the job's memory accesses.
+	// OnJobDone, if set, is called after the GPU ran each job (after
+	// each run, when a job hung in binning is restarted), before the job
+	// is retired; tests use it to check the job's memory accesses.
 	OnJobDone func(JobReport)
+	// HangcheckPeriod is the time between two of the kernel's hang
+	// checks (hang.go): a hung job is reset at the second check after the
+	// GPU stopped. KernelHangcheckPeriod is the kernel's; 0 resets a
+	// hung job as soon as the GPU reports it.
+	HangcheckPeriod time.Duration
+	// BinHangRestarts is how many times a job whose binning hung is
+	// restarted after a reset before it is force-completed. The kernel
+	// restarts it every time (vc4_irq.c vc4_cancel_bin_job), which is a
+	// negative value here: a job that hangs in the binner on every run
+	// then never ends. 0, the default, force-completes it at once as a
+	// job hung in the render thread is.
+	BinHangRestarts int
+	// GPUFaults make the GPU hang, stall or run late on chosen jobs.
+	GPUFaults GPUFaults
 }
 
 // JobReport describes a job the GPU ran.
 type JobReport struct {
 	Seqno uint64
+	// Run counts the job's runs from 1: a job whose binning hung runs
+	// again after the reset (Config.BinHangRestarts).
+	Run int
 	// Result is what the GPU returned.
 	Result hw.Result
 	// Faults counts the GPU accesses outside the job's memory that the
@@ -67,8 +85,8 @@ type JobReport struct {
 //   - jobs run one at a time on a worker goroutine (hw.GPU.Run takes a
 //     whole job), so the binning of one job never overlaps the rendering
 //     of the previous one;
-//   - a hung job is known when hw.GPU.Run returns, not after the 100 ms
-//     hang check;
+//   - a hung job is known when hw.GPU.Run returns; the hang check that
+//     resets it follows Config.HangcheckPeriod after that (hang.go);
 //   - waits are not interrupted by signals (no EINTR or ERESTARTSYS);
 //   - mmap offsets are never reused;
 //   - syncobjs are not modelled: in_sync and out_sync must be 0.
@@ -109,6 +127,7 @@ type Driver struct {
 	freeWaiters   []*waiter
 	hang          *hangState
 	fenceCtx      uint64 // vc4->dma_fence_context: the fence context of the jobs
+	epoch         time.Time // the hang checks' clock starts here
 
 	closed bool
 }
@@ -138,6 +157,7 @@ func New(cfg Config) (*Driver, error) {
 		wake:        make(chan struct{}, 1),
 		quit:        make(chan struct{}),
 		workerDone:  make(chan struct{}),
+		epoch:       time.Now(),
 	}
 	for _, n := range boKindNames {
 		d.labels = append(d.labels, label{name: n})
