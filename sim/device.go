@@ -84,6 +84,27 @@ type Options struct {
 	Now func() time.Time
 	// OnJobDone is kernel.Config.OnJobDone: a hook for tests.
 	OnJobDone func(kernel.JobReport)
+	// HangcheckPeriod is kernel.Config.HangcheckPeriod: the time between
+	// the kernel's hang checks, which reset a hung job at the second
+	// check after the GPU stopped (kernel.KernelHangcheckPeriod on a Pi);
+	// 0 resets it at once.
+	HangcheckPeriod time.Duration
+	// BinHangRestarts is kernel.Config.BinHangRestarts: how often a job
+	// whose binning hung is started again after a reset; negative, as the
+	// kernel does, without limit.
+	BinHangRestarts int
+}
+
+// KernelHangs returns o with the kernel's hang handling: hang checks a
+// second apart, and a job whose binning hung restarted after every reset
+// (sim/kernel hang.go). Programs that want to see what a Pi does after a
+// hang run on it (the model's default resets a hung job at once and
+// restarts none, so that a job the model cannot run does not hold the
+// device).
+func (o Options) KernelHangs() Options {
+	o.HangcheckPeriod = kernel.KernelHangcheckPeriod
+	o.BinHangRestarts = -1
+	return o
 }
 
 // Faults are failures to inject.
@@ -96,6 +117,19 @@ type Faults struct {
 	// master when opened, and SET_MASTER fails (EBUSY for root, EACCES
 	// otherwise).
 	MasterHeldElsewhere bool
+	// InterruptEachCall makes every ioctl and every event read of a file
+	// fail with EINTR the first time it is made, as when a signal arrives
+	// while the kernel waits for a lock, a job or an event (drm_ioctl's
+	// handlers return -EINTR or -ERESTARTSYS from their interruptible
+	// locks and waits; drm_read from mutex_lock_interruptible and
+	// wait_event_interruptible): the call fails before it does anything,
+	// and the same call made again goes through, as libdrm's drmIoctl
+	// makes it. A file cannot tell a retry from a new call, so it fails
+	// every other call.
+	InterruptEachCall bool
+	// GPU makes the GPU hang, stall or run late on chosen jobs
+	// (kernel.GPUFaults).
+	GPU kernel.GPUFaults
 }
 
 // Device is one simulated vc4 device.
@@ -132,14 +166,17 @@ func New(opts Options) (*Device, error) {
 	}
 	d := &Device{opts: opts, pool: pool, display: opts.Display, masterElse: opts.Faults.MasterHeldElsewhere, nextID: 1}
 	d.k, err = kernel.New(kernel.Config{
-		Pool:           pool,
-		GPU:            opts.GPU,
-		NoV3D:          opts.Board == BoardPi3NoV3D,
-		DisplayOnly:    displayOnly,
-		Now:            opts.Now,
-		CMAExhaustedAt: opts.Faults.CMAExhaustedAt,
-		Log:            d.kernelLog,
-		OnJobDone:      opts.OnJobDone,
+		Pool:            pool,
+		GPU:             opts.GPU,
+		NoV3D:           opts.Board == BoardPi3NoV3D,
+		DisplayOnly:     displayOnly,
+		Now:             opts.Now,
+		CMAExhaustedAt:  opts.Faults.CMAExhaustedAt,
+		Log:             d.kernelLog,
+		OnJobDone:       opts.OnJobDone,
+		HangcheckPeriod: opts.HangcheckPeriod,
+		BinHangRestarts: opts.BinHangRestarts,
+		GPUFaults:       opts.Faults.GPU,
 	})
 	if err != nil {
 		pool.Close()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"unsafe"
 
@@ -32,6 +33,24 @@ type File struct {
 
 	mu     sync.RWMutex // guards closed against Close during a call
 	closed bool
+
+	// interrupted is set when the last call failed with EINTR
+	// (Faults.InterruptEachCall), so that the next goes through.
+	interrupted atomic.Bool
+}
+
+// interrupt reports whether this call fails with EINTR
+// (Faults.InterruptEachCall): every other call does.
+func (f *File) interrupt() bool {
+	if !f.dev.opts.Faults.InterruptEachCall {
+		return false
+	}
+	for {
+		was := f.interrupted.Load()
+		if f.interrupted.CompareAndSwap(was, !was) {
+			return !was
+		}
+	}
 }
 
 // eventSpace is how many bytes of events a file may have pending or
@@ -96,6 +115,9 @@ func (f *File) Ioctl(req uapi.Request, arg unsafe.Pointer) error {
 	}
 	if req.Type() != 'd' {
 		return f.traceResult(req, nil, nil, nil, syscall.ENOTTY)
+	}
+	if f.interrupt() {
+		return f.traceResult(req, nil, nil, nil, syscall.EINTR)
 	}
 	desc := f.dev.lookup(req.Nr())
 	if desc == nil {
@@ -346,6 +368,10 @@ func (f *File) QueueEvent(ev []byte) {
 // Read implements uapi.Conn as drm_read does: whole events only, as many as
 // fit in p; it waits for one unless the file is non-blocking (EAGAIN).
 func (f *File) Read(p []byte) (int, error) {
+	if f.interrupt() {
+		f.dev.trace("%s read -> %s", f, result(syscall.EINTR))
+		return 0, syscall.EINTR
+	}
 	f.evMu.Lock()
 	defer f.evMu.Unlock()
 	n := 0
