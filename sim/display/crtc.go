@@ -123,7 +123,7 @@ func (d *Display) getConnector(cs *clientState, r *uapi.ModeGetConnector) error 
 	r.ConnectorType = uint32(uapi.ConnectorHDMIA)
 	r.ConnectorTypeID = 1
 	r.Subpixel = 0 // SubPixelUnknown: the EDID parser does not set it for HDMI
-	if d.opts.Unplugged {
+	if d.unplugged {
 		r.Connection = uint32(uapi.StatusDisconnected)
 		r.MmWidth, r.MmHeight = 0, 0
 	} else {

@@ -92,6 +92,9 @@ type Display struct {
 	fbs     map[uint32]*framebuffer // every live framebuffer by id
 	blobs   map[uint32]*blob        // every live property blob by id
 	clients map[uint64]*clientState
+	// unplugged: the connector reports disconnected (Options.Unplugged,
+	// Unplug).
+	unplugged bool
 
 	planes           [numPlanes]planeProps // the planes' stored properties
 	dpms, linkStatus uint64                // the connector's DPMS and link-status
@@ -132,6 +135,7 @@ func New(opts Options) *Display {
 	} else {
 		d.mon = DefaultMonitor()
 	}
+	d.unplugged = opts.Unplugged
 	if !opts.Unplugged {
 		d.modes = probeModes(&d.mon)
 	}
