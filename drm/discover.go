@@ -127,7 +127,14 @@ func OpenFirst(dir, want string, accept func(c uapi.Conn, card Card) error) (uap
 	return openFirst(dir, want, func(p string) (uapi.Conn, error) { return Open(p) }, accept)
 }
 
-// openFirst is OpenFirst with the opener as a parameter, for tests.
+// OpenFirstWith is OpenFirst with the function that opens a node given
+// (drm.Open for OpenFirst): a program that lets its tests stand simulated
+// devices in for the nodes passes it on.
+func OpenFirstWith(dir, want string, open func(path string) (uapi.Conn, error), accept func(c uapi.Conn, card Card) error) (uapi.Conn, Card, error) {
+	return openFirst(dir, want, open, accept)
+}
+
+// openFirst is OpenFirst with the opener as a parameter.
 func openFirst(dir, want string, open func(string) (uapi.Conn, error), accept func(uapi.Conn, Card) error) (uapi.Conn, Card, error) {
 	paths, err := cardPaths(dir)
 	if err != nil {

@@ -118,8 +118,14 @@ func probeDriver(c uapi.Conn, driver string) (V3DInfo, error) {
 // 3D in /dev/dri; found card0: vc4 (passed over: display-only vc4: ...);
 // card1: v3d (passed over: ...)".
 func OpenVC4(dir string) (uapi.Conn, drm.Card, V3DInfo, error) {
+	return OpenVC4With(dir, func(path string) (uapi.Conn, error) { return drm.Open(path) })
+}
+
+// OpenVC4With is OpenVC4 with the function that opens a card node
+// (drm.OpenFirstWith).
+func OpenVC4With(dir string, open func(path string) (uapi.Conn, error)) (uapi.Conn, drm.Card, V3DInfo, error) {
 	var info V3DInfo
-	c, card, err := drm.OpenFirst(dir, "vc4 card with VideoCore IV 3D", func(c uapi.Conn, card drm.Card) error {
+	c, card, err := drm.OpenFirstWith(dir, "vc4 card with VideoCore IV 3D", open, func(c uapi.Conn, card drm.Card) error {
 		var err error
 		info, err = probeDriver(c, card.Version.Name)
 		return err
