@@ -1,6 +1,7 @@
 package render_test
 
 import (
+	"encoding/binary"
 	"fmt"
 	"sort"
 	"testing"
@@ -32,6 +33,7 @@ type fakeGPU struct {
 	seqno    uint64
 	perfmons map[uint32]bool
 	refuse   unix.Errno // answer SUBMIT_CL with this errno after recording it
+	hangAt   uint64     // the job with this seqno leaves its colour buffer untouched, as a GPU reset before it stored its tiles does
 }
 
 // submitted is a SUBMIT_CL as the kernel copies it in.
@@ -115,6 +117,15 @@ func newFakeGPU(t testing.TB) *fakeGPU {
 		}
 		if f.refuse != 0 {
 			return f.refuse
+		}
+		// The "GPU" draws the clear colour everywhere, unless the job
+		// hangs.
+		handles := uapi.UserSlice[uint32](a.BOHandles, int(a.BOHandleCount))
+		if a.Flags&uapi.SubmitUseClearColor != 0 && a.ColorWrite.HIndex < uint32(len(handles)) && a.Seqno != f.hangAt {
+			b := f.bos[handles[a.ColorWrite.HIndex]]
+			for i := 0; i+4 <= len(b); i += 4 {
+				binary.LittleEndian.PutUint32(b[i:], a.ClearColor[0])
+			}
 		}
 		return nil
 	})

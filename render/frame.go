@@ -180,12 +180,16 @@ func (r *Renderer) Submit() (uint64, error) {
 	if buf < 0 {
 		return 0, errNotBuilt
 	}
+	if err := r.markUnfinished(buf); err != nil {
+		return 0, err
+	}
 	seqno, err := r.job.Submit(r.c)
 	if err != nil {
 		return 0, err
 	}
 	r.built = -1
 	r.seqno[buf] = seqno
+	r.marked[buf] = true
 	r.lastSeqno = seqno
 	return seqno, nil
 }
@@ -200,18 +204,30 @@ func (r *Renderer) Render(buf int, degrees float32) (uint64, error) {
 
 // Wait waits until the job with the given seqno has finished
 // (DRM_IOCTL_VC4_WAIT_SEQNO), at most Options.WaitTimeout; it allocates
-// nothing. A GPU that does not finish in time is reported as hung.
+// nothing. A GPU that does not finish in time is reported as hung
+// (*HangError). The first Wait that sees a frame end also checks that the
+// GPU finished drawing it: a frame whose job the kernel gave up on is a
+// *LostFrameError (see markUnfinished).
 func (r *Renderer) Wait(seqno uint64) error {
 	if r.closed {
 		return errClosed
+	}
+	if r.stuck != 0 && seqno >= r.stuck {
+		// Jobs finish in order: nothing after a job that did not
+		// finish in time can have finished since; do not wait again.
+		return &HangError{Seqno: r.stuck, Timeout: r.opt.WaitTimeout.String(), Err: unix.ETIME}
 	}
 	r.wait.Seqno = seqno
 	r.wait.TimeoutNs = gem.Timeout(r.opt.WaitTimeout)
 	err := gem.WaitForSeqno(r.c, &r.wait)
 	if errors.Is(err, unix.ETIME) {
+		r.stuck = seqno
 		return &HangError{Seqno: seqno, Timeout: r.opt.WaitTimeout.String(), Err: err}
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	return r.checkFinished(seqno)
 }
 
 // WaitBuffer waits until the last frame drawn into colour buffer buf has
@@ -238,7 +254,12 @@ func (r *Renderer) Done(seqno uint64) (bool, error) {
 	return err == nil, err
 }
 
-// HangError is a frame the GPU did not finish in time.
+// HangError is a frame the GPU did not finish in time. The kernel resets
+// a GPU that stopped within two seconds (vc4_gem.c
+// vc4_hangcheck_elapsed), so a job still running after Options.WaitTimeout
+// is one the kernel keeps restarting (a job whose binning hangs every
+// time: vc4_irq.c vc4_cancel_bin_job puts it back after each reset) or a
+// GPU the kernel cannot reset; no later job can run before it.
 type HangError struct {
 	Seqno   uint64 // the frame's job, as SUBMIT_CL returned it
 	Timeout string // how long Wait waited (Options.WaitTimeout)
@@ -247,8 +268,9 @@ type HangError struct {
 
 // Error says what happened and what to look at.
 func (e *HangError) Error() string {
-	return fmt.Sprintf("render: the GPU did not finish frame seqno %d within %s (%v); "+
-		"the kernel resets a hung VideoCore IV and logs \"Resetting GPU.\" (see dmesg)", e.Seqno, e.Timeout, e.Err)
+	return fmt.Sprintf("render: the GPU did not finish frame seqno %d within %s (%v): it is stuck on it "+
+		"(the kernel resets a hung VideoCore IV and logs \"Resetting GPU.\", see dmesg; "+
+		"a job whose binning hangs every time is restarted after each reset and never ends)", e.Seqno, e.Timeout, e.Err)
 }
 
 // Unwrap returns the wait's error.

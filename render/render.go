@@ -170,7 +170,9 @@ type Renderer struct {
 	built     int                // the buffer the job in r.job draws into, or -1
 	faces     int                // faces drawn by the built job
 	seqno     []uint64
+	marked    []bool // the buffer holds unfinishedMark and its frame is not checked yet (lost.go)
 	lastSeqno uint64
+	stuck     uint64 // the first job a Wait gave up on (HangError), or 0
 	wait      uapi.WaitSeqno
 	closed    bool
 }
@@ -253,6 +255,7 @@ func (r *Renderer) create() error {
 	}
 	r.prepare()
 	r.seqno = make([]uint64, len(r.colour))
+	r.marked = make([]bool, len(r.colour))
 	return nil
 }
 
@@ -329,7 +332,7 @@ func (r *Renderer) Close() error {
 	}
 	r.closed = true
 	var errs []error
-	if r.lastSeqno != 0 {
+	if r.lastSeqno != 0 && r.stuck == 0 {
 		// Freeing a handle while the GPU still uses its BO is safe (the
 		// job holds a reference), but waiting keeps the last frame whole
 		// for whoever shows it next.

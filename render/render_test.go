@@ -492,3 +492,30 @@ func BenchmarkFrameCPU(b *testing.B) {
 		}
 	}
 }
+
+// A frame whose job ended without the GPU storing its last tile (the
+// kernel reset a hung GPU and completed the job) is a LostFrameError,
+// once; the frames before and after it are whole.
+func TestLostFrame(t *testing.T) {
+	f := newFakeGPU(t)
+	f.hangAt = 2
+	r := newRenderer(t, f, render.Options{Width: 640, Height: 480})
+	for k := 0; k < 3; k++ {
+		seqno, err := r.Render(k%2, scene.AngleForFrame(k))
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = r.Wait(seqno)
+		var lost *render.LostFrameError
+		switch {
+		case seqno == f.hangAt && (!errors.As(err, &lost) || lost.Seqno != seqno || lost.Buffer != k%2):
+			t.Errorf("frame %d (seqno %d): %v, want a LostFrameError", k, seqno, err)
+		case seqno != f.hangAt && err != nil:
+			t.Errorf("frame %d (seqno %d): %v", k, seqno, err)
+		}
+	}
+	// Told once: the buffer's frame was checked.
+	if err := r.WaitBuffer(1); err != nil {
+		t.Errorf("WaitBuffer after the lost frame: %v", err)
+	}
+}
