@@ -66,6 +66,7 @@ type Display struct {
 	fbs        []uint32  // framebuffers we added and have not removed
 	dumbs      []*Buffer // dumb buffers we created, freed by Close
 	flipArg    uapi.ModeCrtcPageFlip
+	status     *statusScratch // Connected's argument, made on its first call
 }
 
 // Open chooses the connector, mode and CRTC of the display behind c (see
