@@ -63,6 +63,12 @@ type Report struct {
 	// CountersNote says why there are none otherwise.
 	Counters     []Counter `json:"gpu_counters,omitempty"`
 	CountersNote string    `json:"gpu_counters_note,omitempty"`
+	// GPUHangs counts the frames the GPU lost to hangs and describes
+	// each hang; always present (zero counts when there was none).
+	GPUHangs GPUHangs `json:"gpu_hangs"`
+	// Stopped says why the run stopped before it was asked to (the
+	// display was unplugged, the GPU stayed hung); empty otherwise.
+	Stopped string `json:"stopped,omitempty"`
 }
 
 // Percentiles are frame times in milliseconds.
@@ -217,6 +223,12 @@ func (rep *Report) Text(w io.Writer) error {
 	}
 	if t := rep.Terminal; t != nil && ew.err == nil {
 		ew.err = t.Line(w)
+	}
+	if ew.err == nil {
+		ew.err = rep.GPUHangs.Text(w, true)
+	}
+	if rep.Stopped != "" {
+		ew.printf("stopped early: %s\n", rep.Stopped)
 	}
 	if len(rep.Counters) > 0 {
 		ew.printf("GPU performance counters (total, per frame):\n")
