@@ -98,7 +98,10 @@ func (h *HangReport) Summary() []string {
 		"rendering (thread 1): " + listState(s.StartRender, s.Ct1ca, s.Ct1ea, s.Ct1cs),
 	}
 	mem := fmt.Sprintf("binner memory: pool at 0x%08x with %d bytes left, overflow block at 0x%08x with %d bytes", s.Bpca, s.Bpcs, s.Bpoa, s.Bpos)
-	if s.Bpcs == 0 && s.Bpos == 0 && s.StartBin != 0 && s.Ct0ca != s.Ct0ea {
+	// A binner that was given a pool (BPCA set) and has no byte left in
+	// it nor in an overflow block stalls until the kernel gives it one
+	// (vc4_irq.c vc4_overflow_mem_work).
+	if s.Bpca != 0 && s.Bpcs == 0 && s.Bpos == 0 && s.StartBin != 0 && s.Ct0ca != s.Ct0ea {
 		mem += " (the binner ran out of memory: the kernel had no 512 KiB slot left to give it)"
 	}
 	lines = append(lines, mem)

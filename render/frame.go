@@ -268,9 +268,9 @@ type HangError struct {
 
 // Error says what happened and what to look at.
 func (e *HangError) Error() string {
-	return fmt.Sprintf("render: the GPU did not finish frame seqno %d within %s (%v): it is stuck on it "+
+	return fmt.Sprintf("render: the GPU did not finish frame seqno %d within %s (WAIT_SEQNO: ETIME): it is stuck on it "+
 		"(the kernel resets a hung VideoCore IV and logs \"Resetting GPU.\", see dmesg; "+
-		"a job whose binning hangs every time is restarted after each reset and never ends)", e.Seqno, e.Timeout, e.Err)
+		"a job whose binning hangs every time is restarted after each reset and never ends)", e.Seqno, e.Timeout)
 }
 
 // Unwrap returns the wait's error.

@@ -94,7 +94,7 @@ func (h *GPUHangs) Text(w io.Writer, always bool) error {
 	}
 	ew.printf("GPU hangs: %d of %d frames lost", h.LostFrames, h.Frames)
 	if h.Stuck {
-		ew.printf(", and the GPU stayed hung on the last one")
+		ew.printf(", and the next never finished (the GPU stayed hung)")
 	}
 	switch {
 	case h.HangStateNote != "":

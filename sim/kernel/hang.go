@@ -58,10 +58,13 @@ type GPUFaults struct {
 	// HangFrom makes every job from HangFrom on hang so.
 	HangFrom uint64
 	// StallBinAt makes the binner stall at the start of job StallBinAt's
-	// bin list every time the job runs. The kernel restarts a job whose
-	// binning hung after each reset, so with Config.BinHangRestarts < 0
-	// the job never ends.
-	StallBinAt uint64
+	// bin list every time the job runs, or only its first StallBinRuns
+	// runs when that is not 0. The kernel restarts a job whose binning
+	// hung after each reset, so with Config.BinHangRestarts < 0 a job
+	// that stalls every time never ends, and one that stalls once comes
+	// out whole after a reset.
+	StallBinAt   uint64
+	StallBinRuns int
 	// LateAt makes job LateAt take LateBy longer than it would, making
 	// progress all the while: the hang check sees its control-list
 	// addresses move and leaves it alone. A slow job, not a hung one.
@@ -80,7 +83,7 @@ var (
 // up on it, and returns how its last run ended. It is called without d.mu.
 func (d *Driver) runJob(j *job) hw.Result {
 	for run := 1; ; run++ {
-		res := d.runOnce(j)
+		res := d.runOnce(j, run)
 		if d.cfg.OnJobDone != nil {
 			n, first := j.view.Faults()
 			d.cfg.OnJobDone(JobReport{Seqno: j.seqno, Run: run, Result: res, Faults: n, First: first, Job: &j.hw})
@@ -106,14 +109,14 @@ func (d *Driver) runJob(j *job) hw.Result {
 	}
 }
 
-// runOnce gives the job to the GPU once, or plays the fault
+// runOnce gives the job to the GPU for its run-th run, or plays the fault
 // Config.GPUFaults chose for it.
-func (d *Driver) runOnce(j *job) hw.Result {
+func (d *Driver) runOnce(j *job, run int) hw.Result {
 	f := &d.cfg.GPUFaults
 	s := j.seqno
 	h := &j.hw
 	switch {
-	case s == f.StallBinAt && h.BinStart != h.BinEnd:
+	case s == f.StallBinAt && h.BinStart != h.BinEnd && (f.StallBinRuns == 0 || run <= f.StallBinRuns):
 		return hw.Result{Hung: true, Reason: errInjectedBinStall, Regs: hw.Regs{
 			CT0CA: h.BinStart, CT0EA: h.BinEnd, CT1CA: h.RenderStart, CT1EA: h.RenderEnd}}
 	case s == f.HangAt || (f.HangFrom != 0 && s >= f.HangFrom):
