@@ -9,6 +9,7 @@ import (
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/uapi"
+	"golang.org/x/sys/unix"
 )
 
 // gpuDevice is the opened GPU: a uapi.Conn, what it is, and how to close it.
@@ -20,6 +21,10 @@ type gpuDevice struct {
 	// kernelLog, on the simulated device, returns what its kernel
 	// printed (sim.Device.KernelLog); nil elsewhere.
 	kernelLog func() []string
+	// displayCard is the vc4 card that shows the simulated device's
+	// frames when -device auto found one that only displays (a Pi 4 or
+	// 5): the program uses it as -display.
+	displayCard string
 }
 
 // kernelLogger is the simulated device's file as the program opens it
@@ -33,18 +38,37 @@ type kernelLogger interface{ KernelLog() []string }
 // opens the simulated device; a path opens that card and insists on
 // VideoCore IV 3D, saying why it is not (Pi 4/5, V3D not enabled, not a
 // vc4 at all).
-func openGPU(e *env, device string, viewed bool) (*gpuDevice, error) {
+//
+// With wantDisplay (the run shows its frames and no -display names a
+// card), "auto" without a VideoCore IV looks for a vc4 card that only
+// displays — a Raspberry Pi 4 or 5, whose vc4 has no 3D engine — and, when
+// there is one, renders on the simulated device and shows the frames on
+// that card (gpuDevice.displayCard, the -display path), saying so in one
+// line.
+func openGPU(e *env, device string, viewed, wantDisplay bool) (*gpuDevice, error) {
 	switch device {
 	case "sim":
 		return openSim(e)
 	case "auto", "":
-		c, card, info, err := gem.OpenVC4(e.driDir)
+		c, card, info, err := gem.OpenVC4With(e.driDir, e.cardOpener())
 		if err == nil {
 			return &gpuDevice{conn: c, name: card.Path, info: info}, nil
 		}
 		var none *drm.NoCardError
 		if !errors.As(err, &none) && !errors.Is(err, os.ErrNotExist) {
 			return nil, err
+		}
+		if wantDisplay && none != nil {
+			if card, why, ok := displayOnlyCard(none); ok {
+				d, err := openSim(e)
+				if err != nil {
+					return nil, err
+				}
+				d.displayCard = card
+				fmt.Fprintf(e.stderr, "vccube: %s cannot render the cube (%s); rendering on the simulated VideoCore IV instead "+
+					"and showing the frames on %s's display, as -display %s does\n", card, why, card, card)
+				return d, nil
+			}
 		}
 		where := "whose display is not visible (-capture FILE.png saves a frame, -record FILE.gif an animation, -benchmark shows the rate)"
 		if viewed {
@@ -53,7 +77,7 @@ func openGPU(e *env, device string, viewed bool) (*gpuDevice, error) {
 		fmt.Fprintf(e.stderr, "vccube: no VideoCore IV 3D here (%v); running on the simulated device, %s\n", oneLine(err), where)
 		return openSim(e)
 	}
-	f, err := drm.Open(device)
+	f, err := e.cardOpener()(device)
 	if err != nil {
 		return nil, err
 	}
@@ -72,25 +96,57 @@ func openSim(e *env) (*gpuDevice, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening the simulated device: %w", err)
 	}
+	kl, _ := c.(kernelLogger)
+	// Calls a signal interrupts are made again, as drm.File does for a
+	// real card (and libdrm's drmIoctl); the trace, above, records each
+	// call once.
+	c = drm.Restarting(c)
 	info, err := gem.ProbeV3D(c)
 	if err != nil {
 		c.Close()
 		return nil, fmt.Errorf("the simulated device cannot render the cube: %w", err)
 	}
 	d := &gpuDevice{conn: c, name: "sim", info: info, sim: true}
-	if kl, ok := c.(kernelLogger); ok {
+	if kl != nil {
 		d.kernelLog = kl.KernelLog
 	}
 	return d, nil
 }
 
+// displayOnlyCard finds, among the cards -device auto passed over, the
+// first vc4 that can display but not render: a Pi 4 or 5's (EINVAL to the
+// vc4 ioctls), or a vc4 whose V3D is not bound (ENODEV). It returns its
+// path and why it cannot render.
+func displayOnlyCard(none *drm.NoCardError) (path, why string, ok bool) {
+	for _, c := range none.Cards {
+		var pe *gem.ProbeError
+		if c.Err == nil && errors.As(c.Rejected, &pe) && pe.Driver == "vc4" &&
+			(errors.Is(pe, unix.EINVAL) || errors.Is(pe, unix.ENODEV)) {
+			return c.Path, pe.Reason, true
+		}
+	}
+	return "", "", false
+}
+
+// cardOpener returns how the program opens card nodes: e.openCard, or
+// drm.Open. Either way the calls a signal interrupts are made again
+// (drm.Restarting; drm.File does it itself).
+func (e *env) cardOpener() func(path string) (uapi.Conn, error) {
+	if e.openCard != nil {
+		return func(path string) (uapi.Conn, error) {
+			c, err := e.openCard(path)
+			if err != nil {
+				return nil, err
+			}
+			return drm.Restarting(c), nil
+		}
+	}
+	return func(path string) (uapi.Conn, error) { return drm.Open(path) }
+}
+
 // openDisplay opens the card -display names, for KMS only.
 func openDisplay(e *env, path string) (uapi.Conn, error) {
-	open := e.openDisplay
-	if open == nil {
-		open = func(path string) (uapi.Conn, error) { return drm.Open(path) }
-	}
-	c, err := open(path)
+	c, err := e.cardOpener()(path)
 	if err != nil {
 		return nil, fmt.Errorf("-display: %w", err)
 	}

@@ -49,6 +49,7 @@ type testDevice struct {
 	disp *display.Display
 
 	closeOnce sync.Once
+	root      bool // the program's file is opened as root's
 
 	mu      sync.Mutex
 	opened  int
@@ -90,7 +91,7 @@ func (d *testDevice) close() {
 // would free them anyway, which is why the count is taken first).
 func (d *testDevice) opener() simOpener {
 	return func() (uapi.Conn, error) {
-		f, err := d.dev.Open()
+		f, err := d.dev.OpenWith(sim.OpenOptions{Root: d.root})
 		if err != nil {
 			return nil, err
 		}

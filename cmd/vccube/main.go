@@ -15,6 +15,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"time"
 
 	"github.com/vccube/vccube/cmd/vccube/internal/keys"
 	"github.com/vccube/vccube/drm"
@@ -31,8 +32,9 @@ type env struct {
 	driDir string
 	// openSim opens the simulated device.
 	openSim simOpener
-	// openDisplay opens the card -display names; nil means drm.Open.
-	openDisplay func(path string) (uapi.Conn, error)
+	// openCard opens a card node: -device auto's candidates in driDir,
+	// -device PATH and -display PATH; nil means drm.Open.
+	openCard func(path string) (uapi.Conn, error)
 	// keys, if not nil, replaces the terminal as the source of keys.
 	keys <-chan keys.Key
 	// afterFrame, if not nil, is called after each frame is shown (or
@@ -41,6 +43,9 @@ type env struct {
 	// selftest, if not nil, adjusts -selftest's configuration (tests
 	// perturb the model with it).
 	selftest func(*selftest.Config)
+	// waitTimeout, if not 0, replaces render.DefaultWaitTimeout (tests
+	// of a GPU that stays hung need not wait five seconds).
+	waitTimeout time.Duration
 }
 
 func main() {

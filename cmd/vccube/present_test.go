@@ -27,11 +27,14 @@ import (
 // it opens the device. The program must leave exactly this behind.
 func (d *testDevice) console(t *testing.T) *console {
 	t.Helper()
-	f, err := d.dev.Open()
+	sf, err := d.dev.Open()
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { f.Close() })
+	t.Cleanup(func() { sf.Close() })
+	// The console is a program too: its calls are made again when a
+	// signal interrupts them (sim.Faults.InterruptEachCall).
+	f := drm.Restarting(sf)
 	res, err := drm.GetResources(f)
 	if err != nil {
 		t.Fatal(err)
@@ -70,7 +73,7 @@ func (d *testDevice) console(t *testing.T) *console {
 }
 
 type console struct {
-	f     *sim.File
+	f     uapi.Conn
 	crtc  uint32
 	saved drm.Crtc
 }
@@ -337,7 +340,7 @@ func TestOtherDisplayCard(t *testing.T) {
 	var out, errb bytes.Buffer
 	var opened string
 	e := &env{stdout: &out, stderr: &errb, driDir: t.TempDir(), openSim: gpuDev.opener(),
-		openDisplay: func(path string) (uapi.Conn, error) {
+		openCard: func(path string) (uapi.Conn, error) {
 			opened = path
 			return dispDev.opener()()
 		}}
@@ -438,7 +441,7 @@ func TestOtherDisplayCaptureFrame(t *testing.T) {
 	shot := filepath.Join(t.TempDir(), "shot.png")
 	var out, errb bytes.Buffer
 	e := &env{stdout: &out, stderr: &errb, driDir: t.TempDir(), openSim: gpuDev.opener(),
-		openDisplay: func(string) (uapi.Conn, error) { return dispDev.opener()() }}
+		openCard: func(string) (uapi.Conn, error) { return dispDev.opener()() }}
 	code := run(context.Background(), []string{"-device", "sim", "-display", "/dev/dri/card1", "-mode", "800x600",
 		"-frames", "5", "-capture", shot, "-capture-frame", "1"}, e)
 	if code != exitOK {
@@ -464,7 +467,7 @@ func TestTripleBuffering(t *testing.T) {
 			args := goldenArgs(g, shot)
 			if other {
 				shown = newTestDevice(t, sim.Options{Board: sim.BoardPi4})
-				e.openDisplay = func(string) (uapi.Conn, error) { return shown.opener()() }
+				e.openCard = func(string) (uapi.Conn, error) { return shown.opener()() }
 				args = append(args, "-display", "/dev/dri/card1")
 			}
 			con := shown.console(t)

@@ -120,6 +120,11 @@ type program struct {
 	lastFrame uint64          // the number of the frame in lastBuf
 	shot      *image.NRGBA    // the frame -capture writes
 	shotFrame uint64          // its number
+	shotLost  bool            // -capture-frame's frame was lost to a GPU hang
+
+	hangs      hangWatch // the GPU hangs of the run (hangs.go)
+	checkEvery uint64    // frames between two looks at the display's connector (unplug.go)
+	stopped    string    // why the run stopped early (report.Report.Stopped)
 }
 
 // undoStep is one thing cleanup puts back or closes.
@@ -234,14 +239,30 @@ func (p *program) prepareFiles() (err error) {
 // openGPU opens the -device. A real vc4 shows the cube on its own
 // display, so only the simulated device's is shown in the terminal.
 func (p *program) openGPU() (err error) {
+	cfg := p.cfg
 	p.term = p.viewTerminal()
-	if p.gpu, err = openGPU(p.env, p.cfg.device, p.term != nil); err != nil {
+	// Without a VideoCore IV, a vc4 card that only displays (a Pi 4 or
+	// 5) shows what the simulated GPU renders, unless the run shows
+	// nothing (-vsync=false) or -display names another card.
+	wantDisplay := cfg.vsync && cfg.display == "" && cfg.pipeline == "gl"
+	if p.gpu, err = openGPU(p.env, cfg.device, p.term != nil, wantDisplay); err != nil {
 		return err
 	}
-	p.gpu.conn = p.trace.conn(p.gpu.conn)
+	raw := p.gpu.conn
+	p.gpu.conn = p.trace.conn(raw)
 	p.onExit("closing the GPU device", p.gpu.conn.Close)
+	if p.gpu.displayCard != "" {
+		cfg.display = p.gpu.displayCard
+		p.term = nil
+	}
 	if !p.gpu.sim {
 		p.term = nil
+	}
+	if cfg.pipeline == "gl" {
+		// The hang states are read past the trace: a replay makes no
+		// such call, and the non-root refusal would stand in every
+		// trace as a failed call.
+		p.hangs.start(raw, p.env.stderr)
 	}
 	return nil
 }
@@ -283,6 +304,7 @@ func (p *program) openDisplay() (err error) {
 	p.pacing.Period = p.disp.Mode().FramePeriod()
 	ts, err := drm.GetCapability(dc, uapi.CapTimestampMonotonic)
 	p.pacing.Classify = err == nil && ts == 1
+	p.checkEvery = checkInterval(p.disp.Mode().RefreshMilliHz())
 	return nil
 }
 
@@ -312,6 +334,7 @@ func (p *program) openView() (err error) {
 	if p.view, err = termview.Open(p.term, termview.Options{Caption: caption}); err != nil {
 		return err
 	}
+	p.hangs.out = nil         // the report says it, after the view
 	p.onExit("", p.closeView) // end closes it and reports its error
 	return nil
 }
@@ -393,7 +416,7 @@ func (p *program) newRenderer() (err error) {
 		buffers = 1
 	}
 	if p.r, err = render.New(p.gpu.conn, render.Options{Width: width, Height: height, Texture: p.pic,
-		Flip: flip, Buffers: buffers, Counters: cfg.benchmark}); err != nil {
+		Flip: flip, Buffers: buffers, Counters: cfg.benchmark, WaitTimeout: p.env.waitTimeout}); err != nil {
 		return err
 	}
 	p.onExit("freeing the GPU buffers", func() error {
@@ -448,9 +471,15 @@ func (p *program) limitUnseenRun() {
 // the terminal back, learns whether a signal ended the run and then
 // writes the capture, the animation and the report.
 func (p *program) end(ctx context.Context, loopErr error) error {
-	if p.sc != nil && loopErr == nil {
+	var stop *stopError
+	switch {
+	case p.sc != nil && loopErr == nil:
 		// Let the last flip land, so that it is on screen and counted.
 		loopErr = p.sc.Wait()
+	case p.sc != nil && errors.As(loopErr, &stop):
+		// The run stopped early, the display still flips (vc4 keeps
+		// an unplugged connector's CRTC running): count the last one.
+		_ = p.sc.Wait()
 	}
 	// The view and the keyboard go back before anything is printed: the
 	// report and any error belong on the terminal's normal screen.
@@ -475,12 +504,28 @@ func (p *program) end(ctx context.Context, loopErr error) error {
 	}
 	cause := context.Cause(ctx)
 	if cause == nil || ctx.Err() == nil {
+		if errors.As(loopErr, &stop) {
+			// The run stopped early (the display was unplugged, the
+			// GPU stayed hung): the frames so far are reported and
+			// captured, then the error says what happened.
+			p.stopped = stop.reason
+			if werr := p.finish(); werr != nil {
+				fmt.Fprintf(p.env.stderr, "vccube: %v\n", werr)
+			}
+			return loopErr
+		}
 		if loopErr != nil {
 			// A failed run writes no capture and no report: the error
 			// is what the person needs to read.
 			return loopErr
 		}
-		return p.finish()
+		if err := p.finish(); err != nil {
+			return err
+		}
+		if p.hangs.rep.LostFrames > 0 {
+			return p.lostFramesError()
+		}
+		return nil
 	}
 	// A signal ended the run: whatever the loop reported (such as
 	// present.ErrRestored) follows from it. The frames so far are still
@@ -546,6 +591,9 @@ func (p *program) loop(ctx context.Context) error {
 		p.advance()
 		if e.afterFrame != nil {
 			e.afterFrame(k)
+		}
+		if err := p.checkDisplay(k); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -638,10 +686,12 @@ func (p *program) frame(k uint64) error {
 	if err != nil {
 		return err
 	}
-	// Never show a frame before the GPU has finished it.
+	// Never show a frame before the GPU has finished it, nor one it
+	// did not finish.
 	if err := p.r.Wait(seqno); err != nil {
-		return err
+		return p.waitFailed(k, b, err)
 	}
+	p.hangs.whole(k, seqno)
 	p.lastBuf, p.lastFrame = buf, k
 	if p.view != nil || p.gif != nil {
 		if err := p.showAndRecord(buf); err != nil {
@@ -733,6 +783,9 @@ func (p *program) finish() error {
 		switch {
 		case p.shot != nil:
 			frame = p.shotFrame
+		case cfg.captureFrame >= 0 && p.shotLost:
+			err = fmt.Errorf("-capture-frame %d was lost to a GPU hang (see the report), so no PNG was written to %s; "+
+				"give another -capture-frame", cfg.captureFrame, cfg.capture)
 		case cfg.captureFrame >= 0:
 			err = fmt.Errorf("-capture-frame %d was not rendered: the run stopped after %d frames, so no PNG was written to %s; "+
 				"give a -capture-frame below %d, or let the run go on longer", cfg.captureFrame, p.rendered, cfg.capture, p.rendered)
@@ -788,13 +841,23 @@ func (p *program) report(w io.Writer) error {
 			term.BytesPerFrame = s.Bytes / s.Drawn
 		}
 	}
+	p.hangs.rep.Frames = p.rendered
 	if !cfg.json {
 		if err := p.rec.Line(w); err != nil {
 			return err
 		}
 		if !cfg.benchmark {
 			if term != nil {
-				return term.Line(w)
+				if err := term.Line(w); err != nil {
+					return err
+				}
+			}
+			if err := p.hangs.rep.Text(w, false); err != nil {
+				return err
+			}
+			if p.stopped != "" {
+				_, err := fmt.Fprintf(w, "stopped early: %s\n", p.stopped)
+				return err
 			}
 			return nil
 		}
@@ -806,6 +869,7 @@ func (p *program) report(w io.Writer) error {
 	}
 	p.rec.Fill(&rep)
 	rep.Terminal = term
+	rep.GPUHangs, rep.Stopped = p.hangs.rep, p.stopped
 	if p.disp != nil {
 		rep.Display = p.disp.String()
 		rep.DisplayDriver = p.dispDriver

@@ -15,9 +15,11 @@ type simOpener func() (uapi.Conn, error)
 // defaultSim opens the simulated device the program runs on when there is
 // no VideoCore IV: a Pi 3's vc4 with the GPU model and an HDMI monitor
 // (sim.NewSystem) whose vblanks come in real time, so frames are paced as
-// on a Pi.
+// on a Pi, and whose kernel handles a GPU hang as Linux does
+// (sim.Options.KernelHangs: a reset one to two seconds after the GPU
+// stopped, a job hung in binning restarted).
 func defaultSim() (uapi.Conn, error) {
-	s, err := sim.NewSystem(sim.SystemOptions{Display: display.Options{Clock: display.RealClock}})
+	s, err := sim.NewSystem(sim.SystemOptions{Device: sim.Options{}.KernelHangs(), Display: display.Options{Clock: display.RealClock}})
 	if err != nil {
 		return nil, err
 	}

@@ -83,7 +83,7 @@ func runReplay(cfg *config, e *env) (err error) {
 	if err != nil {
 		return fmt.Errorf("-replay %s: %w", cfg.replay, err)
 	}
-	g, err := openGPU(e, cfg.device, false)
+	g, err := openGPU(e, cfg.device, false, false)
 	if err != nil {
 		return err
 	}

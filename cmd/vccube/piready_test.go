@@ -1,0 +1,551 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"image"
+	"image/png"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vccube/vccube/drm"
+	"github.com/vccube/vccube/gem"
+	"github.com/vccube/vccube/internal/imgcmp"
+	"github.com/vccube/vccube/internal/refrender"
+	"github.com/vccube/vccube/render"
+	"github.com/vccube/vccube/report"
+	"github.com/vccube/vccube/sim"
+	"github.com/vccube/vccube/sim/display"
+	"github.com/vccube/vccube/sim/kernel"
+	"github.com/vccube/vccube/uapi"
+)
+
+// What the program does when the hardware does what the model did not
+// predict, on the simulated device's fault knobs: GPU hangs
+// (sim.Faults.GPU), calls interrupted by signals
+// (sim.Faults.InterruptEachCall), a display unplugged in the middle of a
+// run (display.Unplug), and a Pi 4 or 5, whose vc4 only displays.
+
+// testHangcheck is the simulated kernel's hang-check period in these
+// tests: the kernel's is a second (kernel.KernelHangcheckPeriod), which
+// would make every hang cost one to two seconds; the program's behaviour
+// does not depend on it.
+const testHangcheck = 10 * time.Millisecond
+
+// hangDevice is a device with the given GPU faults, the kernel's hang
+// handling at testHangcheck, and a text console on its display.
+func hangDevice(t *testing.T, f kernel.GPUFaults, binRestarts int) (*testDevice, *console) {
+	t.Helper()
+	d := newTestDevice(t, sim.Options{HangcheckPeriod: testHangcheck, BinHangRestarts: binRestarts, Faults: sim.Faults{GPU: f}})
+	return d, d.console(t)
+}
+
+// resetsLogged counts the simulated kernel's "Resetting GPU." lines.
+func resetsLogged(d *testDevice) int {
+	n := 0
+	for _, l := range d.KernelLog() {
+		if strings.HasPrefix(l, "Resetting GPU.") {
+			n++
+		}
+	}
+	return n
+}
+
+func wantAll(t *testing.T, what, got string, wants ...string) {
+	t.Helper()
+	for _, w := range wants {
+		if !strings.Contains(got, w) {
+			t.Errorf("%s lacks %q:\n%s", what, w, got)
+		}
+	}
+}
+
+// One hang: the frame is lost and said to be, the run goes on, the later
+// frames are whole (the capture of the last is the golden), the report
+// counts it, and the program exits with status 1 saying what to do.
+func TestOneGPUHang(t *testing.T) {
+	g := goldenOf(refrender.DefaultTexture, 800, 600, 10)
+	d, con := hangDevice(t, kernel.GPUFaults{HangAt: 3}, 0)
+	shot := filepath.Join(t.TempDir(), "shot.png")
+	r := runOn(t, d, append(goldenArgs(g, shot), "-benchmark")...)
+	if r.code != exitError {
+		t.Errorf("exit %d, want %d", r.code, exitError)
+	}
+	wantAll(t, "stderr", r.stderr,
+		"vccube: frame 2 (seqno 3) was lost: the GPU hung, and the kernel reset it and gave the job back undrawn; the frame is not shown, and the run goes on",
+		"vccube: wrote frame 10 (800x600)",
+		"vccube: 1 of 11 frames were lost to GPU hangs (frame 2)",
+		"the simulated kernel logged 1 resets")
+	wantAll(t, "report", r.stdout,
+		"GPU hangs: 1 of 11 frames lost; kernel hang states: not read: GET_HANG_STATE is for root only",
+		"  frame 2 (seqno 3): lost: the GPU hung, the kernel reset it and completed the job undrawn",
+		// Ten frames shown: the mode set and nine flips.
+		"page flips: 9 queued, 9 completed, 0 missed vblanks")
+	t.Logf("stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	checkShot(t, shot, g)
+	if n := resetsLogged(d); n != 1 {
+		t.Errorf("%d resets logged", n)
+	}
+	con.checkRestored(t)
+	d.checkOnlyHungJobAlive(t, true)
+}
+
+// A GPU that hangs on every job from the third: every frame from frame 2
+// is lost, the JSON report lists each, the last whole frame (1) is what
+// -capture writes, and the status is 1.
+func TestGPUHangsOnEveryJobFromTheThird(t *testing.T) {
+	d, con := hangDevice(t, kernel.GPUFaults{HangFrom: 3}, 0)
+	shot := filepath.Join(t.TempDir(), "shot.png")
+	r := runOn(t, d, "-device", "sim", "-mode", "800x600", "-frames", "11", "-capture", shot, "-json")
+	if r.code != exitError {
+		t.Errorf("exit %d, want %d", r.code, exitError)
+	}
+	rep, err := report.Parse([]byte(r.stdout))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, r.stdout)
+	}
+	h := rep.GPUHangs
+	if h.Frames != 11 || h.LostFrames != 9 || h.Stuck || h.HangStates != 0 || len(h.Events) != 9 {
+		t.Errorf("gpu_hangs %+v", h)
+	}
+	for i, e := range h.Events {
+		if e.What != report.HangLost || e.Frame != uint64(i+2) || e.Seqno != uint64(i+3) || e.State != nil {
+			t.Errorf("event %d: %+v", i, e)
+		}
+	}
+	if f := rep.Flips; f == nil || f.Queued != 1 || f.Completed != 1 {
+		t.Errorf("flips %+v: frames 0 and 1 are the only ones shown", f)
+	}
+	wantAll(t, "stderr", r.stderr, "vccube: further hangs are listed in the report only", "vccube: wrote frame 1 (800x600)",
+		"vccube: 9 of 11 frames were lost to GPU hangs (frame 2, 3, 4, 5, 6, 7, 8, 9, …)")
+	checkShot(t, shot, goldenOf(refrender.DefaultTexture, 800, 600, 1))
+	if n := resetsLogged(d); n != 9 {
+		t.Errorf("%d resets logged, want 9", n)
+	}
+	t.Logf("gpu_hangs: %s", jsonField(t, r.stdout, "gpu_hangs"))
+	con.checkRestored(t)
+	// The kernel keeps the first hang's state (frame 2's job) until root
+	// reads it, and with it the renderer's six BOs.
+	d.checkOnlyHungJobAlive(t, true)
+}
+
+// A job that never ends (its binning hangs on every try, and the kernel
+// restarts it after each reset): the wait gives up, the run stops with
+// the report, and the display and the buffers are put back.
+func TestGPUJobNeverEnds(t *testing.T) {
+	d, con := hangDevice(t, kernel.GPUFaults{StallBinAt: 3}, -1)
+	var out, errb bytes.Buffer
+	e := &env{stdout: &out, stderr: &errb, driDir: t.TempDir(), openSim: d.opener(), waitTimeout: 300 * time.Millisecond}
+	code := run(context.Background(), []string{"-device", "sim", "-mode", "800x600", "-frames", "11", "-benchmark"}, e)
+	if code != exitError {
+		t.Errorf("exit %d, want %d", code, exitError)
+	}
+	wantAll(t, "stderr", errb.String(),
+		"vccube: frame 2: render: the GPU did not finish frame seqno 3 within 300ms (WAIT_SEQNO: ETIME): it is stuck on it",
+		"a job whose binning hangs every time is restarted after each reset and never ends",
+		"no later frame can be drawn before it, so the run stops")
+	wantAll(t, "report", out.String(),
+		"Rendered 1 frames in",
+		"GPU hangs: 0 of 2 frames lost, and the next never finished (the GPU stayed hung)",
+		"  frame 2 (seqno 3): never finished: the GPU stayed hung",
+		"stopped early: frame 2 never finished: the GPU stayed hung for 300ms")
+	t.Logf("stdout:\n%s\nstderr:\n%s", out.String(), errb.String())
+	if n := resetsLogged(d); n < 1 {
+		t.Errorf("%d resets logged", n)
+	}
+	con.checkRestored(t)
+	d.checkOnlyHungJobAlive(t, true)
+}
+
+// A job that ends late (well beyond a frame period, making progress all
+// the while) is no hang: the frame is whole and nothing is reported.
+func TestGPUJobEndsLate(t *testing.T) {
+	g := goldenOf(refrender.DefaultTexture, 800, 600, 10)
+	d, con := hangDevice(t, kernel.GPUFaults{LateAt: 3, LateBy: 100 * time.Millisecond}, 0)
+	shot := filepath.Join(t.TempDir(), "shot.png")
+	var out, errb bytes.Buffer
+	var took time.Duration
+	var start time.Time
+	e := &env{stdout: &out, stderr: &errb, driDir: t.TempDir(), openSim: d.opener()}
+	e.afterFrame = func(k uint64) {
+		switch k {
+		case 1:
+			start = time.Now()
+		case 2:
+			took = time.Since(start)
+		}
+	}
+	code := run(context.Background(), append(goldenArgs(g, shot), "-benchmark"), e)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if took < 100*time.Millisecond {
+		t.Errorf("frame 2 took %v; the fault did not make it late", took)
+	}
+	wantAll(t, "report", out.String(), "GPU hangs: none")
+	checkShot(t, shot, g)
+	if n := resetsLogged(d); n != 0 {
+		t.Errorf("%d resets logged for a late job", n)
+	}
+	con.checkRestored(t)
+	d.checkNoLeaks(t)
+}
+
+// As root, the program reads the kernel's hang states: one left from
+// before the run (another program's hang), a reset whose frame still came
+// out whole (a job whose binning hung once is restarted), and the hang of
+// a lost frame; each with its summary, in the text and the JSON report.
+func TestGPUHangStatesAsRoot(t *testing.T) {
+	for _, asJSON := range []bool{false, true} {
+		t.Run(fmt.Sprintf("json=%v", asJSON), func(t *testing.T) {
+			d, con := hangDevice(t, kernel.GPUFaults{HangAt: 1, StallBinAt: 4, StallBinRuns: 1, HangFrom: 12}, -1)
+			// Another program's frame hangs before the run (seqno 1).
+			other, err := d.dev.Open()
+			if err != nil {
+				t.Fatal(err)
+			}
+			ro, err := render.New(drm.Restarting(other), render.Options{Width: 64, Height: 64})
+			if err != nil {
+				t.Fatal(err)
+			}
+			seqno, err := ro.Render(0, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var lost *render.LostFrameError
+			if err := ro.Wait(seqno); !errors.As(err, &lost) {
+				t.Fatalf("the other program's frame: %v", err)
+			}
+			ro.Close()
+			other.Close()
+
+			d.root = true
+			args := []string{"-device", "sim", "-mode", "640x480", "-frames", "11", "-benchmark"}
+			if asJSON {
+				args = append(args, "-json")
+			}
+			r := runOn(t, d, args...)
+			if r.code != exitError {
+				t.Errorf("exit %d, want %d: %s", r.code, exitError, r.stderr)
+			}
+			wantAll(t, "stderr", r.stderr,
+				"vccube: frame 2 (seqno 4) came out whole, but the kernel reset the GPU while it was drawn",
+				"vccube: frame 10 (seqno 12) was lost",
+				"vccube: 1 of 11 frames were lost to GPU hangs (frame 10)")
+			if !asJSON {
+				wantAll(t, "report", r.stdout,
+					"GPU hangs: 1 of 11 frames lost; 3 kernel hang states read",
+					"  before this run: the kernel held a hang state",
+					"  frame 2 (seqno 4): whole, but the kernel reset the GPU while it was drawn",
+					"    binning (thread 0): stopped at 0x",
+					"  frame 10 (seqno 12): lost: the GPU hung, the kernel reset it and completed the job undrawn",
+					"    rendering (thread 1): stopped at 0x",
+					"    error bits: none (ERRSTAT, DBGE, FDBGO)")
+				t.Logf("report:\n%s", r.stdout)
+				con.checkRestored(t)
+				d.checkNoLeaks(t)
+				return
+			}
+			rep, err := report.Parse([]byte(r.stdout))
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := rep.GPUHangs
+			want := []struct {
+				what         string
+				frame, seqno uint64
+			}{{report.HangBefore, 0, 0}, {report.HangReset, 2, 4}, {report.HangLost, 10, 12}}
+			if h.LostFrames != 1 || h.HangStates != 3 || h.HangStateNote != "" || len(h.Events) != len(want) {
+				t.Fatalf("gpu_hangs %+v", h)
+			}
+			for i, w := range want {
+				e := h.Events[i]
+				if e.What != w.what || e.Frame != w.frame || e.Seqno != w.seqno || e.State == nil || len(e.State.Summary) == 0 || e.State.BOs == 0 {
+					t.Errorf("event %d: %+v, want %v", i, e, w)
+				}
+			}
+			// The bin stall: the binner stopped at the start of its list,
+			// the render list had not begun; the render hang: the bin
+			// list finished, the render list stopped at its start.
+			if s := h.Events[1].State; s.Ct0ca != s.StartBin || s.Ct0ea <= s.Ct0ca {
+				t.Errorf("the bin stall's state %+v", s)
+			}
+			if s := h.Events[2].State; s.Ct0ca != s.Ct0ea || s.Ct1ca != s.StartRender {
+				t.Errorf("the render hang's state %+v", s)
+			}
+			t.Logf("gpu_hangs: %s", jsonField(t, r.stdout, "gpu_hangs"))
+			con.checkRestored(t)
+			d.checkNoLeaks(t)
+		})
+	}
+}
+
+// checkOnlyHungJobAlive is checkNoLeaks for a run whose last hung job the
+// kernel still holds: in the hang state it saved, which keeps the job's
+// BOs until root reads it (vc4_gem.c vc4_save_hang_state), or in its
+// queue, for a job that never ends. The BOs alive when the program closed
+// its file must be exactly one frame's: the three shader BOs, and the
+// vertex, texture and colour buffers. With hangState, root reads the
+// state and finds them (and the kernel's exec and render-list BOs).
+func (d *testDevice) checkOnlyHungJobAlive(t *testing.T, hangState bool) {
+	t.Helper()
+	d.mu.Lock()
+	leaked := fmt.Sprint(d.leaked())
+	d.mu.Unlock()
+	if leaked != "[3 V3D BOs 3 V3D shader BOs]" && leaked != "[3 V3D shader BOs 3 V3D BOs]" {
+		t.Errorf("BOs alive when the program closed the device: %s; want the hung job's 3 V3D and 3 V3D shader BOs", leaked)
+	}
+	if !hangState {
+		return
+	}
+	root, err := d.dev.OpenWith(sim.OpenOptions{Root: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	h, err := gem.GetHangStateReport(root)
+	if err != nil {
+		t.Fatalf("reading the hang state: %v", err)
+	}
+	if len(h.BOs) != 8 {
+		t.Errorf("the hang state holds %d BOs, want the job's 6, its exec BO and its render list", len(h.BOs))
+	}
+	h.CloseBOs(root)
+}
+
+// jsonField returns the text of one top-level field of a JSON object, for
+// the logs.
+func jsonField(t *testing.T, obj, name string) string {
+	t.Helper()
+	i := strings.Index(obj, `"`+name+`":`)
+	if i < 0 {
+		return "(none)"
+	}
+	s := obj[i:]
+	depth := 0
+	for j, c := range s {
+		switch c {
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				return s[:j+1]
+			}
+		}
+	}
+	return s
+}
+
+// scanoutCRCs records the CRC of each frame's scanout on d's display (or
+// on another display), after each frame.
+func scanoutCRCs(t *testing.T, disp *display.Display, e *env) *[]uint32 {
+	crcs := new([]uint32)
+	var f display.Frame
+	e.afterFrame = func(uint64) {
+		if err := disp.ReadScanout(&f); err != nil {
+			t.Error(err)
+			return
+		}
+		*crcs = append(*crcs, crc32.ChecksumIEEE(f.Data))
+	}
+	return crcs
+}
+
+// Every ioctl and every event read interrupted once (EINTR, as when a
+// signal arrives while the kernel waits): the program makes each call
+// again, so the run is the run without interruptions — the same picture
+// on the screen after every frame, the same flips, no BO left, the CRTC
+// put back, and a trace with no failed call. On the GPU's own display and
+// on another card.
+func TestInterruptedCalls(t *testing.T) {
+	for _, other := range []bool{false, true} {
+		t.Run(fmt.Sprintf("other card %v", other), func(t *testing.T) {
+			type outcome struct {
+				crcs   []uint32
+				report string
+			}
+			runWith := func(interrupt bool, trace string) outcome {
+				opts := sim.Options{Faults: sim.Faults{InterruptEachCall: interrupt}}
+				gpuDev := newTestDevice(t, opts)
+				shown := gpuDev
+				var out, errb bytes.Buffer
+				e := &env{stdout: &out, stderr: &errb, driDir: t.TempDir(), openSim: gpuDev.opener()}
+				args := []string{"-device", "sim", "-mode", "640x480", "-frames", "12", "-buffers", "3", "-benchmark"}
+				if other {
+					opts.Board = sim.BoardPi4
+					shown = newTestDevice(t, opts)
+					e.openCard = func(string) (uapi.Conn, error) { return shown.opener()() }
+					args = append(args, "-display", "/dev/dri/card1")
+				}
+				if trace != "" {
+					args = append(args, "-trace", trace)
+				}
+				con := shown.console(t)
+				crcs := scanoutCRCs(t, shown.disp, e)
+				if code := run(context.Background(), args, e); code != exitOK {
+					t.Fatalf("interrupt %v: exit %d: %s", interrupt, code, errb.String())
+				}
+				con.checkRestored(t)
+				gpuDev.checkNoLeaks(t)
+				shown.checkNoLeaks(t)
+				// The report without its timings.
+				var lines []string
+				for _, l := range strings.Split(out.String(), "\n") {
+					if strings.HasPrefix(l, "page flips:") || strings.HasPrefix(l, "GPU hangs:") {
+						lines = append(lines, l[:strings.Index(l+";", ";")])
+					}
+				}
+				return outcome{*crcs, strings.Join(lines, "\n")}
+			}
+			trace := filepath.Join(t.TempDir(), "eintr.jsonl")
+			plain, interrupted := runWith(false, ""), runWith(true, trace)
+			if len(plain.crcs) != 12 || fmt.Sprint(plain.crcs) != fmt.Sprint(interrupted.crcs) {
+				t.Errorf("the screen after each frame: %08x without interruptions, %08x with", plain.crcs, interrupted.crcs)
+			}
+			if plain.report != interrupted.report || !strings.Contains(plain.report, "page flips: 11 queued, 11 completed, 0 missed vblanks") {
+				t.Errorf("report without interruptions:\n%s\nwith:\n%s", plain.report, interrupted.report)
+			}
+			f, err := os.Open(trace)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			tr, err := drm.NewTraceReader(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			calls := 0
+			for {
+				rec, err := tr.Next()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				calls++
+				if rec.Errno != 0 {
+					t.Errorf("record %d (%s): %s", rec.Seq, rec.Name, rec.Err)
+				}
+			}
+			t.Logf("%d traced calls, none failed; the screen matched after each of %d frames", calls, len(plain.crcs))
+		})
+	}
+}
+
+// The display unplugged in the middle of a run: the program sees the
+// connector disconnected at its next look (once a second: every 60
+// frames at 59.94 Hz), stops, puts the console's picture back, prints the
+// report and exits with status 1.
+func TestDisplayUnpluggedMidRun(t *testing.T) {
+	d := newTestDevice(t, sim.Options{})
+	con := d.console(t)
+	var out, errb bytes.Buffer
+	e := &env{stdout: &out, stderr: &errb, driDir: t.TempDir(), openSim: d.opener()}
+	e.afterFrame = func(k uint64) {
+		if k == 5 {
+			d.disp.Unplug()
+		}
+	}
+	code := run(context.Background(), []string{"-device", "sim", "-mode", "640x480", "-frames", "300", "-benchmark"}, e)
+	if code != exitError {
+		t.Errorf("exit %d, want %d", code, exitError)
+	}
+	wantAll(t, "stderr", errb.String(),
+		"vccube: the display was unplugged: HDMI-A-1 640x480@60 on CRTC 95 reports no display connected (seen after frame 59); "+
+			"vccube stopped and put the CRTC back as it found it; plug the display in and start vccube again")
+	wantAll(t, "report", out.String(), "Rendered 59 frames in", "stopped early: the display was unplugged (seen after frame 59)")
+	t.Logf("stdout:\n%s\nstderr:\n%s", out.String(), errb.String())
+	con.checkRestored(t)
+	d.checkNoLeaks(t)
+}
+
+// A Pi 4 or 5: -device auto finds a vc4 card that only displays; the
+// program renders on the simulated GPU and shows the frames on that card,
+// saying so in one line. The card's scanout is the captured frame, which
+// is the golden; the card's console comes back. -device naming the card
+// still refuses it with the reason.
+func TestPi4AutoShowsSimulatedFramesOnItsDisplay(t *testing.T) {
+	for _, board := range []sim.Board{sim.BoardPi4, sim.BoardPi5} {
+		t.Run(board.String(), func(t *testing.T) {
+			gpuDev := newTestDevice(t, sim.Options{})
+			pi := newTestDevice(t, sim.Options{Board: board})
+			piCon := pi.console(t)
+			dri := t.TempDir()
+			card := filepath.Join(dri, "card0")
+			if err := os.WriteFile(card, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			openCard := func(path string) (uapi.Conn, error) {
+				if path != card {
+					return nil, fmt.Errorf("open %s: no such card", path)
+				}
+				return pi.opener()()
+			}
+			g := goldenOf(refrender.DefaultTexture, 800, 600, 10)
+			shot := filepath.Join(t.TempDir(), "shot.png")
+			var out, errb bytes.Buffer
+			e := &env{stdout: &out, stderr: &errb, driDir: dri, openSim: gpuDev.opener(), openCard: openCard}
+			var shown image.Image
+			e.afterFrame = func(k uint64) {
+				if k == uint64(g.Frame) {
+					var f display.Frame
+					if err := pi.disp.ReadScanout(&f); err != nil {
+						t.Error(err)
+						return
+					}
+					var err error
+					if shown, err = f.Image(); err != nil {
+						t.Error(err)
+					}
+				}
+			}
+			args := []string{"-device", "auto", "-mode", "800x600", "-frames", "11", "-capture", shot, "-benchmark"}
+			if code := run(context.Background(), args, e); code != exitOK {
+				t.Fatalf("exit %d: %s", code, errb.String())
+			}
+			notice := strings.SplitN(errb.String(), "\n", 2)[0]
+			wantAll(t, "the notice", notice, "vccube: "+card+" cannot render the cube (display-only vc4: it refuses the VC4 3D ioctls with EINVAL, as on a Raspberry Pi 4 or 5",
+				"rendering on the simulated VideoCore IV instead and showing the frames on "+card+"'s display, as -display "+card+" does")
+			wantAll(t, "report", out.String(), "800x600 on sim (simulated VideoCore IV 3D", "on CRTC 95 of "+card+" (vc4)",
+				"page flips: 10 queued, 10 completed, 0 missed vblanks")
+			checkShot(t, shot, g)
+			pf, err := os.Open(shot)
+			if err != nil {
+				t.Fatal(err)
+			}
+			captured, err := png.Decode(pf)
+			pf.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if shown == nil {
+				t.Fatal("the Pi's display showed nothing")
+			}
+			if res, err := imgcmp.Compare(captured, shown, 0); err != nil || res.Over != 0 {
+				t.Errorf("the Pi's scanout differs from the capture: %v %v", res, err)
+			}
+			t.Logf("notice: %s", notice)
+			piCon.checkRestored(t)
+			gpuDev.checkOff(t)
+			gpuDev.checkNoLeaks(t)
+			pi.checkNoLeaks(t)
+
+			// Naming the card is asking for its GPU: refused, as before.
+			errb.Reset()
+			e = &env{stdout: &out, stderr: &errb, driDir: dri, openSim: mustNotOpen(t), openCard: openCard}
+			if code := run(context.Background(), []string{"-device", card, "-frames", "1"}, e); code != exitError ||
+				!strings.Contains(errb.String(), card+" cannot render the cube: display-only vc4") {
+				t.Errorf("-device %s: exit %d, %q", card, code, errb.String())
+			}
+		})
+	}
+}
