@@ -126,7 +126,7 @@ type Driver struct {
 	waiters       []*waiter
 	freeWaiters   []*waiter
 	hang          *hangState
-	fenceCtx      uint64 // vc4->dma_fence_context: the fence context of the jobs
+	fenceCtx      uint64    // vc4->dma_fence_context: the fence context of the jobs
 	epoch         time.Time // the hang checks' clock starts here
 
 	closed bool
