@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -71,10 +72,20 @@ func wantAll(t *testing.T, what, got string, wants ...string) {
 // frames are whole (the capture of the last is the golden), the report
 // counts it, and the program exits with status 1 saying what to do.
 func TestOneGPUHang(t *testing.T) {
+	for _, atomic := range []bool{false, true} {
+		t.Run(fmt.Sprintf("atomic %v", atomic), func(t *testing.T) { testOneGPUHang(t, atomic) })
+	}
+}
+
+func testOneGPUHang(t *testing.T, atomic bool) {
 	g := goldenOf(refrender.DefaultTexture, 800, 600, 10)
 	d, con := hangDevice(t, kernel.GPUFaults{HangAt: 3}, 0)
 	shot := filepath.Join(t.TempDir(), "shot.png")
-	r := runOn(t, d, append(goldenArgs(g, shot), "-benchmark")...)
+	args := append(goldenArgs(g, shot), "-benchmark")
+	if atomic {
+		args = append(args, "-atomic")
+	}
+	r := runOn(t, d, args...)
 	if r.code != exitError {
 		t.Errorf("exit %d, want %d", r.code, exitError)
 	}
@@ -366,14 +377,19 @@ func scanoutCRCs(t *testing.T, disp *display.Display, e *env) *[]uint32 {
 // put back, and a trace with no failed call. On the GPU's own display and
 // on another card.
 func TestInterruptedCalls(t *testing.T) {
-	for _, other := range []bool{false, true} {
-		t.Run(fmt.Sprintf("other card %v", other), func(t *testing.T) {
+	for _, c := range []struct{ other, atomic bool }{{false, false}, {true, false}, {false, true}} {
+		other := c.other
+		t.Run(fmt.Sprintf("other card %v, atomic %v", c.other, c.atomic), func(t *testing.T) {
 			type outcome struct {
 				crcs   []uint32
 				report string
 			}
+			var eintr eintrCounter
 			runWith := func(interrupt bool, trace string) outcome {
 				opts := sim.Options{Faults: sim.Faults{InterruptEachCall: interrupt}}
+				if interrupt {
+					opts.Trace = &eintr
+				}
 				gpuDev := newTestDevice(t, opts)
 				shown := gpuDev
 				var out, errb bytes.Buffer
@@ -388,6 +404,9 @@ func TestInterruptedCalls(t *testing.T) {
 				if trace != "" {
 					args = append(args, "-trace", trace)
 				}
+				if c.atomic {
+					args = append(args, "-atomic")
+				}
 				con := shown.console(t)
 				crcs := scanoutCRCs(t, shown.disp, e)
 				if code := run(context.Background(), args, e); code != exitOK {
@@ -399,7 +418,7 @@ func TestInterruptedCalls(t *testing.T) {
 				// The report without its timings.
 				var lines []string
 				for _, l := range strings.Split(out.String(), "\n") {
-					if strings.HasPrefix(l, "page flips:") || strings.HasPrefix(l, "GPU hangs:") {
+					if strings.HasPrefix(l, "page flips:") || strings.HasPrefix(l, "GPU hangs:") || strings.HasPrefix(l, "atomic") {
 						lines = append(lines, l[:strings.Index(l+";", ";")])
 					}
 				}
@@ -436,9 +455,26 @@ func TestInterruptedCalls(t *testing.T) {
 					t.Errorf("record %d (%s): %s", rec.Seq, rec.Name, rec.Err)
 				}
 			}
-			t.Logf("%d traced calls, none failed; the screen matched after each of %d frames", calls, len(plain.crcs))
+			if eintr.n < calls {
+				t.Errorf("the devices answered EINTR %d times, fewer than the %d calls the program made", eintr.n, calls)
+			}
+			t.Logf("%d traced calls, none failed (the devices answered EINTR %d times); the screen matched after each of %d frames",
+				calls, eintr.n, len(plain.crcs))
 		})
 	}
+}
+
+// eintrCounter counts the EINTR answers in a simulated device's trace.
+type eintrCounter struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (c *eintrCounter) Write(b []byte) (int, error) {
+	c.mu.Lock()
+	c.n += bytes.Count(b, []byte("-> EINTR"))
+	c.mu.Unlock()
+	return len(b), nil
 }
 
 // The display unplugged in the middle of a run: the program sees the
