@@ -52,35 +52,31 @@ func (d *device) takeHang() error {
 // BO, and two devices must fit a 32-bit Pi's address space.
 const simCMA = 48 << 20
 
-// openSim makes a simulated Pi 3 in this process (sim with the GPU model
-// of sim/gpu, no display: the probes use no KMS) rendering with the given
-// number of tile workers, and opens a file on it.
+// openSim makes a simulated Pi 3 in this process (sim.NewSystem: the GPU
+// model of sim/gpu, and a display the probes do not use) rendering with
+// the given number of tile workers, and opens a file on it.
 func openSim(workers int) (*device, error) {
-	g := gpu.New(gpu.Options{Workers: workers})
 	d := &device{name: fmt.Sprintf("sim (%d render worker%s)", workers, plural(workers))}
-	dev, err := sim.New(sim.Options{GPU: g, CMASize: simCMA, OnJobDone: func(r kernel.JobReport) {
-		if r.Result.Hung {
-			d.mu.Lock()
-			d.hangs = append(d.hangs, fmt.Sprintf("job %d: %v", r.Seqno, r.Result.Reason))
-			d.mu.Unlock()
-		}
-	}})
+	s, err := sim.NewSystem(sim.SystemOptions{
+		Device: sim.Options{CMASize: simCMA, OnJobDone: func(r kernel.JobReport) {
+			if r.Result.Hung {
+				d.mu.Lock()
+				d.hangs = append(d.hangs, fmt.Sprintf("job %d: %v", r.Seqno, r.Result.Reason))
+				d.mu.Unlock()
+			}
+		}},
+		GPU: gpu.Options{Workers: workers},
+	})
 	if err != nil {
-		g.Close()
 		return nil, fmt.Errorf("the simulated device: %w", err)
 	}
-	f, err := dev.Open()
+	f, err := s.Open()
 	if err != nil {
-		dev.Close()
-		g.Close()
+		s.Close()
 		return nil, fmt.Errorf("the simulated device: %w", err)
 	}
 	d.conn = f
-	d.close = func() error {
-		err := errors.Join(f.Close(), dev.Close())
-		g.Close()
-		return err
-	}
+	d.close = func() error { return errors.Join(f.Close(), s.Close()) }
 	if info, err := gem.ProbeV3D(f); err == nil {
 		d.info = info.String()
 	}

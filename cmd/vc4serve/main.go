@@ -26,7 +26,6 @@ import (
 
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/sim/display"
-	"github.com/vccube/vccube/sim/gpu"
 	"github.com/vccube/vccube/simserve"
 	"github.com/vccube/vccube/uapi"
 )
@@ -99,22 +98,17 @@ func run(args []string) error {
 		sopts.Trace = f
 	}
 
-	g := gpu.New(gpu.Options{})
-	defer g.Close()
-	disp := display.New(dopts)
-	defer disp.Close()
-	if capture != nil {
-		capture.Attach(disp)
-	}
-	sopts.GPU, sopts.Display = g, disp
-	dev, err := sim.New(sopts)
+	s, err := sim.NewSystem(sim.SystemOptions{Device: sopts, Display: dopts})
 	if err != nil {
 		return err
 	}
-	defer dev.Close()
+	defer s.Close()
+	if capture != nil {
+		capture.Attach(s.Display)
+	}
 
 	done := make(chan struct{}, 1)
-	opts := simserve.Options{Device: dev, Dir: *dir}
+	opts := simserve.Options{Device: s.Device, Dir: *dir}
 	if !*quiet {
 		opts.Log = os.Stderr
 	}
