@@ -38,7 +38,9 @@ import (
 // job if its binning had not finished (Config.BinHangRestarts), or
 // force-completes it. The kernel puts a cancelled bin job behind any other
 // queued job; here it starts again at once, which is the same when it is
-// the only job queued.
+// the only job queued. A restarted job keeps its last_ct0ca, so the
+// kernel may reset it at the first check after it stalls again at the
+// same address; the model waits for the second, as for any stall.
 
 // KernelHangcheckPeriod is the time between the kernel's hang checks
 // while a job runs: 100 ms rounded up to a whole second
