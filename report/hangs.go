@@ -23,6 +23,12 @@ type GPUHangs struct {
 	// Stuck is set when a frame never finished within the wait's
 	// timeout, which ended the run.
 	Stuck bool `json:"stuck"`
+	// SlowFrames counts, when the hang states could not be read, the
+	// frames whose job took a second or more — as long as the kernel's
+	// hang check takes to reset a hung GPU — and still came out whole: a
+	// heuristic, since such a frame is either one the GPU drew slowly or
+	// one whose binning hung and was done again after a reset.
+	SlowFrames uint64 `json:"slow_frames"`
 	// HangStates counts the hang states read from the kernel during the
 	// run (root only); HangStateNote says why none could be read.
 	HangStates    uint64 `json:"hang_states"`
@@ -78,7 +84,7 @@ type HangState struct {
 
 // Any reports whether the run saw a hang.
 func (h *GPUHangs) Any() bool {
-	return h.LostFrames > 0 || h.Stuck || h.HangStates > 0 || len(h.Events) > 0
+	return h.LostFrames > 0 || h.Stuck || h.SlowFrames > 0 || h.HangStates > 0 || len(h.Events) > 0
 }
 
 // Text writes the hang lines of the report: a line with the counts and,
@@ -103,6 +109,10 @@ func (h *GPUHangs) Text(w io.Writer, always bool) error {
 		ew.printf("; %d kernel hang states read", h.HangStates)
 	}
 	ew.printf("\n")
+	if h.SlowFrames > 0 {
+		ew.printf("  %d frames took a second or more, as long as the kernel takes to reset a hung GPU: drawn slowly, "+
+			"or reset and drawn again (check dmesg for \"Resetting GPU.\")\n", h.SlowFrames)
+	}
 	for _, e := range h.Events {
 		switch e.What {
 		case HangBefore:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/present"
@@ -32,6 +33,11 @@ import (
 //     cannot say whose job it was. Read after a lost frame, and peeked
 //     after every frame (one ioctl) so that a reset whose frame still came
 //     out whole — a job whose binning hung is restarted — is seen too;
+//   - the time a frame's job took, without root: a heuristic. The kernel
+//     resets a stopped GPU a second or two after it stopped, so a frame
+//     that came out whole after a second or more was either drawn slowly
+//     or reset while binning and binned again; it is counted as slow
+//     (report.GPUHangs.SlowFrames), not as a hang;
 //   - the wait's timeout (render.HangError): a job that has not finished
 //     after render.DefaultWaitTimeout is one the kernel keeps restarting or
 //     cannot reset; no later job can run, so the run stops.
@@ -44,6 +50,12 @@ import (
 // maxHangLines bounds the lines printed while the run goes on; the report
 // lists the hangs after that.
 const maxHangLines = 5
+
+// slowFrame is how long a frame's job may take before it counts as slow:
+// a kernel resets a stopped GPU at its second hang check after the stop,
+// the checks a second apart (sim/kernel KernelHangcheckPeriod), so a
+// reset job takes at least about this long.
+const slowFrame = time.Second
 
 // hangWatch follows the GPU hangs of a run.
 type hangWatch struct {
@@ -104,11 +116,18 @@ func stateOf(h *gem.HangReport) *report.HangState {
 	}
 }
 
-// whole is called after frame k (job seqno) came out whole. As root it
-// peeks at the kernel's hang state: one recorded now is a reset the frame
-// survived. It allocates nothing when there is none.
-func (w *hangWatch) whole(k, seqno uint64) {
+// whole is called after frame k (job seqno) came out whole, its job
+// having taken took from submit to the end of the wait. As root it peeks
+// at the kernel's hang state: one recorded now is a reset the frame
+// survived. Without root a frame that took slowFrame or more is counted
+// as slow. It allocates nothing when there is nothing to record.
+func (w *hangWatch) whole(k, seqno uint64, took time.Duration) {
 	if !w.root {
+		if took >= slowFrame {
+			w.rep.SlowFrames++
+			w.say("vccube: frame %d (seqno %d) took %.1f s, as long as the kernel takes to reset a hung GPU: "+
+				"drawn slowly, or reset and drawn again (check dmesg for \"Resetting GPU.\"); the run goes on\n", k, seqno, took.Seconds())
+		}
 		return
 	}
 	if pending, err := gem.PeekHangState(w.conn, &w.peekArg); err != nil || !pending {

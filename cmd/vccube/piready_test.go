@@ -209,6 +209,30 @@ func TestGPUJobEndsLate(t *testing.T) {
 	d.checkNoLeaks(t)
 }
 
+// Without root, a reset whose frame still came out whole (a job whose
+// binning hung once, binned again after the reset) is only seen by the
+// time the job took: at the kernel's own hang-check period, a second or
+// more. The frame is whole, counted as slow, and the status is 0.
+func TestGPUResetSurvivedWithoutRoot(t *testing.T) {
+	g := goldenOf(refrender.DefaultTexture, 800, 600, 10)
+	d := newTestDevice(t, sim.Options{HangcheckPeriod: kernel.KernelHangcheckPeriod, BinHangRestarts: -1,
+		Faults: sim.Faults{GPU: kernel.GPUFaults{StallBinAt: 3, StallBinRuns: 1}}})
+	con := d.console(t)
+	shot := filepath.Join(t.TempDir(), "shot.png")
+	r := runOn(t, d, append(goldenArgs(g, shot), "-benchmark")...)
+	if r.code != exitOK {
+		t.Errorf("exit %d: %s", r.code, r.stderr)
+	}
+	wantAll(t, "stderr", r.stderr, "vccube: frame 2 (seqno 3) took ", "s, as long as the kernel takes to reset a hung GPU")
+	wantAll(t, "report", r.stdout, "GPU hangs: 0 of 11 frames lost", "  1 frames took a second or more")
+	checkShot(t, shot, g)
+	if n := resetsLogged(d); n != 1 {
+		t.Errorf("%d resets logged, want 1", n)
+	}
+	con.checkRestored(t)
+	d.checkOnlyHungJobAlive(t, true) // the kernel keeps the reset's state
+}
+
 // As root, the program reads the kernel's hang states: one left from
 // before the run (another program's hang), a reset whose frame still came
 // out whole (a job whose binning hung once is restarted), and the hang of

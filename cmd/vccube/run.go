@@ -682,6 +682,7 @@ func (p *program) frame(k uint64) error {
 			return err
 		}
 	}
+	submitted := bench.Monotonic()
 	seqno, err := p.r.Submit()
 	if err != nil {
 		return err
@@ -691,7 +692,7 @@ func (p *program) frame(k uint64) error {
 	if err := p.r.Wait(seqno); err != nil {
 		return p.waitFailed(k, b, err)
 	}
-	p.hangs.whole(k, seqno)
+	p.hangs.whole(k, seqno, bench.Monotonic()-submitted)
 	p.lastBuf, p.lastFrame = buf, k
 	if p.view != nil || p.gif != nil {
 		if err := p.showAndRecord(buf); err != nil {
