@@ -44,6 +44,7 @@ func run(args []string) error {
 	frames := fs.String("capture-frames", "", "comma-separated frame numbers to capture (frame K: the picture after the K-th page flip since the mode set)")
 	pattern := fs.String("capture", "frame%03d.png", "the PNG file of each captured frame, with %d for the frame number")
 	modesetFrame := fs.Bool("modeset-frame", false, "count the mode set's picture as frame 0 (for atomic programs such as kmscube -A, whose first commit shows their first frame)")
+	only := fs.Bool("only-mode", false, "the monitor offers -mode alone (programs that take the largest mode, such as glmark2, then use it)")
 	clock := fs.String("clock", "virtual", "the display's clock: virtual (deterministic: a flip completes at its vblank at once) or real (60 Hz in real time)")
 	trace := fs.String("trace", "", "write every ioctl, mmap and close of the clients to this file")
 	idle := fs.Bool("exit-when-idle", false, "exit once the last client has gone (after the first)")
@@ -52,7 +53,7 @@ func run(args []string) error {
 		return err
 	}
 	if *dir == "" || fs.NArg() != 0 {
-		return errors.New("usage: vc4serve -dir DIR [-mode WxH] [-capture-frames LIST -capture PATTERN [-modeset-frame]] [-clock virtual|real] [-trace FILE] [-exit-when-idle]")
+		return errors.New("usage: vc4serve -dir DIR [-mode WxH [-only-mode]] [-capture-frames LIST -capture PATTERN [-modeset-frame]] [-clock virtual|real] [-trace FILE] [-exit-when-idle]")
 	}
 
 	dopts := display.Options{}
@@ -69,7 +70,12 @@ func run(args []string) error {
 		if err != nil {
 			return err
 		}
+		if *only {
+			mon.Modes = mon.Modes[:1]
+		}
 		dopts.Monitor = &mon
+	} else if *only {
+		return errors.New("-only-mode needs -mode WxH")
 	}
 	var capture *simserve.Capture
 	if *frames != "" {
@@ -156,17 +162,19 @@ func monitorPreferring(wh string) (display.Monitor, error) {
 		return display.Monitor{}, fmt.Errorf("-mode %q: say WxH, e.g. 640x480", wh)
 	}
 	mon := display.DefaultMonitor()
-	found := false
+	found := -1
 	for i := range mon.Modes {
 		m := &mon.Modes[i]
 		m.Type &^= uapi.ModeTypePreferred
-		if !found && m.Hdisplay == w && m.Vdisplay == h {
+		if found < 0 && m.Hdisplay == w && m.Vdisplay == h {
 			m.Type |= uapi.ModeTypePreferred
-			found = true
+			found = i
 		}
 	}
-	if !found {
+	if found < 0 {
 		return display.Monitor{}, fmt.Errorf("-mode %s: the monitor has no such mode (640x480, 800x600, 1024x768, 1280x720, 1280x1024, 1920x1080)", wh)
 	}
+	// The preferred mode first, as an EDID's first detailed timing.
+	mon.Modes[0], mon.Modes[found] = mon.Modes[found], mon.Modes[0]
 	return mon, nil
 }

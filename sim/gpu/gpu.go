@@ -142,7 +142,7 @@ func (g *GPU) Run(job *hw.Job) (res hw.Result) {
 	// start every job with the semaphore at zero.
 	g.sem = cle.Semaphore{}
 	g.cs.SetView(v)
-	csBefore := g.cs.Instructions
+	csBefore, csTex := g.cs.Instructions, g.cs.TexQuads
 	hasBin := job.BinStart != job.BinEnd
 	g.binner.Start(v, job.BinStart, job.BinEnd, job.Overflow, job.Counters, &g.sem, g.opts.Limits)
 	g.renderer.Start(v, job.RenderStart, job.RenderEnd, job.Counters, &g.sem)
@@ -171,6 +171,7 @@ func (g *GPU) Run(job *hw.Job) (res hw.Result) {
 	if job.Counters != nil {
 		job.Counters[uapi.PerfcntQPUTotalClkCyclesVertexCoordShading] += 4 * (g.cs.Instructions - csBefore)
 		job.Counters[uapi.PerfcntQPUTotalClkCyclesExecValidInst] += 4 * (g.cs.Instructions - csBefore)
+		job.Counters[uapi.PerfcntTMUTotalTextQuadsProcessed] += g.cs.TexQuads - csTex
 	}
 	res = hw.Result{Regs: hw.Regs{
 		CT0CA: g.binner.Thread().PC(), CT0EA: g.binner.Thread().End(), CT0RA0: g.binner.Thread().ReturnAddr(),

@@ -109,6 +109,7 @@ type fixture struct {
 
 	mu      sync.Mutex
 	reports []report
+	log     []string // the kernel's log lines
 }
 
 // report is what a test keeps of a job the GPU ran.
@@ -131,7 +132,11 @@ func newFixture(t testing.TB, width, height int) *fixture {
 		t.Fatal(err)
 	}
 	fx := &fixture{t: t, pool: pool, width: width, height: height}
-	fx.d, err = kernel.New(kernel.Config{Pool: pool, GPU: newAuditGPU(t), OnJobDone: fx.onJob})
+	fx.d, err = kernel.New(kernel.Config{Pool: pool, GPU: newAuditGPU(t), OnJobDone: fx.onJob, Log: func(l string) {
+		fx.mu.Lock()
+		defer fx.mu.Unlock()
+		fx.log = append(fx.log, l)
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,6 +318,7 @@ const (
 	renderBitsRGBA8888T      = 0x0044
 	storeBitsZST             = 0x0012
 	loadBitsColorT           = 0x0011
+	loadBitsColorLinear      = 0x0001
 )
 
 // submit hands s to the kernel, with the sizes and pointers of its

@@ -263,14 +263,32 @@ func (j *job) createRCLBO(s *rclSetup) error {
 		}
 	}
 	if s.zsRead != nil {
-		if s.colorRead != nil {
-			loop += cl.TileCoordinatesLen + cl.StoreTileBufferGeneralLen
-		}
 		if fullRes(&a.ZSRead) {
 			loop += cl.LoadFullResTileBufferLen
 		} else {
+			if s.colorRead != nil && !fullRes(&a.ColorRead) {
+				loop += cl.TileCoordinatesLen + cl.StoreTileBufferGeneralLen
+			}
 			loop += cl.LoadTileBufferGeneralLen
 		}
+	}
+	// The kernel sizes the store that executes the colour load only when
+	// the colour read is not full-resolution, but emit_tile writes it
+	// whenever a colour read precedes a general Z/stencil read: with a
+	// full-resolution colour read and a general Z/stencil read it writes
+	// 10 bytes a tile more than it sized, past its own size and possibly
+	// past the BO, and then stops at BUG_ON(setup->next_offset != size)
+	// (vc4_render_cl.c vc4_create_rcl_bo, emit_tile). A kernel oops is not
+	// something a simulation can return: we log the BUG as the kernel
+	// prints it and refuse the submit with EINVAL, so that a client and a
+	// test both see it. (Mesa never asks for it: its colour and depth
+	// buffers share one sample count, and it marks a read full-resolution
+	// exactly when the buffer is multisampled, vc4_job.c
+	// vc4_submit_setup_rcl_surface.)
+	if s.colorRead != nil && fullRes(&a.ColorRead) && s.zsRead != nil && !fullRes(&a.ZSRead) {
+		d.logf("kernel BUG at drivers/gpu/drm/vc4/vc4_render_cl.c: vc4_create_rcl_bo: BUG_ON(setup->next_offset != size): " +
+			"a full-resolution color_read with a general zs_read writes a TILE_COORDINATES and a store per tile the list was not sized for")
+		return errf(syscall.EINVAL, "full-resolution color_read with a non-full-resolution zs_read: the kernel's render list overruns its size and BUGs (vc4_create_rcl_bo)")
 	}
 	if hasBin {
 		size += cl.WaitOnSemaphoreLen
@@ -373,15 +391,17 @@ func (j *job) emitTile(out []byte, s *rclSetup, x, y uint8, first, last bool) []
 		}
 	}
 	if s.zsRead != nil {
-		if s.colorRead != nil {
-			// Execute the colour load with a store that does nothing.
-			out = coords.Append(out)
-			out = cl.StoreTileBufferGeneral{Buffer: cl.StoreBufferNone,
-				DisableColorClear: true, DisableZSClear: true, DisableVGMaskClear: true}.Append(out)
-		}
 		if fullRes(&a.ZSRead) {
+			// A full-resolution load follows the colour load directly
+			// (emit_tile emits no store between them).
 			out = cl.LoadFullResTileBuffer{DisableColorRead: true, Address: j.fullResAddr(s.zsRead, &a.ZSRead, x, y)}.Append(out)
 		} else {
+			if s.colorRead != nil {
+				// Execute the colour load with a store that does nothing.
+				out = coords.Append(out)
+				out = cl.StoreTileBufferGeneral{Buffer: cl.StoreBufferNone,
+					DisableColorClear: true, DisableZSClear: true, DisableVGMaskClear: true}.Append(out)
+			}
 			out = appendGeneral(out, spec.OpLoadTileBufferGeneral, a.ZSRead.Bits, s.zsRead.Addr()+a.ZSRead.Offset)
 		}
 	}

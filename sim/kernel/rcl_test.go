@@ -2,11 +2,13 @@ package kernel_test
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/vccube/vccube/cl"
@@ -205,15 +207,22 @@ func TestRenderCLShapes(t *testing.T) {
 	fullH, fullAddr := bo(4 * 16384)
 	msaaH, msaaAddr := bo(4 * 16384)
 
-	t.Run("reads and MSAA, no bin", func(t *testing.T) {
+	// Mesa's multisampled job: colour and Z/S read at full resolution
+	// (vc4_job.c vc4_submit_setup_rcl_surface marks a read of a
+	// multisampled buffer READ_IS_FULL_RES), MSAA colour write. emit_tile
+	// writes the two full-resolution loads back to back: no store between
+	// them, since a full-resolution load names its own address.
+	zsFullH, zsFullAddr := bo(4 * 16384)
+	t.Run("full-res reads and MSAA, no bin", func(t *testing.T) {
 		s := fx.valid()
 		s.bin = nil
-		s.handles = append(s.handles, fullH, msaaH)
-		full := uint32(len(s.handles) - 2)
-		msaa := uint32(len(s.handles) - 1)
+		s.handles = append(s.handles, fullH, msaaH, zsFullH)
+		full := uint32(len(s.handles) - 3)
+		msaa := uint32(len(s.handles) - 2)
+		zsFull := uint32(len(s.handles) - 1)
 		s.args.Flags = 0
 		s.args.ColorRead = uapi.SubmitRCLSurface{HIndex: full, Flags: uapi.SurfaceReadIsFullRes}
-		s.args.ZSRead = uapi.SubmitRCLSurface{HIndex: iZS, Bits: storeBitsZST}
+		s.args.ZSRead = uapi.SubmitRCLSurface{HIndex: zsFull, Flags: uapi.SurfaceReadIsFullRes}
 		s.args.MSAAColorWrite = uapi.SubmitRCLSurface{HIndex: msaa}
 		s.args.ColorWrite.HIndex = uapi.SurfaceAbsent
 		s.args.ColorWrite.Bits = 0
@@ -222,21 +231,18 @@ func TestRenderCLShapes(t *testing.T) {
 		}
 		rep := fx.lastReport()
 		zs := fx.addr(iZS)
-		// The kernel's sequence step by step for tile (x, 0): full-res colour load at
-		// its own 16 KiB block (ceil(128/32) = 4 blocks a row) with
-		// disable-ZS; coordinates and a clear-less NONE store to execute
-		// it; the Z/S general load; coordinates; no bin, so no wait and no
-		// branch; the MSAA colour store with disable-ZS, EOF on the last
-		// tile as it is the only write; then, since there is a Z/S write,
-		// coordinates and the Z/S store.
+		// Tile (x, 0): the full-res colour load at its own 16 KiB block
+		// (ceil(128/32) = 4 blocks a row) with disable-ZS, the full-res
+		// Z/S load with disable-colour; coordinates; no bin, so no wait
+		// and no branch; the MSAA colour store with disable-ZS and
+		// disable-clear (a Z/S write follows); coordinates and the Z/S
+		// store, EOF on the last tile.
 		var want []byte
 		want = cl.TileRenderingModeConfig{Width: 128, Height: 64}.Append(want)
 		for x := uint32(0); x < 2; x++ {
 			last := x == 1
 			want = cl.LoadFullResTileBuffer{DisableZSRead: true, Address: fullAddr + 16384*x}.Append(want)
-			want = cl.TileCoordinates{Column: uint8(x)}.Append(want)
-			want = cl.StoreTileBufferGeneral{Buffer: cl.StoreBufferNone, DisableColorClear: true, DisableZSClear: true, DisableVGMaskClear: true}.Append(want)
-			want = cl.LoadTileBufferGeneral{Buffer: cl.LoadBufferZS, Tiling: cl.TilingT, Address: zs}.Append(want)
+			want = cl.LoadFullResTileBuffer{DisableColorRead: true, Address: zsFullAddr + 16384*x}.Append(want)
 			want = cl.TileCoordinates{Column: uint8(x)}.Append(want)
 			want = cl.StoreFullResTileBuffer{DisableZSWrite: true, DisableClear: true, Address: msaaAddr + 16384*x}.Append(want)
 			want = cl.TileCoordinates{Column: uint8(x)}.Append(want)
@@ -244,6 +250,67 @@ func TestRenderCLShapes(t *testing.T) {
 		}
 		if !bytes.Equal(rep.rcl, want) {
 			t.Errorf("got:\n%s\nwant:\n%s", dumpList(t, rep.rcl, nil), dumpList(t, want, nil))
+		}
+	})
+
+	// A general colour read with a full-resolution Z/S read: again no
+	// store between the loads (emit_tile adds one only before a general
+	// Z/S load).
+	t.Run("general colour read, full-res Z/S read", func(t *testing.T) {
+		s := fx.valid()
+		s.bin = nil
+		s.handles = append(s.handles, zsFullH)
+		zsFull := uint32(len(s.handles) - 1)
+		s.args.Flags = 0
+		s.args.ColorRead = uapi.SubmitRCLSurface{HIndex: iColor, Bits: loadBitsColorLinear}
+		s.args.ZSRead = uapi.SubmitRCLSurface{HIndex: zsFull, Flags: uapi.SurfaceReadIsFullRes}
+		s.args.ZSWrite.HIndex = uapi.SurfaceAbsent
+		if err := fx.submit(s); err != nil {
+			t.Fatal(err)
+		}
+		rep := fx.lastReport()
+		color := fx.addr(iColor)
+		var want []byte
+		want = cl.TileRenderingModeConfig{Address: color, Width: 128, Height: 64, Format: cl.RenderFormatRGBA8888}.Append(want)
+		for x := uint32(0); x < 2; x++ {
+			want = cl.LoadTileBufferGeneral{Buffer: cl.LoadBufferColor, Address: color}.Append(want)
+			want = cl.LoadFullResTileBuffer{DisableColorRead: true, Address: zsFullAddr + 16384*x}.Append(want)
+			want = cl.TileCoordinates{Column: uint8(x)}.Append(want)
+			if x == 1 {
+				want = cl.StoreMSTileBufferAndEOF{}.Append(want)
+			} else {
+				want = cl.StoreMSTileBuffer{}.Append(want)
+			}
+		}
+		if !bytes.Equal(rep.rcl, want) {
+			t.Errorf("got:\n%s\nwant:\n%s", dumpList(t, rep.rcl, nil), dumpList(t, want, nil))
+		}
+	})
+
+	// A full-resolution colour read with a general Z/S read: emit_tile
+	// writes a TILE_COORDINATES and a store per tile that
+	// vc4_create_rcl_bo did not size, and the kernel BUGs. The simulated
+	// one logs the BUG and refuses the submit.
+	t.Run("full-res colour read, general Z/S read: the kernel BUGs", func(t *testing.T) {
+		s := fx.valid()
+		s.bin = nil
+		s.handles = append(s.handles, fullH)
+		full := uint32(len(s.handles) - 1)
+		s.args.Flags = 0
+		s.args.ColorRead = uapi.SubmitRCLSurface{HIndex: full, Flags: uapi.SurfaceReadIsFullRes}
+		s.args.ZSRead = uapi.SubmitRCLSurface{HIndex: iZS, Bits: storeBitsZST}
+		before := len(fx.reports)
+		err := fx.submit(s)
+		if !errors.Is(err, syscall.EINVAL) {
+			t.Fatalf("submit: %v, want EINVAL", err)
+		}
+		fx.mu.Lock()
+		defer fx.mu.Unlock()
+		if len(fx.reports) != before {
+			t.Error("the refused job ran")
+		}
+		if len(fx.log) == 0 || !strings.Contains(fx.log[len(fx.log)-1], "kernel BUG") {
+			t.Errorf("kernel log %q, want the BUG line", fx.log)
 		}
 	})
 

@@ -72,6 +72,8 @@ func (w *Worker) shadeMissing() error {
 	w.counters[uapi.PerfcntQPUTotalClkCyclesVertexCoordShading] += 4 * (w.vs.Instructions - w.vsSeen)
 	w.counters[uapi.PerfcntQPUTotalClkCyclesExecValidInst] += 4 * (w.vs.Instructions - w.vsSeen)
 	w.vsSeen = w.vs.Instructions
+	w.counters[uapi.PerfcntTMUTotalTextQuadsProcessed] += w.vs.TexQuads - w.vsTexSeen
+	w.vsTexSeen = w.vs.TexQuads
 	base := int32(w.cache.N)
 	w.cache.Append(&w.batch)
 	for i, v := range w.need {

@@ -57,12 +57,13 @@ type Worker struct {
 	vs *vcd.Unit
 	// The vertex cache: vertices shaded for the current shader state in
 	// this tile, by index.
-	cache  vertex.Shaded
-	slotOf map[uint32]int32
-	batch  vertex.Shaded
-	need   []uint32
-	plist  []listPrim
-	vsSeen uint64
+	cache     vertex.Shaded
+	slotOf    map[uint32]int32
+	batch     vertex.Shaded
+	need      []uint32
+	plist     []listPrim
+	vsSeen    uint64
+	vsTexSeen uint64 // w.vs.TexQuads already counted
 	// vertices counts the vertices direct draws named in the chain.
 	vertices uint64
 	// cleared says the last chain this worker ran ended with the store

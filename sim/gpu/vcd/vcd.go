@@ -7,11 +7,14 @@
 package vcd
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/vccube/vccube/shaders/hazard"
 	"github.com/vccube/vccube/shaders/qpu"
 	"github.com/vccube/vccube/sim/gpu/qpuexec"
+	"github.com/vccube/vccube/sim/gpu/tlb"
+	"github.com/vccube/vccube/sim/gpu/tmu"
 	"github.com/vccube/vccube/sim/gpu/vertex"
 	"github.com/vccube/vccube/sim/mem"
 )
@@ -82,23 +85,92 @@ type Unit struct {
 	qpu   *qpuexec.QPU
 	vpm   qpuexec.VPM
 	start qpuexec.Start
+	env   env
 
 	// Instructions counts the QPU instructions executed (four clocks
 	// each, [AG] §3), and Batches the shader runs.
 	Instructions uint64
 	Batches      uint64
+	// TexQuads counts the quads of texture lookups the shaders made
+	// (four per lookup of 16 elements, as the fragment stage counts
+	// them for VC4_PERFCNT_TMU_TOTAL_TEXT_QUADS_PROCESSED).
+	TexQuads uint64
 }
 
 // NewUnit returns a unit that loads programs through cache, as QPU number
 // qpuNum. permissive keeps broken instruction restrictions as warnings.
 func NewUnit(cache *qpuexec.Cache, qpuNum int, permissive bool) *Unit {
-	return &Unit{cache: cache, qpu: qpuexec.NewQPU(qpuNum, nil), opts: qpuexec.Options{Permissive: permissive}}
+	u := &Unit{cache: cache, qpu: qpuexec.NewQPU(qpuNum, nil), opts: qpuexec.Options{Permissive: permissive}}
+	u.env = env{u: u, tmu: [2]*tmu.Unit{tmu.New(nil), tmu.New(nil)}}
+	return u
 }
 
 // SetView points the unit at a job's memory.
 func (u *Unit) SetView(v *mem.View) {
 	u.view = v
 	u.qpu.Mem = v
+	u.env.tmu[0].Reset(v)
+	u.env.tmu[1].Reset(v)
+}
+
+// env is what a coordinate or vertex shader reaches besides the VPM: the
+// two texture units. Vertex texturing is part of GL ES 2.0 and Mesa's vc4
+// compiler emits the same TMU writes in every stage, with an explicit
+// level of detail outside the fragment shader (vc4_program.c
+// ntq_emit_tex: "If it is mip-mapped and running on the vertex shader,
+// then the base texture is used", P2's BSLOD with LOD 0); the kernel
+// validates the three shaders' texture lookups alike (vc4_validate_shaders.c
+// check_tmu_write, and vc4_validate.c validate_gl_shader_rec relocates
+// each stage's texture samples). The varyings, the tile buffer and the
+// scoreboard belong to fragment shading ([AG] §3, §5, §6): a vertex
+// stage's use of them fails the job.
+type env struct {
+	u   *Unit
+	tmu [2]*tmu.Unit
+}
+
+// Varying implements qpuexec.Env: there are no varyings to read before
+// the fragment stage.
+func (e *env) Varying(vp, c *[16]uint32) error {
+	return errors.New("varying read outside a fragment shader: the varyings FIFO is filled only for fragment threads ([AG] §6)")
+}
+
+// TMUWrite implements qpuexec.Env.
+func (e *env) TMUWrite(unit int, reg qpuexec.TMUReg, v *[16]uint32, mask uint16, param uint32, direct bool) error {
+	return e.tmu[unit&1].Write(int(reg), v, 0xFFFF, param, direct)
+}
+
+// TMULoad implements qpuexec.Env.
+func (e *env) TMULoad(unit int, r4 *[16]uint32) error {
+	if err := e.tmu[unit&1].Receive(r4); err != nil {
+		return err
+	}
+	e.u.TexQuads += 4
+	return nil
+}
+
+// TLBWrite implements qpuexec.Env: the tile buffer is the fragment
+// stage's.
+func (e *env) TLBWrite(reg qpuexec.TLBReg, v *[16]uint32, mask uint16, ms *[16]uint32) error {
+	return &tlb.Unsupported{What: fmt.Sprintf("TLB register %v written by a vertex or coordinate shader", reg)}
+}
+
+// TLBLoad implements qpuexec.Env.
+func (e *env) TLBLoad(kind qpuexec.TLBLoad, r4 *[16]uint32) error {
+	return &tlb.Unsupported{What: fmt.Sprintf("TLB %v load in a vertex or coordinate shader", kind)}
+}
+
+// Scoreboard implements qpuexec.Env: the scoreboard orders fragment
+// threads' tile buffer accesses ([AG] §3 "Tile Buffer"); a vertex stage has
+// none to order.
+func (e *env) Scoreboard(unlock bool) error {
+	return &tlb.Unsupported{What: "a scoreboard signal in a vertex or coordinate shader"}
+}
+
+// Semaphore implements qpuexec.Env: one shader runs at a time on this
+// unit, so no other thread could release a semaphore it waits for.
+func (e *env) Semaphore(n int, acquire bool) error {
+	return &tlb.Unsupported{What: fmt.Sprintf("semaphore %d in a vertex or coordinate shader", n)}
 }
 
 // The VPM segments of a batch. The sources do not say where in its
@@ -127,7 +199,9 @@ func (u *Unit) shade(g *vertex.GLRecord, st Stage, idx []uint32) error {
 		return err
 	}
 	u.start = qpuexec.Start{Uniforms: unif, VPM: &u.vpm, VPMRead: readSeg, VPMWrite: writeSeg}
-	r, err := u.qpu.Run(p, nil, &u.start)
+	u.env.tmu[0].Reset(nil)
+	u.env.tmu[1].Reset(nil)
+	r, err := u.qpu.Run(p, &u.env, &u.start)
 	u.Instructions += uint64(r.Instructions)
 	u.Batches++
 	if err != nil {

@@ -1,13 +1,17 @@
 package vcd
 
 import (
+	"encoding/binary"
 	"testing"
 
 	"github.com/vccube/vccube/cl"
+	"github.com/vccube/vccube/shaders/qpu"
 	"github.com/vccube/vccube/sim/gpu/internal/gputest"
 	"github.com/vccube/vccube/sim/gpu/qpuexec"
 	"github.com/vccube/vccube/sim/gpu/vertex"
 	"github.com/vccube/vccube/sim/mem"
+	"github.com/vccube/vccube/texture"
+	"github.com/vccube/vccube/texture/convert"
 )
 
 // The VCD copies each selected array's bytes for each vertex into the
@@ -57,5 +61,103 @@ func TestFetchPlacesAttributes(t *testing.T) {
 	g.Attributes[0].Address = buf.Addr + 8190
 	if err := fetch(m.View, &g, Coordinate, []uint32{0}, &vpm, seg); err == nil {
 		t.Error("attribute past the buffer fetched")
+	}
+}
+
+// A vertex or coordinate shader samples textures as a fragment shader
+// does (GL ES 2.0 vertex texturing; Mesa's vc4 compiler emits the same
+// TMU writes in every stage, vc4_program.c ntq_emit_tex, with P2's BSLOD
+// and an explicit LOD of 0 outside the fragment stage). The 16 vertices
+// look up texels spread over the whole texture, which would make an
+// automatic level of detail pick a small mip level; BSLOD with LOD 0 reads
+// level 0 exactly. The lookup counts four texture quads.
+func TestShaderTextureLookup(t *testing.T) {
+	m := gputest.NewMem(t, 1<<20)
+	// A 4x4 RGBA8888 texture with two levels: level 0's texel (x, y) is
+	// 0xFF0000yx, level 1 is all 0x11111111.
+	const w, h = 4, 4
+	plan, err := texture.NewMipPlan(texture.RGBA8888, w, h, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tex := m.Alloc(t, 2*texture.TileBytes+plan.Size(), mem.Read, "texture")
+	pic0, err := texture.NewPicture(w, h, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pic1, err := texture.NewPicture(w/2, h/2, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pics := []texture.Picture{pic0, pic1}
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			binary.LittleEndian.PutUint32(pics[0].Pix[y*pics[0].Stride+4*x:], 0xFF000000|uint32(y)<<4|uint32(x))
+		}
+	}
+	for i := range pics[1].Pix {
+		pics[1].Pix[i] = 0x11
+	}
+	base := (tex.Addr + texture.TileBytes - 1) &^ (texture.TileBytes - 1)
+	if err := convert.Upload(&plan, tex.B[base-tex.Addr:], pics, false); err != nil {
+		t.Fatal(err)
+	}
+	sampler := texture.Sampler{Mag: texture.MagNearest, Min: texture.MinNearMipNear}
+	p0, p1, err := plan.Params(0, texture.FlipByCPU, sampler)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p0.Base = base + uint32(plan.BaseOffset())
+	w0, _ := p0.Encode()
+	w1, _ := p1.Encode()
+	w2, _ := texture.P2{Kind: texture.ParamCubeStride, DisableAutoLOD: true}.Encode()
+
+	// The shader: s = (elem & 3 + 0.5)/4, t = (elem >> 2 + 0.5)/4; T, B
+	// (LOD 0) and S with P0, P1, P2; ldtmu0; the texel to VPM row 0.
+	wsetup, _ := qpu.HorizontalVPM32(0, 1).EncodeWrite()
+	var a qpu.Asm
+	a.I(qpu.And(qpu.R0, qpu.ElemNum, qpu.SmallInt(3)))
+	a.I(qpu.Shr(qpu.R1, qpu.ElemNum, qpu.SmallInt(2)))
+	a.I(qpu.IToF(qpu.R0, qpu.R0))
+	a.I(qpu.IToF(qpu.R1, qpu.R1))
+	a.I(qpu.FAdd(qpu.R0, qpu.R0, qpu.SmallFloat(0.5)))
+	a.I(qpu.FAdd(qpu.R1, qpu.R1, qpu.SmallFloat(0.5)))
+	a.I(qpu.FMul(qpu.R0, qpu.R0, qpu.SmallFloat(0.25)))
+	a.I(qpu.FMul(qpu.R1, qpu.R1, qpu.SmallFloat(0.25)))
+	a.I(qpu.Mov(qpu.TMU0T, qpu.R1))
+	a.I(qpu.Mov(qpu.TMU0B, qpu.SmallInt(0)))
+	a.I(qpu.Mov(qpu.TMU0S, qpu.R0))
+	a.I(qpu.LoadImm(qpu.VWSetup, wsetup))
+	a.I(qpu.SigLoadTMU0)
+	a.I(qpu.Mov(qpu.VPM, qpu.R4))
+	a.I(qpu.SigProgramEnd)
+	a.I()
+	a.I()
+	code := a.MustAssemble()
+	prog := m.Alloc(t, 8*len(code), mem.Read, "shader")
+	for i, c := range code {
+		binary.LittleEndian.PutUint64(prog.B[8*i:], c)
+	}
+	unif := m.Alloc(t, 16, mem.Read, "uniforms")
+	binary.LittleEndian.PutUint32(unif.B[0:], w0)
+	binary.LittleEndian.PutUint32(unif.B[4:], w1)
+	binary.LittleEndian.PutUint32(unif.B[8:], w2)
+
+	var g vertex.GLRecord
+	g.Record.CSCodeAddress, g.Record.CSUniformsAddress = prog.Addr, unif.Addr
+	u := NewUnit(qpuexec.NewCache(), 0, false)
+	u.SetView(m.View)
+	idx := make([]uint32, 16)
+	if err := u.shade(&g, Coordinate, idx); err != nil {
+		t.Fatal(err)
+	}
+	for k := range 16 {
+		x, y := k&3, k>>2
+		if got, want := u.vpm.Word(writeSeg, 0, k), 0xFF000000|uint32(y)<<4|uint32(x); got != want {
+			t.Errorf("vertex %d read %#08x, want level 0's texel (%d,%d) %#08x", k, got, x, y, want)
+		}
+	}
+	if u.TexQuads != 4 {
+		t.Errorf("TexQuads = %d, want 4 (one lookup of 16 elements)", u.TexQuads)
 	}
 }
