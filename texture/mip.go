@@ -23,8 +23,9 @@ type Level struct {
 	// max(h>>i, 1) of level 0's w×h (Mesa and GL minify the real size).
 	Width, Height int
 	// ContainerWidth and ContainerHeight are the size the TMU assumes for
-	// the level (HardwareLevelSize): level 0's own size, and power-of-two
-	// containers below it. They differ from Width and Height only for
+	// the level's address and layout (HardwareLevelSize): level 0's own
+	// size, and power-of-two containers below it. (It samples the
+	// picture, Width×Height, doc/hardware.md#tmu.) They differ from Width and Height only for
 	// levels ≥ 1 of a texture whose sides are not powers of two.
 	ContainerWidth, ContainerHeight int
 	// Layout stores the picture: Width()×Height() pixels, padded as the

@@ -349,8 +349,23 @@ func (e *texEntry) build() error {
 	}
 	top := plan.BaseOffset()
 	for i := 0; i < k.levels; i++ {
+		// The level's address and layout come from its power-of-two
+		// container ([AG] §4 "Texture Data Storage": addresses
+		// "determined assuming power of 2 sized images"), but the TMU
+		// samples the picture inside it, max(1, w>>i) × max(1, h>>i):
+		// the guide has levels "padded to fit within a power of 2
+		// container image", i.e. smaller than the container, and Mesa
+		// draws and uploads level i at u_minify(width0, i) into its
+		// first rows and columns while P1 carries level 0's size
+		// (vc4_resource.c vc4_setup_slices, vc4_uniforms.c
+		// write_texture_p1), so a lookup at s = 1 must reach the
+		// picture's last column, not the container's. (Sampling the
+		// container left glmark2's terrain, whose tilt-shift blur
+		// samples Mesa-generated mip levels of a 640×480 texture, with
+		// the undrawn part of level 1 showing beyond s = 320/512.)
+		// Both readings agree for power-of-two textures.
 		lv := plan.Level(i)
-		e.levels[i] = newLevel(lv.Layout, k.base-uint32(top-lv.Offset), lv.ContainerWidth, lv.ContainerHeight)
+		e.levels[i] = newLevel(lv.Layout, k.base-uint32(top-lv.Offset), lv.Width, lv.Height)
 	}
 	e.n = k.levels
 	return nil
@@ -360,7 +375,7 @@ func (e *texEntry) build() error {
 type level struct {
 	layout texture.Layout
 	addr   uint32 // bus address of the level's first byte
-	w, h   int    // the size the TMU samples over
+	w, h   int    // the size the TMU samples over: the level's picture
 	size   int    // bytes the level occupies
 
 	// tab is a T or LT layout tabulated by utile (package utiles); a

@@ -426,3 +426,57 @@ func TestRasterTexturePowerOfTwoStride(t *testing.T) {
 		t.Errorf("raster texel %#x", got[0])
 	}
 }
+
+// A level below level 0 of a non-power-of-two texture is sampled over its
+// own picture, max(1, w>>i) × max(1, h>>i), which lies in the first
+// columns and rows of its power-of-two container ([AG] §4 "Texture Data
+// Storage": levels "padded to fit within a power of 2 container image";
+// Mesa draws level i at u_minify(width0, i) and samples it with s in
+// [0, 1]). A 40×24 texture's level 1 is a 20×12 picture in a 32×16
+// container: s just below 1 reads the picture's last column, t just below
+// 1 its last row, never the padding.
+func TestNPOTLevelSamplesItsPicture(t *testing.T) {
+	pic0, _ := texture.NewPicture(40, 24, 4)
+	pic1, _ := texture.NewPicture(20, 12, 4)
+	for y := 0; y < 12; y++ {
+		for x := 0; x < 20; x++ {
+			binary.LittleEndian.PutUint32(pic1.Pix[y*pic1.Stride+4*x:], 0xFF000000|uint32(y)<<8|uint32(x))
+		}
+	}
+	f := newFixture(t, 64<<10)
+	sm := texture.Sampler{Min: texture.MinNearMipNear, Mag: texture.MagNearest, WrapS: texture.WrapClamp, WrapT: texture.WrapClamp}
+	p0, p1 := f.upload(t, texture.RGBA8888, []texture.Picture{pic0, pic1}, false, sm)
+	// LOD 1 exactly: P2 with BSLOD and a bias of 1 (Mesa's explicit-LOD
+	// lookup, vc4_program.c ntq_emit_tex).
+	p2, err := texture.P2{Kind: texture.ParamCubeStride, DisableAutoLOD: true}.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := New(f.view)
+	var s, tt [16]float32
+	for e := range 16 {
+		// Texel centres of columns 0, 7, 13, 19 and rows 0, 4, 8, 11.
+		s[e] = (float32([]int{0, 7, 13, 19}[e&3]) + 0.5) / 20
+		tt[e] = (float32([]int{0, 4, 8, 11}[e>>2]) + 0.5) / 12
+	}
+	sv, tv, bv := floats(s), floats(tt), floats(splat(1))
+	if err := u.Write(T, &tv, 0xFFFF, p0, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := u.Write(B, &bv, 0xFFFF, p1, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := u.Write(S, &sv, 0xFFFF, p2, false); err != nil {
+		t.Fatal(err)
+	}
+	var out [16]uint32
+	if err := u.Receive(&out); err != nil {
+		t.Fatal(err)
+	}
+	for e := range 16 {
+		x, y := []int{0, 7, 13, 19}[e&3], []int{0, 4, 8, 11}[e>>2]
+		if want := 0xFF000000 | uint32(y)<<8 | uint32(x); out[e] != want {
+			t.Errorf("element %d (texel %d,%d of level 1): %#08x, want %#08x", e, x, y, out[e], want)
+		}
+	}
+}
