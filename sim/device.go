@@ -27,6 +27,7 @@ import (
 	"github.com/vccube/vccube/sim/hw"
 	"github.com/vccube/vccube/sim/kernel"
 	"github.com/vccube/vccube/sim/mem"
+	"github.com/vccube/vccube/uapi"
 )
 
 // Board selects the Raspberry Pi the device behaves like.
@@ -82,7 +83,8 @@ type Options struct {
 	Faults Faults
 	// Now is the clock of the kernel's BO cache; time.Now if nil.
 	Now func() time.Time
-	// OnJobDone is kernel.Config.OnJobDone: a hook for tests.
+	// OnJobDone is kernel.Config.OnJobDone: a hook for tests and
+	// benchmarks.
 	OnJobDone func(kernel.JobReport)
 	// HangcheckPeriod is kernel.Config.HangcheckPeriod: the time between
 	// the kernel's hang checks, which reset a hung job at the second
@@ -93,6 +95,14 @@ type Options struct {
 	// whose binning hung is started again after a reset; negative, as the
 	// kernel does, without limit.
 	BinHangRestarts int
+	// CountEvents is kernel.Config.CountEvents: every job's performance
+	// counters reach OnJobDone.
+	CountEvents bool
+	// OnIoctl, if set, is called after every ioctl of every file with the
+	// request, the argument's bytes as they came in (a copy the hook may
+	// keep) and the result, for a benchmark's accounting (what Trace
+	// writes as text).
+	OnIoctl func(f *File, req uapi.Request, in []byte, err error)
 }
 
 // KernelHangs returns o with the kernel's hang handling: hang checks a
@@ -177,6 +187,7 @@ func New(opts Options) (*Device, error) {
 		HangcheckPeriod: opts.HangcheckPeriod,
 		BinHangRestarts: opts.BinHangRestarts,
 		GPUFaults:       opts.Faults.GPU,
+		CountEvents:     opts.CountEvents,
 	})
 	if err != nil {
 		pool.Close()

@@ -114,6 +114,7 @@ func (f *File) Ioctl(req uapi.Request, arg unsafe.Pointer) error {
 		return syscall.ENODEV
 	}
 	if req.Type() != 'd' {
+		f.observe(req, nil, syscall.ENOTTY)
 		return f.traceResult(req, nil, nil, nil, syscall.ENOTTY)
 	}
 	if f.interrupt() {
@@ -121,6 +122,7 @@ func (f *File) Ioctl(req uapi.Request, arg unsafe.Pointer) error {
 	}
 	desc := f.dev.lookup(req.Nr())
 	if desc == nil {
+		f.observe(req, nil, syscall.EINVAL)
 		return f.traceResult(req, nil, nil, nil, syscall.EINVAL)
 	}
 	kcmd := desc.cmd
@@ -153,7 +155,7 @@ func (f *File) Ioctl(req uapi.Request, arg unsafe.Pointer) error {
 	} else {
 		clear(kbuf[inSize:])
 		var in []byte
-		if f.dev.opts.Trace != nil {
+		if f.dev.opts.Trace != nil || f.dev.opts.OnIoctl != nil {
 			in = append([]byte(nil), kbuf[:inSize]...)
 		}
 		err = f.permit(desc.flags)
@@ -173,6 +175,7 @@ func (f *File) Ioctl(req uapi.Request, arg unsafe.Pointer) error {
 		if err != nil {
 			f.dev.logRefusal(desc.name, err)
 		}
+		f.observe(req, in, err)
 	}
 	if pooled != nil {
 		kdataPool.Put(pooled)
@@ -181,6 +184,13 @@ func (f *File) Ioctl(req uapi.Request, arg unsafe.Pointer) error {
 		return nil
 	}
 	return kernel.Errno(err)
+}
+
+// observe calls Options.OnIoctl, if set.
+func (f *File) observe(req uapi.Request, in []byte, err error) {
+	if f.dev.opts.OnIoctl != nil {
+		f.dev.opts.OnIoctl(f, req, in, err)
+	}
 }
 
 // lookup finds the descriptor of request number nr.

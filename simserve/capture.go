@@ -34,7 +34,7 @@ type Capture struct {
 
 	mu      sync.Mutex
 	disp    *display.Display
-	next    int // the number of the next flip's frame; -1 before a mode set
+	numbers frameNumbers
 	written map[int]bool
 	errs    []error
 	frame   display.Frame
@@ -43,7 +43,7 @@ type Capture struct {
 // NewCapture makes a capture of frames; call Attach before the display
 // shows anything, and pass OnFlip as the display's Options.OnFlip.
 func NewCapture(frames map[int]string) *Capture {
-	return &Capture{Frames: frames, next: -1, written: map[int]bool{}}
+	return &Capture{Frames: frames, written: map[int]bool{}}
 }
 
 // Attach names the display whose pictures are captured.
@@ -57,20 +57,11 @@ func (c *Capture) Attach(d *display.Display) {
 func (c *Capture) OnFlip(f display.Flip) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if f.Modeset {
-		c.next = 0
-		if f.FbID == 0 {
-			c.next = -1
-		}
-		if !c.ModesetIsFrame || c.next < 0 {
-			return
-		}
-	}
-	if c.next < 0 {
+	c.numbers.modesetIsFrame = c.ModesetIsFrame
+	k, shown := c.numbers.flip(f)
+	if !shown {
 		return
 	}
-	k := c.next
-	c.next++
 	path, ok := c.Frames[k]
 	if !ok || c.disp == nil {
 		return

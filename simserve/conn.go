@@ -23,6 +23,7 @@ type conn struct {
 	s   *Server
 	ctl *net.UnixConn
 	who string // for the log: the client's pid and node
+	pid int    // the client's process, 0 if unknown
 
 	// Owned by the goroutine running serve.
 	file   *sim.File
@@ -59,6 +60,7 @@ func newConn(s *Server, ctl *net.UnixConn) *conn {
 		_ = raw.Control(func(fd uintptr) {
 			if cred, err := unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED); err == nil {
 				c.who = fmt.Sprintf("pid %d", cred.Pid)
+				c.pid = int(cred.Pid)
 			}
 		})
 	}
@@ -155,6 +157,9 @@ func (c *conn) hello() error {
 		return refuse(errno, "opening %s: %v", node, err)
 	}
 	c.file = f
+	if c.s.opts.OnOpen != nil {
+		c.s.opts.OnOpen(c.pid, node)
+	}
 
 	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {

@@ -35,6 +35,10 @@ type Options struct {
 	Log io.Writer
 	// OnIdle, if set, is called whenever the last connection closes.
 	OnIdle func()
+	// OnOpen, if set, is called when a client has opened a node (card0 or
+	// renderD128), with the client's process id (SO_PEERCRED; 0 if
+	// unknown).
+	OnOpen func(pid int, node string)
 }
 
 // SocketName and RootName are the names of the socket and of the file

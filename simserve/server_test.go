@@ -43,6 +43,14 @@ func newRig(t testing.TB, opts simserve.Options) *rig {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { dev.Close() })
+	r := newServer(t, dev, opts)
+	r.disp = disp
+	return r
+}
+
+// newServer serves dev from a temporary directory until the test ends.
+func newServer(t testing.TB, dev *sim.Device, opts simserve.Options) *rig {
+	t.Helper()
 	opts.Device = dev
 	if opts.Dir == "" {
 		opts.Dir = t.TempDir()
@@ -61,7 +69,7 @@ func newRig(t testing.TB, opts simserve.Options) *rig {
 			t.Error(err)
 		}
 	})
-	return &rig{dev: dev, disp: disp, srv: srv, dir: opts.Dir}
+	return &rig{dev: dev, srv: srv, dir: opts.Dir}
 }
 
 func dial(t testing.TB, r *rig, minor int) *simserve.Client {

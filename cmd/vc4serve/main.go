@@ -47,13 +47,14 @@ func run(args []string) error {
 	only := fs.Bool("only-mode", false, "the monitor offers -mode alone (programs that take the largest mode, such as glmark2, then use it)")
 	clock := fs.String("clock", "virtual", "the display's clock: virtual (deterministic: a flip completes at its vblank at once) or real (60 Hz in real time)")
 	trace := fs.String("trace", "", "write every ioctl, mmap and close of the clients to this file")
+	statsFile := fs.String("stats", "", "write, per frame (numbered as -capture-frames), the ioctls, the bytes submitted, the GPU's performance counters and the client's CPU time to this file as JSON lines, when the server exits")
 	idle := fs.Bool("exit-when-idle", false, "exit once the last client has gone (after the first)")
 	quiet := fs.Bool("quiet", false, "do not log connections")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *dir == "" || fs.NArg() != 0 {
-		return errors.New("usage: vc4serve -dir DIR [-mode WxH [-only-mode]] [-capture-frames LIST -capture PATTERN [-modeset-frame]] [-clock virtual|real] [-trace FILE] [-exit-when-idle]")
+		return errors.New("usage: vc4serve -dir DIR [-mode WxH [-only-mode]] [-capture-frames LIST -capture PATTERN [-modeset-frame]] [-clock virtual|real] [-trace FILE] [-stats FILE] [-exit-when-idle]")
 	}
 
 	dopts := display.Options{}
@@ -92,9 +93,22 @@ func run(args []string) error {
 		}
 		capture = simserve.NewCapture(want)
 		capture.ModesetIsFrame = *modesetFrame
-		dopts.OnFlip = capture.OnFlip
 	}
 	sopts := sim.Options{}
+	var stats *simserve.FrameStats
+	if *statsFile != "" {
+		stats = simserve.NewFrameStats()
+		stats.ModesetIsFrame = *modesetFrame
+		stats.DeviceOptions(&sopts)
+	}
+	dopts.OnFlip = func(f display.Flip) {
+		if capture != nil {
+			capture.OnFlip(f)
+		}
+		if stats != nil {
+			stats.OnFlip(f)
+		}
+	}
 	if *trace != "" {
 		f, err := os.Create(*trace)
 		if err != nil {
@@ -115,6 +129,10 @@ func run(args []string) error {
 
 	done := make(chan struct{}, 1)
 	opts := simserve.Options{Device: s.Device, Dir: *dir}
+	if stats != nil {
+		// The last program to open the device is the one measured.
+		opts.OnOpen = func(pid int, node string) { stats.SetClient(pid) }
+	}
 	if !*quiet {
 		opts.Log = os.Stderr
 	}
@@ -149,6 +167,24 @@ func run(args []string) error {
 		if cerr := capture.Err(); err == nil && cerr != nil {
 			err = fmt.Errorf("capture: %w", cerr)
 		}
+	}
+	if stats != nil {
+		if serr := writeStats(*statsFile, stats); err == nil && serr != nil {
+			err = fmt.Errorf("-stats: %w", serr)
+		}
+	}
+	return err
+}
+
+// writeStats writes the frames' records to path.
+func writeStats(path string, s *simserve.FrameStats) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	err = s.WriteJSON(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
 	return err
 }

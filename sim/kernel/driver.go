@@ -59,6 +59,12 @@ type Config struct {
 	BinHangRestarts int
 	// GPUFaults make the GPU hang, stall or run late on chosen jobs.
 	GPUFaults GPUFaults
+	// CountEvents makes the GPU count every job's performance events, as
+	// if a perfmon were attached to each, for JobReport.Job.Counters (a
+	// benchmark's view of every job, whatever the client asked for). It
+	// changes nothing a client can see: only a perfmon the client created
+	// receives counts.
+	CountEvents bool
 }
 
 // JobReport describes a job the GPU ran.

@@ -181,7 +181,7 @@ func (d *Driver) queueSubmit(j *job) {
 	j.hw.Mem = j.view
 	j.hw.BinStart, j.hw.BinEnd = j.ct0ca, j.ct0ea
 	j.hw.RenderStart, j.hw.RenderEnd = j.ct1ca, j.ct1ea
-	if j.perfmon != nil {
+	if j.perfmon != nil || d.cfg.CountEvents {
 		j.hw.Counters = &j.counters
 	}
 	d.queue = append(d.queue, j)

@@ -1,0 +1,108 @@
+package simserve_test
+
+import (
+	"os"
+	"testing"
+	"unsafe"
+
+	"github.com/vccube/vccube/drm"
+	"github.com/vccube/vccube/gem"
+	"github.com/vccube/vccube/sim"
+	"github.com/vccube/vccube/sim/display"
+	"github.com/vccube/vccube/sim/gpu"
+	"github.com/vccube/vccube/simserve"
+	"github.com/vccube/vccube/uapi"
+)
+
+// FrameStats closes a frame at each page flip after the mode set (the
+// numbering of Capture) with the ioctls, the submits and the jobs since
+// the previous flip, and the CPU time of the client the server names.
+func TestFrameStats(t *testing.T) {
+	stats := simserve.NewFrameStats()
+	g := gpu.New(gpu.Options{})
+	defer g.Close()
+	disp := display.New(display.Options{OnFlip: stats.OnFlip})
+	defer disp.Close()
+	opts := sim.Options{GPU: g, Display: disp, CMASize: 32 << 20}
+	stats.DeviceOptions(&opts)
+	dev, err := sim.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Close()
+	opened := make(chan int, 1)
+	r := newServer(t, dev, simserve.Options{OnOpen: func(pid int, node string) {
+		stats.SetClient(pid)
+		opened <- pid
+	}})
+	c := dial(t, r, simserve.PrimaryMinor)
+	defer c.Close()
+	if pid := <-opened; pid != os.Getpid() {
+		t.Errorf("OnOpen named pid %d, want this process, %d", pid, os.Getpid())
+	}
+
+	res, err := drm.GetResources(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := drm.GetConnector(c, res.Connectors[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	mode := conn.Modes[0]
+	d := uapi.ModeCreateDumb{Width: uint32(mode.Hdisplay), Height: uint32(mode.Vdisplay), Bpp: 32}
+	if err := c.Ioctl(uapi.IoctlModeCreateDumb, unsafe.Pointer(&d)); err != nil {
+		t.Fatal(err)
+	}
+	fb, err := drm.AddFramebuffer(c, d.Width, d.Height, uapi.FormatXRGB8888, d.Handle, d.Pitch, uapi.FormatModLinear)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bo, err := gem.AllocBO(c, 1024*64*4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clearJob(t, c, bo, 1024*64*4, 0xff00ff00) // before the mode set: not in any frame
+	if err := drm.SetCrtc(c, res.CRTCs[0], fb, 0, 0, []uint32{conn.ID}, &mode); err != nil {
+		t.Fatal(err)
+	}
+	flip := func() {
+		if err := drm.PageFlip(c, &uapi.ModeCrtcPageFlip{CrtcID: res.CRTCs[0], FbID: fb}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Frame 0: two jobs (SUBMIT_CL and WAIT_SEQNO each) and the flip.
+	clearJob(t, c, bo, 1024*64*4, 1)
+	clearJob(t, c, bo, 1024*64*4, 2)
+	flip()
+	// Frame 1: the flip alone.
+	flip()
+
+	frames := stats.Frames()
+	if len(frames) != 2 {
+		t.Fatalf("%d frames recorded, want 2: %v", len(frames), frames)
+	}
+	f0, f1 := frames[0], frames[1]
+	if f0.Frame != 0 || f0.Ioctls != 5 || f0.Submits != 2 || f0.Jobs != 2 {
+		t.Errorf("frame 0: %v; want 5 ioctls, 2 submits, 2 jobs", f0)
+	}
+	if f1.Frame != 1 || f1.Ioctls != 1 || f1.Submits != 0 || f1.Jobs != 0 {
+		t.Errorf("frame 1: %v; want the flip's one ioctl", f1)
+	}
+	if _, err := os.Stat("/proc/self/task"); err == nil && f0.ClientCPU <= 0 {
+		t.Errorf("frame 0: client CPU %v, want the time this process ran", f0.ClientCPU)
+	}
+
+	// The submitted bytes come from the SUBMIT_CL argument.
+	s := uapi.SubmitCL{BinCLSize: 100, ShaderRecSize: 40, UniformsSize: 24}
+	in := unsafe.Slice((*byte)(unsafe.Pointer(&s)), unsafe.Sizeof(s))
+	direct := simserve.NewFrameStats()
+	direct.OnFlip(display.Flip{Modeset: true, FbID: 1})
+	direct.OnIoctl(nil, uapi.IoctlSubmitCL, in, nil)
+	direct.OnIoctl(nil, uapi.IoctlSubmitCL, in, nil)
+	direct.OnFlip(display.Flip{FbID: 1})
+	got := direct.Frames()[0]
+	if got.BinCLBytes != 200 || got.ShaderRecBytes != 80 || got.UniformsBytes != 48 || got.Submits != 2 {
+		t.Errorf("bytes: %v, want 200+80+48 in 2 submits", got)
+	}
+}
