@@ -8,6 +8,7 @@ import (
 
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/gem"
+	"github.com/vccube/vccube/simserve"
 	"github.com/vccube/vccube/uapi"
 	"golang.org/x/sys/unix"
 )
@@ -46,6 +47,9 @@ type kernelLogger interface{ KernelLog() []string }
 // that card (gpuDevice.displayCard, the -display path), saying so in one
 // line.
 func openGPU(e *env, device string, viewed, wantDisplay bool) (*gpuDevice, error) {
+	if dir, ok := strings.CutPrefix(device, "vc4serve:"); ok {
+		return openServed(dir)
+	}
 	switch device {
 	case "sim":
 		return openSim(e)
@@ -142,6 +146,24 @@ func (e *env) cardOpener() func(path string) (uapi.Conn, error) {
 		}
 	}
 	return func(path string) (uapi.Conn, error) { return drm.Open(path) }
+}
+
+// openServed opens the simulated device a vc4serve process serves from
+// dir (cmd/vc4serve, package simserve), as kmscube under the preload
+// library reaches it: the GPU and the display are the server's, so two
+// programs can be held against each other on one simulated device
+// (vc4serve -stats), and this process's CPU time is the client's alone.
+func openServed(dir string) (*gpuDevice, error) {
+	c, err := simserve.Dial(dir, simserve.PrimaryMinor)
+	if err != nil {
+		return nil, fmt.Errorf("-device vc4serve:%s: %w (start vc4serve -dir %s first)", dir, err, dir)
+	}
+	info, err := gem.ProbeV3D(c)
+	if err != nil {
+		c.Close()
+		return nil, fmt.Errorf("the served device cannot render the cube: %w", err)
+	}
+	return &gpuDevice{conn: c, name: "vc4serve:" + dir, info: info}, nil
 }
 
 // openDisplay opens the card -display names, for KMS only.

@@ -95,7 +95,7 @@ func parseArgs(args []string, help io.Writer) (*config, error) {
 	fs := flag.NewFlagSet("vccube", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // the flag package's own message and usage; the error says it
 	fs.Usage = func() {}
-	fs.StringVar(&c.device, "device", "auto", "the `GPU`: auto (the first vc4 card with VideoCore IV 3D, else the simulated device), sim, or a card such as /dev/dri/card0")
+	fs.StringVar(&c.device, "device", "auto", "the `GPU`: auto (the first vc4 card with VideoCore IV 3D, else the simulated device), sim, vc4serve:DIR (the simulated device a vc4serve -dir DIR serves), or a card such as /dev/dri/card0")
 	fs.StringVar(&c.display, "display", "", "show frames on another KMS `card` such as /dev/dri/card1 (frames are copied into its dumb buffers); default: the GPU's own display")
 	fs.StringVar(&c.connector, "connector", "", "connector `NAME` such as HDMI-A-1; default: the first connected")
 	fs.StringVar(&c.modeText, "mode", "", "display mode `WxH[@Hz]` such as 1280x720 or 1280x720@60, at most 4095x4095; default: the display's preferred mode, 640x480 on the simulated device's own display, 1920x1080 with -vsync=false")
