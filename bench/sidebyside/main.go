@@ -343,20 +343,32 @@ func printTables(out io.Writer, progs []program, res map[string][]simserve.Frame
 	fmt.Fprintf(out, "Per frame (frame K: the K-th page flip after the mode set):\n\n")
 	printTable(out, heads, rows, md)
 
-	var mean [][]string
+	// Frame 0 carries the programs' first-use costs (Mesa compiles its
+	// shaders at the first draw), so the summary gives the median beside
+	// the mean.
+	var summary [][]string
 	for _, p := range progs {
-		row := []string{"mean", p.name}
+		mean := []string{"mean", p.name}
+		median := []string{"median", p.name}
 		for _, c := range columns {
+			vals := make([]float64, frames)
 			sum := 0.0
-			for k := 0; k < frames; k++ {
-				sum += c.get(&res[p.name][k])
+			for k := range vals {
+				vals[k] = c.get(&res[p.name][k])
+				sum += vals[k]
 			}
-			row = append(row, format(c, sum/float64(frames)))
+			sort.Float64s(vals)
+			mid := vals[frames/2]
+			if frames%2 == 0 {
+				mid = (vals[frames/2-1] + vals[frames/2]) / 2
+			}
+			mean = append(mean, format(c, sum/float64(frames)))
+			median = append(median, format(c, mid))
 		}
-		mean = append(mean, row)
+		summary = append(summary, mean, median)
 	}
-	fmt.Fprintf(out, "\nMean over frames 0-%d:\n\n", frames-1)
-	printTable(out, heads, mean, md)
+	fmt.Fprintf(out, "\nOver frames 0-%d:\n\n", frames-1)
+	printTable(out, heads, summary, md)
 }
 
 func format(c column, v float64) string {

@@ -10,8 +10,11 @@
 // The program's /dev/dri/card0 (and renderD128) is then this device.
 // -capture-frames and -capture write what the simulated monitor showed
 // after chosen page flips as PNG files (see simserve.Capture for the
-// numbering); -exit-when-idle ends the server when its last client has
-// gone, for scripts.
+// numbering); -stats writes what each frame cost (ioctls, submitted
+// bytes, the GPU's counters, the client's CPU time: simserve.FrameStats);
+// -only-mode makes -mode the monitor's only mode, for programs that take
+// the largest (glmark2); -exit-when-idle ends the server when its last
+// client has gone, for scripts.
 package main
 
 import (
