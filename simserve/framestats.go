@@ -76,7 +76,10 @@ type FrameRecord struct {
 	// ClientCPU is the CPU time the client process used in the frame, on
 	// this machine (Linux's per-thread run time, /proc/PID/task/*/schedstat;
 	// for a program run by qemu-user, the emulator's time); 0 when no
-	// client is known or the kernel does not say.
+	// client is known or the kernel does not say. A thread that is running
+	// when the flip lands is counted up to its last scheduler tick; a
+	// client blocked in PAGE_FLIP, as kmscube and vccube are, is counted
+	// exactly.
 	ClientCPU time.Duration `json:"client_cpu_ns"`
 }
 

@@ -2,7 +2,9 @@ package simserve_test
 
 import (
 	"os"
+	"syscall"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/vccube/vccube/drm"
@@ -75,7 +77,9 @@ func TestFrameStats(t *testing.T) {
 	clearJob(t, c, bo, 1024*64*4, 1)
 	clearJob(t, c, bo, 1024*64*4, 2)
 	flip()
-	// Frame 1: the flip alone.
+	// Frame 1: the flip alone, after this process has run 30 ms more
+	// (by its own rusage).
+	spin(30 * time.Millisecond)
 	flip()
 
 	frames := stats.Frames()
@@ -89,8 +93,10 @@ func TestFrameStats(t *testing.T) {
 	if f1.Frame != 1 || f1.Ioctls != 1 || f1.Submits != 0 || f1.Jobs != 0 {
 		t.Errorf("frame 1: %v; want the flip's one ioctl", f1)
 	}
-	if _, err := os.Stat("/proc/self/task"); err == nil && f0.ClientCPU <= 0 {
-		t.Errorf("frame 0: client CPU %v, want the time this process ran", f0.ClientCPU)
+	// A running thread's schedstat lags by up to a scheduler tick, so
+	// frame 1 shows at least 30 ms less a tick or two.
+	if _, err := os.Stat("/proc/self/task"); err == nil && f1.ClientCPU < 10*time.Millisecond {
+		t.Errorf("frame 1: client CPU %v, want about the 30 ms this process spun", f1.ClientCPU)
 	}
 
 	// The submitted bytes come from the SUBMIT_CL argument.
@@ -105,4 +111,22 @@ func TestFrameStats(t *testing.T) {
 	if got.BinCLBytes != 200 || got.ShaderRecBytes != 80 || got.UniformsBytes != 48 || got.Submits != 2 {
 		t.Errorf("bytes: %v, want 200+80+48 in 2 submits", got)
 	}
+}
+
+// spin uses the CPU until this process's CPU time (getrusage) has grown
+// by d.
+func spin(d time.Duration) {
+	cpu := func() time.Duration {
+		var ru syscall.Rusage
+		syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	end := cpu() + d
+	x := 1.0
+	for cpu() < end {
+		for i := 0; i < 10000; i++ {
+			x = x*1.0000001 + 1e-9
+		}
+	}
+	_ = x
 }
