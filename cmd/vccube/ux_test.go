@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/vccube/vccube/cmd/vccube/internal/keys"
 	"github.com/vccube/vccube/report"
@@ -203,8 +204,17 @@ func TestJSONAndDumpSayTheViewIsOff(t *testing.T) {
 			t.Errorf("%s: stderr %q\nwant %q", c.flag, errb.String(), c.want)
 		}
 		if c.flag == "-json" {
-			stream := term.output(t, "}")
-			rep, err := report.Parse([]byte(strings.ReplaceAll(stream, "\r\n", "\n")))
+			// The report is nested JSON, so a "}" comes before its end:
+			// read until the whole of it has come through the terminal.
+			var rep *report.Report
+			var err error
+			for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(time.Millisecond) {
+				stream := term.output(t, "}")
+				rep, err = report.Parse([]byte(strings.ReplaceAll(stream, "\r\n", "\n")))
+				if err == nil || time.Now().After(deadline) {
+					break
+				}
+			}
 			if err != nil || rep.Width != 640 || rep.Height != 480 {
 				t.Errorf("-json: %+v, %v; want 640x480", rep, err)
 			}
