@@ -46,8 +46,9 @@ type Program struct {
 	Warnings []Violation
 
 	code     []inst
-	vecs     []vec // small-immediate and per-element load-immediate vectors
-	usesLast bool  // some operand reads the NOP address (rdLast)
+	steps    []step // code compiled for the fast path (fast.go)
+	vecs     []vec  // small-immediate and per-element load-immediate vectors
+	usesLast bool   // some operand reads the NOP address (rdLast)
 	// delayWrites says the program needs the register files' one-cycle
 	// write delay modelled (qpu.go retire). A strict program without
 	// branches never reads a register the instruction before it wrote
@@ -172,6 +173,7 @@ func decodeBytes(addr uint32, b []byte, opts Options) (*Program, error) {
 			p.delayWrites = true
 		}
 	}
+	p.compileSteps()
 	return p, nil
 }
 

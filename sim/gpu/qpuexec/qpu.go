@@ -102,6 +102,11 @@ type QPU struct {
 	// Warnings collects the restrictions broken while running programs
 	// loaded in permissive mode. The caller may reset it.
 	Warnings []Violation
+	// Reference runs programs on the general interpreter, instruction by
+	// instruction as decoded, instead of their compiled steps (fast.go).
+	// Both give the same results; the general interpreter is the
+	// reference the fast path is tested against.
+	Reference bool
 
 	ra, rb  [32]vec
 	acc     [6]vec // r0-r5
@@ -209,6 +214,9 @@ func (q *QPU) Run(p *Program, env Env, s *Start) (Result, error) {
 				return Result{}, &RunError{Addr: p.Addr, Index: -1, Err: err}
 			}
 		}
+	}
+	if !q.Reference {
+		return q.runSteps(p, env, s)
 	}
 	q.begin(p, env, s)
 	code := p.code

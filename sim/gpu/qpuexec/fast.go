@@ -1,0 +1,378 @@
+package qpuexec
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/vccube/vccube/shaders/qpu"
+)
+
+// The fast path. Run executes a program's compiled steps: one step per
+// instruction, each with an executor chosen when the program is loaded
+// for what the instruction does, so that the decisions the general
+// interpreter (qpu.go: alu, read, write) makes at every execution — which
+// port reads what, which operation loop, whether a write is a plain
+// register write — are made once. An executor changes the QPU's state
+// exactly as the general interpreter's code for the instruction does
+// (registers, accumulators, flags, the ALU result latches, the uniform
+// stream, the Env calls in the same order with the same arguments, the
+// same errors); it uses the general code itself for everything it does
+// not specialise. The loop around the steps (runSteps) is the general
+// loop's: the same counting, the same delayed events (SFU, uniforms
+// address, thread switch, program end, branches), the same checks.
+//
+// Executors:
+//   - execOps: an ALU instruction that only computes: operands from
+//     registers, accumulators or a small immediate, no unpack, no signal,
+//     no flags, no rotation, and results written unconditionally and
+//     unpacked to accumulators or (without the write delay) physical
+//     registers. The cube's and Mesa's arithmetic is mostly this.
+//   - execALU: any other ALU instruction, with reads from the FIFOs,
+//     unpacks, conditions, flags, packs, rotations, I/O writes and
+//     signals; the rarer parts call the general code.
+//   - execGeneral: the general interpreter's code, for load immediates,
+//     semaphores and branches, and for every instruction of a program that
+//     reads an operand through the NOP address (Program.usesLast: every
+//     read must then be remembered, which only the general code does).
+//
+// QPU.Reference runs the general interpreter instead; fast_test.go runs
+// random programs both ways and requires the same results.
+
+// step is one instruction as the fast path runs it.
+type step struct {
+	exec       func(q *QPU, st *step, pc int) error
+	in         *inst
+	addK, mulK kernel // the ALUs' operations, nil for NOP
+	imm        *vec   // port B's small immediate (rdImm)
+	// dAdd and dMul say where a result goes when it can be stored as a
+	// whole vector (every element's condition passes, no pack): dirNone,
+	// or a register below.
+	dAdd, dMul uint8
+	nAdd, nMul uint8 // register number
+}
+
+// Plain destinations of a step.
+const (
+	dirNone = iota
+	dirAcc
+	dirRA
+	dirRB
+)
+
+// compileSteps builds p.steps from p.code.
+func (p *Program) compileSteps() {
+	p.steps = make([]step, len(p.code))
+	for i := range p.code {
+		c := &p.code[i]
+		st := &p.steps[i]
+		st.in = c
+		st.exec = execGeneral
+		if c.kind != kALU || p.usesLast {
+			continue
+		}
+		st.addK, st.mulK = addKernel(c.opAdd), mulKernel(c.opMul)
+		if c.addA == c.addB && addSameIsCopy(c.opAdd) {
+			st.addK = kCopy
+		}
+		if c.mulA == c.mulB && mulSameIsCopy(c.opMul) {
+			st.mulK = kCopy
+		}
+		if c.rdB == rdImm {
+			st.imm = &p.vecs[c.vec]
+		}
+		st.dAdd, st.nAdd = p.plainDest(c, c.wAdd, c.packAdd)
+		st.dMul, st.nMul = p.plainDest(c, c.wMul, c.packMul)
+		st.exec = execALU
+		if p.onlyComputes(c, st) {
+			st.exec = execOps
+		}
+	}
+}
+
+// plainDest says whether a write to t can be a whole-vector store when
+// every element's condition passes: an accumulator r0-r3 unpacked, or a
+// physical register unpacked when writes land at once (no write delay to
+// model) and not in a program-end instruction (whose register writes are
+// lost, qpu.go write).
+func (p *Program) plainDest(c *inst, t wtarget, pack uint8) (uint8, uint8) {
+	if pack != packNone {
+		return dirNone, 0
+	}
+	switch t.kind {
+	case wAcc:
+		return dirAcc, t.n
+	case wPhysA, wPhysB:
+		if p.delayWrites || c.sig.EndsProgram() {
+			return dirNone, 0
+		}
+		if t.kind == wPhysA {
+			return dirRA, t.n
+		}
+		return dirRB, t.n
+	}
+	return dirNone, 0
+}
+
+// onlyComputes reports whether execOps can run the instruction (see the
+// list at the top of this file).
+func (p *Program) onlyComputes(c *inst, st *step) bool {
+	if c.sig != qpu.SigNone && c.sig != qpu.SigSmallImm {
+		return false
+	}
+	if c.rdA != rdNone && c.rdA != rdPhys {
+		return false
+	}
+	if c.rdB != rdNone && c.rdB != rdPhys && c.rdB != rdImm {
+		return false
+	}
+	if c.unpack != qpu.UnpackNone || c.sf || c.rot != 0 {
+		return false
+	}
+	if c.wAdd.kind != wNone && (st.dAdd == dirNone || c.condAdd != qpu.CondAlways || st.addK == nil) {
+		return false
+	}
+	if c.wMul.kind != wNone && (st.dMul == dirNone || c.condMul != qpu.CondAlways || st.mulK == nil) {
+		return false
+	}
+	return true
+}
+
+// dest returns the register a plain destination names.
+func (q *QPU) dest(d, n uint8) *vec {
+	switch d {
+	case dirAcc:
+		return &q.acc[n&3]
+	case dirRA:
+		return &q.ra[n&31]
+	}
+	return &q.rb[n&31]
+}
+
+// runSteps is Run's loop over the compiled steps; it is the general loop
+// (Run) with each instruction executed by its step.
+func (q *QPU) runSteps(p *Program, env Env, s *Start) (Result, error) {
+	q.begin(p, env, s)
+	steps := p.steps
+	pc := 0
+	for {
+		if pc < 0 || pc >= len(steps) {
+			return q.result(), &RunError{Addr: p.Addr, Index: pc, Err: fmt.Errorf("execution left the program (%d instructions)", len(steps))}
+		}
+		st := &steps[pc]
+		q.seq++
+		if q.seq > MaxInstructions {
+			return q.result(), q.fail(pc, fmt.Errorf("still running after %d instructions: a hang on hardware", MaxInstructions))
+		}
+		if q.sfuAt == q.seq {
+			q.acc[4] = q.sfuVal
+			q.sfuAt = 0
+		}
+		if q.unifAt == q.seq {
+			q.setUniforms(q.unifNext)
+			q.unifAt = 0
+		}
+		old := q.npend
+		if err := st.exec(q, st, pc); err != nil {
+			return q.result(), q.fail(pc, err)
+		}
+		if q.npend > 0 {
+			q.retire(old)
+		}
+		if q.seq == q.switchAt {
+			q.threadSwitch()
+		}
+		if q.seq == q.endAt {
+			q.commit()
+			if q.vrn > 0 {
+				if err := q.violate(pc, "VPM read count", "all programmed VPM reads must be consumed before program end [AG §7]; reads remain at program end"); err != nil {
+					return q.result(), err
+				}
+			}
+			return q.result(), nil
+		}
+		pc++
+		if q.njumps > 0 && q.jumps[0].at == q.seq {
+			pc = q.jumps[0].to
+			q.jumps[0] = q.jumps[1]
+			q.njumps--
+		}
+	}
+}
+
+// execGeneral runs the instruction with the general interpreter.
+func execGeneral(q *QPU, st *step, pc int) error {
+	switch st.in.kind {
+	case kALU:
+		return q.alu(st.in, pc)
+	case kBranch:
+		return q.branch(st.in, pc)
+	}
+	return q.loadImm(st.in, pc)
+}
+
+// nextUniform is popUniform with the common case, a uniform in the
+// buffer already found, inline.
+func (q *QPU) nextUniform() (uint32, error) {
+	if q.unifOff+4 <= len(q.unifBuf) {
+		u := binary.LittleEndian.Uint32(q.unifBuf[q.unifOff:])
+		q.unifOff += 4
+		q.unifAddr += 4
+		return u, nil
+	}
+	return q.popUniform()
+}
+
+func fill(v *vec, x uint32) {
+	for i := range v {
+		v[i] = x
+	}
+}
+
+// execOps runs an instruction that only computes (onlyComputes): the
+// general alu's read, execute and write phases with nothing else to do.
+func execOps(q *QPU, st *step, pc int) error {
+	in := st.in
+	pa, pb := &q.portA, &q.portB
+	if in.rdA == rdPhys {
+		pa = &q.ra[in.regA&31]
+	}
+	switch in.rdB {
+	case rdPhys:
+		pb = &q.rb[in.regB&31]
+	case rdImm:
+		pb = st.imm
+	}
+	q.src[4], q.src[6], q.src[7] = &q.acc[4], pa, pb
+	if st.addK != nil {
+		st.addK(&q.resAdd, q.src[in.addA&7], q.src[in.addB&7])
+	}
+	if st.mulK != nil {
+		st.mulK(&q.resMul, q.src[in.mulA&7], q.src[in.mulB&7])
+	}
+	if st.dAdd != dirNone {
+		*q.dest(st.dAdd, st.nAdd) = q.resAdd
+	}
+	if st.dMul != dirNone {
+		*q.dest(st.dMul, st.nMul) = q.resMul
+	}
+	return nil
+}
+
+// execALU runs any ALU instruction of a program that does not read
+// through the NOP address: qpu.go's alu with the decisions taken at load
+// time where they can be.
+func execALU(q *QPU, st *step, pc int) error {
+	in := st.in
+	// Read phase (alu in qpu.go).
+	var pa, pb *vec
+	var err error
+	switch in.rdA {
+	case rdNone:
+		pa = &q.portA
+	case rdPhys:
+		pa = &q.ra[in.regA&31]
+	case rdUniform:
+		u, err := q.nextUniform()
+		if err != nil {
+			return err
+		}
+		fill(&q.portA, u)
+		pa = &q.portA
+	default:
+		if pa, err = q.read(in.rdA, in.regA, false, &q.portA, in, pc); err != nil {
+			return err
+		}
+	}
+	switch {
+	case in.rdB == rdNone:
+		pb = &q.portB
+	case in.rdB == rdPhys:
+		pb = &q.rb[in.regB&31]
+	case in.rdB == rdImm:
+		pb = st.imm
+	case in.sameFIFO:
+		pb = pa
+	case in.rdB == rdUniform:
+		u, err := q.nextUniform()
+		if err != nil {
+			return err
+		}
+		fill(&q.portB, u)
+		pb = &q.portB
+	default:
+		if pb, err = q.read(in.rdB, in.regB, true, &q.portB, in, pc); err != nil {
+			return err
+		}
+	}
+	if in.unpackA {
+		for i := range q.unpA {
+			q.unpA[i] = unpackA(in.unpack, in.unpackFloat, pa[i])
+		}
+		pa = &q.unpA
+	}
+	q.src[6], q.src[7] = pa, pb
+	if in.unpackR4 {
+		for i := range q.unpR4 {
+			q.unpR4[i] = unpackR4(in.unpack, q.acc[4][i])
+		}
+		q.src[4] = &q.unpR4
+	} else {
+		q.src[4] = &q.acc[4]
+	}
+	if in.sig == qpu.SigScoreboardWait {
+		if err := q.scoreboardWait(); err != nil {
+			return err
+		}
+	}
+
+	// Execute.
+	if st.addK != nil {
+		st.addK(&q.resAdd, q.src[in.addA&7], q.src[in.addB&7])
+	} else if in.wAdd.kind != wNone {
+		staleResult(&q.resAdd)
+	}
+	if st.mulK != nil {
+		st.mulK(&q.resMul, q.src[in.mulA&7], q.src[in.mulB&7])
+		if in.rot != 0 {
+			n := int(in.rot)
+			if in.rot == rotByR5 {
+				n = int(q.acc[5][0] & 15)
+			}
+			rotate(&q.resMul, n, in.rotFull)
+		}
+	} else if in.wMul.kind != wNone {
+		staleResult(&q.resMul)
+	}
+	mAdd, mMul := q.cond(in.condAdd), q.cond(in.condMul)
+	if in.sf {
+		if !in.flagsMul {
+			q.setFlags(&q.resAdd, addCarry(in.opAdd, q.src[in.addA], q.src[in.addB], &q.resAdd), mAdd)
+		} else if in.opMul != qpu.MulNop {
+			q.setFlags(&q.resMul, mulCarry(in.opMul, q.src[in.mulA], q.src[in.mulB]), mMul)
+		}
+	}
+
+	// Write back.
+	if q.varyPend {
+		q.acc[5] = q.varyC
+		q.varyPend = false
+	}
+	if st.dAdd != dirNone && mAdd == 0xFFFF {
+		*q.dest(st.dAdd, st.nAdd) = q.resAdd
+	} else if in.wAdd.kind != wNone {
+		if err := q.writeALU(in, pc, in.wAdd, &q.resAdd, mAdd, in.packAdd, in.addFloat, true); err != nil {
+			return err
+		}
+	}
+	if st.dMul != dirNone && mMul == 0xFFFF {
+		*q.dest(st.dMul, st.nMul) = q.resMul
+	} else if in.wMul.kind != wNone {
+		if err := q.writeALU(in, pc, in.wMul, &q.resMul, mMul, in.packMul, in.mulFloat, false); err != nil {
+			return err
+		}
+	}
+	if in.sig == qpu.SigNone || in.sig == qpu.SigSmallImm {
+		return nil
+	}
+	return q.signal(in, pc)
+}
