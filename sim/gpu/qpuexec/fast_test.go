@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/vccube/vccube/shaders"
@@ -443,5 +445,32 @@ func TestCubeShadersCompile(t *testing.T) {
 			t.Errorf("the cube's FS has %d instructions on the general code:\n%s", n["general"], listing(p))
 		}
 		t.Logf("%d instructions: %v", len(p.steps), n)
+	}
+}
+
+// TestOnTheReferencePath runs the package's execution tests — every test
+// that runs programs on a rig's QPU, which by default takes the fast path
+// — again on the general interpreter.
+func TestOnTheReferencePath(t *testing.T) {
+	tests := []func(*testing.T){
+		TestBothALUsEveryInstruction, TestConditionsAndFlags, TestFlagsFromMulOnlyWhenAddIsNop,
+		TestRegfileReadAfterWriteReturnsOldValue, TestPartialPacksKeepOtherBytes, TestFloatPack16AndUnpack,
+		TestR4UnpackColour, TestPerElementLoadImmediates, TestLoadImmediateBothDestinations,
+		TestVectorRotation, TestR5Writes, TestReadCache, TestUniformsAddressReset, TestSFULatencyAndValue,
+		TestBranches, TestBranchSpacing, TestBranchRegisterUsesElement15, TestProgramEndDelaySlotsAndLocation14,
+		TestVaryingsAndR5, TestTMUParametersAndDirectLookups, TestTLBWritesScoreboardAndMSFlags,
+		TestThreadSwitchClobbersAccumulatorsAndFlags, TestThreadedProgramRegisterHalf, TestHostInterruptAndMutex,
+		TestMemoryFaultsAreErrors, TestNopReadReturnsLastValues, TestRunDoesNotAllocate, TestStaleMulResult,
+		TestUnmappedReads,
+		TestCubeVertexAndCoordinateShaders, TestCubeFragmentShader,
+		TestVPMAccessModesFromTheGuide, TestVPMStrideCountAndWrap, TestVPMWritesOutsideTheSegmentAreDropped,
+		TestVertexShaderThroughTheVPM, TestVPMReadRules,
+		TestCacheDecodesOnce, TestSemaphores, TestProgramSharedAcrossGoroutines,
+	}
+	rigReference = true
+	defer func() { rigReference = false }()
+	for _, f := range tests {
+		name := runtime.FuncForPC(reflect.ValueOf(f).Pointer()).Name()
+		t.Run(name[strings.LastIndex(name, ".")+1:], f)
 	}
 }

@@ -42,8 +42,14 @@ func newRig(t testing.TB) *rig {
 	r.view.Add(r.code, mem.Read, "code")
 	r.view.Add(r.unif, mem.Read, "uniforms")
 	r.q = NewQPU(0, r.view)
+	r.q.Reference = rigReference
 	return r
 }
+
+// rigReference makes newRig's QPU run the general interpreter
+// (QPU.Reference): TestOnTheReferencePath sets it to run the package's
+// execution tests, which otherwise run the compiled steps, on both paths.
+var rigReference bool
 
 // asm assembles a program, failing the test on an assembler error.
 func asm(t testing.TB, build func(a *qpu.Asm)) []uint64 {

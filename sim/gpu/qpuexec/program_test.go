@@ -200,6 +200,7 @@ func TestProgramSharedAcrossGoroutines(t *testing.T) {
 	for g := 0; g < 4; g++ {
 		go func() {
 			q := NewQPU(g, r.view)
+			q.Reference = rigReference
 			var err error
 			for i := 0; i < 200 && err == nil; i++ {
 				var p *Program
