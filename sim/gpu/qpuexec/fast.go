@@ -2,6 +2,7 @@ package qpuexec
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 
 	"github.com/vccube/vccube/shaders/qpu"
@@ -49,7 +50,33 @@ type step struct {
 	// or a register below.
 	dAdd, dMul uint8
 	nAdd, nMul uint8 // register number
+	// execFast's plan: what each port reads, and how each result is
+	// written.
+	portA, portB uint8 // port*
+	regA, regB   uint8 // physical register of a portPhys read
+	wkAdd, wkMul uint8 // wk*
+	tmu          uint8 // TMU unit (0-1) and register of a wkTMU write: unit·tmuRegs + reg
+	tmuMul       uint8
 }
+
+// Port reads execFast does itself.
+const (
+	portNone = iota // NOP, or a register no operand uses: the port's scratch
+	portPhys        // physical register regA / regB
+	portImm         // small immediate (port B)
+	portUnif        // UNIFORM_READ
+	portVary        // VARYING_READ
+	portSame        // port B names the FIFO port A read: the same value
+)
+
+// Writes execFast does itself.
+const (
+	wkNone    = iota
+	wkPlain   // dAdd/dMul register, whole vector
+	wkTMU     // a TMU parameter register
+	wkTLB     // a tile-buffer register
+	wkGeneral // qpu.go writeALU (a pack that needs no flags, SFU, VPM, r5, ...)
+)
 
 // Plain destinations of a step.
 const (
@@ -83,10 +110,76 @@ func (p *Program) compileSteps() {
 		st.dAdd, st.nAdd = p.plainDest(c, c.wAdd, c.packAdd)
 		st.dMul, st.nMul = p.plainDest(c, c.wMul, c.packMul)
 		st.exec = execALU
+		if p.planFast(c, st) {
+			st.exec = execFast
+		}
 		if p.onlyComputes(c, st) {
 			st.exec = execOps
 		}
 	}
+}
+
+// planFast fills st's plan and reports whether execFast can run the
+// instruction: no unpack, no flags, no rotation, every ALU that writes
+// has an operation and an unconditional write, and no port reads what
+// only the general read code serves.
+func (p *Program) planFast(c *inst, st *step) bool {
+	if c.unpack != qpu.UnpackNone || c.sf || c.rot != 0 || c.sig == qpu.SigScoreboardWait {
+		return false
+	}
+	port := func(rd uint8) (uint8, bool) {
+		switch rd {
+		case rdNone:
+			return portNone, true
+		case rdPhys:
+			return portPhys, true
+		case rdImm:
+			return portImm, true
+		case rdUniform:
+			return portUnif, true
+		case rdVarying:
+			return portVary, true
+		}
+		return 0, false
+	}
+	var ok bool
+	if st.portA, ok = port(c.rdA); !ok {
+		return false
+	}
+	if st.portB, ok = port(c.rdB); !ok {
+		return false
+	}
+	if c.sameFIFO {
+		st.portB = portSame
+	}
+	st.regA, st.regB = c.regA&31, c.regB&31
+	kind := func(t wtarget, cond qpu.Cond, k kernel, d uint8, pack uint8, flagsForPack bool) (uint8, bool) {
+		if t.kind == wNone {
+			return wkNone, true
+		}
+		if cond != qpu.CondAlways || k == nil {
+			return 0, false
+		}
+		switch {
+		case d != dirNone:
+			return wkPlain, true
+		case t.kind == wTMU && pack == packNone:
+			return wkTMU, true
+		case t.kind == wTLB && pack == packNone:
+			return wkTLB, true
+		case flagsForPack:
+			return 0, false // writeALU would read q.src
+		}
+		return wkGeneral, true
+	}
+	if st.wkAdd, ok = kind(c.wAdd, c.condAdd, st.addK, st.dAdd, c.packAdd, c.flagsForPack); !ok {
+		return false
+	}
+	if st.wkMul, ok = kind(c.wMul, c.condMul, st.mulK, st.dMul, c.packMul, false); !ok {
+		return false
+	}
+	st.tmu, st.tmuMul = c.wAdd.n, c.wMul.n
+	return true
 }
 
 // plainDest says whether a write to t can be a whole-vector store when
@@ -135,17 +228,6 @@ func (p *Program) onlyComputes(c *inst, st *step) bool {
 		return false
 	}
 	return true
-}
-
-// dest returns the register a plain destination names.
-func (q *QPU) dest(d, n uint8) *vec {
-	switch d {
-	case dirAcc:
-		return &q.acc[n&3]
-	case dirRA:
-		return &q.ra[n&31]
-	}
-	return &q.rb[n&31]
 }
 
 // runSteps is Run's loop over the compiled steps; it is the general loop
@@ -249,12 +331,155 @@ func execOps(q *QPU, st *step, pc int) error {
 	if st.mulK != nil {
 		st.mulK(&q.resMul, q.src[in.mulA&7], q.src[in.mulB&7])
 	}
-	if st.dAdd != dirNone {
-		*q.dest(st.dAdd, st.nAdd) = q.resAdd
+	q.storeAdd(st)
+	q.storeMul(st)
+	return nil
+}
+
+// execFast runs an instruction planFast accepted: alu in qpu.go for the
+// cases the plan covers.
+func execFast(q *QPU, st *step, pc int) error {
+	in := st.in
+	// Read phase.
+	var pa, pb *vec
+	switch st.portA {
+	case portPhys:
+		pa = &q.ra[st.regA&31]
+	case portUnif:
+		u, err := q.nextUniform()
+		if err != nil {
+			return err
+		}
+		fill(&q.portA, u)
+		pa = &q.portA
+	case portVary:
+		if err := q.readVarying(&q.portA); err != nil {
+			return err
+		}
+		pa = &q.portA
+	default:
+		pa = &q.portA
 	}
-	if st.dMul != dirNone {
-		*q.dest(st.dMul, st.nMul) = q.resMul
+	switch st.portB {
+	case portPhys:
+		pb = &q.rb[st.regB&31]
+	case portImm:
+		pb = st.imm
+	case portSame:
+		pb = pa
+	case portUnif:
+		u, err := q.nextUniform()
+		if err != nil {
+			return err
+		}
+		fill(&q.portB, u)
+		pb = &q.portB
+	case portVary:
+		if err := q.readVarying(&q.portB); err != nil {
+			return err
+		}
+		pb = &q.portB
+	default:
+		pb = &q.portB
 	}
+	src := [8]*vec{&q.acc[0], &q.acc[1], &q.acc[2], &q.acc[3], &q.acc[4], &q.acc[5], pa, pb}
+
+	// Execute.
+	if st.addK != nil {
+		st.addK(&q.resAdd, src[in.addA&7], src[in.addB&7])
+	}
+	if st.mulK != nil {
+		st.mulK(&q.resMul, src[in.mulA&7], src[in.mulB&7])
+	}
+
+	// Write back.
+	if q.varyPend {
+		q.acc[5] = q.varyC
+		q.varyPend = false
+	}
+	switch st.wkAdd {
+	case wkNone:
+	case wkPlain:
+		q.storeAdd(st)
+	default:
+		if err := q.writeIO(st, in, pc, true); err != nil {
+			return err
+		}
+	}
+	switch st.wkMul {
+	case wkNone:
+	case wkPlain:
+		q.storeMul(st)
+	default:
+		if err := q.writeIO(st, in, pc, false); err != nil {
+			return err
+		}
+	}
+	if in.sig == qpu.SigNone || in.sig == qpu.SigSmallImm {
+		return nil
+	}
+	return q.signal(in, pc)
+}
+
+// storeAdd stores the add result in the step's plain destination.
+func (q *QPU) storeAdd(st *step) {
+	switch st.dAdd {
+	case dirAcc:
+		q.acc[st.nAdd&3] = q.resAdd
+	case dirRA:
+		q.ra[st.nAdd&31] = q.resAdd
+	case dirRB:
+		q.rb[st.nAdd&31] = q.resAdd
+	}
+}
+
+// storeMul stores the mul result in the step's plain destination.
+func (q *QPU) storeMul(st *step) {
+	switch st.dMul {
+	case dirAcc:
+		q.acc[st.nMul&3] = q.resMul
+	case dirRA:
+		q.ra[st.nMul&31] = q.resMul
+	case dirRB:
+		q.rb[st.nMul&31] = q.resMul
+	}
+}
+
+// writeIO writes one ALU's result to a TMU, tile-buffer or other
+// register as planned (every element's condition passes): write and
+// writeALU in qpu.go for these targets.
+func (q *QPU) writeIO(st *step, in *inst, pc int, isAdd bool) error {
+	wk, t, r, tmu := st.wkMul, in.wMul, &q.resMul, st.tmuMul
+	if isAdd {
+		wk, t, r, tmu = st.wkAdd, in.wAdd, &q.resAdd, st.tmu
+	}
+	switch wk {
+	case wkTMU:
+		return q.tmuWrite(int(tmu)/tmuRegs, TMUReg(int(tmu)%tmuRegs), r, 0xFFFF)
+	case wkTLB:
+		if err := q.scoreboardWait(); err != nil {
+			return err
+		}
+		if q.env == nil {
+			return errors.New("TLB write with no Env")
+		}
+		return q.env.TLBWrite(TLBReg(t.n), r, 0xFFFF, &q.ms)
+	}
+	if isAdd {
+		return q.writeALU(in, pc, t, r, 0xFFFF, in.packAdd, in.addFloat, true)
+	}
+	return q.writeALU(in, pc, t, r, 0xFFFF, in.packMul, in.mulFloat, false)
+}
+
+// readVarying is read's VARYING_READ.
+func (q *QPU) readVarying(dst *vec) error {
+	if q.env == nil {
+		return errors.New("varying read with no Env")
+	}
+	if err := q.env.Varying(dst, &q.varyC); err != nil {
+		return err
+	}
+	q.varyPend = true
 	return nil
 }
 
@@ -358,14 +583,14 @@ func execALU(q *QPU, st *step, pc int) error {
 		q.varyPend = false
 	}
 	if st.dAdd != dirNone && mAdd == 0xFFFF {
-		*q.dest(st.dAdd, st.nAdd) = q.resAdd
+		q.storeAdd(st)
 	} else if in.wAdd.kind != wNone {
 		if err := q.writeALU(in, pc, in.wAdd, &q.resAdd, mAdd, in.packAdd, in.addFloat, true); err != nil {
 			return err
 		}
 	}
 	if st.dMul != dirNone && mMul == 0xFFFF {
-		*q.dest(st.dMul, st.nMul) = q.resMul
+		q.storeMul(st)
 	} else if in.wMul.kind != wNone {
 		if err := q.writeALU(in, pc, in.wMul, &q.resMul, mMul, in.packMul, in.mulFloat, false); err != nil {
 			return err

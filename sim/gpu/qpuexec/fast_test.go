@@ -317,6 +317,8 @@ func stepKind(st *step) string {
 		return "ops"
 	case reflect.ValueOf(execALU).Pointer():
 		return "alu"
+	case reflect.ValueOf(execFast).Pointer():
+		return "fast"
 	case reflect.ValueOf(execGeneral).Pointer():
 		return "general"
 	}
@@ -357,6 +359,7 @@ func TestFastPathMatchesReference(t *testing.T) {
 		g.threaded = g.stage == hazard.Fragment && d.r.IntN(2) == 0
 		g.branches = d.r.IntN(4) == 0
 		g.nopReads = d.r.IntN(8) == 0
+		g.tame = []int{0, 50, 90}[d.r.IntN(3)]
 		words := g.program(1 + d.r.IntN(40))
 		tried, kept = tried+g.tried, kept+g.kept
 		opts := Options{Stage: g.stage, Threaded: g.threaded, Permissive: !strict}

@@ -28,6 +28,7 @@ type progGen struct {
 	strict   bool
 	branches bool // forward branches allowed
 	nopReads bool // operands may read the NOP address (the general code's last-value reads)
+	tame     int  // percent of ALU instructions made plain: no condition, flags, pack or unpack
 	// Counts of pieces tried and kept, for the test's report.
 	tried, kept int
 }
@@ -168,6 +169,12 @@ func (g *progGen) alu() qpu.Inst {
 			if in.Pack != 0 && (in.Pack < qpu.PackMul8888 || in.Pack > qpu.PackMul8D) {
 				in.Pack = qpu.PackMul8888
 			}
+		}
+	}
+	if g.chance(g.tame) {
+		in.CondAdd, in.CondMul, in.SF, in.Pack, in.Unpack, in.PM = qpu.CondAlways, qpu.CondAlways, false, 0, 0, false
+		if in.Sig == qpu.SigSmallImm && in.SmallImmed >= 48 {
+			in.SmallImmed = qpu.SmallImm(g.n(48))
 		}
 	}
 	noBytePackToIO(&in)

@@ -71,7 +71,14 @@ func mulKernel(op qpu.MulOp) kernel {
 // kCopy is the kernel of an op whose result is its operand when both
 // operands are the same input (sameOperandIsCopy): or and v8min are the
 // assembler's and Mesa's mov and mmov.
-func kCopy(d, a, _ *vec) { *d = *a }
+func kCopy(d, a, _ *vec) { copyVec(d, a) }
+
+// copyVec copies s to d as eight words (an array assignment through
+// pointers compiles to a memmove call).
+func copyVec(d, s *vec) {
+	d2, s2 := pairs(d), pairs(s)
+	d2[0], d2[1], d2[2], d2[3], d2[4], d2[5], d2[6], d2[7] = s2[0], s2[1], s2[2], s2[3], s2[4], s2[5], s2[6], s2[7]
+}
 
 // addSameIsCopy reports whether add op op returns a when both operands
 // are a: or, and, min and max (signed), fmin and fmax (which return an
@@ -88,9 +95,9 @@ func addSameIsCopy(op qpu.AddOp) bool {
 // a: v8min and v8max (each byte's min or max with itself).
 func mulSameIsCopy(op qpu.MulOp) bool { return op == qpu.MulV8Min || op == qpu.MulV8Max }
 
-// kFAdd is fadd: float.go's sumRTZ per element, with its general path
+// kFAddGo is fadd: float.go's sumRTZ per element, with its general path
 // (faddSlow) for the elements whose sum is not finite.
-func kFAdd(d, a, b *vec) {
+func kFAddGo(d, a, b *vec) {
 	for i := range d {
 		x, y := a[i], b[i]
 		fa := math.Float32frombits(x & nonZeroExp(x))
@@ -108,9 +115,9 @@ func kFAdd(d, a, b *vec) {
 	}
 }
 
-// kFSub is fsub: kFAdd with the second operand's sign flipped (a NaN
+// kFSubGo is fsub: kFAddGo with the second operand's sign flipped (a NaN
 // second operand goes to fsubSlow, which gives its own sign rule).
-func kFSub(d, a, b *vec) {
+func kFSubGo(d, a, b *vec) {
 	for i := range d {
 		x, y := a[i], b[i]
 		fa := math.Float32frombits(x & nonZeroExp(x))
@@ -128,9 +135,9 @@ func kFSub(d, a, b *vec) {
 	}
 }
 
-// kFMul is fmul: float.go's mulRTZ per element, fmulSlow for Inf and NaN
+// kFMulGo is fmul: float.go's mulRTZ per element, fmulSlow for Inf and NaN
 // operands.
-func kFMul(d, a, b *vec) {
+func kFMulGo(d, a, b *vec) {
 	for i := range d {
 		x, y := a[i], b[i]
 		if x&expMask == expMask || y&expMask == expMask {
@@ -144,72 +151,72 @@ func kFMul(d, a, b *vec) {
 	}
 }
 
-func kAdd(d, a, b *vec) {
+func kAddGo(d, a, b *vec) {
 	for i := range d {
 		d[i] = a[i] + b[i]
 	}
 }
 
-func kSub(d, a, b *vec) {
+func kSubGo(d, a, b *vec) {
 	for i := range d {
 		d[i] = a[i] - b[i]
 	}
 }
 
-func kAnd(d, a, b *vec) {
+func kAndGo(d, a, b *vec) {
 	d2, a2, b2 := pairs(d), pairs(a), pairs(b)
 	for i := range d2 {
 		d2[i] = a2[i] & b2[i]
 	}
 }
 
-func kOr(d, a, b *vec) {
+func kOrGo(d, a, b *vec) {
 	d2, a2, b2 := pairs(d), pairs(a), pairs(b)
 	for i := range d2 {
 		d2[i] = a2[i] | b2[i]
 	}
 }
 
-func kXor(d, a, b *vec) {
+func kXorGo(d, a, b *vec) {
 	d2, a2, b2 := pairs(d), pairs(a), pairs(b)
 	for i := range d2 {
 		d2[i] = a2[i] ^ b2[i]
 	}
 }
 
-func kV8Adds(d, a, b *vec) {
+func kV8AddsGo(d, a, b *vec) {
 	d2, a2, b2 := pairs(d), pairs(a), pairs(b)
 	for i := range d2 {
 		d2[i] = v8adds64(a2[i], b2[i])
 	}
 }
 
-func kV8Subs(d, a, b *vec) {
+func kV8SubsGo(d, a, b *vec) {
 	d2, a2, b2 := pairs(d), pairs(a), pairs(b)
 	for i := range d2 {
 		d2[i] = v8subs64(a2[i], b2[i])
 	}
 }
 
-func kV8Min(d, a, b *vec) {
+func kV8MinGo(d, a, b *vec) {
 	d2, a2, b2 := pairs(d), pairs(a), pairs(b)
 	for i := range d2 {
 		d2[i] = v8min64(a2[i], b2[i])
 	}
 }
 
-func kV8Max(d, a, b *vec) {
+func kV8MaxGo(d, a, b *vec) {
 	d2, a2, b2 := pairs(d), pairs(a), pairs(b)
 	for i := range d2 {
 		d2[i] = v8max64(a2[i], b2[i])
 	}
 }
 
-// kV8Muld is v8muld. When the second operand is one byte in every byte of
+// kV8MuldGo is v8muld. When the second operand is one byte in every byte of
 // every element (a uniform such as the cube's light constants), one
 // v8muldByte64 per pair of elements does it; otherwise each pair whose
 // second operand is not one byte replicated goes element by element.
-func kV8Muld(d, a, b *vec) {
+func kV8MuldGo(d, a, b *vec) {
 	d2, a2, b2 := pairs(d), pairs(a), pairs(b)
 	for i := range d2 {
 		if k := b2[i] & 0xFF; b2[i] == k*0x0101010101010101 {

@@ -35,6 +35,29 @@ func allKernels() []testKernel {
 			ks = append(ks, testKernel{"mul " + op.String() + " a, a", kCopy, func(d, a, b *vec) { mulALU(op, d, a, b) }, true})
 		}
 	}
+	// The Go loops, which other architectures (and the purego tag) use,
+	// whatever this build's table holds.
+	goKernels := []struct {
+		name string
+		k    kernel
+		add  qpu.AddOp
+		mul  qpu.MulOp
+	}{
+		{"go fadd", kFAddGo, qpu.AddFAdd, 0}, {"go fsub", kFSubGo, qpu.AddFSub, 0},
+		{"go add", kAddGo, qpu.AddAdd, 0}, {"go sub", kSubGo, qpu.AddSub, 0},
+		{"go and", kAndGo, qpu.AddAnd, 0}, {"go or", kOrGo, qpu.AddOr, 0}, {"go xor", kXorGo, qpu.AddXor, 0},
+		{"go v8adds", kV8AddsGo, qpu.AddV8Adds, 0}, {"go v8subs", kV8SubsGo, qpu.AddV8Subs, 0},
+		{"go fmul", kFMulGo, 0, qpu.MulFMul}, {"go v8muld", kV8MuldGo, 0, qpu.MulV8Muld},
+		{"go v8min", kV8MinGo, 0, qpu.MulV8Min}, {"go v8max", kV8MaxGo, 0, qpu.MulV8Max},
+	}
+	for _, g := range goKernels {
+		add, mul := g.add, g.mul
+		ref := func(d, a, b *vec) { addALU(add, d, a, b) }
+		if mul != 0 {
+			ref = func(d, a, b *vec) { mulALU(mul, d, a, b) }
+		}
+		ks = append(ks, testKernel{g.name, g.k, ref, false})
+	}
 	return ks
 }
 
@@ -113,5 +136,55 @@ func TestKernelsHardwareTable(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestFloatKernelsEdgeCases runs the float kernels against addALU and
+// mulALU on the operand mixes TestFastFloatPathsAgreeWithSlowOnes uses for
+// the scalar fast paths — any bits, nearby exponents (cancellation, exact
+// sums), products near the smallest normal and near the overflow
+// threshold, and specials — 40000 vectors of 16 elements each.
+func TestFloatKernelsEdgeCases(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	next := r.Uint32
+	special := [...]uint32{0, signBit, 1, 0x807fffff, posInf, negInf, 0x7fc00000, 0xff800001}
+	pick := func(i int) (a, b uint32) {
+		a, b = next(), next()
+		switch i % 6 {
+		case 1:
+			b = b&^expMask | a&expMask
+		case 2:
+			ea := 1 + next()%126
+			eb := 127 - ea + next()%3
+			a, b = a&^expMask|ea<<23, b&^expMask|eb<<23
+		case 3:
+			ea := 128 + next()%126
+			eb := 255 - ea + next()%3
+			a, b = a&^expMask|ea<<23, b&^expMask|min(eb, 254)<<23
+		case 4:
+			b = special[next()%uint32(len(special))]
+		case 5:
+			a = special[next()%uint32(len(special))]
+		}
+		return a, b
+	}
+	for n := 0; n < 40000; n++ {
+		var a, b vec
+		for i := range a {
+			a[i], b[i] = pick(n + i)
+		}
+		check := func(name string, k kernel, ref func(d, a, b *vec)) {
+			var got, want vec
+			k(&got, &a, &b)
+			ref(&want, &a, &b)
+			for i := range got {
+				if got[i] != want[i] {
+					t.Fatalf("%s element %d: (%#08x, %#08x) = %#08x, general %#08x", name, i, a[i], b[i], got[i], want[i])
+				}
+			}
+		}
+		check("fadd", kFAdd, func(d, a, b *vec) { addALU(qpu.AddFAdd, d, a, b) })
+		check("fsub", kFSub, func(d, a, b *vec) { addALU(qpu.AddFSub, d, a, b) })
+		check("fmul", kFMul, func(d, a, b *vec) { mulALU(qpu.MulFMul, d, a, b) })
 	}
 }

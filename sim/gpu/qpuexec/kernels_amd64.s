@@ -1,0 +1,245 @@
+//go:build !purego
+
+#include "textflag.h"
+
+// SSE2 (every amd64 CPU) versions of the hot kernels, four elements per
+// instruction. Each computes exactly the integer and float32/float64 steps
+// of its Go counterpart in kernels.go (same IEEE operations, same rounding
+// mode: Go leaves MXCSR at round-to-nearest without flush-to-zero), so
+// the results are the same bits; kernels_test.go checks them against the
+// general ALU code. See kernels_amd64.go for the Go side.
+
+// Four-element constants, built in registers:
+//   X13 expMask 0x7F800000    X12 0x7FFFFFFF    X11 zero
+
+#define SPLAT(val, reg) MOVL $val, AX; MOVQ AX, reg; PSHUFD $0, reg, reg
+
+// FADD4 computes elements off/4 .. off/4+3 of kFAddGo (X14: the sign
+// flipped on b, zero for fadd), and ORs into BX, at bit shift, the
+// elements whose sum is Inf or NaN (the caller's faddSlow/fsubSlow).
+#define FADD4(off, shift) \
+	MOVOU off(SI), X0 \
+	MOVOU off(DX), X1 \
+	MOVO X0, X2 \
+	PAND X13, X2 \
+	PCMPEQL X11, X2 \
+	PANDN X0, X2 \
+	MOVO X1, X3 \
+	PAND X13, X3 \
+	PCMPEQL X11, X3 \
+	PANDN X1, X3 \
+	PXOR X14, X3 \
+	MOVO X2, X4 \
+	ADDPS X3, X4 \
+	MOVO X4, X5 \
+	PAND X13, X5 \
+	PCMPEQL X13, X5 \
+	MOVMSKPS X5, AX \
+	SHLL $shift, AX \
+	ORL AX, BX \
+	MOVO X4, X6 \
+	SUBPS X2, X6 \
+	MOVO X4, X7 \
+	SUBPS X6, X7 \
+	MOVO X2, X8 \
+	SUBPS X7, X8 \
+	MOVO X3, X9 \
+	SUBPS X6, X9 \
+	ADDPS X9, X8 \
+	MOVO X8, X9 \
+	PXOR X4, X9 \
+	PSRLL $31, X9 \
+	PAND X12, X8 \
+	PCMPEQL X11, X8 \
+	PANDN X9, X8 \
+	PSUBL X8, X4 \
+	MOVO X4, X9 \
+	PAND X13, X9 \
+	PCMPEQL X11, X9 \
+	PANDN X4, X9 \
+	MOVOU X9, off(DI)
+
+// func faddSSE2(d, a, b *vec, neg uint32) (slow uint32)
+TEXT ·faddSSE2(SB), NOSPLIT, $0-36
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVL neg+24(FP), AX
+	MOVQ AX, X14
+	PSHUFD $0, X14, X14
+	SPLAT(0x7F800000, X13)
+	SPLAT(0x7FFFFFFF, X12)
+	PXOR X11, X11
+	XORL BX, BX
+	FADD4(0, 0)
+	FADD4(16, 4)
+	FADD4(32, 8)
+	FADD4(48, 12)
+	MOVL BX, slow+32(FP)
+	RET
+
+// FMUL4 computes elements off/4 .. off/4+3 of kFMulGo and ORs into BX the
+// elements with an Inf or NaN operand (the caller's fmulSlow). X10 holds
+// the float64 truncation mask ^(1<<29 - 1), X9 0x7FF00000 (a float64's
+// exponent in its high word), X8 896<<20.
+#define FMUL4(off, shift) \
+	MOVOU off(SI), X0 \
+	MOVOU off(DX), X1 \
+	MOVO X0, X2 \
+	PAND X13, X2 \
+	MOVO X2, X3 \
+	PCMPEQL X13, X2 \
+	PCMPEQL X11, X3 \
+	PANDN X0, X3 \
+	MOVO X1, X4 \
+	PAND X13, X4 \
+	MOVO X4, X5 \
+	PCMPEQL X13, X4 \
+	POR X4, X2 \
+	MOVMSKPS X2, AX \
+	SHLL $shift, AX \
+	ORL AX, BX \
+	PCMPEQL X11, X5 \
+	PANDN X1, X5 \
+	CVTPS2PD X3, X0 \
+	CVTPS2PD X5, X1 \
+	MULPD X1, X0 \
+	MOVHLPS X3, X3 \
+	MOVHLPS X5, X5 \
+	CVTPS2PD X3, X2 \
+	CVTPS2PD X5, X4 \
+	MULPD X4, X2 \
+	PSHUFD $0x0D, X0, X6 \
+	PSHUFD $0x0D, X2, X7 \
+	PUNPCKLQDQ X7, X6 \
+	PAND X9, X6 \
+	PCMPGTL X8, X6 \
+	PAND X10, X0 \
+	PAND X10, X2 \
+	CVTPD2PS X0, X0 \
+	CVTPD2PS X2, X2 \
+	MOVLHPS X2, X0 \
+	PAND X6, X0 \
+	MOVOU X0, off(DI)
+
+// func fmulSSE2(d, a, b *vec) (slow uint32)
+TEXT ·fmulSSE2(SB), NOSPLIT, $0-28
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	SPLAT(0x7F800000, X13)
+	PXOR X11, X11
+	MOVQ $0xFFFFFFFFE0000000, AX
+	MOVQ AX, X10
+	PUNPCKLQDQ X10, X10
+	SPLAT(0x7FF00000, X9)
+	SPLAT(0x38000000, X8)
+	XORL BX, BX
+	FMUL4(0, 0)
+	FMUL4(16, 4)
+	FMUL4(32, 8)
+	FMUL4(48, 12)
+	MOVL BX, slow+24(FP)
+	RET
+
+// V8MULD4 is v8muld of 16 bytes: per byte (a·b + 127) / 255 as
+// (t + 1 + t>>8) >> 8 with t = a·b + 127, in 16-bit lanes (t ≤ 65152 and
+// the sum ≤ 65407 fit). X12 holds 127 per word, X13 1 per word.
+#define V8MULD4(off) \
+	MOVOU off(SI), X0 \
+	MOVOU off(DX), X1 \
+	MOVO X0, X2 \
+	PUNPCKLBW X11, X2 \
+	PUNPCKHBW X11, X0 \
+	MOVO X1, X3 \
+	PUNPCKLBW X11, X3 \
+	PUNPCKHBW X11, X1 \
+	PMULLW X3, X2 \
+	PMULLW X1, X0 \
+	PADDW X12, X2 \
+	PADDW X12, X0 \
+	MOVO X2, X4 \
+	PSRLW $8, X4 \
+	PADDW X13, X2 \
+	PADDW X4, X2 \
+	PSRLW $8, X2 \
+	MOVO X0, X5 \
+	PSRLW $8, X5 \
+	PADDW X13, X0 \
+	PADDW X5, X0 \
+	PSRLW $8, X0 \
+	PACKUSWB X0, X2 \
+	MOVOU X2, off(DI)
+
+// func v8muldSSE2(d, a, b *vec)
+TEXT ·v8muldSSE2(SB), NOSPLIT, $0-24
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	PXOR X11, X11
+	SPLAT(0x007F007F, X12)
+	SPLAT(0x00010001, X13)
+	V8MULD4(0)
+	V8MULD4(16)
+	V8MULD4(32)
+	V8MULD4(48)
+	RET
+
+// BYTEOP is one SSE2 instruction on all 64 bytes.
+#define BYTEOP(op) \
+	MOVQ d+0(FP), DI \
+	MOVQ a+8(FP), SI \
+	MOVQ b+16(FP), DX \
+	MOVOU 0(SI), X0 \
+	MOVOU 16(SI), X1 \
+	MOVOU 32(SI), X2 \
+	MOVOU 48(SI), X3 \
+	MOVOU 0(DX), X4 \
+	MOVOU 16(DX), X5 \
+	MOVOU 32(DX), X6 \
+	MOVOU 48(DX), X7 \
+	op X4, X0 \
+	op X5, X1 \
+	op X6, X2 \
+	op X7, X3 \
+	MOVOU X0, 0(DI) \
+	MOVOU X1, 16(DI) \
+	MOVOU X2, 32(DI) \
+	MOVOU X3, 48(DI) \
+	RET
+
+// func v8addsSSE2(d, a, b *vec): per byte min(a + b, 255)
+TEXT ·v8addsSSE2(SB), NOSPLIT, $0-24
+	BYTEOP(PADDUSB)
+
+// func v8subsSSE2(d, a, b *vec): per byte max(a - b, 0)
+TEXT ·v8subsSSE2(SB), NOSPLIT, $0-24
+	BYTEOP(PSUBUSB)
+
+// func v8minSSE2(d, a, b *vec)
+TEXT ·v8minSSE2(SB), NOSPLIT, $0-24
+	BYTEOP(PMINUB)
+
+// func v8maxSSE2(d, a, b *vec)
+TEXT ·v8maxSSE2(SB), NOSPLIT, $0-24
+	BYTEOP(PMAXUB)
+
+// func andSSE2(d, a, b *vec)
+TEXT ·andSSE2(SB), NOSPLIT, $0-24
+	BYTEOP(PAND)
+
+// func orSSE2(d, a, b *vec)
+TEXT ·orSSE2(SB), NOSPLIT, $0-24
+	BYTEOP(POR)
+
+// func xorSSE2(d, a, b *vec)
+TEXT ·xorSSE2(SB), NOSPLIT, $0-24
+	BYTEOP(PXOR)
+
+// func addSSE2(d, a, b *vec)
+TEXT ·addSSE2(SB), NOSPLIT, $0-24
+	BYTEOP(PADDL)
+
+// func subSSE2(d, a, b *vec)
+TEXT ·subSSE2(SB), NOSPLIT, $0-24
+	BYTEOP(PSUBL)
