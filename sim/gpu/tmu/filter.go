@@ -166,8 +166,20 @@ func (a *axis) general(u float64) (int, bool) { return wrap(texelIndex(u), a.n, 
 // minify applies MINFILT at level of detail l > 0 ([AG] Table 19; level
 // choice as OpenGL ES 2.0 §3.7.7: the nearest level is ⌈l + ½⌉ − 1, the two
 // nearest are ⌊l⌋ and ⌊l⌋ + 1, both clamped to the last level).
+//
+// An infinite level of detail (from infinite coordinates or bias) is
+// clamped to 1000, OpenGL's default TEXTURE_MAX_LOD (OpenGL ES 3.0 §3.8.10,
+// Table 6.10): the last level. A NaN one selects level 0, as the nearest
+// mipmap filters' comparison does (l > ½ is false). The guide says nothing
+// of either; this is our choice, and before it such a lookup crashed the
+// model.
 func (u *Unit) minify(sm *sampler, f texture.MinFilter, l float32, s, t float32) uint32 {
 	last := sm.nlev - 1
+	if l > maxLOD {
+		l = maxLOD
+	} else if l != l {
+		l = 0
+	}
 	switch f {
 	case texture.MinLinear:
 		return u.bilinear(sm, 0, s, t)
@@ -197,6 +209,9 @@ func (u *Unit) minify(sm *sampler, f texture.MinFilter, l float32, s, t float32)
 	}
 	return lerp8888(c0, c1, frac)
 }
+
+// maxLOD bounds the level of detail minify uses (see there).
+const maxLOD = 1000
 
 // lerp8888 blends two colours channel by channel: c0 + (c1 − c0)·f/256.
 func lerp8888(c0, c1, f uint32) uint32 {
