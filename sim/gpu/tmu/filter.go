@@ -26,7 +26,7 @@ func sampleLanes(u *Unit, sm *sampler, r *request, out *[16]uint32) {
 		lodOf(sm, r, &lod)
 	}
 	s, t := &r.regs[S], &r.regs[T]
-	if sameAtAnyLOD && minf == texture.MinNearest && u.nearestLevel0(sm, s, t, out) {
+	if sameAtAnyLOD && minf == texture.MinNearest && !u.Reference && u.nearestLevel0(sm, s, t, out) {
 		return
 	}
 	for i := range 16 {
@@ -77,6 +77,10 @@ func (u *Unit) nearestLevel0(sm *sampler, s, t *[16]uint32, out *[16]uint32) boo
 		// (texture.UtileWidth/Height), so utiles.Table.Offset's shifts
 		// are constants.
 		utab, upr := tb.Off, tb.PerRow
+		if ax.mode == texture.WrapClamp && ay.mode == texture.WrapClamp {
+			nearestClampT32(mem, utab, upr, lv.w, lv.h, flip, s, t, out)
+			return true
+		}
 		for i := range 16 {
 			// axis.index, inlined by hand for the simple wraps.
 			var x, y int
@@ -122,6 +126,46 @@ func (u *Unit) nearestLevel0(sm *sampler, s, t *[16]uint32, out *[16]uint32) boo
 		}
 	}
 	return true
+}
+
+// nearestClampT32 is nearestLevel0's loop for 32-bit texels in 4×4
+// utiles with clamp to edge on both axes, the cube's texture: for a
+// coordinate c on an axis of n texels, the texel is 0 when c·n is below 0
+// or NaN, n-1 when it is n or more, else its integer part — which is
+// wrap(texelIndex(c·n), n, clamp), the general path's answer, for every
+// float32 c (the float64 product is exact). TestNearestLevel0AgreesWithNearest
+// checks it against nearest().
+func nearestClampT32(mem []byte, utab []int32, upr, w, h, flip int, s, t, out *[16]uint32) {
+	// Three short loops keep few values live at once (one long one
+	// spills to the stack).
+	var xs, ys [16]int
+	fw, fh := float64(w), float64(h)
+	for i, c := range s {
+		uf := float64(math.Float32frombits(c)) * fw
+		x := 0
+		if uf >= fw {
+			x = w - 1
+		} else if uf >= 0 {
+			x = int(uf)
+		}
+		xs[i] = x
+	}
+	hf := h & flip
+	for i, c := range t {
+		vf := float64(math.Float32frombits(c)) * fh
+		y := 0
+		if vf >= fh {
+			y = h - 1
+		} else if vf >= 0 {
+			y = int(vf)
+		}
+		ys[i] = y ^ flip + hf
+	}
+	for i := range out {
+		x, y := xs[i], ys[i]
+		off := int(utab[(y>>2)*upr+x>>2]) + ((y&3)<<2|x&3)<<2
+		out[i] = binary.LittleEndian.Uint32(mem[off:])
+	}
 }
 
 // axis is one texture axis of a level as nearest sampling walks it: n

@@ -130,6 +130,13 @@ type Unit struct {
 
 	// Lookups counts completed lookups (quads are counted by the caller).
 	Lookups uint64
+
+	// Reference runs every lookup on the general code: the request FIFO
+	// for every request, and nearest(), bilinear() and minify() per
+	// element, instead of the fast paths (a lookup completed as its S is
+	// written, the 16-element nearest loops). Both give the same results;
+	// the general code is the reference the fast paths are tested against.
+	Reference bool
 }
 
 // New returns a unit that reads through v.
@@ -183,6 +190,23 @@ func (u *Unit) Write(reg int, vals *[16]uint32, mask uint16, param uint32, direc
 		c.nparams++
 	}
 	if reg != S {
+		return nil
+	}
+	if u.npending == 0 && u.rlen < ReceiveSlots && !u.Reference {
+		// The request would go into the empty pending FIFO and drain
+		// would complete it at once: do its lookup where it is.
+		out := &u.recv[(u.rhead+u.rlen)%ReceiveSlots]
+		if err := u.lookup(c, out); err != nil {
+			// Leave the FIFOs as drain would: the request pending.
+			u.pending[0] = *c
+			u.npending = 1
+			u.cur.begin()
+			return err
+		}
+		u.rlen++
+		u.usedSlots -= c.slots
+		u.Lookups++
+		u.cur.begin()
 		return nil
 	}
 	if u.npending == len(u.pending) {

@@ -1,0 +1,162 @@
+package tmu
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/vccube/vccube/texture"
+)
+
+// The fast paths' test's size: textures (random type, size, mip levels,
+// FLIPY, wrap modes and filters), and per texture the random sequences of
+// writes and receives run on a reference unit and a fast one.
+const (
+	fastTextures  = 400
+	fastSequences = 8
+)
+
+// TestFastPathsMatchReference runs random request sequences — texture
+// lookups (T and S, sometimes B and R, partial masks), direct lookups
+// inside and outside the job's memory, receives, FIFOs filled to
+// deadlock — on a unit with Reference set and one without, and requires
+// the same results, errors, outstanding counts and lookup counts after
+// every call. Coordinates are in range, on texel edges, negative, huge,
+// ±Inf and NaN.
+func TestFastPathsMatchReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	types := []struct {
+		typ texture.Type
+		cpp int
+	}{{texture.RGBA8888, 4}, {texture.RGBA8888, 4}, {texture.RGBX8888, 4}, {texture.RGB565, 2},
+		{texture.RGBA4444, 2}, {texture.LUMINANCE, 1}, {texture.ALPHA, 1}, {texture.RGBA32R, 4}}
+	coord := func(n int) uint32 {
+		switch r.IntN(8) {
+		case 0:
+			return math.Float32bits(float32(r.IntN(4*n)-2*n) / float32(n))
+		case 1:
+			return math.Float32bits([...]float32{float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), 3e9, -3e9, 1 << 29, -(1 << 29), 0}[r.IntN(8)])
+		case 2:
+			return math.Float32bits(-0.0) | uint32(r.IntN(2))<<31
+		}
+		return math.Float32bits(float32(r.Float64()*4 - 1.5))
+	}
+	textures, calls := fastTextures, 0
+	if testing.Short() {
+		textures /= 8
+	}
+	for n := 0; n < textures; n++ {
+		tc := types[r.IntN(len(types))]
+		w, h := 1+r.IntN(70), 1+r.IntN(70)
+		if r.IntN(3) == 0 {
+			w, h = 1<<r.IntN(9), 1<<r.IntN(9)
+		}
+		levels := 1
+		if tc.typ != texture.RGBA32R && r.IntN(3) == 0 {
+			levels = 1 + r.IntN(4)
+		}
+		var pics []texture.Picture
+		for l := 0; l < levels; l++ {
+			pic, err := texture.NewPicture(max(w>>l, 1), max(h>>l, 1), tc.cpp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range pic.Pix {
+				pic.Pix[i] = byte(r.Uint32())
+			}
+			pics = append(pics, pic)
+		}
+		sm := texture.Sampler{Min: texture.MinFilter(r.IntN(6)), Mag: texture.MagFilter(r.IntN(2)),
+			WrapS: texture.Wrap(r.IntN(4)), WrapT: texture.Wrap(r.IntN(4))}
+		if r.IntN(2) == 0 {
+			sm = texture.Sampler{Min: texture.MinNearest, Mag: texture.MagNearest, WrapS: texture.WrapClamp, WrapT: texture.WrapClamp}
+			if r.IntN(3) == 0 {
+				sm.WrapS, sm.WrapT = texture.Wrap(r.IntN(4)), texture.Wrap(r.IntN(4))
+			}
+		}
+		if levels == 1 && sm.Min.UsesMipmaps() {
+			sm.Min = texture.MinLinear
+		}
+		name := fmt.Sprintf("%v %dx%d levels %d %+v", tc.typ, w, h, levels, sm)
+		f := newFixture(t, 2<<20)
+		flip := r.IntN(2) == 0 && tc.typ != texture.RGBA32R
+		p0, p1 := f.upload(t, tc.typ, pics, flip, sm)
+		ref, fst := New(f.view), New(f.view)
+		ref.Reference = true
+		for seq := 0; seq < fastSequences; seq++ {
+			ref.Reset(nil)
+			fst.Reset(nil)
+			for k := 0; k < 24; k++ {
+				calls++
+				var what string
+				var errR, errF error
+				var outR, outF [16]uint32
+				switch x := r.IntN(10); {
+				case x < 3:
+					what = "receive"
+					errR, errF = ref.Receive(&outR), fst.Receive(&outF)
+				case x < 4:
+					// A direct lookup: addresses in the texture's buffer,
+					// and now and then outside the job's memory.
+					var a [16]uint32
+					for i := range a {
+						a[i] = f.r.Addr + uint32(r.IntN(int(f.r.Size)))
+						if r.IntN(40) == 0 {
+							a[i] = 0x10
+						}
+					}
+					what = "direct S"
+					errR, errF = ref.Write(S, &a, 0xFFFF, 0, true), fst.Write(S, &a, 0xFFFF, 0, true)
+				default:
+					// A texture lookup: T (or not), maybe B and R, then S.
+					var s, tt, b, rr [16]uint32
+					for i := range s {
+						s[i], tt[i] = coord(w), coord(h)
+						b[i] = math.Float32bits(float32(r.NormFloat64() * 2))
+						rr[i] = r.Uint32()
+					}
+					mask := uint16(0xFFFF)
+					if r.IntN(5) == 0 {
+						mask = uint16(r.Uint32())
+					}
+					p2, err := texture.P2{Kind: texture.ParamCubeStride, DisableAutoLOD: r.IntN(2) == 0}.Encode()
+					if err != nil {
+						t.Fatal(err)
+					}
+					params := []uint32{p0, p1, p2, 0}
+					np := 0
+					write := func(reg int, v *[16]uint32) {
+						if errR != nil || errF != nil {
+							return
+						}
+						pr := params[min(np, 3)]
+						np++
+						what += fmt.Sprintf(" %d", reg)
+						errR, errF = ref.Write(reg, v, mask, pr, false), fst.Write(reg, v, mask, pr, false)
+					}
+					what = "lookup"
+					if r.IntN(6) != 0 {
+						write(T, &tt)
+					}
+					if r.IntN(4) == 0 {
+						write(R, &rr)
+					}
+					if r.IntN(4) == 0 {
+						write(B, &b)
+					}
+					write(S, &s)
+				}
+				if fmt.Sprint(errR) != fmt.Sprint(errF) || outR != outF ||
+					ref.Outstanding() != fst.Outstanding() || ref.Lookups != fst.Lookups {
+					t.Fatalf("%s, sequence %d, call %d (%s): reference %v %#x (outstanding %d, lookups %d), fast %v %#x (outstanding %d, lookups %d)",
+						name, seq, k, what, errR, outR, ref.Outstanding(), ref.Lookups, errF, outF, fst.Outstanding(), fst.Lookups)
+				}
+				if errR != nil {
+					break // the job would stop here
+				}
+			}
+		}
+	}
+	t.Logf("%d textures × %d sequences: %d calls on each unit", textures, fastSequences, calls)
+}
