@@ -304,10 +304,11 @@ func (q *QPU) nextUniform() (uint32, error) {
 	return q.popUniform()
 }
 
+// fill stores x in every element of v.
 func fill(v *vec, x uint32) {
-	for i := range v {
-		v[i] = x
-	}
+	w := uint64(x) | uint64(x)<<32
+	p := pairs(v)
+	p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7] = w, w, w, w, w, w, w, w
 }
 
 // execOps runs an instruction that only computes (onlyComputes): the

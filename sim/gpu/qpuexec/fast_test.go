@@ -350,7 +350,7 @@ func TestFastPathMatchesReference(t *testing.T) {
 	}
 	d := newDiffRig(t, 1)
 	kinds := map[string]int{}
-	runs, failed := 0, 0
+	runs, failed, straight := 0, 0, 0
 	var tried, kept int
 	for i := 0; i < progs+perm; i++ {
 		strict := i < progs
@@ -379,6 +379,9 @@ func TestFastPathMatchesReference(t *testing.T) {
 		for k := range p.steps {
 			kinds[stepKind(&p.steps[k])]++
 		}
+		if p.straight {
+			straight++
+		}
 		d.randomize()
 		for j := 0; j < inputs; j++ {
 			s := d.start(g.stage)
@@ -395,8 +398,8 @@ func TestFastPathMatchesReference(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d strict and %d permissive programs × %d inputs: %d runs on each path; steps: %v; strict generator kept %d of %d pieces",
-		progs, perm, inputs, runs, kinds, kept, tried)
+	t.Logf("%d strict and %d permissive programs × %d inputs: %d runs on each path; %d programs bound (straight-line); steps: %v; strict generator kept %d of %d pieces",
+		progs, perm, inputs, runs, straight, kinds, kept, tried)
 }
 
 // A program that reads an operand through the NOP address runs every

@@ -56,6 +56,7 @@ type Program struct {
 	// without branches), so writing at once gives the same results, faster.
 	delayWrites bool
 	words       []byte // the program's bytes, as fetched (for the cache)
+	straight    bool   // runs bound to each QPU (bound.go straightLine)
 }
 
 // Len returns the number of instructions.
@@ -174,6 +175,7 @@ func decodeBytes(addr uint32, b []byte, opts Options) (*Program, error) {
 		}
 	}
 	p.compileSteps()
+	p.straight = p.straightLine()
 	return p, nil
 }
 

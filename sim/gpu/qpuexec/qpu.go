@@ -155,6 +155,10 @@ type QPU struct {
 	jumps     [2]jump
 	njumps    int
 	lastBr    int
+
+	// Straight-line programs bound to this QPU (bound.go).
+	bnd     [maxBound]boundProg
+	bndNext int
 }
 
 type pendingWrite struct {
@@ -216,6 +220,9 @@ func (q *QPU) Run(p *Program, env Env, s *Start) (Result, error) {
 		}
 	}
 	if !q.Reference {
+		if p.straight {
+			return q.runBound(p, env, s)
+		}
 		return q.runSteps(p, env, s)
 	}
 	q.begin(p, env, s)

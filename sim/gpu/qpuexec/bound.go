@@ -1,0 +1,328 @@
+package qpuexec
+
+import (
+	"encoding/binary"
+
+	"github.com/vccube/vccube/shaders/qpu"
+)
+
+// Bound programs: the fastest path, for straight-line programs (the
+// cube's, and most of Mesa's). A program whose execution order is its
+// address order — no branch, one program end (at the third instruction
+// from the end, where the fetch put it), the register writes landing at
+// once (strict) and no read through the NOP address — runs the same
+// instructions in the same order every time, so the general loop's
+// bookkeeping (qpu.go Run: counting, the SFU and uniforms-address
+// arrivals, the thread switch, the program end's delayed writes and end)
+// happens at instructions known when it is loaded. Such a program is
+// turned, once per QPU that runs it, into micro-operations bound to that
+// QPU's registers: pointers to the operands of each kernel, the
+// destination of each result, and the bookkeeping at the instructions
+// where the general loop would do it, with the general loop's own checks
+// (an SFU result lands where sfuAt says, as the loop's test does). An
+// instruction bound does what its step (fast.go) does; instructions the
+// binder does not break up run their step.
+//
+// QPU.Reference, and every program that is not straight-line, use the
+// loops of qpu.go and fast.go.
+
+// uop is one micro-operation of a bound program.
+type uop struct {
+	op         uint8 // op*
+	k          kernel
+	d, a, b, w *vec // kernel destination and operands; w: a whole-vector copy of d's result
+	in         *inst
+	st         *step
+	pc         int32
+	n          int32
+}
+
+// boundProg is a program bound to one QPU.
+type boundProg struct {
+	p   *Program
+	ops []uop
+}
+
+// maxBound is the number of programs a QPU keeps bound: the render
+// model's QPUs run one fragment shader, or a vertex and a coordinate
+// shader, at a time.
+const maxBound = 8
+
+// straightLine reports whether p runs in address order, every time, to
+// the program end in its third instruction from the end (see above).
+func (p *Program) straightLine() bool {
+	n := len(p.code)
+	if p.delayWrites || p.usesLast || n < 3 {
+		return false
+	}
+	for i := range p.Insts {
+		in := &p.Insts[i]
+		if in.IsBranch() {
+			return false
+		}
+		if in.Kind() != qpu.KindLoadImm && in.Kind() != qpu.KindSemaphore && in.EndsProgram() != (i == n-3) {
+			return false
+		}
+	}
+	return true
+}
+
+// bound returns p bound to q, binding it if q has not run it lately.
+func (q *QPU) bound(p *Program) *boundProg {
+	for i := range q.bnd {
+		if q.bnd[i].p == p {
+			return &q.bnd[i]
+		}
+	}
+	b := &q.bnd[q.bndNext]
+	q.bndNext = (q.bndNext + 1) % len(q.bnd)
+	b.p = p
+	b.ops = q.bind(p, b.ops[:0])
+	return b
+}
+
+// runBound is Run for a straight-line program: its micro-operations in
+// order. The simple ones are done here; the others call the general code.
+func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
+	b := q.bound(p)
+	q.begin(p, env, s)
+	ops := b.ops
+	for i := range ops {
+		u := &ops[i]
+		var err error
+		switch u.op {
+		case opKernel:
+			u.k(u.d, u.a, u.b)
+			if u.w != nil {
+				copyVec(u.w, u.d)
+			}
+		case opCopy:
+			copyVec(u.d, u.a)
+		case opUniform:
+			var x uint32
+			if q.unifOff+4 <= len(q.unifBuf) {
+				x = binary.LittleEndian.Uint32(q.unifBuf[q.unifOff:])
+				q.unifOff += 4
+				q.unifAddr += 4
+			} else if x, err = q.popUniform(); err != nil {
+				break
+			}
+			fill(u.d, x)
+		case opVarying:
+			err = q.readVarying(u.d)
+		case opR5:
+			if q.varyPend {
+				q.acc[5] = q.varyC
+				q.varyPend = false
+			}
+		case opWriteAdd:
+			q.seq = int(u.pc) + 1
+			err = q.writeIO(u.st, u.st.in, int(u.pc), true)
+		case opWriteMul:
+			q.seq = int(u.pc) + 1
+			err = q.writeIO(u.st, u.st.in, int(u.pc), false)
+		case opSignal:
+			q.seq = int(u.pc) + 1
+			err = q.signal(u.in, int(u.pc))
+		case opStep:
+			q.seq = int(u.pc) + 1
+			err = u.st.exec(q, u.st, int(u.pc))
+		// The general loop's checks at the instructions where they can
+		// fire (see bind).
+		case opSFULand:
+			if q.sfuAt == int(u.n) {
+				q.acc[4] = q.sfuVal
+				q.sfuAt = 0
+			}
+		case opUnifLand:
+			if q.unifAt == int(u.n) {
+				q.setUniforms(q.unifNext)
+				q.unifAt = 0
+			}
+		case opRetire:
+			// The pending writes are the program end's, made by the
+			// instruction before (a straight-line program has no other
+			// delayed write).
+			if q.npend > 0 {
+				q.retire(q.npend)
+			}
+		case opSwitch:
+			if q.switchAt == int(u.n) {
+				q.threadSwitch()
+			}
+		}
+		if err != nil {
+			q.seq = int(u.pc) + 1
+			return q.result(), q.fail(int(u.pc), err)
+		}
+	}
+	q.seq = len(p.code)
+	q.commit()
+	if q.vrn > 0 {
+		if err := q.violate(len(p.code)-1, "VPM read count", "all programmed VPM reads must be consumed before program end [AG §7]; reads remain at program end"); err != nil {
+			return q.result(), err
+		}
+	}
+	return q.result(), nil
+}
+
+// The micro-operations. Those that call the general code set q.seq
+// first: it reads the instruction count (SFU and uniforms-address
+// arrivals, thread switch and program end, VPM read timing).
+const (
+	opStep     = iota // the instruction's step (st)
+	opKernel          // k(d, a, b), then w = d if w is set
+	opCopy            // d = a
+	opUniform         // d = the next uniform in every element
+	opVarying         // d = the next varying (its C to r5 at opR5)
+	opR5              // r5 = the varying's C
+	opWriteAdd        // the add result to its I/O target (fast.go writeIO)
+	opWriteMul        // the mul result to its I/O target
+	opSignal          // the signal (qpu.go signal)
+	opSFULand         // the general loop's SFU arrival check, for instruction n-1
+	opUnifLand        // its uniforms address arrival check
+	opRetire          // its delayed writes (the program end's)
+	opSwitch          // its thread switch check
+)
+
+// bind appends p's micro-operations, bound to q, to ops.
+func (q *QPU) bind(p *Program, ops []uop) []uop {
+	n := len(p.code)
+	// Where the general loop's timed events can happen: an SFU result
+	// arrives three instructions after the write, a new uniforms address
+	// takes effect three after its write, a thread switch two after its
+	// signal; the program end's two poisoned writes (qpu.go programEnd)
+	// land after the instruction that follows it.
+	sfuLand := make([]bool, n+4)
+	unifLand := make([]bool, n+4)
+	switchAt := make([]bool, n+4)
+	for i := range p.code {
+		c := &p.code[i]
+		for _, t := range [2]wtarget{c.wAdd, c.wMul} {
+			switch t.kind {
+			case wSFU:
+				sfuLand[i+3] = true
+			case wUnifAddr:
+				unifLand[i+3] = true
+			}
+		}
+		if c.kind == kALU && (c.sig == qpu.SigThreadSwitch || c.sig == qpu.SigLastThreadSwitch) {
+			switchAt[i+2] = true
+		}
+	}
+	for i := range p.code {
+		pc := int32(i)
+		if sfuLand[i] {
+			ops = append(ops, uop{op: opSFULand, pc: pc, n: int32(i + 1)})
+		}
+		if unifLand[i] {
+			ops = append(ops, uop{op: opUnifLand, pc: pc, n: int32(i + 1)})
+		}
+		ops = q.bindInst(p, i, ops)
+		if i == n-2 {
+			ops = append(ops, uop{op: opRetire, pc: pc})
+		}
+		if switchAt[i] {
+			ops = append(ops, uop{op: opSwitch, pc: pc, n: int32(i + 1)})
+		}
+	}
+	return ops
+}
+
+// bindInst appends instruction i's micro-operations.
+func (q *QPU) bindInst(p *Program, i int, ops []uop) []uop {
+	st := &p.steps[i]
+	c := st.in
+	pc := int32(i)
+	if c.kind != kALU || !p.planFast(c, st) {
+		return append(ops, uop{op: opStep, st: st, pc: pc})
+	}
+	// Port reads, then the operands each mux selects.
+	pa, pb := &q.portA, &q.portB
+	switch st.portA {
+	case portPhys:
+		pa = &q.ra[st.regA&31]
+	case portUnif:
+		ops = append(ops, uop{op: opUniform, d: &q.portA, pc: pc})
+	case portVary:
+		ops = append(ops, uop{op: opVarying, d: &q.portA, pc: pc})
+	}
+	switch st.portB {
+	case portPhys:
+		pb = &q.rb[st.regB&31]
+	case portImm:
+		pb = st.imm
+	case portSame:
+		pb = pa
+	case portUnif:
+		ops = append(ops, uop{op: opUniform, d: &q.portB, pc: pc})
+	case portVary:
+		ops = append(ops, uop{op: opVarying, d: &q.portB, pc: pc})
+	}
+	src := func(m uint8) *vec {
+		switch m {
+		case 6:
+			return pa
+		case 7:
+			return pb
+		}
+		return &q.acc[m&7]
+	}
+	// Execute, and the plain writes with the kernel: a plain write copies
+	// the latch, which is complete once the kernel has run; the writes of
+	// the add ALU happen before the mul kernel runs, which is safe since
+	// the mul operands were all read (kernels run on registers a plain
+	// write cannot change only if no operand is the add's destination: if
+	// one is, the copy waits until after the mul kernel).
+	addDst, mulDst := q.plainVec(st.dAdd, st.nAdd), q.plainVec(st.dMul, st.nMul)
+	if st.wkAdd != wkPlain {
+		addDst = nil
+	}
+	if st.wkMul != wkPlain {
+		mulDst = nil
+	}
+	ma, mb := src(c.mulA), src(c.mulB)
+	early := addDst
+	if addDst == ma || addDst == mb {
+		early = nil
+	}
+	if st.addK != nil {
+		ops = append(ops, uop{op: opKernel, k: st.addK, d: &q.resAdd, a: src(c.addA), b: src(c.addB), w: early, pc: pc})
+	}
+	if st.mulK != nil {
+		ops = append(ops, uop{op: opKernel, k: st.mulK, d: &q.resMul, a: ma, b: mb, pc: pc})
+	}
+	if st.portA == portVary || st.portB == portVary {
+		ops = append(ops, uop{op: opR5, pc: pc})
+	}
+	// Write back, in the general order: add, then mul.
+	switch {
+	case addDst != nil && early == nil:
+		ops = append(ops, uop{op: opCopy, d: addDst, a: &q.resAdd, pc: pc})
+	case st.wkAdd == wkTMU || st.wkAdd == wkTLB || st.wkAdd == wkGeneral:
+		ops = append(ops, uop{op: opWriteAdd, st: st, pc: pc})
+	}
+	switch {
+	case mulDst != nil:
+		ops = append(ops, uop{op: opCopy, d: mulDst, a: &q.resMul, pc: pc})
+	case st.wkMul == wkTMU || st.wkMul == wkTLB || st.wkMul == wkGeneral:
+		ops = append(ops, uop{op: opWriteMul, st: st, pc: pc})
+	}
+	if c.sig != qpu.SigNone && c.sig != qpu.SigSmallImm {
+		ops = append(ops, uop{op: opSignal, in: c, pc: pc})
+	}
+	return ops
+}
+
+// plainVec returns the register a plain destination names, or nil.
+func (q *QPU) plainVec(d, n uint8) *vec {
+	switch d {
+	case dirAcc:
+		return &q.acc[n&3]
+	case dirRA:
+		return &q.ra[n&31]
+	case dirRB:
+		return &q.rb[n&31]
+	}
+	return nil
+}
