@@ -136,35 +136,38 @@ func (u *Unit) nearestLevel0(sm *sampler, s, t *[16]uint32, out *[16]uint32) boo
 // float32 c (the float64 product is exact). TestNearestLevel0AgreesWithNearest
 // checks it against nearest().
 func nearestClampT32(mem []byte, utab []int32, upr, w, h, flip int, s, t, out *[16]uint32) {
-	// Three short loops keep few values live at once (one long one
-	// spills to the stack).
-	var xs, ys [16]int
+	var idx, sub [16]int32
+	clampIdx(s, t, w, h, flip, upr, &idx, &sub)
+	for i := range out {
+		off := int(utab[idx[i]]) + int(sub[i])
+		out[i] = binary.LittleEndian.Uint32(mem[off:])
+	}
+}
+
+// clampIdxGo computes, for each element, the clamped texel (x, y) of
+// nearestClampT32 and returns it as the index of its utile in utab,
+// (y>>2)·upr + x>>2, and its byte offset in the utile, ((y&3)<<2 | x&3)<<2
+// (4×4 texels of 4 bytes, raster order inside; package utiles).
+func clampIdxGo(s, t *[16]uint32, w, h, flip, upr int, idx, sub *[16]int32) {
 	fw, fh := float64(w), float64(h)
-	for i, c := range s {
-		uf := float64(math.Float32frombits(c)) * fw
-		x := 0
+	hf := h & flip
+	for i := range idx {
+		uf := float64(math.Float32frombits(s[i])) * fw
+		vf := float64(math.Float32frombits(t[i])) * fh
+		x, y := 0, 0
 		if uf >= fw {
 			x = w - 1
 		} else if uf >= 0 {
 			x = int(uf)
 		}
-		xs[i] = x
-	}
-	hf := h & flip
-	for i, c := range t {
-		vf := float64(math.Float32frombits(c)) * fh
-		y := 0
 		if vf >= fh {
 			y = h - 1
 		} else if vf >= 0 {
 			y = int(vf)
 		}
-		ys[i] = y ^ flip + hf
-	}
-	for i := range out {
-		x, y := xs[i], ys[i]
-		off := int(utab[(y>>2)*upr+x>>2]) + ((y&3)<<2|x&3)<<2
-		out[i] = binary.LittleEndian.Uint32(mem[off:])
+		y = y ^ flip + hf
+		idx[i] = int32((y>>2)*upr + x>>2)
+		sub[i] = int32(((y&3)<<2 | x&3) << 2)
 	}
 }
 
