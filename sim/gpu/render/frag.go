@@ -102,8 +102,12 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 			}
 			s := &f.start
 			f.prim.BlockInputs(bx, by, &s.W, &s.Z, &s.X, &s.Y)
+			// Element i's pixel, (s.X[i], s.Y[i]) = (bx, by) + its place
+			// in the block, in the tile buffer.
+			base := (by-ty0)*tlb.Size + bx - tx0
+			li := &laneIdx[raster.BlockParity(by)]
 			for i := range 16 {
-				f.idx[i] = uint16((int(s.Y[i])-ty0)*tlb.Size + int(s.X[i]) - tx0)
+				f.idx[i] = uint16(base + int(li[i]))
 			}
 			quads := quadMask(mask)
 			c[uapi.PerfcntFEPValidQuads] += uint64(bits.OnesCount8(quads))
@@ -116,13 +120,10 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 				}
 			}
 			for i := range 16 {
-				s.MSFlags[i] = 0
-				if mask&(1<<i) != 0 {
-					// Non-multisample mode: a covered pixel has all four
-					// mask bits (our choice; [AG] Table 29 gives MS_MASK 4
-					// bits without saying what non-MS mode puts there).
-					s.MSFlags[i] = 0xF
-				}
+				// Non-multisample mode: a covered pixel has all four
+				// mask bits (our choice; [AG] Table 29 gives MS_MASK 4
+				// bits without saying what non-MS mode puts there).
+				s.MSFlags[i] = uint32(mask>>i&1) * 0xF
 			}
 			s.RevFlag = rev
 			s.Uniforms = st.fsUniforms
@@ -168,11 +169,22 @@ func quadMask(m uint16) uint8 {
 // nonZeroLanes returns bit i set when v[i] is not zero (the elements whose
 // MS_FLAGS still let a sample through).
 func nonZeroLanes(v *[16]uint32) (m uint16) {
-	for i := 15; i >= 0; i-- {
-		m = m<<1 | uint16((v[i]|-v[i])>>31)
+	for i, x := range v {
+		m |= uint16((x|-x)>>31) << i
 	}
 	return m
 }
+
+// laneIdx[p][i] is the offset in the tile buffer of element i's pixel from
+// its block's top-left pixel, in a block of parity p (raster.LaneX/LaneY).
+var laneIdx = func() (t [2][16]uint16) {
+	for p := range t {
+		for i := range t[p] {
+			t[p][i] = uint16(int(raster.LaneY[p][i]&3)*tlb.Size + int(raster.LaneX[p][i]&3))
+		}
+	}
+	return t
+}()
 
 // earlyZ reports whether early-Z rejects fragments: CONFIGURATION_BITS
 // early Z enable, the rendering mode's early-Z not disabled, and a depth
@@ -224,9 +236,7 @@ func (f *fragment) Varying(vp, c *[16]uint32) error {
 	s := &f.setup[j]
 	s.BlockVP(f.bx, f.by, vp)
 	cw := math.Float32bits(s.C)
-	for i := range c {
-		c[i] = cw
-	}
+	*c = [16]uint32{cw, cw, cw, cw, cw, cw, cw, cw, cw, cw, cw, cw, cw, cw, cw, cw}
 	return nil
 }
 
