@@ -98,6 +98,12 @@ func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
 			}
 		case opCopy:
 			copyVec(u.d, u.a)
+		case opUnpackA:
+			unpackAVec(u.in.unpack, u.in.unpackFloat, u.d, u.a)
+		case opUnpackR4:
+			unpackR4Vec(u.in.unpack, u.d, u.a)
+		case opColour:
+			q.colourWrite(u.d, qpu.Pack(u.n))
 		case opUniform:
 			var x uint32
 			if q.unifOff+4 <= len(q.unifBuf) {
@@ -173,6 +179,9 @@ const (
 	opStep     = iota // the instruction's step (st)
 	opKernel          // k(d, a, b), then w = d if w is set
 	opCopy            // d = a
+	opColour          // the mul result's colour pack (pack n) into d
+	opUnpackA         // d = the regfile-A unpack of a (port A)
+	opUnpackR4        // d = the r4 unpack of a (r4)
 	opUniform         // d = the next uniform in every element
 	opVarying         // d = the next varying (its C to r5 at opR5)
 	opR5              // r5 = the varying's C
@@ -259,8 +268,19 @@ func (q *QPU) bindInst(p *Program, i int, ops []uop) []uop {
 	case portVary:
 		ops = append(ops, uop{op: opVarying, d: &q.portB, pc: pc})
 	}
+	if c.unpackA {
+		ops = append(ops, uop{op: opUnpackA, d: &q.unpA, a: pa, in: c, pc: pc})
+		pa = &q.unpA
+	}
+	r4 := &q.acc[4]
+	if c.unpackR4 {
+		ops = append(ops, uop{op: opUnpackR4, d: &q.unpR4, a: r4, in: c, pc: pc})
+		r4 = &q.unpR4
+	}
 	src := func(m uint8) *vec {
 		switch m {
+		case 4:
+			return r4
 		case 6:
 			return pa
 		case 7:
@@ -305,6 +325,8 @@ func (q *QPU) bindInst(p *Program, i int, ops []uop) []uop {
 	switch {
 	case mulDst != nil:
 		ops = append(ops, uop{op: opCopy, d: mulDst, a: &q.resMul, pc: pc})
+	case st.wkMul == wkColour:
+		ops = append(ops, uop{op: opColour, d: q.plainVec(st.colD, st.colN), n: int32(c.pack), pc: pc})
 	case st.wkMul == wkTMU || st.wkMul == wkTLB || st.wkMul == wkGeneral:
 		ops = append(ops, uop{op: opWriteMul, st: st, pc: pc})
 	}

@@ -57,6 +57,7 @@ type step struct {
 	wkAdd, wkMul uint8 // wk*
 	tmu          uint8 // TMU unit (0-1) and register of a wkTMU write: unit·tmuRegs + reg
 	tmuMul       uint8
+	colD, colN   uint8 // the register of a wkColour write (dir*, number)
 }
 
 // Port reads execFast does itself.
@@ -76,6 +77,7 @@ const (
 	wkTMU     // a TMU parameter register
 	wkTLB     // a tile-buffer register
 	wkGeneral // qpu.go writeALU (a pack that needs no flags, SFU, VPM, r5, ...)
+	wkColour  // the mul ALU's colour pack into colD/colN
 )
 
 // Plain destinations of a step.
@@ -120,11 +122,11 @@ func (p *Program) compileSteps() {
 }
 
 // planFast fills st's plan and reports whether execFast can run the
-// instruction: no unpack, no flags, no rotation, every ALU that writes
+// instruction: no flags, no rotation, no sbwait, every ALU that writes
 // has an operation and an unconditional write, and no port reads what
 // only the general read code serves.
 func (p *Program) planFast(c *inst, st *step) bool {
-	if c.unpack != qpu.UnpackNone || c.sf || c.rot != 0 || c.sig == qpu.SigScoreboardWait {
+	if c.sf || c.rot != 0 || c.sig == qpu.SigScoreboardWait {
 		return false
 	}
 	port := func(rd uint8) (uint8, bool) {
@@ -177,6 +179,13 @@ func (p *Program) planFast(c *inst, st *step) bool {
 	}
 	if st.wkMul, ok = kind(c.wMul, c.condMul, st.mulK, st.dMul, c.packMul, false); !ok {
 		return false
+	}
+	if st.wkMul == wkGeneral && c.packMul == packColour {
+		// A colour pack into an accumulator or a register that takes the
+		// write at once: the colour kernel, then the pack's bytes.
+		if d, n := p.plainDest(c, c.wMul, packNone); d != dirNone {
+			st.wkMul, st.colD, st.colN = wkColour, d, n
+		}
 	}
 	st.tmu, st.tmuMul = c.wAdd.n, c.wMul.n
 	return true
@@ -383,7 +392,16 @@ func execFast(q *QPU, st *step, pc int) error {
 	default:
 		pb = &q.portB
 	}
-	src := [8]*vec{&q.acc[0], &q.acc[1], &q.acc[2], &q.acc[3], &q.acc[4], &q.acc[5], pa, pb}
+	if in.unpackA {
+		unpackAVec(in.unpack, in.unpackFloat, &q.unpA, pa)
+		pa = &q.unpA
+	}
+	r4 := &q.acc[4]
+	if in.unpackR4 {
+		unpackR4Vec(in.unpack, &q.unpR4, r4)
+		r4 = &q.unpR4
+	}
+	src := [8]*vec{&q.acc[0], &q.acc[1], &q.acc[2], &q.acc[3], r4, &q.acc[5], pa, pb}
 
 	// Execute.
 	if st.addK != nil {
@@ -411,6 +429,8 @@ func execFast(q *QPU, st *step, pc int) error {
 	case wkNone:
 	case wkPlain:
 		q.storeMul(st)
+	case wkColour:
+		q.colourWrite(q.plainVec(st.colD, st.colN), in.pack)
 	default:
 		if err := q.writeIO(st, in, pc, false); err != nil {
 			return err
@@ -444,6 +464,14 @@ func (q *QPU) storeMul(st *step) {
 	case dirRB:
 		q.rb[st.nMul&31] = q.resMul
 	}
+}
+
+// colourWrite is writeALU's colour pack of the mul result into register d
+// with every element's condition passing: the packed words in q.packed,
+// their bytes merged into d (qpu.go write).
+func (q *QPU) colourWrite(d *vec, p qpu.Pack) {
+	colourPackVec(p, &q.packed, &q.resMul)
+	mergeLanes(d, &q.packed, 0xFFFF, colourPackMask(p))
 }
 
 // writeIO writes one ALU's result to a TMU, tile-buffer or other

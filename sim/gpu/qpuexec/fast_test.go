@@ -378,6 +378,9 @@ func TestFastPathMatchesReference(t *testing.T) {
 		}
 		for k := range p.steps {
 			kinds[stepKind(&p.steps[k])]++
+			if p.steps[k].exec != nil && stepKind(&p.steps[k]) == "fast" && p.steps[k].wkMul == wkColour {
+				kinds["fast with a colour pack"]++
+			}
 		}
 		if p.straight {
 			straight++

@@ -227,3 +227,55 @@ func kV8MuldGo(d, a, b *vec) {
 		d[2*i+1] = v8muld(a[2*i+1], b[2*i+1])
 	}
 }
+
+// colourPackGo is the mul ALU's colour pack (pack.go colourPack) of every
+// element, for an unconditional write: d[i] = colourPack(p, r[i]).
+func colourPackGo(p qpu.Pack, d, r *vec) {
+	for i := range d {
+		d[i] = colourPack(p, r[i])
+	}
+}
+
+// unpackAVec is the regfile-A unpack (pack.go unpackA) of every element,
+// with the choice of unpack made once.
+func unpackAVec(u qpu.Unpack, float bool, d, a *vec) {
+	switch {
+	case u == qpu.Unpack8DRep:
+		for i := range d {
+			d[i] = (a[i] >> 24) * 0x01010101
+		}
+	case u >= qpu.Unpack8A && u <= qpu.Unpack8D && float:
+		sh := 8 * uint(u-qpu.Unpack8A)
+		for i := range d {
+			d[i] = colourToFloat[a[i]>>sh&0xFF]
+		}
+	case u >= qpu.Unpack8A && u <= qpu.Unpack8D:
+		sh := 8 * uint(u-qpu.Unpack8A)
+		for i := range d {
+			d[i] = a[i] >> sh & 0xFF
+		}
+	default:
+		for i := range d {
+			d[i] = unpackA(u, float, a[i])
+		}
+	}
+}
+
+// unpackR4Vec is the r4 unpack (pack.go unpackR4) of every element.
+func unpackR4Vec(u qpu.Unpack, d, a *vec) {
+	switch {
+	case u == qpu.Unpack8DRep:
+		for i := range d {
+			d[i] = (a[i] >> 24) * 0x01010101
+		}
+	case u >= qpu.Unpack8A && u <= qpu.Unpack8D:
+		sh := 8 * uint(u-qpu.Unpack8A)
+		for i := range d {
+			d[i] = colourToFloat[a[i]>>sh&0xFF]
+		}
+	default:
+		for i := range d {
+			d[i] = unpackR4(u, a[i])
+		}
+	}
+}

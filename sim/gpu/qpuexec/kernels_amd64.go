@@ -2,7 +2,11 @@
 
 package qpuexec
 
-import "math/bits"
+import (
+	"math/bits"
+
+	"github.com/vccube/vccube/shaders/qpu"
+)
 
 // The amd64 kernels: SSE2 assembly (kernels_amd64.s) for the operations
 // the cube's and Mesa's shaders run most. The float ones return the
@@ -16,6 +20,9 @@ func faddSSE2(d, a, b *vec, neg uint32) (slow uint32)
 
 //go:noescape
 func fmulSSE2(d, a, b *vec) (slow uint32)
+
+//go:noescape
+func colourSSE2(d, r *vec, shift uint64, rep uint32)
 
 //go:noescape
 func v8muldSSE2(d, a, b *vec)
@@ -66,6 +73,15 @@ func kFMul(d, a, b *vec) {
 		i := bits.TrailingZeros32(m)
 		d[i] = fmulSlow(a[i], b[i])
 	}
+}
+
+// colourPackVec is colourPackGo with SSE2 (kernels_amd64.s).
+func colourPackVec(p qpu.Pack, d, r *vec) {
+	if p == qpu.PackMul8888 {
+		colourSSE2(d, r, 0, 0xFFFFFFFF)
+		return
+	}
+	colourSSE2(d, r, uint64(8*(p-qpu.PackMul8A)), 0)
 }
 
 var (

@@ -243,3 +243,58 @@ TEXT ·addSSE2(SB), NOSPLIT, $0-24
 // func subSSE2(d, a, b *vec)
 TEXT ·subSSE2(SB), NOSPLIT, $0-24
 	BYTEOP(PSUBL)
+
+// COLOUR4 is colourPackGo's colour byte of elements off/4 .. off/4+3,
+// placed as X7 (shift count) and X6 (8888: all four bytes) say: the
+// float64 product f·255 is exact, rounding half away from zero is
+// trunc(f·255 + ½) for it, MINPD with 255 saturates (and returns 255 for a
+// NaN product, the Inf the pattern stands for), and a set sign bit gives
+// 0. X13 holds 255.0, X12 0.5 (two float64s each).
+#define COLOUR4(off) \
+	MOVOU off(SI), X0 \
+	MOVO X0, X5 \
+	PSRAL $31, X5 \
+	CVTPS2PD X0, X1 \
+	MOVHLPS X0, X0 \
+	CVTPS2PD X0, X2 \
+	MULPD X13, X1 \
+	MULPD X13, X2 \
+	ADDPD X12, X1 \
+	ADDPD X12, X2 \
+	MINPD X13, X1 \
+	MINPD X13, X2 \
+	CVTTPD2PL X1, X1 \
+	CVTTPD2PL X2, X2 \
+	PUNPCKLQDQ X2, X1 \
+	PANDN X1, X5 \
+	MOVO X5, X3 \
+	PSLLL $8, X3 \
+	MOVO X5, X4 \
+	PSLLL $16, X4 \
+	POR X4, X3 \
+	PSLLL $8, X4 \
+	POR X4, X3 \
+	PAND X6, X3 \
+	POR X3, X5 \
+	PSLLL X7, X5 \
+	MOVOU X5, off(DI)
+
+// func colourSSE2(d, r *vec, shift uint64, rep uint32)
+TEXT ·colourSSE2(SB), NOSPLIT, $0-28
+	MOVQ d+0(FP), DI
+	MOVQ r+8(FP), SI
+	MOVQ shift+16(FP), X7
+	MOVL rep+24(FP), AX
+	MOVQ AX, X6
+	PSHUFD $0, X6, X6
+	MOVQ $0x406FE00000000000, AX
+	MOVQ AX, X13
+	MOVLHPS X13, X13
+	MOVQ $0x3FE0000000000000, AX
+	MOVQ AX, X12
+	MOVLHPS X12, X12
+	COLOUR4(0)
+	COLOUR4(16)
+	COLOUR4(32)
+	COLOUR4(48)
+	RET

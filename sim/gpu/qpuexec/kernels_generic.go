@@ -2,6 +2,11 @@
 
 package qpuexec
 
+import "github.com/vccube/vccube/shaders/qpu"
+
+// colourPackVec is colourPackGo.
+func colourPackVec(p qpu.Pack, d, r *vec) { colourPackGo(p, d, r) }
+
 // Without the amd64 assembly (other architectures, or the purego build
 // tag) the kernels are kernels.go's Go loops.
 

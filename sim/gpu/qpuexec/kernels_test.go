@@ -1,6 +1,7 @@
 package qpuexec
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -186,5 +187,76 @@ func TestFloatKernelsEdgeCases(t *testing.T) {
 		check("fadd", kFAdd, func(d, a, b *vec) { addALU(qpu.AddFAdd, d, a, b) })
 		check("fsub", kFSub, func(d, a, b *vec) { addALU(qpu.AddFSub, d, a, b) })
 		check("fmul", kFMul, func(d, a, b *vec) { mulALU(qpu.MulFMul, d, a, b) })
+	}
+}
+
+// colourPackVec (SSE2 on amd64) gives colourPack's word for every element:
+// every float32 whose f·255 lies within 64 steps of a rounding boundary
+// k + ½ (k = 0…255) and of the integers, 2^20 random words of any bits,
+// and the specials, under all five colour packs.
+func TestColourPackVec(t *testing.T) {
+	var words []uint32
+	for k := 0; k <= 256; k++ {
+		for _, c := range []float64{(float64(k) + 0.5) / 255, float64(k) / 255} {
+			b := math.Float32bits(float32(c))
+			for d := -64; d <= 64; d++ {
+				words = append(words, b+uint32(d), (b+uint32(d))|signBit)
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	for range 1 << 20 {
+		words = append(words, r.Uint32())
+	}
+	words = append(words, specialWords...)
+	for len(words)%16 != 0 {
+		words = append(words, 0)
+	}
+	for _, p := range []qpu.Pack{qpu.PackMul8888, qpu.PackMul8A, qpu.PackMul8B, qpu.PackMul8C, qpu.PackMul8D} {
+		for i := 0; i < len(words); i += 16 {
+			var in, got vec
+			copy(in[:], words[i:])
+			colourPackVec(p, &got, &in)
+			for e := range got {
+				if want := colourPack(p, in[e]); got[e] != want {
+					t.Fatalf("%v of %#08x: %#08x, colourPack %#08x", p, in[e], got[e], want)
+				}
+			}
+		}
+	}
+}
+
+// unpackAVec and unpackR4Vec give unpackA and unpackR4 of every element,
+// for every unpack code, on 20000 random vectors of any bits, colours and
+// float16 halves.
+func TestUnpackVecs(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	g := &progGen{r: r}
+	for n := 0; n < 20000; n++ {
+		var a vec
+		for i := range a {
+			a[i] = g.word()
+			if n%3 == 1 {
+				a[i] = uint32(r.IntN(1<<16)) | uint32(r.IntN(1<<16))<<16
+			}
+		}
+		for u := qpu.Unpack(0); u < 8; u++ {
+			for _, float := range []bool{false, true} {
+				var got vec
+				unpackAVec(u, float, &got, &a)
+				for i := range got {
+					if want := unpackA(u, float, a[i]); got[i] != want {
+						t.Fatalf("unpackAVec %v float %v of %#08x: %#08x, unpackA %#08x", u, float, a[i], got[i], want)
+					}
+				}
+			}
+			var got vec
+			unpackR4Vec(u, &got, &a)
+			for i := range got {
+				if want := unpackR4(u, a[i]); got[i] != want {
+					t.Fatalf("unpackR4Vec %v of %#08x: %#08x, unpackR4 %#08x", u, a[i], got[i], want)
+				}
+			}
+		}
 	}
 }
