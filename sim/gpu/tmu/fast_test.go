@@ -197,3 +197,61 @@ func TestClampIdxMatchesGo(t *testing.T) {
 		}
 	}
 }
+
+// bilinearLevel0 equals bilinear() element by element on random
+// coordinates — in range, texel edges, negative, huge, ±Inf, NaN — for
+// every pair of wrap modes (those it does not take report false), square
+// and other sizes in T and LT format, both FLIPY settings.
+func TestBilinearLevel0AgreesWithBilinear(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 16))
+	coord := func(n int) float32 {
+		switch r.IntN(8) {
+		case 0:
+			return float32(r.IntN(8*n)-4*n) / float32(2*n) // texel edges and centres
+		case 1:
+			return [...]float32{float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), 3e9, -3e9, 1 << 29, -(1 << 29), 0}[r.IntN(8)]
+		}
+		return float32(r.Float64()*4 - 1.5)
+	}
+	taken := 0
+	for _, size := range [][2]int{{16, 8}, {5, 3}, {64, 64}, {256, 128}, {100, 36}} {
+		pic, _ := texture.NewPicture(size[0], size[1], 4)
+		for i := range pic.Pix {
+			pic.Pix[i] = byte(r.Uint32())
+		}
+		for _, flip := range []bool{false, true} {
+			for ws := texture.WrapRepeat; ws <= texture.WrapBorder; ws++ {
+				for wt := texture.WrapRepeat; wt <= texture.WrapBorder; wt++ {
+					name := fmt.Sprintf("%dx%d flip=%v %v/%v", size[0], size[1], flip, ws, wt)
+					f := newFixture(t, 256<<10)
+					sm := texture.Sampler{Min: texture.MinLinear, Mag: texture.MagLinear, WrapS: ws, WrapT: wt}
+					p0, p1 := f.upload(t, texture.RGBA8888, []texture.Picture{pic}, flip, sm)
+					u := New(f.view)
+					var smp sampler
+					if err := u.decode(&smp, &samplerKey{params: [4]uint32{p0, p1}, n: 2, border: 0x12345678}); err != nil {
+						t.Fatal(err)
+					}
+					for n := 0; n < 300; n++ {
+						var s, tt, out [16]uint32
+						for i := range s {
+							s[i], tt[i] = math.Float32bits(coord(size[0])), math.Float32bits(coord(size[1]))
+						}
+						if !u.bilinearLevel0(&smp, &s, &tt, &out) {
+							break
+						}
+						taken++
+						for i := range out {
+							fs, ft := math.Float32frombits(s[i]), math.Float32frombits(tt[i])
+							if want := u.bilinear(&smp, 0, fs, ft); out[i] != want {
+								t.Fatalf("%s: (%g, %g) → %#08x, bilinear() %#08x", name, fs, ft, out[i], want)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	if taken == 0 {
+		t.Fatal("bilinearLevel0 took no lookup")
+	}
+}

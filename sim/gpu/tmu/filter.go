@@ -29,6 +29,9 @@ func sampleLanes(u *Unit, sm *sampler, r *request, out *[16]uint32) {
 	if sameAtAnyLOD && minf == texture.MinNearest && !u.Reference && u.nearestLevel0(sm, s, t, out) {
 		return
 	}
+	if sameAtAnyLOD && minf == texture.MinLinear && !u.Reference && u.bilinearLevel0(sm, s, t, out) {
+		return
+	}
 	for i := range 16 {
 		fs := math.Float32frombits(s[i])
 		ft := math.Float32frombits(t[i])
@@ -169,6 +172,82 @@ func clampIdxGo(s, t *[16]uint32, w, h, flip, upr int, idx, sub *[16]int32) {
 		idx[i] = int32((y>>2)*upr + x>>2)
 		sub[i] = int32(((y&3)<<2 | x&3) << 2)
 	}
+}
+
+// bilinearLevel0 is bilinear() at level 0 for all 16 elements, for 32-bit
+// texels (RGBA8888, RGBA32R) in T or LT format with clamp to edge or
+// repeat over a power of two on each axis; it reports false, having done
+// nothing, for other lookups. Elements whose texel coordinates are not
+// finite and within ±2^30 (where texelIndex clamps) go to bilinear(). The
+// four channels are blended two at a time in 64-bit words (each channel's
+// weighted sum is below 2^24, so nothing carries between the halves),
+// with bilinear()'s arithmetic. TestFastPathsMatchReference and
+// TestBilinearLevel0AgreesWithBilinear check it against bilinear().
+func (u *Unit) bilinearLevel0(sm *sampler, s, t *[16]uint32, out *[16]uint32) bool {
+	lv := &sm.tex.levels[0]
+	tb := lv.tab
+	if (sm.typ != texture.RGBA8888 && sm.typ != texture.RGBA32R) || tb == nil || tb.WShift != 2 || tb.HShift != 2 || tb.CppShift != 2 {
+		return false
+	}
+	simple := func(n int, m texture.Wrap) (lo, hi, mask int, ok bool) {
+		switch {
+		case m == texture.WrapClamp:
+			return 0, n - 1, -1, true
+		case m == texture.WrapRepeat && n&(n-1) == 0:
+			return math.MinInt, math.MaxInt, n - 1, true
+		}
+		return 0, 0, 0, false
+	}
+	loX, hiX, maskX, okx := simple(lv.w, sm.p1.WrapS)
+	loY, hiY, maskY, oky := simple(lv.h, sm.p1.WrapT)
+	if !okx || !oky {
+		return false
+	}
+	mem := u.levelBytes(sm, 0)
+	if mem == nil {
+		return false
+	}
+	flip := 0
+	if sm.p0.FlipY {
+		flip = -1
+	}
+	hf := lv.h & flip
+	fw, fh := float64(lv.w), float64(lv.h)
+	utab, upr := tb.Off, tb.PerRow
+	texel := func(x, y int) uint64 {
+		y = y ^ flip + hf
+		off := int(utab[(y>>2)*upr+x>>2]) + ((y&3)<<2|x&3)<<2
+		return uint64(binary.LittleEndian.Uint32(mem[off:]))
+	}
+	for i := range 16 {
+		fs, ft := math.Float32frombits(s[i]), math.Float32frombits(t[i])
+		fu := float64(fs)*fw - 0.5
+		fv := float64(ft)*fh - 0.5
+		if !(fu > -1<<30 && fu < 1<<30 && fv > -1<<30 && fv < 1<<30) {
+			out[i] = u.bilinear(sm, 0, fs, ft)
+			continue
+		}
+		flu, flv := math.Floor(fu), math.Floor(fv)
+		i0, j0 := int(flu), int(flv)
+		fx, fy := uint64((fu-flu)*256), uint64((fv-flv)*256) // below 256
+		x0 := max(loX, min(i0, hiX)) & maskX
+		x1 := max(loX, min(i0+1, hiX)) & maskX
+		y0 := max(loY, min(j0, hiY)) & maskY
+		y1 := max(loY, min(j0+1, hiY)) & maskY
+		c00, c10, c01, c11 := texel(x0, y0), texel(x1, y0), texel(x0, y1), texel(x1, y1)
+		w00, w10, w01, w11 := (256-fx)*(256-fy), fx*(256-fy), (256-fx)*fy, fx*fy
+		// Channels 0 and 2 in the low and high 32 bits of one word, 1
+		// and 3 of another.
+		const m = 0x000000FF000000FF
+		even := func(c uint64) uint64 { return (c | c<<16) & m }
+		odd := func(c uint64) uint64 { return (c>>8 | c<<8) & m }
+		se := even(c00)*w00 + even(c10)*w10 + even(c01)*w01 + even(c11)*w11
+		so := odd(c00)*w00 + odd(c10)*w10 + odd(c01)*w01 + odd(c11)*w11
+		const half = 1<<15 | 1<<47
+		se, so = (se+half)>>16&m, (so+half)>>16&m
+		out[i] = uint32(se | se>>16 | so<<8 | so>>8)
+	}
+	return true
 }
 
 // axis is one texture axis of a level as nearest sampling walks it: n
