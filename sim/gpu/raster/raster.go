@@ -89,9 +89,9 @@ type Vertex struct {
 // element i shades, for blocks in even (index 0) and odd (index 1) rows of
 // blocks (the cube demo post, "Pixel and Element relation";
 // doc/hardware.md#rasterisation).
-var LaneX, LaneY [2][16]uint8
+var LaneX, LaneY = laneLayouts()
 
-func init() {
+func laneLayouts() (lx, ly [2][16]uint8) {
 	// The post's drawings, bottom row (y = 0) first.
 	layouts := [2][4][4]uint8{
 		{ // even block rows
@@ -111,10 +111,11 @@ func init() {
 		for y := range 4 {
 			for x := range 4 {
 				e := layouts[p][y][x]
-				LaneX[p][e], LaneY[p][e] = uint8(x), uint8(y)
+				lx[p][e], ly[p][e] = uint8(x), uint8(y)
 			}
 		}
 	}
+	return lx, ly
 }
 
 // BlockParity returns which element layout a block whose top-left pixel
@@ -441,12 +442,10 @@ func (p *Prim) BlockInputs(bx, by int, w, z, x, y *[16]uint32) {
 		qy[k], zy[k] = float64(p.q.b*dy), float64(p.z.b*dy)
 	}
 	par := BlockParity(by)
+	blockWZ(&qx, &qy, &zx, &zy, p.depth, par, w, z)
 	lx, ly := &LaneX[par], &LaneY[par]
 	for i := range 16 {
-		cx, ry := lx[i]&3, ly[i]&3
-		w[i] = math.Float32bits(float32(1 / (qx[cx] + qy[ry])))
-		z[i] = zToFixed(zx[cx] + zy[ry] + p.depth)
-		x[i], y[i] = uint32(bx+int(cx)), uint32(by+int(ry))
+		x[i], y[i] = uint32(bx+int(lx[i]&3)), uint32(by+int(ly[i]&3))
 	}
 }
 
@@ -507,11 +506,7 @@ func (v *Varying) BlockVP(bx, by int, out *[16]uint32) {
 		ax[k] = float32(v.a * (fx + float32(k)))
 		by4[k] = float32(v.b * (fy + float32(k)))
 	}
-	par := BlockParity(by)
-	lx, ly := &LaneX[par], &LaneY[par]
-	for i := range 16 {
-		out[i] = math.Float32bits(ax[lx[i]&3] + by4[ly[i]&3])
-	}
+	blockVP(&ax, &by4, BlockParity(by), out)
 }
 
 // SetupLine prepares a line from v0 to v1 of the given width in pixels

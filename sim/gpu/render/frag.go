@@ -168,11 +168,12 @@ func quadMask(m uint16) uint8 {
 
 // nonZeroLanes returns bit i set when v[i] is not zero (the elements whose
 // MS_FLAGS still let a sample through).
-func nonZeroLanes(v *[16]uint32) (m uint16) {
-	for i, x := range v {
-		m |= uint16((x|-x)>>31) << i
-	}
-	return m
+func nonZeroLanes(v *[16]uint32) uint16 {
+	nz := func(x uint32) uint16 { return uint16((x | -x) >> 31) }
+	return nz(v[0]) | nz(v[1])<<1 | nz(v[2])<<2 | nz(v[3])<<3 |
+		nz(v[4])<<4 | nz(v[5])<<5 | nz(v[6])<<6 | nz(v[7])<<7 |
+		nz(v[8])<<8 | nz(v[9])<<9 | nz(v[10])<<10 | nz(v[11])<<11 |
+		nz(v[12])<<12 | nz(v[13])<<13 | nz(v[14])<<14 | nz(v[15])<<15
 }
 
 // laneIdx[p][i] is the offset in the tile buffer of element i's pixel from
