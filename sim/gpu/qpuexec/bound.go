@@ -98,6 +98,11 @@ func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
 			}
 		case opCopy:
 			copyVec(u.d, u.a)
+		case opCopyK:
+			copyVec(u.d, u.a)
+			if u.w != nil {
+				copyVec(u.w, u.a)
+			}
 		case opUnpackA:
 			unpackAVec(u.in.unpack, u.in.unpackFloat, u.d, u.a)
 		case opUnpackR4:
@@ -116,6 +121,11 @@ func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
 			fill(u.d, x)
 		case opVarying:
 			err = q.readVarying(u.d)
+		case opVaryingR5:
+			if err = q.readVarying(u.d); err == nil {
+				q.acc[5] = q.varyC
+				q.varyPend = false
+			}
 		case opR5:
 			if q.varyPend {
 				q.acc[5] = q.varyC
@@ -176,22 +186,24 @@ func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
 // first: it reads the instruction count (SFU and uniforms-address
 // arrivals, thread switch and program end, VPM read timing).
 const (
-	opStep     = iota // the instruction's step (st)
-	opKernel          // k(d, a, b), then w = d if w is set
-	opCopy            // d = a
-	opColour          // the mul result's colour pack (pack n) into d
-	opUnpackA         // d = the regfile-A unpack of a (port A)
-	opUnpackR4        // d = the r4 unpack of a (r4)
-	opUniform         // d = the next uniform in every element
-	opVarying         // d = the next varying (its C to r5 at opR5)
-	opR5              // r5 = the varying's C
-	opWriteAdd        // the add result to its I/O target (fast.go writeIO)
-	opWriteMul        // the mul result to its I/O target
-	opSignal          // the signal (qpu.go signal)
-	opSFULand         // the general loop's SFU arrival check, for instruction n-1
-	opUnifLand        // its uniforms address arrival check
-	opRetire          // its delayed writes (the program end's)
-	opSwitch          // its thread switch check
+	opStep      = iota // the instruction's step (st)
+	opKernel           // k(d, a, b), then w = d if w is set
+	opCopy             // d = a
+	opCopyK            // d = a (the copy kernel), then w = a if w is set
+	opColour           // the mul result's colour pack (pack n) into d
+	opUnpackA          // d = the regfile-A unpack of a (port A)
+	opUnpackR4         // d = the r4 unpack of a (r4)
+	opUniform          // d = the next uniform in every element
+	opVarying          // d = the next varying (its C to r5 at opR5)
+	opR5               // r5 = the varying's C
+	opVaryingR5        // opVarying then opR5 (nothing between them reads r5 or can fail)
+	opWriteAdd         // the add result to its I/O target (fast.go writeIO)
+	opWriteMul         // the mul result to its I/O target
+	opSignal           // the signal (qpu.go signal)
+	opSFULand          // the general loop's SFU arrival check, for instruction n-1
+	opUnifLand         // its uniforms address arrival check
+	opRetire           // its delayed writes (the program end's)
+	opSwitch           // its thread switch check
 )
 
 // bind appends p's micro-operations, bound to q, to ops.
@@ -268,6 +280,14 @@ func (q *QPU) bindInst(p *Program, i int, ops []uop) []uop {
 	case portVary:
 		ops = append(ops, uop{op: opVarying, d: &q.portB, pc: pc})
 	}
+	// The varying's C goes to r5 in the write phase; when no operand
+	// reads r5 and no later part of the read phase can fail (the varying
+	// is the last port read), it can go at once.
+	r5Now := false
+	if n := len(ops); n > 0 && ops[n-1].op == opVarying && ops[n-1].pc == pc && !st.readsR5(c) {
+		ops[n-1].op = opVaryingR5
+		r5Now = true
+	}
 	if c.unpackA {
 		ops = append(ops, uop{op: opUnpackA, d: &q.unpA, a: pa, in: c, pc: pc})
 		pa = &q.unpA
@@ -306,13 +326,26 @@ func (q *QPU) bindInst(p *Program, i int, ops []uop) []uop {
 	if addDst == ma || addDst == mb {
 		early = nil
 	}
+	// The mul's plain write can go with its kernel too when the add's
+	// write cannot fail (none or plain) and cannot be the same register
+	// written later.
+	mulEarly := mulDst
+	if (st.wkAdd != wkNone && st.wkAdd != wkPlain) || (addDst == mulDst && early == nil) {
+		mulEarly = nil
+	}
+	kern := func(k kernel, isCopy bool, d, a, b, w *vec) uop {
+		if isCopy {
+			return uop{op: opCopyK, d: d, a: a, w: w, pc: pc}
+		}
+		return uop{op: opKernel, k: k, d: d, a: a, b: b, w: w, pc: pc}
+	}
 	if st.addK != nil {
-		ops = append(ops, uop{op: opKernel, k: st.addK, d: &q.resAdd, a: src(c.addA), b: src(c.addB), w: early, pc: pc})
+		ops = append(ops, kern(st.addK, st.addCopy, &q.resAdd, src(c.addA), src(c.addB), early))
 	}
 	if st.mulK != nil {
-		ops = append(ops, uop{op: opKernel, k: st.mulK, d: &q.resMul, a: ma, b: mb, pc: pc})
+		ops = append(ops, kern(st.mulK, st.mulCopy, &q.resMul, ma, mb, mulEarly))
 	}
-	if st.portA == portVary || st.portB == portVary {
+	if (st.portA == portVary || st.portB == portVary) && !r5Now {
 		ops = append(ops, uop{op: opR5, pc: pc})
 	}
 	// Write back, in the general order: add, then mul.
@@ -323,8 +356,9 @@ func (q *QPU) bindInst(p *Program, i int, ops []uop) []uop {
 		ops = append(ops, uop{op: opWriteAdd, st: st, pc: pc})
 	}
 	switch {
-	case mulDst != nil:
+	case mulDst != nil && mulEarly == nil:
 		ops = append(ops, uop{op: opCopy, d: mulDst, a: &q.resMul, pc: pc})
+	case mulDst != nil:
 	case st.wkMul == wkColour:
 		ops = append(ops, uop{op: opColour, d: q.plainVec(st.colD, st.colN), n: int32(c.pack), pc: pc})
 	case st.wkMul == wkTMU || st.wkMul == wkTLB || st.wkMul == wkGeneral:
@@ -347,4 +381,9 @@ func (q *QPU) plainVec(d, n uint8) *vec {
 		return &q.rb[n&31]
 	}
 	return nil
+}
+
+// readsR5 reports whether an operation of the instruction reads r5 (mux 5).
+func (st *step) readsR5(c *inst) bool {
+	return (st.addK != nil && (c.addA == 5 || c.addB == 5)) || (st.mulK != nil && (c.mulA == 5 || c.mulB == 5))
 }

@@ -58,6 +58,8 @@ type step struct {
 	tmu          uint8 // TMU unit (0-1) and register of a wkTMU write: unit·tmuRegs + reg
 	tmuMul       uint8
 	colD, colN   uint8 // the register of a wkColour write (dir*, number)
+	// addCopy and mulCopy say the kernel is kCopy.
+	addCopy, mulCopy bool
 }
 
 // Port reads execFast does itself.
@@ -101,10 +103,10 @@ func (p *Program) compileSteps() {
 		}
 		st.addK, st.mulK = addKernel(c.opAdd), mulKernel(c.opMul)
 		if c.addA == c.addB && addSameIsCopy(c.opAdd) {
-			st.addK = kCopy
+			st.addK, st.addCopy = kCopy, true
 		}
 		if c.mulA == c.mulB && mulSameIsCopy(c.opMul) {
-			st.mulK = kCopy
+			st.mulK, st.mulCopy = kCopy, true
 		}
 		if c.rdB == rdImm {
 			st.imm = &p.vecs[c.vec]

@@ -359,10 +359,9 @@ func (p *Prim) BlockMask(bx, by int) uint16 {
 			e0 := e.at(bx, by)
 			base[j] = e0
 			sx, sy := -48*e.dy, 48*e.dx // three pixels in x, in y
-			mn, mx := e0, e0
-			for _, c := range [3]int64{e0 + sx, e0 + sy, e0 + sx + sy} {
-				mn, mx = min(mn, c), max(mx, c)
-			}
+			// The smallest and largest of e0, e0+sx, e0+sy, e0+sx+sy.
+			mn := e0 + min(0, sx) + min(0, sy)
+			mx := e0 + max(0, sx) + max(0, sy)
 			if mx <= 0 {
 				return 0
 			}
