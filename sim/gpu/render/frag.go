@@ -233,7 +233,8 @@ func (f *fragment) Varying(vp, c *[16]uint32) error {
 	s := &f.setup[j]
 	s.BlockVP(f.bx, f.by, vp)
 	cw := math.Float32bits(s.C)
-	*c = [16]uint32{cw, cw, cw, cw, cw, cw, cw, cw, cw, cw, cw, cw, cw, cw, cw, cw}
+	c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7] = cw, cw, cw, cw, cw, cw, cw, cw
+	c[8], c[9], c[10], c[11], c[12], c[13], c[14], c[15] = cw, cw, cw, cw, cw, cw, cw, cw
 	return nil
 }
 
