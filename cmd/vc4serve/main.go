@@ -29,6 +29,7 @@ import (
 
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/sim/display"
+	"github.com/vccube/vccube/sim/gpu"
 	"github.com/vccube/vccube/simserve"
 	"github.com/vccube/vccube/uapi"
 )
@@ -53,6 +54,7 @@ func run(args []string) error {
 	statsFile := fs.String("stats", "", "write, per frame (numbered as -capture-frames), the ioctls, the bytes submitted, the GPU's performance counters and the client's CPU time to this file as JSON lines, when the server exits")
 	idle := fs.Bool("exit-when-idle", false, "exit once the last client has gone (after the first)")
 	quiet := fs.Bool("quiet", false, "do not log connections")
+	reference := fs.Bool("reference", false, "run the GPU model's general code instead of its fast paths (same pictures, slower; to check that)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -121,7 +123,7 @@ func run(args []string) error {
 		sopts.Trace = f
 	}
 
-	s, err := sim.NewSystem(sim.SystemOptions{Device: sopts, Display: dopts})
+	s, err := sim.NewSystem(sim.SystemOptions{Device: sopts, Display: dopts, GPU: gpu.Options{Reference: *reference}})
 	if err != nil {
 		return err
 	}

@@ -2,9 +2,11 @@ package main
 
 import (
 	"errors"
+	"os"
 
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/sim/display"
+	"github.com/vccube/vccube/sim/gpu"
 	"github.com/vccube/vccube/uapi"
 )
 
@@ -19,7 +21,14 @@ type simOpener func() (uapi.Conn, error)
 // (sim.Options.KernelHangs: a reset one to two seconds after the GPU
 // stopped, a job hung in binning restarted).
 func defaultSim() (uapi.Conn, error) {
-	s, err := sim.NewSystem(sim.SystemOptions{Device: sim.Options{}.KernelHangs(), Display: display.Options{Clock: display.RealClock}})
+	s, err := sim.NewSystem(sim.SystemOptions{
+		Device:  sim.Options{}.KernelHangs(),
+		Display: display.Options{Clock: display.RealClock},
+		// VCCUBE_SIM_REFERENCE=1 runs the GPU model's general code
+		// instead of its fast paths: the same pictures, slower; it is
+		// there to check that (README "How fast the simulated GPU is").
+		GPU: gpu.Options{Reference: os.Getenv("VCCUBE_SIM_REFERENCE") == "1"},
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -73,6 +73,14 @@ type Options struct {
 	// Limits bound each control list's work before the job counts as
 	// hung; the zero value means cle.DefaultLimits.
 	Limits cle.Limits
+	// Reference runs the model's general code instead of its fast paths:
+	// the QPU interpreter instruction by instruction as decoded
+	// (qpuexec.QPU.Reference), the TMU's request FIFO and per-element
+	// sampling (tmu.Unit.Reference), the per-element depth tests. The
+	// results are the same to the bit (each fast path's tests compare it
+	// with the general code); this is for checking that, on whole jobs,
+	// and it is slower.
+	Reference bool
 }
 
 // GPU is the simulated V3D. It implements hw.GPU. Its tile buffer, clear
@@ -98,8 +106,9 @@ func New(o Options) *GPU {
 	}
 	g := &GPU{opts: o, cache: qpuexec.NewCache()}
 	g.cs = vcd.NewUnit(g.cache, 0, o.Permissive)
+	g.cs.SetReference(o.Reference)
 	g.binner = bin.New(g.cs)
-	g.renderer = render.New(g.cache, render.Options{Workers: o.Workers, Permissive: o.Permissive, Limits: o.Limits})
+	g.renderer = render.New(g.cache, render.Options{Workers: o.Workers, Permissive: o.Permissive, Limits: o.Limits, Reference: o.Reference})
 	return g
 }
 

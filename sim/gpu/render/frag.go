@@ -50,6 +50,8 @@ func (f *fragment) init(w *Worker, qpuNum int) {
 	f.w = w
 	f.qpu = qpuexec.NewQPU(qpuNum, nil)
 	f.tmu[0], f.tmu[1] = tmu.New(nil), tmu.New(nil)
+	ref := w.r.opts.Reference
+	f.qpu.Reference, f.tmu[0].Reference, f.tmu[1].Reference = ref, ref, ref
 }
 
 func (f *fragment) setView(v *mem.View) {
@@ -215,6 +217,15 @@ func (f *fragment) earlyZ() bool {
 }
 
 func (f *fragment) earlyTest(mask uint16) uint16 {
+	if f.w.r.opts.Reference {
+		zs := &f.w.buf.ZS
+		for i := range 16 {
+			if mask&(1<<i) != 0 && !tlb.Passes(f.depth.Func, f.start.Z[i], zs[f.idx[i]]>>8) {
+				mask &^= 1 << i
+			}
+		}
+		return mask
+	}
 	// The block's pixels are distinct and its Z values 24-bit
 	// (raster.BlockInputs), so the block-wide test is Passes for each.
 	return f.w.buf.DepthPasses(&f.idx, &f.start.Z, mask, f.depth.Func)
@@ -264,8 +275,13 @@ func (f *fragment) TLBWrite(reg qpuexec.TLBReg, v *[16]uint32, mask uint16, ms *
 		f.stencil.Setup(v[0])
 	case qpuexec.TLBZ:
 		in := mask & nonZeroLanes(ms)
-		// A block's elements shade distinct pixels (laneIdx).
-		pass, sfail := b.ZWriteBlock(&f.idx, v, in, f.depth, &f.stencil, f.reverse)
+		var pass, sfail uint16
+		if f.w.r.opts.Reference {
+			pass, sfail = b.ZWrite(&f.idx, v, in, f.depth, &f.stencil, f.reverse)
+		} else {
+			// A block's elements shade distinct pixels (laneIdx).
+			pass, sfail = b.ZWriteBlock(&f.idx, v, in, f.depth, &f.stencil, f.reverse)
+		}
 		for fail := in &^ pass; fail != 0; fail &= fail - 1 {
 			ms[bits.TrailingZeros16(fail)] = 0
 		}

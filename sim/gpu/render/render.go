@@ -67,6 +67,9 @@ type Options struct {
 	Permissive bool
 	// Limits bound the render list's work.
 	Limits cle.Limits
+	// Reference runs the general code instead of the fast paths (QPU,
+	// TMU, depth tests; gpu.Options.Reference).
+	Reference bool
 }
 
 // snapshot is the render thread's control state at a chain's start.

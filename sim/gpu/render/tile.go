@@ -88,6 +88,7 @@ func newWorker(r *Renderer, i int) *Worker {
 	w.th = cle.NewThread(nil, "CT1", r.opts.Limits)
 	w.inline = cle.NewThread(nil, "CT1", r.opts.Limits)
 	w.vs = vcd.NewUnit(r.cache, 2*i, r.opts.Permissive)
+	w.vs.SetReference(r.opts.Reference)
 	w.frag.init(w, 2*i+1)
 	return w
 }

@@ -105,6 +105,10 @@ func NewUnit(cache *qpuexec.Cache, qpuNum int, permissive bool) *Unit {
 	return u
 }
 
+// SetReference makes the unit's QPU run the general interpreter
+// (qpuexec.QPU.Reference).
+func (u *Unit) SetReference(on bool) { u.qpu.Reference = on }
+
 // SetView points the unit at a job's memory.
 func (u *Unit) SetView(v *mem.View) {
 	u.view = v

@@ -1,6 +1,7 @@
 package cubetest
 
 import (
+	"bytes"
 	"fmt"
 	"image"
 	"image/png"
@@ -23,9 +24,11 @@ type stack struct {
 	r   *render.Renderer
 }
 
-func newStack(tb testing.TB, w, h int) *stack {
+func newStack(tb testing.TB, w, h int) *stack { return newStackOpts(tb, w, h, gpu.Options{}) }
+
+func newStackOpts(tb testing.TB, w, h int, o gpu.Options) *stack {
 	tb.Helper()
-	g := gpu.New(gpu.Options{})
+	g := gpu.New(o)
 	tb.Cleanup(g.Close)
 	dev, err := sim.New(sim.Options{GPU: g})
 	if err != nil {
@@ -98,5 +101,30 @@ func TestCubeFramesMatchGoldens(t *testing.T) {
 			}
 			t.Logf("%+v", res)
 		})
+	}
+}
+
+// The GPU model's fast paths (compiled QPU programs, the TMU's and the
+// depth tests' block paths) draw the program's frames to the bit as its
+// general code does (gpu.Options.Reference), at two sizes and three turns.
+func TestFastPathsDrawTheReferenceFrames(t *testing.T) {
+	for _, size := range [][2]int{{640, 480}, {800, 600}} {
+		fast := newStackOpts(t, size[0], size[1], gpu.Options{})
+		ref := newStackOpts(t, size[0], size[1], gpu.Options{Reference: true})
+		for _, k := range []int{0, 12, 45} {
+			fast.frame(t, k)
+			ref.frame(t, k)
+			a, err := fast.r.Capture(0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := ref.r.Capture(0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(a.Pix, b.Pix) {
+				t.Errorf("%dx%d frame %d: the fast paths' picture differs from the general code's", size[0], size[1], k)
+			}
+		}
 	}
 }
