@@ -105,9 +105,12 @@ func NewUnit(cache *qpuexec.Cache, qpuNum int, permissive bool) *Unit {
 	return u
 }
 
-// SetReference makes the unit's QPU run the general interpreter
-// (qpuexec.QPU.Reference).
-func (u *Unit) SetReference(on bool) { u.qpu.Reference = on }
+// SetReference makes the unit's QPU and TMUs run their general code
+// (qpuexec.QPU.Reference, tmu.Unit.Reference).
+func (u *Unit) SetReference(on bool) {
+	u.qpu.Reference = on
+	u.env.tmu[0].Reference, u.env.tmu[1].Reference = on, on
+}
 
 // SetView points the unit at a job's memory.
 func (u *Unit) SetView(v *mem.View) {
