@@ -21,6 +21,20 @@
 //   - A VPM is shared by the VCD (StoreVertexBytes), the QPU (the generic
 //     block setups of AG Tables 32-33) and the PTB/PSE (Word, Row).
 //
+// Speed. Run executes a program's compiled form: each instruction decoded
+// once more into a step whose executor was chosen for what it does
+// (fast.go), and a straight-line program (no branch, one program end, no
+// write delay) bound to each QPU that runs it as micro-operations with
+// pointers to that QPU's registers (bound.go). The float and byte
+// operations, colour packs and unpacks run as vector kernels (kernels.go;
+// SSE2 assembly on amd64, kernels_amd64.s, unless built with the purego
+// tag). The general interpreter (Run's own loop, alu, read, write) is the
+// reference: QPU.Reference runs it instead, and fast_test.go runs random
+// valid and permissive programs on both from equal states and requires
+// the same registers, flags, latches, memory, Env calls, results and
+// errors; kernels_test.go compares every kernel with the general ALU code
+// and the hardware tables, and the execution tests run on both paths.
+//
 // Faithfulness. The rules are the hardware's as the sources describe it:
 // the Broadcom "VideoCore IV 3D Architecture Reference Guide" (AG), the
 // vc4asm author's hardware-tested addendum (maazl/vc4asm
