@@ -54,20 +54,24 @@ var kmscubeModes = []struct {
 	args    []string
 	refArgs []string
 	tol     imgcmp.Tolerance
+	// exact: run vc4 a second time on the GPU model's general code
+	// (gpu.Options.Reference) and require every frame to be the same,
+	// bit for bit: the model's fast paths on Mesa's shaders and lists.
+	exact bool
 }{
 	// Per-vertex colours: the two renderers differ on silhouette pixels
 	// (sub-pixel precision: the VideoCore IV snaps vertices to 1/16
 	// pixel, llvmpipe to 1/256) and by a level of colour rounding.
-	{"smooth", nil, nil, imgcmp.Tolerance{Threshold: 1, MinFractionWithin: 0.999, MinPSNR: 43}},
+	{"smooth", nil, nil, imgcmp.Tolerance{Threshold: 1, MinFractionWithin: 0.999, MinPSNR: 43}, true},
 	// A 512x512 texture, bilinear, minified about 4 times: besides the
 	// edges, texel-boundary and noise-patch pixels move with the
 	// sub-pixel differences.
-	{"rgba", []string{"-M", "rgba"}, nil, imgcmp.Tolerance{Threshold: 8, MinFractionWithin: 0.99, MinPSNR: 38}},
+	{"rgba", []string{"-M", "rgba"}, nil, imgcmp.Tolerance{Threshold: 8, MinFractionWithin: 0.99, MinPSNR: 38}, true},
 	// Atomic modesetting with in- and out-fences (kmscube -A): the same
 	// pictures, the same rules. Frame K is still draw(K): the first
 	// commit sets the mode and shows draw(0) (Capture.ModesetIsFrame).
-	{"smooth-atomic", []string{"-A"}, []string{}, imgcmp.Tolerance{Threshold: 1, MinFractionWithin: 0.999, MinPSNR: 43}},
-	{"rgba-atomic", []string{"-A", "-M", "rgba"}, []string{"-M", "rgba"}, imgcmp.Tolerance{Threshold: 8, MinFractionWithin: 0.99, MinPSNR: 38}},
+	{"smooth-atomic", []string{"-A"}, []string{}, imgcmp.Tolerance{Threshold: 1, MinFractionWithin: 0.999, MinPSNR: 43}, false},
+	{"rgba-atomic", []string{"-A", "-M", "rgba"}, []string{"-M", "rgba"}, imgcmp.Tolerance{Threshold: 8, MinFractionWithin: 0.99, MinPSNR: 38}, false},
 }
 
 // expectedRefusals are the errors the simulated kernel gives Mesa and
@@ -156,7 +160,16 @@ func (s *syncBuffer) Write(p []byte) (int, error) {
 
 var refusalRE = regexp.MustCompile(`: (DRM_IOCTL_[A-Z0-9_]+|[a-zA-Z ]*ioctl 0x[0-9a-f]+[^)]*\)) 0x[0-9a-f]+ in \[[^]]*\] -> (E[A-Z0-9]+)`)
 
-func runKmscube(t *testing.T, k kmscubeTools, args []string, software bool, frames string) kmscubeRun {
+// kmscubeRenderer says what draws kmscube's frames.
+type kmscubeRenderer int
+
+const (
+	onVC4      kmscubeRenderer = iota // Mesa's vc4 driver on the GPU model
+	onVC4Ref                          // the same, the model's general code only (gpu.Options.Reference)
+	onLlvmpipe                        // Mesa's software rasteriser into dumb buffers
+)
+
+func runKmscube(t *testing.T, k kmscubeTools, args []string, renderer kmscubeRenderer, frames string) kmscubeRun {
 	t.Helper()
 	if err := os.MkdirAll(frames, 0o755); err != nil {
 		t.Fatal(err)
@@ -169,7 +182,7 @@ func runKmscube(t *testing.T, k kmscubeTools, args []string, software bool, fram
 	for _, a := range args {
 		capture.ModesetIsFrame = capture.ModesetIsFrame || a == "-A"
 	}
-	g := gpu.New(gpu.Options{})
+	g := gpu.New(gpu.Options{Reference: renderer == onVC4Ref})
 	defer g.Close()
 	// 640x480: kmscube takes the monitor's preferred mode.
 	mon := display.DefaultMonitor()
@@ -205,7 +218,7 @@ func runKmscube(t *testing.T, k kmscubeTools, args []string, software bool, fram
 		// kmscube links GStreamer; keep its plugin scanner quiet.
 		"GST_REGISTRY_FORK": "no", "GST_PLUGIN_SYSTEM_PATH_1_0": "",
 	}
-	if software {
+	if renderer == onLlvmpipe {
 		env["GBM_ALWAYS_SOFTWARE"] = "1"
 		env["LIBGL_DRIVERS_PATH"] = k.swDir
 	}
@@ -303,7 +316,21 @@ func TestKmscube(t *testing.T) {
 		}
 		t.Run(m.name, func(t *testing.T) {
 			scratch := t.TempDir()
-			vc4 := runKmscube(t, k, m.args, false, filepath.Join(scratch, "vc4"))
+			vc4 := runKmscube(t, k, m.args, onVC4, filepath.Join(scratch, "vc4"))
+			if m.exact {
+				ref := runKmscube(t, k, m.args, onVC4Ref, filepath.Join(scratch, "vc4-reference"))
+				same := 0
+				for i := 0; i < kmscubeFrames; i++ {
+					name := fmt.Sprintf("frame%03d.png", i)
+					r, err := imgcmp.Compare(loadPNG(t, filepath.Join(vc4.frames, name)), loadPNG(t, filepath.Join(ref.frames, name)), 0)
+					if err != nil || r.Over != 0 {
+						t.Errorf("frame %d: the fast paths and the general code differ: %v %v", i, r, err)
+						continue
+					}
+					same++
+				}
+				t.Logf("fast paths against the general code (gpu.Options.Reference): %d of %d frames the same, bit for bit", same, kmscubeFrames)
+			}
 			refArgs := m.args
 			if m.refArgs != nil {
 				refArgs = m.refArgs
@@ -311,7 +338,7 @@ func TestKmscube(t *testing.T) {
 			key := strings.Join(refArgs, " ")
 			sw, ok := refRuns[key]
 			if !ok {
-				sw = runKmscube(t, k, refArgs, true, filepath.Join(refDir, fmt.Sprint(len(refRuns))))
+				sw = runKmscube(t, k, refArgs, onLlvmpipe, filepath.Join(refDir, fmt.Sprint(len(refRuns))))
 				refRuns[key] = sw
 			}
 			for _, run := range []struct {
