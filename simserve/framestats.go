@@ -81,6 +81,13 @@ type FrameRecord struct {
 	// client blocked in PAGE_FLIP, as kmscube and vccube are, is counted
 	// exactly.
 	ClientCPU time.Duration `json:"client_cpu_ns"`
+	// ServerCPU is the CPU time the serving process used in the frame, all
+	// its threads (the same schedstat reading): the simulated kernel's
+	// validation, the GPU model running the frame's jobs, the display and
+	// the server's socket work. It measures the model's speed on the
+	// client's streams; for a server run inside a larger program (a
+	// test, bench/sidebyside) that program's other threads count too.
+	ServerCPU time.Duration `json:"server_cpu_ns"`
 }
 
 // MarshalJSON writes the record with its counters by name.
@@ -115,10 +122,11 @@ type FrameStats struct {
 	frames  []FrameRecord
 	pid     int
 	cpuAt   time.Duration // the client's CPU time at the last flip
+	selfAt  time.Duration // the server's CPU time at the last flip
 }
 
 // NewFrameStats returns an empty FrameStats.
-func NewFrameStats() *FrameStats { return &FrameStats{} }
+func NewFrameStats() *FrameStats { return &FrameStats{selfAt: processCPU(os.Getpid())} }
 
 // DeviceOptions sets the hooks of opts that feed s.
 func (s *FrameStats) DeviceOptions(opts *sim.Options) {
@@ -169,6 +177,7 @@ func (s *FrameStats) OnFlip(f display.Flip) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	cpu := processCPU(s.pid)
+	self := processCPU(os.Getpid())
 	s.numbers.modesetIsFrame = s.ModesetIsFrame
 	k, ok := s.numbers.flip(f)
 	if ok {
@@ -176,10 +185,14 @@ func (s *FrameStats) OnFlip(f display.Flip) {
 		if s.pid != 0 && cpu >= s.cpuAt {
 			s.cur.ClientCPU = cpu - s.cpuAt
 		}
+		if self >= s.selfAt {
+			s.cur.ServerCPU = self - s.selfAt
+		}
 		s.frames = append(s.frames, s.cur)
 	}
 	s.cur = FrameRecord{}
 	s.cpuAt = cpu
+	s.selfAt = self
 }
 
 // Frames returns the frames recorded so far.
@@ -229,6 +242,6 @@ func processCPU(pid int) time.Duration {
 
 // String is a one-line summary of r.
 func (r FrameRecord) String() string {
-	return fmt.Sprintf("frame %d: %d ioctls, %d submits (%d+%d+%d bytes), %d jobs, client CPU %v",
-		r.Frame, r.Ioctls, r.Submits, r.BinCLBytes, r.ShaderRecBytes, r.UniformsBytes, r.Jobs, r.ClientCPU)
+	return fmt.Sprintf("frame %d: %d ioctls, %d submits (%d+%d+%d bytes), %d jobs, client CPU %v, server CPU %v",
+		r.Frame, r.Ioctls, r.Submits, r.BinCLBytes, r.ShaderRecBytes, r.UniformsBytes, r.Jobs, r.ClientCPU, r.ServerCPU)
 }

@@ -98,6 +98,11 @@ func TestFrameStats(t *testing.T) {
 	if _, err := os.Stat("/proc/self/task"); err == nil && f1.ClientCPU < 10*time.Millisecond {
 		t.Errorf("frame 1: client CPU %v, want about the 30 ms this process spun", f1.ClientCPU)
 	}
+	// Here the client is the server's own process: its time is the
+	// server's too.
+	if _, err := os.Stat("/proc/self/task"); err == nil && f1.ServerCPU < 10*time.Millisecond {
+		t.Errorf("frame 1: server CPU %v, want about the 30 ms this process spun", f1.ServerCPU)
+	}
 
 	// The submitted bytes come from the SUBMIT_CL argument.
 	s := uapi.SubmitCL{BinCLSize: 100, ShaderRecSize: 40, UniformsSize: 24}

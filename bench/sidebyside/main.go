@@ -74,6 +74,7 @@ func run(args []string, out io.Writer) error {
 	modeText := fs.String("mode", "640x480", "the monitor's preferred mode (a standard one: 640x480, 800x600, 1024x768, 1280x720, 1920x1080)")
 	md := fs.Bool("md", false, "print Markdown tables (for the README)")
 	only := fs.String("only", "", "comma-separated program names to run (default: all)")
+	reference := fs.Bool("reference", false, "run the GPU model's general code instead of its fast paths (gpu.Options.Reference): the same counters, another server CPU time")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -131,7 +132,7 @@ func run(args []string, out io.Writer) error {
 	}
 	results := map[string][]simserve.FrameRecord{}
 	for _, p := range progs {
-		recs, err := measure(p, w, h, *frames)
+		recs, err := measure(p, w, h, *frames, *reference)
 		if err != nil {
 			return fmt.Errorf("%s: %w", p.name, err)
 		}
@@ -143,9 +144,9 @@ func run(args []string, out io.Writer) error {
 
 // measure serves a fresh simulated device, runs p against it and returns
 // its frames.
-func measure(p program, w, h uint16, frames int) ([]simserve.FrameRecord, error) {
+func measure(p program, w, h uint16, frames int, reference bool) ([]simserve.FrameRecord, error) {
 	stats := simserve.NewFrameStats()
-	g := gpu.New(gpu.Options{})
+	g := gpu.New(gpu.Options{Reference: reference})
 	defer g.Close()
 	mon := display.DefaultMonitor()
 	found := false
@@ -322,6 +323,10 @@ var columns = []column{
 		return float64(r.Counters[uapi.PerfcntTMUTotalTextCacheMiss])
 	}},
 	{head: "client CPU ms", unit: "ms", get: func(r *simserve.FrameRecord) float64 { return float64(r.ClientCPU) / 1e6 }},
+	// The server runs in this process: its time is the simulated
+	// kernel's, the GPU model's and the display's on the client's
+	// streams (the same for both programs' counters means the same work).
+	{head: "server CPU ms", unit: "ms", get: func(r *simserve.FrameRecord) float64 { return float64(r.ServerCPU) / 1e6 }},
 }
 
 func printTables(out io.Writer, progs []program, res map[string][]simserve.FrameRecord, frames int, md bool) {
