@@ -177,15 +177,17 @@ func (l *layout) utiles(mem []byte, p texture.Picture, flipRows, toMem bool) {
 			}
 		}
 	}
+	storeFence()
 }
 
-// moveSubtile16 moves a sub-tile of 16-byte utile rows (cpp 2, 4 and 8:
+// moveSubtile16Go moves a sub-tile of 16-byte utile rows (cpp 2, 4 and 8:
 // utiles 4 rows high, so a sub-tile is 16 picture rows of 64 bytes) between
 // sub and the picture bytes pix, whose rows start at q, q+step, ....
 // Picture row i of the sub-tile is row i%4 of utiles (0..3, i/4), which
 // sit at (i/4)*256 + ux*64 + (i%4)*16 in the sub-tile (utiles in raster
 // order, pixels in raster order inside a utile).
-func moveSubtile16(sub, pix []byte, q, step int, toMem bool) {
+// It is the reference for the SSE2 version on amd64 (subtile_amd64.s).
+func moveSubtile16Go(sub, pix []byte, q, step int, toMem bool) {
 	_ = sub[texture.SubtileBytes-1]
 	for i := 0; i < 16; i++ {
 		s := pix[q : q+64 : q+64]
