@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"unsafe"
 )
 
 // Float returns the uniform word of a float.
@@ -62,14 +63,25 @@ func (s *Stream) AppendBlock(textures []uint32, uniforms []uint32) {
 	need := 4 * (len(textures) + len(uniforms))
 	s.buf = slices.Grow(s.buf, need)[:n+need]
 	b := s.buf[n : n+need]
-	for i, t := range textures {
-		binary.LittleEndian.PutUint32(b[4*i:4*i+4], t)
-	}
-	b = b[4*len(textures):]
-	for i, u := range uniforms {
-		binary.LittleEndian.PutUint32(b[4*i:4*i+4], u)
-	}
+	putWords(b, textures)
+	putWords(b[4*len(textures):], uniforms)
 	s.blocks++
+}
+
+// hostLittleEndian is whether this machine stores words as the VideoCore
+// IV reads them (every architecture vccube is built for does).
+var hostLittleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// putWords writes words little-endian at the start of b: on a
+// little-endian host their bytes are copied as they are in memory.
+func putWords(b []byte, words []uint32) {
+	if hostLittleEndian && len(words) > 0 {
+		copy(b, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), 4*len(words)))
+		return
+	}
+	for i, w := range words {
+		binary.LittleEndian.PutUint32(b[4*i:4*i+4], w)
+	}
 }
 
 // AppendRaw appends bytes as they are, for tests that hand the kernel a
