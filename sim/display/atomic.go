@@ -490,13 +490,20 @@ func (d *Display) commit(cs *clientState, s *atomicState, nonblock, event bool, 
 		}
 	}
 	// The commit's work waits for the in-fence and for the job rendering
-	// into the framebuffer (drm_atomic_helper_wait_for_fences), here in
-	// the ioctl: the flip lands at the first vblank after both.
-	if s.inFence != nil && !s.inFence.Signaled() {
-		s.inFence.Wait()
-	}
-	if s.fb != nil && !s.fb.bos[0].WritesDone() {
-		s.fb.bos[0].WaitWrites()
+	// into the framebuffer (drm_atomic_helper_wait_for_fences): the flip
+	// lands at the first vblank after both. A nonblocking page flip under
+	// the real clock leaves that wait to the commit (awaitRender) and the
+	// ioctl returns at once, as the kernel's does; every other commit is
+	// done in the ioctl, so it waits there.
+	awaiting := d.opts.Clock == RealClock && nonblock && !modeset && c.active && s.fb != nil &&
+		((s.inFence != nil && !s.inFence.Signaled()) || !s.fb.bos[0].WritesDone())
+	if !awaiting {
+		if s.inFence != nil && !s.inFence.Signaled() {
+			s.inFence.Wait()
+		}
+		if s.fb != nil && !s.fb.bos[0].WritesDone() {
+			s.fb.bos[0].WaitWrites()
+		}
 	}
 
 	// The state swap.
@@ -541,11 +548,20 @@ func (d *Display) commit(cs *clientState, s *atomicState, nonblock, event bool, 
 		d.signalCommit(cs, fence, event, userData, c.off, now)
 		return nil
 	}
-	_, target := c.tl.next(d.clockNow())
-	c.pending = pendingFlip{active: true, event: event, userData: userData, target: target, fence: fence}
+	c.pending = pendingFlip{active: true, event: event, userData: userData, fence: fence}
 	if event {
 		c.pending.client = cs
 	}
+	if awaiting {
+		var in *kernel.Fence
+		if s.inFence != nil {
+			in = s.inFence.Get()
+		}
+		d.awaitRender(s.fb.bos[0], in)
+		return nil
+	}
+	_, target := c.tl.next(d.clockNow())
+	c.pending.target = target
 	switch d.opts.Clock {
 	case VirtualClock:
 		d.waitUntil(target)

@@ -47,6 +47,7 @@ type crtc struct {
 	scanTime int64
 
 	pending pendingFlip
+	flipGen uint64           // counts the flips that waited for a render (pendingFlip.gen)
 	ev      uapi.EventVblank // the event record being queued, reused
 }
 
@@ -57,8 +58,15 @@ type pendingFlip struct {
 	client   *clientState // who gets the event; nil when none or the file closed
 	event    bool
 	userData uint64
-	target   int64         // the vblank it completes at
+	target   int64         // the vblank it completes at, once rendered
 	fence    *kernel.Fence // an atomic commit's out-fence, signalled with the flip
+	// rendering is the framebuffer BO whose render job the commit's work
+	// still waits for (with the in-fence, inFence, when one was given),
+	// under the real clock; target is set when both are done
+	// (awaitRender). nil when the flip only waits for its vblank.
+	rendering *kernel.BO
+	inFence   *kernel.Fence // a reference, dropped when the wait ends
+	gen       uint64        // which flip awaitRender's goroutine waits for
 }
 
 // vblankCount is the CRTC's vblank counter at time t.

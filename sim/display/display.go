@@ -156,6 +156,10 @@ func (d *Display) Close() error {
 	if d.timer != nil {
 		d.timer.Stop()
 	}
+	if p := &d.crtc.pending; p.inFence != nil {
+		p.inFence.Put()
+		p.inFence = nil
+	}
 	return nil
 }
 

@@ -66,12 +66,15 @@
 //     does not cover the CRTC, is rotated or translucent, a GAMMA_LUT, and
 //     an ASYNC atomic flip. A nonblocking atomic modeset is done in the
 //     ioctl, as a blocking one.
-//   - An ASYNC flip does not wait for the GPU to finish with the BO (the
-//     kernel waits for the BO's seqno). A vsynced flip and a mode set do
-//     wait for the job rendering into the framebuffer (its exclusive
-//     fence, kernel.BO.WaitWrites), but in the ioctl: PAGE_FLIP returns
-//     once the render is done, where the kernel returns at once and waits
-//     in the commit's work. The flip lands at the same vblank.
+//   - Every flip and mode set waits for the job rendering into the
+//     framebuffer (its exclusive fence, kernel.BO.WaitWrites; an ASYNC
+//     flip for the BO's last seqno, as vc4_async_page_flip does) and for
+//     an atomic commit's in-fence. An ASYNC flip waits in the ioctl.
+//     Under RealClock a vsynced PAGE_FLIP and a nonblocking atomic page
+//     flip return at once and the commit waits on its own, as the
+//     kernel's commit work does; under the virtual clocks, and for
+//     blocking commits and mode sets, the wait is in the ioctl. The flip
+//     lands at the same vblank either way.
 //   - The vc4 load tracker (ENOSPC above the memory-bus budget) and the
 //     HVS display-list space are not modelled: one full-HD plane never
 //     reaches them.

@@ -91,12 +91,17 @@ func (d *Display) flip(cs *clientState, r *uapi.ModeCrtcPageFlip, fb *framebuffe
 
 	if r.Flags&uapi.PageFlipAsync != 0 {
 		// vc4_async_page_flip: the BO is marked in use (an EINVAL for a
-		// purgeable one), the plane's address is rewritten at once (once
-		// the GPU is done with the BO, which the simulator does not wait
-		// for: see the package documentation) and the event carries the
-		// last vblank's count and time (drm_crtc_send_vblank_event).
+		// purgeable one), the plane's address is rewritten once the GPU
+		// is done with the BO (vc4_queue_seqno_cb on the BO's last
+		// seqno; the simulator waits for it in the ioctl, where the
+		// kernel returns at once) and the event carries the last
+		// vblank's count and time (drm_crtc_send_vblank_event).
 		if err := prepareFB(fb); err != nil {
 			return err
+		}
+		if !fb.bos[0].WritesDone() {
+			fb.bos[0].WaitWrites()
+			now = d.clockNow()
 		}
 		d.swapStateFB(fb)
 		seq, at := c.tl.last(now)
@@ -121,22 +126,30 @@ func (d *Display) flip(cs *clientState, r *uapi.ModeCrtcPageFlip, fb *framebuffe
 	}
 	// The commit's work waits for the framebuffer's exclusive fence, the
 	// GPU job still rendering into it, before the hardware may latch it
-	// (commit_tail: drm_atomic_helper_wait_for_fences). The simulator
-	// waits here, so the flip lands at the first vblank after the render
-	// finished, as on the Pi; only the ioctl returns later than the
-	// kernel's, which returns at once.
-	if !fb.bos[0].WritesDone() {
+	// (commit_tail: drm_atomic_helper_wait_for_fences), so the flip lands
+	// at the first vblank after the render finished. Under the real clock
+	// that wait is the commit's own, as in the kernel's commit work, and
+	// the ioctl returns at once; a virtual clock's flip is done in the
+	// ioctl, so it waits there.
+	rendering := !fb.bos[0].WritesDone()
+	if rendering && d.opts.Clock != RealClock {
 		fb.bos[0].WaitWrites()
 		now = d.clockNow()
+		rendering = false
 	}
 	// The commit swaps the state at once (GETCRTC reports the new
 	// framebuffer); the hardware latches it at the next vblank.
 	d.swapStateFB(fb)
-	_, target := c.tl.next(now)
-	c.pending = pendingFlip{active: true, event: event, userData: r.UserData, target: target}
+	c.pending = pendingFlip{active: true, event: event, userData: r.UserData}
 	if c.pending.event {
 		c.pending.client = cs
 	}
+	if rendering {
+		d.awaitRender(fb.bos[0], nil)
+		return nil
+	}
+	_, target := c.tl.next(now)
+	c.pending.target = target
 	switch d.opts.Clock {
 	case VirtualClock:
 		d.waitUntil(target)
@@ -176,10 +189,58 @@ func prepareFB(fb *framebuffer) error {
 func cleanupFB(fb *framebuffer) { fb.bos[0].DecUsecnt() }
 
 // finishPending is a blocking commit's stall: it waits for the pending
-// flip's vblank, which completes it.
+// flip's vblank, which completes it (first for its render, if it still
+// waits for one).
 func (d *Display) finishPending() {
 	if p := &d.crtc.pending; p.active {
+		if p.rendering != nil {
+			if p.inFence != nil {
+				p.inFence.Wait()
+			}
+			p.rendering.WaitWrites()
+			d.rendered()
+		}
 		d.waitUntil(p.target)
+	}
+}
+
+// awaitRender makes the pending flip, just committed under the real
+// clock, wait for the job rendering into bo (and for the in-fence in, a
+// reference the flip takes over, if not nil) in a goroutine of its own,
+// the commit's work (drm_atomic_helper_commit_tail:
+// drm_atomic_helper_wait_for_fences); the flip's vblank is the first
+// after both (rendered).
+func (d *Display) awaitRender(bo *kernel.BO, in *kernel.Fence) {
+	c := &d.crtc
+	c.flipGen++
+	p := &c.pending
+	p.rendering, p.inFence, p.gen = bo, in, c.flipGen
+	go func(gen uint64) {
+		if in != nil {
+			in.Wait()
+		}
+		bo.WaitWrites()
+		d.mu.Lock()
+		if p := &d.crtc.pending; !d.closed && p.active && p.gen == gen && p.rendering != nil {
+			d.rendered()
+		}
+		d.unlock()
+	}(c.flipGen)
+}
+
+// rendered ends the pending flip's wait for its render: it lands at the
+// next vblank from now.
+func (d *Display) rendered() {
+	c := &d.crtc
+	p := &c.pending
+	p.rendering = nil
+	if p.inFence != nil {
+		p.inFence.Put()
+		p.inFence = nil
+	}
+	_, p.target = c.tl.next(d.clockNow())
+	if d.timer != nil {
+		d.timer.Reset(time.Duration(p.target - monotonicNow()))
 	}
 }
 
@@ -191,7 +252,7 @@ func (d *Display) finishPending() {
 func (d *Display) completeDue() {
 	c := &d.crtc
 	p := &c.pending
-	if !p.active {
+	if !p.active || p.rendering != nil {
 		return
 	}
 	now := d.clockNow()
