@@ -447,3 +447,58 @@ func pipeEnd(t *testing.T) int {
 }
 
 var _ = binary.NativeEndian
+
+// Under the real clock a nonblocking commit returns at once even with an
+// in-fence that has not signalled, as the kernel's does
+// (drm_atomic_nonblocking_commit): the commit's work waits for the fence
+// (drm_atomic_helper_wait_for_fences), and the flip, its event and its
+// out-fence come at a vblank after it signals.
+func TestAtomicNonblockInFenceUnderRealClock(t *testing.T) {
+	a := newAtomicRig(t, display.Options{Clock: display.RealClock})
+	f := a.f
+	a.first(a.fbA)
+	if err := a.req.Commit(f, uapi.AtomicAllowModeset, 0); err != nil {
+		t.Fatal(err)
+	}
+	fence := kernel.NewFence(kernel.FenceContextAlloc(), 1, "test", "test")
+	in, err := kernel.NewSyncFile(kernel.LocalFiles, fence)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(int(in))
+	a.req.Reset()
+	a.plane1(a.fbB)
+	a.req.Add(a.planeID, a.plane.IDs["IN_FENCE_FD"], uint64(in))
+	a.req.AddOutFence(display.CrtcID, a.outFenceProp)
+	done := make(chan error, 1)
+	go func() { done <- a.req.Commit(f, uapi.AtomicNonblock|uapi.PageFlipEvent, 9) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		fence.Signal(1)
+		t.Fatal("the nonblocking commit waited for its in-fence in the ioctl")
+	}
+	out := a.req.OutFence()
+	defer unix.Close(out)
+	wantErrno(t, "a second nonblocking commit while the first waits for its in-fence", a.req.Commit(f, uapi.AtomicNonblock, 2), syscall.EBUSY)
+	if pollIn(t, out) || pollIn(t, int(f.Fd())) {
+		t.Error("the flip completed before its in-fence signalled")
+	}
+
+	fence.Signal(1)
+	fence.Put()
+	p := []unix.PollFd{{Fd: int32(out), Events: unix.POLLIN}}
+	if n, err := unix.Poll(p, 20000); n != 1 || err != nil {
+		t.Fatalf("the out-fence did not signal after the in-fence did: %d %v", n, err)
+	}
+	p = []unix.PollFd{{Fd: int32(f.Fd()), Events: unix.POLLIN}}
+	if n, err := unix.Poll(p, 20000); n != 1 || err != nil {
+		t.Fatalf("no flip event after the in-fence signalled: %d %v", n, err)
+	}
+	if ev, err := a.events.Next(); err != nil || ev.UserData != 9 {
+		t.Errorf("the flip's event: %+v %v", ev, err)
+	}
+}
