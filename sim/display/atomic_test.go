@@ -96,6 +96,22 @@ func (a *atomicRig) plane1(fb uint32) {
 	}
 }
 
+// inFence starts a plane update to fb whose IN_FENCE_FD is a sync file of
+// a new fence, not signalled, which it returns (the test signals and puts
+// it).
+func (a *atomicRig) inFence(t *testing.T, fb uint32) *kernel.Fence {
+	fence := kernel.NewFence(kernel.FenceContextAlloc(), 1, "test", "test")
+	in, err := kernel.NewSyncFile(kernel.LocalFiles, fence)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unix.Close(int(in)) })
+	a.req.Reset()
+	a.plane1(fb)
+	a.req.Add(a.planeID, a.plane.IDs["IN_FENCE_FD"], uint64(in))
+	return fence
+}
+
 func pollIn(t testing.TB, fd int) bool {
 	t.Helper()
 	p := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
@@ -370,15 +386,7 @@ func TestAtomicNonblockAndInFence(t *testing.T) {
 	}
 
 	// An in-fence that signals later: the commit waits for it.
-	fence := kernel.NewFence(kernel.FenceContextAlloc(), 1, "test", "test")
-	in, err := kernel.NewSyncFile(kernel.LocalFiles, fence)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unix.Close(int(in))
-	a.req.Reset()
-	a.plane1(a.fbA)
-	a.req.Add(a.planeID, a.plane.IDs["IN_FENCE_FD"], uint64(in))
+	fence := a.inFence(t, a.fbA)
 	done := make(chan error, 1)
 	go func() { done <- a.req.Commit(f, uapi.AtomicNonblock, 3) }()
 	time.Sleep(10 * time.Millisecond)
@@ -460,15 +468,7 @@ func TestAtomicNonblockInFenceUnderRealClock(t *testing.T) {
 	if err := a.req.Commit(f, uapi.AtomicAllowModeset, 0); err != nil {
 		t.Fatal(err)
 	}
-	fence := kernel.NewFence(kernel.FenceContextAlloc(), 1, "test", "test")
-	in, err := kernel.NewSyncFile(kernel.LocalFiles, fence)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unix.Close(int(in))
-	a.req.Reset()
-	a.plane1(a.fbB)
-	a.req.Add(a.planeID, a.plane.IDs["IN_FENCE_FD"], uint64(in))
+	fence := a.inFence(t, a.fbB)
 	a.req.AddOutFence(display.CrtcID, a.outFenceProp)
 	done := make(chan error, 1)
 	go func() { done <- a.req.Commit(f, uapi.AtomicNonblock|uapi.PageFlipEvent, 9) }()
