@@ -171,7 +171,7 @@ func TestFlipReturnsBeforeRenderUnderRealClock(t *testing.T) {
 	gateOpen = true
 	close(g.gate)
 	if got := <-r.shown; got != 0xff445566 {
-		t.Errorf("the flip showed %#08x, want the rendered %#08x", got, 0xff445566)
+		t.Errorf("the flip showed %#08x, want the rendered %#08x", got, uint32(0xff445566))
 	}
 	ev, err := drm.NewEventReader(c).Next()
 	if err != nil || ev.UserData != 7 || !ev.IsFlipComplete() {
