@@ -1,7 +1,6 @@
 package qpuexec
 
 import (
-	"math"
 	"math/bits"
 	"unsafe"
 
@@ -19,33 +18,12 @@ type vec = [16]uint32
 // reserved opcodes are refused when the program is loaded.
 func addALU(op qpu.AddOp, d, a, b *vec) {
 	switch op {
-	case qpu.AddFAdd, qpu.AddFSub:
-		// fadd and fsub's fast path (sumRTZ, whose scalar form the
-		// tests keep in fastpath_test.go), inlined by hand: the second
-		// operand's sign flips for fsub.
-		neg := uint32(0)
-		if op == qpu.AddFSub {
-			neg = signBit
-		}
-		for i := range d {
-			x, y := a[i], b[i]
-			fa := math.Float32frombits(x & nonZeroExp(x))
-			fb := math.Float32frombits((y & nonZeroExp(y)) ^ neg)
-			s := fa + fb
-			r := math.Float32bits(s)
-			if r&expMask == expMask {
-				if neg == 0 {
-					d[i] = faddSlow(x, y)
-				} else {
-					d[i] = fsubSlow(x, y)
-				}
-				continue
-			}
-			bb := s - fa
-			e := math.Float32bits((fa - (s - bb)) + (fb - bb))
-			r -= (e ^ r) >> 31 & isNonZero(e&^signBit)
-			d[i] = r & nonZeroExp(r)
-		}
+	case qpu.AddFAdd:
+		// sumRTZ per element (float.go; its scalar form is in
+		// fastpath_test.go): one loop, kernels.go's, for both paths.
+		kFAddGo(d, a, b)
+	case qpu.AddFSub:
+		kFSubGo(d, a, b)
 	case qpu.AddFMin:
 		for i := range d {
 			if floatKey(a[i]) <= floatKey(b[i]) {
@@ -173,18 +151,9 @@ func addALU(op qpu.AddOp, d, a, b *vec) {
 func mulALU(op qpu.MulOp, d, a, b *vec) {
 	switch op {
 	case qpu.MulFMul:
-		// fmul's fast path (mulRTZ, in fastpath_test.go), inlined by hand.
-		for i := range d {
-			x, y := a[i], b[i]
-			if x&expMask == expMask || y&expMask == expMask {
-				d[i] = fmulSlow(x, y)
-				continue
-			}
-			p := float64(math.Float32frombits(x&nonZeroExp(x))) * float64(math.Float32frombits(y&nonZeroExp(y)))
-			pb := math.Float64bits(p)
-			r := math.Float32bits(float32(math.Float64frombits(pb &^ (1<<29 - 1))))
-			d[i] = r & uint32((896-int64(pb>>52&0x7FF))>>63)
-		}
+		// mulRTZ per element (float.go; its scalar form is in
+		// fastpath_test.go): kernels.go's loop, for both paths.
+		kFMulGo(d, a, b)
 	case qpu.MulMul24:
 		for i := range d {
 			d[i] = (a[i] & 0xFFFFFF) * (b[i] & 0xFFFFFF)

@@ -3,8 +3,9 @@ package qpuexec
 import "math"
 
 // The scalar forms of the float ops' fast paths and of the byte ops,
-// which the vector loops of alu.go carry inlined by hand: the tests check
-// them, and the loops, against the general code.
+// which the vector loops (kernels.go's for fadd, fsub and fmul, alu.go's
+// for the others) carry inlined by hand: the tests check them, and the
+// loops, against the general code.
 
 // fadd is the add ALU's fadd (op 1) on one element.
 func fadd(a, b uint32) uint32 {

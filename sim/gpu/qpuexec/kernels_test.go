@@ -37,7 +37,9 @@ func allKernels() []testKernel {
 		}
 	}
 	// The Go loops, which other architectures (and the purego tag) use,
-	// whatever this build's table holds.
+	// whatever this build's table holds. (fadd, fsub and fmul's are
+	// addALU's and mulALU's own: the scalar forms in fastpath_test.go
+	// and the ALU tables check those.)
 	goKernels := []struct {
 		name string
 		k    kernel
