@@ -127,10 +127,7 @@ func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
 				q.varyPend = false
 			}
 		case opR5:
-			if q.varyPend {
-				q.acc[5] = q.varyC
-				q.varyPend = false
-			}
+			q.landVarying()
 		case opWriteAdd:
 			q.seq = int(u.pc) + 1
 			err = q.writeIO(u.st, u.st.in, int(u.pc), true)

@@ -414,10 +414,7 @@ func execFast(q *QPU, st *step, pc int) error {
 	}
 
 	// Write back.
-	if q.varyPend {
-		q.acc[5] = q.varyC
-		q.varyPend = false
-	}
+	q.landVarying()
 	switch st.wkAdd {
 	case wkNone:
 	case wkPlain:
@@ -560,25 +557,8 @@ func execALU(q *QPU, st *step, pc int) error {
 			return err
 		}
 	}
-	if in.unpackA {
-		for i := range q.unpA {
-			q.unpA[i] = unpackA(in.unpack, in.unpackFloat, pa[i])
-		}
-		pa = &q.unpA
-	}
-	q.src[6], q.src[7] = pa, pb
-	if in.unpackR4 {
-		for i := range q.unpR4 {
-			q.unpR4[i] = unpackR4(in.unpack, q.acc[4][i])
-		}
-		q.src[4] = &q.unpR4
-	} else {
-		q.src[4] = &q.acc[4]
-	}
-	if in.sig == qpu.SigScoreboardWait {
-		if err := q.scoreboardWait(); err != nil {
-			return err
-		}
+	if err := q.sources(in, pa, pb); err != nil {
+		return err
 	}
 
 	// Execute.
@@ -589,30 +569,14 @@ func execALU(q *QPU, st *step, pc int) error {
 	}
 	if st.mulK != nil {
 		st.mulK(&q.resMul, q.src[in.mulA&7], q.src[in.mulB&7])
-		if in.rot != 0 {
-			n := int(in.rot)
-			if in.rot == rotByR5 {
-				n = int(q.acc[5][0] & 15)
-			}
-			rotate(&q.resMul, n, in.rotFull)
-		}
+		q.rotateMul(in)
 	} else if in.wMul.kind != wNone {
 		staleResult(&q.resMul)
 	}
-	mAdd, mMul := q.cond(in.condAdd), q.cond(in.condMul)
-	if in.sf {
-		if !in.flagsMul {
-			q.setFlags(&q.resAdd, addCarry(in.opAdd, q.src[in.addA], q.src[in.addB], &q.resAdd), mAdd)
-		} else if in.opMul != qpu.MulNop {
-			q.setFlags(&q.resMul, mulCarry(in.opMul, q.src[in.mulA], q.src[in.mulB]), mMul)
-		}
-	}
+	mAdd, mMul := q.conditionsAndFlags(in)
 
 	// Write back.
-	if q.varyPend {
-		q.acc[5] = q.varyC
-		q.varyPend = false
-	}
+	q.landVarying()
 	if st.dAdd != dirNone && mAdd == 0xFFFF {
 		q.storeAdd(st)
 	} else if in.wAdd.kind != wNone {

@@ -483,27 +483,8 @@ func (q *QPU) alu(in *inst, pc int) error {
 			}
 		}
 	}
-	if in.unpackA {
-		for i := range q.unpA {
-			q.unpA[i] = unpackA(in.unpack, in.unpackFloat, pa[i])
-		}
-		pa = &q.unpA
-	}
-	q.src[6], q.src[7] = pa, pb
-	if in.unpackR4 {
-		for i := range q.unpR4 {
-			q.unpR4[i] = unpackR4(in.unpack, q.acc[4][i])
-		}
-		q.src[4] = &q.unpR4
-	} else {
-		q.src[4] = &q.acc[4]
-	}
-
-	// sbwait stalls this instruction until the tile buffer is safe to use.
-	if in.sig == qpu.SigScoreboardWait {
-		if err := q.scoreboardWait(); err != nil {
-			return err
-		}
+	if err := q.sources(in, pa, pb); err != nil {
+		return err
 	}
 
 	// Execute.
@@ -514,31 +495,14 @@ func (q *QPU) alu(in *inst, pc int) error {
 	}
 	if in.opMul != qpu.MulNop {
 		mulALU(in.opMul, &q.resMul, q.src[in.mulA], q.src[in.mulB])
-		if in.rot != 0 {
-			n := int(in.rot)
-			if in.rot == rotByR5 {
-				n = int(q.acc[5][0] & 15)
-			}
-			rotate(&q.resMul, n, in.rotFull)
-		}
+		q.rotateMul(in)
 	} else if in.wMul.kind != wNone {
 		staleResult(&q.resMul)
 	}
-
-	mAdd, mMul := q.cond(in.condAdd), q.cond(in.condMul)
-	if in.sf {
-		if !in.flagsMul {
-			q.setFlags(&q.resAdd, addCarry(in.opAdd, q.src[in.addA], q.src[in.addB], &q.resAdd), mAdd)
-		} else if in.opMul != qpu.MulNop {
-			q.setFlags(&q.resMul, mulCarry(in.opMul, q.src[in.mulA], q.src[in.mulB]), mMul)
-		}
-	}
+	mAdd, mMul := q.conditionsAndFlags(in)
 
 	// Write back.
-	if q.varyPend {
-		q.acc[5] = q.varyC
-		q.varyPend = false
-	}
+	q.landVarying()
 	// The common case first: an unpacked write to r0-r3 in every element.
 	if in.wAdd.kind == wAcc && in.packAdd == packNone && mAdd == 0xFFFF {
 		q.acc[in.wAdd.n] = q.resAdd
@@ -558,6 +522,68 @@ func (q *QPU) alu(in *inst, pc int) error {
 		return nil
 	}
 	return q.signal(in, pc)
+}
+
+// sources finishes an ALU instruction's read phase, for alu and the
+// fast path's execALU alike: the regfile-A and r4 unpacks, the operand
+// table q.src the ALU mux indices select from, and sbwait's stall until
+// the tile buffer is safe to use.
+func (q *QPU) sources(in *inst, pa, pb *vec) error {
+	if in.unpackA {
+		for i := range q.unpA {
+			q.unpA[i] = unpackA(in.unpack, in.unpackFloat, pa[i])
+		}
+		pa = &q.unpA
+	}
+	q.src[6], q.src[7] = pa, pb
+	if in.unpackR4 {
+		for i := range q.unpR4 {
+			q.unpR4[i] = unpackR4(in.unpack, q.acc[4][i])
+		}
+		q.src[4] = &q.unpR4
+	} else {
+		q.src[4] = &q.acc[4]
+	}
+	if in.sig == qpu.SigScoreboardWait {
+		return q.scoreboardWait()
+	}
+	return nil
+}
+
+// rotateMul applies the instruction's vector rotation to the mul result.
+func (q *QPU) rotateMul(in *inst) {
+	if in.rot != 0 {
+		n := int(in.rot)
+		if in.rot == rotByR5 {
+			n = int(q.acc[5][0] & 15)
+		}
+		rotate(&q.resMul, n, in.rotFull)
+	}
+}
+
+// conditionsAndFlags returns the elements each ALU writes (its condition)
+// and, for an instruction with SF, sets the flags from the add result, or
+// from the mul result when the add ALU is a NOP.
+func (q *QPU) conditionsAndFlags(in *inst) (mAdd, mMul uint16) {
+	mAdd, mMul = q.cond(in.condAdd), q.cond(in.condMul)
+	if in.sf {
+		if !in.flagsMul {
+			q.setFlags(&q.resAdd, addCarry(in.opAdd, q.src[in.addA], q.src[in.addB], &q.resAdd), mAdd)
+		} else if in.opMul != qpu.MulNop {
+			q.setFlags(&q.resMul, mulCarry(in.opMul, q.src[in.mulA], q.src[in.mulB]), mMul)
+		}
+	}
+	return mAdd, mMul
+}
+
+// landVarying puts the C term of a varying this instruction read into r5,
+// at the start of its write phase: before the ALU results, so an ALU
+// write to r5 in the same instruction is what stays (doc/hardware.md#varyings).
+func (q *QPU) landVarying() {
+	if q.varyPend {
+		q.acc[5] = q.varyC
+		q.varyPend = false
+	}
 }
 
 // staleResult is what an ALU whose op is NOP writes when given a write
