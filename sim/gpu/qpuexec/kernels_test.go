@@ -53,6 +53,29 @@ func allKernels() []testKernel {
 		{"go fmul", kFMulGo, 0, qpu.MulFMul}, {"go v8muld", kV8MuldGo, 0, qpu.MulV8Muld},
 		{"go v8min", kV8MinGo, 0, qpu.MulV8Min}, {"go v8max", kV8MaxGo, 0, qpu.MulV8Max},
 	}
+	// Each assembly set this machine runs, whichever the build chose.
+	for _, set := range simdSets() {
+		for _, g := range []struct {
+			name string
+			k    kernel
+			add  qpu.AddOp
+			mul  qpu.MulOp
+		}{
+			{"fadd", set.fadd, qpu.AddFAdd, 0}, {"fsub", set.fsub, qpu.AddFSub, 0},
+			{"add", set.add, qpu.AddAdd, 0}, {"sub", set.sub, qpu.AddSub, 0},
+			{"and", set.and, qpu.AddAnd, 0}, {"or", set.or, qpu.AddOr, 0}, {"xor", set.xor, qpu.AddXor, 0},
+			{"v8adds", set.v8adds, qpu.AddV8Adds, 0}, {"v8subs", set.v8subs, qpu.AddV8Subs, 0},
+			{"fmul", set.fmul, 0, qpu.MulFMul}, {"v8muld", set.v8muld, 0, qpu.MulV8Muld},
+			{"v8min", set.v8min, 0, qpu.MulV8Min}, {"v8max", set.v8max, 0, qpu.MulV8Max},
+		} {
+			goKernels = append(goKernels, struct {
+				name string
+				k    kernel
+				add  qpu.AddOp
+				mul  qpu.MulOp
+			}{set.name + " " + g.name, g.k, g.add, g.mul})
+		}
+	}
 	for _, g := range goKernels {
 		add, mul := g.add, g.mul
 		ref := func(d, a, b *vec) { addALU(add, d, a, b) }
@@ -189,6 +212,11 @@ func TestFloatKernelsEdgeCases(t *testing.T) {
 		check("fadd", kFAdd, func(d, a, b *vec) { addALU(qpu.AddFAdd, d, a, b) })
 		check("fsub", kFSub, func(d, a, b *vec) { addALU(qpu.AddFSub, d, a, b) })
 		check("fmul", kFMul, func(d, a, b *vec) { mulALU(qpu.MulFMul, d, a, b) })
+		for _, set := range simdSets() {
+			check(set.name+" fadd", set.fadd, func(d, a, b *vec) { addALU(qpu.AddFAdd, d, a, b) })
+			check(set.name+" fsub", set.fsub, func(d, a, b *vec) { addALU(qpu.AddFSub, d, a, b) })
+			check(set.name+" fmul", set.fmul, func(d, a, b *vec) { mulALU(qpu.MulFMul, d, a, b) })
+		}
 	}
 }
 
