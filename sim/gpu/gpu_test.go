@@ -220,6 +220,34 @@ func TestElementToPixelLayoutOfCubeDemo(t *testing.T) {
 	}
 }
 
+// A shader that writes X_PIXEL_COORD | Y_PIXEL_COORD<<16 as its colour
+// shows every pixel its own coordinates ([AG] Table 14), in both block
+// parities, on the fast and the reference paths (the fast path computes
+// the coordinates only for shaders that read them).
+func TestPixelCoordinates(t *testing.T) {
+	var a qpu.Asm
+	a.I(qpu.Mov(qpu.R0, qpu.XCoord))
+	a.I(qpu.Mov(qpu.R1, qpu.YCoord))
+	a.I(qpu.Shl(qpu.R1, qpu.R1, qpu.SmallInt(-16))) // shifts use the low 5 bits: 16
+	a.I(qpu.Or(qpu.TLBColourAll, qpu.R0, qpu.R1))
+	code := fsEnd(&a)
+	for _, ref := range []bool{false, true} {
+		g := New(Options{Workers: 2, Reference: ref})
+		t.Cleanup(g.Close)
+		j := newTJob(t, 72, 40)
+		j.beginBin(cl.ConfigurationBits{EnableForwardFacing: true, EnableReverseFacing: true, DepthFunc: cl.DepthFuncAlways})
+		j.drawNV(j.program(code), nil, cl.PrimitiveModeTriangles, j.quad(0.5)...)
+		mustRun(t, j, g)
+		for y := range 40 {
+			for x := range 72 {
+				if got, want := j.pixel(x, y), uint32(y)<<16|uint32(x); got != want {
+					t.Fatalf("reference %v, pixel (%d,%d): %#x, want %#x", ref, x, y, got, want)
+				}
+			}
+		}
+	}
+}
+
 // An access outside the job's memory is refused and hangs the job; it is
 // not a panic, and the next job runs normally.
 func TestFaultHangsTheJob(t *testing.T) {

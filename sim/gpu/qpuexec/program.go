@@ -57,7 +57,13 @@ type Program struct {
 	delayWrites bool
 	words       []byte // the program's bytes, as fetched (for the cache)
 	straight    bool   // runs bound to each QPU (bound.go straightLine)
+	readsCoords bool   // some operand reads X_PIXEL_COORD or Y_PIXEL_COORD
 }
+
+// ReadsPixelCoords reports whether the program reads X_PIXEL_COORD or
+// Y_PIXEL_COORD (AG Table 14), so Start.X and Start.Y matter: a caller may
+// leave them unset for a program that does not.
+func (p *Program) ReadsPixelCoords() bool { return p.readsCoords }
 
 // Len returns the number of instructions.
 func (p *Program) Len() int { return len(p.code) }
@@ -167,8 +173,12 @@ func decodeBytes(addr uint32, b []byte, opts Options) (*Program, error) {
 		if err := p.compile(i); err != nil {
 			return nil, &LoadError{Addr: addr, Err: fmt.Errorf("instruction %d (%v): %w", i, p.Insts[i], err)}
 		}
-		if c := &p.code[i]; c.rdA == rdLast || c.rdB == rdLast {
+		c := &p.code[i]
+		if c.rdA == rdLast || c.rdB == rdLast {
 			p.usesLast = true
+		}
+		if c.rdA == rdXCoord || c.rdB == rdXCoord || c.rdA == rdYCoord || c.rdB == rdYCoord {
+			p.readsCoords = true
 		}
 		if p.Insts[i].IsBranch() {
 			p.delayWrites = true

@@ -431,7 +431,8 @@ const Z24 = 0xFFFFFF
 // fused multiply-add, so every architecture computes the same bits). The
 // block's four columns share c + a·dx and its four rows b·dy, so those are
 // worked out once per block (TestBlockInputsPerPixel checks the lanes
-// against ZAt and wAt).
+// against ZAt and wAt). x and y may be nil, for a shader that does not
+// read the coordinates: then only W and Z are computed.
 func (p *Prim) BlockInputs(bx, by int, w, z, x, y *[16]uint32) {
 	var qx, zx, qy, zy [4]float64
 	for k := range 4 {
@@ -442,6 +443,9 @@ func (p *Prim) BlockInputs(bx, by int, w, z, x, y *[16]uint32) {
 	}
 	par := BlockParity(by)
 	blockWZ(&qx, &qy, &zx, &zy, p.depth, par, w, z)
+	if x == nil {
+		return
+	}
 	lx, ly := &LaneX[par], &LaneY[par]
 	for i := range 16 {
 		x[i], y[i] = uint32(bx+int(lx[i]&3)), uint32(by+int(ly[i]&3))

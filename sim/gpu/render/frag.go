@@ -95,6 +95,9 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 		rev = 1
 	}
 	shaded := false
+	// The pixel coordinates, for the shaders that read them (the
+	// reference path computes them always).
+	coords := w.r.opts.Reference || st.fs.ReadsPixelCoords()
 	c := &w.counters
 	for by := b.Y0 &^ 3; by < b.Y1; by += 4 {
 		for bx := b.X0 &^ 3; bx < b.X1; bx += 4 {
@@ -103,7 +106,11 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 				continue
 			}
 			s := &f.start
-			f.prim.BlockInputs(bx, by, &s.W, &s.Z, &s.X, &s.Y)
+			if coords {
+				f.prim.BlockInputs(bx, by, &s.W, &s.Z, &s.X, &s.Y)
+			} else {
+				f.prim.BlockInputs(bx, by, &s.W, &s.Z, nil, nil)
+			}
 			// Element i's pixel, (s.X[i], s.Y[i]) = (bx, by) + its place
 			// in the block, in the tile buffer.
 			base := (by-ty0)*tlb.Size + bx - tx0
@@ -121,11 +128,11 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 					continue
 				}
 			}
-			for i := range 16 {
-				// Non-multisample mode: a covered pixel has all four
-				// mask bits (our choice; [AG] Table 29 gives MS_MASK 4
-				// bits without saying what non-MS mode puts there).
-				s.MSFlags[i] = uint32(mask>>i&1) * 0xF
+			// Non-multisample mode: a covered pixel has all four mask
+			// bits (our choice; [AG] Table 29 gives MS_MASK 4 bits
+			// without saying what non-MS mode puts there).
+			for q := range 4 {
+				*(*[4]uint32)(s.MSFlags[4*q:]) = msFlagsOf[mask>>(4*q)&0xF]
 			}
 			s.RevFlag = rev
 			s.Uniforms = st.fsUniforms
@@ -177,6 +184,17 @@ func nonZeroLanes(v *[16]uint32) uint16 {
 		nz(v[8])<<8 | nz(v[9])<<9 | nz(v[10])<<10 | nz(v[11])<<11 |
 		nz(v[12])<<12 | nz(v[13])<<13 | nz(v[14])<<14 | nz(v[15])<<15
 }
+
+// msFlagsOf[m] is the MS_FLAGS of the four elements of a quad whose
+// coverage bits are m: 0xF for a covered element, 0 for the others.
+var msFlagsOf = func() (t [16][4]uint32) {
+	for m := range t {
+		for i := range t[m] {
+			t[m][i] = uint32(m>>i&1) * 0xF
+		}
+	}
+	return t
+}()
 
 // laneIdx[p][i] is the offset in the tile buffer of element i's pixel from
 // its block's top-left pixel, in a block of parity p (raster.LaneX/LaneY).
