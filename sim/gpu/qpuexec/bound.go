@@ -252,7 +252,7 @@ func (q *QPU) bindInst(p *Program, i int, ops []uop) []uop {
 	st := &p.steps[i]
 	c := st.in
 	pc := int32(i)
-	if c.kind != kALU || !p.planFast(c, st) {
+	if c.kind != kALU || !st.planned {
 		return append(ops, uop{op: opStep, st: st, pc: pc})
 	}
 	// Port reads, then the operands each mux selects.

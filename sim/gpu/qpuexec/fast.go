@@ -41,7 +41,11 @@ import (
 
 // step is one instruction as the fast path runs it.
 type step struct {
-	exec       func(q *QPU, st *step, pc int) error
+	exec func(q *QPU, st *step, pc int) error
+	// planned says planFast accepted the instruction when the program
+	// was loaded (its plan fields are set); a program is shared by the
+	// render workers' QPUs, so binding reads this and never plans again.
+	planned    bool
 	in         *inst
 	addK, mulK kernel // the ALUs' operations, nil for NOP
 	imm        *vec   // port B's small immediate (rdImm)
@@ -115,7 +119,7 @@ func (p *Program) compileSteps() {
 		st.dMul, st.nMul = p.plainDest(c, c.wMul, c.packMul)
 		st.exec = execALU
 		if p.planFast(c, st) {
-			st.exec = execFast
+			st.exec, st.planned = execFast, true
 		}
 		if p.onlyComputes(c, st) {
 			st.exec = execOps
