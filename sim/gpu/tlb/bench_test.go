@@ -44,11 +44,12 @@ func BenchmarkStore(b *testing.B) {
 // with update, no stencil) and the colour write of the passing elements,
 // over the tile's 256 blocks in raster order with the element layout of
 // raster.LaneX/LaneY. "cover" draws every pixel in front of what is there
-// (the cube's faces over the cleared buffer); "mixed" has partial masks
-// and depths that fail about half the time.
+// (the cube's faces over the cleared buffer, then the same depths again);
+// "mixed" has partial masks and depths that fail about half the time
+// (the stored depths are put back, a 16 KiB copy, every 256 blocks).
 func BenchmarkFragmentBlock(b *testing.B) {
 	type block struct {
-		idx  [16]uint16
+		blk  Block
 		z, c [16]uint32
 		mask uint16
 	}
@@ -67,30 +68,38 @@ func BenchmarkFragmentBlock(b *testing.B) {
 			if mixed && n%3 != 0 {
 				k.mask = uint16(r.Uint32())
 			}
+			var idx [16]uint16
 			for i := range 16 {
-				k.idx[i] = uint16((by+int(raster.LaneY[p][i]))*Size + bx + int(raster.LaneX[p][i]))
+				idx[i] = uint16((by+int(raster.LaneY[p][i]))*Size + bx + int(raster.LaneX[p][i]))
 				k.z[i] = r.Uint32() & 0xFFFFFF
 				k.c[i] = r.Uint32()
+			}
+			var ok bool
+			if k.blk, ok = BlockOf(&idx); !ok {
+				b.Fatalf("block %d is not in pairs", n)
+			}
+		}
+		var zs [Pixels]uint32
+		for p := range zs {
+			zs[p] = ZS(0xFFFFFF, 0)
+			if mixed {
+				zs[p] = ZS(r.Uint32()&0xFFFFFF, 0)
 			}
 		}
 		b.Run(name, func(b *testing.B) {
 			var buf Buffer
+			buf.ZS = zs
 			var st Stencil
 			d := DepthState{Func: cl.DepthFuncLessEqual, Update: true}
 			for i := 0; i < b.N; i++ {
 				n := i % len(blocks)
-				if n == 0 {
-					buf.Clear(ClearValues{Z: 0xFFFFFF}, true, true)
-					if mixed {
-						for p := range buf.ZS {
-							buf.ZS[p] = ZS(uint32(p)*0x9E3779B1>>8, 0)
-						}
-					}
+				if n == 0 && mixed {
+					buf.ZS = zs
 				}
 				k := &blocks[n]
-				m := buf.DepthPasses(&k.idx, &k.z, k.mask, d.Func)
-				pass, _ := buf.ZWriteBlock(&k.idx, &k.z, m, d, &st, false)
-				buf.WriteColor(&k.idx, &k.c, pass)
+				m := buf.DepthPasses(&k.blk, &k.z, k.mask, d.Func)
+				pass, _ := buf.ZWriteBlock(&k.blk, &k.z, m, d, &st, false)
+				buf.WriteColorBlock(&k.blk, &k.c, pass)
 			}
 		})
 	}
