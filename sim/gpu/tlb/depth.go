@@ -53,7 +53,7 @@ func BlockOf(idx *[16]uint16) (Block, bool) {
 
 // Idx returns the pixel of each element (BlockOf's argument).
 func (blk *Block) Idx() (idx [16]uint16) {
-	for k, p := range blk.Pair {
+	for k, p := range &blk.Pair {
 		p &= pairMask
 		idx[2*k], idx[2*k+1] = p, p+1
 	}
@@ -114,7 +114,7 @@ func nonZeroGo(v *[16]uint32) (m uint16) {
 // and every element's word is written back, changed or not.
 func zBlockGo(zs *[Pixels]uint32, blk *Block, z *[16]uint32, mask uint16, f cl.DepthFunc, update bool) (pass uint16) {
 	m := uint32(mask)
-	for k, p := range blk.Pair {
+	for k, p := range &blk.Pair {
 		q := p & pairMask
 		ok := passBit(f, z[2*k], zs[q]) | passBit(f, z[2*k+1], zs[q+1])<<1
 		pass |= uint16(ok&m) << (2 * k)
@@ -122,7 +122,7 @@ func zBlockGo(zs *[Pixels]uint32, blk *Block, z *[16]uint32, mask uint16, f cl.D
 	}
 	if update {
 		m := uint32(pass)
-		for k, p := range blk.Pair {
+		for k, p := range &blk.Pair {
 			q := p & pairMask
 			o0, o1 := zs[q], zs[q+1]
 			zs[q] = o0 ^ (o0^(z[2*k]<<8|o0&0xFF))&-(m&1)
@@ -146,14 +146,14 @@ func passBit(f cl.DepthFunc, z, zs uint32) uint32 {
 // colorBlockGo writes c[i] to element i's pixel for the elements in mask.
 func colorBlockGo(color *[Pixels]uint32, blk *Block, c *[16]uint32, mask uint16) {
 	if mask == 0xFFFF {
-		for k, p := range blk.Pair {
+		for k, p := range &blk.Pair {
 			q := p & pairMask
 			color[q], color[q+1] = c[2*k], c[2*k+1]
 		}
 		return
 	}
 	m := uint32(mask)
-	for k, p := range blk.Pair {
+	for k, p := range &blk.Pair {
 		q := p & pairMask
 		o0, o1 := color[q], color[q+1]
 		color[q] = o0 ^ (o0^c[2*k])&-(m&1)

@@ -9,7 +9,7 @@
 // puts them back. Every element is written back, its old word where it
 // does not pass (or is not in the mask), so no branch depends on an
 // element. The 24-bit depths compare as signed 32-bit integers (both are
-// below 2^24), so PCMPGTL and PCMPEQL give the orders.
+// below 2^24), so PCMPGTL gives the orders.
 //
 // Registers: DI the buffer, BX the Block, SI the elements' values, AX
 // the mask still to use (4 bits per group), R11 the passing elements;
@@ -38,11 +38,13 @@ GLOBL lanebits<>(SB), RODATA|NOPTR, $16
 	PCMPEQL X13, X5 \
 	SHRL $4, AX
 
-// DEPTH(k) tests group k: X0 the stored words, X1 the fragments' 24-bit
-// depths, X4 all ones in the passing lanes, whose bits it ORs into R11.
-// X7, X8 and X9 are all ones when the function passes below, equal and
-// above; X10 holds 0xFFFFFF.
-#define DEPTH(k) \
+// TEST(k) tests group k: X0 the stored words, X1 the fragments' 24-bit
+// depths, X4 all ones in the lanes that pass the function. The orders
+// exclude each other, so the function's answer is its "equal" answer
+// with its "below" and "above" answers swapped in where they differ:
+// X8 is all ones when the function passes equal depths, X7 and X9 the
+// "below" and "above" answers XOR the "equal" one. X10 holds 0xFFFFFF.
+#define TEST(k) \
 	PAIRS(k) \
 	MOVQ (DI)(R8*4), X0 \
 	MOVHPS (DI)(R9*4), X0 \
@@ -50,21 +52,24 @@ GLOBL lanebits<>(SB), RODATA|NOPTR, $16
 	PAND X10, X1 \
 	MOVO X0, X2 \
 	PSRLL $8, X2 \
-	MOVO X2, X3 \
-	PCMPGTL X1, X3 \
-	PCMPEQL X1, X2 \
-	MOVO X3, X4 \
-	POR X2, X4 \
-	PANDN X9, X4 \
-	PAND X7, X3 \
-	PAND X8, X2 \
-	POR X3, X4 \
-	POR X2, X4 \
-	LANES \
-	PAND X5, X4 \
+	MOVO X1, X4 \
+	PCMPGTL X2, X4 \
+	PCMPGTL X1, X2 \
+	PAND X9, X4 \
+	PAND X7, X2 \
+	PXOR X2, X4 \
+	PXOR X8, X4
+
+// PASSED(k) ORs group k's passing lanes, X4, into R11.
+#define PASSED(k) \
 	MOVMSKPS X4, R10 \
 	SHLL $(k*4), R10 \
 	ORL R10, R11
+
+// MASKED limits X4 to the group's lanes of the mask.
+#define MASKED \
+	LANES \
+	PAND X5, X4
 
 // UPDATE(k) stores group k: the fragment's Z with the stored stencil
 // where it passed, the stored word elsewhere. X11 holds 0xFF.
@@ -98,31 +103,80 @@ TEXT ·zBlockSSE2(SB), NOSPLIT, $0-44
 	SPLAT(0, X7)
 	SPLAT(1, X8)
 	SPLAT(2, X9)
+	PXOR X8, X7
+	PXOR X8, X9
 	MOVL $0xFFFFFF, DX
 	MOVQ DX, X10
 	PSHUFD $0, X10, X10
-	MOVL $0xFF, DX
-	MOVQ DX, X11
-	PSHUFD $0, X11, X11
-	MOVOU lanebits<>(SB), X13
 	XORL R11, R11
 	CMPB update+32(FP), $0
 	JEQ test
-	DEPTH(0)
+	MOVL $0xFF, DX
+	MOVQ DX, X11
+	PSHUFD $0, X11, X11
+	CMPL AX, $0xFFFF
+	JEQ updateall
+	MOVOU lanebits<>(SB), X13
+	TEST(0)
+	MASKED
+	PASSED(0)
 	UPDATE(0)
-	DEPTH(1)
+	TEST(1)
+	MASKED
+	PASSED(1)
 	UPDATE(1)
-	DEPTH(2)
+	TEST(2)
+	MASKED
+	PASSED(2)
 	UPDATE(2)
-	DEPTH(3)
+	TEST(3)
+	MASKED
+	PASSED(3)
+	UPDATE(3)
+	MOVL R11, pass+40(FP)
+	RET
+updateall:
+	TEST(0)
+	PASSED(0)
+	UPDATE(0)
+	TEST(1)
+	PASSED(1)
+	UPDATE(1)
+	TEST(2)
+	PASSED(2)
+	UPDATE(2)
+	TEST(3)
+	PASSED(3)
 	UPDATE(3)
 	MOVL R11, pass+40(FP)
 	RET
 test:
-	DEPTH(0)
-	DEPTH(1)
-	DEPTH(2)
-	DEPTH(3)
+	CMPL AX, $0xFFFF
+	JEQ testall
+	MOVOU lanebits<>(SB), X13
+	TEST(0)
+	MASKED
+	PASSED(0)
+	TEST(1)
+	MASKED
+	PASSED(1)
+	TEST(2)
+	MASKED
+	PASSED(2)
+	TEST(3)
+	MASKED
+	PASSED(3)
+	MOVL R11, pass+40(FP)
+	RET
+testall:
+	TEST(0)
+	PASSED(0)
+	TEST(1)
+	PASSED(1)
+	TEST(2)
+	PASSED(2)
+	TEST(3)
+	PASSED(3)
 	MOVL R11, pass+40(FP)
 	RET
 
