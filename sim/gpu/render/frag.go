@@ -41,6 +41,7 @@ type fragment struct {
 	next    int // next varying to read
 	bx, by  int
 	idx     [16]uint16 // tile pixel of each element
+	blk     tlb.Block  // the same pixels as pairs, for the fast paths
 	stencil tlb.Stencil
 	depth   tlb.DepthState
 	reverse bool
@@ -114,9 +115,13 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 			// Element i's pixel, (s.X[i], s.Y[i]) = (bx, by) + its place
 			// in the block, in the tile buffer.
 			base := (by-ty0)*tlb.Size + bx - tx0
-			li := &laneIdx[raster.BlockParity(by)]
+			par := raster.BlockParity(by)
+			li := &laneIdx[par]
 			for i := range 16 {
 				f.idx[i] = uint16(base + int(li[i]))
+			}
+			for k, p := range &laneBlock[par].Pair {
+				f.blk.Pair[k] = uint16(base) + p
 			}
 			quads := quadMask(mask)
 			c[uapi.PerfcntFEPValidQuads] += uint64(bits.OnesCount8(quads))
@@ -207,6 +212,21 @@ var laneIdx = func() (t [2][16]uint16) {
 	return t
 }()
 
+// laneBlock[p] is laneIdx[p] as the tile buffer's pairs of horizontally
+// adjacent pixels: a block's elements come in such pairs (raster.LaneX
+// and LaneY: in each 2×2 quad element 0 is at (0, 0) and 1 at (1, 0), 2
+// at (0, 1) and 3 at (1, 1)), and a block's pixel offset base, a multiple
+// of 4, keeps them even.
+var laneBlock = func() (t [2]tlb.Block) {
+	for p := range t {
+		var ok bool
+		if t[p], ok = tlb.BlockOf(&laneIdx[p]); !ok {
+			panic(fmt.Sprintf("render: raster's element layout %d does not put elements 2k and 2k+1 on horizontally adjacent pixels: %v", p, laneIdx[p]))
+		}
+	}
+	return t
+}()
+
 // earlyZ reports whether early-Z rejects fragments: CONFIGURATION_BITS
 // early Z enable, the rendering mode's early-Z not disabled, and a depth
 // function in the direction the early-Z buffer is kept for (LT/LE, or
@@ -246,7 +266,7 @@ func (f *fragment) earlyTest(mask uint16) uint16 {
 	}
 	// The block's pixels are distinct and its Z values 24-bit
 	// (raster.BlockInputs), so the block-wide test is Passes for each.
-	return f.w.buf.DepthPasses(&f.idx, &f.start.Z, mask, f.depth.Func)
+	return f.w.buf.DepthPasses(&f.blk, &f.start.Z, mask, f.depth.Func)
 }
 
 // Varying implements qpuexec.Env: the next varying's VP for the block's
@@ -292,13 +312,14 @@ func (f *fragment) TLBWrite(reg qpuexec.TLBReg, v *[16]uint32, mask uint16, ms *
 	case qpuexec.TLBStencilSetup:
 		f.stencil.Setup(v[0])
 	case qpuexec.TLBZ:
-		in := mask & nonZeroLanes(ms)
-		var pass, sfail uint16
+		var in, pass, sfail uint16
 		if f.w.r.opts.Reference {
+			in = mask & nonZeroLanes(ms)
 			pass, sfail = b.ZWrite(&f.idx, v, in, f.depth, &f.stencil, f.reverse)
 		} else {
-			// A block's elements shade distinct pixels (laneIdx).
-			pass, sfail = b.ZWriteBlock(&f.idx, v, in, f.depth, &f.stencil, f.reverse)
+			// A block's elements shade distinct pixels in pairs (laneBlock).
+			in = mask & tlb.NonZeroLanes(ms)
+			pass, sfail = b.ZWriteBlock(&f.blk, v, in, f.depth, &f.stencil, f.reverse)
 		}
 		for fail := in &^ pass; fail != 0; fail &= fail - 1 {
 			ms[bits.TrailingZeros16(fail)] = 0
@@ -308,8 +329,14 @@ func (f *fragment) TLBWrite(reg qpuexec.TLBReg, v *[16]uint32, mask uint16, ms *
 		c[uapi.PerfcntTLBQuadsNotPassingZAndStencil] += uint64(bits.OnesCount8(qin &^ qpass))
 		c[uapi.PerfcntTLBQuadsNotPassingStencil] += uint64(bits.OnesCount8(quadMask(sfail) &^ qpass))
 	case qpuexec.TLBColourAll, qpuexec.TLBColourMS:
-		m := mask & nonZeroLanes(ms)
-		b.WriteColor(&f.idx, v, m)
+		var m uint16
+		if f.w.r.opts.Reference {
+			m = mask & nonZeroLanes(ms)
+			b.WriteColor(&f.idx, v, m)
+		} else {
+			m = mask & tlb.NonZeroLanes(ms)
+			b.WriteColorBlock(&f.blk, v, m)
+		}
 		q := quadMask(m)
 		c[uapi.PerfcntTLBQuadsWrittenToColorBuf] += uint64(bits.OnesCount8(q))
 		c[uapi.PerfcntTLBQuadsNonZeroCoverage] += uint64(bits.OnesCount8(q))

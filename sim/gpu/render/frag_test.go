@@ -7,7 +7,8 @@ import (
 	"github.com/vccube/vccube/sim/gpu/tlb"
 )
 
-// quadMask and nonZeroLanes against their definitions, element by element,
+// quadMask, nonZeroLanes and the fast paths' tlb.NonZeroLanes against
+// their definitions, element by element,
 // on every 16-bit mask.
 func TestLaneMasks(t *testing.T) {
 	for m := 0; m < 1<<16; m++ {
@@ -26,6 +27,9 @@ func TestLaneMasks(t *testing.T) {
 		}
 		if got := nonZeroLanes(&v); got != nz {
 			t.Fatalf("nonZeroLanes for mask %#04x = %#04x", m, got)
+		}
+		if got := tlb.NonZeroLanes(&v); got != nz {
+			t.Fatalf("tlb.NonZeroLanes for mask %#04x = %#04x", m, got)
 		}
 	}
 }
@@ -52,6 +56,16 @@ func TestLaneIdxMatchesBlockInputs(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// laneBlock is laneIdx as pairs: the fast paths' tlb.Block and the
+// reference paths' pixel indices name the same pixels for every element.
+func TestLaneBlockIsLaneIdx(t *testing.T) {
+	for p := range laneIdx {
+		if got := laneBlock[p].Idx(); got != laneIdx[p] {
+			t.Errorf("parity %d: laneBlock gives pixels %v, laneIdx %v", p, got, laneIdx[p])
 		}
 	}
 }

@@ -1,9 +1,11 @@
 package tlb
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/vccube/vccube/cl"
+	"github.com/vccube/vccube/sim/gpu/raster"
 )
 
 // BenchmarkStore stores one 64×64 tile of a 1920×1080 frame, colour
@@ -31,6 +33,73 @@ func BenchmarkStore(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
+			}
+		})
+	}
+}
+
+// BenchmarkFragmentBlock is a fragment shader thread's tile buffer work on
+// one 4×4 block of a tile, as render's fragment stage does it: the
+// early-Z test (DepthPasses), the TLB_Z write (ZWriteBlock, less-or-equal
+// with update, no stencil) and the colour write of the passing elements,
+// over the tile's 256 blocks in raster order with the element layout of
+// raster.LaneX/LaneY. "cover" draws every pixel in front of what is there
+// (the cube's faces over the cleared buffer, then the same depths again);
+// "mixed" has partial masks and depths that fail about half the time
+// (the stored depths are put back, a 16 KiB copy, every 256 blocks).
+func BenchmarkFragmentBlock(b *testing.B) {
+	type block struct {
+		blk  Block
+		z, c [16]uint32
+		mask uint16
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, mixed := range []bool{false, true} {
+		name := "cover"
+		if mixed {
+			name = "mixed"
+		}
+		blocks := make([]block, Pixels/16)
+		for n := range blocks {
+			k := &blocks[n]
+			bx, by := n%(Size/4)*4, n/(Size/4)*4
+			p := raster.BlockParity(by)
+			k.mask = 0xFFFF
+			if mixed && n%3 != 0 {
+				k.mask = uint16(r.Uint32())
+			}
+			var idx [16]uint16
+			for i := range 16 {
+				idx[i] = uint16((by+int(raster.LaneY[p][i]))*Size + bx + int(raster.LaneX[p][i]))
+				k.z[i] = r.Uint32() & 0xFFFFFF
+				k.c[i] = r.Uint32()
+			}
+			var ok bool
+			if k.blk, ok = BlockOf(&idx); !ok {
+				b.Fatalf("block %d is not in pairs", n)
+			}
+		}
+		var zs [Pixels]uint32
+		for p := range zs {
+			zs[p] = ZS(0xFFFFFF, 0)
+			if mixed {
+				zs[p] = ZS(r.Uint32()&0xFFFFFF, 0)
+			}
+		}
+		b.Run(name, func(b *testing.B) {
+			var buf Buffer
+			buf.ZS = zs
+			var st Stencil
+			d := DepthState{Func: cl.DepthFuncLessEqual, Update: true}
+			for i := 0; i < b.N; i++ {
+				n := i % len(blocks)
+				if n == 0 && mixed {
+					buf.ZS = zs
+				}
+				k := &blocks[n]
+				m := buf.DepthPasses(&k.blk, &k.z, k.mask, d.Func)
+				pass, _ := buf.ZWriteBlock(&k.blk, &k.z, m, d, &st, false)
+				buf.WriteColorBlock(&k.blk, &k.c, pass)
 			}
 		})
 	}

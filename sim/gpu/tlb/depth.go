@@ -1,87 +1,163 @@
 package tlb
 
 import (
-	"math/bits"
-
 	"github.com/vccube/vccube/cl"
 )
 
-// The depth test of a whole block of 16 pixels at once, for the fragment
-// path: the elements are compared with their stored depths together, then
-// the passing ones are updated. It gives ZWrite's and Passes' answers when
-// the elements' pixels are distinct (a 4×4 block's are), which is what
-// lets every comparison see the depth stored before the block's write.
+// The tile buffer work of a fragment shader thread whose 16 elements shade
+// a block of distinct pixels in horizontal pairs, as a 4×4 block's do:
+// the elements are compared with their stored depths together, then the
+// passing ones are updated, with no branch on any element. This gives
+// ZWrite's and Passes' answers because the pixels are distinct, which is
+// what lets every comparison see the depth stored before the block's
+// write. The elements are taken pair by pair, two adjacent 32-bit pixels
+// at a time: on amd64 with SSE2 (depth_amd64.s), elsewhere with the Go
+// loops below, which the tests compare with them.
 
-// depthOrderGo returns the elements whose depth z[i] (its low 24 bits) is
-// below, and equal to, the stored depth zb[i] (24 bits).
-func depthOrderGo(z, zb *[16]uint32) (lt, eq uint16) {
-	for i := range z {
-		zf := z[i] & 0xFFFFFF
-		if zf < zb[i] {
-			lt |= 1 << i
-		} else if zf == zb[i] {
-			eq |= 1 << i
+// Block is the pixels of a fragment shader thread's elements when they
+// come in horizontal pairs: element 2k shades pixel Pair[k] of the tile,
+// element 2k+1 the pixel to its right. Every Pair[k] must be even (the
+// pair lies in one row) and the pairs distinct. A 4×4 block's elements
+// are such pairs: in each 2×2 quad element 4q shades the quad's top-left
+// pixel and 4q+1 the one to its right, 4q+2 and 4q+3 the row below
+// (raster.LaneX/LaneY), and blocks are aligned to 4 pixels.
+//
+// The Block methods mask each Pair[k] to an even pixel of the tile, so
+// a Block that breaks the rule gives wrong answers but never touches
+// memory outside the buffer.
+type Block struct {
+	Pair [8]uint16
+}
+
+// pairMask keeps a pair's pixel even and inside the tile.
+const pairMask = Pixels - 2
+
+// BlockOf returns the block of elements whose pixels are idx, and false
+// when they are not distinct horizontal pairs inside the tile.
+func BlockOf(idx *[16]uint16) (Block, bool) {
+	var blk Block
+	for k := range blk.Pair {
+		p := idx[2*k]
+		if p%2 != 0 || int(p) >= Pixels || idx[2*k+1] != p+1 {
+			return Block{}, false
 		}
+		for j := range k {
+			if blk.Pair[j] == p {
+				return Block{}, false
+			}
+		}
+		blk.Pair[k] = p
 	}
-	return lt, eq
+	return blk, true
 }
 
-// passesOf returns the elements that pass depth function f given those
-// below and equal to the stored depth: bit 0 of f passes "below", bit 1
-// "equal", bit 2 "above" (Passes).
-func passesOf(f cl.DepthFunc, lt, eq uint16) uint16 {
-	gt := ^(lt | eq)
-	var m uint16
-	if f&1 != 0 {
-		m |= lt
+// Idx returns the pixel of each element (BlockOf's argument).
+func (blk *Block) Idx() (idx [16]uint16) {
+	for k, p := range &blk.Pair {
+		p &= pairMask
+		idx[2*k], idx[2*k+1] = p, p+1
 	}
-	if f&2 != 0 {
-		m |= eq
-	}
-	if f&4 != 0 {
-		m |= gt
-	}
-	return m
+	return idx
 }
 
-// stored gathers the depths stored at the elements' pixels. Every idx[i]
-// must be a pixel of the tile.
-func (b *Buffer) stored(idx *[16]uint16, zb *[16]uint32) {
-	for i := range zb {
-		zb[i] = b.ZS[idx[i]] >> 8
+// DepthPasses returns the elements of mask whose depth z[i] (its low 24
+// bits) passes function f against the stored depth of their pixel
+// (Passes for each), changing nothing.
+func (b *Buffer) DepthPasses(blk *Block, z *[16]uint32, mask uint16, f cl.DepthFunc) uint16 {
+	if mask == 0 {
+		return 0
 	}
+	return zBlock(&b.ZS, blk, z, mask, f, false)
 }
 
-// DepthPasses returns the elements of mask whose depth z[i] passes
-// function f against the stored depth of pixel idx[i] (Passes for each),
-// changing nothing. Every idx[i] must be a pixel of the tile.
-func (b *Buffer) DepthPasses(idx *[16]uint16, z *[16]uint32, mask uint16, f cl.DepthFunc) uint16 {
-	var zb [16]uint32
-	b.stored(idx, &zb)
-	lt, eq := depthOrder(z, &zb)
-	return mask & passesOf(f, lt, eq)
-}
-
-// ZWriteBlock is ZWrite for elements whose pixels are distinct (every
-// idx[i] a pixel of the tile, no two the same): the stencil-free depth
-// test and update of all of them at once, or ZWrite's general loop when
-// the face in use has a stencil test. TestZWriteBlock compares it with
-// ZWrite.
-func (b *Buffer) ZWriteBlock(idx *[16]uint16, z *[16]uint32, mask uint16, d DepthState, st *Stencil, reverse bool) (pass, stencilFail uint16) {
+// ZWriteBlock is ZWrite for the elements of a Block: the stencil-free
+// depth test and update of all of them at once, or ZWrite's general loop
+// when the face in use has a stencil test. TestZWriteBlock compares it
+// with ZWrite.
+func (b *Buffer) ZWriteBlock(blk *Block, z *[16]uint32, mask uint16, d DepthState, st *Stencil, reverse bool) (pass, stencilFail uint16) {
 	face := &st.front
 	if reverse {
 		face = &st.back
 	}
 	if face.enabled {
-		return b.zWrite(idx, z, mask, d, face)
+		idx := blk.Idx()
+		return b.zWrite(&idx, z, mask, d, face)
 	}
-	pass = b.DepthPasses(idx, z, mask, d.Func)
-	if d.Update {
-		for m := pass; m != 0; m &= m - 1 {
-			i := bits.TrailingZeros16(m)
-			p := &b.ZS[idx[i]]
-			*p = (z[i]&0xFFFFFF)<<8 | *p&0xFF
+	if mask == 0 {
+		return 0, 0
+	}
+	return zBlock(&b.ZS, blk, z, mask, d.Func, d.Update), 0
+}
+
+// WriteColorBlock is WriteColor for the elements of a Block.
+func (b *Buffer) WriteColorBlock(blk *Block, c *[16]uint32, mask uint16) {
+	if mask != 0 {
+		colorBlock(&b.Color, blk, c, mask)
+	}
+}
+
+// nonZeroGo is NonZeroLanes (depth_amd64.go, depth_generic.go) one
+// element at a time.
+func nonZeroGo(v *[16]uint32) (m uint16) {
+	for i, x := range v {
+		if x != 0 {
+			m |= 1 << i
 		}
 	}
-	return pass, 0
+	return m
+}
+
+// zBlockGo is the depth test of a block's elements in mask against zs,
+// with the update of the passing elements' Z when update is set; it
+// returns the elements that pass. No branch depends on an element: the
+// order of two 24-bit depths comes from the signs of their differences,
+// and every element's word is written back, changed or not.
+func zBlockGo(zs *[Pixels]uint32, blk *Block, z *[16]uint32, mask uint16, f cl.DepthFunc, update bool) (pass uint16) {
+	m := uint32(mask)
+	for k, p := range &blk.Pair {
+		q := p & pairMask
+		ok := passBit(f, z[2*k], zs[q]) | passBit(f, z[2*k+1], zs[q+1])<<1
+		pass |= uint16(ok&m) << (2 * k)
+		m >>= 2
+	}
+	if update {
+		m := uint32(pass)
+		for k, p := range &blk.Pair {
+			q := p & pairMask
+			o0, o1 := zs[q], zs[q+1]
+			zs[q] = o0 ^ (o0^(z[2*k]<<8|o0&0xFF))&-(m&1)
+			zs[q+1] = o1 ^ (o1^(z[2*k+1]<<8|o1&0xFF))&-(m>>1&1)
+			m >>= 2
+		}
+	}
+	return pass
+}
+
+// passBit is 1 when a fragment of depth z (its low 24 bits) passes
+// function f against a pixel whose Z/stencil word is zs, else 0: bit
+// order(z, zb) of f, as Passes.
+func passBit(f cl.DepthFunc, z, zs uint32) uint32 {
+	z &= 0xFFFFFF
+	zb := zs >> 8
+	order := 1 + (zb-z)>>31 - (z-zb)>>31
+	return uint32(f) >> order & 1
+}
+
+// colorBlockGo writes c[i] to element i's pixel for the elements in mask.
+func colorBlockGo(color *[Pixels]uint32, blk *Block, c *[16]uint32, mask uint16) {
+	if mask == 0xFFFF {
+		for k, p := range &blk.Pair {
+			q := p & pairMask
+			color[q], color[q+1] = c[2*k], c[2*k+1]
+		}
+		return
+	}
+	m := uint32(mask)
+	for k, p := range &blk.Pair {
+		q := p & pairMask
+		o0, o1 := color[q], color[q+1]
+		color[q] = o0 ^ (o0^c[2*k])&-(m&1)
+		color[q+1] = o1 ^ (o1^c[2*k+1])&-(m>>1&1)
+		m >>= 2
+	}
 }

@@ -2,11 +2,28 @@
 
 package tlb
 
-//go:noescape
-func depthOrderSSE2(z, zb *[16]uint32) (lt, eq uint32)
+import "github.com/vccube/vccube/cl"
 
-// depthOrder is depthOrderGo with SSE2 (depth_amd64.s).
-func depthOrder(z, zb *[16]uint32) (lt, eq uint16) {
-	l, e := depthOrderSSE2(z, zb)
-	return uint16(l), uint16(e)
+//go:noescape
+func zBlockSSE2(zs *[Pixels]uint32, blk *Block, z *[16]uint32, mask, f uint32, update bool) (pass uint32)
+
+//go:noescape
+func colorBlockSSE2(color *[Pixels]uint32, blk *Block, c *[16]uint32, mask uint32)
+
+//go:noescape
+func nonZeroSSE2(v *[16]uint32) uint32
+
+// NonZeroLanes returns bit i set when v[i] is not zero: given a fragment
+// shader thread's MS_FLAGS, the elements a TLB write still reaches. It is
+// nonZeroGo with SSE2 (depth_amd64.s).
+func NonZeroLanes(v *[16]uint32) uint16 { return uint16(nonZeroSSE2(v)) }
+
+// zBlock is zBlockGo with SSE2 (depth_amd64.s).
+func zBlock(zs *[Pixels]uint32, blk *Block, z *[16]uint32, mask uint16, f cl.DepthFunc, update bool) uint16 {
+	return uint16(zBlockSSE2(zs, blk, z, uint32(mask), uint32(f), update))
+}
+
+// colorBlock is colorBlockGo with SSE2 (depth_amd64.s).
+func colorBlock(color *[Pixels]uint32, blk *Block, c *[16]uint32, mask uint16) {
+	colorBlockSSE2(color, blk, c, uint32(mask))
 }

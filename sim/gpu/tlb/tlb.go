@@ -220,11 +220,7 @@ func (im *image) storeWholeUtiles(sp *span, src *[Pixels]uint32, t Tile, f *Fram
 			}
 		}
 	}
-	for uy := 0; uy < n; uy++ {
-		for ux, o := range rows[uy*tab.PerRow+x0/4 : uy*tab.PerRow+x0/4+n] {
-			putUtile(sp.buf[base+int(o):], src[:], 4*uy*Size+4*ux)
-		}
-	}
+	putUtiles(sp.buf[base:], rows[x0/4:], tab.PerRow, src)
 	return true
 }
 
@@ -292,13 +288,15 @@ func (b *Buffer) StoreColor(v *mem.View, addr uint32, tiling cl.Tiling, format c
 			putUtile(blk, b.Color[:], r.y*Size+r.x)
 			continue
 		}
+		if format == cl.LoadStoreFormatRGBA8888 {
+			putRows(blk, r.pitch, b.Color[r.y*Size+r.x:], r.w, r.h)
+			continue
+		}
 		for row := 0; row < r.h; row++ {
 			dst := blk[row*r.pitch:]
 			y := r.y + row
 			src := b.Color[y*Size+r.x : y*Size+r.x+r.w]
 			switch format {
-			case cl.LoadStoreFormatRGBA8888:
-				putWords(dst, src)
 			case cl.LoadStoreFormatBGR565:
 				for i, c := range src {
 					binary.LittleEndian.PutUint16(dst[2*i:], to565(c, -1, 0))
@@ -372,11 +370,7 @@ func (b *Buffer) StoreZS(v *mem.View, addr uint32, tiling cl.Tiling, t Tile, f *
 			putUtile(blk, b.ZS[:], r.y*Size+r.x)
 			continue
 		}
-		for row := 0; row < r.h; row++ {
-			dst := blk[row*r.pitch:]
-			y := r.y + row
-			putWords(dst, b.ZS[y*Size+r.x:y*Size+r.x+r.w])
-		}
+		putRows(blk, r.pitch, b.ZS[r.y*Size+r.x:], r.w, r.h)
 	}
 	return nil
 }

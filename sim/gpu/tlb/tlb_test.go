@@ -8,6 +8,7 @@ import (
 
 	"github.com/vccube/vccube/cl"
 	"github.com/vccube/vccube/cl/spec"
+	"github.com/vccube/vccube/sim/gpu/raster"
 	"github.com/vccube/vccube/sim/mem"
 	"github.com/vccube/vccube/texture"
 )
@@ -486,25 +487,48 @@ func TestStoreToUnalignedAddress(t *testing.T) {
 	}
 }
 
-// ZWriteBlock and DepthPasses give ZWrite's and Passes' answers for
-// blocks of distinct pixels: random depths with many ties and bits above
-// 24, stored depths, masks, every function, with and without update, and
-// stencil tests on either face; 100000 blocks. depthOrder (SSE2 on amd64)
-// is compared with its Go loop on the way.
+// randomBlock returns a Block of 8 distinct pairs: a 4×4 block of the
+// tile in the element layout of raster.LaneX/LaneY for odd n, pairs
+// anywhere in the tile for even n.
+func randomBlock(r *rand.Rand, n int) Block {
+	var blk Block
+	if n%2 != 0 {
+		bx, by := 4*r.IntN(Size/4), 4*r.IntN(Size/4)
+		p := raster.BlockParity(by)
+		for k := range blk.Pair {
+			blk.Pair[k] = uint16((by+int(raster.LaneY[p][2*k]))*Size + bx + int(raster.LaneX[p][2*k]))
+		}
+		return blk
+	}
+	for k := range blk.Pair {
+	again:
+		blk.Pair[k] = uint16(2 * r.IntN(Pixels/2))
+		for j := range k {
+			if blk.Pair[j] == blk.Pair[k] {
+				goto again
+			}
+		}
+	}
+	return blk
+}
+
+// ZWriteBlock, DepthPasses and WriteColorBlock give ZWrite's, Passes' and
+// WriteColor's answers for blocks of distinct pixel pairs: random depths
+// with many ties and bits above 24, stored depths, masks, every
+// function, with and without update, and stencil tests on either face;
+// 100000 blocks. zBlock and colorBlock (SSE2 on amd64) are compared with
+// their Go loops on the way.
 func TestZWriteBlock(t *testing.T) {
 	r := rand.New(rand.NewPCG(31, 32))
-	var a, b Buffer
+	var a, b, c, e Buffer
 	for n := 0; n < 100000; n++ {
-		var idx [16]uint16
-		var z [16]uint32
+		blk := randomBlock(r, n)
+		idx := blk.Idx()
+		if got, ok := BlockOf(&idx); !ok || got != blk {
+			t.Fatalf("case %d: BlockOf(%v) = %v, %v; want %v", n, idx, got, ok, blk)
+		}
+		var z, col [16]uint32
 		for i := range idx {
-		again:
-			idx[i] = uint16(r.IntN(Pixels))
-			for j := range i {
-				if idx[j] == idx[i] {
-					goto again // distinct pixels
-				}
-			}
 			z[i] = uint32(r.IntN(8)) * 0x200000
 			if n%3 == 0 {
 				z[i] = r.Uint32()
@@ -512,25 +536,27 @@ func TestZWriteBlock(t *testing.T) {
 			if n%2 == 0 {
 				z[i] |= 0xAB000000
 			}
+			col[i] = r.Uint32()
 			a.ZS[idx[i]] = ZS(uint32(r.IntN(8))*0x200000, uint8(r.Uint32()))
 			if n%3 == 1 {
 				a.ZS[idx[i]] = r.Uint32()
 			}
-			b.ZS[idx[i]] = a.ZS[idx[i]]
+			b.ZS[idx[i]], c.ZS[idx[i]], e.ZS[idx[i]] = a.ZS[idx[i]], a.ZS[idx[i]], a.ZS[idx[i]]
+			a.Color[idx[i]] = r.Uint32()
+			b.Color[idx[i]], c.Color[idx[i]] = a.Color[idx[i]], a.Color[idx[i]]
 		}
 		d := DepthState{Func: cl.DepthFunc(r.IntN(8)), Update: r.IntN(2) == 0}
 		mask := uint16(r.Uint32())
+		switch n % 7 {
+		case 0:
+			mask = 0xFFFF
+		case 1:
+			mask = 0
+		}
 		var st Stencil
 		reverse := n%3 == 0
 		if n%5 == 0 {
 			st.Setup(uint32(1+r.IntN(3))<<30 | r.Uint32()&0x0FFFFFFF)
-		}
-		var zb [16]uint32
-		a.stored(&idx, &zb)
-		l1, e1 := depthOrder(&z, &zb)
-		l2, e2 := depthOrderGo(&z, &zb)
-		if l1 != l2 || e1 != e2 {
-			t.Fatalf("case %d: depthOrder %#04x %#04x, Go %#04x %#04x", n, l1, e1, l2, e2)
 		}
 		var want uint16
 		for i := range 16 {
@@ -538,13 +564,118 @@ func TestZWriteBlock(t *testing.T) {
 				want |= 1 << i
 			}
 		}
-		if got := a.DepthPasses(&idx, &z, mask, d.Func); got != want {
+		if got := a.DepthPasses(&blk, &z, mask, d.Func); got != want {
 			t.Fatalf("case %d: DepthPasses %#04x, Passes %#04x", n, got, want)
 		}
-		pa, sa := a.ZWriteBlock(&idx, &z, mask, d, &st, reverse)
+		if got := zBlockGo(&c.ZS, &blk, &z, mask, d.Func, false); got != want || c.ZS != a.ZS {
+			t.Fatalf("case %d: zBlockGo without update %#04x, Passes %#04x; buffers equal %v", n, got, want, c.ZS == a.ZS)
+		}
+		pa, sa := a.ZWriteBlock(&blk, &z, mask, d, &st, reverse)
 		pb, sb := b.ZWrite(&idx, &z, mask, d, &st, reverse)
 		if pa != pb || sa != sb || a.ZS != b.ZS {
 			t.Fatalf("case %d: pass %#04x/%#04x stencil fail %#04x/%#04x, buffers equal %v", n, pa, pb, sa, sb, a.ZS == b.ZS)
+		}
+		pc := zBlockGo(&c.ZS, &blk, &z, mask, d.Func, d.Update)
+		if pe := zBlock(&e.ZS, &blk, &z, mask, d.Func, d.Update); pc != pe || c.ZS != e.ZS {
+			t.Fatalf("case %d: zBlockGo %#04x and zBlock %#04x differ, buffers equal %v", n, pc, pe, c.ZS == e.ZS)
+		}
+		if !st.front.enabled && !reverse || !st.back.enabled && reverse {
+			if pc != pa || c.ZS != a.ZS {
+				t.Fatalf("case %d: zBlockGo %#04x and ZWriteBlock %#04x differ", n, pc, pa)
+			}
+		}
+		a.WriteColorBlock(&blk, &col, mask)
+		b.WriteColor(&idx, &col, mask)
+		colorBlockGo(&c.Color, &blk, &col, mask)
+		if a.Color != b.Color || c.Color != b.Color {
+			t.Fatalf("case %d: colour writes of mask %#04x: WriteColorBlock equal %v, colorBlockGo equal %v", n, mask, a.Color == b.Color, c.Color == b.Color)
+		}
+		for _, i := range idx { // the next case starts from equal buffers
+			c.ZS[i], e.ZS[i] = a.ZS[i], a.ZS[i]
+		}
+	}
+}
+
+// BlockOf takes only distinct horizontal pairs inside the tile.
+func TestBlockOf(t *testing.T) {
+	good := Block{Pair: [8]uint16{0, 2, 64, 66, 4, 6, 68, 70}}
+	idx := good.Idx()
+	if blk, ok := BlockOf(&idx); !ok || blk != good {
+		t.Fatalf("BlockOf(%v) = %v, %v", idx, blk, ok)
+	}
+	for name, change := range map[string]func(*[16]uint16){
+		"odd pair":         func(i *[16]uint16) { i[2], i[3] = 3, 4 },
+		"not adjacent":     func(i *[16]uint16) { i[3] = 5 },
+		"repeated pair":    func(i *[16]uint16) { i[14], i[15] = 0, 1 },
+		"outside the tile": func(i *[16]uint16) { i[0], i[1] = Pixels, Pixels+1 },
+	} {
+		bad := idx
+		change(&bad)
+		if blk, ok := BlockOf(&bad); ok {
+			t.Errorf("%s: BlockOf(%v) = %v, want refused", name, bad, blk)
+		}
+	}
+}
+
+// A Block that breaks the rules (odd pixels, pixels past the tile) still
+// writes only inside the buffer, and the SSE2 and Go versions agree on it.
+func TestBlockOutOfRange(t *testing.T) {
+	type guarded struct {
+		before [64]uint32
+		buf    Buffer
+		after  [64]uint32
+	}
+	var a, b guarded
+	// Masked to even pixels of the tile, the pairs are 4094, 2, 0, 4, 4092,
+	// 4088, 10 and 12: distinct, so both versions give the same result.
+	blk := Block{Pair: [8]uint16{0xFFFF, Pixels + 3, 1, 0x8005, 4093, 0x7FF9, 0x100B, 0xF00D}}
+	var z, c [16]uint32
+	for i := range z {
+		z[i] = 0x1000 + uint32(i)
+		c[i] = 0xC0DE0000 + uint32(i)
+	}
+	for _, buf := range []*Buffer{&a.buf, &b.buf} {
+		buf.Clear(ClearValues{Z: 0xFFFFFF, Stencil: 7, Color: 1}, true, true)
+	}
+	pa := zBlock(&a.buf.ZS, &blk, &z, 0xFFFF, cl.DepthFuncLess, true)
+	pb := zBlockGo(&b.buf.ZS, &blk, &z, 0xFFFF, cl.DepthFuncLess, true)
+	colorBlock(&a.buf.Color, &blk, &c, 0xFFFF)
+	colorBlockGo(&b.buf.Color, &blk, &c, 0xFFFF)
+	colorBlock(&a.buf.Color, &blk, &c, 0x5A5A)
+	colorBlockGo(&b.buf.Color, &blk, &c, 0x5A5A)
+	if a.before != [64]uint32{} || a.after != [64]uint32{} || b.before != [64]uint32{} || b.after != [64]uint32{} {
+		t.Fatal("a block write went outside the buffer")
+	}
+	if pa != pb || a.buf != b.buf {
+		t.Errorf("SSE2 and Go differ: pass %#04x/%#04x, buffers equal %v", pa, pb, a.buf == b.buf)
+	}
+	// Pairs that coincide once masked (the results are unspecified).
+	blk = Block{Pair: [8]uint16{0xFFFF, 0xFFFE, 4095, Pixels, 1, 0x8001, 0, 0}}
+	zBlock(&a.buf.ZS, &blk, &z, 0xFFFF, cl.DepthFuncAlways, true)
+	zBlockGo(&b.buf.ZS, &blk, &z, 0xFFFF, cl.DepthFuncAlways, true)
+	colorBlock(&a.buf.Color, &blk, &c, 0x1234)
+	colorBlockGo(&b.buf.Color, &blk, &c, 0x1234)
+	if a.before != [64]uint32{} || a.after != [64]uint32{} || b.before != [64]uint32{} || b.after != [64]uint32{} {
+		t.Fatal("a block write went outside the buffer")
+	}
+}
+
+// NonZeroLanes (SSE2 on amd64) gives nonZeroGo's and the definition's
+// answer on every 16-bit pattern of zero and non-zero elements, with
+// non-zero values that have any one bit set, or many.
+func TestNonZeroLanes(t *testing.T) {
+	for m := 0; m < 1<<16; m++ {
+		var v [16]uint32
+		for i := range v {
+			if m&(1<<i) != 0 {
+				v[i] = 1 << ((m + 5*i) % 32)
+				if (m+i)%3 == 0 {
+					v[i] |= 0xFFFF0000
+				}
+			}
+		}
+		if got, goGot := NonZeroLanes(&v), nonZeroGo(&v); got != uint16(m) || goGot != uint16(m) {
+			t.Fatalf("%v: NonZeroLanes %#04x, nonZeroGo %#04x, want %#04x", v, got, goGot, m)
 		}
 	}
 }

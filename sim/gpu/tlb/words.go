@@ -66,3 +66,23 @@ func putUtile(dst []byte, src []uint32, at int) {
 		putWords(dst[16*row:], src[at+Size*row:at+Size*row+4])
 	}
 }
+
+// putRowsGo stores h rows of w pixels of the tile buffer, src[0:w],
+// src[Size:Size+w], …, as little-endian words to dst, rows pitch bytes
+// apart.
+func putRowsGo(dst []byte, pitch int, src []uint32, w, h int) {
+	for row := 0; row < h; row++ {
+		putWords(dst[row*pitch:], src[row*Size:row*Size+w])
+	}
+}
+
+// putUtilesGo stores a whole tile as 16×16 utiles of 4×4 pixels: utile
+// (ux, uy) as 64 contiguous bytes at dst[off[uy·perRow+ux]:].
+func putUtilesGo(dst []byte, off []int32, perRow int, src *[Pixels]uint32) {
+	const n = Size / 4
+	for uy := 0; uy < n; uy++ {
+		for ux, o := range off[uy*perRow : uy*perRow+n] {
+			putUtile(dst[o:], src[:], 4*uy*Size+4*ux)
+		}
+	}
+}
