@@ -8,9 +8,11 @@ import (
 	"github.com/vccube/vccube/texture"
 )
 
-// sampleLanes computes every element of a texture lookup. A fetch outside
-// the job's memory or a reserved filter sets u.fault (first one wins).
-func sampleLanes(u *Unit, sm *sampler, r *request, out *[16]uint32) {
+// sampleLanes computes every element of a texture lookup, element by
+// element: the general code, which the other plans are tested against. s
+// is the request's S register. A fetch outside the job's memory or a
+// reserved filter sets u.fault (first one wins).
+func sampleLanes(u *Unit, sm *sampler, r *request, s *[16]uint32, out *[16]uint32) {
 	u.fault = nil
 	minf, magf := sm.p1.MinFilter, sm.p1.MagFilter
 	if minf > texture.MinLinMipLin {
@@ -19,25 +21,16 @@ func sampleLanes(u *Unit, sm *sampler, r *request, out *[16]uint32) {
 	}
 	// The LOD only matters when it can change the filter or the level.
 	var lod [16]float32
-	sameAtAnyLOD := !minf.UsesMipmaps() && sm.nlev >= 1 &&
-		((minf == texture.MinNearest && magf == texture.MagNearest) ||
-			(minf == texture.MinLinear && magf == texture.MagLinear))
-	if !sameAtAnyLOD {
-		lodOf(sm, r, &lod)
+	if !sm.sameAtAnyLOD {
+		lodOf(sm, r, s, &lod)
 	}
-	s, t := &r.regs[S], &r.regs[T]
-	if sameAtAnyLOD && minf == texture.MinNearest && !u.Reference && u.nearestLevel0(sm, s, t, out) {
-		return
-	}
-	if sameAtAnyLOD && minf == texture.MinLinear && !u.Reference && u.bilinearLevel0(sm, s, t, out) {
-		return
-	}
+	t := &r.regs[T]
 	for i := range 16 {
 		fs := math.Float32frombits(s[i])
 		ft := math.Float32frombits(t[i])
 		var c uint32
 		switch {
-		case sameAtAnyLOD:
+		case sm.sameAtAnyLOD:
 			if minf == texture.MinNearest {
 				c = u.nearest(sm, 0, fs, ft)
 			} else {
@@ -56,34 +49,92 @@ func sampleLanes(u *Unit, sm *sampler, r *request, out *[16]uint32) {
 	}
 }
 
-// nearestLevel0 is nearest() then texel() for all 16 elements at level
-// 0, the cube's case, in one loop; it reports false (having done nothing)
-// when the level's bytes are not in one readable region and each texel
-// must be checked on its own. What depends only on the request (the axes'
-// sizes and wrap modes, FLIPY, the type) is worked out once, before the
-// loop; TestNearestLevel0AgreesWithNearest checks it against nearest().
-func (u *Unit) nearestLevel0(sm *sampler, s, t *[16]uint32, out *[16]uint32) bool {
+// planLookups decides, once per decoded sampler, how its lookups are done
+// (sm.plan) and works out what they share: which filter applies, level
+// 0's bytes, axes, FLIPY and, for the cube's case, the clamp loop's
+// parameters. Nothing here depends on a request's coordinates.
+//
+// Level 0's bytes are looked up (levelBytes, whose failed view search the
+// view counts as a fault) only for a sampler a fast plan could take, as
+// the fast paths did when they were chosen per request; a unit running
+// the reference code plans nothing.
+func (u *Unit) planLookups(sm *sampler) {
+	minf, magf := sm.p1.MinFilter, sm.p1.MagFilter
+	sm.plan = planLanes
+	if minf > texture.MinLinMipLin {
+		return // sampleLanes reports the reserved filter
+	}
+	sm.sameAtAnyLOD = !minf.UsesMipmaps() && sm.nlev >= 1 &&
+		((minf == texture.MinNearest && magf == texture.MagNearest) ||
+			(minf == texture.MinLinear && magf == texture.MagLinear))
+	if !sm.sameAtAnyLOD || u.Reference {
+		return
+	}
 	lv := &sm.tex.levels[0]
+	// FLIPY maps row y to h-1-y (texture.FlipYRow), which is (y XOR -1) + h.
+	if sm.p0.FlipY {
+		sm.flip = -1
+	}
+	raw := sm.typ == texture.RGBA8888 || sm.typ == texture.RGBA32R
+	tb := lv.tab
+	t32 := raw && tb != nil && tb.WShift == 2 && tb.HShift == 2 && tb.CppShift == 2
+	if minf == texture.MinLinear && !(t32 && simpleBilinear(lv.w, sm.p1.WrapS) && simpleBilinear(lv.h, sm.p1.WrapT)) {
+		return
+	}
+	// The fast plans index level 0's bytes themselves: they need them in
+	// one readable region.
 	mem := u.levelBytes(sm, 0)
 	if mem == nil {
+		return
+	}
+	if minf == texture.MinLinear {
+		sm.plan = planBilinear
+		return
+	}
+	sm.plan = planNearest
+	sm.ax, sm.ay = newAxis(lv.w, sm.p1.WrapS), newAxis(lv.h, sm.p1.WrapT)
+	if t32 && sm.p1.WrapS == texture.WrapClamp && sm.p1.WrapT == texture.WrapClamp {
+		// A clamped texel lies in the picture, x < w and y < h, so its
+		// utile index is at most maxIdx; the plan is taken when every
+		// utile that can be reached is in the table and in mem, so
+		// that its fetches need no checks. (The SSE2 index arithmetic
+		// also needs the utile row and index below 2^15: P1's sizes
+		// are at most 2048, [AG] Table 16.)
+		w, h, upr := lv.w, lv.h, tb.PerRow
+		maxIdx := (h-1)>>2*upr + (w-1)>>2
+		if maxIdx < len(tb.Off) && lv.tabEnd >= 0 && lv.tabEnd <= len(mem) && upr < 1<<15 && h < 1<<17 {
+			sm.plan = planNearestClampT32
+			sm.clamp = newClampT32(w, h, sm.flip, upr, tb.Off[:maxIdx+1], mem)
+		}
+	}
+}
+
+// nearestLevel0 is nearest() then texel() for all 16 elements at level
+// 0, in one loop, for a sampler planned planNearest or
+// planNearestClampT32; it reports false (having done nothing) for other
+// plans. What depends only on the sampler (the axes' sizes and wrap
+// modes, FLIPY, the type, the level's bytes) was worked out by
+// planLookups; TestNearestLevel0AgreesWithNearest checks it against
+// nearest().
+func (u *Unit) nearestLevel0(sm *sampler, s, t *[16]uint32, out *[16]uint32) bool {
+	switch sm.plan {
+	case planNearestClampT32:
+		nearestClampT32(&sm.clamp, s, t, out)
+		return true
+	case planNearest:
+	default:
 		return false
 	}
-	ax, ay := newAxis(lv.w, sm.p1.WrapS), newAxis(lv.h, sm.p1.WrapT)
-	// FLIPY maps row y to h-1-y (texture.FlipYRow), which is (y XOR -1) + h.
-	flip := 0
-	if sm.p0.FlipY {
-		flip = -1
-	}
+	lv := &sm.tex.levels[0]
+	mem := sm.mem[0]
+	ax, ay := &sm.ax, &sm.ay
+	flip := sm.flip
 	raw := sm.typ == texture.RGBA8888 || sm.typ == texture.RGBA32R
 	if tb := lv.tab; raw && tb != nil && tb.WShift == 2 && tb.HShift == 2 && tb.CppShift == 2 {
 		// 32-bit texels in T or LT format: 4×4-texel utiles of 64 bytes
 		// (texture.UtileWidth/Height), so utiles.Table.Offset's shifts
 		// are constants.
 		utab, upr := tb.Off, tb.PerRow
-		if ax.mode == texture.WrapClamp && ay.mode == texture.WrapClamp {
-			nearestClampT32(mem, utab, upr, lv.w, lv.h, flip, s, t, out)
-			return true
-		}
 		for i := range 16 {
 			// axis.index, inlined by hand for the simple wraps.
 			var x, y int
@@ -131,16 +182,40 @@ func (u *Unit) nearestLevel0(sm *sampler, s, t *[16]uint32, out *[16]uint32) boo
 	return true
 }
 
-// nearestClampT32 is nearestLevel0's loop for 32-bit texels in 4×4
-// utiles with clamp to edge on both axes, the cube's texture: for a
-// coordinate c on an axis of n texels, the texel is 0 when c·n is below 0
-// or NaN, n-1 when it is n or more, else its integer part — which is
+// clampT32 is what planNearestClampT32's loop needs of its sampler: level
+// 0's size w×h (also as float64s, and w-1 and h-1), FLIPY's flip (0 or
+// -1) and hf = h & flip, the utile table utab with upr utiles a row, cut
+// to the utiles a clamped texel can reach, and the level's bytes, which
+// hold every one of those utiles whole (planLookups checks it).
+type clampT32 struct {
+	fw, fh, wm1, hm1 float64
+	flip, hf, upr    int32
+	w, h             int
+	utab             []int32
+	mem              []byte
+}
+
+// newClampT32 returns the clampT32 of a w×h level with the given FLIPY
+// flip, utile table and bytes.
+func newClampT32(w, h, flip, upr int, utab []int32, mem []byte) clampT32 {
+	return clampT32{
+		fw: float64(w), fh: float64(h), wm1: float64(w - 1), hm1: float64(h - 1),
+		flip: int32(flip), hf: int32(h & flip), upr: int32(upr),
+		w: w, h: h, utab: utab, mem: mem,
+	}
+}
+
+// nearestClampT32 is nearestLevel0 for 32-bit texels in 4×4 utiles with
+// clamp to edge on both axes, the cube's texture: for a coordinate c on an
+// axis of n texels, the texel is 0 when c·n is below 0 or NaN, n-1 when
+// it is n or more, else its integer part — which is
 // wrap(texelIndex(c·n), n, clamp), the general path's answer, for every
 // float32 c (the float64 product is exact). TestNearestLevel0AgreesWithNearest
 // checks it against nearest().
-func nearestClampT32(mem []byte, utab []int32, upr, w, h, flip int, s, t, out *[16]uint32) {
+func nearestClampT32(p *clampT32, s, t, out *[16]uint32) {
 	var idx, sub [16]int32
-	clampIdx(s, t, w, h, flip, upr, &idx, &sub)
+	clampIdx(s, t, p.w, p.h, int(p.flip), int(p.upr), &idx, &sub)
+	utab, mem := p.utab, p.mem
 	for i := range out {
 		off := int(utab[idx[i]]) + int(sub[i])
 		out[i] = binary.LittleEndian.Uint32(mem[off:])
@@ -174,43 +249,31 @@ func clampIdxGo(s, t *[16]uint32, w, h, flip, upr int, idx, sub *[16]int32) {
 	}
 }
 
-// bilinearLevel0 is bilinear() at level 0 for all 16 elements, for 32-bit
-// texels (RGBA8888, RGBA32R) in T or LT format with clamp to edge or
-// repeat over a power of two on each axis; it reports false, having done
-// nothing, for other lookups. Elements whose texel coordinates are not
-// finite and within ±2^30 (where texelIndex clamps) go to bilinear(). The
-// four channels are blended two at a time in 64-bit words (each channel's
-// weighted sum is below 2^24, so nothing carries between the halves),
-// with bilinear()'s arithmetic. TestFastPathsMatchReference and
+// bilinearLevel0 is bilinear() at level 0 for all 16 elements, for a
+// sampler planned planBilinear: 32-bit texels (RGBA8888, RGBA32R) in T or
+// LT format with clamp to edge or repeat over a power of two on each
+// axis; it reports false, having done nothing, for other plans. Elements
+// whose texel coordinates are not finite and within ±2^30 (where
+// texelIndex clamps) go to bilinear(). The four channels are blended two
+// at a time in 64-bit words (each channel's weighted sum is below 2^24,
+// so nothing carries between the halves), with bilinear()'s arithmetic. TestFastPathsMatchReference and
 // TestBilinearLevel0AgreesWithBilinear check it against bilinear().
 func (u *Unit) bilinearLevel0(sm *sampler, s, t *[16]uint32, out *[16]uint32) bool {
+	if sm.plan != planBilinear {
+		return false
+	}
 	lv := &sm.tex.levels[0]
 	tb := lv.tab
-	if (sm.typ != texture.RGBA8888 && sm.typ != texture.RGBA32R) || tb == nil || tb.WShift != 2 || tb.HShift != 2 || tb.CppShift != 2 {
-		return false
-	}
-	simple := func(n int, m texture.Wrap) (lo, hi, mask int, ok bool) {
-		switch {
-		case m == texture.WrapClamp:
-			return 0, n - 1, -1, true
-		case m == texture.WrapRepeat && n&(n-1) == 0:
-			return math.MinInt, math.MaxInt, n - 1, true
+	simple := func(n int, m texture.Wrap) (lo, hi, mask int) {
+		if m == texture.WrapClamp {
+			return 0, n - 1, -1
 		}
-		return 0, 0, 0, false
+		return math.MinInt, math.MaxInt, n - 1 // repeat over a power of two
 	}
-	loX, hiX, maskX, okx := simple(lv.w, sm.p1.WrapS)
-	loY, hiY, maskY, oky := simple(lv.h, sm.p1.WrapT)
-	if !okx || !oky {
-		return false
-	}
-	mem := u.levelBytes(sm, 0)
-	if mem == nil {
-		return false
-	}
-	flip := 0
-	if sm.p0.FlipY {
-		flip = -1
-	}
+	loX, hiX, maskX := simple(lv.w, sm.p1.WrapS)
+	loY, hiY, maskY := simple(lv.h, sm.p1.WrapT)
+	mem := sm.mem[0]
+	flip := sm.flip
 	hf := lv.h & flip
 	fw, fh := float64(lv.w), float64(lv.h)
 	utab, upr := tb.Off, tb.PerRow
@@ -248,6 +311,12 @@ func (u *Unit) bilinearLevel0(sm *sampler, s, t *[16]uint32, out *[16]uint32) bo
 		out[i] = uint32(se | se>>16 | so<<8 | so>>8)
 	}
 	return true
+}
+
+// simpleBilinear says bilinearLevel0 takes an axis of n texels with wrap
+// mode m: clamp to edge, or repeat over a power of two.
+func simpleBilinear(n int, m texture.Wrap) bool {
+	return m == texture.WrapClamp || m == texture.WrapRepeat && n&(n-1) == 0
 }
 
 // axis is one texture axis of a level as nearest sampling walks it: n

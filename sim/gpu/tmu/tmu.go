@@ -119,9 +119,10 @@ type Unit struct {
 
 	texs texCache
 	span memSpan
-	// last is the decoded lookup of the previous request, reused when the
-	// next one has the same parameters (a shader samples one texture
-	// thread after thread).
+	// last is the decoded lookup of the previous request, with its plan,
+	// reused when the next one has the same parameters (a shader samples
+	// one texture thread after thread); Reset with a view (a new job)
+	// forgets it, since its level bytes belong to the old view.
 	last    sampler
 	lastKey samplerKey
 	hasLast bool
@@ -171,9 +172,16 @@ func (u *Unit) Write(reg int, vals *[16]uint32, mask uint16, param uint32, direc
 		}
 	}
 	c := &u.cur
-	if mask == 0xFFFF {
+	// atOnce: an S write whose request would go into the empty pending
+	// FIFO, where drain would complete it at once.
+	atOnce := reg == S && u.npending == 0 && u.rlen < ReceiveSlots && !u.Reference
+	switch {
+	case atOnce && mask == 0xFFFF:
+		// The lookup reads S from vals; c.regs[S] gets a copy only if
+		// the request must wait (below).
+	case mask == 0xFFFF:
 		c.regs[reg] = *vals
-	} else {
+	default:
 		for i := range 16 {
 			if mask&(1<<i) != 0 {
 				c.regs[reg][i] = vals[i]
@@ -181,6 +189,7 @@ func (u *Unit) Write(reg int, vals *[16]uint32, mask uint16, param uint32, direc
 				c.regs[reg][i] = 0
 			}
 		}
+		vals = &c.regs[reg]
 	}
 	c.written |= 1 << reg
 	c.slots++
@@ -192,12 +201,15 @@ func (u *Unit) Write(reg int, vals *[16]uint32, mask uint16, param uint32, direc
 	if reg != S {
 		return nil
 	}
-	if u.npending == 0 && u.rlen < ReceiveSlots && !u.Reference {
-		// The request would go into the empty pending FIFO and drain
-		// would complete it at once: do its lookup where it is.
+	if atOnce {
+		// Do the lookup here, as drain would.
 		out := &u.recv[(u.rhead+u.rlen)%ReceiveSlots]
-		if err := u.lookup(c, out); err != nil {
-			// Leave the FIFOs as drain would: the request pending.
+		if err := u.lookup(c, vals, out); err != nil {
+			// Leave the FIFOs as drain would: the request pending,
+			// with its S.
+			if vals != &c.regs[S] {
+				c.regs[S] = *vals
+			}
 			u.pending[0] = *c
 			u.npending = 1
 			u.cur.begin()
@@ -229,7 +241,7 @@ func (u *Unit) drain() error {
 	for u.npending > 0 && u.rlen < ReceiveSlots {
 		r := &u.pending[0]
 		out := &u.recv[(u.rhead+u.rlen)%ReceiveSlots]
-		if err := u.lookup(r, out); err != nil {
+		if err := u.lookup(r, &r.regs[S], out); err != nil {
 			return err
 		}
 		u.rlen++
@@ -260,10 +272,11 @@ func (u *Unit) Receive(out *[16]uint32) error {
 // Outstanding returns the number of lookups not yet received.
 func (u *Unit) Outstanding() int { return u.rlen + u.npending }
 
-// lookup performs one request.
-func (u *Unit) lookup(r *request, out *[16]uint32) error {
+// lookup performs one request; s is its S register (r.regs[S], or the
+// written values when Write does the lookup at once).
+func (u *Unit) lookup(r *request, s *[16]uint32, out *[16]uint32) error {
 	if r.written == 1<<S && r.nparams == 0 {
-		return u.direct(&r.regs[S], out)
+		return u.direct(s, out)
 	}
 	if r.nparams < 2 {
 		return fmt.Errorf("TMU lookup with %d configuration parameters: a texture lookup writes at least two registers ([AG] §4)", r.nparams)
@@ -271,7 +284,7 @@ func (u *Unit) lookup(r *request, out *[16]uint32) error {
 	if r.written&(1<<T) == 0 {
 		r.regs[T] = [16]uint32{} // an unwritten parameter reads as 0
 	}
-	return u.sample(r, out)
+	return u.sample(r, s, out)
 }
 
 // direct is a general-memory lookup: the 32-bit word at each element's S
@@ -407,12 +420,27 @@ type level struct {
 	tab      *utiles.Table
 	stride   int
 	cppShift uint
+	// tabEnd is the end of the furthest utile tab.Off places, or -1 if
+	// an offset is negative: a level's bytes hold every utile when
+	// tabEnd ≤ len(bytes), which planNearestClampT32 needs to fetch
+	// without checks.
+	tabEnd int
 }
 
 func newLevel(l texture.Layout, addr uint32, w, h int) level {
 	lv := level{layout: l, addr: addr, w: w, h: h, size: l.Size(), tab: utiles.For(l), stride: l.Stride()}
 	for 1<<lv.cppShift < l.Cpp() {
 		lv.cppShift++
+	}
+	if lv.tab != nil {
+		utile := 1 << (lv.tab.WShift + lv.tab.HShift + lv.tab.CppShift)
+		for _, o := range lv.tab.Off {
+			if o < 0 {
+				lv.tabEnd = -1
+				break
+			}
+			lv.tabEnd = max(lv.tabEnd, int(o)+utile)
+		}
 	}
 	return lv
 }
@@ -440,7 +468,39 @@ type sampler struct {
 	// is then fetched with its own check.
 	mem [texture.MaxLevels][]byte
 	bad [texture.MaxLevels]bool
+
+	// What every lookup with these parameters shares, worked out once
+	// by decode (planLookups) instead of per request.
+	plan plan
+	// sameAtAnyLOD says the level of detail cannot change the filter or
+	// the level: no mipmaps, and MINFILT the same as MAGFILT.
+	sameAtAnyLOD bool
+	// flip is -1 with FLIPY, else 0 (see nearestLevel0).
+	flip int
+	// ax and ay are level 0's axes (the nearest plans).
+	ax, ay axis
+	// clamp is planNearestClampT32's parameters.
+	clamp clampT32
 }
+
+// plan is how a sampler's lookups are done when the unit is not running
+// the reference code. Every plan but planLanes stands for sampleLanes'
+// per-element loop on some lookups, and is tested against it.
+type plan uint8
+
+const (
+	// planLanes: sampleLanes, element by element (the level of detail
+	// matters, a filter is reserved, or level 0 is not in one readable
+	// region).
+	planLanes plan = iota
+	// planNearest: nearestLevel0's loops.
+	planNearest
+	// planNearestClampT32: nearestClampT32, 32-bit texels in 4×4
+	// utiles with clamp to edge on both axes (the cube's texture).
+	planNearestClampT32
+	// planBilinear: bilinearLevel0.
+	planBilinear
+)
 
 // samplerKey is what decides a lookup's sampler.
 type samplerKey struct {
@@ -449,24 +509,60 @@ type samplerKey struct {
 	border uint32
 }
 
-func (u *Unit) sample(r *request, out *[16]uint32) error {
-	key := samplerKey{params: r.params, n: r.nparams}
+// sample does a texture lookup with S from s and the other registers
+// from r.
+func (u *Unit) sample(r *request, s *[16]uint32, out *[16]uint32) error {
+	var border uint32
 	if r.written&(1<<R) != 0 {
 		// Border colour: element 0 of the R write ([AG] §4).
-		key.border = r.regs[R][0]
+		border = r.regs[R][0]
 	}
-	for i := r.nparams; i < len(key.params); i++ {
-		key.params[i] = 0
-	}
-	if !u.hasLast || key != u.lastKey {
+	if !u.sameKey(r, border) {
+		key := samplerKey{params: r.params, n: r.nparams, border: border}
+		for i := r.nparams; i < len(key.params); i++ {
+			key.params[i] = 0
+		}
 		if err := u.decode(&u.last, &key); err != nil {
 			u.hasLast = false
 			return err
 		}
 		u.lastKey, u.hasLast = key, true
 	}
-	sampleLanes(u, &u.last, r, out)
+	sm := &u.last
+	if !u.Reference {
+		switch sm.plan {
+		case planNearestClampT32:
+			nearestClampT32(&sm.clamp, s, &r.regs[T], out)
+			return nil
+		case planNearest:
+			u.nearestLevel0(sm, s, &r.regs[T], out)
+			return nil
+		case planBilinear:
+			u.bilinearLevel0(sm, s, &r.regs[T], out)
+			return nil
+		}
+	}
+	sampleLanes(u, sm, r, s, out)
 	return u.fault
+}
+
+// sameKey says the last sampler is the one of request r with border
+// colour border: its key is r's (the parameters r has, then zeros). It
+// compares the parameters one word at a time, as Write stored them: a
+// copy of the whole array made right after those stores cannot take
+// their values from the store buffer and waits for them (in the cube's
+// lookups that wait cost more than the rest of the comparison).
+func (u *Unit) sameKey(r *request, border uint32) bool {
+	k := &u.lastKey
+	if !u.hasLast || k.n != r.nparams || k.border != border {
+		return false
+	}
+	for i := 0; i < r.nparams && i < len(k.params); i++ {
+		if k.params[i] != r.params[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // decode turns a lookup's parameters into a sampler.
@@ -505,6 +601,7 @@ func (u *Unit) decode(sm *sampler, k *samplerKey) error {
 		return err
 	}
 	sm.tex, sm.nlev = t, t.n
+	u.planLookups(sm)
 	return nil
 }
 
@@ -516,8 +613,9 @@ func nextPow2(n int) int {
 	return p
 }
 
-// lodOf returns the level of detail of each element of a request.
-func lodOf(sm *sampler, r *request, lod *[16]float32) {
+// lodOf returns the level of detail of each element of a request whose S
+// register is s.
+func lodOf(sm *sampler, r *request, s *[16]uint32, lod *[16]float32) {
 	var bias [16]float32
 	if r.written&(1<<B) != 0 {
 		for i := range bias {
@@ -529,7 +627,7 @@ func lodOf(sm *sampler, r *request, lod *[16]float32) {
 		return
 	}
 	w, h := float64(sm.p1.Width), float64(sm.p1.Height)
-	s, t := &r.regs[S], &r.regs[T]
+	t := &r.regs[T]
 	for q := 0; q < 16; q += 4 {
 		f := func(i int) (float64, float64) {
 			return float64(math.Float32frombits(s[q+i])) * w, float64(math.Float32frombits(t[q+i])) * h

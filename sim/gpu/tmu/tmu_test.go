@@ -48,6 +48,13 @@ func (f *fixture) upload(t testing.TB, typ texture.Type, pics []texture.Picture,
 	if err := convert.Upload(&plan, f.b, pics, false); err != nil {
 		t.Fatal(err)
 	}
+	return params(t, &plan, f.r.Addr, flipY, s)
+}
+
+// params returns P0 and P1 for a texture laid out by plan at bus address
+// addr.
+func params(t testing.TB, plan *texture.MipPlan, addr uint32, flipY bool, s texture.Sampler) (uint32, uint32) {
+	t.Helper()
 	mode := texture.FlipByCPU
 	if flipY {
 		mode = texture.FlipByGPU
@@ -56,7 +63,7 @@ func (f *fixture) upload(t testing.TB, typ texture.Type, pics []texture.Picture,
 	if err != nil {
 		t.Fatal(err)
 	}
-	p0.Base = f.r.Addr + uint32(plan.BaseOffset())
+	p0.Base = addr + uint32(plan.BaseOffset())
 	w0, err := p0.Encode()
 	if err != nil {
 		t.Fatal(err)
