@@ -1,6 +1,7 @@
 package tmu
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -161,39 +162,65 @@ func TestFastPathsMatchReference(t *testing.T) {
 	t.Logf("%d textures × %d sequences: %d calls on each unit", textures, fastSequences, calls)
 }
 
-// clampIdx (SSE2 on amd64) gives clampIdxGo's indices and offsets on
+// nearestClampT32 (SSE2 on amd64) gives nearestClampT32Go's texels on
 // 200000 random 16-element requests: coordinates of every kind (in range,
 // texel edges, negative, ±0, huge, ±Inf, NaN, any bits), sizes 1 to 2048,
-// both FLIPY settings.
-func TestClampIdxMatchesGo(t *testing.T) {
+// both FLIPY settings, utile tables of random offsets into random bytes
+// cut just after the furthest utile (as planLookups allows).
+func TestNearestClampT32MatchesGo(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 14))
-	for n := 0; n < 200000; n++ {
+	bytes := make([]byte, 16<<20)
+	for i := 0; i < len(bytes); i += 8 {
+		binary.LittleEndian.PutUint64(bytes[i:], r.Uint64())
+	}
+	textures, requests := 1000, 200
+	if testing.Short() {
+		textures /= 10
+	}
+	for n := 0; n < textures; n++ {
 		w, h := 1+r.IntN(2048), 1+r.IntN(2048)
-		if n%3 == 0 {
+		switch n % 3 {
+		case 0:
 			w, h = 1<<r.IntN(12), 1<<r.IntN(12)
+		case 1:
+			w, h = 1+r.IntN(70), 1+r.IntN(70)
 		}
 		flip := -r.IntN(2)
 		upr := (w + 3) / 4
-		var s, tt [16]uint32
-		for i := range s {
-			for _, c := range []*uint32{&s[i], &tt[i]} {
-				switch r.IntN(6) {
-				case 0:
-					*c = r.Uint32()
-				case 1:
-					*c = math.Float32bits([...]float32{float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), 3e9, -3e9, 0, 1, -1}[r.IntN(8)])
-				case 2:
-					*c = math.Float32bits(float32(r.IntN(4*w)-w) / float32(w))
-				default:
-					*c = math.Float32bits(float32(r.Float64()*3 - 1))
+		utab := make([]int32, (h-1)>>2*upr+(w-1)>>2+1)
+		// Offsets anywhere (not only 4-aligned) in the first span bytes.
+		span := 64 + r.IntN(len(bytes)-64)
+		end := 0
+		for i := range utab {
+			utab[i] = int32(r.IntN(span - 63))
+			end = max(end, int(utab[i])+64)
+		}
+		p := newClampT32(w, h, flip, upr, utab, bytes[:end])
+		for k := 0; k < requests; k++ {
+			var s, tt [16]uint32
+			for i := range s {
+				for _, c := range []struct {
+					v *uint32
+					n int
+				}{{&s[i], w}, {&tt[i], h}} {
+					switch r.IntN(6) {
+					case 0:
+						*c.v = r.Uint32()
+					case 1:
+						*c.v = math.Float32bits([...]float32{float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), 3e9, -3e9, 0, 1, -1}[r.IntN(8)])
+					case 2:
+						*c.v = math.Float32bits(float32(r.IntN(4*c.n)-c.n) / float32(c.n)) // texel edges
+					default:
+						*c.v = math.Float32bits(float32(r.Float64()*3 - 1))
+					}
 				}
 			}
-		}
-		var i1, s1, i2, s2 [16]int32
-		clampIdx(&s, &tt, w, h, flip, upr, &i1, &s1)
-		clampIdxGo(&s, &tt, w, h, flip, upr, &i2, &s2)
-		if i1 != i2 || s1 != s2 {
-			t.Fatalf("%dx%d flip %d: s %#x t %#x: index %v offset %v, Go %v %v", w, h, flip, s, tt, i1, s1, i2, s2)
+			var got, want [16]uint32
+			nearestClampT32(&p, &s, &tt, &got)
+			nearestClampT32Go(&p, &s, &tt, &want)
+			if got != want {
+				t.Fatalf("%dx%d flip %d: s %#x t %#x: texels %#x, Go %#x", w, h, flip, s, tt, got, want)
+			}
 		}
 	}
 }

@@ -186,7 +186,8 @@ func (u *Unit) nearestLevel0(sm *sampler, s, t *[16]uint32, out *[16]uint32) boo
 // 0's size w×h (also as float64s, and w-1 and h-1), FLIPY's flip (0 or
 // -1) and hf = h & flip, the utile table utab with upr utiles a row, cut
 // to the utiles a clamped texel can reach, and the level's bytes, which
-// hold every one of those utiles whole (planLookups checks it).
+// hold every one of those utiles whole (planLookups checks it). The
+// assembly reads the fields by name (go_asm.h).
 type clampT32 struct {
 	fw, fh, wm1, hm1 float64
 	flip, hf, upr    int32
@@ -205,16 +206,18 @@ func newClampT32(w, h, flip, upr int, utab []int32, mem []byte) clampT32 {
 	}
 }
 
-// nearestClampT32 is nearestLevel0 for 32-bit texels in 4×4 utiles with
+// nearestClampT32Go is nearestLevel0 for 32-bit texels in 4×4 utiles with
 // clamp to edge on both axes, the cube's texture: for a coordinate c on an
 // axis of n texels, the texel is 0 when c·n is below 0 or NaN, n-1 when
 // it is n or more, else its integer part — which is
 // wrap(texelIndex(c·n), n, clamp), the general path's answer, for every
-// float32 c (the float64 product is exact). TestNearestLevel0AgreesWithNearest
-// checks it against nearest().
-func nearestClampT32(p *clampT32, s, t, out *[16]uint32) {
+// float32 c (the float64 product is exact). nearestClampT32 is this, or
+// the same in assembly; TestNearestLevel0AgreesWithNearest checks it
+// against nearest(), TestNearestClampT32MatchesGo the two against each
+// other.
+func nearestClampT32Go(p *clampT32, s, t, out *[16]uint32) {
 	var idx, sub [16]int32
-	clampIdx(s, t, p.w, p.h, int(p.flip), int(p.upr), &idx, &sub)
+	clampIdxGo(s, t, p.w, p.h, int(p.flip), int(p.upr), &idx, &sub)
 	utab, mem := p.utab, p.mem
 	for i := range out {
 		off := int(utab[idx[i]]) + int(sub[i])

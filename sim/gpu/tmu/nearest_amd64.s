@@ -1,11 +1,16 @@
 //go:build !purego
 
+#include "go_asm.h"
 #include "textflag.h"
 
-// clampIdxSSE2 is clampIdxGo (nearest_amd64.go) four elements at a time
-// with SSE2: the same float64 products, the clamp as max(·, 0) then
+// nearestClampT32 is nearestClampT32Go (filter.go) four elements at a
+// time with SSE2: the same float64 products, the clamp as max(·, 0) then
 // min(·, n-1) (MAXPD returns its second operand, 0, for a NaN first
-// one), truncation, and the utile arithmetic in 32-bit integers.
+// one), truncation, and the utile arithmetic in 32-bit integers; then
+// each element's utile offset and texel are fetched without bounds
+// checks, which planLookups made unnecessary: every clamped texel's
+// utile index is below len(utab), and mem holds each of those utiles
+// whole.
 
 // AXIS4 leaves in X1 the four clamped texel indices of the coordinates at
 // off(src): scale holds n, maxv n-1, both as two float64s; X12 is zero.
@@ -24,9 +29,26 @@
 	CVTTPD2PL X2, X2 \
 	PUNPCKLQDQ X2, X1
 
-// GROUP4 does elements off/4 .. off/4+3: idx = (y>>2)·upr + x>>2 (one
-// PMADDWD on the 16-bit halves: both factors are below 2^15),
-// sub = (y&3)<<4 | (x&3)<<2.
+// FETCH2 fetches two texels to off(DI) and off+4(DI): the utile indices
+// are the low and high halves of R8, the offsets in the utile those of
+// R9 (all non-negative, so the 32-bit moves' zero extension is right).
+#define FETCH2(off) \
+	MOVL R8, R10 \
+	SHRQ $32, R8 \
+	MOVL R9, R11 \
+	SHRQ $32, R9 \
+	MOVL (AX)(R10*4), R10 \
+	MOVL (AX)(R8*4), R8 \
+	ADDL R11, R10 \
+	ADDL R9, R8 \
+	MOVL (BX)(R10*1), R10 \
+	MOVL (BX)(R8*1), R8 \
+	MOVL R10, off(DI) \
+	MOVL R8, off+4(DI)
+
+// GROUP4 does elements off/4 .. off/4+3: utile index
+// (y>>2)·upr + x>>2 (one PMADDWD on the 16-bit halves: both factors are
+// below 2^15), offset in the utile (y&3)<<4 | (x&3)<<2, then the fetches.
 #define GROUP4(off) \
 	AXIS4(SI, off, X8, X10) \
 	MOVO X1, X3 \
@@ -39,41 +61,49 @@
 	MOVO X3, X5 \
 	PSRAL $2, X5 \
 	PADDL X5, X4 \
-	MOVOU X4, off(DI) \
 	PAND X6, X1 \
 	PSLLL $4, X1 \
 	PAND X6, X3 \
 	PSLLL $2, X3 \
 	POR X3, X1 \
-	MOVOU X1, off(BX)
+	MOVQ X4, R8 \
+	MOVQ X1, R9 \
+	FETCH2(off) \
+	PSHUFD $0xEE, X4, X4 \
+	PSHUFD $0xEE, X1, X1 \
+	MOVQ X4, R8 \
+	MOVQ X1, R9 \
+	FETCH2(off+8)
 
-// func clampIdxSSE2(s, t *[16]uint32, fw, fh, wm1, hm1 float64, flip, hf, upr int32, idx, sub *[16]int32)
-TEXT ·clampIdxSSE2(SB), NOSPLIT, $0-80
-	MOVQ s+0(FP), SI
-	MOVQ t+8(FP), DX
-	MOVSD fw+16(FP), X8
+// func nearestClampT32(p *clampT32, s, t, out *[16]uint32)
+TEXT ·nearestClampT32(SB), NOSPLIT, $0-32
+	MOVQ p+0(FP), CX
+	MOVQ s+8(FP), SI
+	MOVQ t+16(FP), DX
+	MOVQ out+24(FP), DI
+	MOVQ clampT32_utab(CX), AX
+	MOVQ clampT32_mem(CX), BX
+	MOVSD clampT32_fw(CX), X8
 	MOVLHPS X8, X8
-	MOVSD fh+24(FP), X9
+	MOVSD clampT32_fh(CX), X9
 	MOVLHPS X9, X9
-	MOVSD wm1+32(FP), X10
+	MOVSD clampT32_wm1(CX), X10
 	MOVLHPS X10, X10
-	MOVSD hm1+40(FP), X11
+	MOVSD clampT32_hm1(CX), X11
 	MOVLHPS X11, X11
 	PXOR X12, X12
-	MOVL flip+48(FP), AX
-	MOVQ AX, X13
+	MOVL clampT32_flip(CX), R8
+	MOVQ R8, X13
 	PSHUFD $0, X13, X13
-	MOVL hf+52(FP), AX
-	MOVQ AX, X14
+	MOVL clampT32_hf(CX), R8
+	MOVQ R8, X14
 	PSHUFD $0, X14, X14
-	MOVL upr+56(FP), AX
-	MOVQ AX, X7
+	MOVL clampT32_upr(CX), R8
+	MOVQ R8, X7
 	PSHUFD $0, X7, X7
-	MOVL $3, AX
-	MOVQ AX, X6
+	MOVL $3, R8
+	MOVQ R8, X6
 	PSHUFD $0, X6, X6
-	MOVQ idx+64(FP), DI
-	MOVQ sub+72(FP), BX
 	GROUP4(0)
 	GROUP4(16)
 	GROUP4(32)

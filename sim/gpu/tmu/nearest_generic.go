@@ -2,7 +2,6 @@
 
 package tmu
 
-// clampIdx is clampIdxGo on architectures without the SSE2 version.
-func clampIdx(s, t *[16]uint32, w, h, flip, upr int, idx, sub *[16]int32) {
-	clampIdxGo(s, t, w, h, flip, upr, idx, sub)
-}
+// nearestClampT32 is nearestClampT32Go on architectures without the SSE2
+// version.
+func nearestClampT32(p *clampT32, s, t, out *[16]uint32) { nearestClampT32Go(p, s, t, out) }
