@@ -21,7 +21,8 @@ func sampleLanes(u *Unit, sm *sampler, r *request, s *[16]uint32, out *[16]uint3
 	}
 	// The LOD only matters when it can change the filter or the level.
 	var lod [16]float32
-	if !sm.sameAtAnyLOD {
+	same := sameAtAnyLOD(sm)
+	if !same {
 		lodOf(sm, r, s, &lod)
 	}
 	t := &r.regs[T]
@@ -30,7 +31,7 @@ func sampleLanes(u *Unit, sm *sampler, r *request, s *[16]uint32, out *[16]uint3
 		ft := math.Float32frombits(t[i])
 		var c uint32
 		switch {
-		case sm.sameAtAnyLOD:
+		case same:
 			if minf == texture.MinNearest {
 				c = u.nearest(sm, 0, fs, ft)
 			} else {
@@ -49,6 +50,15 @@ func sampleLanes(u *Unit, sm *sampler, r *request, s *[16]uint32, out *[16]uint3
 	}
 }
 
+// sameAtAnyLOD says the level of detail cannot change sm's filter or
+// level: no mipmaps, and MINFILT the same as MAGFILT.
+func sameAtAnyLOD(sm *sampler) bool {
+	minf, magf := sm.p1.MinFilter, sm.p1.MagFilter
+	return !minf.UsesMipmaps() && sm.nlev >= 1 &&
+		((minf == texture.MinNearest && magf == texture.MagNearest) ||
+			(minf == texture.MinLinear && magf == texture.MagLinear))
+}
+
 // planLookups decides, once per decoded sampler, how its lookups are done
 // (sm.plan) and works out what they share: which filter applies, level
 // 0's bytes, axes, FLIPY and, for the cube's case, the clamp loop's
@@ -59,15 +69,12 @@ func sampleLanes(u *Unit, sm *sampler, r *request, s *[16]uint32, out *[16]uint3
 // the fast paths did when they were chosen per request; a unit running
 // the reference code plans nothing.
 func (u *Unit) planLookups(sm *sampler) {
-	minf, magf := sm.p1.MinFilter, sm.p1.MagFilter
+	minf := sm.p1.MinFilter
 	sm.plan = planLanes
 	if minf > texture.MinLinMipLin {
 		return // sampleLanes reports the reserved filter
 	}
-	sm.sameAtAnyLOD = !minf.UsesMipmaps() && sm.nlev >= 1 &&
-		((minf == texture.MinNearest && magf == texture.MagNearest) ||
-			(minf == texture.MinLinear && magf == texture.MagLinear))
-	if !sm.sameAtAnyLOD || u.Reference {
+	if !sameAtAnyLOD(sm) || u.Reference {
 		return
 	}
 	lv := &sm.tex.levels[0]

@@ -472,9 +472,6 @@ type sampler struct {
 	// What every lookup with these parameters shares, worked out once
 	// by decode (planLookups) instead of per request.
 	plan plan
-	// sameAtAnyLOD says the level of detail cannot change the filter or
-	// the level: no mipmaps, and MINFILT the same as MAGFILT.
-	sameAtAnyLOD bool
 	// flip is -1 with FLIPY, else 0 (see nearestLevel0).
 	flip int
 	// ax and ay are level 0's axes (the nearest plans).
