@@ -372,15 +372,25 @@ func (p *Prim) BlockMask(bx, by int) uint16 {
 		if full {
 			return 0xFFFF
 		}
+		// E at pixel (bx+x, by+y) is base + 16·dx·y − 16·dy·x: a column
+		// term and a row term per edge, added per element.
+		var col, row [4][4]int64
+		for j := 0; j < p.nedge; j++ {
+			e := &p.edges[j]
+			for k := range 4 {
+				col[j][k] = base[j] - 16*e.dy*int64(k)
+				row[j][k] = 16 * e.dx * int64(k)
+			}
+		}
 		for i := range 16 {
-			x, y := bx+int(lx[i]), by+int(ly[i])
+			cx, ry := lx[i]&3, ly[i]&3
+			x, y := bx+int(cx), by+int(ry)
 			if x < s.X0 || x >= s.X1 || y < s.Y0 || y >= s.Y1 {
 				continue
 			}
 			in := true
 			for j := 0; j < p.nedge; j++ {
-				e := &p.edges[j]
-				if base[j]+16*(e.dx*int64(ly[i])-e.dy*int64(lx[i])) <= 0 {
+				if col[j][cx]+row[j][ry] <= 0 {
 					in = false
 					break
 				}
@@ -434,22 +444,61 @@ const Z24 = 0xFFFFFF
 // against ZAt and wAt). x and y may be nil, for a shader that does not
 // read the coordinates: then only W and Z are computed.
 func (p *Prim) BlockInputs(bx, by int, w, z, x, y *[16]uint32) {
-	var qx, zx, qy, zy [4]float64
-	for k := range 4 {
-		dx := float64(bx+k) + 0.5 - p.x0
-		dy := float64(by+k) + 0.5 - p.y0
-		qx[k], zx[k] = p.q.c+float64(p.q.a*dx), p.z.c+float64(p.z.a*dx)
-		qy[k], zy[k] = float64(p.q.b*dy), float64(p.z.b*dy)
+	var c ColTerms
+	var r RowTerms
+	p.Col(bx, &c)
+	p.Row(by, &r)
+	p.BlockWZ(&c, &r, w, z)
+	if x != nil {
+		BlockCoords(bx, by, x, y)
 	}
+}
+
+// BlockCoords gives each element of the block at (bx, by) its pixel's
+// coordinates (X_PIXEL_COORD, Y_PIXEL_COORD).
+func BlockCoords(bx, by int, x, y *[16]uint32) {
 	par := BlockParity(by)
-	blockWZ(&qx, &qy, &zx, &zy, p.depth, par, w, z)
-	if x == nil {
-		return
-	}
 	lx, ly := &LaneX[par], &LaneY[par]
 	for i := range 16 {
 		x[i], y[i] = uint32(bx+int(lx[i]&3)), uint32(by+int(ly[i]&3))
 	}
+}
+
+// ColTerms are the terms of the W and Z planes that depend only on a
+// block's column: c + a·dx for its four pixel columns.
+type ColTerms struct{ q, z [4]float64 }
+
+// RowTerms are the terms that depend only on a block's row: b·dy for its
+// four pixel rows, and the row's element layout.
+type RowTerms struct {
+	q, z [4]float64
+	par  int
+}
+
+// Col computes the column terms of the blocks whose left pixel column is
+// bx. A caller that walks many blocks computes each column's and each
+// row's terms once and combines them with BlockWZ, which gives what
+// BlockInputs gives (it is BlockInputs' own arithmetic).
+func (p *Prim) Col(bx int, t *ColTerms) {
+	for k := range 4 {
+		dx := float64(bx+k) + 0.5 - p.x0
+		t.q[k], t.z[k] = p.q.c+float64(p.q.a*dx), p.z.c+float64(p.z.a*dx)
+	}
+}
+
+// Row computes the row terms of the blocks whose top pixel row is by.
+func (p *Prim) Row(by int, t *RowTerms) {
+	for k := range 4 {
+		dy := float64(by+k) + 0.5 - p.y0
+		t.q[k], t.z[k] = float64(p.q.b*dy), float64(p.z.b*dy)
+	}
+	t.par = BlockParity(by)
+}
+
+// BlockWZ computes W and Z of the block at column c and row r (see
+// BlockInputs).
+func (p *Prim) BlockWZ(c *ColTerms, r *RowTerms, w, z *[16]uint32) {
+	blockWZ(&c.q, &r.q, &c.z, &r.z, p.depth, r.par, w, z)
 }
 
 // ZAt returns the fixed-point Z of pixel (x, y), as BlockInputs computes it.
@@ -502,14 +551,36 @@ func (p *Prim) SetupVarying(vals [3]float32, flat bool) Varying {
 // worked out once per block (TestBlockInputsPerPixel checks the lanes
 // against vpAt).
 func (v *Varying) BlockVP(bx, by int, out *[16]uint32) {
-	fx := float32(bx) + 0.5 - v.x0
-	fy := float32(by) + 0.5 - v.y0
 	var ax, by4 [4]float32
+	v.Col(bx, &ax)
+	v.Row(by, &by4)
+	BlockVPOf(&ax, &by4, by, out)
+}
+
+// Col computes A·(x − x0) at the centres of the four pixel columns of the
+// blocks whose left column is bx. A caller that walks many blocks
+// computes each column's and row's terms once and combines them with
+// BlockVPOf, which gives what BlockVP gives (it is BlockVP's arithmetic).
+func (v *Varying) Col(bx int, t *[4]float32) {
+	fx := float32(bx) + 0.5 - v.x0
 	for k := range 4 {
-		ax[k] = float32(v.a * (fx + float32(k)))
-		by4[k] = float32(v.b * (fy + float32(k)))
+		t[k] = float32(v.a * (fx + float32(k)))
 	}
-	blockVP(&ax, &by4, BlockParity(by), out)
+}
+
+// Row computes B·(y − y0) at the centres of the four pixel rows of the
+// blocks whose top row is by.
+func (v *Varying) Row(by int, t *[4]float32) {
+	fy := float32(by) + 0.5 - v.y0
+	for k := range 4 {
+		t[k] = float32(v.b * (fy + float32(k)))
+	}
+}
+
+// BlockVPOf combines a block's column and row terms (Col and Row) into the
+// VP of each of its elements, for a block whose top row is by.
+func BlockVPOf(col, row *[4]float32, by int, out *[16]uint32) {
+	blockVP(col, row, BlockParity(by), out)
 }
 
 // SetupLine prepares a line from v0 to v1 of the given width in pixels

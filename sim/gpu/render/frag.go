@@ -16,6 +16,10 @@ import (
 	"github.com/vccube/vccube/uapi"
 )
 
+// tileBlocks is the number of 4×4 block columns (and rows) in a tile; a
+// primitive's bounds lie in one tile (the worker's scissor).
+const tileBlocks = tlb.Size / 4
+
 // maxVaryings is the most varying components a shaded vertex can carry in
 // the VPM window: its rows less Xs|Ys, Zs and 1/Wc.
 const maxVaryings = qpuexec.VPMWindowRows - qpu.ShadedScreenWords
@@ -37,7 +41,18 @@ type fragment struct {
 	setup    [maxVaryings]raster.Varying
 	nvary    int
 
+	// The plane terms of the primitive's block columns and of the current
+	// block row (raster.Prim.Col/Row, raster.Varying.Col/Row), worked out
+	// once instead of per block when terms is set (not on the reference
+	// path, which computes every block's inputs on its own).
+	terms   bool
+	colWZ   [tileBlocks]raster.ColTerms
+	rowWZ   raster.RowTerms
+	colVary [maxVaryings][tileBlocks][4]float32
+	rowVary [maxVaryings][4]float32
+
 	// Per thread.
+	col     int // the block's column in colWZ and colVary
 	next    int // next varying to read
 	bx, by  int
 	idx     [16]uint16 // tile pixel of each element
@@ -99,18 +114,41 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 	// The pixel coordinates, for the shaders that read them (the
 	// reference path computes them always).
 	coords := w.r.opts.Reference || st.fs.ReadsPixelCoords()
+	bx0 := b.X0 &^ 3
+	ncol := (b.X1 - bx0 + 3) / 4
+	f.terms = !w.r.opts.Reference && ncol <= tileBlocks
+	if f.terms {
+		for k := 0; k < ncol; k++ {
+			f.prim.Col(bx0+4*k, &f.colWZ[k])
+			for j := 0; j < nvary; j++ {
+				f.setup[j].Col(bx0+4*k, &f.colVary[j][k])
+			}
+		}
+	}
 	c := &w.counters
 	for by := b.Y0 &^ 3; by < b.Y1; by += 4 {
-		for bx := b.X0 &^ 3; bx < b.X1; bx += 4 {
+		rowReady := false
+		for bx := bx0; bx < b.X1; bx += 4 {
 			mask := f.prim.BlockMask(bx, by)
 			if mask == 0 {
 				continue
 			}
 			s := &f.start
-			if coords {
-				f.prim.BlockInputs(bx, by, &s.W, &s.Z, &s.X, &s.Y)
+			if f.terms {
+				if !rowReady {
+					f.prim.Row(by, &f.rowWZ)
+					for j := 0; j < nvary; j++ {
+						f.setup[j].Row(by, &f.rowVary[j])
+					}
+					rowReady = true
+				}
+				f.col = (bx - bx0) / 4
+				f.prim.BlockWZ(&f.colWZ[f.col], &f.rowWZ, &s.W, &s.Z)
+				if coords {
+					raster.BlockCoords(bx, by, &s.X, &s.Y)
+				}
 			} else {
-				f.prim.BlockInputs(bx, by, &s.W, &s.Z, nil, nil)
+				f.prim.BlockInputs(bx, by, &s.W, &s.Z, &s.X, &s.Y)
 			}
 			// Element i's pixel, (s.X[i], s.Y[i]) = (bx, by) + its place
 			// in the block, in the tile buffer.
@@ -280,7 +318,11 @@ func (f *fragment) Varying(vp, c *[16]uint32) error {
 		return nil
 	}
 	s := &f.setup[j]
-	s.BlockVP(f.bx, f.by, vp)
+	if f.terms {
+		raster.BlockVPOf(&f.colVary[j][f.col], &f.rowVary[j], f.by, vp)
+	} else {
+		s.BlockVP(f.bx, f.by, vp)
+	}
 	cw := math.Float32bits(s.C)
 	c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7] = cw, cw, cw, cw, cw, cw, cw, cw
 	c[8], c[9], c[10], c[11], c[12], c[13], c[14], c[15] = cw, cw, cw, cw, cw, cw, cw, cw
