@@ -248,6 +248,42 @@ func TestPixelCoordinates(t *testing.T) {
 	}
 }
 
+// A colour load (signal 8, [AG] §5 "Color Read and Write") reads each
+// element's own pixel: a first draw writes X | Y<<16 everywhere, a second
+// loads the colour, adds 0x01000000 and writes it back, so a pixel read
+// from the wrong place shows. Both paths (the fast path keeps a block's
+// pixels as pairs and works out the element list only for loads).
+func TestColourLoadReadsOwnPixels(t *testing.T) {
+	var a qpu.Asm
+	a.I(qpu.Mov(qpu.R0, qpu.XCoord))
+	a.I(qpu.Mov(qpu.R1, qpu.YCoord))
+	a.I(qpu.Shl(qpu.R1, qpu.R1, qpu.SmallInt(-16))) // shifts use the low 5 bits: 16
+	a.I(qpu.Or(qpu.TLBColourAll, qpu.R0, qpu.R1))
+	coords := fsEnd(&a)
+	var l qpu.Asm
+	l.I(qpu.LoadImm(qpu.R1, 0x01000000))
+	l.I()
+	l.I(qpu.SigColourLoad)
+	l.I(qpu.Add(qpu.TLBColourAll, qpu.R4, qpu.R1))
+	load := fsEnd(&l)
+	for _, ref := range []bool{false, true} {
+		g := New(Options{Workers: 2, Reference: ref})
+		t.Cleanup(g.Close)
+		j := newTJob(t, 72, 40)
+		j.beginBin(cl.ConfigurationBits{EnableForwardFacing: true, EnableReverseFacing: true, DepthFunc: cl.DepthFuncAlways})
+		j.drawNV(j.program(coords), nil, cl.PrimitiveModeTriangles, j.quad(0.5)...)
+		j.drawNV(j.program(load), nil, cl.PrimitiveModeTriangles, j.quad(0.5)...)
+		mustRun(t, j, g)
+		for y := range 40 {
+			for x := range 72 {
+				if got, want := j.pixel(x, y), 0x01000000|uint32(y)<<16|uint32(x); got != want {
+					t.Fatalf("reference %v, pixel (%d,%d): %#x, want %#x", ref, x, y, got, want)
+				}
+			}
+		}
+	}
+}
+
 // An access outside the job's memory is refused and hangs the job; it is
 // not a panic, and the next job runs normally.
 func TestFaultHangsTheJob(t *testing.T) {

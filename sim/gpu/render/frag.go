@@ -55,7 +55,7 @@ type fragment struct {
 	col     int // the block's column in colWZ and colVary
 	next    int // next varying to read
 	bx, by  int
-	idx     [16]uint16 // tile pixel of each element
+	idx     [16]uint16 // tile pixel of each element (the reference path's; the fast path fills it when it reads colours)
 	blk     tlb.Block  // the same pixels as pairs, for the fast paths
 	stencil tlb.Stencil
 	depth   tlb.DepthState
@@ -154,9 +154,11 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 			// in the block, in the tile buffer.
 			base := (by-ty0)*tlb.Size + bx - tx0
 			par := raster.BlockParity(by)
-			li := &laneIdx[par]
-			for i := range 16 {
-				f.idx[i] = uint16(base + int(li[i]))
+			if w.r.opts.Reference {
+				li := &laneIdx[par]
+				for i := range 16 {
+					f.idx[i] = uint16(base + int(li[i]))
+				}
 			}
 			for k, p := range &laneBlock[par].Pair {
 				f.blk.Pair[k] = uint16(base) + p
@@ -393,6 +395,12 @@ func (f *fragment) TLBWrite(reg qpuexec.TLBReg, v *[16]uint32, mask uint16, ms *
 func (f *fragment) TLBLoad(kind qpuexec.TLBLoad, r4 *[16]uint32) error {
 	if kind != qpuexec.TLBLoadColour {
 		return &tlb.Unsupported{What: fmt.Sprintf("TLB %v load", kind)}
+	}
+	if !f.w.r.opts.Reference {
+		// The fast path keeps the block's pixels as pairs only.
+		for k, p := range &f.blk.Pair {
+			f.idx[2*k], f.idx[2*k+1] = p, p+1
+		}
 	}
 	f.w.buf.ReadColor(&f.idx, r4)
 	return nil
