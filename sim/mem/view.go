@@ -30,6 +30,7 @@ const (
 type View struct {
 	pool    *Pool
 	regions []viewRegion // sorted by address, non-overlapping
+	gen     uint64       // changes whenever the regions do (Reset, Add)
 
 	faults     atomic.Uint64
 	mu         sync.Mutex
@@ -65,6 +66,7 @@ func NewView(p *Pool) *View { return &View{pool: p} }
 
 // Reset empties v for reuse by the next job without allocating.
 func (v *View) Reset() {
+	v.gen++
 	v.regions = v.regions[:0]
 	v.faults.Store(0)
 	v.firstFault = nil
@@ -76,6 +78,7 @@ func (v *View) Add(r Region, access Access, name string) {
 	if r.Size == 0 {
 		return
 	}
+	v.gen++
 	for i := range v.regions {
 		e := &v.regions[i]
 		if e.Region == r {
@@ -90,6 +93,13 @@ func (v *View) Add(r Region, access Access, name string) {
 	copy(v.regions[i+1:], v.regions[i:])
 	v.regions[i] = viewRegion{Region: r, access: access, name: name}
 }
+
+// Generation identifies the view's current set of regions: it changes
+// whenever Reset or Add does, so a span a caller got from Span stays
+// valid to reuse for the same address while Generation is unchanged.
+// Like Reset and Add, it is for the goroutine that sets the view up (the
+// job's regions do not change while its units run).
+func (v *View) Generation() uint64 { return v.gen }
 
 // Regions returns the granted regions (for diagnostics and tests).
 func (v *View) Regions() []Region {

@@ -362,6 +362,41 @@ func TestUniformsAddressReset(t *testing.T) {
 	}
 }
 
+// TestUniformsStreamStartReused: threads that start at the same uniforms
+// address reuse the memory span the last one found (setUniforms), but
+// read the words as they are now, and the view's regions changing (a new
+// job) makes the next thread look the address up again: a stream the new
+// view does not grant faults.
+func TestUniformsStreamStartReused(t *testing.T) {
+	r := newRig(t)
+	w := asm(t, func(a *qpu.Asm) {
+		a.I(qpu.Mov(qpu.R0, qpu.Unif))
+		ending(a)
+	})
+	p := r.mustLoad(w, strictGeneral)
+	addr := r.uniforms(7)
+	run := func() (uint32, error) {
+		_, err := r.q.Run(p, r.env, &Start{Uniforms: addr, VPM: &r.vpm, VPMRead: Segment{0, 64}, VPMWrite: Segment{64, 64}})
+		return r.q.Acc(0)[0], err
+	}
+	if got, err := run(); err != nil || got != 7 {
+		t.Fatalf("first run: %d, %v; want 7", got, err)
+	}
+	r.uniforms(8)
+	if got, err := run(); err != nil || got != 8 {
+		t.Fatalf("second run, the word rewritten: %d, %v; want 8", got, err)
+	}
+	r.view.Reset()
+	r.view.Add(r.code, mem.Read, "code")
+	if got, err := run(); err == nil {
+		t.Fatalf("a run after the view lost the uniforms read %d; want a fault", got)
+	}
+	r.view.Add(r.unif, mem.Read, "uniforms")
+	if got, err := run(); err != nil || got != 8 {
+		t.Fatalf("a run after the view granted them again: %d, %v; want 8", got, err)
+	}
+}
+
 func TestSFULatencyAndValue(t *testing.T) {
 	r := newRig(t)
 	w := asm(t, func(a *qpu.Asm) {

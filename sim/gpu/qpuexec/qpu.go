@@ -116,7 +116,8 @@ type QPU struct {
 	portA       vec     // scratch for port reads
 	portB       vec
 	unpA, unpR4 vec
-	resAdd      vec // ALU results; kept: a NOP op re-writes the last one (vc4asm addendum)
+	unifStart   unifSpan // the span of the last uniform stream's start (setUniforms)
+	resAdd      vec      // ALU results; kept: a NOP op re-writes the last one (vc4asm addendum)
 	resMul      vec
 	packed      vec
 	qpuNum      vec
@@ -899,6 +900,22 @@ func (q *QPU) tmuWrite(u int, reg TMUReg, v *vec, lanes uint16) error {
 
 func (q *QPU) setUniforms(addr uint32) {
 	q.unifAddr, q.unifBuf, q.unifOff = addr, nil, 0
+	// A fragment shader's threads start at the same uniforms address
+	// block after block: reuse the span the last stream from there
+	// found while the view's regions are the same.
+	if c := &q.unifStart; c.buf != nil && c.addr == addr && c.view == q.Mem && c.gen == q.Mem.Generation() {
+		q.unifBuf, q.unifOff = c.buf, c.off
+	}
+}
+
+// unifSpan is a uniform stream's start address and the memory span found
+// for it in a view, valid while the view's generation is gen.
+type unifSpan struct {
+	view *mem.View
+	gen  uint64
+	addr uint32
+	buf  []byte
+	off  int
 }
 
 // popUniform reads the next uniform of the stream (AG §3 "Uniforms").
@@ -916,6 +933,9 @@ func (q *QPU) popUniform() (uint32, error) {
 			return 0, err
 		}
 		q.unifBuf, q.unifOff = buf, int(off)
+		if q.start != nil && q.unifAddr == q.start.Uniforms {
+			q.unifStart = unifSpan{view: q.Mem, gen: q.Mem.Generation(), addr: q.unifAddr, buf: buf, off: int(off)}
+		}
 	}
 	u := binary.LittleEndian.Uint32(q.unifBuf[q.unifOff:])
 	q.unifOff += 4
