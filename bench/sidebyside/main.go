@@ -43,6 +43,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"time"
@@ -75,8 +76,20 @@ func run(args []string, out io.Writer) error {
 	md := fs.Bool("md", false, "print Markdown tables (for the README)")
 	only := fs.String("only", "", "comma-separated program names to run (default: all)")
 	reference := fs.Bool("reference", false, "run the GPU model's general code instead of its fast paths (gpu.Options.Reference): the same counters, another server CPU time")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the server (this process: the simulated device; the clients are other processes) to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("-cpuprofile: %w", err)
+		}
+		defer pprof.StopCPUProfile()
 	}
 	var w, h uint16
 	if _, err := fmt.Sscanf(*modeText, "%dx%d", &w, &h); err != nil {

@@ -843,19 +843,24 @@ func (q *QPU) programEnd() {
 // not preserved (AG §3 Thread Control), and the other thread owns physical
 // registers 16-31 of each file (this thread's view).
 func (q *QPU) threadSwitch() {
+	// Whole vectors and banks at a time: Mesa's threaded fragment
+	// shaders switch once or twice per thread.
 	for a := range q.acc {
-		for i := range q.acc[a] {
-			q.acc[a][i] = poison
-		}
+		copyVec(&q.acc[a], &poisonVec)
 	}
 	q.n, q.z, q.c = 0xA5A5, 0x5A5A, 0x3C3C
-	for r := 16; r < 32; r++ {
-		for i := 0; i < 16; i++ {
-			q.ra[r][i], q.rb[r][i] = poison, poison
-		}
-	}
+	*(*[16]vec)(q.ra[16:]) = poisonBank
+	*(*[16]vec)(q.rb[16:]) = poisonBank
 	q.switchAt = -1
 }
+
+// poisonBank is registers 16-31 of a file as a thread switch leaves them.
+var poisonBank = func() (b [16]vec) {
+	for r := range b {
+		b[r] = poisonVec
+	}
+	return b
+}()
 
 func (q *QPU) scoreboardWait() error {
 	if q.sbWaited {
