@@ -226,51 +226,69 @@ func TestNearestClampT32MatchesGo(t *testing.T) {
 }
 
 // bilinearLevel0 equals bilinear() element by element on random
-// coordinates — in range, texel edges, negative, huge, ±Inf, NaN — for
-// every pair of wrap modes (those it does not take report false), square
-// and other sizes in T and LT format, both FLIPY settings.
+// coordinates — in range, texel edges and centres, 0 and 1, just inside
+// and outside the picture, negative, huge (either side of where
+// bilinearT32 hands elements to bilinear()), ±Inf, NaN, any bits — for
+// every pair of wrap modes (those it does not take report false), sizes
+// from 1×1 to 512×512 in T and LT format (both must be taken), 32-bit
+// types with and without alpha, both FLIPY settings.
 func TestBilinearLevel0AgreesWithBilinear(t *testing.T) {
 	r := rand.New(rand.NewPCG(15, 16))
 	coord := func(n int) float32 {
-		switch r.IntN(8) {
+		switch r.IntN(10) {
 		case 0:
 			return float32(r.IntN(8*n)-4*n) / float32(2*n) // texel edges and centres
 		case 1:
 			return [...]float32{float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), 3e9, -3e9, 1 << 29, -(1 << 29), 0}[r.IntN(8)]
+		case 2:
+			return [...]float32{0, 1, -0.0, 1 - 1.0/(1<<24), 1.0 / (1 << 24), -1.0 / (1 << 24)}[r.IntN(6)]
+		case 3:
+			// Around ±2^30 texels, where bilinearT32 stops.
+			e := float64(1<<30) / float64(n) * (1 + (r.Float64()-0.5)*1e-6)
+			return float32(e * float64(1-2*r.IntN(2)))
+		case 4:
+			return math.Float32frombits(r.Uint32())
 		}
 		return float32(r.Float64()*4 - 1.5)
 	}
-	taken := 0
-	for _, size := range [][2]int{{16, 8}, {5, 3}, {64, 64}, {256, 128}, {100, 36}} {
-		pic, _ := texture.NewPicture(size[0], size[1], 4)
-		for i := range pic.Pix {
-			pic.Pix[i] = byte(r.Uint32())
-		}
-		for _, flip := range []bool{false, true} {
-			for ws := texture.WrapRepeat; ws <= texture.WrapBorder; ws++ {
-				for wt := texture.WrapRepeat; wt <= texture.WrapBorder; wt++ {
-					name := fmt.Sprintf("%dx%d flip=%v %v/%v", size[0], size[1], flip, ws, wt)
-					f := newFixture(t, 256<<10)
-					sm := texture.Sampler{Min: texture.MinLinear, Mag: texture.MagLinear, WrapS: ws, WrapT: wt}
-					p0, p1 := f.upload(t, texture.RGBA8888, []texture.Picture{pic}, flip, sm)
-					u := New(f.view)
-					var smp sampler
-					if err := u.decode(&smp, &samplerKey{params: [4]uint32{p0, p1}, n: 2, border: 0x12345678}); err != nil {
-						t.Fatal(err)
-					}
-					for n := 0; n < 300; n++ {
-						var s, tt, out [16]uint32
-						for i := range s {
-							s[i], tt[i] = math.Float32bits(coord(size[0])), math.Float32bits(coord(size[1]))
+	taken := map[texture.Tiling]int{}
+	sizes := [][2]int{{16, 8}, {5, 3}, {64, 64}, {256, 128}, {100, 36}, {1, 1}, {1, 64}, {64, 1}, {2, 2}, {32, 4}, {512, 512}, {33, 65}, {128, 8}}
+	for _, size := range sizes {
+		// One buffer per size, the picture uploaded again for each
+		// lookup's parameters (32-bit ARM's address space does not
+		// hold one per case).
+		f := newFixture(t, max(256<<10, 2*size[0]*size[1]*4))
+		for _, typ := range []texture.Type{texture.RGBA8888, texture.RGBX8888} {
+			pic, _ := texture.NewPicture(size[0], size[1], 4)
+			for i := range pic.Pix {
+				pic.Pix[i] = byte(r.Uint32())
+			}
+			tiling, _ := typ.Tiling(size[0], size[1])
+			for _, flip := range []bool{false, true} {
+				for ws := texture.WrapRepeat; ws <= texture.WrapBorder; ws++ {
+					for wt := texture.WrapRepeat; wt <= texture.WrapBorder; wt++ {
+						name := fmt.Sprintf("%v %dx%d flip=%v %v/%v", typ, size[0], size[1], flip, ws, wt)
+						sm := texture.Sampler{Min: texture.MinLinear, Mag: texture.MagLinear, WrapS: ws, WrapT: wt}
+						p0, p1 := f.upload(t, typ, []texture.Picture{pic}, flip, sm)
+						u := New(f.view)
+						var smp sampler
+						if err := u.decode(&smp, &samplerKey{params: [4]uint32{p0, p1}, n: 2, border: 0x12345678}); err != nil {
+							t.Fatal(err)
 						}
-						if !u.bilinearLevel0(&smp, &s, &tt, &out) {
-							break
-						}
-						taken++
-						for i := range out {
-							fs, ft := math.Float32frombits(s[i]), math.Float32frombits(tt[i])
-							if want := u.bilinear(&smp, 0, fs, ft); out[i] != want {
-								t.Fatalf("%s: (%g, %g) → %#08x, bilinear() %#08x", name, fs, ft, out[i], want)
+						for n := 0; n < 200; n++ {
+							var s, tt, out [16]uint32
+							for i := range s {
+								s[i], tt[i] = math.Float32bits(coord(size[0])), math.Float32bits(coord(size[1]))
+							}
+							if !u.bilinearLevel0(&smp, &s, &tt, &out) {
+								break
+							}
+							taken[tiling]++
+							for i := range out {
+								fs, ft := math.Float32frombits(s[i]), math.Float32frombits(tt[i])
+								if want := u.bilinear(&smp, 0, fs, ft); out[i] != want {
+									t.Fatalf("%s: (%g, %g) → %#08x, bilinear() %#08x", name, fs, ft, out[i], want)
+								}
 							}
 						}
 					}
@@ -278,7 +296,8 @@ func TestBilinearLevel0AgreesWithBilinear(t *testing.T) {
 			}
 		}
 	}
-	if taken == 0 {
-		t.Fatal("bilinearLevel0 took no lookup")
+	if taken[texture.TFormat] == 0 || taken[texture.LTFormat] == 0 {
+		t.Fatalf("bilinearLevel0 took %d T-format and %d LT-format lookups: want some of each", taken[texture.TFormat], taken[texture.LTFormat])
 	}
+	t.Logf("lookups taken: %v", taken)
 }

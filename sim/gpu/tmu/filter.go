@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"unsafe"
 
 	"github.com/vccube/vccube/texture"
 )
@@ -95,7 +96,15 @@ func (u *Unit) planLookups(sm *sampler) {
 		return
 	}
 	if minf == texture.MinLinear {
-		sm.plan = planBilinear
+		// As for planNearestClampT32 below: every utile a wrapped texel
+		// can reach must be in the table and in mem, so that the
+		// fetches need no checks.
+		w, h, upr := lv.w, lv.h, tb.PerRow
+		maxIdx := (h-1)>>2*upr + (w-1)>>2
+		if maxIdx < len(tb.Off) && lv.tabEnd >= 0 && lv.tabEnd <= len(mem) {
+			sm.plan = planBilinear
+			sm.bil = newBilinT32(w, h, sm.p1.WrapS, sm.p1.WrapT, sm.flip, upr, tb.Off[:maxIdx+1], mem)
+		}
 		return
 	}
 	sm.plan = planNearest
@@ -262,65 +271,137 @@ func clampIdxGo(s, t *[16]uint32, w, h, flip, upr int, idx, sub *[16]int32) {
 // bilinearLevel0 is bilinear() at level 0 for all 16 elements, for a
 // sampler planned planBilinear: 32-bit texels (RGBA8888, RGBA32R) in T or
 // LT format with clamp to edge or repeat over a power of two on each
-// axis; it reports false, having done nothing, for other plans. Elements
-// whose texel coordinates are not finite and within ±2^30 (where
-// texelIndex clamps) go to bilinear(). The four channels are blended two
-// at a time in 64-bit words (each channel's weighted sum is below 2^24,
-// so nothing carries between the halves), with bilinear()'s arithmetic. TestFastPathsMatchReference and
+// axis; it reports false, having done nothing, for other plans. What
+// depends only on the sampler was worked out by planLookups (sm.bil);
+// bilinearT32 does the rest. TestFastPathsMatchReference and
 // TestBilinearLevel0AgreesWithBilinear check it against bilinear().
 func (u *Unit) bilinearLevel0(sm *sampler, s, t *[16]uint32, out *[16]uint32) bool {
 	if sm.plan != planBilinear {
 		return false
 	}
-	lv := &sm.tex.levels[0]
-	tb := lv.tab
+	if !bilinearT32(&sm.bil, s, t, out) {
+		// Some elements' texel coordinates are not finite or beyond
+		// ±2^30, where texelIndex clamps: bilinear() does those.
+		for i := range 16 {
+			fs, ft := math.Float32frombits(s[i]), math.Float32frombits(t[i])
+			if !inBilinearRange(fs, ft, &sm.bil) {
+				out[i] = u.bilinear(sm, 0, fs, ft)
+			}
+		}
+	}
+	return true
+}
+
+// bilinT32 is what bilinearT32's loop needs of its sampler: level 0's size
+// as float64s, each axis' wrap as max(lo, min(i, hi)) & mask (clamp to
+// edge: 0, n-1, -1; repeat over a power of two: no bounds, n-1), FLIPY's
+// flip (0 or -1) and hf = h & flip, the utile table utab with upr utiles
+// a row, cut to the utiles a wrapped texel can reach, and the level's
+// bytes, which hold every one of those utiles whole (planLookups checks
+// both: newBilinT32 is only called then).
+type bilinT32 struct {
+	fw, fh          float64
+	loX, hiX, maskX int
+	loY, hiY, maskY int
+	flip, hf, upr   int
+	utab            []int32
+	mem             []byte
+}
+
+// newBilinT32 returns the bilinT32 of a w×h level with wrap modes ws and wt
+// (each clamp to edge, or repeat with a power-of-two size), the given
+// FLIPY flip, utile table and bytes.
+func newBilinT32(w, h int, ws, wt texture.Wrap, flip, upr int, utab []int32, mem []byte) bilinT32 {
 	simple := func(n int, m texture.Wrap) (lo, hi, mask int) {
 		if m == texture.WrapClamp {
 			return 0, n - 1, -1
 		}
 		return math.MinInt, math.MaxInt, n - 1 // repeat over a power of two
 	}
-	loX, hiX, maskX := simple(lv.w, sm.p1.WrapS)
-	loY, hiY, maskY := simple(lv.h, sm.p1.WrapT)
-	mem := sm.mem[0]
-	flip := sm.flip
-	hf := lv.h & flip
-	fw, fh := float64(lv.w), float64(lv.h)
-	utab, upr := tb.Off, tb.PerRow
-	texel := func(x, y int) uint64 {
-		y = y ^ flip + hf
-		off := int(utab[(y>>2)*upr+x>>2]) + ((y&3)<<2|x&3)<<2
-		return uint64(binary.LittleEndian.Uint32(mem[off:]))
-	}
+	p := bilinT32{fw: float64(w), fh: float64(h), flip: flip, hf: h & flip, upr: upr, utab: utab, mem: mem}
+	p.loX, p.hiX, p.maskX = simple(w, ws)
+	p.loY, p.hiY, p.maskY = simple(h, wt)
+	return p
+}
+
+// inBilinearRange says bilinearT32 does the element at (s, t): its texel
+// coordinates, s·w − ½ and t·h − ½, are within ±2^30 (so not NaN).
+func inBilinearRange(s, t float32, p *bilinT32) bool {
+	fu := float64(s)*p.fw - 0.5
+	fv := float64(t)*p.fh - 0.5
+	return fu > -1<<30 && fu < 1<<30 && fv > -1<<30 && fv < 1<<30
+}
+
+// bilinearT32 is bilinear() at level 0 for the elements whose texel
+// coordinates are within ±2^30 (inBilinearRange), with bilinear()'s
+// arithmetic: floor(c·n − ½) as a truncation corrected for negatives (the
+// same integer: |c·n − ½| < 2^30), weights (c·n − ½ − floor)·256 (exact,
+// below 256), the four channels blended two at a time in 64-bit words
+// (each channel's weighted sum is below 2^24, so nothing carries between
+// the halves). It reports whether it did every element; those it did
+// not it leaves alone.
+//
+// The texels are fetched without bounds checks: a wrapped texel (x, y)
+// has 0 ≤ x < w and 0 ≤ y < h, FLIPY keeps y so, and planLookups made
+// newBilinT32's utab hold every utile index such a texel has, and mem
+// every byte of those utiles.
+func bilinearT32(p *bilinT32, s, t, out *[16]uint32) bool {
+	fw, fh := p.fw, p.fh
+	loX, hiX, maskX := p.loX, p.hiX, p.maskX
+	loY, hiY, maskY := p.loY, p.hiY, p.maskY
+	flip, hf, upr := p.flip, p.hf, p.upr
+	utab := unsafe.Pointer(unsafe.SliceData(p.utab))
+	mem := unsafe.Pointer(unsafe.SliceData(p.mem))
+	all := true
 	for i := range 16 {
-		fs, ft := math.Float32frombits(s[i]), math.Float32frombits(t[i])
-		fu := float64(fs)*fw - 0.5
-		fv := float64(ft)*fh - 0.5
+		fu := float64(math.Float32frombits(s[i]))*fw - 0.5
+		fv := float64(math.Float32frombits(t[i]))*fh - 0.5
 		if !(fu > -1<<30 && fu < 1<<30 && fv > -1<<30 && fv < 1<<30) {
-			out[i] = u.bilinear(sm, 0, fs, ft)
+			all = false
 			continue
 		}
-		flu, flv := math.Floor(fu), math.Floor(fv)
-		i0, j0 := int(flu), int(flv)
-		fx, fy := uint64((fu-flu)*256), uint64((fv-flv)*256) // below 256
+		i0, j0 := int(fu), int(fv) // toward zero; floor but for negatives
+		if float64(i0) > fu {
+			i0--
+		}
+		if float64(j0) > fv {
+			j0--
+		}
+		fx := uint64(int((fu - float64(i0)) * 256)) // below 256
+		fy := uint64(int((fv - float64(j0)) * 256))
 		x0 := max(loX, min(i0, hiX)) & maskX
 		x1 := max(loX, min(i0+1, hiX)) & maskX
 		y0 := max(loY, min(j0, hiY)) & maskY
 		y1 := max(loY, min(j0+1, hiY)) & maskY
-		c00, c10, c01, c11 := texel(x0, y0), texel(x1, y0), texel(x0, y1), texel(x1, y1)
+		y0, y1 = y0^flip+hf, y1^flip+hf // FLIPY: h-1-y (texture.FlipYRow)
+		// Utile index (y>>2)·upr + x>>2, offset in the utile
+		// (y&3)<<4 | (x&3)<<2: 4×4 texels of 4 bytes (package utiles).
+		r0, r1 := (y0>>2)*upr, (y1>>2)*upr
+		q0, q1 := x0>>2, x1>>2
+		b0, b1 := (y0&3)<<4, (y1&3)<<4
+		a0, a1 := (x0&3)<<2, (x1&3)<<2
+		c00 := fetchT32(utab, mem, r0+q0, b0|a0)
+		c10 := fetchT32(utab, mem, r0+q1, b0|a1)
+		c01 := fetchT32(utab, mem, r1+q0, b1|a0)
+		c11 := fetchT32(utab, mem, r1+q1, b1|a1)
 		w00, w10, w01, w11 := (256-fx)*(256-fy), fx*(256-fy), (256-fx)*fy, fx*fy
 		// Channels 0 and 2 in the low and high 32 bits of one word, 1
 		// and 3 of another.
 		const m = 0x000000FF000000FF
-		even := func(c uint64) uint64 { return (c | c<<16) & m }
-		odd := func(c uint64) uint64 { return (c>>8 | c<<8) & m }
-		se := even(c00)*w00 + even(c10)*w10 + even(c01)*w01 + even(c11)*w11
-		so := odd(c00)*w00 + odd(c10)*w10 + odd(c01)*w01 + odd(c11)*w11
+		se := (c00|c00<<16)&m*w00 + (c10|c10<<16)&m*w10 + (c01|c01<<16)&m*w01 + (c11|c11<<16)&m*w11
+		so := (c00>>8|c00<<8)&m*w00 + (c10>>8|c10<<8)&m*w10 + (c01>>8|c01<<8)&m*w01 + (c11>>8|c11<<8)&m*w11
 		const half = 1<<15 | 1<<47
 		se, so = (se+half)>>16&m, (so+half)>>16&m
 		out[i] = uint32(se | se>>16 | so<<8 | so>>8)
 	}
-	return true
+	return all
+}
+
+// fetchT32 is the 32-bit texel at byte sub of utile idx: utab[idx] + sub
+// in mem, read without bounds checks (bilinearT32 says why they hold).
+func fetchT32(utab, mem unsafe.Pointer, idx, sub int) uint64 {
+	o := int(*(*int32)(unsafe.Add(utab, idx*4)))
+	return uint64(binary.LittleEndian.Uint32(unsafe.Slice((*byte)(unsafe.Add(mem, o+sub)), 4)))
 }
 
 // simpleBilinear says bilinearLevel0 takes an axis of n texels with wrap

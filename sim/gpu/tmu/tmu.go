@@ -478,6 +478,8 @@ type sampler struct {
 	ax, ay axis
 	// clamp is planNearestClampT32's parameters.
 	clamp clampT32
+	// bil is planBilinear's parameters.
+	bil bilinT32
 }
 
 // plan is how a sampler's lookups are done when the unit is not running
