@@ -281,7 +281,8 @@ func (u *Unit) bilinearLevel0(sm *sampler, s, t *[16]uint32, out *[16]uint32) bo
 	}
 	if !bilinearT32(&sm.bil, s, t, out) {
 		// Some elements' texel coordinates are not finite or beyond
-		// ±2^30, where texelIndex clamps: bilinear() does those.
+		// ±2^30, where texelIndex clamps: bilinear() does those (what
+		// bilinearT32 left there is unspecified).
 		for i := range 16 {
 			fs, ft := math.Float32frombits(s[i]), math.Float32frombits(t[i])
 			if !inBilinearRange(fs, ft, &sm.bil) {
@@ -298,7 +299,10 @@ func (u *Unit) bilinearLevel0(sm *sampler, s, t *[16]uint32, out *[16]uint32) bo
 // flip (0 or -1) and hf = h & flip, the utile table utab with upr utiles
 // a row, cut to the utiles a wrapped texel can reach, and the level's
 // bytes, which hold every one of those utiles whole (planLookups checks
-// both: newBilinT32 is only called then).
+// both: newBilinT32 is only called then). The AVX2 loop reads the same
+// as four-element vectors (sx … upr4) by name (go_asm.h); its bounds are
+// float64s, applied before the conversion to integers, and repeat's are
+// −2^31 and 2^31−1, beyond any texel it converts.
 type bilinT32 struct {
 	fw, fh          float64
 	loX, hiX, maskX int
@@ -306,21 +310,32 @@ type bilinT32 struct {
 	flip, hf, upr   int
 	utab            []int32
 	mem             []byte
+
+	sx, lox, hix, sy, loy, hiy [4]float64
+	mx, my, flip4, hf4, upr4   [4]int32
 }
 
 // newBilinT32 returns the bilinT32 of a w×h level with wrap modes ws and wt
 // (each clamp to edge, or repeat with a power-of-two size), the given
 // FLIPY flip, utile table and bytes.
 func newBilinT32(w, h int, ws, wt texture.Wrap, flip, upr int, utab []int32, mem []byte) bilinT32 {
-	simple := func(n int, m texture.Wrap) (lo, hi, mask int) {
+	simple := func(n int, m texture.Wrap) (lo, hi, mask int, flo, fhi float64) {
 		if m == texture.WrapClamp {
-			return 0, n - 1, -1
+			return 0, n - 1, -1, 0, float64(n - 1)
 		}
-		return math.MinInt, math.MaxInt, n - 1 // repeat over a power of two
+		// Repeat over a power of two.
+		return math.MinInt, math.MaxInt, n - 1, -(1 << 31), 1<<31 - 1
 	}
 	p := bilinT32{fw: float64(w), fh: float64(h), flip: flip, hf: h & flip, upr: upr, utab: utab, mem: mem}
-	p.loX, p.hiX, p.maskX = simple(w, ws)
-	p.loY, p.hiY, p.maskY = simple(h, wt)
+	var flox, fhix, floy, fhiy float64
+	p.loX, p.hiX, p.maskX, flox, fhix = simple(w, ws)
+	p.loY, p.hiY, p.maskY, floy, fhiy = simple(h, wt)
+	for i := range 4 {
+		p.sx[i], p.lox[i], p.hix[i] = p.fw, flox, fhix
+		p.sy[i], p.loy[i], p.hiy[i] = p.fh, floy, fhiy
+		p.mx[i], p.my[i] = int32(p.maskX), int32(p.maskY)
+		p.flip4[i], p.hf4[i], p.upr4[i] = int32(flip), int32(p.hf), int32(upr)
+	}
 	return p
 }
 
@@ -332,20 +347,21 @@ func inBilinearRange(s, t float32, p *bilinT32) bool {
 	return fu > -1<<30 && fu < 1<<30 && fv > -1<<30 && fv < 1<<30
 }
 
-// bilinearT32 is bilinear() at level 0 for the elements whose texel
+// bilinearT32Go is bilinear() at level 0 for the elements whose texel
 // coordinates are within ±2^30 (inBilinearRange), with bilinear()'s
 // arithmetic: floor(c·n − ½) as a truncation corrected for negatives (the
 // same integer: |c·n − ½| < 2^30), weights (c·n − ½ − floor)·256 (exact,
 // below 256), the four channels blended two at a time in 64-bit words
 // (each channel's weighted sum is below 2^24, so nothing carries between
-// the halves). It reports whether it did every element; those it did
-// not it leaves alone.
+// the halves). It reports whether it did every element; what it leaves
+// in the others is unspecified (here: nothing). bilinearT32 is this, or
+// the same in AVX2 assembly; TestBilinearT32MatchesGo compares the two.
 //
 // The texels are fetched without bounds checks: a wrapped texel (x, y)
 // has 0 ≤ x < w and 0 ≤ y < h, FLIPY keeps y so, and planLookups made
 // newBilinT32's utab hold every utile index such a texel has, and mem
 // every byte of those utiles.
-func bilinearT32(p *bilinT32, s, t, out *[16]uint32) bool {
+func bilinearT32Go(p *bilinT32, s, t, out *[16]uint32) bool {
 	fw, fh := p.fw, p.fh
 	loX, hiX, maskX := p.loX, p.hiX, p.maskX
 	loY, hiY, maskY := p.loY, p.hiY, p.maskY
@@ -398,7 +414,7 @@ func bilinearT32(p *bilinT32, s, t, out *[16]uint32) bool {
 }
 
 // fetchT32 is the 32-bit texel at byte sub of utile idx: utab[idx] + sub
-// in mem, read without bounds checks (bilinearT32 says why they hold).
+// in mem, read without bounds checks (bilinearT32Go says why they hold).
 func fetchT32(utab, mem unsafe.Pointer, idx, sub int) uint64 {
 	o := int(*(*int32)(unsafe.Add(utab, idx*4)))
 	return uint64(binary.LittleEndian.Uint32(unsafe.Slice((*byte)(unsafe.Add(mem, o+sub)), 4)))

@@ -1,0 +1,23 @@
+//go:build !purego
+
+package tmu
+
+import "golang.org/x/sys/cpu"
+
+// hasAVX2 chooses bilinearT32AVX2 (bilinear_amd64.s), which needs AVX2's
+// gathers and 256-bit integer compares, over bilinearT32Go.
+var hasAVX2 = cpu.X86.HasAVX2
+
+// bilinearT32 is bilinearT32AVX2 where the CPU has AVX2, else
+// bilinearT32Go; TestBilinearT32MatchesGo compares the two.
+func bilinearT32(p *bilinT32, s, t, out *[16]uint32) bool {
+	if hasAVX2 {
+		return bilinearT32AVX2(p, s, t, out)
+	}
+	return bilinearT32Go(p, s, t, out)
+}
+
+// bilinearT32AVX2 is bilinearT32Go four elements at a time with AVX2.
+//
+//go:noescape
+func bilinearT32AVX2(p *bilinT32, s, t, out *[16]uint32) bool
