@@ -98,10 +98,11 @@ func (u *Unit) planLookups(sm *sampler) {
 	if minf == texture.MinLinear {
 		// As for planNearestClampT32 below: every utile a wrapped texel
 		// can reach must be in the table and in mem, so that the
-		// fetches need no checks.
+		// fetches need no checks. (The AVX2 gathers also take the
+		// texels' byte offsets as int32s: below 2^31.)
 		w, h, upr := lv.w, lv.h, tb.PerRow
 		maxIdx := (h-1)>>2*upr + (w-1)>>2
-		if maxIdx < len(tb.Off) && lv.tabEnd >= 0 && lv.tabEnd <= len(mem) {
+		if maxIdx < len(tb.Off) && lv.tabEnd >= 0 && lv.tabEnd <= len(mem) && int64(lv.tabEnd) < 1<<31 {
 			sm.plan = planBilinear
 			sm.bil = newBilinT32(w, h, sm.p1.WrapS, sm.p1.WrapT, sm.flip, upr, tb.Off[:maxIdx+1], mem)
 		}
