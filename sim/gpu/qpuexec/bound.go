@@ -123,7 +123,7 @@ func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
 			err = q.readVarying(u.d)
 		case opVaryingR5:
 			if err = q.readVarying(u.d); err == nil {
-				q.acc[5] = q.varyC
+				copyVec(&q.acc[5], &q.varyC)
 				q.varyPend = false
 			}
 		case opR5:

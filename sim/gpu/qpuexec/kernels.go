@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/vccube/vccube/shaders/qpu"
+	"github.com/vccube/vccube/sim/gpu/internal/lanes"
 )
 
 // A kernel computes one ALU operation on all 16 elements: d[i] = a[i] op
@@ -73,12 +74,8 @@ func mulKernel(op qpu.MulOp) kernel {
 // assembler's and Mesa's mov and mmov.
 func kCopy(d, a, _ *vec) { copyVec(d, a) }
 
-// copyVec copies s to d as eight words (an array assignment through
-// pointers compiles to a memmove call).
-func copyVec(d, s *vec) {
-	d2, s2 := pairs(d), pairs(s)
-	d2[0], d2[1], d2[2], d2[3], d2[4], d2[5], d2[6], d2[7] = s2[0], s2[1], s2[2], s2[3], s2[4], s2[5], s2[6], s2[7]
-}
+// copyVec copies s to d (lanes.Copy: inlined, no memmove call).
+func copyVec(d, s *vec) { lanes.Copy(d, s) }
 
 // addSameIsCopy reports whether add op op returns a when both operands
 // are a: or, and, min and max (signed), fmin and fmax (which return an

@@ -338,8 +338,9 @@ func (q *QPU) begin(p *Program, env Env, s *Start) {
 		}
 	}
 	if p.Opts.Stage == hazard.Fragment {
-		q.ra[15], q.rb[15] = s.W, s.Z
-		q.ms = s.MSFlags
+		copyVec(&q.ra[15], &s.W)
+		copyVec(&q.rb[15], &s.Z)
+		copyVec(&q.ms, &s.MSFlags)
 		for i := range q.rev {
 			q.rev[i] = s.RevFlag
 		}
@@ -582,7 +583,7 @@ func (q *QPU) conditionsAndFlags(in *inst) (mAdd, mMul uint16) {
 // write to r5 in the same instruction is what stays (doc/hardware.md#varyings).
 func (q *QPU) landVarying() {
 	if q.varyPend {
-		q.acc[5] = q.varyC
+		copyVec(&q.acc[5], &q.varyC)
 		q.varyPend = false
 	}
 }
@@ -744,7 +745,7 @@ func (q *QPU) write(in *inst, pc int, t wtarget, v *vec, lanes uint16, bits uint
 // mergeLanes writes the bits of v selected by bits into d, in lanes.
 func mergeLanes(d, v *vec, lanes uint16, bits uint32) {
 	if lanes == 0xFFFF && bits == 0xFFFFFFFF {
-		*d = *v
+		copyVec(d, v)
 		return
 	}
 	for i := range d {

@@ -53,6 +53,7 @@ import (
 	"math"
 
 	"github.com/vccube/vccube/shaders/qpu"
+	"github.com/vccube/vccube/sim/gpu/internal/lanes"
 	"github.com/vccube/vccube/sim/gpu/internal/utiles"
 	"github.com/vccube/vccube/sim/mem"
 	"github.com/vccube/vccube/texture"
@@ -180,7 +181,7 @@ func (u *Unit) Write(reg int, vals *[16]uint32, mask uint16, param uint32, direc
 		// The lookup reads S from vals; c.regs[S] gets a copy only if
 		// the request must wait (below).
 	case mask == 0xFFFF:
-		c.regs[reg] = *vals
+		lanes.Copy(&c.regs[reg], vals)
 	default:
 		for i := range 16 {
 			if mask&(1<<i) != 0 {
@@ -208,7 +209,7 @@ func (u *Unit) Write(reg int, vals *[16]uint32, mask uint16, param uint32, direc
 			// Leave the FIFOs as drain would: the request pending,
 			// with its S.
 			if vals != &c.regs[S] {
-				c.regs[S] = *vals
+				lanes.Copy(&c.regs[S], vals)
 			}
 			u.pending[0] = *c
 			u.npending = 1
@@ -263,7 +264,7 @@ func (u *Unit) Receive(out *[16]uint32) error {
 			return ErrEmpty
 		}
 	}
-	*out = u.recv[u.rhead]
+	lanes.Copy(out, &u.recv[u.rhead])
 	u.rhead = (u.rhead + 1) % ReceiveSlots
 	u.rlen--
 	return u.drain()
