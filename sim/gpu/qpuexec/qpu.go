@@ -748,6 +748,14 @@ func mergeLanes(d, v *vec, lanes uint16, bits uint32) {
 		copyVec(d, v)
 		return
 	}
+	if lanes == 0xFFFF {
+		// Every element, some bits: the colour packs (8a-8d) of
+		// Mesa's fragment shaders, one byte per write.
+		for i := range d {
+			d[i] = d[i]&^bits | v[i]&bits
+		}
+		return
+	}
 	for i := range d {
 		if lanes&(1<<i) != 0 {
 			d[i] = d[i]&^bits | v[i]&bits
