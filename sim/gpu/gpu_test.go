@@ -225,12 +225,7 @@ func TestElementToPixelLayoutOfCubeDemo(t *testing.T) {
 // parities, on the fast and the reference paths (the fast path computes
 // the coordinates only for shaders that read them).
 func TestPixelCoordinates(t *testing.T) {
-	var a qpu.Asm
-	a.I(qpu.Mov(qpu.R0, qpu.XCoord))
-	a.I(qpu.Mov(qpu.R1, qpu.YCoord))
-	a.I(qpu.Shl(qpu.R1, qpu.R1, qpu.SmallInt(-16))) // shifts use the low 5 bits: 16
-	a.I(qpu.Or(qpu.TLBColourAll, qpu.R0, qpu.R1))
-	code := fsEnd(&a)
+	code := fsCoords()
 	for _, ref := range []bool{false, true} {
 		g := New(Options{Workers: 2, Reference: ref})
 		t.Cleanup(g.Close)
@@ -254,12 +249,7 @@ func TestPixelCoordinates(t *testing.T) {
 // from the wrong place shows. Both paths (the fast path keeps a block's
 // pixels as pairs and works out the element list only for loads).
 func TestColourLoadReadsOwnPixels(t *testing.T) {
-	var a qpu.Asm
-	a.I(qpu.Mov(qpu.R0, qpu.XCoord))
-	a.I(qpu.Mov(qpu.R1, qpu.YCoord))
-	a.I(qpu.Shl(qpu.R1, qpu.R1, qpu.SmallInt(-16))) // shifts use the low 5 bits: 16
-	a.I(qpu.Or(qpu.TLBColourAll, qpu.R0, qpu.R1))
-	coords := fsEnd(&a)
+	coords := fsCoords()
 	var l qpu.Asm
 	l.I(qpu.LoadImm(qpu.R1, 0x01000000))
 	l.I()

@@ -151,6 +151,16 @@ func fsEnd(a *qpu.Asm) []uint64 {
 	return a.MustAssemble()
 }
 
+// fsCoords writes X_PIXEL_COORD | Y_PIXEL_COORD<<16 as each pixel's colour.
+func fsCoords() []uint64 {
+	var a qpu.Asm
+	a.I(qpu.Mov(qpu.R0, qpu.XCoord))
+	a.I(qpu.Mov(qpu.R1, qpu.YCoord))
+	a.I(qpu.Shl(qpu.R1, qpu.R1, qpu.SmallInt(-16))) // shifts use the low 5 bits: 16
+	a.I(qpu.Or(qpu.TLBColourAll, qpu.R0, qpu.R1))
+	return fsEnd(&a)
+}
+
 // fsConst writes the colour in its one uniform.
 func fsConst() []uint64 {
 	var a qpu.Asm
