@@ -162,6 +162,42 @@ func TestFastPathsMatchReference(t *testing.T) {
 	t.Logf("%d textures × %d sequences: %d calls on each unit", textures, fastSequences, calls)
 }
 
+// randomBytes returns 16 MiB of random texel bytes.
+func randomBytes(r *rand.Rand) []byte {
+	b := make([]byte, 16<<20)
+	for i := 0; i < len(b); i += 8 {
+		binary.LittleEndian.PutUint64(b[i:], r.Uint64())
+	}
+	return b
+}
+
+// randomLevelSize returns the n-th random level size: powers of two, small
+// sizes and any size up to 2048 in turn.
+func randomLevelSize(r *rand.Rand, n int) (w, h int) {
+	switch n % 3 {
+	case 0:
+		return 1 << r.IntN(12), 1 << r.IntN(12)
+	case 1:
+		return 1 + r.IntN(70), 1 + r.IntN(70)
+	}
+	return 1 + r.IntN(2048), 1 + r.IntN(2048)
+}
+
+// randomUtiles returns a w×h level's utiles per row and a table of random
+// utile offsets (multiples of align) into the first span bytes of a
+// buffer of size bytes, and where the furthest utile ends (a level's bytes
+// can be cut there, as planLookups allows).
+func randomUtiles(r *rand.Rand, w, h, size, align int) (upr int, utab []int32, end int) {
+	upr = (w + 3) / 4
+	utab = make([]int32, (h-1)>>2*upr+(w-1)>>2+1)
+	span := 64 + r.IntN(size-64)
+	for i := range utab {
+		utab[i] = int32(r.IntN(span-63)) &^ int32(align-1)
+		end = max(end, int(utab[i])+64)
+	}
+	return upr, utab, end
+}
+
 // nearestClampT32 (SSE2 on amd64) gives nearestClampT32Go's texels on
 // 200000 random 16-element requests: coordinates of every kind (in range,
 // texel edges, negative, ±0, huge, ±Inf, NaN, any bits), sizes 1 to 2048,
@@ -169,32 +205,16 @@ func TestFastPathsMatchReference(t *testing.T) {
 // cut just after the furthest utile (as planLookups allows).
 func TestNearestClampT32MatchesGo(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 14))
-	bytes := make([]byte, 16<<20)
-	for i := 0; i < len(bytes); i += 8 {
-		binary.LittleEndian.PutUint64(bytes[i:], r.Uint64())
-	}
+	bytes := randomBytes(r)
 	textures, requests := 1000, 200
 	if testing.Short() {
 		textures /= 10
 	}
 	for n := 0; n < textures; n++ {
-		w, h := 1+r.IntN(2048), 1+r.IntN(2048)
-		switch n % 3 {
-		case 0:
-			w, h = 1<<r.IntN(12), 1<<r.IntN(12)
-		case 1:
-			w, h = 1+r.IntN(70), 1+r.IntN(70)
-		}
+		w, h := randomLevelSize(r, n)
 		flip := -r.IntN(2)
-		upr := (w + 3) / 4
-		utab := make([]int32, (h-1)>>2*upr+(w-1)>>2+1)
-		// Offsets anywhere (not only 4-aligned) in the first span bytes.
-		span := 64 + r.IntN(len(bytes)-64)
-		end := 0
-		for i := range utab {
-			utab[i] = int32(r.IntN(span - 63))
-			end = max(end, int(utab[i])+64)
-		}
+		// Offsets anywhere, not only 4-aligned.
+		upr, utab, end := randomUtiles(r, w, h, len(bytes), 1)
 		p := newClampT32(w, h, flip, upr, utab, bytes[:end])
 		for k := 0; k < requests; k++ {
 			var s, tt [16]uint32
@@ -312,22 +332,13 @@ func TestBilinearLevel0AgreesWithBilinear(t *testing.T) {
 // compared only through the answer: their texels are unspecified.
 func TestBilinearT32MatchesGo(t *testing.T) {
 	r := rand.New(rand.NewPCG(17, 18))
-	bytes := make([]byte, 16<<20)
-	for i := 0; i < len(bytes); i += 8 {
-		binary.LittleEndian.PutUint64(bytes[i:], r.Uint64())
-	}
+	bytes := randomBytes(r)
 	textures, requests := 1000, 200
 	if testing.Short() {
 		textures /= 10
 	}
 	for n := 0; n < textures; n++ {
-		w, h := 1+r.IntN(2048), 1+r.IntN(2048)
-		switch n % 3 {
-		case 0:
-			w, h = 1<<r.IntN(12), 1<<r.IntN(12)
-		case 1:
-			w, h = 1+r.IntN(70), 1+r.IntN(70)
-		}
+		w, h := randomLevelSize(r, n)
 		ws, wt := texture.WrapClamp, texture.WrapClamp
 		if w&(w-1) == 0 && r.IntN(2) == 0 {
 			ws = texture.WrapRepeat
@@ -336,14 +347,7 @@ func TestBilinearT32MatchesGo(t *testing.T) {
 			wt = texture.WrapRepeat
 		}
 		flip := -r.IntN(2)
-		upr := (w + 3) / 4
-		utab := make([]int32, (h-1)>>2*upr+(w-1)>>2+1)
-		span := 64 + r.IntN(len(bytes)-64)
-		end := 0
-		for i := range utab {
-			utab[i] = int32(r.IntN(span-63)) &^ 3
-			end = max(end, int(utab[i])+64)
-		}
+		upr, utab, end := randomUtiles(r, w, h, len(bytes), 4)
 		p := newBilinT32(w, h, ws, wt, flip, upr, utab, bytes[:end])
 		for k := 0; k < requests; k++ {
 			var s, tt [16]uint32
