@@ -82,14 +82,19 @@ func BenchmarkNearestLookup(b *testing.B) {
 		pic.Pix[i] = byte(i * 7)
 	}
 	p0, p1 := f.upload(b, texture.RGBA8888, []texture.Picture{pic}, false, texture.VkcubeSampler)
-	u := New(f.view)
+	benchLookups(b, New(f.view), p0, p1, 300)
+}
+
+// benchLookups runs b.N lookups of a 4×4 block whose lanes lie 1/scale
+// apart in s and t, at block positions that wander over the texture.
+func benchLookups(b *testing.B, u *Unit, p0, p1 uint32, scale float32) {
 	var s, t, out [16]uint32
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		x0, y0 := float32(i%61)/64, float32(i%53)/64
 		for l := range s {
-			s[l] = math.Float32bits(x0 + float32(l%4)/300)
-			t[l] = math.Float32bits(y0 + float32(l/4)/300)
+			s[l] = math.Float32bits(x0 + float32(l%4)/scale)
+			t[l] = math.Float32bits(y0 + float32(l/4)/scale)
 		}
 		u.Write(T, &t, 0xFFFF, p0, false)
 		if err := u.Write(S, &s, 0xFFFF, p1, false); err != nil {
@@ -149,21 +154,5 @@ func BenchmarkBilinearLookup(b *testing.B) {
 	}
 	sm := texture.Sampler{Min: texture.MinLinear, Mag: texture.MagLinear, WrapS: texture.WrapRepeat, WrapT: texture.WrapRepeat}
 	p0, p1 := f.upload(b, texture.RGBA8888, []texture.Picture{pic}, false, sm)
-	u := New(f.view)
-	var s, t, out [16]uint32
-	b.ReportAllocs()
-	for i := 0; i < b.N; i++ {
-		x0, y0 := float32(i%61)/64, float32(i%53)/64
-		for l := range s {
-			s[l] = math.Float32bits(x0 + float32(l%4)/700)
-			t[l] = math.Float32bits(y0 + float32(l/4)/700)
-		}
-		u.Write(T, &t, 0xFFFF, p0, false)
-		if err := u.Write(S, &s, 0xFFFF, p1, false); err != nil {
-			b.Fatal(err)
-		}
-		if err := u.Receive(&out); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchLookups(b, New(f.view), p0, p1, 700)
 }
