@@ -121,6 +121,29 @@ GLOBL bilinRound<>(SB), RODATA|NOPTR, $16
 	VPUNPCKHDQ X3, X3, X1 \
 	VPMADDWD X1, hi, hi
 
+// BLEND4 blends one channel pair (even, or odd after the shift) of the
+// four elements: the rows' sums from the texels c00, c10 (X7, X8) and c01,
+// c11 (X10, X11), then A·256 + (B−A)·fy rounded, left in X12 (elements 0,
+// 1) and X13 (2, 3). X2 holds fy per element, X3 the row weights (see
+// BLENDROW). Uses X0, X1, X4 and X5.
+#define BLEND4 \
+	BLENDROW(X7, X8, X12, X13) \
+	BLENDROW(X10, X11, X4, X5) \
+	VPSUBD X12, X4, X4 \
+	VPSUBD X13, X5, X5 \
+	VPUNPCKLDQ X2, X2, X0 \
+	VPUNPCKHDQ X2, X2, X1 \
+	VPMULLD X0, X4, X4 \
+	VPMULLD X1, X5, X5 \
+	VPSLLD $8, X12, X12 \
+	VPSLLD $8, X13, X13 \
+	VPADDD X12, X4, X12 \
+	VPADDD X13, X5, X13 \
+	VPADDD bilinRound<>(SB), X12, X12 \
+	VPADDD bilinRound<>(SB), X13, X13 \
+	VPSRLD $16, X12, X12 \
+	VPSRLD $16, X13, X13
+
 // GROUP4 does elements off/4 .. off/4+3.
 #define GROUP4(off) \
 	AXIS4(SI, off, bilinT32_sx, bilinT32_lox, bilinT32_hix) \
@@ -164,44 +187,14 @@ GLOBL bilinRound<>(SB), RODATA|NOPTR, $16
 	VPSUBD X9, X3, X3 \
 	VPSLLD $16, X9, X9 \
 	VPOR X9, X3, X3 \
-	BLENDROW(X7, X8, X12, X13) \
-	BLENDROW(X10, X11, X4, X5) \
-	VPSUBD X12, X4, X4 \
-	VPSUBD X13, X5, X5 \
-	VPUNPCKLDQ X2, X2, X0 \
-	VPUNPCKHDQ X2, X2, X1 \
-	VPMULLD X0, X4, X4 \
-	VPMULLD X1, X5, X5 \
-	VPSLLD $8, X12, X12 \
-	VPSLLD $8, X13, X13 \
-	VPADDD X12, X4, X12 \
-	VPADDD X13, X5, X13 \
-	VPADDD bilinRound<>(SB), X12, X12 \
-	VPADDD bilinRound<>(SB), X13, X13 \
-	VPSRLD $16, X12, X12 \
-	VPSRLD $16, X13, X13 \
+	BLEND4 \
 	VPSRLD $8, X7, X7 \
 	VPSRLD $8, X8, X8 \
 	VPSRLD $8, X10, X10 \
 	VPSRLD $8, X11, X11 \
 	VMOVDQA X12, X6 \
 	VMOVDQA X13, X9 \
-	BLENDROW(X7, X8, X12, X13) \
-	BLENDROW(X10, X11, X4, X5) \
-	VPSUBD X12, X4, X4 \
-	VPSUBD X13, X5, X5 \
-	VPUNPCKLDQ X2, X2, X0 \
-	VPUNPCKHDQ X2, X2, X1 \
-	VPMULLD X0, X4, X4 \
-	VPMULLD X1, X5, X5 \
-	VPSLLD $8, X12, X12 \
-	VPSLLD $8, X13, X13 \
-	VPADDD X12, X4, X12 \
-	VPADDD X13, X5, X13 \
-	VPADDD bilinRound<>(SB), X12, X12 \
-	VPADDD bilinRound<>(SB), X13, X13 \
-	VPSRLD $16, X12, X12 \
-	VPSRLD $16, X13, X13 \
+	BLEND4 \
 	VPSLLD $8, X12, X12 \
 	VPSLLD $8, X13, X13 \
 	VPOR X12, X6, X6 \
