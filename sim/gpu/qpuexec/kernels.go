@@ -17,6 +17,13 @@ import (
 // and on every row of the hardware tables.
 type kernel func(d, a, b *vec)
 
+// kernelSet is one implementation of every SIMD kernel (amd64 has an
+// SSE2 and an AVX2 set; kernels_amd64.go).
+type kernelSet struct {
+	name                                                                           string
+	fadd, fsub, fmul, v8muld, v8adds, v8subs, v8min, v8max, and, or, xor, add, sub kernel
+}
+
 // addKernel returns the kernel of add op op, or nil for NOP (and the
 // reserved opcodes, which a program cannot load with).
 func addKernel(op qpu.AddOp) kernel {

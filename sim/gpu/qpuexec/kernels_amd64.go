@@ -149,12 +149,6 @@ func colourPackVec(p qpu.Pack, d, r *vec) {
 	colourSSE2(d, r, uint64(8*(p-qpu.PackMul8A)), 0)
 }
 
-// kernelSet is one implementation of every SIMD kernel.
-type kernelSet struct {
-	name                                                                           string
-	fadd, fsub, fmul, v8muld, v8adds, v8subs, v8min, v8max, and, or, xor, add, sub kernel
-}
-
 var (
 	sse2Kernels = kernelSet{"SSE2", kFAddSSE2, kFSubSSE2, kFMulSSE2, v8muldSSE2, v8addsSSE2, v8subsSSE2,
 		v8minSSE2, v8maxSSE2, andSSE2, orSSE2, xorSSE2, addSSE2, subSSE2}
