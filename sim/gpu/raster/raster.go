@@ -411,6 +411,70 @@ func (p *Prim) BlockMask(bx, by int) uint16 {
 	return mask
 }
 
+// BlockSpan sorts one row of blocks of a primitive by block column k
+// (the block at x0 + 4k, see RowSpan): blocks outside [Lo, Hi) are empty
+// (BlockMask 0), blocks in [FullLo, FullHi) are covered whole (BlockMask
+// 0xFFFF), and BlockMask decides the others.
+type BlockSpan struct {
+	Lo, Hi, FullLo, FullHi int
+}
+
+// RowSpan returns the BlockSpan of the ncol blocks from (x0, by) to the
+// right (x0 and by multiples of 4). It asks of each edge, for a whole row
+// at once, the two questions BlockMask asks of it per block: E at the
+// block's best corner is E at the row's first block plus −64·dy per
+// column (four pixels of 16 sub-pixel steps), a line in k, so the columns
+// where it is > 0 are a range found with one division; the same for the
+// worst corner gives the full range. The comparisons are BlockMask's, so
+// the answers are the same by construction (TestRowSpanAgreesWithBlockMask
+// checks it); a renderer skips the empty blocks and the per-element test
+// of full ones.
+func (p *Prim) RowSpan(x0, by, ncol int) BlockSpan {
+	sp := BlockSpan{Hi: ncol, FullHi: ncol}
+	if p.kind != kindEdges {
+		sp.FullHi = 0 // BlockMask decides every block
+		return sp
+	}
+	// The scissor: full blocks lie inside it (BlockMask's test on
+	// bx, by), x0+4k ≥ X0 and x0+4k+4 ≤ X1.
+	s := p.scissor
+	if by < s.Y0 || by+4 > s.Y1 {
+		sp.FullHi = 0
+	}
+	sp.FullLo = max(sp.FullLo, int(ceilDiv(int64(s.X0-x0), 4)))
+	sp.FullHi = min(sp.FullHi, int(floorDiv(int64(s.X1-x0-4), 4))+1)
+	lo, hi := int64(sp.Lo), int64(sp.Hi)
+	flo, fhi := int64(sp.FullLo), int64(sp.FullHi)
+	for j := 0; j < p.nedge; j++ {
+		e := &p.edges[j]
+		e0 := e.at(x0, by)
+		sx, sy := -48*e.dy, 48*e.dx
+		step := -64 * e.dy
+		positiveFrom(e0+max(0, sx)+max(0, sy), step, &lo, &hi)
+		positiveFrom(e0+min(0, sx)+min(0, sy), step, &flo, &fhi)
+	}
+	if hi <= lo {
+		return BlockSpan{} // the row is empty
+	}
+	flo = min(max(flo, lo), hi)
+	fhi = min(max(fhi, flo), hi)
+	return BlockSpan{Lo: int(lo), Hi: int(hi), FullLo: int(flo), FullHi: int(fhi)}
+}
+
+// positiveFrom narrows [lo, hi) to the k where v0 + step·k > 0.
+func positiveFrom(v0, step int64, lo, hi *int64) {
+	switch {
+	case step == 0:
+		if v0 <= 0 {
+			*hi = *lo
+		}
+	case step > 0: // k > −v0/step
+		*lo = max(*lo, floorDiv(-v0, step)+1)
+	default: // k < v0/−step
+		*hi = min(*hi, ceilDiv(v0, -step))
+	}
+}
+
 // Covers reports whether pixel (x, y) is covered (inside the scissor and
 // the primitive). It is BlockMask for one pixel, for tests and callers that
 // want a single pixel.

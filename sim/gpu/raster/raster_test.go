@@ -500,3 +500,83 @@ func (v *Varying) vpAt(x, y int) uint32 {
 	fy := float32(y&^3) + 0.5 - v.y0
 	return math.Float32bits(float32(v.a*(fx+float32(x&3))) + float32(v.b*(fy+float32(y&3))))
 }
+
+// RowSpan gives, for every block of a row, the answer BlockMask's corner
+// tests give: outside [Lo, Hi) exactly the blocks some edge is ≤ 0 at every
+// corner of (BlockMask 0), inside [FullLo, FullHi) exactly the blocks every
+// edge is > 0 at every corner of and inside the scissor (BlockMask 0xFFFF).
+// Random triangles, lines and points, scissors, rows and column ranges,
+// including far off-screen ones (the division's rounding of negatives).
+func TestRowSpanAgreesWithBlockMask(t *testing.T) {
+	rng := rand.New(rand.NewSource(13))
+	var skipped, full, partial int
+	for n := 0; n < 4000; n++ {
+		v := func() Vertex { return Vertex{X: int32(rng.Intn(4096) - 1024), Y: int32(rng.Intn(4096) - 1024), InvW: 1} }
+		a, b, c := v(), v(), v()
+		sc := Rect{rng.Intn(80) - 40, rng.Intn(80) - 40, 60 + rng.Intn(160), 60 + rng.Intn(160)}
+		var p Prim
+		var ok bool
+		switch n % 5 {
+		case 0:
+			ok = p.SetupLine(&a, &b, float32(1+rng.Intn(8)), sc)
+		case 1:
+			ok = p.SetupPoint(&a, float32(1+rng.Intn(16)), sc)
+		default:
+			ok = p.SetupTriangle(&a, &b, &c, sc, n%2 == 0)
+		}
+		if !ok {
+			continue
+		}
+		for r := 0; r < 8; r++ {
+			x0, by := 4*(rng.Intn(60)-20), 4*(rng.Intn(60)-20)
+			ncol := rng.Intn(40)
+			sp := p.RowSpan(x0, by, ncol)
+			if sp.Lo < 0 || sp.Hi > ncol || sp.Lo > sp.Hi || sp.FullLo < sp.Lo || sp.FullHi > sp.Hi || sp.FullLo > sp.FullHi {
+				t.Fatalf("RowSpan(%d, %d, %d) = %+v: not nested in [0, ncol)", x0, by, ncol, sp)
+			}
+			for k := 0; k < ncol; k++ {
+				bx := x0 + 4*k
+				mask := p.BlockMask(bx, by)
+				in := k >= sp.Lo && k < sp.Hi
+				whole := k >= sp.FullLo && k < sp.FullHi
+				if !in && mask != 0 || whole && mask != 0xFFFF {
+					t.Fatalf("%v %v %v scissor %v block (%d,%d): span %+v, mask %#04x", a, b, c, sc, bx, by, sp, mask)
+				}
+				if p.kind != kindEdges {
+					if !in || whole {
+						t.Fatalf("a rectangle's span must leave every block to BlockMask: %+v", sp)
+					}
+					continue
+				}
+				// The spans are exact: a block is left in only if no edge
+				// rules it out, and left partial only if it is not whole.
+				out, notWhole := false, !(bx >= sc.X0 && bx+4 <= sc.X1 && by >= sc.Y0 && by+4 <= sc.Y1)
+				for j := 0; j < p.nedge; j++ {
+					e := &p.edges[j]
+					for _, d := range [][2]int{{0, 0}, {3, 0}, {0, 3}, {3, 3}} {
+						if e.at(bx+d[0], by+d[1]) <= 0 {
+							notWhole = true
+						}
+					}
+					if e.at(bx, by) <= 0 && e.at(bx+3, by) <= 0 && e.at(bx, by+3) <= 0 && e.at(bx+3, by+3) <= 0 {
+						out = true
+					}
+				}
+				if in == out || whole == notWhole {
+					t.Fatalf("%v %v %v scissor %v block (%d,%d): span %+v, corners say out %v, not whole %v", a, b, c, sc, bx, by, sp, out, notWhole)
+				}
+				switch {
+				case !in:
+					skipped++
+				case whole:
+					full++
+				default:
+					partial++
+				}
+			}
+		}
+	}
+	if skipped < 1000 || full < 1000 || partial < 1000 {
+		t.Fatalf("%d skipped, %d full, %d partial blocks: the generator needs a look", skipped, full, partial)
+	}
+}
