@@ -128,10 +128,21 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 	c := &w.counters
 	for by := b.Y0 &^ 3; by < b.Y1; by += 4 {
 		rowReady := false
-		for bx := bx0; bx < b.X1; bx += 4 {
-			mask := f.prim.BlockMask(bx, by)
-			if mask == 0 {
-				continue
+		// The fast path visits only the row's blocks that can be covered
+		// and knows the whole ones without testing their pixels
+		// (raster.RowSpan: BlockMask's own tests, a row at a time); the
+		// reference asks BlockMask of every block.
+		span := raster.BlockSpan{Hi: ncol}
+		if !w.r.opts.Reference {
+			span = f.prim.RowSpan(bx0, by, ncol)
+		}
+		for k := span.Lo; k < span.Hi; k++ {
+			bx := bx0 + 4*k
+			mask := uint16(0xFFFF)
+			if k < span.FullLo || k >= span.FullHi {
+				if mask = f.prim.BlockMask(bx, by); mask == 0 {
+					continue
+				}
 			}
 			s := &f.start
 			if f.terms {
@@ -142,7 +153,7 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 					}
 					rowReady = true
 				}
-				f.col = (bx - bx0) / 4
+				f.col = k
 				f.prim.BlockWZ(&f.colWZ[f.col], &f.rowWZ, &s.W, &s.Z)
 				if coords {
 					raster.BlockCoords(bx, by, &s.X, &s.Y)
