@@ -511,7 +511,9 @@ func TestRowSpanAgreesWithBlockMask(t *testing.T) {
 	rng := rand.New(rand.NewSource(13))
 	var skipped, full, partial int
 	for n := 0; n < 4000; n++ {
-		v := func() Vertex { return Vertex{X: int32(rng.Intn(4096) - 1024), Y: int32(rng.Intn(4096) - 1024), InvW: 1} }
+		v := func() Vertex {
+			return Vertex{X: int32(rng.Intn(4096) - 1024), Y: int32(rng.Intn(4096) - 1024), InvW: 1}
+		}
 		a, b, c := v(), v(), v()
 		sc := Rect{rng.Intn(80) - 40, rng.Intn(80) - 40, 60 + rng.Intn(160), 60 + rng.Intn(160)}
 		var p Prim
