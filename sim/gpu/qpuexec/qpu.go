@@ -341,9 +341,7 @@ func (q *QPU) begin(p *Program, env Env, s *Start) {
 		copyVec(&q.ra[15], &s.W)
 		copyVec(&q.rb[15], &s.Z)
 		copyVec(&q.ms, &s.MSFlags)
-		for i := range q.rev {
-			q.rev[i] = s.RevFlag
-		}
+		fill(&q.rev, s.RevFlag)
 		q.vpm = nil
 	} else {
 		q.vpm = s.VPM
