@@ -1,6 +1,8 @@
 package tlb
 
 import (
+	"unsafe"
+
 	"github.com/vccube/vccube/cl"
 )
 
@@ -26,7 +28,19 @@ import (
 // a Block that breaks the rule gives wrong answers but never touches
 // memory outside the buffer.
 type Block struct {
+	_    [0]uint64 // aligned for Offset's two words
 	Pair [8]uint16
+}
+
+// Offset sets b to from with base added to every pair: a block's pixels
+// from its layout and its top-left pixel. The eight 16-bit sums are made
+// four to a 64-bit word; none carries into the next, as a pixel of the
+// tile and so every sum is below Pixels (2^12) when the block lies in
+// the tile.
+func (b *Block) Offset(from *Block, base uint16) {
+	d, s := (*[2]uint64)(unsafe.Pointer(&b.Pair)), (*[2]uint64)(unsafe.Pointer(&from.Pair))
+	add := uint64(base) * 0x0001_0001_0001_0001
+	d[0], d[1] = s[0]+add, s[1]+add
 }
 
 // pairMask keeps a pair's pixel even and inside the tile.

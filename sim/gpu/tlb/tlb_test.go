@@ -617,6 +617,22 @@ func TestBlockOf(t *testing.T) {
 	}
 }
 
+// Offset adds the base to every pair, as eight 16-bit additions would,
+// for every base a block inside the tile can have (and on big- and
+// little-endian words alike: each 16-bit lane is added on its own).
+func TestBlockOffset(t *testing.T) {
+	layout := Block{Pair: [8]uint16{0, 2, Size, Size + 2, 4, 6, Size + 4, Size + 6}}
+	for base := 0; base+3*Size+3 < Pixels; base++ {
+		var got Block
+		got.Offset(&layout, uint16(base))
+		for k, p := range layout.Pair {
+			if got.Pair[k] != p+uint16(base) {
+				t.Fatalf("base %d: pair %d is %d, want %d", base, k, got.Pair[k], p+uint16(base))
+			}
+		}
+	}
+}
+
 // A Block that breaks the rules (odd pixels, pixels past the tile) still
 // writes only inside the buffer, and the SSE2 and Go versions agree on it.
 func TestBlockOutOfRange(t *testing.T) {
