@@ -57,6 +57,7 @@ type fragment struct {
 	bx, by  int
 	idx     [16]uint16 // tile pixel of each element (the reference path's; the fast path fills it when it reads colours)
 	blk     tlb.Block  // the same pixels as pairs, for the fast paths
+	msMask  uint16     // the coverage start.MSFlags was made from
 	stencil tlb.Stencil
 	depth   tlb.DepthState
 	reverse bool
@@ -171,9 +172,7 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 					f.idx[i] = uint16(base + int(li[i]))
 				}
 			}
-			for k, p := range &laneBlock[par].Pair {
-				f.blk.Pair[k] = uint16(base) + p
-			}
+			f.blk.Offset(&laneBlock[par], uint16(base))
 			quads := quadMask(mask)
 			c[uapi.PerfcntFEPValidQuads] += uint64(bits.OnesCount8(quads))
 			if earlyZ {
@@ -187,8 +186,11 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 			// Non-multisample mode: a covered pixel has all four mask
 			// bits (our choice; [AG] Table 29 gives MS_MASK 4 bits
 			// without saying what non-MS mode puts there).
-			for q := range 4 {
-				*(*[4]uint32)(s.MSFlags[4*q:]) = msFlagsOf[mask>>(4*q)&0xF]
+			if mask != f.msMask { // s.MSFlags is the flags of f.msMask (0 at first: all zero)
+				for q := range 4 {
+					*(*[4]uint32)(s.MSFlags[4*q:]) = msFlagsOf[mask>>(4*q)&0xF]
+				}
+				f.msMask = mask
 			}
 			s.RevFlag = rev
 			s.Uniforms = st.fsUniforms
