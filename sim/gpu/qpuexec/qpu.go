@@ -748,9 +748,12 @@ func mergeLanes(d, v *vec, lanes uint16, bits uint32) {
 	}
 	if lanes == 0xFFFF {
 		// Every element, some bits: the colour packs (8a-8d) of
-		// Mesa's fragment shaders, one byte per write.
-		for i := range d {
-			d[i] = d[i]&^bits | v[i]&bits
+		// Mesa's fragment shaders, one byte per write. Two elements
+		// per word (pairs): the same bits of each.
+		m := uint64(bits) | uint64(bits)<<32
+		dp, vp := pairs(d), pairs(v)
+		for i := range dp {
+			dp[i] = dp[i]&^m | vp[i]&m
 		}
 		return
 	}
