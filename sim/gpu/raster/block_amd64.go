@@ -2,20 +2,56 @@
 
 package raster
 
+import "golang.org/x/sys/cpu"
+
+// hasAVX2 chooses the AVX2 versions of blockWZ and blockVP
+// (block_avx2_amd64.s) over the SSE2 ones (block_amd64.s).
+var hasAVX2 = cpu.X86.HasAVX2
+
 //go:noescape
 func blockWZSSE2(qx, qy, zx, zy *[4]float64, depth float64, col, row *[16]int64, w, z *[16]uint32)
 
-// blockWZ is blockWZGo with SSE2 (block_amd64.s); TestBlockWZMatchesGo
-// compares the two.
+//go:noescape
+func blockWZAVX2(qx, qy, zx, zy *[4]float64, depth float64, col, row *[32]int32, w, z *[16]uint32)
+
+// blockWZ is blockWZGo with AVX2 or SSE2; TestBlockWZMatchesGo compares
+// each with it.
 func blockWZ(qx, qy, zx, zy *[4]float64, depth float64, par int, w, z *[16]uint32) {
+	if hasAVX2 {
+		blockWZAVX2(qx, qy, zx, zy, depth, &laneColIdx2[par], &laneRowIdx2[par], w, z)
+		return
+	}
 	blockWZSSE2(qx, qy, zx, zy, depth, &laneColOff[par], &laneRowOff[par], w, z)
 }
 
 //go:noescape
 func blockVPSSE2(ax, by *[4]float32, col, row *[16]int64, out *[16]uint32)
 
-// blockVP is blockVPGo with SSE2 (block_amd64.s); TestBlockVPMatchesGo
-// compares the two.
+//go:noescape
+func blockVPAVX2(ax, by *[4]float32, col, row *[16]int32, out *[16]uint32)
+
+// blockVP is blockVPGo with AVX2 or SSE2; TestBlockVPMatchesGo compares
+// each with it.
 func blockVP(ax, by *[4]float32, par int, out *[16]uint32) {
+	if hasAVX2 {
+		blockVPAVX2(ax, by, &laneColIdx[par], &laneRowIdx[par], out)
+		return
+	}
 	blockVPSSE2(ax, by, &laneColOff4[par], &laneRowOff4[par], out)
 }
+
+// laneColIdx and laneRowIdx give, for blocks of each parity, element i's
+// column and row (LaneX and LaneY within the block): the VPERMPS indices
+// that pick its terms from a [4]float32. laneColIdx2 and laneRowIdx2 are
+// the same as pairs of 32-bit halves of a [4]float64: 2c, 2c+1.
+var laneColIdx, laneRowIdx, laneColIdx2, laneRowIdx2 = func() (col, row [2][16]int32, col2, row2 [2][32]int32) {
+	for p := range col {
+		for i := range col[p] {
+			c, r := int32(LaneX[p][i]&3), int32(LaneY[p][i]&3)
+			col[p][i], row[p][i] = c, r
+			col2[p][2*i], col2[p][2*i+1] = 2*c, 2*c+1
+			row2[p][2*i], row2[p][2*i+1] = 2*r, 2*r+1
+		}
+	}
+	return col, row, col2, row2
+}()

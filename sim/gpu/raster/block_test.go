@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// blockWZ (SSE2 on amd64) gives blockWZGo's W and Z on 200000 random
+// blockWZ (SSE2 and AVX2 on amd64) gives blockWZGo's W and Z on 200000 random
 // blocks of both parities: column and row terms of any size and sign,
 // zeros (W infinite), NaNs and infinities, depths out of [0, 1].
 func TestBlockWZMatchesGo(t *testing.T) {
@@ -20,22 +20,27 @@ func TestBlockWZMatchesGo(t *testing.T) {
 		}
 		return r.Float64()*2 - 0.5
 	}
+	vs := blockVersions()
 	for n := 0; n < 200000; n++ {
 		var qx, qy, zx, zy [4]float64
 		for k := range 4 {
 			qx[k], qy[k], zx[k], zy[k] = val(), val(), val(), val()
 		}
 		depth, par := val()*1e-3, n&1
-		var w1, z1, w2, z2 [16]uint32
-		blockWZ(&qx, &qy, &zx, &zy, depth, par, &w1, &z1)
+		var w2, z2 [16]uint32
 		blockWZGo(&qx, &qy, &zx, &zy, depth, par, &w2, &z2)
-		if w1 != w2 || z1 != z2 {
-			t.Fatalf("qx %v qy %v zx %v zy %v depth %v parity %d: W %#x Z %#x, Go %#x %#x", qx, qy, zx, zy, depth, par, w1, z1, w2, z2)
+		for _, v := range vs {
+			var w1, z1 [16]uint32
+			v.wz(&qx, &qy, &zx, &zy, depth, par, &w1, &z1)
+			if w1 != w2 || z1 != z2 {
+				t.Fatalf("%s: qx %v qy %v zx %v zy %v depth %v parity %d: W %#x Z %#x, Go %#x %#x", v.name, qx, qy, zx, zy, depth, par, w1, z1, w2, z2)
+			}
 		}
 	}
+	t.Logf("versions compared with the Go loops: %v", versionNames(vs))
 }
 
-// blockVP (SSE2 on amd64) gives blockVPGo's sums on 200000 random blocks
+// blockVP (SSE2 and AVX2 on amd64) gives blockVPGo's sums on 200000 random blocks
 // of both parities, with zeros of both signs, infinities and NaNs.
 func TestBlockVPMatchesGo(t *testing.T) {
 	r := rand.New(rand.NewPCG(23, 24))
@@ -45,16 +50,36 @@ func TestBlockVPMatchesGo(t *testing.T) {
 		}
 		return float32(r.NormFloat64() * 100)
 	}
+	vs := blockVersions()
 	for n := 0; n < 200000; n++ {
 		var ax, by [4]float32
 		for k := range 4 {
 			ax[k], by[k] = val(), val()
 		}
-		var o1, o2 [16]uint32
-		blockVP(&ax, &by, n&1, &o1)
+		var o2 [16]uint32
 		blockVPGo(&ax, &by, n&1, &o2)
-		if o1 != o2 {
-			t.Fatalf("ax %v by %v parity %d: %#x, Go %#x", ax, by, n&1, o1, o2)
+		for _, v := range vs {
+			var o1 [16]uint32
+			v.vp(&ax, &by, n&1, &o1)
+			if o1 != o2 {
+				t.Fatalf("%s: ax %v by %v parity %d: %#x, Go %#x", v.name, ax, by, n&1, o1, o2)
+			}
 		}
 	}
+	t.Logf("versions compared with the Go loops: %v", versionNames(vs))
+}
+
+// blockVersion is one version of blockWZ and blockVP (blockVersions).
+type blockVersion struct {
+	name string
+	wz   func(qx, qy, zx, zy *[4]float64, depth float64, par int, w, z *[16]uint32)
+	vp   func(ax, by *[4]float32, par int, out *[16]uint32)
+}
+
+func versionNames(vs []blockVersion) []string {
+	var n []string
+	for _, v := range vs {
+		n = append(n, v.name)
+	}
+	return n
 }

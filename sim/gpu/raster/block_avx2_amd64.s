@@ -1,0 +1,94 @@
+//go:build !purego
+
+#include "textflag.h"
+
+// The AVX2 versions of blockWZSSE2 and blockVPSSE2 (block_amd64.s): the
+// same operations on each element, eight float32 or four float64 elements
+// an instruction, with each element's column and row terms picked by
+// VPERMPS from the four-entry arrays held whole in a register (the
+// indices: laneColIdx, laneRowIdx and their float64 forms laneColIdx2,
+// laneRowIdx2, in block_amd64.go), instead of loaded one by one. Every
+// instruction is VEX-encoded and the functions end with VZEROUPPER: a
+// legacy SSE instruction after dirty upper halves costs a state
+// transition on many CPUs.
+
+// WZ4(i) does elements i … i+3: their qx, qy, zx, zy terms by permuting
+// the 32-bit halves of Y0-Y3 with the index pairs at (i*8)(R8) and
+// (i*8)(R9), W = 1/(qx+qy) to float32 (VCVTPD2PS: round to nearest, as
+// Go's conversion), Z = trunc(min(max((zx+zy+depth)·Z24 + ½, 0), Z24))
+// (VMAXPD's second source, 0, for a NaN, as MAXPD's).
+#define WZ4(i) \
+	VMOVDQU (i*8)(R8), Y4 \
+	VMOVDQU (i*8)(R9), Y5 \
+	VPERMPS Y0, Y4, Y6 \
+	VPERMPS Y1, Y5, Y7 \
+	VADDPD Y7, Y6, Y6 \
+	VDIVPD Y6, Y10, Y6 \
+	VCVTPD2PSY Y6, X6 \
+	VMOVUPS X6, (i*4)(R10) \
+	VPERMPS Y2, Y4, Y6 \
+	VPERMPS Y3, Y5, Y7 \
+	VADDPD Y7, Y6, Y6 \
+	VADDPD Y14, Y6, Y6 \
+	VMULPD Y13, Y6, Y6 \
+	VADDPD Y12, Y6, Y6 \
+	VMAXPD Y11, Y6, Y6 \
+	VMINPD Y13, Y6, Y6 \
+	VCVTTPD2DQY Y6, X6 \
+	VMOVDQU X6, (i*4)(R11)
+
+// func blockWZAVX2(qx, qy, zx, zy *[4]float64, depth float64, col, row *[32]int32, w, z *[16]uint32)
+TEXT ·blockWZAVX2(SB), NOSPLIT, $0-72
+	MOVQ qx+0(FP), SI
+	MOVQ qy+8(FP), DI
+	MOVQ zx+16(FP), R12
+	MOVQ zy+24(FP), R13
+	VMOVUPD (SI), Y0
+	VMOVUPD (DI), Y1
+	VMOVUPD (R12), Y2
+	VMOVUPD (R13), Y3
+	VBROADCASTSD depth+32(FP), Y14
+	MOVQ col+40(FP), R8
+	MOVQ row+48(FP), R9
+	MOVQ w+56(FP), R10
+	MOVQ z+64(FP), R11
+	MOVQ $0x3FF0000000000000, AX // 1.0
+	VMOVQ AX, X10
+	VBROADCASTSD X10, Y10
+	MOVQ $0x416FFFFFE0000000, AX // Z24 = 16777215.0
+	VMOVQ AX, X13
+	VBROADCASTSD X13, Y13
+	MOVQ $0x3FE0000000000000, AX // 0.5
+	VMOVQ AX, X12
+	VBROADCASTSD X12, Y12
+	VXORPD Y11, Y11, Y11
+	WZ4(0)
+	WZ4(4)
+	WZ4(8)
+	WZ4(12)
+	VZEROUPPER
+	RET
+
+// VP8(i) does elements i … i+7: ax[column] + by[row] in float32 (VADDPS:
+// round to nearest, as Go's float32 addition).
+#define VP8(i) \
+	VMOVDQU (i*4)(R8), Y4 \
+	VMOVDQU (i*4)(R9), Y5 \
+	VPERMPS Y0, Y4, Y6 \
+	VPERMPS Y1, Y5, Y7 \
+	VADDPS Y7, Y6, Y6 \
+	VMOVUPS Y6, (i*4)(R10)
+
+// func blockVPAVX2(ax, by *[4]float32, col, row *[16]int32, out *[16]uint32)
+TEXT ·blockVPAVX2(SB), NOSPLIT, $0-40
+	MOVQ ax+0(FP), SI
+	MOVQ by+8(FP), DI
+	VMOVUPS (SI), X0
+	VMOVUPS (DI), X1
+	MOVQ col+16(FP), R8
+	MOVQ row+24(FP), R9
+	MOVQ out+32(FP), R10
+	VP8(0)
+	VP8(8)
+	VZEROUPPER
+	RET

@@ -1,0 +1,7 @@
+//go:build !amd64 || purego
+
+package raster
+
+// blockVersions returns the versions of blockWZ and blockVP this build
+// has: the Go loops only.
+func blockVersions() []blockVersion { return []blockVersion{{"Go", blockWZ, blockVP}} }
