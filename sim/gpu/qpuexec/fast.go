@@ -473,8 +473,7 @@ func (q *QPU) storeMul(st *step) {
 // with every element's condition passing: the packed words in q.packed,
 // their bytes merged into d (qpu.go write).
 func (q *QPU) colourWrite(d *vec, p qpu.Pack) {
-	colourPackVec(p, &q.packed, &q.resMul)
-	mergeLanes(d, &q.packed, 0xFFFF, colourPackMask(p))
+	colourPackVec(p, d, &q.packed, &q.resMul)
 }
 
 // writeIO writes one ALU's result to a TMU, tile-buffer or other

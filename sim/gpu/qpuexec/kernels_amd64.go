@@ -25,7 +25,7 @@ func faddSSE2(d, a, b *vec, neg uint32) (slow uint32)
 func fmulSSE2(d, a, b *vec) (slow uint32)
 
 //go:noescape
-func colourSSE2(d, r *vec, shift uint64, rep uint32)
+func colourSSE2(packed, r *vec, shift uint64, rep uint32, d *vec, mask uint32)
 
 //go:noescape
 func v8muldSSE2(d, a, b *vec)
@@ -140,13 +140,14 @@ func kFMulAVX2(d, a, b *vec) {
 	}
 }
 
-// colourPackVec is colourPackGo with SSE2 (kernels_amd64.s).
-func colourPackVec(p qpu.Pack, d, r *vec) {
+// colourPackVec is colourPackGo into packed, then mergeLanes of packed
+// into d in the pack's bits, in one pass with SSE2 (kernels_amd64.s).
+func colourPackVec(p qpu.Pack, d, packed, r *vec) {
 	if p == qpu.PackMul8888 {
-		colourSSE2(d, r, 0, 0xFFFFFFFF)
+		colourSSE2(packed, r, 0, 0xFFFFFFFF, d, 0xFFFFFFFF)
 		return
 	}
-	colourSSE2(d, r, uint64(8*(p-qpu.PackMul8A)), 0)
+	colourSSE2(packed, r, uint64(8*(p-qpu.PackMul8A)), 0, d, colourPackMask(p))
 }
 
 var (

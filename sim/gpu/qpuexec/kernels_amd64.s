@@ -277,16 +277,30 @@ TEXT ·subSSE2(SB), NOSPLIT, $0-24
 	PAND X6, X3 \
 	POR X3, X5 \
 	PSLLL X7, X5 \
-	MOVOU X5, off(DI)
+	MOVOU X5, off(DI) \
+	MOVOU off(R8), X9 \
+	MOVO X11, X10 \
+	PANDN X9, X10 \
+	POR X5, X10 \
+	MOVOU X10, off(R8)
 
-// func colourSSE2(d, r *vec, shift uint64, rep uint32)
-TEXT ·colourSSE2(SB), NOSPLIT, $0-28
-	MOVQ d+0(FP), DI
+// colourSSE2 stores the packed words in packed (the general code's
+// q.packed) and writes them into d in the pack's bits, mask: d = d&^mask |
+// packed (the packed word has no other bits set), mergeLanes' result for
+// every element.
+//
+// func colourSSE2(packed, r *vec, shift uint64, rep uint32, d *vec, mask uint32)
+TEXT ·colourSSE2(SB), NOSPLIT, $0-44
+	MOVQ packed+0(FP), DI
 	MOVQ r+8(FP), SI
 	MOVQ shift+16(FP), X7
 	MOVL rep+24(FP), AX
 	MOVQ AX, X6
 	PSHUFD $0, X6, X6
+	MOVQ d+32(FP), R8
+	MOVL mask+40(FP), AX
+	MOVQ AX, X11
+	PSHUFD $0, X11, X11
 	MOVQ $0x406FE00000000000, AX
 	MOVQ AX, X13
 	MOVLHPS X13, X13

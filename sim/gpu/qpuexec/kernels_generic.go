@@ -4,8 +4,12 @@ package qpuexec
 
 import "github.com/vccube/vccube/shaders/qpu"
 
-// colourPackVec is colourPackGo.
-func colourPackVec(p qpu.Pack, d, r *vec) { colourPackGo(p, d, r) }
+// colourPackVec is colourPackGo into packed, then mergeLanes of packed
+// into d in the pack's bits.
+func colourPackVec(p qpu.Pack, d, packed, r *vec) {
+	colourPackGo(p, packed, r)
+	mergeLanes(d, packed, 0xFFFF, colourPackMask(p))
+}
 
 // Without the amd64 assembly (other architectures, or the purego build
 // tag) the kernels are kernels.go's Go loops.

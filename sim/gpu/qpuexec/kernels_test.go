@@ -220,10 +220,11 @@ func TestFloatKernelsEdgeCases(t *testing.T) {
 	}
 }
 
-// colourPackVec (SSE2 on amd64) gives colourPack's word for every element:
-// every float32 whose f·255 lies within 64 steps of a rounding boundary
-// k + ½ (k = 0…255) and of the integers, 2^20 random words of any bits,
-// and the specials, under all five colour packs.
+// colourPackVec (SSE2 on amd64) gives colourPack's word for every element,
+// in packed and in the pack's bits of a destination of random bits (the
+// others kept): every float32 whose f·255 lies within 64 steps of a
+// rounding boundary k + ½ (k = 0…255) and of the integers, 2^20 random
+// words of any bits, and the specials, under all five colour packs.
 func TestColourPackVec(t *testing.T) {
 	var words []uint32
 	for k := 0; k <= 256; k++ {
@@ -243,13 +244,19 @@ func TestColourPackVec(t *testing.T) {
 		words = append(words, 0)
 	}
 	for _, p := range []qpu.Pack{qpu.PackMul8888, qpu.PackMul8A, qpu.PackMul8B, qpu.PackMul8C, qpu.PackMul8D} {
+		mask := colourPackMask(p)
 		for i := 0; i < len(words); i += 16 {
-			var in, got vec
+			var in, got, d, d0 vec
 			copy(in[:], words[i:])
-			colourPackVec(p, &got, &in)
+			for e := range d {
+				d[e] = r.Uint32()
+			}
+			d0 = d
+			colourPackVec(p, &d, &got, &in)
 			for e := range got {
-				if want := colourPack(p, in[e]); got[e] != want {
-					t.Fatalf("%v of %#08x: %#08x, colourPack %#08x", p, in[e], got[e], want)
+				want := colourPack(p, in[e])
+				if got[e] != want || d[e] != d0[e]&^mask|want {
+					t.Fatalf("%v of %#08x into %#08x: packed %#08x, written %#08x; colourPack %#08x", p, in[e], d0[e], got[e], d[e], want)
 				}
 			}
 		}
