@@ -28,6 +28,9 @@ func fmulSSE2(d, a, b *vec) (slow uint32)
 func colourSSE2(packed, r *vec, shift uint64, rep uint32, d *vec, mask uint32)
 
 //go:noescape
+func colourAVX2(packed, r *vec, shift uint64, rep uint32, d *vec, mask uint32)
+
+//go:noescape
 func v8muldSSE2(d, a, b *vec)
 
 //go:noescape
@@ -141,13 +144,24 @@ func kFMulAVX2(d, a, b *vec) {
 }
 
 // colourPackVec is colourPackGo into packed, then mergeLanes of packed
-// into d in the pack's bits, in one pass with SSE2 (kernels_amd64.s).
-func colourPackVec(p qpu.Pack, d, packed, r *vec) {
-	if p == qpu.PackMul8888 {
-		colourSSE2(packed, r, 0, 0xFFFFFFFF, d, 0xFFFFFFFF)
+// into d in the pack's bits, in one pass with AVX2 where the CPU has it,
+// else SSE2.
+func colourPackVec(p qpu.Pack, d, packed, r *vec) { colourPackWith(colourUsesAVX2, p, d, packed, r) }
+
+// colourUsesAVX2 chooses colourAVX2 over colourSSE2.
+var colourUsesAVX2 = cpu.X86.HasAVX2
+
+// colourPackWith is colourPackVec with colourAVX2 or colourSSE2.
+func colourPackWith(avx2 bool, p qpu.Pack, d, packed, r *vec) {
+	shift, rep, mask := uint64(0), uint32(0xFFFFFFFF), uint32(0xFFFFFFFF)
+	if p != qpu.PackMul8888 {
+		shift, rep, mask = uint64(8*(p-qpu.PackMul8A)), 0, colourPackMask(p)
+	}
+	if avx2 {
+		colourAVX2(packed, r, shift, rep, d, mask)
 		return
 	}
-	colourSSE2(packed, r, uint64(8*(p-qpu.PackMul8A)), 0, d, colourPackMask(p))
+	colourSSE2(packed, r, shift, rep, d, mask)
 }
 
 var (

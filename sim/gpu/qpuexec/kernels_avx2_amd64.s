@@ -222,3 +222,63 @@ TEXT ·addAVX2(SB), NOSPLIT, $0-24
 // func subAVX2(d, a, b *vec)
 TEXT ·subAVX2(SB), NOSPLIT, $0-24
 	BYTEOPY(VPSUBD)
+
+// COLOUR8 is COLOUR4 (kernels_amd64.s) for elements off/4 .. off/4+7: the
+// same float64 product, rounding, saturation (VMINPD's second source,
+// 255, for a NaN product) and truncation, four products an instruction,
+// then the merge into d. Y13 holds 255.0 and Y12 0.5 (float64s), Y6 the
+// replication mask, X7 the shift count, Y11 the pack's bits.
+#define COLOUR8(off) \
+	VMOVDQU off(SI), Y0 \
+	VPSRAD $31, Y0, Y5 \
+	VCVTPS2PD X0, Y1 \
+	VEXTRACTF128 $1, Y0, X2 \
+	VCVTPS2PD X2, Y2 \
+	VMULPD Y13, Y1, Y1 \
+	VMULPD Y13, Y2, Y2 \
+	VADDPD Y12, Y1, Y1 \
+	VADDPD Y12, Y2, Y2 \
+	VMINPD Y13, Y1, Y1 \
+	VMINPD Y13, Y2, Y2 \
+	VCVTTPD2DQY Y1, X1 \
+	VCVTTPD2DQY Y2, X2 \
+	VINSERTI128 $1, X2, Y1, Y1 \
+	VPANDN Y1, Y5, Y5 \
+	VPSLLD $8, Y5, Y3 \
+	VPSLLD $16, Y5, Y4 \
+	VPOR Y4, Y3, Y3 \
+	VPSLLD $24, Y5, Y4 \
+	VPOR Y4, Y3, Y3 \
+	VPAND Y6, Y3, Y3 \
+	VPOR Y3, Y5, Y5 \
+	VPSLLD X7, Y5, Y5 \
+	VMOVDQU Y5, off(DI) \
+	VMOVDQU off(R8), Y9 \
+	VPANDN Y9, Y11, Y10 \
+	VPOR Y5, Y10, Y10 \
+	VMOVDQU Y10, off(R8)
+
+// colourAVX2 is colourSSE2 (kernels_amd64.s) eight elements at a time.
+//
+// func colourAVX2(packed, r *vec, shift uint64, rep uint32, d *vec, mask uint32)
+TEXT ·colourAVX2(SB), NOSPLIT, $0-44
+	MOVQ packed+0(FP), DI
+	MOVQ r+8(FP), SI
+	VMOVQ shift+16(FP), X7
+	MOVL rep+24(FP), AX
+	VMOVD AX, X6
+	VPBROADCASTD X6, Y6
+	MOVQ d+32(FP), R8
+	MOVL mask+40(FP), AX
+	VMOVD AX, X11
+	VPBROADCASTD X11, Y11
+	MOVQ $0x406FE00000000000, AX // 255.0
+	VMOVQ AX, X13
+	VBROADCASTSD X13, Y13
+	MOVQ $0x3FE0000000000000, AX // 0.5
+	VMOVQ AX, X12
+	VBROADCASTSD X12, Y12
+	COLOUR8(0)
+	COLOUR8(32)
+	VZEROUPPER
+	RET

@@ -4,3 +4,6 @@ package qpuexec
 
 // simdSets returns no assembly kernel sets: this build runs the Go loops.
 func simdSets() []*kernelSet { return nil }
+
+// colourPackVecs returns colourPackVec, the Go loop in this build.
+func colourPackVecs() []namedColourPack { return []namedColourPack{{"Go", colourPackVec}} }

@@ -220,7 +220,7 @@ func TestFloatKernelsEdgeCases(t *testing.T) {
 	}
 }
 
-// colourPackVec (SSE2 on amd64) gives colourPack's word for every element,
+// colourPackVec (SSE2 and AVX2 on amd64) gives colourPack's word for every element,
 // in packed and in the pack's bits of a destination of random bits (the
 // others kept): every float32 whose f·255 lies within 64 steps of a
 // rounding boundary k + ½ (k = 0…255) and of the integers, 2^20 random
@@ -243,24 +243,33 @@ func TestColourPackVec(t *testing.T) {
 	for len(words)%16 != 0 {
 		words = append(words, 0)
 	}
-	for _, p := range []qpu.Pack{qpu.PackMul8888, qpu.PackMul8A, qpu.PackMul8B, qpu.PackMul8C, qpu.PackMul8D} {
-		mask := colourPackMask(p)
-		for i := 0; i < len(words); i += 16 {
-			var in, got, d, d0 vec
-			copy(in[:], words[i:])
-			for e := range d {
-				d[e] = r.Uint32()
-			}
-			d0 = d
-			colourPackVec(p, &d, &got, &in)
-			for e := range got {
-				want := colourPack(p, in[e])
-				if got[e] != want || d[e] != d0[e]&^mask|want {
-					t.Fatalf("%v of %#08x into %#08x: packed %#08x, written %#08x; colourPack %#08x", p, in[e], d0[e], got[e], d[e], want)
+	for _, k := range colourPackVecs() {
+		for _, p := range []qpu.Pack{qpu.PackMul8888, qpu.PackMul8A, qpu.PackMul8B, qpu.PackMul8C, qpu.PackMul8D} {
+			mask := colourPackMask(p)
+			for i := 0; i < len(words); i += 16 {
+				var in, got, d, d0 vec
+				copy(in[:], words[i:])
+				for e := range d {
+					d[e] = r.Uint32()
+				}
+				d0 = d
+				k.f(p, &d, &got, &in)
+				for e := range got {
+					want := colourPack(p, in[e])
+					if got[e] != want || d[e] != d0[e]&^mask|want {
+						t.Fatalf("%s %v of %#08x into %#08x: packed %#08x, written %#08x; colourPack %#08x", k.name, p, in[e], d0[e], got[e], d[e], want)
+					}
 				}
 			}
 		}
+		t.Logf("%s: %d words under each pack", k.name, len(words))
 	}
+}
+
+// namedColourPack is one version of colourPackVec (colourPackVecs).
+type namedColourPack struct {
+	name string
+	f    func(p qpu.Pack, d, packed, r *vec)
 }
 
 // unpackAVec and unpackR4Vec give unpackA and unpackR4 of every element,
