@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/vccube/vccube/shaders"
+	"github.com/vccube/vccube/shaders/qpu"
 )
 
 // benchEnv serves the cube's FS as cheaply as an Env can: fixed varyings
@@ -126,4 +127,27 @@ func BenchmarkCubeVertexShader(b *testing.B) {
 		n += res.Instructions
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/inst")
+}
+
+// BenchmarkColourPack is Mesa's colour write: four packs (8a-8d) of
+// results just copied into the mul ALU's latch, merged into one register,
+// as its fragment shaders end (mov r1.8a, r3 ...), for each version of
+// colourPackVec this machine has. A version that reads a vector in wider
+// pieces than it was just written in stalls on the store buffer here.
+func BenchmarkColourPack(b *testing.B) {
+	var src [4]vec
+	for k := range src {
+		src[k] = seq(func(i int) uint32 { return fbits(float32(i+k) / 19) })
+	}
+	for _, k := range colourPackVecs() {
+		b.Run(k.name, func(b *testing.B) {
+			var lat, packed, d vec
+			for i := 0; i < b.N; i++ {
+				for c := range 4 {
+					copyVec(&lat, &src[c])
+					k.f(qpu.PackMul8A+qpu.Pack(c), &d, &packed, &lat)
+				}
+			}
+		})
+	}
 }
