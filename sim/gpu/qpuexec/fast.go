@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/vccube/vccube/sim/gpu/internal/lanes"
 
 	"github.com/vccube/vccube/shaders/qpu"
 )
@@ -319,12 +320,8 @@ func (q *QPU) nextUniform() (uint32, error) {
 	return q.popUniform()
 }
 
-// fill stores x in every element of v.
-func fill(v *vec, x uint32) {
-	w := uint64(x) | uint64(x)<<32
-	p := pairs(v)
-	p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7] = w, w, w, w, w, w, w, w
-}
+// fill stores x in every element of v (lanes.Fill).
+func fill(v *vec, x uint32) { lanes.Fill(v, x) }
 
 // execOps runs an instruction that only computes (onlyComputes): the
 // general alu's read, execute and write phases with nothing else to do.

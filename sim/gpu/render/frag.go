@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"github.com/vccube/vccube/sim/gpu/internal/lanes"
 	"math"
 	"math/bits"
 
@@ -338,9 +339,7 @@ func (f *fragment) Varying(vp, c *[16]uint32) error {
 	} else {
 		s.BlockVP(f.bx, f.by, vp)
 	}
-	cw := math.Float32bits(s.C)
-	c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7] = cw, cw, cw, cw, cw, cw, cw, cw
-	c[8], c[9], c[10], c[11], c[12], c[13], c[14], c[15] = cw, cw, cw, cw, cw, cw, cw, cw
+	lanes.Fill(c, math.Float32bits(s.C))
 	return nil
 }
 
