@@ -16,20 +16,12 @@
 
 #define SPLATY(val, x, y) MOVL $val, AX; VMOVD AX, x; VPBROADCASTD x, y
 
-// LOADY loads the 32 bytes at off(base) into y as two 16-byte loads. The
-// interpreter writes whole registers 16 bytes at a time (lanes.Copy) just
-// before a kernel reads them, and a 32-byte load of two recent 16-byte
-// stores cannot take them from the store buffer: it waits until they
-// reach the cache (BenchmarkCopyThenKernel: 24 ns for an AVX2 kernel pair
-// against 15 for SSE2 with 32-byte loads on this project's machine).
-#define LOADY(off, base, y, x) VMOVDQU off(base), x; VINSERTI128 $1, off+16(base), y, y
-
 // FADD8 computes elements off/4 .. off/4+7 of kFAddGo (Y14: the sign
 // flipped on b, zero for fadd), and ORs into BX, at bit shift, the
 // elements whose sum is Inf or NaN. Y13 expMask, Y12 0x7FFFFFFF, Y11 0.
 #define FADD8(off, shift) \
-	LOADY(off, SI, Y0, X0) \
-	LOADY(off, DX, Y1, X1) \
+	VMOVDQU off(SI), Y0 \
+	VMOVDQU off(DX), Y1 \
 	VPAND Y13, Y0, Y2 \
 	VPCMPEQD Y11, Y2, Y2 \
 	VPANDN Y0, Y2, Y2 \
@@ -85,8 +77,8 @@ TEXT ·faddAVX2(SB), NOSPLIT, $0-36
 // float64 truncation mask ^(1<<29 - 1), Y9 a float64's exponent field,
 // Y8 896<<52.
 #define FMUL8(off, shift) \
-	LOADY(off, SI, Y0, X0) \
-	LOADY(off, DX, Y1, X1) \
+	VMOVDQU off(SI), Y0 \
+	VMOVDQU off(DX), Y1 \
 	VPAND Y13, Y0, Y2 \
 	VPCMPEQD Y13, Y2, Y3 \
 	VPCMPEQD Y11, Y2, Y2 \
@@ -147,8 +139,8 @@ TEXT ·fmulAVX2(SB), NOSPLIT, $0-28
 // work within each 128-bit half, so the bytes come back in order). Y12
 // holds 127 per word, Y13 1 per word, Y11 zero.
 #define V8MULD8(off) \
-	LOADY(off, SI, Y0, X0) \
-	LOADY(off, DX, Y1, X1) \
+	VMOVDQU off(SI), Y0 \
+	VMOVDQU off(DX), Y1 \
 	VPUNPCKLBW Y11, Y0, Y2 \
 	VPUNPCKHBW Y11, Y0, Y0 \
 	VPUNPCKLBW Y11, Y1, Y3 \
@@ -186,12 +178,10 @@ TEXT ·v8muldAVX2(SB), NOSPLIT, $0-24
 	MOVQ d+0(FP), DI \
 	MOVQ a+8(FP), SI \
 	MOVQ b+16(FP), DX \
-	LOADY(0, SI, Y0, X0) \
-	LOADY(32, SI, Y1, X1) \
-	LOADY(0, DX, Y2, X2) \
-	LOADY(32, DX, Y3, X3) \
-	op Y2, Y0, Y0 \
-	op Y3, Y1, Y1 \
+	VMOVDQU 0(SI), Y0 \
+	VMOVDQU 32(SI), Y1 \
+	op 0(DX), Y0, Y0 \
+	op 32(DX), Y1, Y1 \
 	VMOVDQU Y0, 0(DI) \
 	VMOVDQU Y1, 32(DI) \
 	VZEROUPPER \
