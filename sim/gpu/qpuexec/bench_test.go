@@ -151,39 +151,3 @@ func BenchmarkColourPack(b *testing.B) {
 		})
 	}
 }
-
-// BenchmarkCopyThenKernel and BenchmarkFillThenKernel run two kernels of
-// each assembly set on a register just written by a register copy or a
-// uniform's fill, as a bound program does (mov r2, unif; v8muld r0, r4,
-// r2). A kernel that reads wider pieces than the writes just made stalls
-// on the store buffer: they measure what LOADY and lanes.Fill avoid.
-func BenchmarkCopyThenKernel(b *testing.B) {
-	for _, set := range simdSets() {
-		b.Run(set.name, func(b *testing.B) {
-			c := seq(func(i int) uint32 { return uint32(i * 77) })
-			s := seq(func(i int) uint32 { return uint32(i * 5) })
-			var a, d vec
-			for i := 0; i < b.N; i++ {
-				copyVec(&a, &s)
-				set.v8muld(&d, &c, &a)
-				copyVec(&a, &d)
-				set.v8subs(&d, &d, &a)
-			}
-		})
-	}
-}
-
-func BenchmarkFillThenKernel(b *testing.B) {
-	for _, set := range simdSets() {
-		b.Run(set.name, func(b *testing.B) {
-			c := seq(func(i int) uint32 { return uint32(i * 77) })
-			var a, d vec
-			for i := 0; i < b.N; i++ {
-				fill(&a, uint32(i))
-				set.v8muld(&d, &c, &a)
-				fill(&a, uint32(i+1))
-				set.v8subs(&d, &d, &a)
-			}
-		})
-	}
-}
