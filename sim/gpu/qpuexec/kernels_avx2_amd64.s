@@ -16,6 +16,13 @@
 
 #define SPLATY(val, x, y) MOVL $val, AX; VMOVD AX, x; VPBROADCASTD x, y
 
+// SPLATARG sets every 32-bit element of y to the uint32 argument arg.
+#define SPLATARG(arg, x, y) MOVL arg, AX; VMOVD AX, x; VPBROADCASTD x, y
+
+// SPLATSD sets every float64 element of y to the float64 whose bits are
+// bits.
+#define SPLATSD(bits, x, y) MOVQ $bits, AX; VMOVQ AX, x; VBROADCASTSD x, y
+
 // FADD8 computes elements off/4 .. off/4+7 of kFAddGo (Y14: the sign
 // flipped on b, zero for fadd), and ORs into BX, at bit shift, the
 // elements whose sum is Inf or NaN. Y13 expMask, Y12 0x7FFFFFFF, Y11 0.
@@ -56,9 +63,7 @@ TEXT ·faddAVX2(SB), NOSPLIT, $0-36
 	MOVQ d+0(FP), DI
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DX
-	MOVL neg+24(FP), AX
-	VMOVQ AX, X14
-	VPBROADCASTD X14, Y14
+	SPLATARG(neg+24(FP), X14, Y14)
 	SPLATY(0x7F800000, X13, Y13)
 	SPLATY(0x7FFFFFFF, X12, Y12)
 	VPXOR Y11, Y11, Y11
@@ -271,19 +276,11 @@ TEXT ·colourAVX2(SB), NOSPLIT, $0-44
 	MOVQ packed+0(FP), DI
 	MOVQ r+8(FP), SI
 	VMOVQ shift+16(FP), X7
-	MOVL rep+24(FP), AX
-	VMOVD AX, X6
-	VPBROADCASTD X6, Y6
+	SPLATARG(rep+24(FP), X6, Y6)
 	MOVQ d+32(FP), R8
-	MOVL mask+40(FP), AX
-	VMOVD AX, X11
-	VPBROADCASTD X11, Y11
-	MOVQ $0x406FE00000000000, AX // 255.0
-	VMOVQ AX, X13
-	VBROADCASTSD X13, Y13
-	MOVQ $0x3FE0000000000000, AX // 0.5
-	VMOVQ AX, X12
-	VBROADCASTSD X12, Y12
+	SPLATARG(mask+40(FP), X11, Y11)
+	SPLATSD(0x406FE00000000000, X13, Y13) // 255.0
+	SPLATSD(0x3FE0000000000000, X12, Y12) // 0.5
 	COLOUR8(0)
 	COLOUR8(32)
 	VZEROUPPER

@@ -12,6 +12,10 @@
 // legacy SSE instruction after dirty upper halves costs a state
 // transition on many CPUs.
 
+// SPLATSD sets every float64 element of y to the float64 whose bits are
+// bits.
+#define SPLATSD(bits, x, y) MOVQ $bits, AX; VMOVQ AX, x; VBROADCASTSD x, y
+
 // WZ4(i) does elements i … i+3: their qx, qy, zx, zy terms by permuting
 // the 32-bit halves of Y0-Y3 with the index pairs at (i*8)(R8) and
 // (i*8)(R9), W = 1/(qx+qy) to float32 (VCVTPD2PS: round to nearest, as
@@ -52,15 +56,9 @@ TEXT ·blockWZAVX2(SB), NOSPLIT, $0-72
 	MOVQ row+48(FP), R9
 	MOVQ w+56(FP), R10
 	MOVQ z+64(FP), R11
-	MOVQ $0x3FF0000000000000, AX // 1.0
-	VMOVQ AX, X10
-	VBROADCASTSD X10, Y10
-	MOVQ $0x416FFFFFE0000000, AX // Z24 = 16777215.0
-	VMOVQ AX, X13
-	VBROADCASTSD X13, Y13
-	MOVQ $0x3FE0000000000000, AX // 0.5
-	VMOVQ AX, X12
-	VBROADCASTSD X12, Y12
+	SPLATSD(0x3FF0000000000000, X10, Y10) // 1.0
+	SPLATSD(0x416FFFFFE0000000, X13, Y13) // Z24 = 16777215.0
+	SPLATSD(0x3FE0000000000000, X12, Y12) // 0.5
 	VXORPD Y11, Y11, Y11
 	WZ4(0)
 	WZ4(4)
