@@ -24,52 +24,20 @@
 // Every instruction is VEX-encoded and the function ends with VZEROUPPER
 // (see sim/gpu/qpuexec/kernels_avx2_amd64.s on the transition penalty).
 
-DATA bilinHalf<>+0(SB)/8, $0x3FE0000000000000
-DATA bilinHalf<>+8(SB)/8, $0x3FE0000000000000
-DATA bilinHalf<>+16(SB)/8, $0x3FE0000000000000
-DATA bilinHalf<>+24(SB)/8, $0x3FE0000000000000
-GLOBL bilinHalf<>(SB), RODATA|NOPTR, $32
+// CONST32 and CONST16 define a 32- or 16-byte constant of one 8-byte
+// pattern repeated: four float64s, or two or four 32-bit lanes.
+#define CONST32(name, bits) DATA name+0(SB)/8, bits; DATA name+8(SB)/8, bits; DATA name+16(SB)/8, bits; DATA name+24(SB)/8, bits; GLOBL name(SB), RODATA|NOPTR, $32
+#define CONST16(name, bits) DATA name+0(SB)/8, bits; DATA name+8(SB)/8, bits; GLOBL name(SB), RODATA|NOPTR, $16
 
-DATA bilinBig<>+0(SB)/8, $0x41D0000000000000
-DATA bilinBig<>+8(SB)/8, $0x41D0000000000000
-DATA bilinBig<>+16(SB)/8, $0x41D0000000000000
-DATA bilinBig<>+24(SB)/8, $0x41D0000000000000
-GLOBL bilinBig<>(SB), RODATA|NOPTR, $32
-
-DATA bilinNBig<>+0(SB)/8, $0xC1D0000000000000
-DATA bilinNBig<>+8(SB)/8, $0xC1D0000000000000
-DATA bilinNBig<>+16(SB)/8, $0xC1D0000000000000
-DATA bilinNBig<>+24(SB)/8, $0xC1D0000000000000
-GLOBL bilinNBig<>(SB), RODATA|NOPTR, $32
-
-DATA bilinOne<>+0(SB)/8, $0x3FF0000000000000
-DATA bilinOne<>+8(SB)/8, $0x3FF0000000000000
-DATA bilinOne<>+16(SB)/8, $0x3FF0000000000000
-DATA bilinOne<>+24(SB)/8, $0x3FF0000000000000
-GLOBL bilinOne<>(SB), RODATA|NOPTR, $32
-
-DATA bilin256<>+0(SB)/8, $0x4070000000000000
-DATA bilin256<>+8(SB)/8, $0x4070000000000000
-DATA bilin256<>+16(SB)/8, $0x4070000000000000
-DATA bilin256<>+24(SB)/8, $0x4070000000000000
-GLOBL bilin256<>(SB), RODATA|NOPTR, $32
-
-// Four int32s each: 256, 3, 0x00FF00FF, 2^15.
-DATA bilinI256<>+0(SB)/8, $0x0000010000000100
-DATA bilinI256<>+8(SB)/8, $0x0000010000000100
-GLOBL bilinI256<>(SB), RODATA|NOPTR, $16
-
-DATA bilinThree<>+0(SB)/8, $0x0000000300000003
-DATA bilinThree<>+8(SB)/8, $0x0000000300000003
-GLOBL bilinThree<>(SB), RODATA|NOPTR, $16
-
-DATA bilinFF<>+0(SB)/8, $0x00FF00FF00FF00FF
-DATA bilinFF<>+8(SB)/8, $0x00FF00FF00FF00FF
-GLOBL bilinFF<>(SB), RODATA|NOPTR, $16
-
-DATA bilinRound<>+0(SB)/8, $0x0000800000008000
-DATA bilinRound<>+8(SB)/8, $0x0000800000008000
-GLOBL bilinRound<>(SB), RODATA|NOPTR, $16
+CONST32(bilinHalf<>, $0x3FE0000000000000)  // 0.5
+CONST32(bilinBig<>, $0x41D0000000000000)   // 2^30
+CONST32(bilinNBig<>, $0xC1D0000000000000)  // -2^30
+CONST32(bilinOne<>, $0x3FF0000000000000)   // 1.0
+CONST32(bilin256<>, $0x4070000000000000)   // 256.0
+CONST16(bilinI256<>, $0x0000010000000100)  // int32 256
+CONST16(bilinThree<>, $0x0000000300000003) // int32 3
+CONST16(bilinFF<>, $0x00FF00FF00FF00FF)
+CONST16(bilinRound<>, $0x0000800000008000) // int32 2^15
 
 // AXIS4 leaves, for the four coordinates at off(src) on the axis whose
 // scale, low and high bounds are the fields sc, lo and hi: X0 the first
