@@ -112,6 +112,14 @@ CONST16(bilinRound<>, $0x0000800000008000) // int32 2^15
 	VPSRLD $16, X12, X12 \
 	VPSRLD $16, X13, X13
 
+// CORNER fetches one corner's four texels into dst: utile index row +
+// column (urow + ucol) and byte in the utile row | column (orow | ocol),
+// computed into the scratch registers su and so.
+#define CORNER(urow, ucol, orow, ocol, su, so, dst) \
+	VPADDD urow, ucol, su \
+	VPOR orow, ocol, so \
+	FETCH4(su, so, dst)
+
 // GROUP4 does elements off/4 .. off/4+3.
 #define GROUP4(off) \
 	AXIS4(SI, off, bilinT32_sx, bilinT32_lox, bilinT32_hix) \
@@ -139,18 +147,10 @@ CONST16(bilinRound<>, $0x0000800000008000) // int32 2^15
 	VPSLLD $2, X12, X12 \
 	VPAND bilinThree<>(SB), X8, X13 \
 	VPSLLD $2, X13, X13 \
-	VPADDD X3, X10, X7 \
-	VPOR X5, X12, X8 \
-	FETCH4(X7, X8, X7) \
-	VPADDD X3, X11, X3 \
-	VPOR X5, X13, X5 \
-	FETCH4(X3, X5, X8) \
-	VPADDD X4, X10, X3 \
-	VPOR X6, X12, X5 \
-	FETCH4(X3, X5, X10) \
-	VPADDD X4, X11, X3 \
-	VPOR X6, X13, X5 \
-	FETCH4(X3, X5, X11) \
+	CORNER(X3, X10, X5, X12, X7, X8, X7) \
+	CORNER(X3, X11, X5, X13, X3, X5, X8) \
+	CORNER(X4, X10, X6, X12, X3, X5, X10) \
+	CORNER(X4, X11, X6, X13, X3, X5, X11) \
 	VMOVDQU bilinI256<>(SB), X3 \
 	VPSUBD X9, X3, X3 \
 	VPSLLD $16, X9, X9 \
