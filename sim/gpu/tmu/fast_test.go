@@ -198,6 +198,26 @@ func randomUtiles(r *rand.Rand, w, h, size, align int) (upr int, utab []int32, e
 	return upr, utab, end
 }
 
+// randomRequest returns the s and t coordinates of a 16-element request
+// on a w×h level: each one any bits (one in six), a special value (±Inf,
+// NaN, ±3e9, 0, ±1; one in six), or else what coord gives for an axis of
+// n texels.
+func randomRequest(r *rand.Rand, w, h int, coord func(n int) float32) (s, t [16]uint32) {
+	pick := func(n int) uint32 {
+		switch r.IntN(6) {
+		case 0:
+			return r.Uint32()
+		case 1:
+			return math.Float32bits([...]float32{float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), 3e9, -3e9, 0, 1, -1}[r.IntN(8)])
+		}
+		return math.Float32bits(coord(n))
+	}
+	for i := range s {
+		s[i], t[i] = pick(w), pick(h)
+	}
+	return s, t
+}
+
 // nearestClampT32 (SSE2 on amd64) gives nearestClampT32Go's texels on
 // 200000 random 16-element requests: coordinates of every kind (in range,
 // texel edges, negative, ±0, huge, ±Inf, NaN, any bits), sizes 1 to 2048,
@@ -217,24 +237,12 @@ func TestNearestClampT32MatchesGo(t *testing.T) {
 		upr, utab, end := randomUtiles(r, w, h, len(bytes), 1)
 		p := newClampT32(w, h, flip, upr, utab, bytes[:end])
 		for k := 0; k < requests; k++ {
-			var s, tt [16]uint32
-			for i := range s {
-				for _, c := range []struct {
-					v *uint32
-					n int
-				}{{&s[i], w}, {&tt[i], h}} {
-					switch r.IntN(6) {
-					case 0:
-						*c.v = r.Uint32()
-					case 1:
-						*c.v = math.Float32bits([...]float32{float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), 3e9, -3e9, 0, 1, -1}[r.IntN(8)])
-					case 2:
-						*c.v = math.Float32bits(float32(r.IntN(4*c.n)-c.n) / float32(c.n)) // texel edges
-					default:
-						*c.v = math.Float32bits(float32(r.Float64()*3 - 1))
-					}
+			s, tt := randomRequest(r, w, h, func(n int) float32 {
+				if r.IntN(5) == 0 {
+					return float32(r.IntN(4*n)-n) / float32(n) // texel edges
 				}
-			}
+				return float32(r.Float64()*3 - 1)
+			})
 			var got, want [16]uint32
 			nearestClampT32(&p, &s, &tt, &got)
 			nearestClampT32Go(&p, &s, &tt, &want)
@@ -350,29 +358,19 @@ func TestBilinearT32MatchesGo(t *testing.T) {
 		upr, utab, end := randomUtiles(r, w, h, len(bytes), 4)
 		p := newBilinT32(w, h, ws, wt, flip, upr, utab, bytes[:end])
 		for k := 0; k < requests; k++ {
-			var s, tt [16]uint32
-			for i := range s {
-				for _, c := range []struct {
-					v *uint32
-					n int
-				}{{&s[i], w}, {&tt[i], h}} {
-					switch r.IntN(12) {
-					case 0:
-						*c.v = r.Uint32()
-					case 1:
-						*c.v = math.Float32bits([...]float32{float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), 3e9, -3e9, 0, 1, -1}[r.IntN(8)])
-					case 2:
-						*c.v = math.Float32bits(float32(r.IntN(8*c.n)-4*c.n) / float32(2*c.n)) // texel edges and centres
-					case 3:
-						e := float64(1<<30) / float64(c.n) * (1 + (r.Float64()-0.5)*1e-6)
-						*c.v = math.Float32bits(float32(e * float64(1-2*r.IntN(2))))
-					case 4:
-						*c.v = math.Float32bits(-0.0)
-					default:
-						*c.v = math.Float32bits(float32(r.Float64()*3 - 1))
-					}
+			s, tt := randomRequest(r, w, h, func(n int) float32 {
+				switch r.IntN(10) {
+				case 0:
+					return float32(r.IntN(8*n)-4*n) / float32(2*n) // texel edges and centres
+				case 1:
+					// Around ±2^30 texels, where bilinearT32 stops.
+					e := float64(1<<30) / float64(n) * (1 + (r.Float64()-0.5)*1e-6)
+					return float32(e * float64(1-2*r.IntN(2)))
+				case 2:
+					return float32(math.Copysign(0, -1))
 				}
-			}
+				return float32(r.Float64()*3 - 1)
+			})
 			var got, want [16]uint32
 			okG := bilinearT32(&p, &s, &tt, &got)
 			okW := bilinearT32Go(&p, &s, &tt, &want)
