@@ -296,25 +296,19 @@ func TestBilinearLevel0AgreesWithBilinear(t *testing.T) {
 				for ws := texture.WrapRepeat; ws <= texture.WrapBorder; ws++ {
 					for wt := texture.WrapRepeat; wt <= texture.WrapBorder; wt++ {
 						name := fmt.Sprintf("%v %dx%d flip=%v %v/%v", typ, size[0], size[1], flip, ws, wt)
-						sm := texture.Sampler{Min: texture.MinLinear, Mag: texture.MagLinear, WrapS: ws, WrapT: wt}
-						p0, p1 := f.upload(t, typ, []texture.Picture{pic}, flip, sm)
-						u := New(f.view)
-						var smp sampler
-						if err := u.decode(&smp, &samplerKey{params: [4]uint32{p0, p1}, n: 2, border: 0x12345678}); err != nil {
-							t.Fatal(err)
-						}
+						u, smp := f.sampler(t, typ, pic, flip, texture.Sampler{Min: texture.MinLinear, Mag: texture.MagLinear, WrapS: ws, WrapT: wt})
 						for n := 0; n < 200; n++ {
 							var s, tt, out [16]uint32
 							for i := range s {
 								s[i], tt[i] = math.Float32bits(coord(size[0])), math.Float32bits(coord(size[1]))
 							}
-							if !u.bilinearLevel0(&smp, &s, &tt, &out) {
+							if !u.bilinearLevel0(smp, &s, &tt, &out) {
 								break
 							}
 							taken[tiling]++
 							for i := range out {
 								fs, ft := math.Float32frombits(s[i]), math.Float32frombits(tt[i])
-								if want := u.bilinear(&smp, 0, fs, ft); out[i] != want {
+								if want := u.bilinear(smp, 0, fs, ft); out[i] != want {
 									t.Fatalf("%s: (%g, %g) → %#08x, bilinear() %#08x", name, fs, ft, out[i], want)
 								}
 							}

@@ -42,24 +42,18 @@ func TestNearestLevel0AgreesWithNearest(t *testing.T) {
 					for wt := texture.WrapRepeat; wt <= texture.WrapBorder; wt++ {
 						name := fmt.Sprintf("%v %dx%d flip=%v %v/%v", typ, size[0], size[1], flip, ws, wt)
 						f := newFixture(t, 64<<10)
-						sm := texture.Sampler{Min: texture.MinNearest, Mag: texture.MagNearest, WrapS: ws, WrapT: wt}
-						p0, p1 := f.upload(t, typ, []texture.Picture{pic}, flip, sm)
-						u := New(f.view)
-						var smp sampler
-						if err := u.decode(&smp, &samplerKey{params: [4]uint32{p0, p1}, n: 2, border: 0x12345678}); err != nil {
-							t.Fatal(err)
-						}
+						u, smp := f.sampler(t, typ, pic, flip, texture.Sampler{Min: texture.MinNearest, Mag: texture.MagNearest, WrapS: ws, WrapT: wt})
 						for n := 0; n < 200; n++ {
 							var s, tt, out [16]uint32
 							for i := range s {
 								s[i], tt[i] = math.Float32bits(coord(size[0])), math.Float32bits(coord(size[1]))
 							}
-							if !u.nearestLevel0(&smp, &s, &tt, &out) {
+							if !u.nearestLevel0(smp, &s, &tt, &out) {
 								t.Fatalf("%s: the level is not in one region", name)
 							}
 							for i := range out {
 								fs, ft := math.Float32frombits(s[i]), math.Float32frombits(tt[i])
-								if want := u.nearest(&smp, 0, fs, ft); out[i] != want {
+								if want := u.nearest(smp, 0, fs, ft); out[i] != want {
 									t.Fatalf("%s: (%g, %g) → %#08x, nearest() %#08x", name, fs, ft, out[i], want)
 								}
 							}

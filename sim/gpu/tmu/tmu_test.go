@@ -51,6 +51,21 @@ func (f *fixture) upload(t testing.TB, typ texture.Type, pics []texture.Picture,
 	return params(t, &plan, f.r.Addr, flipY, s)
 }
 
+// sampler uploads pic (one level) as upload does and returns a new Unit
+// on the fixture's view with the sampler it decodes for the upload's P0
+// and P1 (border colour 0x12345678), for tests that call the lookups
+// directly.
+func (f *fixture) sampler(t testing.TB, typ texture.Type, pic texture.Picture, flipY bool, s texture.Sampler) (*Unit, *sampler) {
+	t.Helper()
+	p0, p1 := f.upload(t, typ, []texture.Picture{pic}, flipY, s)
+	u := New(f.view)
+	smp := new(sampler)
+	if err := u.decode(smp, &samplerKey{params: [4]uint32{p0, p1}, n: 2, border: 0x12345678}); err != nil {
+		t.Fatal(err)
+	}
+	return u, smp
+}
+
 // params returns P0 and P1 for a texture laid out by plan at bus address
 // addr.
 func params(t testing.TB, plan *texture.MipPlan, addr uint32, flipY bool, s texture.Sampler) (uint32, uint32) {
