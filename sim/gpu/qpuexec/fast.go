@@ -4,9 +4,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/vccube/vccube/sim/gpu/internal/lanes"
 
 	"github.com/vccube/vccube/shaders/qpu"
+	"github.com/vccube/vccube/sim/gpu/internal/lanes"
 )
 
 // The fast path. Run executes a program's compiled steps: one step per

@@ -2,13 +2,13 @@ package render
 
 import (
 	"fmt"
-	"github.com/vccube/vccube/sim/gpu/internal/lanes"
 	"math"
 	"math/bits"
 
 	"github.com/vccube/vccube/cl"
 	"github.com/vccube/vccube/shaders/hazard"
 	"github.com/vccube/vccube/shaders/qpu"
+	"github.com/vccube/vccube/sim/gpu/internal/lanes"
 	"github.com/vccube/vccube/sim/gpu/qpuexec"
 	"github.com/vccube/vccube/sim/gpu/raster"
 	"github.com/vccube/vccube/sim/gpu/tlb"
