@@ -110,6 +110,24 @@ func (v *View) Regions() []Region {
 	return out
 }
 
+// Grant is a region of a job's memory with the access and name it was
+// granted with.
+type Grant struct {
+	Region
+	Access Access
+	Name   string
+}
+
+// Grants returns the granted regions with their access and names, in
+// address order (for recording a job: sim/hw/jobfile).
+func (v *View) Grants() []Grant {
+	out := make([]Grant, len(v.regions))
+	for i, r := range v.regions {
+		out[i] = Grant{Region: r.Region, Access: r.access, Name: r.name}
+	}
+	return out
+}
+
 // find returns the region containing [addr, addr+n), or nil. Regions may
 // nest (a BO and a sub-range of it), so the containing one is searched for
 // among all regions starting at or below addr.
