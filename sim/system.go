@@ -5,6 +5,7 @@ import (
 
 	simdisplay "github.com/vccube/vccube/sim/display"
 	"github.com/vccube/vccube/sim/gpu"
+	"github.com/vccube/vccube/sim/hw"
 )
 
 // System is a whole simulated Raspberry Pi as a program sees it: the vc4
@@ -36,6 +37,10 @@ type SystemOptions struct {
 	// Display configures the display; its zero value is a 1080p HDMI
 	// monitor on virtual time (simdisplay.VirtualClock).
 	Display simdisplay.Options
+	// WrapGPU, if set, is given the GPU model and returns what the kernel
+	// hands its jobs to instead: the model behind a recorder
+	// (jobfile.Recorder, vc4serve -record-jobs), for instance.
+	WrapGPU func(hw.GPU) hw.GPU
 }
 
 // NewSystem makes the GPU model, the display and the device that drives
@@ -47,6 +52,9 @@ func NewSystem(o SystemOptions) (*System, error) {
 	g := gpu.New(o.GPU)
 	disp := simdisplay.New(o.Display)
 	o.Device.GPU, o.Device.Display = g, disp
+	if o.WrapGPU != nil {
+		o.Device.GPU = o.WrapGPU(g)
+	}
 	dev, err := New(o.Device)
 	if err != nil {
 		disp.Close()

@@ -12,6 +12,8 @@
 // after chosen page flips as PNG files (see simserve.Capture for the
 // numbering); -stats writes what each frame cost (ioctls, submitted
 // bytes, the GPU's counters, the client's CPU time: simserve.FrameStats);
+// -record-jobs and -record save chosen jobs as the GPU saw them (package
+// sim/hw/jobfile), to run again on the GPU model without the program;
 // -only-mode makes -mode the monitor's only mode, for programs that take
 // the largest (glmark2); -exit-when-idle ends the server when its last
 // client has gone, for scripts.
@@ -30,6 +32,8 @@ import (
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/sim/display"
 	"github.com/vccube/vccube/sim/gpu"
+	"github.com/vccube/vccube/sim/hw"
+	"github.com/vccube/vccube/sim/hw/jobfile"
 	"github.com/vccube/vccube/simserve"
 	"github.com/vccube/vccube/uapi"
 )
@@ -54,12 +58,14 @@ func run(args []string) error {
 	statsFile := fs.String("stats", "", "write, per frame (numbered as -capture-frames), the ioctls, the bytes submitted, the GPU's performance counters and the client's CPU time to this file as JSON lines, when the server exits")
 	idle := fs.Bool("exit-when-idle", false, "exit once the last client has gone (after the first)")
 	quiet := fs.Bool("quiet", false, "do not log connections")
+	jobs := fs.String("record-jobs", "", "comma-separated job numbers to record (job N: the N-th job the GPU ran, from 1), or all, to run again without the program (sim/hw/jobfile)")
+	jobPattern := fs.String("record", "job%03d.vc4job", "the file of each recorded job, with %d for the job number")
 	reference := fs.Bool("reference", false, "run the GPU model's general code instead of its fast paths (same pictures, slower; to check that)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *dir == "" || fs.NArg() != 0 {
-		return errors.New("usage: vc4serve -dir DIR [-mode WxH [-only-mode]] [-capture-frames LIST -capture PATTERN [-modeset-frame]] [-clock virtual|real] [-trace FILE] [-stats FILE] [-exit-when-idle]")
+		return errors.New("usage: vc4serve -dir DIR [-mode WxH [-only-mode]] [-capture-frames LIST -capture PATTERN [-modeset-frame]] [-record-jobs LIST -record PATTERN] [-clock virtual|real] [-trace FILE] [-stats FILE] [-exit-when-idle]")
 	}
 
 	dopts := display.Options{}
@@ -85,16 +91,9 @@ func run(args []string) error {
 	}
 	var capture *simserve.Capture
 	if *frames != "" {
-		want := map[int]string{}
-		for _, f := range strings.Split(*frames, ",") {
-			k, err := strconv.Atoi(strings.TrimSpace(f))
-			if err != nil || k < 0 {
-				return fmt.Errorf("-capture-frames: %q is not a frame number", f)
-			}
-			if strings.Count(*pattern, "%") != 1 || !strings.Contains(*pattern, "%") {
-				return fmt.Errorf("-capture %q needs one %%d (or %%03d) for the frame number", *pattern)
-			}
-			want[k] = fmt.Sprintf(*pattern, k)
+		want, err := numberedFiles(*frames, *pattern, "-capture-frames", "-capture", "frame", 0)
+		if err != nil {
+			return err
 		}
 		capture = simserve.NewCapture(want)
 		capture.ModesetIsFrame = *modesetFrame
@@ -123,7 +122,33 @@ func run(args []string) error {
 		sopts.Trace = f
 	}
 
-	s, err := sim.NewSystem(sim.SystemOptions{Device: sopts, Display: dopts, GPU: gpu.Options{Reference: *reference}})
+	sysOpts := sim.SystemOptions{Device: sopts, Display: dopts, GPU: gpu.Options{Reference: *reference}}
+	var recorder *jobfile.Recorder
+	var wantJobs map[int]string
+	recordErr := make(chan error, 1) // the first failure to record
+	if *jobs != "" {
+		path := func(n int) string { return wantJobs[n] }
+		if *jobs == "all" {
+			if strings.Count(*jobPattern, "%") != 1 {
+				return fmt.Errorf("-record %q needs one %%d (or %%03d) for the job number", *jobPattern)
+			}
+			path = func(n int) string { return fmt.Sprintf(*jobPattern, n) }
+		} else {
+			var err error
+			if wantJobs, err = numberedFiles(*jobs, *jobPattern, "-record-jobs", "-record", "job", 1); err != nil {
+				return err
+			}
+		}
+		recorder = &jobfile.Recorder{Path: path,
+			OnError: func(n int, err error) {
+				select {
+				case recordErr <- fmt.Errorf("-record-jobs: job %d: %w", n, err):
+				default:
+				}
+			}}
+		sysOpts.WrapGPU = func(g hw.GPU) hw.GPU { recorder.GPU = g; return recorder }
+	}
+	s, err := sim.NewSystem(sysOpts)
 	if err != nil {
 		return err
 	}
@@ -173,12 +198,46 @@ func run(args []string) error {
 			err = fmt.Errorf("capture: %w", cerr)
 		}
 	}
+	if recorder != nil && err == nil {
+		select {
+		case err = <-recordErr:
+		default:
+			for n := range wantJobs {
+				if n > recorder.Jobs() {
+					err = fmt.Errorf("-record-jobs: job %d never ran (the GPU ran %d jobs)", n, recorder.Jobs())
+					break
+				}
+			}
+		}
+	}
 	if stats != nil {
 		if serr := writeStats(*statsFile, stats); err == nil && serr != nil {
 			err = fmt.Errorf("-stats: %w", serr)
 		}
 	}
 	return err
+}
+
+// numberedFiles reads a flag's comma-separated numbers (each at least
+// min) and names each one's file by the other flag's pattern, which has
+// one %d, or none when the list has one number.
+func numberedFiles(list, pattern, listFlag, patternFlag, what string, min int) (map[int]string, error) {
+	nums := strings.Split(list, ",")
+	if n := strings.Count(pattern, "%"); n > 1 || n == 0 && len(nums) > 1 {
+		return nil, fmt.Errorf("%s %q needs one %%d (or %%03d) for the %s number", patternFlag, pattern, what)
+	}
+	want := map[int]string{}
+	for _, f := range nums {
+		k, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || k < min {
+			return nil, fmt.Errorf("%s: %q is not a %s number (%d or more)", listFlag, f, what, min)
+		}
+		want[k] = pattern
+		if strings.Contains(pattern, "%") {
+			want[k] = fmt.Sprintf(pattern, k)
+		}
+	}
+	return want, nil
 }
 
 // writeStats writes the frames' records to path.

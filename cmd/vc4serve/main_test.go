@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +9,10 @@ import (
 	"time"
 
 	"github.com/vccube/vccube/drm"
+	"github.com/vccube/vccube/render"
+	"github.com/vccube/vccube/sim/gpu"
+	"github.com/vccube/vccube/sim/hw/jobfile"
+	"github.com/vccube/vccube/sim/mem"
 	"github.com/vccube/vccube/simserve"
 )
 
@@ -72,10 +77,106 @@ func TestFlags(t *testing.T) {
 		{[]string{"-dir", t.TempDir(), "-clock", "fast"}, "virtual or real"},
 		{[]string{"-dir", t.TempDir(), "-only-mode"}, "needs -mode"},
 		{[]string{"-dir", t.TempDir(), "-capture-frames", "x"}, "not a frame number"},
-		{[]string{"-dir", t.TempDir(), "-capture-frames", "1", "-capture", "f.png"}, "%d"},
+		{[]string{"-dir", t.TempDir(), "-capture-frames", "1,2", "-capture", "f.png"}, "%d"},
+		{[]string{"-dir", t.TempDir(), "-record-jobs", "0"}, "not a job number (1 or more)"},
+		{[]string{"-dir", t.TempDir(), "-record-jobs", "1,2", "-record", "job.vc4job"}, "%d"},
+		{[]string{"-dir", t.TempDir(), "-record-jobs", "all", "-record", "job.vc4job"}, "%d"},
 	} {
 		if err := run(c.args); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want an error saying %q", c.args, err, c.want)
 		}
+	}
+}
+
+// -record-jobs saves the chosen job as the GPU saw it: the file loads and
+// runs on another GPU model to the same picture; a job that never ran is
+// an error when the server ends.
+func TestRecordJobs(t *testing.T) {
+	serve := func(args ...string) (*simserve.Client, chan error) {
+		dir := t.TempDir()
+		done := make(chan error, 1)
+		go func() {
+			done <- run(append([]string{"-dir", dir, "-mode", "640x480", "-exit-when-idle", "-quiet"}, args...))
+		}()
+		var c *simserve.Client
+		var err error
+		for i := 0; i < 500; i++ {
+			if c, err = simserve.Dial(dir, simserve.PrimaryMinor); err == nil {
+				return c, done
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		t.Fatal(err)
+		return nil, nil
+	}
+	wait := func(done chan error) error {
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(30 * time.Second):
+			t.Fatal("vc4serve did not exit after its client left")
+			return nil
+		}
+	}
+
+	path := filepath.Join(t.TempDir(), "frame.vc4job")
+	c, done := serve("-record-jobs", "1", "-record", path)
+	r, err := render.New(c, render.Options{Width: 64, Height: 48, Buffers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq, err := r.Render(0, 30)
+	if err == nil {
+		err = r.Wait(seq)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	pix, err := r.Pixels(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := append([]byte(nil), pix...) // the mapping goes with the renderer
+	r.Close()
+	c.Close()
+	if err := wait(done); err != nil {
+		t.Fatal(err)
+	}
+	j, err := jobfile.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool, err := mem.NewPool(mem.DefaultBase, mem.DefaultSize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	rp, err := j.Place(pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := gpu.New(gpu.Options{})
+	defer g.Close()
+	if res := g.Run(&rp.Job); res.Hung {
+		t.Fatal(res.Reason)
+	}
+	var target *jobfile.Region
+	for i := range j.Regions {
+		if j.Regions[i].Name == "render target" {
+			target = &j.Regions[i]
+		}
+	}
+	if target == nil {
+		t.Fatal("the recorded job has no render target")
+	}
+	got := pool.Bytes(target.Region)[:len(want)]
+	if !bytes.Equal(got, want) {
+		t.Error("the replayed job drew a different picture from the recorded one")
+	}
+
+	c, done = serve("-record-jobs", "5", "-record", filepath.Join(t.TempDir(), "x.vc4job"))
+	c.Close()
+	if err := wait(done); err == nil || !strings.Contains(err.Error(), "job 5 never ran") {
+		t.Errorf("recording a job that never ran: %v, want an error saying so", err)
 	}
 }
