@@ -310,6 +310,80 @@ func addCarry(op qpu.AddOp, a, b, r *vec) (c uint16) {
 	return c
 }
 
+// carryFunc computes the C flags of one ALU's result from its operands a
+// and b and its result r, one bit per element (addCarry, mulCarry).
+type carryFunc func(a, b, r *vec) uint16
+
+// addCarryFunc returns addCarry for op with the choice of rule made once:
+// a loop with no switch per element for the ops compiled programs set
+// flags with. TestCarryFuncs holds each to addCarry.
+func addCarryFunc(op qpu.AddOp) carryFunc {
+	switch op {
+	case qpu.AddFAdd, qpu.AddFSub, qpu.AddIToF:
+		return carryPositive
+	case qpu.AddAdd:
+		return carryAdd
+	case qpu.AddSub:
+		return carrySub
+	case qpu.AddMin, qpu.AddMax:
+		return carrySignedGreater
+	case qpu.AddFMin, qpu.AddFMax, qpu.AddFMinAbs, qpu.AddFMaxAbs,
+		qpu.AddShr, qpu.AddAsr, qpu.AddShl:
+		return func(a, b, r *vec) uint16 { return addCarry(op, a, b, r) }
+	}
+	return carryNone
+}
+
+// mulCarryFunc returns mulCarry for op.
+func mulCarryFunc(op qpu.MulOp) carryFunc {
+	if op == qpu.MulMul24 {
+		return func(a, b, _ *vec) uint16 { return mulCarry(op, a, b) }
+	}
+	return carryNone
+}
+
+func carryNone(_, _, _ *vec) uint16 { return 0 }
+
+// carryPositive: r > 0 as a float (fadd, fsub, itof).
+func carryPositive(_, _, r *vec) (c uint16) {
+	for i, x := range r {
+		if x != 0 && x&signBit == 0 {
+			c |= 1 << i
+		}
+	}
+	return c
+}
+
+// carryAdd: the unsigned carry out of bit 31.
+func carryAdd(a, _, r *vec) (c uint16) {
+	for i := range r {
+		if r[i] < a[i] {
+			c |= 1 << i
+		}
+	}
+	return c
+}
+
+// carrySub: the unsigned borrow.
+func carrySub(a, b, _ *vec) (c uint16) {
+	for i := range a {
+		if a[i] < b[i] {
+			c |= 1 << i
+		}
+	}
+	return c
+}
+
+// carrySignedGreater: a > b as signed integers (min, max).
+func carrySignedGreater(a, b, _ *vec) (c uint16) {
+	for i := range a {
+		if int32(a[i]) > int32(b[i]) {
+			c |= 1 << i
+		}
+	}
+	return c
+}
+
 // mulCarry returns the C flags of a mul-ALU result (when the add ALU is
 // idle, AG Table 1). The hardware tables record the add ALU's flags for mul
 // ops, so they say nothing here; we follow VC4C OpCodes.cpp: mul24 sets C

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"compress/gzip"
 	"math"
+	"math/rand/v2"
 	"os"
 	"strconv"
 	"strings"
@@ -570,6 +571,46 @@ func TestDivideBy255(t *testing.T) {
 	for x := uint32(0); x <= 255*255+127; x++ {
 		if (x+1+x>>8)>>8 != x/255 {
 			t.Fatalf("(%d + 1 + %d>>8)>>8 != %d/255", x, x, x)
+		}
+	}
+}
+
+// TestCarryFuncs holds the per-op C-flag loops the fast path sets flags
+// with (addCarryFunc, mulCarryFunc) to addCarry and mulCarry, for every
+// op, on random words and on words built from the edge values of each
+// rule (zero, the sign bit, ±Inf, NaN, equal operands, shift counts 0,
+// 1 and 31, products around 2^32).
+func TestCarryFuncs(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	edges := [...]uint32{0, 1, 2, 31, 32, 0x7FFFFFFF, signBit, 0xFFFFFFFF, posInf, negInf, 0x7fc00000, 0x00800000, 0x10000, 0xFFFFFF, 0x1000000}
+	word := func() uint32 {
+		if r.IntN(3) == 0 {
+			return edges[r.IntN(len(edges))]
+		}
+		return r.Uint32()
+	}
+	for n := 0; n < 20000; n++ {
+		var a, b, res vec
+		for i := range a {
+			a[i], b[i] = word(), word()
+			if r.IntN(8) == 0 {
+				b[i] = a[i]
+			}
+		}
+		for op := qpu.AddOp(1); op < 32; op++ {
+			if op.Reserved() {
+				continue
+			}
+			addALU(op, &res, &a, &b)
+			if got, want := addCarryFunc(op)(&a, &b, &res), addCarry(op, &a, &b, &res); got != want {
+				t.Fatalf("add %v: C %#04x, addCarry %#04x (a %x, b %x)", op, got, want, a, b)
+			}
+		}
+		for op := qpu.MulOp(1); op < 8; op++ {
+			mulALU(op, &res, &a, &b)
+			if got, want := mulCarryFunc(op)(&a, &b, &res), mulCarry(op, &a, &b); got != want {
+				t.Fatalf("mul %v: C %#04x, mulCarry %#04x (a %x, b %x)", op, got, want, a, b)
+			}
 		}
 	}
 }

@@ -128,12 +128,32 @@ func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
 			}
 		case opR5:
 			q.landVarying()
+		case opFlags:
+			q.mAdd, q.mMul = q.stepFlags(u.st, u.a, u.b)
+		case opCopyAdd:
+			if q.mAdd == 0xFFFF {
+				copyVec(u.d, u.a)
+			} else {
+				mergeLanesVec(u.d, u.a, q.mAdd, 0xFFFFFFFF)
+			}
+		case opCopyMul:
+			if q.mMul == 0xFFFF {
+				copyVec(u.d, u.a)
+			} else {
+				mergeLanesVec(u.d, u.a, q.mMul, 0xFFFFFFFF)
+			}
 		case opWriteAdd:
 			q.seq = int(u.pc) + 1
-			err = q.writeIO(u.st, u.st.in, int(u.pc), true)
+			err = q.writeIO(u.st, u.st.in, int(u.pc), true, uint16(u.n))
 		case opWriteMul:
 			q.seq = int(u.pc) + 1
-			err = q.writeIO(u.st, u.st.in, int(u.pc), false)
+			err = q.writeIO(u.st, u.st.in, int(u.pc), false, uint16(u.n))
+		case opWriteAddIf:
+			q.seq = int(u.pc) + 1
+			err = q.writeIO(u.st, u.st.in, int(u.pc), true, q.mAdd)
+		case opWriteMulIf:
+			q.seq = int(u.pc) + 1
+			err = q.writeIO(u.st, u.st.in, int(u.pc), false, q.mMul)
 		case opSignal:
 			q.seq = int(u.pc) + 1
 			err = q.signal(u.in, int(u.pc))
@@ -194,8 +214,13 @@ const (
 	opVarying          // d = the next varying (its C to r5 at opR5)
 	opR5               // r5 = the varying's C
 	opVaryingR5        // opVarying then opR5 (nothing between them reads r5 or can fail)
-	opWriteAdd         // the add result to its I/O target (fast.go writeIO)
-	opWriteMul         // the mul result to its I/O target
+	opFlags            // a conditional instruction's write masks (q.mAdd, q.mMul) and flags: fast.go stepFlags, a and b the flags' operands
+	opCopyAdd          // d = a in the elements of q.mAdd
+	opCopyMul          // d = a in the elements of q.mMul
+	opWriteAdd         // the add result to its I/O target (fast.go writeIO) in the elements of n
+	opWriteMul         // the mul result to its I/O target in the elements of n
+	opWriteAddIf       // the add result to its I/O target in the elements of q.mAdd
+	opWriteMulIf       // the mul result to its I/O target in the elements of q.mMul
 	opSignal           // the signal (qpu.go signal)
 	opSFULand          // the general loop's SFU arrival check, for instruction n-1
 	opUnifLand         // its uniforms address arrival check
@@ -320,14 +345,15 @@ func (q *QPU) bindInst(p *Program, i int, ops []uop) []uop {
 	}
 	ma, mb := src(c.mulA), src(c.mulB)
 	early := addDst
-	if addDst == ma || addDst == mb {
+	if addDst == ma || addDst == mb || st.conditional {
 		early = nil
 	}
 	// The mul's plain write can go with its kernel too when the add's
 	// write cannot fail (none or plain) and cannot be the same register
-	// written later.
+	// written later. Writes under a condition or with flags to set wait
+	// for the masks and flags, which read the operands.
 	mulEarly := mulDst
-	if (st.wkAdd != wkNone && st.wkAdd != wkPlain) || (addDst == mulDst && early == nil) {
+	if (st.wkAdd != wkNone && st.wkAdd != wkPlain) || (addDst == mulDst && early == nil) || st.conditional {
 		mulEarly = nil
 	}
 	kern := func(k kernel, isCopy bool, d, a, b, w *vec) uop {
@@ -342,24 +368,40 @@ func (q *QPU) bindInst(p *Program, i int, ops []uop) []uop {
 	if st.mulK != nil {
 		ops = append(ops, kern(st.mulK, st.mulCopy, &q.resMul, ma, mb, mulEarly))
 	}
+	// The masks and flags, after the kernels and before the varying's C
+	// reaches r5 (the general order: conditionsAndFlags, then the write
+	// phase).
+	if st.conditional {
+		ops = append(ops, uop{op: opFlags, st: st, a: src(st.flagA), b: src(st.flagB), pc: pc})
+	}
 	if (st.portA == portVary || st.portB == portVary) && !r5Now {
 		ops = append(ops, uop{op: opR5, pc: pc})
 	}
-	// Write back, in the general order: add, then mul.
+	// Write back, in the general order: add, then mul. An ALU's write is
+	// masked when the instruction is conditional (its mask is all
+	// elements unless its condition is not always).
+	copyOp, ioOp, n := uint8(opCopy), uint8(opWriteAdd), int32(0xFFFF)
+	if st.conditional && c.condAdd != qpu.CondAlways {
+		copyOp, ioOp, n = opCopyAdd, opWriteAddIf, 0
+	}
 	switch {
 	case addDst != nil && early == nil:
-		ops = append(ops, uop{op: opCopy, d: addDst, a: &q.resAdd, pc: pc})
+		ops = append(ops, uop{op: copyOp, d: addDst, a: &q.resAdd, pc: pc})
 	case st.wkAdd == wkTMU || st.wkAdd == wkTLB || st.wkAdd == wkGeneral:
-		ops = append(ops, uop{op: opWriteAdd, st: st, pc: pc})
+		ops = append(ops, uop{op: ioOp, st: st, n: n, pc: pc})
+	}
+	copyOp, ioOp, n = opCopy, opWriteMul, 0xFFFF
+	if st.conditional && c.condMul != qpu.CondAlways {
+		copyOp, ioOp, n = opCopyMul, opWriteMulIf, 0
 	}
 	switch {
 	case mulDst != nil && mulEarly == nil:
-		ops = append(ops, uop{op: opCopy, d: mulDst, a: &q.resMul, pc: pc})
+		ops = append(ops, uop{op: copyOp, d: mulDst, a: &q.resMul, pc: pc})
 	case mulDst != nil:
 	case st.wkMul == wkColour:
 		ops = append(ops, uop{op: opColour, d: q.plainVec(st.colD, st.colN), n: int32(c.pack), pc: pc})
 	case st.wkMul == wkTMU || st.wkMul == wkTLB || st.wkMul == wkGeneral:
-		ops = append(ops, uop{op: opWriteMul, st: st, pc: pc})
+		ops = append(ops, uop{op: ioOp, st: st, n: n, pc: pc})
 	}
 	if c.sig != qpu.SigNone && c.sig != qpu.SigSmallImm {
 		ops = append(ops, uop{op: opSignal, in: c, pc: pc})

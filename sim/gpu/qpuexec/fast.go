@@ -29,6 +29,11 @@ import (
 //     no flags, no rotation, and results written unconditionally and
 //     unpacked to accumulators or (without the write delay) physical
 //     registers. The cube's and Mesa's arithmetic is mostly this.
+//   - execFast: an ALU instruction whose ports read registers, a small
+//     immediate, uniforms or varyings, with unpacks, conditions and
+//     flags, writing registers (whole or under a condition), the TMU, the
+//     tile buffer, or through writeALU, and with a signal; no rotation,
+//     no scoreboard wait (planFast).
 //   - execALU: any other ALU instruction, with reads from the FIFOs,
 //     unpacks, conditions, flags, packs, rotations, I/O writes and
 //     signals; the rarer parts call the general code.
@@ -65,6 +70,14 @@ type step struct {
 	colD, colN   uint8 // the register of a wkColour write (dir*, number)
 	// addCopy and mulCopy say the kernel is kCopy.
 	addCopy, mulCopy bool
+	// conditional says a planned instruction sets flags or writes under a
+	// condition: its write masks and flags are worked out after the
+	// kernels (qpu.go conditionsAndFlags). carry gives the C flags of the
+	// ALU the flags come from, whose operands are muxes flagA and flagB.
+	conditional   bool
+	carry         carryFunc
+	carryPositive bool // carry is carryPositive
+	flagA, flagB  uint8
 }
 
 // Port reads execFast does itself.
@@ -129,11 +142,11 @@ func (p *Program) compileSteps() {
 }
 
 // planFast fills st's plan and reports whether execFast can run the
-// instruction: no flags, no rotation, no sbwait, every ALU that writes
-// has an operation and an unconditional write, and no port reads what
-// only the general read code serves.
+// instruction: no rotation, no sbwait, every ALU that writes has an
+// operation, no port reads what only the general read code serves, and
+// no regfile-A pack needs the add's flags.
 func (p *Program) planFast(c *inst, st *step) bool {
-	if c.sf || c.rot != 0 || c.sig == qpu.SigScoreboardWait {
+	if c.rot != 0 || c.sig == qpu.SigScoreboardWait {
 		return false
 	}
 	port := func(rd uint8) (uint8, bool) {
@@ -166,9 +179,10 @@ func (p *Program) planFast(c *inst, st *step) bool {
 		if t.kind == wNone {
 			return wkNone, true
 		}
-		if cond != qpu.CondAlways || k == nil {
+		if k == nil {
 			return 0, false
 		}
+		st.conditional = st.conditional || cond != qpu.CondAlways
 		switch {
 		case d != dirNone:
 			return wkPlain, true
@@ -187,7 +201,7 @@ func (p *Program) planFast(c *inst, st *step) bool {
 	if st.wkMul, ok = kind(c.wMul, c.condMul, st.mulK, st.dMul, c.packMul, false); !ok {
 		return false
 	}
-	if st.wkMul == wkGeneral && c.packMul == packColour {
+	if st.wkMul == wkGeneral && c.packMul == packColour && c.condMul == qpu.CondAlways {
 		// A colour pack into an accumulator or a register that takes the
 		// write at once: the colour kernel, then the pack's bytes.
 		if d, n := p.plainDest(c, c.wMul, packNone); d != dirNone {
@@ -195,6 +209,14 @@ func (p *Program) planFast(c *inst, st *step) bool {
 		}
 	}
 	st.tmu, st.tmuMul = c.wAdd.n, c.wMul.n
+	if c.sf {
+		st.conditional = true
+		st.carry, st.flagA, st.flagB = addCarryFunc(c.opAdd), c.addA, c.addB
+		if c.flagsMul {
+			st.carry, st.flagA, st.flagB = mulCarryFunc(c.opMul), c.mulA, c.mulB
+		}
+		st.carryPositive = !c.flagsMul && (c.opAdd == qpu.AddFAdd || c.opAdd == qpu.AddFSub || c.opAdd == qpu.AddIToF)
+	}
 	return true
 }
 
@@ -414,25 +436,38 @@ func execFast(q *QPU, st *step, pc int) error {
 		st.mulK(&q.resMul, src[in.mulA&7], src[in.mulB&7])
 	}
 
+	mAdd, mMul := uint16(0xFFFF), uint16(0xFFFF)
+	if st.conditional {
+		mAdd, mMul = q.stepFlags(st, src[st.flagA&7], src[st.flagB&7])
+	}
+
 	// Write back.
 	q.landVarying()
 	switch st.wkAdd {
 	case wkNone:
 	case wkPlain:
-		q.storeAdd(st)
+		if mAdd == 0xFFFF {
+			q.storeAdd(st)
+		} else {
+			mergeLanesVec(q.plainVec(st.dAdd, st.nAdd), &q.resAdd, mAdd, 0xFFFFFFFF)
+		}
 	default:
-		if err := q.writeIO(st, in, pc, true); err != nil {
+		if err := q.writeIO(st, in, pc, true, mAdd); err != nil {
 			return err
 		}
 	}
 	switch st.wkMul {
 	case wkNone:
 	case wkPlain:
-		q.storeMul(st)
+		if mMul == 0xFFFF {
+			q.storeMul(st)
+		} else {
+			mergeLanesVec(q.plainVec(st.dMul, st.nMul), &q.resMul, mMul, 0xFFFFFFFF)
+		}
 	case wkColour:
 		q.colourWrite(q.plainVec(st.colD, st.colN), in.pack)
 	default:
-		if err := q.writeIO(st, in, pc, false); err != nil {
+		if err := q.writeIO(st, in, pc, false, mMul); err != nil {
 			return err
 		}
 	}
@@ -440,6 +475,34 @@ func execFast(q *QPU, st *step, pc int) error {
 		return nil
 	}
 	return q.signal(in, pc)
+}
+
+// stepFlags is conditionsAndFlags (qpu.go) for a planned step: the
+// elements each ALU writes, and the flags set from the result of the ALU
+// they come from, whose operands are a and b.
+func (q *QPU) stepFlags(st *step, a, b *vec) (mAdd, mMul uint16) {
+	in := st.in
+	mAdd, mMul = q.cond(in.condAdd), q.cond(in.condMul)
+	if !in.sf || (in.flagsMul && in.opMul == qpu.MulNop) {
+		return mAdd, mMul
+	}
+	r, lanes := &q.resAdd, mAdd
+	if in.flagsMul {
+		r, lanes = &q.resMul, mMul
+	}
+	n, z := nzFlagsVec(r)
+	var c uint16
+	if st.carryPositive {
+		// fadd, fsub, itof: C where the result is > 0, that is neither
+		// negative nor zero (addCarry).
+		c = ^(n | z)
+	} else {
+		c = st.carry(a, b, r)
+	}
+	q.n = q.n&^lanes | n&lanes
+	q.z = q.z&^lanes | z&lanes
+	q.c = q.c&^lanes | c&lanes
+	return mAdd, mMul
 }
 
 // storeAdd stores the add result in the step's plain destination.
@@ -474,16 +537,16 @@ func (q *QPU) colourWrite(d *vec, p qpu.Pack) {
 }
 
 // writeIO writes one ALU's result to a TMU, tile-buffer or other
-// register as planned (every element's condition passes): write and
-// writeALU in qpu.go for these targets.
-func (q *QPU) writeIO(st *step, in *inst, pc int, isAdd bool) error {
+// register as planned, in the elements of lanes (whose condition passes):
+// write and writeALU in qpu.go for these targets.
+func (q *QPU) writeIO(st *step, in *inst, pc int, isAdd bool, lanes uint16) error {
 	wk, t, r, tmu := st.wkMul, in.wMul, &q.resMul, st.tmuMul
 	if isAdd {
 		wk, t, r, tmu = st.wkAdd, in.wAdd, &q.resAdd, st.tmu
 	}
 	switch wk {
 	case wkTMU:
-		return q.tmuWrite(int(tmu)/tmuRegs, TMUReg(int(tmu)%tmuRegs), r, 0xFFFF)
+		return q.tmuWrite(int(tmu)/tmuRegs, TMUReg(int(tmu)%tmuRegs), r, lanes)
 	case wkTLB:
 		if err := q.scoreboardWait(); err != nil {
 			return err
@@ -491,12 +554,12 @@ func (q *QPU) writeIO(st *step, in *inst, pc int, isAdd bool) error {
 		if q.env == nil {
 			return errors.New("TLB write with no Env")
 		}
-		return q.env.TLBWrite(TLBReg(t.n), r, 0xFFFF, &q.ms)
+		return q.env.TLBWrite(TLBReg(t.n), r, lanes, &q.ms)
 	}
 	if isAdd {
-		return q.writeALU(in, pc, t, r, 0xFFFF, in.packAdd, in.addFloat, true)
+		return q.writeALU(in, pc, t, r, lanes, in.packAdd, in.addFloat, true)
 	}
-	return q.writeALU(in, pc, t, r, 0xFFFF, in.packMul, in.mulFloat, false)
+	return q.writeALU(in, pc, t, r, lanes, in.packMul, in.mulFloat, false)
 }
 
 // readVarying is read's VARYING_READ.

@@ -120,6 +120,7 @@ type QPU struct {
 	resAdd      vec      // ALU results; kept: a NOP op re-writes the last one (vc4asm addendum)
 	resMul      vec
 	packed      vec
+	mAdd, mMul  uint16 // a bound conditional instruction's write masks (bound.go opFlags)
 	qpuNum      vec
 	lastA       vec // elements 12-15 of the last reads, for rdLast
 	lastB       vec

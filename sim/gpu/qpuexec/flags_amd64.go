@@ -1,0 +1,34 @@
+//go:build !purego
+
+package qpuexec
+
+// nzFlagsVec is nzFlags (alu.go) with SSE2 (flags_amd64.s): a register's
+// sign bits and zero tests, sixteen elements in eight instructions.
+func nzFlagsVec(r *vec) (n, z uint16) {
+	nz := nzSSE2(r)
+	return uint16(nz), uint16(nz >> 16)
+}
+
+// mergeLanesVec is mergeLanes (qpu.go) with SSE2, without a branch per
+// element: a conditional write's lanes depend on the data.
+func mergeLanesVec(d, v *vec, lanes uint16, bits uint32) {
+	mergeSSE2(d, v, uint32(lanes), bits, &laneMasks)
+}
+
+// laneMasks[k] is four elements' masks for the lanes in the bits of k.
+var laneMasks = func() (t [16][4]uint32) {
+	for k := range t {
+		for j := range t[k] {
+			if k>>j&1 != 0 {
+				t[k][j] = 0xFFFFFFFF
+			}
+		}
+	}
+	return t
+}()
+
+//go:noescape
+func nzSSE2(r *vec) (nz uint32)
+
+//go:noescape
+func mergeSSE2(d, v *vec, lanes uint32, bits uint32, masks *[16][4]uint32)

@@ -1,0 +1,67 @@
+//go:build !purego
+
+#include "textflag.h"
+
+// SSE2 versions of the general code's per-element flag and merge loops
+// (nzFlags in alu.go, mergeLanes in qpu.go), four elements per
+// instruction, for the fast path's conditional instructions; flags_test.go
+// holds them to the Go loops. See flags_amd64.go.
+
+// NZ4(off, shift) ORs the sign bits of elements off/4 .. off/4+3 into AX
+// and their all-zero bits into BX, at bit shift. X7 is zero.
+#define NZ4(off, shift) \
+	MOVOU off(SI), X0 \
+	MOVMSKPS X0, CX \
+	SHLL $shift, CX \
+	ORL CX, AX \
+	PCMPEQL X7, X0 \
+	MOVMSKPS X0, CX \
+	SHLL $shift, CX \
+	ORL CX, BX
+
+// func nzSSE2(r *vec) (nz uint32)
+TEXT ·nzSSE2(SB), NOSPLIT, $0-12
+	MOVQ r+0(FP), SI
+	PXOR X7, X7
+	XORL AX, AX
+	XORL BX, BX
+	NZ4(0, 0)
+	NZ4(16, 4)
+	NZ4(32, 8)
+	NZ4(48, 12)
+	SHLL $16, BX
+	ORL BX, AX
+	MOVL AX, nz+8(FP)
+	RET
+
+// MERGE4(off) merges elements off/4 .. off/4+3 of SI into DI under the
+// four lanes in the low bits of AX (shifted out afterwards): the lane
+// masks come from the table at R8, ANDed with the bits in X6.
+#define MERGE4(off) \
+	MOVL AX, CX \
+	ANDL $15, CX \
+	SHLL $4, CX \
+	MOVOU (R8)(CX*1), X0 \
+	PAND X6, X0 \
+	MOVOU off(SI), X1 \
+	MOVOU off(DI), X2 \
+	PAND X0, X1 \
+	PANDN X2, X0 \
+	POR X1, X0 \
+	MOVOU X0, off(DI) \
+	SHRL $4, AX
+
+// func mergeSSE2(d, v *vec, lanes uint32, bits uint32, masks *[16][4]uint32)
+TEXT ·mergeSSE2(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ v+8(FP), SI
+	MOVL lanes+16(FP), AX
+	MOVL bits+20(FP), BX
+	MOVQ BX, X6
+	PSHUFD $0, X6, X6
+	MOVQ masks+24(FP), R8
+	MERGE4(0)
+	MERGE4(16)
+	MERGE4(32)
+	MERGE4(48)
+	RET
