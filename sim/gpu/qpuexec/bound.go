@@ -203,29 +203,29 @@ func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
 // first: it reads the instruction count (SFU and uniforms-address
 // arrivals, thread switch and program end, VPM read timing).
 const (
-	opStep      = iota // the instruction's step (st)
-	opKernel           // k(d, a, b), then w = d if w is set
-	opCopy             // d = a
-	opCopyK            // d = a (the copy kernel), then w = a if w is set
-	opColour           // the mul result's colour pack (pack n) into d
-	opUnpackA          // d = the regfile-A unpack of a (port A)
-	opUnpackR4         // d = the r4 unpack of a (r4)
-	opUniform          // d = the next uniform in every element
-	opVarying          // d = the next varying (its C to r5 at opR5)
-	opR5               // r5 = the varying's C
-	opVaryingR5        // opVarying then opR5 (nothing between them reads r5 or can fail)
-	opFlags            // a conditional instruction's write masks (q.mAdd, q.mMul) and flags: fast.go stepFlags, a and b the flags' operands
-	opCopyAdd          // d = a in the elements of q.mAdd
-	opCopyMul          // d = a in the elements of q.mMul
-	opWriteAdd         // the add result to its I/O target (fast.go writeIO) in the elements of n
-	opWriteMul         // the mul result to its I/O target in the elements of n
-	opWriteAddIf       // the add result to its I/O target in the elements of q.mAdd
-	opWriteMulIf       // the mul result to its I/O target in the elements of q.mMul
-	opSignal           // the signal (qpu.go signal)
-	opSFULand          // the general loop's SFU arrival check, for instruction n-1
-	opUnifLand         // its uniforms address arrival check
-	opRetire           // its delayed writes (the program end's)
-	opSwitch           // its thread switch check
+	opStep       = iota // the instruction's step (st)
+	opKernel            // k(d, a, b), then w = d if w is set
+	opCopy              // d = a
+	opCopyK             // d = a (the copy kernel), then w = a if w is set
+	opColour            // the mul result's colour pack (pack n) into d
+	opUnpackA           // d = the regfile-A unpack of a (port A)
+	opUnpackR4          // d = the r4 unpack of a (r4)
+	opUniform           // d = the next uniform in every element
+	opVarying           // d = the next varying (its C to r5 at opR5)
+	opR5                // r5 = the varying's C
+	opVaryingR5         // opVarying then opR5 (nothing between them reads r5 or can fail)
+	opFlags             // a conditional instruction's write masks (q.mAdd, q.mMul) and flags: fast.go stepFlags, a and b the flags' operands
+	opCopyAdd           // d = a in the elements of q.mAdd
+	opCopyMul           // d = a in the elements of q.mMul
+	opWriteAdd          // the add result to its I/O target (fast.go writeIO) in the elements of n
+	opWriteMul          // the mul result to its I/O target in the elements of n
+	opWriteAddIf        // the add result to its I/O target in the elements of q.mAdd
+	opWriteMulIf        // the mul result to its I/O target in the elements of q.mMul
+	opSignal            // the signal (qpu.go signal)
+	opSFULand           // the general loop's SFU arrival check, for instruction n-1
+	opUnifLand          // its uniforms address arrival check
+	opRetire            // its delayed writes (the program end's)
+	opSwitch            // its thread switch check
 )
 
 // bind appends p's micro-operations, bound to q, to ops.
