@@ -315,18 +315,19 @@ func addCarry(op qpu.AddOp, a, b, r *vec) (c uint16) {
 type carryFunc func(a, b, r *vec) uint16
 
 // addCarryFunc returns addCarry for op with the choice of rule made once:
-// a loop with no switch per element for the ops compiled programs set
-// flags with. TestCarryFuncs holds each to addCarry.
+// a loop with no switch per element, or one SSE2 compare on amd64
+// (flags_amd64.go), for the ops compiled programs set flags with.
+// TestCarryFuncs holds each to addCarry.
 func addCarryFunc(op qpu.AddOp) carryFunc {
 	switch op {
 	case qpu.AddFAdd, qpu.AddFSub, qpu.AddIToF:
 		return carryPositive
 	case qpu.AddAdd:
-		return carryAdd
+		return carryAddVec
 	case qpu.AddSub:
-		return carrySub
+		return carrySubVec
 	case qpu.AddMin, qpu.AddMax:
-		return carrySignedGreater
+		return carrySignedGreaterVec
 	case qpu.AddFMin, qpu.AddFMax, qpu.AddFMinAbs, qpu.AddFMaxAbs,
 		qpu.AddShr, qpu.AddAsr, qpu.AddShl:
 		return func(a, b, r *vec) uint16 { return addCarry(op, a, b, r) }

@@ -15,6 +15,13 @@ func mergeLanesVec(d, v *vec, lanes uint16, bits uint32) {
 	mergeSSE2(d, v, uint32(lanes), bits, &laneMasks)
 }
 
+// The C flags of add, sub, min and max (alu.go addCarry) as one compare
+// each: a < b unsigned is a < b signed once both have their sign bits
+// flipped.
+func carryAddVec(a, _, r *vec) uint16           { return uint16(lessSSE2(r, a, signBit)) }
+func carrySubVec(a, b, _ *vec) uint16           { return uint16(lessSSE2(a, b, signBit)) }
+func carrySignedGreaterVec(a, b, _ *vec) uint16 { return uint16(lessSSE2(b, a, 0)) }
+
 // laneMasks[k] is four elements' masks for the lanes in the bits of k.
 var laneMasks = func() (t [16][4]uint32) {
 	for k := range t {
@@ -29,6 +36,9 @@ var laneMasks = func() (t [16][4]uint32) {
 
 //go:noescape
 func nzSSE2(r *vec) (nz uint32)
+
+//go:noescape
+func lessSSE2(a, b *vec, flip uint32) (lt uint32)
 
 //go:noescape
 func mergeSSE2(d, v *vec, lanes uint32, bits uint32, masks *[16][4]uint32)

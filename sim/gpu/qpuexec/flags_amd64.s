@@ -65,3 +65,31 @@ TEXT ·mergeSSE2(SB), NOSPLIT, $0-32
 	MERGE4(32)
 	MERGE4(48)
 	RET
+
+// LT4(off, shift) ORs into AX, at bit shift, the elements off/4 ..
+// off/4+3 where SI's is less than DI's, compared as signed integers
+// after both are XORed with X6.
+#define LT4(off, shift) \
+	MOVOU off(SI), X0 \
+	MOVOU off(DI), X1 \
+	PXOR X6, X0 \
+	PXOR X6, X1 \
+	PCMPGTL X0, X1 \
+	MOVMSKPS X1, CX \
+	SHLL $shift, CX \
+	ORL CX, AX
+
+// func lessSSE2(a, b *vec, flip uint32) (lt uint32)
+TEXT ·lessSSE2(SB), NOSPLIT, $0-28
+	MOVQ a+0(FP), SI
+	MOVQ b+8(FP), DI
+	MOVL flip+16(FP), BX
+	MOVQ BX, X6
+	PSHUFD $0, X6, X6
+	XORL AX, AX
+	LT4(0, 0)
+	LT4(16, 4)
+	LT4(32, 8)
+	LT4(48, 12)
+	MOVL AX, lt+24(FP)
+	RET

@@ -8,3 +8,9 @@ package qpuexec
 func nzFlagsVec(r *vec) (n, z uint16) { return nzFlags(r) }
 
 func mergeLanesVec(d, v *vec, lanes uint16, bits uint32) { mergeLanes(d, v, lanes, bits) }
+
+var (
+	carryAddVec           = carryAdd
+	carrySubVec           = carrySub
+	carrySignedGreaterVec = carrySignedGreater
+)
