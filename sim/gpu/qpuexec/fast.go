@@ -276,6 +276,7 @@ func (q *QPU) runSteps(p *Program, env Env, s *Start) (Result, error) {
 	pc := 0
 	for {
 		if pc < 0 || pc >= len(steps) {
+			q.commit()
 			return q.result(), &RunError{Addr: p.Addr, Index: pc, Err: fmt.Errorf("execution left the program (%d instructions)", len(steps))}
 		}
 		st := &steps[pc]

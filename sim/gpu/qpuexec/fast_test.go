@@ -123,7 +123,7 @@ type qpuState struct {
 	EndAt, SwitchAt    int
 	Jumps              [2]jump
 	NJumps, LastBr     int
-	Pend               [8]pendingWrite
+	Pend               []pendingWrite // the writes waiting (the array past NPend is never read)
 	NPend              int
 	Warnings           []Violation
 	Calls              []envCall
@@ -144,7 +144,7 @@ func snapshot(q *QPU, env *diffEnv, vpm *VPM, res Result, err error) *qpuState {
 		UnifOff: q.unifOff, TMUParams: q.tmuParams, NoSwap: q.noSwap, SBWaited: q.sbWaited,
 		Mutex: q.mutex, HostInt: q.hostInt, VaryPend: q.varyPend, VRQ: q.vrq, VRN: q.vrn,
 		VW: q.vw, VWSet: q.vwSet, EndAt: q.endAt, SwitchAt: q.switchAt, Jumps: q.jumps,
-		NJumps: q.njumps, LastBr: q.lastBr, Pend: q.pend, NPend: q.npend,
+		NJumps: q.njumps, LastBr: q.lastBr, Pend: append([]pendingWrite(nil), q.pend[:q.npend]...), NPend: q.npend,
 		Warnings: append([]Violation(nil), q.Warnings...), Calls: env.calls, VPM: *vpm, Result: res,
 	}
 	if err != nil {
@@ -466,7 +466,7 @@ func TestOnTheReferencePath(t *testing.T) {
 		TestRegfileReadAfterWriteReturnsOldValue, TestPartialPacksKeepOtherBytes, TestFloatPack16AndUnpack,
 		TestR4UnpackColour, TestPerElementLoadImmediates, TestLoadImmediateBothDestinations,
 		TestVectorRotation, TestR5Writes, TestReadCache, TestUniformsAddressReset, TestSFULatencyAndValue,
-		TestBranches, TestBranchSpacing, TestBranchRegisterUsesElement15, TestProgramEndDelaySlotsAndLocation14,
+		TestBranches, TestBranchSpacing, TestWriteDelayAcrossJumps, TestBranchRegisterUsesElement15, TestProgramEndDelaySlotsAndLocation14,
 		TestVaryingsAndR5, TestTMUParametersAndDirectLookups, TestTLBWritesScoreboardAndMSFlags,
 		TestThreadSwitchClobbersAccumulatorsAndFlags, TestThreadedProgramRegisterHalf, TestHostInterruptAndMutex,
 		TestMemoryFaultsAreErrors, TestNopReadReturnsLastValues, TestRunDoesNotAllocate, TestStaleMulResult,

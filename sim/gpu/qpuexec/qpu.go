@@ -232,6 +232,7 @@ func (q *QPU) Run(p *Program, env Env, s *Start) (Result, error) {
 	pc := 0
 	for {
 		if pc < 0 || pc >= len(code) {
+			q.commit()
 			return q.result(), &RunError{Addr: p.Addr, Index: pc, Err: fmt.Errorf("execution left the program (%d instructions)", len(code))}
 		}
 		in := &code[pc]
@@ -289,7 +290,11 @@ func (q *QPU) result() Result {
 	return Result{Instructions: q.seq, HostInterrupt: q.hostInt}
 }
 
+// The writes still waiting for the register files' delay land first: the
+// run ends with them made, whether the interpreter delayed them or, where
+// nothing reads them early, made them at once.
 func (q *QPU) fail(pc int, err error) error {
+	q.commit()
 	var re *RunError
 	if errors.As(err, &re) {
 		return err
@@ -658,7 +663,11 @@ func (q *QPU) write(in *inst, pc int, t wtarget, v *vec, lanes uint16, bits uint
 		if lanes == 0 {
 			return nil
 		}
-		if !q.prog.delayWrites {
+		if !q.prog.delayWrites && !q.Reference {
+			// The program never reads a register in the instruction
+			// after the write (Program.delayWrites), so the write can
+			// land at once. The general interpreter always models the
+			// delay: it is what the fast paths are held to.
 			d := &q.ra[t.n]
 			if t.kind == wPhysB {
 				d = &q.rb[t.n]
