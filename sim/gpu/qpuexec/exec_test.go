@@ -853,3 +853,76 @@ func TestUnmappedReads(t *testing.T) {
 		t.Errorf("unmapped reads: A %d (want element 6), B %d (want QPU 9)", r.q.Acc(0)[6], r.q.Acc(1)[6])
 	}
 }
+
+// TestWriteDelayAcrossJumps: a register written by the instruction
+// executed just before a jump lands still reads its old value at the
+// target, as after any write (AG §3: no forwarding paths). The write is
+// the branch's third delay slot, not the target's predecessor in address
+// order, so hazard rule 7 does not see it: the loader must keep the delay
+// for such a program (Program.jumpsNeedWriteDelay), and may drop it when
+// the target reads another register.
+func TestWriteDelayAcrossJumps(t *testing.T) {
+	for _, c := range []struct {
+		read  int    // the register of file A the target reads
+		want  uint32 // what it reads
+		delay bool   // the loader keeps the write delay
+	}{
+		{read: 5, want: 1, delay: true},
+		{read: 6, want: 2, delay: false},
+	} {
+		r := newRig(t)
+		w := asm(t, func(a *qpu.Asm) {
+			a.I(qpu.LoadImm(qpu.RA(5), 1))
+			a.I(qpu.LoadImm(qpu.RA(6), 2))
+			a.I()
+			a.I(qpu.Branch(qpu.BranchAlways, "target"))
+			a.I()
+			a.I()
+			a.I(qpu.LoadImm(qpu.RA(5), 7)) // the third delay slot
+			a.I(qpu.LoadImm(qpu.R1, 99))   // skipped
+			a.Label("target")
+			a.I(qpu.Mov(qpu.R0, qpu.RA(c.read)))
+			ending(a)
+		})
+		if p := r.mustLoad(w, strictGeneral); p.delayWrites != c.delay {
+			t.Errorf("target reads ra%d: delayWrites = %v, want %v", c.read, p.delayWrites, c.delay)
+		}
+		r.run(w, strictGeneral, nil)
+		if got := r.q.Acc(0)[0]; got != c.want {
+			t.Errorf("target reads ra%d: r0 = %d, want %d", c.read, got, c.want)
+		}
+		if got := r.q.Acc(1)[0]; got == 99 {
+			t.Error("the branch was not taken")
+		}
+	}
+
+	// A branch in the third delay slot of another: its own delay slots
+	// are the first jump's target and the two after it, so the write in
+	// the last of those precedes its landing.
+	r := newRig(t)
+	w := asm(t, func(a *qpu.Asm) {
+		a.I(qpu.LoadImm(qpu.RA(5), 1))
+		a.I(qpu.LoadImm(qpu.R1, 0))
+		a.I()
+		a.I(qpu.Branch(qpu.BranchAlways, "first"))
+		a.I()
+		a.I()
+		a.I(qpu.Branch(qpu.BranchAlways, "second")) // lands after "first"+2
+		a.I(qpu.LoadImm(qpu.R1, 99))                // skipped
+		a.Label("first")
+		a.I()
+		a.I()
+		a.I(qpu.LoadImm(qpu.RA(5), 7))
+		a.I(qpu.LoadImm(qpu.R1, 98)) // skipped
+		a.Label("second")
+		a.I(qpu.Mov(qpu.R0, qpu.RA(5)))
+		ending(a)
+	})
+	if p := r.mustLoad(w, strictGeneral); !p.delayWrites {
+		t.Error("chained branches: delayWrites = false, want true")
+	}
+	r.run(w, strictGeneral, nil)
+	if got, skipped := r.q.Acc(0)[0], r.q.Acc(1)[0]; got != 1 || skipped != 0 {
+		t.Errorf("chained branches: r0 = %d, r1 = %d; want 1 and 0", got, skipped)
+	}
+}

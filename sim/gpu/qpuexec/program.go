@@ -50,10 +50,13 @@ type Program struct {
 	vecs     []vec  // small-immediate and per-element load-immediate vectors
 	usesLast bool   // some operand reads the NOP address (rdLast)
 	// delayWrites says the program needs the register files' one-cycle
-	// write delay modelled (qpu.go retire). A strict program without
-	// branches never reads a register the instruction before it wrote
-	// (hazard rule 7, checked in address order, which is execution order
-	// without branches), so writing at once gives the same results, faster.
+	// write delay modelled (qpu.go retire). A strict program never reads
+	// a register the instruction before it in address order wrote (hazard
+	// rule 7); unless a jump can land on an instruction that reads what
+	// the instruction executed before the landing wrote
+	// (jumpsNeedWriteDelay), writing at once gives the same results,
+	// faster. The general interpreter (QPU.Reference) models the delay
+	// always, so the tests hold this reasoning to it.
 	delayWrites bool
 	words       []byte // the program's bytes, as fetched (for the cache)
 	straight    bool   // runs bound to each QPU (bound.go straightLine)
@@ -180,13 +183,75 @@ func decodeBytes(addr uint32, b []byte, opts Options) (*Program, error) {
 		if c.rdA == rdXCoord || c.rdB == rdXCoord || c.rdA == rdYCoord || c.rdB == rdYCoord {
 			p.readsCoords = true
 		}
-		if p.Insts[i].IsBranch() {
-			p.delayWrites = true
-		}
+	}
+	if !p.delayWrites {
+		p.delayWrites = p.jumpsNeedWriteDelay()
 	}
 	p.compileSteps()
 	p.straight = p.straightLine()
 	return p, nil
+}
+
+// jumpsNeedWriteDelay reports whether a jump of the program can land on
+// an instruction that reads a physical register which the instruction
+// executed just before the landing may write. A branch's jump lands after
+// the third instruction executed after it (qpu.go branch): that is b+3,
+// or, when a branch three instructions before b jumped after b, the
+// third instruction from that jump's target t (branches closer together
+// cancel each other, qpu.go branch). So the instructions a landing can
+// follow are among b+3 and t+2 for every branch b and target t. A
+// register branch's target is not known at load: it needs the delay.
+func (p *Program) jumpsNeedWriteDelay() bool {
+	n := len(p.code)
+	var from, to []int
+	for b := range p.code {
+		c := &p.code[b]
+		if c.kind != kBranch {
+			continue
+		}
+		if c.brReg {
+			return true
+		}
+		t := c.imm
+		if c.brRel {
+			t += p.Addr + uint32(8*(b+4))
+		}
+		d := int64(t) - int64(p.Addr)
+		if d%8 != 0 || d < 0 || d/8 >= int64(n) {
+			continue // the jump fails (qpu.go branch): nothing runs after it
+		}
+		from = append(from, b+3, int(d/8)+2)
+		to = append(to, int(d/8))
+	}
+	for _, x := range from {
+		if x >= n {
+			continue
+		}
+		for _, t := range to {
+			if p.code[x].writesRegRead(&p.code[t]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// writesRegRead reports whether c may write a physical register that r
+// reads (a conditional write counts).
+func (c *inst) writesRegRead(r *inst) bool {
+	for _, w := range [2]wtarget{c.wAdd, c.wMul} {
+		switch w.kind {
+		case wPhysA:
+			if r.rdA == rdPhys && r.regA == w.n {
+				return true
+			}
+		case wPhysB:
+			if r.rdB == rdPhys && r.regB == w.n {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // tracksLast reports whether the interpreter must remember the last values
