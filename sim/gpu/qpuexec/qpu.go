@@ -290,9 +290,10 @@ func (q *QPU) result() Result {
 	return Result{Instructions: q.seq, HostInterrupt: q.hostInt}
 }
 
-// The writes still waiting for the register files' delay land first: the
-// run ends with them made, whether the interpreter delayed them or, where
-// nothing reads them early, made them at once.
+// fail ends a run with err at instruction pc. The writes still waiting
+// for the register files' delay land first: the run ends with them made,
+// whether the interpreter delayed them or, where nothing reads them
+// early, made them at once.
 func (q *QPU) fail(pc int, err error) error {
 	q.commit()
 	var re *RunError
