@@ -87,6 +87,11 @@ func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
 	b := q.bound(p)
 	q.begin(p, env, s)
 	ops := b.ops
+	// A threaded program never touches registers 16-31 (a strict load
+	// refuses one that does, program.go extraChecks), so what a thread
+	// switch leaves in them can be put there once, when the run ends:
+	// Mesa's threaded shaders switch at every texture fetch.
+	lateBanks, switched := p.Opts.Threaded, false
 	for i := range ops {
 		u := &ops[i]
 		var err error
@@ -181,13 +186,24 @@ func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
 			}
 		case opSwitch:
 			if q.switchAt == int(u.n) {
-				q.threadSwitch()
+				if lateBanks {
+					q.switchAccumulators()
+					switched = true
+				} else {
+					q.threadSwitch()
+				}
 			}
 		}
 		if err != nil {
 			q.seq = int(u.pc) + 1
+			if switched {
+				q.poisonBanks()
+			}
 			return q.result(), q.fail(int(u.pc), err)
 		}
+	}
+	if switched {
+		q.poisonBanks()
 	}
 	q.seq = len(p.code)
 	q.commit()

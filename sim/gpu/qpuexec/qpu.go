@@ -864,15 +864,24 @@ func (q *QPU) programEnd() {
 // not preserved (AG §3 Thread Control), and the other thread owns physical
 // registers 16-31 of each file (this thread's view).
 func (q *QPU) threadSwitch() {
-	// Whole vectors and banks at a time: Mesa's threaded fragment
-	// shaders switch once or twice per thread.
+	q.switchAccumulators()
+	q.poisonBanks()
+}
+
+// switchAccumulators is threadSwitch but for the registers 16-31 of each
+// file: the accumulators and flags the other thread leaves.
+func (q *QPU) switchAccumulators() {
 	for a := range q.acc {
 		copyVec(&q.acc[a], &poisonVec)
 	}
 	q.n, q.z, q.c = 0xA5A5, 0x5A5A, 0x3C3C
+	q.switchAt = -1
+}
+
+// poisonBanks is threadSwitch's registers 16-31 of each file.
+func (q *QPU) poisonBanks() {
 	*(*[16]vec)(q.ra[16:]) = poisonBank
 	*(*[16]vec)(q.rb[16:]) = poisonBank
-	q.switchAt = -1
 }
 
 // poisonBank is registers 16-31 of a file as a thread switch leaves them.
