@@ -87,11 +87,7 @@ func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
 	b := q.bound(p)
 	q.begin(p, env, s)
 	ops := b.ops
-	// A threaded program never touches registers 16-31 (a strict load
-	// refuses one that does, program.go extraChecks), so what a thread
-	// switch leaves in them can be put there once, when the run ends:
-	// Mesa's threaded shaders switch at every texture fetch.
-	lateBanks, switched := p.Opts.Threaded, false
+	q.banksStale = false
 	for i := range ops {
 		u := &ops[i]
 		var err error
@@ -186,25 +182,16 @@ func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
 			}
 		case opSwitch:
 			if q.switchAt == int(u.n) {
-				if lateBanks {
-					q.switchAccumulators()
-					switched = true
-				} else {
-					q.threadSwitch()
-				}
+				q.boundSwitch()
 			}
 		}
 		if err != nil {
 			q.seq = int(u.pc) + 1
-			if switched {
-				q.poisonBanks()
-			}
+			q.settleBanks()
 			return q.result(), q.fail(int(u.pc), err)
 		}
 	}
-	if switched {
-		q.poisonBanks()
-	}
+	q.settleBanks()
 	q.seq = len(p.code)
 	q.commit()
 	if q.vrn > 0 {
@@ -213,6 +200,29 @@ func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
 		}
 	}
 	return q.result(), nil
+}
+
+// boundSwitch is a bound program's thread switch. A threaded program
+// never touches registers 16-31 (a strict load refuses one that does,
+// program.go extraChecks), so what a switch leaves in them is put there
+// once, when the run ends (settleBanks): Mesa's threaded shaders switch
+// at every texture fetch.
+func (q *QPU) boundSwitch() {
+	if !q.prog.Opts.Threaded {
+		q.threadSwitch()
+		return
+	}
+	q.switchAccumulators()
+	q.banksStale = true
+}
+
+// settleBanks puts in registers 16-31 what the run's thread switches
+// left there.
+func (q *QPU) settleBanks() {
+	if q.banksStale {
+		q.poisonBanks()
+		q.banksStale = false
+	}
 }
 
 // The micro-operations. Those that call the general code set q.seq

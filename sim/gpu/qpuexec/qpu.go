@@ -121,6 +121,7 @@ type QPU struct {
 	resMul      vec
 	packed      vec
 	mAdd, mMul  uint16 // a bound conditional instruction's write masks (bound.go opFlags)
+	banksStale  bool   // a bound run switched threads: registers 16-31 are due their poison (bound.go settleBanks)
 	qpuNum      vec
 	lastA       vec // elements 12-15 of the last reads, for rdLast
 	lastB       vec
