@@ -324,16 +324,37 @@ func TestBilinearLevel0AgreesWithBilinear(t *testing.T) {
 	t.Logf("lookups taken: %v", taken)
 }
 
-// bilinearT32 (AVX2 on amd64 where the CPU has it) gives bilinearT32Go's
-// answer and texels on 200000 random 16-element requests: coordinates of
-// every kind (in range, texel edges and centres, negative, ±0, around
-// ±2^30 texels, ±Inf, NaN, any bits), sizes 1 to 2048 with clamp to edge
-// or (powers of two) repeat on each axis, both FLIPY settings, utile
-// tables of random 4-aligned offsets into random bytes cut just after the
-// furthest utile (as planLookups allows). Elements out of range are
-// compared only through the answer: their texels are unspecified.
+// Every version of bilinearT32 but Go (bilinearT32Versions: AVX2 on amd64
+// where the CPU has it; skipped, and said so, where there is none) gives
+// bilinearT32Go's answer and texels on 200000 random 16-element requests:
+// coordinates of every kind (in range, texel edges and centres, negative,
+// ±0, around ±2^30 texels, ±Inf, NaN, any bits), sizes 1 to 2048 with
+// clamp to edge or (powers of two) repeat on each axis, both FLIPY
+// settings, utile tables of random 4-aligned offsets into random bytes
+// cut just after the furthest utile (as planLookups allows). Elements out
+// of range are compared only through the answer: their texels are
+// unspecified. Every pair of wrap modes and both FLIPY settings must come
+// up.
 func TestBilinearT32MatchesGo(t *testing.T) {
+	vs := bilinearT32Versions()
+	if len(vs) == 1 {
+		t.Skipf("no version of bilinearT32 but %s on this machine", vs[0])
+	}
+	for _, v := range vs[1:] {
+		t.Run(v, func(t *testing.T) {
+			defer useBilinearT32(v)()
+			testBilinearT32MatchesGo(t)
+		})
+	}
+}
+
+func testBilinearT32MatchesGo(t *testing.T) {
 	r := rand.New(rand.NewPCG(17, 18))
+	type mode struct {
+		ws, wt texture.Wrap
+		flip   int
+	}
+	seen := map[mode]int{}
 	bytes := randomBytes(r)
 	textures, requests := 1000, 200
 	if testing.Short() {
@@ -351,6 +372,7 @@ func TestBilinearT32MatchesGo(t *testing.T) {
 		flip := -r.IntN(2)
 		upr, utab, end := randomUtiles(r, w, h, len(bytes), 4)
 		p := newBilinT32(w, h, ws, wt, flip, upr, utab, bytes[:end])
+		seen[mode{ws, wt, flip}]++
 		for k := 0; k < requests; k++ {
 			s, tt := randomRequest(r, w, h, func(n int) float32 {
 				switch r.IntN(10) {
@@ -374,6 +396,15 @@ func TestBilinearT32MatchesGo(t *testing.T) {
 			for i := range got {
 				if inBilinearRange(math.Float32frombits(s[i]), math.Float32frombits(tt[i]), &p) && got[i] != want[i] {
 					t.Fatalf("%dx%d %v/%v flip %d: element %d (s %#x t %#x): texel %#08x, Go %#08x", w, h, ws, wt, flip, i, s[i], tt[i], got[i], want[i])
+				}
+			}
+		}
+	}
+	for _, ws := range []texture.Wrap{texture.WrapClamp, texture.WrapRepeat} {
+		for _, wt := range []texture.Wrap{texture.WrapClamp, texture.WrapRepeat} {
+			for _, flip := range []int{0, -1} {
+				if seen[mode{ws, wt, flip}] == 0 {
+					t.Errorf("no texture with wraps %v/%v and flip %d", ws, wt, flip)
 				}
 			}
 		}

@@ -139,7 +139,8 @@ func TestUnwrittenParameterReadsZero(t *testing.T) {
 // kmscube's kind (kmscube -M rgba: a 512×512 RGBA8888 texture, T-format,
 // GL_LINEAR both ways, GL_REPEAT both ways, the lanes a 4×4 block of a
 // magnified surface); it runs the request FIFO, the sampler cache and the
-// sampling.
+// sampling, once per version of bilinearT32 (bilinearT32Versions), so
+// that one run compares them under the same load.
 func BenchmarkBilinearLookup(b *testing.B) {
 	f := newFixture(b, 2<<20)
 	pic, _ := texture.NewPicture(512, 512, 4)
@@ -148,5 +149,10 @@ func BenchmarkBilinearLookup(b *testing.B) {
 	}
 	sm := texture.Sampler{Min: texture.MinLinear, Mag: texture.MagLinear, WrapS: texture.WrapRepeat, WrapT: texture.WrapRepeat}
 	p0, p1 := f.upload(b, texture.RGBA8888, []texture.Picture{pic}, false, sm)
-	benchLookups(b, New(f.view), p0, p1, 700)
+	for _, v := range bilinearT32Versions() {
+		b.Run(v, func(b *testing.B) {
+			defer useBilinearT32(v)()
+			benchLookups(b, New(f.view), p0, p1, 700)
+		})
+	}
 }

@@ -1,0 +1,22 @@
+//go:build !purego
+
+package tmu
+
+import "golang.org/x/sys/cpu"
+
+// bilinearT32Versions returns the names of bilinearT32's versions this
+// machine can run: Go always, AVX2 when the CPU has it.
+func bilinearT32Versions() []string {
+	if cpu.X86.HasAVX2 {
+		return []string{"Go", "AVX2"}
+	}
+	return []string{"Go"}
+}
+
+// useBilinearT32 makes bilinearT32 the version named (one of
+// bilinearT32Versions) until restore is called.
+func useBilinearT32(name string) (restore func()) {
+	old := hasAVX2
+	hasAVX2 = name == "AVX2"
+	return func() { hasAVX2 = old }
+}
