@@ -5,7 +5,7 @@ package tmu
 import "golang.org/x/sys/cpu"
 
 // hasAVX2 chooses bilinearT32AVX2 (bilinear_amd64.s), which needs AVX2's
-// gathers and 256-bit integer compares, over bilinearT32Go.
+// 256-bit integer instructions, over bilinearT32Go.
 var hasAVX2 = cpu.X86.HasAVX2
 
 // bilinearT32 is bilinearT32AVX2 where the CPU has AVX2, else
@@ -17,7 +17,9 @@ func bilinearT32(p *bilinT32, s, t, out *[16]uint32) bool {
 	return bilinearT32Go(p, s, t, out)
 }
 
-// bilinearT32AVX2 is bilinearT32Go four elements at a time with AVX2.
+// bilinearT32AVX2 is bilinearT32Go with AVX2, eight elements at a time
+// (four for the float64 coordinates), the texels fetched with scalar
+// loads.
 //
 //go:noescape
 func bilinearT32AVX2(p *bilinT32, s, t, out *[16]uint32) bool

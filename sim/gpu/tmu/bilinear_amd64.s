@@ -3,41 +3,62 @@
 #include "go_asm.h"
 #include "textflag.h"
 
-// bilinearT32AVX2 is bilinearT32Go (filter.go) four elements at a time:
-// the same float64 texel coordinates c·n − ½, the range test (below 2^30
-// either way; NaN fails it), floor (VROUNDPD toward −∞, where the Go code
-// corrects a truncation: the same integer), the weight (c·n − ½ − floor)·256
-// truncated, each wrapped texel as max(lo, min(·, hi)) & mask, FLIPY, the
-// utile index and the offset in the utile; the texels are gathered without
+// bilinearT32AVX2 is bilinearT32Go (filter.go) with AVX2: the same float64
+// texel coordinates c·n − ½ (four elements to a register), the range test
+// (below 2^30 either way; NaN fails it), floor (VROUNDPD toward −∞, where
+// the Go code corrects a truncation: the same integer), the weight
+// (c·n − ½ − floor)·256 truncated, then, eight elements to a register,
+// each wrapped texel as max(lo, min(·, hi)) & mask, FLIPY, the utile
+// index and the offset in the utile; the texels are fetched without
 // bounds checks, which planLookups made unnecessary (bilinearT32Go says
 // why). Coordinates out of range are first clamped to ±2^30 (NaN to
 // −2^30) so that their texels too lie in the level; their results are
 // unspecified and the function returns false.
+//
+// It works in two passes over the 16 elements. INDEX8 (elements 0–7, then
+// 8–15) does the coordinates and leaves on the stack each corner's utile
+// indices and bytes in the utile, and the weights; SAMPLE8 then fetches
+// each texel with scalar loads (the utile's offset from utab, plus the
+// byte, in mem, inserted into its vector with VPINSRD) and blends. The
+// texels are not gathered (VPGATHERDD): on AMD's Zen cores a gather is
+// microcoded, many micro-ops for its four loads (Agner Fog, "Instruction
+// tables", the Zen pages), and each texel gather had to wait for the gather
+// of its utile offsets; on Intel's cores from Skylake to Tiger Lake the
+// microcode that mitigates Gather Data Sampling (Intel's advisory
+// INTEL-SA-00828, 2023) slows gathers down as well. The 64 fetches, each
+// a chain of four loads, are independent of each other once INDEX8 is
+// done, so the out-of-order core overlaps them, where fetching and
+// blending four elements at a time left it waiting. BenchmarkBilinearT32
+// and BenchmarkBilinearLookup compare this with bilinearT32Go.
 //
 // The blend is bilinear()'s sum Σ c·w with w the products of the axes'
 // weights, factored exactly: A = c00·(256−fx) + c10·fx and likewise B
 // for the second row (one VPMADDWD per channel pair: the factors are
 // below 2^15), then A·(256−fy) + B·fy = A·256 + (B−A)·fy, rounded as
 // (· + 2^15) >> 16. Channels 0 and 2 ("even") and 1 and 3 ("odd") are
-// blended in separate registers, two elements to a register.
+// blended in separate registers, four elements to a register.
+//
+// The frame (640 bytes): for elements 0–7 at g = 0 and 8–15 at g = 256,
+// corner k (0: x0, y0; 1: x1, y0; 2: x0, y1; 3: x1, y1) has its eight
+// utile indices at g+64k and its eight bytes in the utile at g+64k+32;
+// the weights fx are at 512+g/8, fy at 576+g/8.
 //
 // Every instruction is VEX-encoded and the function ends with VZEROUPPER
 // (see sim/gpu/qpuexec/kernels_avx2_amd64.s on the transition penalty).
 
-// CONST32 and CONST16 define a 32- or 16-byte constant of one 8-byte
-// pattern repeated: four float64s, or two or four 32-bit lanes.
+// CONST32 defines a 32-byte constant of one 8-byte pattern repeated: four
+// float64s, or eight 32-bit lanes.
 #define CONST32(name, bits) DATA name+0(SB)/8, bits; DATA name+8(SB)/8, bits; DATA name+16(SB)/8, bits; DATA name+24(SB)/8, bits; GLOBL name(SB), RODATA|NOPTR, $32
-#define CONST16(name, bits) DATA name+0(SB)/8, bits; DATA name+8(SB)/8, bits; GLOBL name(SB), RODATA|NOPTR, $16
 
 CONST32(bilinHalf<>, $0x3FE0000000000000)  // 0.5
 CONST32(bilinBig<>, $0x41D0000000000000)   // 2^30
 CONST32(bilinNBig<>, $0xC1D0000000000000)  // -2^30
 CONST32(bilinOne<>, $0x3FF0000000000000)   // 1.0
 CONST32(bilin256<>, $0x4070000000000000)   // 256.0
-CONST16(bilinI256<>, $0x0000010000000100)  // int32 256
-CONST16(bilinThree<>, $0x0000000300000003) // int32 3
-CONST16(bilinFF<>, $0x00FF00FF00FF00FF)
-CONST16(bilinRound<>, $0x0000800000008000) // int32 2^15
+CONST32(bilinI256<>, $0x0000010000000100)  // int32 256
+CONST32(bilinThree<>, $0x0000000300000003) // int32 3
+CONST32(bilinFF<>, $0x00FF00FF00FF00FF)
+CONST32(bilinRound<>, $0x0000800000008000) // int32 2^15
 
 // AXIS4 leaves, for the four coordinates at off(src) on the axis whose
 // scale, low and high bounds are the fields sc, lo and hi: X0 the first
@@ -66,112 +87,155 @@ CONST16(bilinRound<>, $0x0000800000008000) // int32 2^15
 	VMINPD hi(CX), Y4, Y4 \
 	VCVTTPD2DQY Y4, X1
 
-// FETCH4 gathers the texels at byte sub of utiles idx (four each) into
-// dst: utab (AX) then mem (BX). X0 is the gathers' mask, X1 scratch; dst
-// must differ from idx.
-#define FETCH4(idx, sub, dst) \
-	VPCMPEQD X0, X0, X0 \
-	VPGATHERDD X0, (AX)(idx*4), X1 \
-	VPADDD sub, X1, X1 \
-	VPCMPEQD X0, X0, X0 \
-	VPGATHERDD X0, (BX)(X1*1), dst
+// STOREC stores one corner's eight utile indices urow + ucol at slot(SP)
+// and its bytes in the utile orow | ocol at slot+32(SP). Uses Y0 and Y1.
+#define STOREC(urow, ucol, orow, ocol, slot) \
+	VPADDD urow, ucol, Y0 \
+	VPOR orow, ocol, Y1 \
+	VMOVDQU Y0, slot(SP) \
+	VMOVDQU Y1, slot+32(SP)
 
-// BLENDROW leaves in lo and hi the row sums c0·(256−fx) + c1·fx of
-// channels (even: 0, 2; odd: 1, 3 after the shift) of elements 0, 1 and
-// 2, 3; X3 holds (256−fx) | fx<<16 per element. Uses X0 and X1.
-#define BLENDROW(c0, c1, lo, hi) \
-	VPAND bilinFF<>(SB), c0, X0 \
-	VPAND bilinFF<>(SB), c1, X1 \
-	VPUNPCKLWD X1, X0, lo \
-	VPUNPCKHWD X1, X0, hi \
-	VPUNPCKLDQ X3, X3, X0 \
-	VPMADDWD X0, lo, lo \
-	VPUNPCKHDQ X3, X3, X1 \
-	VPMADDWD X1, hi, hi
-
-// BLEND4 blends one channel pair (even, or odd after the shift) of the
-// four elements: the rows' sums from the texels c00, c10 (X7, X8) and c01,
-// c11 (X10, X11), then A·256 + (B−A)·fy rounded, left in X12 (elements 0,
-// 1) and X13 (2, 3). X2 holds fy per element, X3 the row weights (see
-// BLENDROW). Uses X0, X1, X4 and X5.
-#define BLEND4 \
-	BLENDROW(X7, X8, X12, X13) \
-	BLENDROW(X10, X11, X4, X5) \
-	VPSUBD X12, X4, X4 \
-	VPSUBD X13, X5, X5 \
-	VPUNPCKLDQ X2, X2, X0 \
-	VPUNPCKHDQ X2, X2, X1 \
-	VPMULLD X0, X4, X4 \
-	VPMULLD X1, X5, X5 \
-	VPSLLD $8, X12, X12 \
-	VPSLLD $8, X13, X13 \
-	VPADDD X12, X4, X12 \
-	VPADDD X13, X5, X13 \
-	VPADDD bilinRound<>(SB), X12, X12 \
-	VPADDD bilinRound<>(SB), X13, X13 \
-	VPSRLD $16, X12, X12 \
-	VPSRLD $16, X13, X13
-
-// CORNER fetches one corner's four texels into dst: utile index row +
-// column (urow + ucol) and byte in the utile row | column (orow | ocol),
-// computed into the scratch registers su and so.
-#define CORNER(urow, ucol, orow, ocol, su, so, dst) \
-	VPADDD urow, ucol, su \
-	VPOR orow, ocol, so \
-	FETCH4(su, so, dst)
-
-// GROUP4 does elements off/4 .. off/4+3.
-#define GROUP4(off) \
+// INDEX8 does elements off/4 .. off/4+7 up to their texels: it stores
+// their corners' utile indices and bytes in the utile at g(SP) and their
+// weights fx and fy at 512+g/8(SP) and 576+g/8(SP) (see the frame above).
+#define INDEX8(off, g) \
 	AXIS4(SI, off, bilinT32_sx, bilinT32_lox, bilinT32_hix) \
-	VPAND bilinT32_mx(CX), X0, X7 \
-	VPAND bilinT32_mx(CX), X1, X8 \
-	VMOVDQA X2, X9 \
+	VMOVDQA X0, X7 \
+	VMOVDQA X1, X8 \
+	VMOVDQU X2, 512+g/8(SP) \
+	AXIS4(SI, off+16, bilinT32_sx, bilinT32_lox, bilinT32_hix) \
+	VINSERTI128 $1, X0, Y7, Y7 \
+	VINSERTI128 $1, X1, Y8, Y8 \
+	VMOVDQU X2, 528+g/8(SP) \
 	AXIS4(DX, off, bilinT32_sy, bilinT32_loy, bilinT32_hiy) \
-	VPAND bilinT32_my(CX), X0, X0 \
-	VPAND bilinT32_my(CX), X1, X1 \
-	VPXOR bilinT32_flip4(CX), X0, X0 \
-	VPADDD bilinT32_hf4(CX), X0, X0 \
-	VPXOR bilinT32_flip4(CX), X1, X1 \
-	VPADDD bilinT32_hf4(CX), X1, X1 \
-	VPSRLD $2, X0, X3 \
-	VPMULLD bilinT32_upr4(CX), X3, X3 \
-	VPSRLD $2, X1, X4 \
-	VPMULLD bilinT32_upr4(CX), X4, X4 \
-	VPAND bilinThree<>(SB), X0, X5 \
-	VPSLLD $4, X5, X5 \
-	VPAND bilinThree<>(SB), X1, X6 \
-	VPSLLD $4, X6, X6 \
-	VPSRLD $2, X7, X10 \
-	VPSRLD $2, X8, X11 \
-	VPAND bilinThree<>(SB), X7, X12 \
-	VPSLLD $2, X12, X12 \
-	VPAND bilinThree<>(SB), X8, X13 \
-	VPSLLD $2, X13, X13 \
-	CORNER(X3, X10, X5, X12, X7, X8, X7) \
-	CORNER(X3, X11, X5, X13, X3, X5, X8) \
-	CORNER(X4, X10, X6, X12, X3, X5, X10) \
-	CORNER(X4, X11, X6, X13, X3, X5, X11) \
-	VMOVDQU bilinI256<>(SB), X3 \
-	VPSUBD X9, X3, X3 \
-	VPSLLD $16, X9, X9 \
-	VPOR X9, X3, X3 \
-	BLEND4 \
-	VPSRLD $8, X7, X7 \
-	VPSRLD $8, X8, X8 \
-	VPSRLD $8, X10, X10 \
-	VPSRLD $8, X11, X11 \
-	VMOVDQA X12, X6 \
-	VMOVDQA X13, X9 \
-	BLEND4 \
-	VPSLLD $8, X12, X12 \
-	VPSLLD $8, X13, X13 \
-	VPOR X12, X6, X6 \
-	VPOR X13, X9, X9 \
-	VPACKUSDW X9, X6, X6 \
-	VMOVDQU X6, off(DI)
+	VMOVDQA X0, X9 \
+	VMOVDQA X1, X10 \
+	VMOVDQU X2, 576+g/8(SP) \
+	AXIS4(DX, off+16, bilinT32_sy, bilinT32_loy, bilinT32_hiy) \
+	VINSERTI128 $1, X0, Y9, Y0 \
+	VINSERTI128 $1, X1, Y10, Y1 \
+	VMOVDQU X2, 592+g/8(SP) \
+	VPAND bilinT32_mx(CX), Y7, Y7 \
+	VPAND bilinT32_mx(CX), Y8, Y8 \
+	VPAND bilinT32_my(CX), Y0, Y0 \
+	VPAND bilinT32_my(CX), Y1, Y1 \
+	VPXOR bilinT32_flip8(CX), Y0, Y0 \
+	VPADDD bilinT32_hf8(CX), Y0, Y0 \
+	VPXOR bilinT32_flip8(CX), Y1, Y1 \
+	VPADDD bilinT32_hf8(CX), Y1, Y1 \
+	VPSRLD $2, Y0, Y3 \
+	VPMULLD bilinT32_upr8(CX), Y3, Y3 \
+	VPSRLD $2, Y1, Y4 \
+	VPMULLD bilinT32_upr8(CX), Y4, Y4 \
+	VPAND bilinThree<>(SB), Y0, Y5 \
+	VPSLLD $4, Y5, Y5 \
+	VPAND bilinThree<>(SB), Y1, Y6 \
+	VPSLLD $4, Y6, Y6 \
+	VPSRLD $2, Y7, Y10 \
+	VPSRLD $2, Y8, Y11 \
+	VPAND bilinThree<>(SB), Y7, Y12 \
+	VPSLLD $2, Y12, Y12 \
+	VPAND bilinThree<>(SB), Y8, Y13 \
+	VPSLLD $2, Y13, Y13 \
+	STOREC(Y3, Y10, Y5, Y12, g) \
+	STOREC(Y3, Y11, Y5, Y13, g+64) \
+	STOREC(Y4, Y10, Y6, Y12, g+128) \
+	STOREC(Y4, Y11, Y6, Y13, g+192)
+
+// TEXEL puts into lane k of dst the texel of element k at slot(SP) (see
+// STOREC): the utile's offset utab (AX) at the utile index, plus the byte
+// in the utile, in mem (BX). The sum is below 2^31 (planLookups), so the
+// 32-bit MOVL and ADDL, which zero the upper half of r, give the offset.
+#define TEXEL(slot, k, r, dst) \
+	MOVL slot+4*k(SP), r \
+	MOVL (AX)(r*4), r \
+	ADDL slot+32+4*k(SP), r \
+	VPINSRD $k, (BX)(r*1), dst, dst
+
+// FETCH4 fetches the texels of the four elements at slot(SP) into dst.
+#define FETCH4(slot, dst) \
+	MOVL slot(SP), R8 \
+	MOVL (AX)(R8*4), R8 \
+	ADDL slot+32(SP), R8 \
+	VMOVD (BX)(R8*1), dst \
+	TEXEL(slot, 1, R9, dst) \
+	TEXEL(slot, 2, R10, dst) \
+	TEXEL(slot, 3, R11, dst)
+
+// FETCH8 fetches the texels of one corner of eight elements, stored at
+// slot(SP), into ydst (whose low half is xdst). Uses X0.
+#define FETCH8(slot, xdst, ydst) \
+	FETCH4(slot, xdst) \
+	FETCH4(slot+16, X0) \
+	VINSERTI128 $1, X0, ydst, ydst
+
+// BLENDROW leaves in lo and hi the row sums c0·(256−fx) + c1·fx of a
+// channel pair (even: 0, 2; odd: 1, 3 after the shift) of elements 0, 1,
+// 4, 5 and 2, 3, 6, 7 (the unpacks work within 128-bit halves); Y3 holds
+// (256−fx) | fx<<16 per element. Uses Y0 and Y1.
+#define BLENDROW(c0, c1, lo, hi) \
+	VPAND bilinFF<>(SB), c0, Y0 \
+	VPAND bilinFF<>(SB), c1, Y1 \
+	VPUNPCKLWD Y1, Y0, lo \
+	VPUNPCKHWD Y1, Y0, hi \
+	VPUNPCKLDQ Y3, Y3, Y0 \
+	VPMADDWD Y0, lo, lo \
+	VPUNPCKHDQ Y3, Y3, Y1 \
+	VPMADDWD Y1, hi, hi
+
+// BLEND8 blends one channel pair (even, or odd after the shift) of eight
+// elements: the rows' sums from the texels c00, c10 (Y7, Y8) and c01, c11
+// (Y10, Y11), then A·256 + (B−A)·fy rounded, left in Y12 (elements 0, 1,
+// 4, 5) and Y13 (2, 3, 6, 7). Y2 holds fy per element, Y3 the row weights
+// (see BLENDROW). Uses Y0, Y1, Y4 and Y5.
+#define BLEND8 \
+	BLENDROW(Y7, Y8, Y12, Y13) \
+	BLENDROW(Y10, Y11, Y4, Y5) \
+	VPSUBD Y12, Y4, Y4 \
+	VPSUBD Y13, Y5, Y5 \
+	VPUNPCKLDQ Y2, Y2, Y0 \
+	VPUNPCKHDQ Y2, Y2, Y1 \
+	VPMULLD Y0, Y4, Y4 \
+	VPMULLD Y1, Y5, Y5 \
+	VPSLLD $8, Y12, Y12 \
+	VPSLLD $8, Y13, Y13 \
+	VPADDD Y12, Y4, Y12 \
+	VPADDD Y13, Y5, Y13 \
+	VPADDD bilinRound<>(SB), Y12, Y12 \
+	VPADDD bilinRound<>(SB), Y13, Y13 \
+	VPSRLD $16, Y12, Y12 \
+	VPSRLD $16, Y13, Y13
+
+// SAMPLE8 fetches and blends elements off/4 .. off/4+7 from what INDEX8
+// stored at g.
+#define SAMPLE8(off, g) \
+	FETCH8(g, X7, Y7) \
+	FETCH8(g+64, X8, Y8) \
+	FETCH8(g+128, X10, Y10) \
+	FETCH8(g+192, X11, Y11) \
+	VMOVDQU 512+g/8(SP), Y9 \
+	VMOVDQU 576+g/8(SP), Y2 \
+	VMOVDQU bilinI256<>(SB), Y3 \
+	VPSUBD Y9, Y3, Y3 \
+	VPSLLD $16, Y9, Y9 \
+	VPOR Y9, Y3, Y3 \
+	BLEND8 \
+	VPSRLD $8, Y7, Y7 \
+	VPSRLD $8, Y8, Y8 \
+	VPSRLD $8, Y10, Y10 \
+	VPSRLD $8, Y11, Y11 \
+	VMOVDQA Y12, Y6 \
+	VMOVDQA Y13, Y9 \
+	BLEND8 \
+	VPSLLD $8, Y12, Y12 \
+	VPSLLD $8, Y13, Y13 \
+	VPOR Y12, Y6, Y6 \
+	VPOR Y13, Y9, Y9 \
+	VPACKUSDW Y9, Y6, Y6 \
+	VMOVDQU Y6, off(DI)
 
 // func bilinearT32AVX2(p *bilinT32, s, t, out *[16]uint32) bool
-TEXT ·bilinearT32AVX2(SB), NOSPLIT, $0-33
+TEXT ·bilinearT32AVX2(SB), NOSPLIT, $640-33
 	MOVQ p+0(FP), CX
 	MOVQ s+8(FP), SI
 	MOVQ t+16(FP), DX
@@ -179,10 +243,10 @@ TEXT ·bilinearT32AVX2(SB), NOSPLIT, $0-33
 	MOVQ bilinT32_utab(CX), AX
 	MOVQ bilinT32_mem(CX), BX
 	VPCMPEQD Y14, Y14, Y14
-	GROUP4(0)
-	GROUP4(16)
-	GROUP4(32)
-	GROUP4(48)
+	INDEX8(0, 0)
+	INDEX8(32, 256)
+	SAMPLE8(0, 0)
+	SAMPLE8(32, 256)
 	VMOVMSKPD Y14, R8
 	CMPL R8, $15
 	SETEQ ret+32(FP)

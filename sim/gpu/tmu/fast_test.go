@@ -410,3 +410,34 @@ func testBilinearT32MatchesGo(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkBilinearT32 is bilinearT32 alone, per version, on
+// BenchmarkBilinearLookup's requests: a 512×512 level, repeat both ways,
+// its 128×128 utiles one after another in memory (1 MiB), the lanes a
+// 4×4 block 1/700 apart in s and t at positions that wander over it.
+func BenchmarkBilinearT32(b *testing.B) {
+	const n = 512
+	const upr = n / 4
+	utab := make([]int32, upr*upr)
+	for i := range utab {
+		utab[i] = int32(i * 64)
+	}
+	mem := randomBytes(rand.New(rand.NewPCG(1, 2)))[:len(utab)*64]
+	p := newBilinT32(n, n, texture.WrapRepeat, texture.WrapRepeat, 0, upr, utab, mem)
+	for _, v := range bilinearT32Versions() {
+		b.Run(v, func(b *testing.B) {
+			defer useBilinearT32(v)()
+			var s, t, out [16]uint32
+			for i := 0; i < b.N; i++ {
+				x0, y0 := float32(i%61)/64, float32(i%53)/64
+				for l := range s {
+					s[l] = math.Float32bits(x0 + float32(l%4)/700)
+					t[l] = math.Float32bits(y0 + float32(l/4)/700)
+				}
+				if !bilinearT32(&p, &s, &t, &out) {
+					b.Fatal("coordinates out of range")
+				}
+			}
+		})
+	}
+}

@@ -98,8 +98,8 @@ func (u *Unit) planLookups(sm *sampler) {
 	if minf == texture.MinLinear {
 		// As for planNearestClampT32 below: every utile a wrapped texel
 		// can reach must be in the table and in mem, so that the
-		// fetches need no checks. (The AVX2 gathers also take the
-		// texels' byte offsets as int32s: below 2^31.)
+		// fetches need no checks. (The AVX2 loop also adds the texels'
+		// byte offsets in 32 bits: below 2^31.)
 		w, h, upr := lv.w, lv.h, tb.PerRow
 		maxIdx := (h-1)>>2*upr + (w-1)>>2
 		if maxIdx < len(tb.Off) && lv.tabEnd >= 0 && lv.tabEnd <= len(mem) && int64(lv.tabEnd) < 1<<31 {
@@ -301,9 +301,10 @@ func (u *Unit) bilinearLevel0(sm *sampler, s, t *[16]uint32, out *[16]uint32) bo
 // a row, cut to the utiles a wrapped texel can reach, and the level's
 // bytes, which hold every one of those utiles whole (planLookups checks
 // both: newBilinT32 is only called then). The AVX2 loop reads the same
-// as four-element vectors (sx … upr4) by name (go_asm.h); its bounds are
-// float64s, applied before the conversion to integers, and repeat's are
-// −2^31 and 2^31−1, beyond any texel it converts.
+// as vectors by name (go_asm.h): four float64s (sx … hiy), eight int32s
+// (mx … upr8); its bounds are float64s, applied before the conversion to
+// integers, and repeat's are −2^31 and 2^31−1, beyond any texel it
+// converts.
 type bilinT32 struct {
 	fw, fh          float64
 	loX, hiX, maskX int
@@ -313,7 +314,7 @@ type bilinT32 struct {
 	mem             []byte
 
 	sx, lox, hix, sy, loy, hiy [4]float64
-	mx, my, flip4, hf4, upr4   [4]int32
+	mx, my, flip8, hf8, upr8   [8]int32
 }
 
 // newBilinT32 returns the bilinT32 of a w×h level with wrap modes ws and wt
@@ -334,8 +335,10 @@ func newBilinT32(w, h int, ws, wt texture.Wrap, flip, upr int, utab []int32, mem
 	for i := range 4 {
 		p.sx[i], p.lox[i], p.hix[i] = p.fw, flox, fhix
 		p.sy[i], p.loy[i], p.hiy[i] = p.fh, floy, fhiy
+	}
+	for i := range 8 {
 		p.mx[i], p.my[i] = int32(p.maskX), int32(p.maskY)
-		p.flip4[i], p.hf4[i], p.upr4[i] = int32(flip), int32(p.hf), int32(upr)
+		p.flip8[i], p.hf8[i], p.upr8[i] = int32(flip), int32(p.hf), int32(upr)
 	}
 	return p
 }
