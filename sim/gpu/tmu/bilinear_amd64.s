@@ -53,25 +53,24 @@
 CONST32(bilinHalf<>, $0x3FE0000000000000)  // 0.5
 CONST32(bilinBig<>, $0x41D0000000000000)   // 2^30
 CONST32(bilinNBig<>, $0xC1D0000000000000)  // -2^30
-CONST32(bilinOne<>, $0x3FF0000000000000)   // 1.0
+CONST32(bilinAbs<>, $0x7FFFFFFFFFFFFFFF)   // float64 sign off
 CONST32(bilin256<>, $0x4070000000000000)   // 256.0
+CONST32(bilinIOne<>, $0x0000000100000001)  // int32 1
 CONST32(bilinI256<>, $0x0000010000000100)  // int32 256
 CONST32(bilinThree<>, $0x0000000300000003) // int32 3
 CONST32(bilinFF<>, $0x00FF00FF00FF00FF)
 CONST32(bilinRound<>, $0x0000800000008000) // int32 2^15
 
 // AXIS4 leaves, for the four coordinates at off(src) on the axis whose
-// scale, low and high bounds are the fields sc, lo and hi: X0 the first
-// texel (floor, wrapped but for the mask), X1 the second (floor + 1), X2
-// the weight; it ANDs the range test into Y14. Uses Y3–Y6.
-#define AXIS4(src, off, sc, lo, hi) \
+// scale is the field sc: X0 the first texel, floor (not yet wrapped), X2
+// the weight; it ANDs the range test (|c·n − ½| < 2^30, which NaN fails)
+// into Y14. Uses Y3 and Y4.
+#define AXIS4(src, off, sc) \
 	VCVTPS2PD off(src), Y3 \
 	VMULPD sc(CX), Y3, Y3 \
 	VSUBPD bilinHalf<>(SB), Y3, Y3 \
-	VCMPPD $1, bilinBig<>(SB), Y3, Y4 \
-	VANDPD Y4, Y14, Y14 \
-	VMOVUPD bilinNBig<>(SB), Y5 \
-	VCMPPD $1, Y3, Y5, Y4 \
+	VANDPD bilinAbs<>(SB), Y3, Y4 \
+	VCMPPD $1, bilinBig<>(SB), Y4, Y4 \
 	VANDPD Y4, Y14, Y14 \
 	VMAXPD bilinNBig<>(SB), Y3, Y3 \
 	VMINPD bilinBig<>(SB), Y3, Y3 \
@@ -79,13 +78,19 @@ CONST32(bilinRound<>, $0x0000800000008000) // int32 2^15
 	VSUBPD Y4, Y3, Y3 \
 	VMULPD bilin256<>(SB), Y3, Y3 \
 	VCVTTPD2DQY Y3, X2 \
-	VMAXPD lo(CX), Y4, Y3 \
-	VMINPD hi(CX), Y3, Y3 \
-	VCVTTPD2DQY Y3, X0 \
-	VADDPD bilinOne<>(SB), Y4, Y4 \
-	VMAXPD lo(CX), Y4, Y4 \
-	VMINPD hi(CX), Y4, Y4 \
-	VCVTTPD2DQY Y4, X1
+	VCVTTPD2DQY Y4, X0
+
+// WRAP8 leaves in x0 and x1 the wrapped texels max(lo, min(·, hi)) & mask
+// of the eight floors f and f + 1 (f in x0, the bounds and mask the fields
+// lo, hi and m). Y6 holds int32 1s.
+#define WRAP8(x0, x1, lo, hi, m) \
+	VPADDD Y6, x0, x1 \
+	VPMINSD hi(CX), x0, x0 \
+	VPMAXSD lo(CX), x0, x0 \
+	VPAND m(CX), x0, x0 \
+	VPMINSD hi(CX), x1, x1 \
+	VPMAXSD lo(CX), x1, x1 \
+	VPAND m(CX), x1, x1
 
 // STOREC stores one corner's eight utile indices urow + ucol at slot(SP)
 // and its bytes in the utile orow | ocol at slot+32(SP). Uses Y0 and Y1.
@@ -99,26 +104,21 @@ CONST32(bilinRound<>, $0x0000800000008000) // int32 2^15
 // their corners' utile indices and bytes in the utile at g(SP) and their
 // weights fx and fy at 512+g/8(SP) and 576+g/8(SP) (see the frame above).
 #define INDEX8(off, g) \
-	AXIS4(SI, off, bilinT32_sx, bilinT32_lox, bilinT32_hix) \
+	AXIS4(SI, off, bilinT32_sx) \
 	VMOVDQA X0, X7 \
-	VMOVDQA X1, X8 \
 	VMOVDQU X2, 512+g/8(SP) \
-	AXIS4(SI, off+16, bilinT32_sx, bilinT32_lox, bilinT32_hix) \
+	AXIS4(SI, off+16, bilinT32_sx) \
 	VINSERTI128 $1, X0, Y7, Y7 \
-	VINSERTI128 $1, X1, Y8, Y8 \
 	VMOVDQU X2, 528+g/8(SP) \
-	AXIS4(DX, off, bilinT32_sy, bilinT32_loy, bilinT32_hiy) \
+	AXIS4(DX, off, bilinT32_sy) \
 	VMOVDQA X0, X9 \
-	VMOVDQA X1, X10 \
 	VMOVDQU X2, 576+g/8(SP) \
-	AXIS4(DX, off+16, bilinT32_sy, bilinT32_loy, bilinT32_hiy) \
+	AXIS4(DX, off+16, bilinT32_sy) \
 	VINSERTI128 $1, X0, Y9, Y0 \
-	VINSERTI128 $1, X1, Y10, Y1 \
 	VMOVDQU X2, 592+g/8(SP) \
-	VPAND bilinT32_mx(CX), Y7, Y7 \
-	VPAND bilinT32_mx(CX), Y8, Y8 \
-	VPAND bilinT32_my(CX), Y0, Y0 \
-	VPAND bilinT32_my(CX), Y1, Y1 \
+	VMOVDQU bilinIOne<>(SB), Y6 \
+	WRAP8(Y7, Y8, bilinT32_lox, bilinT32_hix, bilinT32_mx) \
+	WRAP8(Y0, Y1, bilinT32_loy, bilinT32_hiy, bilinT32_my) \
 	VPXOR bilinT32_flip8(CX), Y0, Y0 \
 	VPADDD bilinT32_hf8(CX), Y0, Y0 \
 	VPXOR bilinT32_flip8(CX), Y1, Y1 \

@@ -301,10 +301,9 @@ func (u *Unit) bilinearLevel0(sm *sampler, s, t *[16]uint32, out *[16]uint32) bo
 // a row, cut to the utiles a wrapped texel can reach, and the level's
 // bytes, which hold every one of those utiles whole (planLookups checks
 // both: newBilinT32 is only called then). The AVX2 loop reads the same
-// as vectors by name (go_asm.h): four float64s (sx … hiy), eight int32s
-// (mx … upr8); its bounds are float64s, applied before the conversion to
-// integers, and repeat's are −2^31 and 2^31−1, beyond any texel it
-// converts.
+// as vectors by name (go_asm.h): four float64s (sx, sy), eight int32s
+// (lox … upr8); repeat's bounds there are −2^31 and 2^31−1, beyond any
+// texel it converts (within ±(2^30 + 1)).
 type bilinT32 struct {
 	fw, fh          float64
 	loX, hiX, maskX int
@@ -313,30 +312,31 @@ type bilinT32 struct {
 	utab            []int32
 	mem             []byte
 
-	sx, lox, hix, sy, loy, hiy [4]float64
-	mx, my, flip8, hf8, upr8   [8]int32
+	sx, sy                   [4]float64
+	lox, hix, loy, hiy       [8]int32
+	mx, my, flip8, hf8, upr8 [8]int32
 }
 
 // newBilinT32 returns the bilinT32 of a w×h level with wrap modes ws and wt
 // (each clamp to edge, or repeat with a power-of-two size), the given
 // FLIPY flip, utile table and bytes.
 func newBilinT32(w, h int, ws, wt texture.Wrap, flip, upr int, utab []int32, mem []byte) bilinT32 {
-	simple := func(n int, m texture.Wrap) (lo, hi, mask int, flo, fhi float64) {
+	simple := func(n int, m texture.Wrap) (lo, hi, mask int) {
 		if m == texture.WrapClamp {
-			return 0, n - 1, -1, 0, float64(n - 1)
+			return 0, n - 1, -1
 		}
 		// Repeat over a power of two.
-		return math.MinInt, math.MaxInt, n - 1, -(1 << 31), 1<<31 - 1
+		return math.MinInt, math.MaxInt, n - 1
 	}
 	p := bilinT32{fw: float64(w), fh: float64(h), flip: flip, hf: h & flip, upr: upr, utab: utab, mem: mem}
-	var flox, fhix, floy, fhiy float64
-	p.loX, p.hiX, p.maskX, flox, fhix = simple(w, ws)
-	p.loY, p.hiY, p.maskY, floy, fhiy = simple(h, wt)
+	p.loX, p.hiX, p.maskX = simple(w, ws)
+	p.loY, p.hiY, p.maskY = simple(h, wt)
+	i32 := func(v int) int32 { return int32(max(math.MinInt32, min(v, math.MaxInt32))) }
 	for i := range 4 {
-		p.sx[i], p.lox[i], p.hix[i] = p.fw, flox, fhix
-		p.sy[i], p.loy[i], p.hiy[i] = p.fh, floy, fhiy
+		p.sx[i], p.sy[i] = p.fw, p.fh
 	}
 	for i := range 8 {
+		p.lox[i], p.hix[i], p.loy[i], p.hiy[i] = i32(p.loX), i32(p.hiX), i32(p.loY), i32(p.hiY)
 		p.mx[i], p.my[i] = int32(p.maskX), int32(p.maskY)
 		p.flip8[i], p.hf8[i], p.upr8[i] = int32(flip), int32(p.hf), int32(upr)
 	}
