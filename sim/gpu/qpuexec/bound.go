@@ -88,12 +88,12 @@ func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
 	q.begin(p, env, s)
 	ops := b.ops
 	q.banksStale = false
-	// A micro-operation that fails jumps to failed with err and its
-	// instruction in at: the loop itself carries no error.
+	// A micro-operation that fails jumps to failed with err: the loop
+	// itself carries no error.
 	var err error
-	var at int32
+	var u *uop
 	for i := range ops {
-		u := &ops[i]
+		u = &ops[i]
 		switch u.op {
 		case opKernel:
 			u.k(u.d, u.a, u.b)
@@ -120,18 +120,15 @@ func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
 				q.unifOff += 4
 				q.unifAddr += 4
 			} else if x, err = q.popUniform(); err != nil {
-				at = u.pc
 				goto failed
 			}
 			fill(u.d, x)
 		case opVarying:
 			if err = q.readVarying(u.d); err != nil {
-				at = u.pc
 				goto failed
 			}
 		case opVaryingR5:
 			if err = q.readVarying(u.d); err != nil {
-				at = u.pc
 				goto failed
 			}
 			copyVec(&q.acc[5], &q.varyC)
@@ -155,37 +152,31 @@ func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
 		case opWriteAdd:
 			q.seq = int(u.pc) + 1
 			if err = q.writeIO(u.st, u.st.in, int(u.pc), true, uint16(u.n)); err != nil {
-				at = u.pc
 				goto failed
 			}
 		case opWriteMul:
 			q.seq = int(u.pc) + 1
 			if err = q.writeIO(u.st, u.st.in, int(u.pc), false, uint16(u.n)); err != nil {
-				at = u.pc
 				goto failed
 			}
 		case opWriteAddIf:
 			q.seq = int(u.pc) + 1
 			if err = q.writeIO(u.st, u.st.in, int(u.pc), true, q.mAdd); err != nil {
-				at = u.pc
 				goto failed
 			}
 		case opWriteMulIf:
 			q.seq = int(u.pc) + 1
 			if err = q.writeIO(u.st, u.st.in, int(u.pc), false, q.mMul); err != nil {
-				at = u.pc
 				goto failed
 			}
 		case opSignal:
 			q.seq = int(u.pc) + 1
 			if err = q.signal(u.in, int(u.pc)); err != nil {
-				at = u.pc
 				goto failed
 			}
 		case opStep:
 			q.seq = int(u.pc) + 1
 			if err = u.st.exec(q, u.st, int(u.pc)); err != nil {
-				at = u.pc
 				goto failed
 			}
 		// The general loop's checks at the instructions where they can
@@ -224,9 +215,9 @@ func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
 	return q.result(), nil
 
 failed:
-	q.seq = int(at) + 1
+	q.seq = int(u.pc) + 1
 	q.settleBanks()
-	return q.result(), q.fail(int(at), err)
+	return q.result(), q.fail(int(u.pc), err)
 }
 
 // boundSwitch is a bound program's thread switch. A threaded program
