@@ -3,6 +3,7 @@ package mesajobs
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -15,12 +16,19 @@ import (
 	"github.com/vccube/vccube/uapi"
 )
 
-// jobs are the recorded jobs, by name (the file's, without .vc4job).
+// jobs are the recorded jobs, by name (the file's, without .vc4job):
+// those of testdata, or those VC4SIM_JOBS names (a file pattern, such as
+// "/tmp/rec/*.vc4job"), to check and time jobs recorded from any program
+// with vc4serve -record-jobs.
 func jobs(t testing.TB) map[string]*jobfile.Job {
 	t.Helper()
-	paths, err := filepath.Glob(filepath.Join("testdata", "*.vc4job"))
+	pattern := os.Getenv("VC4SIM_JOBS")
+	if pattern == "" {
+		pattern = filepath.Join("testdata", "*.vc4job")
+	}
+	paths, err := filepath.Glob(pattern)
 	if err != nil || len(paths) == 0 {
-		t.Fatalf("no recorded jobs in testdata (%v)", err)
+		t.Fatalf("no recorded jobs match %s (%v)", pattern, err)
 	}
 	out := map[string]*jobfile.Job{}
 	for _, p := range paths {
