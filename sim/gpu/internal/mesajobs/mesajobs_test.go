@@ -104,7 +104,9 @@ func TestFastPathsMatchReference(t *testing.T) {
 			if want.res.Hung || want.faults != 0 {
 				t.Fatalf("the recorded job does not run cleanly on the general code: hung %v (%v), %d faults", want.res.Hung, want.res.Reason, want.faults)
 			}
-			if want.counters[uapi.PerfcntTLBQuadsWrittenToColorBuf] == 0 {
+			// The jobs of testdata were chosen to draw (another program's
+			// may only clear, or copy).
+			if want.counters[uapi.PerfcntTLBQuadsWrittenToColorBuf] == 0 && os.Getenv("VC4SIM_JOBS") == "" {
 				t.Fatalf("no quad reached the colour buffer: counters %v", want.counters)
 			}
 			got := run(t, fast, rp)
