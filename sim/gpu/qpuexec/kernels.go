@@ -2,6 +2,7 @@ package qpuexec
 
 import (
 	"math"
+	"math/bits"
 
 	"github.com/vccube/vccube/shaders/qpu"
 	"github.com/vccube/vccube/sim/gpu/internal/lanes"
@@ -11,69 +12,119 @@ import (
 // b[i]. The compiled steps (fast.go) call the kernel their instruction's
 // opcode selects, once per instruction, instead of the general
 // interpreter's addALU and mulALU, which choose the operation element loop
-// by element loop. The hot operations have loops of their own written for
-// speed; every kernel must give the bits addALU or mulALU give (the
-// reference), which kernels_test.go checks on random and special operands
-// and on every row of the hardware tables.
+// by element loop. Every op has a loop of its own written for speed (no
+// branch on the data, the element function inlined), and on amd64
+// assembly where it pays; every kernel must give the bits addALU or mulALU
+// give (the reference), which kernels_test.go checks for every set on
+// random and special operands and on every row of the hardware tables.
 type kernel func(d, a, b *vec)
 
-// kernelSet is one implementation of every SIMD kernel (amd64 has an
-// SSE2 and an AVX2 set; kernels_amd64.go).
+// kernelSet is one implementation of every SIMD kernel: goKernels, the Go
+// loops every architecture has, and on amd64 an SSE2 and an AVX2 set
+// (kernels_amd64.go), which use assembly where it pays and the Go loops
+// for the rest. colour is the 8-bit colour unpack of every element's byte
+// at bit shift (colourToFloatGo).
 type kernelSet struct {
 	name                                                                           string
 	fadd, fsub, fmul, v8muld, v8adds, v8subs, v8min, v8max, and, or, xor, add, sub kernel
+	fmin, fmax, fminabs, fmaxabs, ftoi, itof, shr, asr, ror, shl, min, max         kernel
+	not, clz, mul24                                                                kernel
+	colour                                                                         func(d, a *vec, shift uint)
+}
+
+// goKernels is the set of Go loops (kernels.go), the one other
+// architectures and the purego build run.
+var goKernels = kernelSet{
+	name: "Go",
+	fadd: kFAddGo, fsub: kFSubGo, fmul: kFMulGo,
+	v8muld: kV8MuldGo, v8adds: kV8AddsGo, v8subs: kV8SubsGo, v8min: kV8MinGo, v8max: kV8MaxGo,
+	and: kAndGo, or: kOrGo, xor: kXorGo, add: kAddGo, sub: kSubGo,
+	fmin: kFMinGo, fmax: kFMaxGo, fminabs: kFMinAbsGo, fmaxabs: kFMaxAbsGo, ftoi: kFToIGo, itof: kIToFGo,
+	shr: kShrGo, asr: kAsrGo, ror: kRorGo, shl: kShlGo, min: kMinGo, max: kMaxGo,
+	not: kNotGo, clz: kClzGo, mul24: kMul24Go,
+	colour: colourToFloatGo,
 }
 
 // addKernel returns the kernel of add op op, or nil for NOP (and the
 // reserved opcodes, which a program cannot load with).
-func addKernel(op qpu.AddOp) kernel {
-	switch op {
-	case qpu.AddNop:
-		return nil
-	case qpu.AddFAdd:
-		return kFAdd
-	case qpu.AddFSub:
-		return kFSub
-	case qpu.AddAdd:
-		return kAdd
-	case qpu.AddSub:
-		return kSub
-	case qpu.AddAnd:
-		return kAnd
-	case qpu.AddOr:
-		return kOr
-	case qpu.AddXor:
-		return kXor
-	case qpu.AddV8Adds:
-		return kV8Adds
-	case qpu.AddV8Subs:
-		return kV8Subs
-	}
-	if op.Reserved() {
-		return nil
-	}
-	return func(d, a, b *vec) { addALU(op, d, a, b) }
-}
+func addKernel(op qpu.AddOp) kernel { return kernels.addKernel(op) }
 
 // mulKernel returns the kernel of mul op op, or nil for NOP.
-func mulKernel(op qpu.MulOp) kernel {
+func mulKernel(op qpu.MulOp) kernel { return kernels.mulKernel(op) }
+
+// addKernel returns set k's kernel of add op op, or nil for NOP and the
+// reserved opcodes.
+func (k *kernelSet) addKernel(op qpu.AddOp) kernel {
 	switch op {
-	case qpu.MulNop:
-		return nil
-	case qpu.MulFMul:
-		return kFMul
-	case qpu.MulV8Muld:
-		return kV8Muld
-	case qpu.MulV8Min:
-		return kV8Min
-	case qpu.MulV8Max:
-		return kV8Max
-	case qpu.MulV8Adds:
-		return kV8Adds
-	case qpu.MulV8Subs:
-		return kV8Subs
+	case qpu.AddFAdd:
+		return k.fadd
+	case qpu.AddFSub:
+		return k.fsub
+	case qpu.AddFMin:
+		return k.fmin
+	case qpu.AddFMax:
+		return k.fmax
+	case qpu.AddFMinAbs:
+		return k.fminabs
+	case qpu.AddFMaxAbs:
+		return k.fmaxabs
+	case qpu.AddFToI:
+		return k.ftoi
+	case qpu.AddIToF:
+		return k.itof
+	case qpu.AddAdd:
+		return k.add
+	case qpu.AddSub:
+		return k.sub
+	case qpu.AddShr:
+		return k.shr
+	case qpu.AddAsr:
+		return k.asr
+	case qpu.AddRor:
+		return k.ror
+	case qpu.AddShl:
+		return k.shl
+	case qpu.AddMin:
+		return k.min
+	case qpu.AddMax:
+		return k.max
+	case qpu.AddAnd:
+		return k.and
+	case qpu.AddOr:
+		return k.or
+	case qpu.AddXor:
+		return k.xor
+	case qpu.AddNot:
+		return k.not
+	case qpu.AddClz:
+		return k.clz
+	case qpu.AddV8Adds:
+		return k.v8adds
+	case qpu.AddV8Subs:
+		return k.v8subs
 	}
-	return func(d, a, b *vec) { mulALU(op, d, a, b) }
+	return nil // NOP and the reserved opcodes
+}
+
+// mulKernel returns set k's kernel of mul op op, or nil for NOP.
+func (k *kernelSet) mulKernel(op qpu.MulOp) kernel {
+	switch op {
+	case qpu.MulFMul:
+		return k.fmul
+	case qpu.MulMul24:
+		return k.mul24
+	case qpu.MulV8Muld:
+		return k.v8muld
+	case qpu.MulV8Min:
+		return k.v8min
+	case qpu.MulV8Max:
+		return k.v8max
+	case qpu.MulV8Adds:
+		return k.v8adds
+	case qpu.MulV8Subs:
+		return k.v8subs
+	}
+	return nil // NOP
 }
 
 // kCopy is the kernel of an op whose result is its operand when both
@@ -240,6 +291,14 @@ func colourPackGo(p qpu.Pack, d, r *vec) {
 	}
 }
 
+// colourToFloatGo is the 8-bit colour unpack (colourToFloat) of the byte
+// at bit shift of every element.
+func colourToFloatGo(d, a *vec, shift uint) {
+	for i := range d {
+		d[i] = colourToFloat[a[i]>>(shift&24)&0xFF]
+	}
+}
+
 // unpackAVec is the regfile-A unpack (pack.go unpackA) of every element,
 // with the choice of unpack made once.
 func unpackAVec(u qpu.Unpack, float bool, d, a *vec) {
@@ -249,10 +308,7 @@ func unpackAVec(u qpu.Unpack, float bool, d, a *vec) {
 			d[i] = (a[i] >> 24) * 0x01010101
 		}
 	case u >= qpu.Unpack8A && u <= qpu.Unpack8D && float:
-		sh := 8 * uint(u-qpu.Unpack8A)
-		for i := range d {
-			d[i] = colourToFloat[a[i]>>sh&0xFF]
-		}
+		kernels.colour(d, a, 8*uint(u-qpu.Unpack8A))
 	case u >= qpu.Unpack8A && u <= qpu.Unpack8D:
 		sh := 8 * uint(u-qpu.Unpack8A)
 		for i := range d {
@@ -273,13 +329,145 @@ func unpackR4Vec(u qpu.Unpack, d, a *vec) {
 			d[i] = (a[i] >> 24) * 0x01010101
 		}
 	case u >= qpu.Unpack8A && u <= qpu.Unpack8D:
-		sh := 8 * uint(u-qpu.Unpack8A)
-		for i := range d {
-			d[i] = colourToFloat[a[i]>>sh&0xFF]
-		}
+		kernels.colour(d, a, 8*uint(u-qpu.Unpack8A))
 	default:
 		for i := range d {
 			d[i] = unpackR4(u, a[i])
 		}
+	}
+}
+
+// The remaining ops' Go loops: each is addALU's or mulALU's loop for its
+// op (the reference, which kernels_test.go compares them with), written
+// without a branch on the data, so that lanes which disagree (a sign, a
+// NaN in one lane) cost nothing to mispredict, and with the element
+// function inlined.
+
+// floatOrder maps a float bit pattern to an int32 that orders as floatKey
+// does (sign-magnitude, -0 equal to +0): the magnitude, negated when the
+// sign is set. The magnitude is below 2^31, so the negation cannot wrap.
+func floatOrder(x uint32) int32 {
+	s := uint32(int32(x) >> 31)
+	return int32((x&^signBit ^ s) - s)
+}
+
+// gtMask is all ones when x > y, else zero (the difference of two int32s
+// fits an int64).
+func gtMask(x, y int32) uint32 { return uint32((int64(y) - int64(x)) >> 63) }
+
+// kFMinGo is fmin: a if a <= b (floatKey) else b.
+func kFMinGo(d, a, b *vec) {
+	for i := range d {
+		x, y := a[i], b[i]
+		d[i] = x ^ (x^y)&gtMask(floatOrder(x), floatOrder(y))
+	}
+}
+
+// kFMaxGo is fmax: a if a > b (floatKey) else b.
+func kFMaxGo(d, a, b *vec) {
+	for i := range d {
+		x, y := a[i], b[i]
+		d[i] = y ^ (x^y)&gtMask(floatOrder(x), floatOrder(y))
+	}
+}
+
+// kFMinAbsGo is fminabs: the smaller magnitude (the magnitudes are below
+// 2^31, so they compare as int32).
+func kFMinAbsGo(d, a, b *vec) {
+	for i := range d {
+		x, y := a[i]&^signBit, b[i]&^signBit
+		d[i] = x ^ (x^y)&gtMask(int32(x), int32(y))
+	}
+}
+
+// kFMaxAbsGo is fmaxabs: the larger magnitude.
+func kFMaxAbsGo(d, a, b *vec) {
+	for i := range d {
+		x, y := a[i]&^signBit, b[i]&^signBit
+		d[i] = y ^ (x^y)&gtMask(int32(x), int32(y))
+	}
+}
+
+// kFToIGo is ftoi (float.go): Go's conversion truncates toward zero and
+// gives 0 for denormals and ±0; an exponent of 158 or more (magnitude
+// 2^31 and beyond, Inf and NaN patterns) makes the conversion's value,
+// which Go leaves to the implementation there, 0.
+func kFToIGo(d, a, _ *vec) {
+	for i := range d {
+		x := a[i]
+		v := uint32(int32(math.Float32frombits(x)))
+		d[i] = v & uint32(int32(x&expMask-158<<23)>>31)
+	}
+}
+
+// kIToFGo is itof (float.go): the int32 is exact as a float64; clearing
+// the 29 mantissa bits a float32 lacks truncates it toward zero, and the
+// conversion to float32 is then exact. (An integer's magnitude is never
+// below the smallest normal nor beyond 2^31, so rtz32's flush and
+// overflow never apply.)
+func kIToFGo(d, a, _ *vec) {
+	for i := range d {
+		f := math.Float64bits(float64(int32(a[i])))
+		d[i] = math.Float32bits(float32(math.Float64frombits(f &^ (1<<29 - 1))))
+	}
+}
+
+func kShrGo(d, a, b *vec) {
+	for i := range d {
+		d[i] = a[i] >> (b[i] & 31)
+	}
+}
+
+func kAsrGo(d, a, b *vec) {
+	for i := range d {
+		d[i] = uint32(int32(a[i]) >> (b[i] & 31))
+	}
+}
+
+func kRorGo(d, a, b *vec) {
+	for i := range d {
+		d[i] = bits.RotateLeft32(a[i], -int(b[i]&31))
+	}
+}
+
+func kShlGo(d, a, b *vec) {
+	for i := range d {
+		d[i] = a[i] << (b[i] & 31)
+	}
+}
+
+// kMinGo is min, signed: a if a <= b else b.
+func kMinGo(d, a, b *vec) {
+	for i := range d {
+		x, y := a[i], b[i]
+		d[i] = x ^ (x^y)&gtMask(int32(x), int32(y))
+	}
+}
+
+// kMaxGo is max, signed: a if a > b else b.
+func kMaxGo(d, a, b *vec) {
+	for i := range d {
+		x, y := a[i], b[i]
+		d[i] = y ^ (x^y)&gtMask(int32(x), int32(y))
+	}
+}
+
+func kNotGo(d, a, _ *vec) {
+	d2, a2 := pairs(d), pairs(a)
+	for i := range d2 {
+		d2[i] = ^a2[i]
+	}
+}
+
+func kClzGo(d, a, _ *vec) {
+	for i := range d {
+		d[i] = uint32(bits.LeadingZeros32(a[i]))
+	}
+}
+
+// kMul24Go is mul24: the low 32 bits of the product of the low 24 bits.
+func kMul24Go(d, a, b *vec) {
+	for i := range d {
+		d[i] = (a[i] & 0xFFFFFF) * (b[i] & 0xFFFFFF)
 	}
 }

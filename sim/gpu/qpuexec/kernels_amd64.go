@@ -12,7 +12,8 @@ import (
 
 // The amd64 kernels: SSE2 assembly (kernels_amd64.s) for the operations
 // the cube's and Mesa's shaders run most, and AVX2 twins
-// (kernels_avx2_amd64.s) used instead where the CPU has AVX2. The float ones return the
+// (kernels_avx2_amd64.s) used instead where the CPU has AVX2; the ops
+// without assembly in a set use kernels.go's Go loops. The fadd, fsub and fmul ones return the
 // elements whose inputs or sum are Inf or NaN, which the Go code's general
 // path (float.go) then computes, as kFAddGo and friends do element by
 // element. A kernel's destination must not be one of its operands (the
@@ -98,6 +99,81 @@ func addAVX2(d, a, b *vec)
 //go:noescape
 func subAVX2(d, a, b *vec)
 
+// The kernels of the other add ops and mul24: fmin, fmax and their abs
+// forms as integer compares of the bit patterns (floatOrder), ftoi with
+// the conversion's out-of-range value 0x80000000 made 0, itof through
+// float64 as kIToFGo; colourToFloat* is colourToFloatGo. The AVX2 set
+// also has the shifts (a count per element) and mul24.
+
+//go:noescape
+func fminSSE2(d, a, b *vec)
+
+//go:noescape
+func fmaxSSE2(d, a, b *vec)
+
+//go:noescape
+func fminabsSSE2(d, a, b *vec)
+
+//go:noescape
+func fmaxabsSSE2(d, a, b *vec)
+
+//go:noescape
+func minSSE2(d, a, b *vec)
+
+//go:noescape
+func maxSSE2(d, a, b *vec)
+
+//go:noescape
+func ftoiSSE2(d, a, b *vec)
+
+//go:noescape
+func itofSSE2(d, a, b *vec)
+
+//go:noescape
+func colourToFloatSSE2(d, a *vec, shift uint)
+
+//go:noescape
+func fminAVX2(d, a, b *vec)
+
+//go:noescape
+func fmaxAVX2(d, a, b *vec)
+
+//go:noescape
+func fminabsAVX2(d, a, b *vec)
+
+//go:noescape
+func fmaxabsAVX2(d, a, b *vec)
+
+//go:noescape
+func minAVX2(d, a, b *vec)
+
+//go:noescape
+func maxAVX2(d, a, b *vec)
+
+//go:noescape
+func ftoiAVX2(d, a, b *vec)
+
+//go:noescape
+func itofAVX2(d, a, b *vec)
+
+//go:noescape
+func shrAVX2(d, a, b *vec)
+
+//go:noescape
+func asrAVX2(d, a, b *vec)
+
+//go:noescape
+func rorAVX2(d, a, b *vec)
+
+//go:noescape
+func shlAVX2(d, a, b *vec)
+
+//go:noescape
+func mul24AVX2(d, a, b *vec)
+
+//go:noescape
+func colourToFloatAVX2(d, a *vec, shift uint)
+
 // The float kernels: the SIMD pass, then the general path for the
 // elements it hands back.
 
@@ -165,18 +241,34 @@ func colourPackWith(avx2 bool, p qpu.Pack, d, packed, r *vec) {
 }
 
 var (
-	sse2Kernels = kernelSet{"SSE2", kFAddSSE2, kFSubSSE2, kFMulSSE2, v8muldSSE2, v8addsSSE2, v8subsSSE2,
-		v8minSSE2, v8maxSSE2, andSSE2, orSSE2, xorSSE2, addSSE2, subSSE2}
-	avx2Kernels = kernelSet{"AVX2", kFAddAVX2, kFSubAVX2, kFMulAVX2, v8muldAVX2, v8addsAVX2, v8subsAVX2,
-		v8minAVX2, v8maxAVX2, andAVX2, orAVX2, xorAVX2, addAVX2, subAVX2}
+	sse2Kernels = kernelSet{
+		name: "SSE2",
+		fadd: kFAddSSE2, fsub: kFSubSSE2, fmul: kFMulSSE2,
+		v8muld: v8muldSSE2, v8adds: v8addsSSE2, v8subs: v8subsSSE2, v8min: v8minSSE2, v8max: v8maxSSE2,
+		and: andSSE2, or: orSSE2, xor: xorSSE2, add: addSSE2, sub: subSSE2,
+		fmin: fminSSE2, fmax: fmaxSSE2, fminabs: fminabsSSE2, fmaxabs: fmaxabsSSE2, ftoi: ftoiSSE2, itof: itofSSE2,
+		// SSE2 has no shift by a count per element, nor a 32-bit
+		// multiply keeping the low half, nor a leading-zero count.
+		shr: kShrGo, asr: kAsrGo, ror: kRorGo, shl: kShlGo, min: minSSE2, max: maxSSE2,
+		not: kNotGo, clz: kClzGo, mul24: kMul24Go,
+		colour: colourToFloatSSE2,
+	}
+	avx2Kernels = kernelSet{
+		name: "AVX2",
+		fadd: kFAddAVX2, fsub: kFSubAVX2, fmul: kFMulAVX2,
+		v8muld: v8muldAVX2, v8adds: v8addsAVX2, v8subs: v8subsAVX2, v8min: v8minAVX2, v8max: v8maxAVX2,
+		and: andAVX2, or: orAVX2, xor: xorAVX2, add: addAVX2, sub: subAVX2,
+		fmin: fminAVX2, fmax: fmaxAVX2, fminabs: fminabsAVX2, fmaxabs: fmaxabsAVX2, ftoi: ftoiAVX2, itof: itofAVX2,
+		shr: shrAVX2, asr: asrAVX2, ror: rorAVX2, shl: shlAVX2, min: minAVX2, max: maxAVX2,
+		not: kNotGo, clz: kClzGo, mul24: mul24AVX2,
+		colour: colourToFloatAVX2,
+	}
 )
 
-// The kernels programs are compiled with: AVX2's where the CPU (and the
-// operating system, which must save the YMM registers) has it, else
-// SSE2's, which every amd64 CPU has.
-var (
-	kFAdd, kFSub, kFMul, kV8Muld, kV8Adds, kV8Subs, kV8Min, kV8Max, kAnd, kOr, kXor, kAdd, kSub = useKernels(simdKernels())
-)
+// kernels is the set programs are compiled with: AVX2's where the CPU
+// (and the operating system, which must save the YMM registers) has it,
+// else SSE2's, which every amd64 CPU has.
+var kernels = simdKernels()
 
 // simdKernels returns the set this CPU runs.
 func simdKernels() *kernelSet {
@@ -184,8 +276,4 @@ func simdKernels() *kernelSet {
 		return &avx2Kernels
 	}
 	return &sse2Kernels
-}
-
-func useKernels(k *kernelSet) (fadd, fsub, fmul, v8muld, v8adds, v8subs, v8min, v8max, and, or, xor, add, sub kernel) {
-	return k.fadd, k.fsub, k.fmul, k.v8muld, k.v8adds, k.v8subs, k.v8min, k.v8max, k.and, k.or, k.xor, k.add, k.sub
 }

@@ -12,6 +12,12 @@
 // Four-element constants, built in registers:
 //   X13 expMask 0x7F800000    X12 0x7FFFFFFF    X11 zero
 
+// ARGS3 loads a kernel's arguments (d, a, b *vec) into DI, SI and DX.
+#define ARGS3 \
+	MOVQ d+0(FP), DI \
+	MOVQ a+8(FP), SI \
+	MOVQ b+16(FP), DX
+
 #define SPLAT(val, reg) MOVL $val, AX; MOVQ AX, reg; PSHUFD $0, reg, reg
 
 // FADD4 computes elements off/4 .. off/4+3 of kFAddGo (X14: the sign
@@ -311,4 +317,205 @@ TEXT ·colourSSE2(SB), NOSPLIT, $0-44
 	COLOUR4(16)
 	COLOUR4(32)
 	COLOUR4(48)
+	RET
+
+// The compare-and-select kernels (kFMinGo and friends): X3 = all ones in
+// the elements where the first operand's key is greater, then the result
+// is keep ^ ((x ^ y) & X3), keep being x (X4) for the min forms and y (X5)
+// for the max forms. X12 holds 0x7FFFFFFF.
+
+// FLOATKEY4 turns the float bit pattern in reg into floatOrder's int32:
+// the magnitude, negated (two's complement) when the sign is set. X2 is
+// scratch.
+#define FLOATKEY4(reg) \
+	MOVO reg, X2 \
+	PSRAL $31, X2 \
+	PAND X12, reg \
+	PXOR X2, reg \
+	PSUBL X2, reg
+
+// SELECT4 stores keep ^ ((X4 ^ X5) & X3) at off(DI).
+#define SELECT4(off, keep) \
+	MOVO X4, X0 \
+	PXOR X5, X0 \
+	PAND X3, X0 \
+	PXOR keep, X0 \
+	MOVOU X0, off(DI)
+
+// FMINMAX4 is fmin (keep X4, a) or fmax (keep X5, b) of elements off/4 ..
+// off/4+3.
+#define FMINMAX4(off, keep) \
+	MOVOU off(SI), X4 \
+	MOVOU off(DX), X5 \
+	MOVO X4, X3 \
+	MOVO X5, X6 \
+	FLOATKEY4(X3) \
+	FLOATKEY4(X6) \
+	PCMPGTL X6, X3 \
+	SELECT4(off, keep)
+
+// ABSMINMAX4 is fminabs or fmaxabs: the compare and the result on the
+// magnitudes (X4, X5).
+#define ABSMINMAX4(off, keep) \
+	MOVOU off(SI), X4 \
+	MOVOU off(DX), X5 \
+	PAND X12, X4 \
+	PAND X12, X5 \
+	MOVO X4, X3 \
+	PCMPGTL X5, X3 \
+	SELECT4(off, keep)
+
+// INTMINMAX4 is min or max, signed.
+#define INTMINMAX4(off, keep) \
+	MOVOU off(SI), X4 \
+	MOVOU off(DX), X5 \
+	MOVO X4, X3 \
+	PCMPGTL X5, X3 \
+	SELECT4(off, keep)
+
+// func fminSSE2(d, a, b *vec)
+TEXT ·fminSSE2(SB), NOSPLIT, $0-24
+	ARGS3
+	SPLAT(0x7FFFFFFF, X12)
+	FMINMAX4(0, X4)
+	FMINMAX4(16, X4)
+	FMINMAX4(32, X4)
+	FMINMAX4(48, X4)
+	RET
+
+// func fmaxSSE2(d, a, b *vec)
+TEXT ·fmaxSSE2(SB), NOSPLIT, $0-24
+	ARGS3
+	SPLAT(0x7FFFFFFF, X12)
+	FMINMAX4(0, X5)
+	FMINMAX4(16, X5)
+	FMINMAX4(32, X5)
+	FMINMAX4(48, X5)
+	RET
+
+// func fminabsSSE2(d, a, b *vec)
+TEXT ·fminabsSSE2(SB), NOSPLIT, $0-24
+	ARGS3
+	SPLAT(0x7FFFFFFF, X12)
+	ABSMINMAX4(0, X4)
+	ABSMINMAX4(16, X4)
+	ABSMINMAX4(32, X4)
+	ABSMINMAX4(48, X4)
+	RET
+
+// func fmaxabsSSE2(d, a, b *vec)
+TEXT ·fmaxabsSSE2(SB), NOSPLIT, $0-24
+	ARGS3
+	SPLAT(0x7FFFFFFF, X12)
+	ABSMINMAX4(0, X5)
+	ABSMINMAX4(16, X5)
+	ABSMINMAX4(32, X5)
+	ABSMINMAX4(48, X5)
+	RET
+
+// func minSSE2(d, a, b *vec)
+TEXT ·minSSE2(SB), NOSPLIT, $0-24
+	ARGS3
+	INTMINMAX4(0, X4)
+	INTMINMAX4(16, X4)
+	INTMINMAX4(32, X4)
+	INTMINMAX4(48, X4)
+	RET
+
+// func maxSSE2(d, a, b *vec)
+TEXT ·maxSSE2(SB), NOSPLIT, $0-24
+	ARGS3
+	INTMINMAX4(0, X5)
+	INTMINMAX4(16, X5)
+	INTMINMAX4(32, X5)
+	INTMINMAX4(48, X5)
+	RET
+
+// FTOI4 is kFToIGo of four elements: CVTTPS2PL truncates toward zero
+// (denormals and ±0 give 0) and gives 0x80000000 for NaN, Inf and every
+// magnitude of 2^31 or more, -2^31 itself included: exactly the inputs
+// ftoi makes 0, so those elements become 0. X12 holds 0x80000000.
+#define FTOI4(off) \
+	MOVOU off(SI), X0 \
+	CVTTPS2PL X0, X0 \
+	MOVO X0, X1 \
+	PCMPEQL X12, X1 \
+	PANDN X0, X1 \
+	MOVOU X1, off(DI)
+
+// func ftoiSSE2(d, a, b *vec)
+TEXT ·ftoiSSE2(SB), NOSPLIT, $0-24
+	ARGS3
+	SPLAT(0x80000000, X12)
+	FTOI4(0)
+	FTOI4(16)
+	FTOI4(32)
+	FTOI4(48)
+	RET
+
+// CVT4 converts the four int32s in X0 to float64s in X1 (elements 0, 1)
+// and X2 (2, 3).
+#define CVT4 \
+	CVTPL2PD X0, X1 \
+	PSHUFD $0x0E, X0, X0 \
+	CVTPL2PD X0, X2
+
+// TRUNC4 clears the 29 mantissa bits a float32 lacks in X1 and X2 (X10
+// holds the mask), which truncates them toward zero, converts the exact
+// results to float32 and stores the four at off(DI): kIToFGo's last steps
+// and colourToFloatGo's.
+#define TRUNC4(off) \
+	PAND X10, X1 \
+	PAND X10, X2 \
+	CVTPD2PS X1, X1 \
+	CVTPD2PS X2, X2 \
+	MOVLHPS X2, X1 \
+	MOVOU X1, off(DI)
+
+#define ITOF4(off) \
+	MOVOU off(SI), X0 \
+	CVT4 \
+	TRUNC4(off)
+
+#define TRUNCMASK(reg) MOVQ $0xFFFFFFFFE0000000, AX; MOVQ AX, reg; PUNPCKLQDQ reg, reg
+
+// func itofSSE2(d, a, b *vec)
+TEXT ·itofSSE2(SB), NOSPLIT, $0-24
+	ARGS3
+	TRUNCMASK(X10)
+	ITOF4(0)
+	ITOF4(16)
+	ITOF4(32)
+	ITOF4(48)
+	RET
+
+// COLOURF4 is colourToFloatGo of four elements: the byte at shift X7
+// (X12 0xFF per element) times 1/255 as a float64 (X13), truncated to a
+// float32. The product is the float64 nearest the quotient b/255 that
+// colourToFloat rounds, for every byte (TestColourToFloatKernels checks
+// all 256 at all four shifts), and truncation is rtz32 for these normal
+// values.
+#define COLOURF4(off) \
+	MOVOU off(SI), X0 \
+	PSRLL X7, X0 \
+	PAND X12, X0 \
+	CVT4 \
+	MULPD X13, X1 \
+	MULPD X13, X2 \
+	TRUNC4(off)
+
+// func colourToFloatSSE2(d, a *vec, shift uint)
+TEXT ·colourToFloatSSE2(SB), NOSPLIT, $0-24
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ shift+16(FP), X7
+	SPLAT(0xFF, X12)
+	TRUNCMASK(X10)
+	MOVQ $0x3F70101010101010, AX
+	MOVQ AX, X13
+	PUNPCKLQDQ X13, X13
+	COLOURF4(0)
+	COLOURF4(16)
+	COLOURF4(32)
+	COLOURF4(48)
 	RET

@@ -14,6 +14,12 @@
 // dirty costs hundreds of cycles on some CPUs and hypervisors (measured
 // here: fadd 253 ns instead of 11 with one MOVQ AX, X14 in it).
 
+// ARGS3 loads a kernel's arguments (d, a, b *vec) into DI, SI and DX.
+#define ARGS3 \
+	MOVQ d+0(FP), DI \
+	MOVQ a+8(FP), SI \
+	MOVQ b+16(FP), DX
+
 #define SPLATY(val, x, y) MOVL $val, AX; VMOVD AX, x; VPBROADCASTD x, y
 
 // SPLATARG sets every 32-bit element of y to the uint32 argument arg.
@@ -283,5 +289,218 @@ TEXT ·colourAVX2(SB), NOSPLIT, $0-44
 	SPLATSD(0x3FE0000000000000, X12, Y12) // 0.5
 	COLOUR8(0)
 	COLOUR8(32)
+	VZEROUPPER
+	RET
+
+// The compare-and-select kernels, as their SSE2 twins: Y3 = all ones in
+// the elements where the first operand's key is greater, the result keep
+// ^ ((x ^ y) & Y3) with keep x (Y4) for the min forms, y (Y5) for the max
+// forms. Y12 holds 0x7FFFFFFF.
+
+// FLOATKEY8 sets dst to floatOrder of the float bit patterns in src. Y2
+// is scratch.
+#define FLOATKEY8(src, dst) \
+	VPSRAD $31, src, Y2 \
+	VPAND Y12, src, dst \
+	VPXOR Y2, dst, dst \
+	VPSUBD Y2, dst, dst
+
+#define SELECT8(off, keep) \
+	VPXOR Y5, Y4, Y0 \
+	VPAND Y3, Y0, Y0 \
+	VPXOR keep, Y0, Y0 \
+	VMOVDQU Y0, off(DI)
+
+#define FMINMAX8(off, keep) \
+	VMOVDQU off(SI), Y4 \
+	VMOVDQU off(DX), Y5 \
+	FLOATKEY8(Y4, Y3) \
+	FLOATKEY8(Y5, Y6) \
+	VPCMPGTD Y6, Y3, Y3 \
+	SELECT8(off, keep)
+
+#define ABSMINMAX8(off, keep) \
+	VPAND off(SI), Y12, Y4 \
+	VPAND off(DX), Y12, Y5 \
+	VPCMPGTD Y5, Y4, Y3 \
+	SELECT8(off, keep)
+
+// func fminAVX2(d, a, b *vec)
+TEXT ·fminAVX2(SB), NOSPLIT, $0-24
+	ARGS3
+	SPLATY(0x7FFFFFFF, X12, Y12)
+	FMINMAX8(0, Y4)
+	FMINMAX8(32, Y4)
+	VZEROUPPER
+	RET
+
+// func fmaxAVX2(d, a, b *vec)
+TEXT ·fmaxAVX2(SB), NOSPLIT, $0-24
+	ARGS3
+	SPLATY(0x7FFFFFFF, X12, Y12)
+	FMINMAX8(0, Y5)
+	FMINMAX8(32, Y5)
+	VZEROUPPER
+	RET
+
+// func fminabsAVX2(d, a, b *vec)
+TEXT ·fminabsAVX2(SB), NOSPLIT, $0-24
+	ARGS3
+	SPLATY(0x7FFFFFFF, X12, Y12)
+	ABSMINMAX8(0, Y4)
+	ABSMINMAX8(32, Y4)
+	VZEROUPPER
+	RET
+
+// func fmaxabsAVX2(d, a, b *vec)
+TEXT ·fmaxabsAVX2(SB), NOSPLIT, $0-24
+	ARGS3
+	SPLATY(0x7FFFFFFF, X12, Y12)
+	ABSMINMAX8(0, Y5)
+	ABSMINMAX8(32, Y5)
+	VZEROUPPER
+	RET
+
+// func minAVX2(d, a, b *vec): signed; equal elements are the same bits,
+// so which one min returns does not matter.
+TEXT ·minAVX2(SB), NOSPLIT, $0-24
+	BYTEOPY(VPMINSD)
+
+// func maxAVX2(d, a, b *vec)
+TEXT ·maxAVX2(SB), NOSPLIT, $0-24
+	BYTEOPY(VPMAXSD)
+
+// FTOI8 is FTOI4 (kernels_amd64.s) of eight elements. Y12 holds
+// 0x80000000.
+#define FTOI8(off) \
+	VCVTTPS2DQ off(SI), Y0 \
+	VPCMPEQD Y12, Y0, Y1 \
+	VPANDN Y0, Y1, Y1 \
+	VMOVDQU Y1, off(DI)
+
+// func ftoiAVX2(d, a, b *vec)
+TEXT ·ftoiAVX2(SB), NOSPLIT, $0-24
+	ARGS3
+	SPLATY(0x80000000, X12, Y12)
+	FTOI8(0)
+	FTOI8(32)
+	VZEROUPPER
+	RET
+
+// ITOF4Y is kIToFGo of four elements: int32 to float64, the 29 low
+// mantissa bits cleared (Y10), float64 to float32.
+#define ITOF4Y(off) \
+	VCVTDQ2PD off(SI), Y1 \
+	VPAND Y10, Y1, Y1 \
+	VCVTPD2PSY Y1, X1 \
+	VMOVDQU X1, off(DI)
+
+// func itofAVX2(d, a, b *vec)
+TEXT ·itofAVX2(SB), NOSPLIT, $0-24
+	ARGS3
+	SPLATSD(0xFFFFFFFFE0000000, X10, Y10)
+	ITOF4Y(0)
+	ITOF4Y(16)
+	ITOF4Y(32)
+	ITOF4Y(48)
+	VZEROUPPER
+	RET
+
+// COLOURF8 is COLOURF4 (kernels_amd64.s) of eight elements: X7 the shift,
+// Y12 0xFF per element, Y13 1/255 per float64, Y10 the truncation mask.
+#define COLOURF8(off) \
+	VMOVDQU off(SI), Y0 \
+	VPSRLD X7, Y0, Y0 \
+	VPAND Y12, Y0, Y0 \
+	VCVTDQ2PD X0, Y1 \
+	VEXTRACTI128 $1, Y0, X2 \
+	VCVTDQ2PD X2, Y2 \
+	VMULPD Y13, Y1, Y1 \
+	VMULPD Y13, Y2, Y2 \
+	VPAND Y10, Y1, Y1 \
+	VPAND Y10, Y2, Y2 \
+	VCVTPD2PSY Y1, X1 \
+	VCVTPD2PSY Y2, X2 \
+	VMOVDQU X1, off(DI) \
+	VMOVDQU X2, off+16(DI)
+
+// func colourToFloatAVX2(d, a *vec, shift uint)
+TEXT ·colourToFloatAVX2(SB), NOSPLIT, $0-24
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ shift+16(FP), AX
+	VMOVQ AX, X7
+	SPLATY(0xFF, X12, Y12)
+	SPLATSD(0xFFFFFFFFE0000000, X10, Y10)
+	SPLATSD(0x3F70101010101010, X13, Y13)
+	COLOURF8(0)
+	COLOURF8(32)
+	VZEROUPPER
+	RET
+
+// SHIFTY is a shift by a count per element, b & 31 (Y15 holds 31): d = a
+// op (b & 31).
+#define SHIFTY(op) \
+	ARGS3 \
+	SPLATY(31, X15, Y15) \
+	VPAND 0(DX), Y15, Y2 \
+	VPAND 32(DX), Y15, Y3 \
+	VMOVDQU 0(SI), Y0 \
+	VMOVDQU 32(SI), Y1 \
+	op Y2, Y0, Y0 \
+	op Y3, Y1, Y1 \
+	VMOVDQU Y0, 0(DI) \
+	VMOVDQU Y1, 32(DI) \
+	VZEROUPPER \
+	RET
+
+// func shrAVX2(d, a, b *vec)
+TEXT ·shrAVX2(SB), NOSPLIT, $0-24
+	SHIFTY(VPSRLVD)
+
+// func asrAVX2(d, a, b *vec)
+TEXT ·asrAVX2(SB), NOSPLIT, $0-24
+	SHIFTY(VPSRAVD)
+
+// func shlAVX2(d, a, b *vec)
+TEXT ·shlAVX2(SB), NOSPLIT, $0-24
+	SHIFTY(VPSLLVD)
+
+// ROR8 is ror of eight elements: a >> s | a << (32 - s) with s = b & 31;
+// VPSLLVD gives 0 for the count 32 (s = 0), leaving a. Y15 holds 31, Y14
+// 32.
+#define ROR8(off) \
+	VPAND off(DX), Y15, Y2 \
+	VPSUBD Y2, Y14, Y3 \
+	VMOVDQU off(SI), Y0 \
+	VPSRLVD Y2, Y0, Y1 \
+	VPSLLVD Y3, Y0, Y0 \
+	VPOR Y1, Y0, Y0 \
+	VMOVDQU Y0, off(DI)
+
+// func rorAVX2(d, a, b *vec)
+TEXT ·rorAVX2(SB), NOSPLIT, $0-24
+	ARGS3
+	SPLATY(31, X15, Y15)
+	SPLATY(32, X14, Y14)
+	ROR8(0)
+	ROR8(32)
+	VZEROUPPER
+	RET
+
+// MUL24Y is mul24 of eight elements: the low 24 bits of each operand (Y15
+// 0xFFFFFF), VPMULLD keeping the low 32 bits of the product.
+#define MUL24Y(off) \
+	VPAND off(SI), Y15, Y0 \
+	VPAND off(DX), Y15, Y1 \
+	VPMULLD Y1, Y0, Y0 \
+	VMOVDQU Y0, off(DI)
+
+// func mul24AVX2(d, a, b *vec)
+TEXT ·mul24AVX2(SB), NOSPLIT, $0-24
+	ARGS3
+	SPLATY(0xFFFFFF, X15, Y15)
+	MUL24Y(0)
+	MUL24Y(32)
 	VZEROUPPER
 	RET

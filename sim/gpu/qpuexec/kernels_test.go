@@ -36,56 +36,26 @@ func allKernels() []testKernel {
 			ks = append(ks, testKernel{"mul " + op.String() + " a, a", kCopy, func(d, a, b *vec) { mulALU(op, d, a, b) }, true})
 		}
 	}
-	// The Go loops, which other architectures (and the purego tag) use,
-	// whatever this build's table holds. (fadd, fsub and fmul's are
-	// addALU's and mulALU's own: the scalar forms in fastpath_test.go
-	// and the ALU tables check those.)
-	goKernels := []struct {
-		name string
-		k    kernel
-		add  qpu.AddOp
-		mul  qpu.MulOp
-	}{
-		{"go fadd", kFAddGo, qpu.AddFAdd, 0}, {"go fsub", kFSubGo, qpu.AddFSub, 0},
-		{"go add", kAddGo, qpu.AddAdd, 0}, {"go sub", kSubGo, qpu.AddSub, 0},
-		{"go and", kAndGo, qpu.AddAnd, 0}, {"go or", kOrGo, qpu.AddOr, 0}, {"go xor", kXorGo, qpu.AddXor, 0},
-		{"go v8adds", kV8AddsGo, qpu.AddV8Adds, 0}, {"go v8subs", kV8SubsGo, qpu.AddV8Subs, 0},
-		{"go fmul", kFMulGo, 0, qpu.MulFMul}, {"go v8muld", kV8MuldGo, 0, qpu.MulV8Muld},
-		{"go v8min", kV8MinGo, 0, qpu.MulV8Min}, {"go v8max", kV8MaxGo, 0, qpu.MulV8Max},
-	}
-	// Each assembly set this machine runs, whichever the build chose.
-	for _, set := range simdSets() {
-		for _, g := range []struct {
-			name string
-			k    kernel
-			add  qpu.AddOp
-			mul  qpu.MulOp
-		}{
-			{"fadd", set.fadd, qpu.AddFAdd, 0}, {"fsub", set.fsub, qpu.AddFSub, 0},
-			{"add", set.add, qpu.AddAdd, 0}, {"sub", set.sub, qpu.AddSub, 0},
-			{"and", set.and, qpu.AddAnd, 0}, {"or", set.or, qpu.AddOr, 0}, {"xor", set.xor, qpu.AddXor, 0},
-			{"v8adds", set.v8adds, qpu.AddV8Adds, 0}, {"v8subs", set.v8subs, qpu.AddV8Subs, 0},
-			{"fmul", set.fmul, 0, qpu.MulFMul}, {"v8muld", set.v8muld, 0, qpu.MulV8Muld},
-			{"v8min", set.v8min, 0, qpu.MulV8Min}, {"v8max", set.v8max, 0, qpu.MulV8Max},
-		} {
-			goKernels = append(goKernels, struct {
-				name string
-				k    kernel
-				add  qpu.AddOp
-				mul  qpu.MulOp
-			}{set.name + " " + g.name, g.k, g.add, g.mul})
+	// Every set's kernel of every op: the Go loops, which other
+	// architectures (and the purego tag) use, whatever this build's
+	// choice, and each assembly set this machine can run.
+	for _, set := range kernelSets() {
+		for op := qpu.AddOp(1); op < 32; op++ {
+			if op.Reserved() {
+				continue
+			}
+			ks = append(ks, testKernel{set.name + " add " + op.String(), set.addKernel(op), func(d, a, b *vec) { addALU(op, d, a, b) }, false})
 		}
-	}
-	for _, g := range goKernels {
-		add, mul := g.add, g.mul
-		ref := func(d, a, b *vec) { addALU(add, d, a, b) }
-		if mul != 0 {
-			ref = func(d, a, b *vec) { mulALU(mul, d, a, b) }
+		for op := qpu.MulOp(1); op < 8; op++ {
+			ks = append(ks, testKernel{set.name + " mul " + op.String(), set.mulKernel(op), func(d, a, b *vec) { mulALU(op, d, a, b) }, false})
 		}
-		ks = append(ks, testKernel{g.name, g.k, ref, false})
 	}
 	return ks
 }
+
+// kernelSets returns the Go loops' set and every assembly set this
+// machine runs.
+func kernelSets() []*kernelSet { return append([]*kernelSet{&goKernels}, simdSets()...) }
 
 // TestKernelsMatchGeneralALUs runs every kernel and addALU/mulALU on
 // random vectors — any bits, the special words (zeros, denormals, Infs,
@@ -209,10 +179,7 @@ func TestFloatKernelsEdgeCases(t *testing.T) {
 				}
 			}
 		}
-		check("fadd", kFAdd, func(d, a, b *vec) { addALU(qpu.AddFAdd, d, a, b) })
-		check("fsub", kFSub, func(d, a, b *vec) { addALU(qpu.AddFSub, d, a, b) })
-		check("fmul", kFMul, func(d, a, b *vec) { mulALU(qpu.MulFMul, d, a, b) })
-		for _, set := range simdSets() {
+		for _, set := range kernelSets() {
 			check(set.name+" fadd", set.fadd, func(d, a, b *vec) { addALU(qpu.AddFAdd, d, a, b) })
 			check(set.name+" fsub", set.fsub, func(d, a, b *vec) { addALU(qpu.AddFSub, d, a, b) })
 			check(set.name+" fmul", set.fmul, func(d, a, b *vec) { mulALU(qpu.MulFMul, d, a, b) })
@@ -301,6 +268,98 @@ func TestUnpackVecs(t *testing.T) {
 			for i := range got {
 				if want := unpackR4(u, a[i]); got[i] != want {
 					t.Fatalf("unpackR4Vec %v of %#08x: %#08x, unpackR4 %#08x", u, a[i], got[i], want)
+				}
+			}
+		}
+	}
+}
+
+// TestIntegerKernelsEdgeCases runs every set's kernels of the ops that
+// convert, shift, compare or multiply against addALU and mulALU on the
+// operands where their shortcuts could go wrong: floats with exponents
+// near 2^31 (ftoi's limit) and near 2^24 and 2^0, integers near ±2^24
+// (where itof starts to round) and ±2^31, shift counts 0…63 (only the low
+// five bits count), words equal but for the sign, and the special words;
+// 40000 vectors of 16 elements each.
+func TestIntegerKernelsEdgeCases(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	next := r.Uint32
+	pick := func(i int) (a, b uint32) {
+		a, b = next(), next()
+		switch i % 8 {
+		case 1: // floats of magnitude near 2^31, 2^24, 1
+			e := []uint32{157, 158, 159, 150, 151, 126, 127, 0, 255}[next()%9]
+			a = a&^expMask | e<<23
+			if next()%4 == 0 {
+				a &^= mantMask
+			}
+		case 2: // integers near ±2^24 and ±2^31
+			base := []uint32{1 << 24, 0xFF000000, 1 << 31, 1<<31 - 1, 0}[next()%5]
+			a = base + next()%64 - 32
+		case 3: // shift counts of every value, and beyond 31
+			b = next() % 64
+		case 4: // a and b differ only in sign (fmin, fmax of ±x)
+			b = a ^ signBit
+		case 5:
+			b = a
+		case 6:
+			a = specialWords[next()%uint32(len(specialWords))]
+		case 7:
+			b = specialWords[next()%uint32(len(specialWords))]
+		}
+		return a, b
+	}
+	adds := []qpu.AddOp{qpu.AddFMin, qpu.AddFMax, qpu.AddFMinAbs, qpu.AddFMaxAbs, qpu.AddFToI, qpu.AddIToF,
+		qpu.AddShr, qpu.AddAsr, qpu.AddRor, qpu.AddShl, qpu.AddMin, qpu.AddMax, qpu.AddNot, qpu.AddClz}
+	sets := kernelSets()
+	for n := 0; n < 40000; n++ {
+		var a, b vec
+		for i := range a {
+			a[i], b[i] = pick(n + i)
+		}
+		check := func(name string, k kernel, ref func(d, a, b *vec)) {
+			var got, want vec
+			k(&got, &a, &b)
+			ref(&want, &a, &b)
+			for i := range got {
+				if got[i] != want[i] {
+					t.Fatalf("%s element %d: (%#08x, %#08x) = %#08x, general %#08x", name, i, a[i], b[i], got[i], want[i])
+				}
+			}
+		}
+		for _, set := range sets {
+			for _, op := range adds {
+				check(set.name+" "+op.String(), set.addKernel(op), func(d, a, b *vec) { addALU(op, d, a, b) })
+			}
+			check(set.name+" mul24", set.mul24, func(d, a, b *vec) { mulALU(qpu.MulMul24, d, a, b) })
+		}
+	}
+}
+
+// Every set's colour unpack gives colourToFloat of the byte at its shift:
+// all 256 bytes at each of the four byte positions, with random bits in
+// the other bytes, and the table itself is rtz32(b/255) (float.go).
+func TestColourToFloatKernels(t *testing.T) {
+	for i := range 256 {
+		if want := rtz32(float64(i) / 255); colourToFloat[i] != want {
+			t.Fatalf("colourToFloat[%d] = %#08x, rtz32(%d/255) %#08x", i, colourToFloat[i], i, want)
+		}
+	}
+	r := rand.New(rand.NewPCG(13, 14))
+	for _, set := range kernelSets() {
+		for shift := uint(0); shift < 32; shift += 8 {
+			for round := range 4 {
+				for base := 0; base < 256; base += 16 {
+					var a, got vec
+					for i := range a {
+						a[i] = r.Uint32()&^(0xFF<<shift) | uint32((base+i+round*5)&0xFF)<<shift
+					}
+					set.colour(&got, &a, shift)
+					for i := range got {
+						if want := colourToFloat[a[i]>>shift&0xFF]; got[i] != want {
+							t.Fatalf("%s colour unpack of byte %d (shift %d) of %#08x: %#08x, colourToFloat %#08x", set.name, a[i]>>shift&0xFF, shift, a[i], got[i], want)
+						}
+					}
 				}
 			}
 		}
