@@ -406,23 +406,21 @@ TEXT ·itofAVX2(SB), NOSPLIT, $0-24
 	VZEROUPPER
 	RET
 
-// COLOURF8 is COLOURF4 (kernels_amd64.s) of eight elements: X7 the shift,
-// Y12 0xFF per element, Y13 1/255 per float64, Y10 the truncation mask.
-#define COLOURF8(off) \
-	VMOVDQU off(SI), Y0 \
-	VPSRLD X7, Y0, Y0 \
-	VPAND Y12, Y0, Y0 \
+// COLOURF4Y is COLOURF4 (kernels_amd64.s) with the float64 steps on four
+// elements at once: X7 the shift, X12 0xFF per element, Y13 1/255 per
+// float64, Y10 the truncation mask. It reads 16 bytes at a time, not 32:
+// the operand is most often r4 just written by the TMU's 16-byte copies
+// (lanes.Copy), and a load spanning two stores waits for them to leave
+// the store buffer.
+#define COLOURF4Y(off) \
+	VMOVDQU off(SI), X0 \
+	VPSRLD X7, X0, X0 \
+	VPAND X12, X0, X0 \
 	VCVTDQ2PD X0, Y1 \
-	VEXTRACTI128 $1, Y0, X2 \
-	VCVTDQ2PD X2, Y2 \
 	VMULPD Y13, Y1, Y1 \
-	VMULPD Y13, Y2, Y2 \
 	VPAND Y10, Y1, Y1 \
-	VPAND Y10, Y2, Y2 \
 	VCVTPD2PSY Y1, X1 \
-	VCVTPD2PSY Y2, X2 \
-	VMOVDQU X1, off(DI) \
-	VMOVDQU X2, off+16(DI)
+	VMOVDQU X1, off(DI)
 
 // func colourToFloatAVX2(d, a *vec, shift uint)
 TEXT ·colourToFloatAVX2(SB), NOSPLIT, $0-24
@@ -433,8 +431,10 @@ TEXT ·colourToFloatAVX2(SB), NOSPLIT, $0-24
 	SPLATY(0xFF, X12, Y12)
 	SPLATSD(0xFFFFFFFFE0000000, X10, Y10)
 	SPLATSD(0x3F70101010101010, X13, Y13)
-	COLOURF8(0)
-	COLOURF8(32)
+	COLOURF4Y(0)
+	COLOURF4Y(16)
+	COLOURF4Y(32)
+	COLOURF4Y(48)
 	VZEROUPPER
 	RET
 
