@@ -25,10 +25,10 @@
 // once more into a step whose executor was chosen for what it does
 // (fast.go), and a straight-line program (no branch, one program end, no
 // write delay) bound to each QPU that runs it as micro-operations with
-// pointers to that QPU's registers (bound.go). The float and byte
-// operations, colour packs and unpacks run as vector kernels (kernels.go;
-// SSE2 assembly on amd64, kernels_amd64.s, unless built with the purego
-// tag). The general interpreter (Run's own loop, alu, read, write) is the
+// pointers to that QPU's registers (bound.go). Every ALU operation, the
+// colour packs and unpacks run as vector kernels (kernels.go; SSE2 and
+// AVX2 assembly on amd64, kernels_amd64.s and kernels_avx2_amd64.s, unless
+// built with the purego tag). The general interpreter (Run's own loop, alu, read, write) is the
 // reference: QPU.Reference runs it instead, and fast_test.go runs random
 // valid and permissive programs on both from equal states and requires
 // the same registers, flags, latches, memory, Env calls, results and
