@@ -711,9 +711,7 @@ func (q *QPU) write(in *inst, pc int, t wtarget, v *vec, lanes uint16, bits uint
 		// The SFU gets the whole vector; the condition only gates the
 		// register write, and a peripheral write happens regardless
 		// (vc4asm addendum).
-		for i := range q.sfuVal {
-			q.sfuVal[i] = sfu(int(t.n), v[i])
-		}
+		sfuVec(int(t.n), &q.sfuVal, v)
 		q.sfuAt = q.seq + 3
 	case wVPM:
 		// All 16 elements are written whatever the condition: the FIFO

@@ -43,80 +43,139 @@ const (
 	sfuLog2      = 3
 )
 
-// round13 rounds a positive or negative finite float64 to 13 explicit
-// mantissa bits and converts it to float32 bits, flushing results below the
-// smallest normal to +0 and overflowing at 2^128 to Inf.
+// round13 rounds a finite float64 to 13 explicit mantissa bits, half away
+// from zero, and converts it to float32 bits, flushing results below the
+// smallest normal to +0 and overflowing at 2^128 to ±Inf; NaN gives +0.
+//
+// It works on the float64's bits: adding half a unit of the 13th mantissa
+// bit to the magnitude and clearing the 39 bits below rounds the magnitude
+// half away from zero, and a mantissa that overflows carries into the
+// exponent, which is math.Round at the 14th significant bit followed by
+// math.Ldexp. The unbiased exponent then decides overflow and flush; in
+// between, the kept bits are the float32's. sfu_test.go compares it with
+// the math-package version over every SFU input.
 func round13(x float64) uint32 {
-	if x == 0 || math.IsNaN(x) {
-		return 0
+	b := math.Float64bits(x)
+	mag := b&^(1<<63) + 1<<38
+	e := int(mag>>52) - 1023
+	if e < -126 {
+		return 0 // zero, float64 denormals, and results below 2^-126
 	}
-	if math.IsInf(x, 0) {
-		return infWithSign(x < 0)
+	sign := uint32(b>>32) & signBit
+	if e >= 128 {
+		if b&^(1<<63) > 0x7FF0000000000000 {
+			return 0 // NaN
+		}
+		return posInf | sign
 	}
-	m, e := math.Frexp(x) // x = m * 2^e, 0.5 <= |m| < 1
-	m = math.Round(m*(1<<14)) / (1 << 14)
-	r := math.Ldexp(m, e)
-	if math.Abs(r) >= twoTo128 {
-		return infWithSign(r < 0)
-	}
-	b := math.Float32bits(float32(r)) // exact: r has 14 significant bits
-	if b&expMask == 0 {
-		return 0
-	}
-	return b
+	return sign | uint32(e+127)<<23 | uint32(mag>>39)<<10&mantMask
 }
 
-// sfuValue reads an SFU operand: denormals and -0 as +0, NaN as Inf.
-func sfuValue(x uint32) float64 {
-	x = flushIn(x)
-	if isNaNBits(x) {
-		x &^= mantMask
+// sfuVec computes SFU function fn of each element of src into dst. The
+// function is chosen once for the vector; each element's operand reads
+// denormals and -0 as +0 and NaN as the Inf it stands for (float.go).
+func sfuVec(fn int, dst, src *vec) {
+	switch fn {
+	case sfuRecip:
+		for i, x := range src {
+			dst[i] = sfuRecip1(x)
+		}
+	case sfuRecipSqrt:
+		for i, x := range src {
+			dst[i] = sfuRecipSqrt1(x)
+		}
+	case sfuExp2:
+		for i, x := range src {
+			dst[i] = sfuExp21(x)
+		}
+	default:
+		for i, x := range src {
+			dst[i] = sfuLog21(x)
+		}
 	}
-	return float64(math.Float32frombits(x))
 }
 
 // sfu computes SFU function fn of one element.
 func sfu(fn int, x uint32) uint32 {
-	v := sfuValue(x)
 	switch fn {
 	case sfuRecip:
-		if v == 0 {
-			return posInf
-		}
-		if math.IsInf(v, 0) {
-			return 0
-		}
-		return round13(1 / v)
+		return sfuRecip1(x)
 	case sfuRecipSqrt:
-		v = math.Abs(v)
-		if v == 0 {
-			return posInf
-		}
-		if math.IsInf(v, 0) {
-			return 0
-		}
-		return round13(1 / math.Sqrt(v))
+		return sfuRecipSqrt1(x)
 	case sfuExp2:
-		if math.IsInf(v, -1) || v < -200 {
-			return 0
-		}
-		if v >= 128 {
-			return posInf
-		}
-		return round13(math.Exp2(v))
-	default: // sfuLog2
-		v = math.Abs(v)
-		if v == 0 {
-			return negInf
-		}
-		if math.IsInf(v, 0) {
-			return posInf
-		}
-		l := math.Round(math.Log2(v)*(1<<16)) / (1 << 16)
-		b := math.Float32bits(float32(l))
-		if b&expMask == 0 {
-			return 0
-		}
-		return b
+		return sfuExp21(x)
+	default:
+		return sfuLog21(x)
 	}
+}
+
+// sfuRecip1 is 1/x: +Inf for ±0 and denormals, +0 for ±Inf and NaN.
+func sfuRecip1(x uint32) uint32 {
+	switch x & expMask {
+	case 0:
+		return posInf
+	case expMask:
+		return 0
+	}
+	return round13(1 / float64(math.Float32frombits(x)))
+}
+
+// sfuRecipSqrt1 is 1/sqrt(|x|): +Inf for ±0 and denormals, +0 for ±Inf and
+// NaN.
+func sfuRecipSqrt1(x uint32) uint32 {
+	switch x & expMask {
+	case 0:
+		return posInf
+	case expMask:
+		return 0
+	}
+	return round13(1 / math.Sqrt(float64(math.Float32frombits(x&^signBit))))
+}
+
+// Float32 bit patterns that bound sfuExp21's cases.
+const (
+	f32Bits128    = 0x43000000 // 128
+	f32BitsNeg200 = 0xC3480000 // -200
+)
+
+// sfuExp21 is 2^x: 1 for ±0 and denormals, +Inf from 128 up (+Inf and
+// +NaN included), +0 below -200 (-Inf and -NaN included) and for results
+// below 2^-126.
+func sfuExp21(x uint32) uint32 {
+	if int32(x) >= f32Bits128 {
+		return posInf
+	}
+	if x > f32BitsNeg200 {
+		return 0
+	}
+	if x&expMask == 0 {
+		return 0x3F800000 // 1
+	}
+	return round13(math.Exp2(float64(math.Float32frombits(x))))
+}
+
+// sfuLog21 is log2(|x|) rounded to a multiple of 2^-16: -Inf for ±0 and
+// denormals, +Inf for ±Inf and NaN.
+//
+// |log2| < 150, so y = log2·2^16 is below 2^24 in magnitude: |y| + 0.5 is
+// exact in float64 and truncating it is math.Round of |y|, and the rounded
+// multiple of 2^-16 is exact in float32 (24 significant bits).
+func sfuLog21(x uint32) uint32 {
+	switch x & expMask {
+	case 0:
+		return negInf
+	case expMask:
+		return posInf
+	}
+	y := math.Log2(float64(math.Float32frombits(x&^signBit))) * (1 << 16)
+	var k int32
+	if y < 0 {
+		k = -int32(0.5 - y)
+	} else {
+		k = int32(y + 0.5)
+	}
+	if k == 0 {
+		return 0
+	}
+	return math.Float32bits(float32(k) * (1.0 / (1 << 16)))
 }

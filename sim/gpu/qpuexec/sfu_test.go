@@ -1,7 +1,12 @@
 package qpuexec
 
 import (
+	"fmt"
 	"math"
+	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -110,5 +115,230 @@ func TestSFUSpecialValues(t *testing.T) {
 		if got := sfu(c.fn, c.x); got != c.want {
 			t.Errorf("%s = %#08x, want %#08x", c.name, got, c.want)
 		}
+	}
+}
+
+// sfuReference is the SFU model as first written with the math package
+// (Frexp, Round, Ldexp, IsNaN, IsInf, Abs): the definition sfu's bit
+// arithmetic must reproduce bit for bit.
+func sfuReference(fn int, x uint32) uint32 {
+	v := sfuValueReference(x)
+	switch fn {
+	case sfuRecip:
+		if v == 0 {
+			return posInf
+		}
+		if math.IsInf(v, 0) {
+			return 0
+		}
+		return round13Reference(1 / v)
+	case sfuRecipSqrt:
+		v = math.Abs(v)
+		if v == 0 {
+			return posInf
+		}
+		if math.IsInf(v, 0) {
+			return 0
+		}
+		return round13Reference(1 / math.Sqrt(v))
+	case sfuExp2:
+		if math.IsInf(v, -1) || v < -200 {
+			return 0
+		}
+		if v >= 128 {
+			return posInf
+		}
+		return round13Reference(math.Exp2(v))
+	default: // sfuLog2
+		v = math.Abs(v)
+		if v == 0 {
+			return negInf
+		}
+		if math.IsInf(v, 0) {
+			return posInf
+		}
+		l := math.Round(math.Log2(v)*(1<<16)) / (1 << 16)
+		b := math.Float32bits(float32(l))
+		if b&expMask == 0 {
+			return 0
+		}
+		return b
+	}
+}
+
+// sfuValueReference reads an SFU operand: denormals and -0 as +0, NaN as
+// Inf.
+func sfuValueReference(x uint32) float64 {
+	x = flushIn(x)
+	if isNaNBits(x) {
+		x &^= mantMask
+	}
+	return float64(math.Float32frombits(x))
+}
+
+// round13Reference is round13 with the math package.
+func round13Reference(x float64) uint32 {
+	if x == 0 || math.IsNaN(x) {
+		return 0
+	}
+	if math.IsInf(x, 0) {
+		return infWithSign(x < 0)
+	}
+	m, e := math.Frexp(x) // x = m * 2^e, 0.5 <= |m| < 1
+	m = math.Round(m*(1<<14)) / (1 << 14)
+	r := math.Ldexp(m, e)
+	if math.Abs(r) >= twoTo128 {
+		return infWithSign(r < 0)
+	}
+	b := math.Float32bits(float32(r)) // exact: r has 14 significant bits
+	if b&expMask == 0 {
+		return 0
+	}
+	return b
+}
+
+var sfuNames = [...]string{sfuRecip: "recip", sfuRecipSqrt: "rsqrt", sfuExp2: "exp2", sfuLog2: "log2"}
+
+// sfuSample is a spread of SFU operands for the quick comparison with
+// sfuReference: ±0, denormals, ±Inf and NaNs; every power of two with its
+// neighbours (so 2^±126, 2^±127 and the exponent's ends); the bounds of
+// exp2's cases (128, -200, -127, -126, 2^-16) with their neighbours; and
+// random patterns.
+func sfuSample() []uint32 {
+	xs := []uint32{0, 1, 2, 0x3FFFFF, 0x400000, mantMask, posInf, 0x7F800001, 0x7FC00000, 0x7FFFFFFF,
+		fbits(128), fbits(-200), fbits(-127), fbits(-126), fbits(0x1p-16), fbits(0x1p-14), fbits(127.99999),
+		fbits(1), fbits(3), fbits(math.Pi), fbits(1e-5), fbits(0.999), fbits(1.001)}
+	for e := uint32(0); e < 256; e++ {
+		for _, m := range []uint32{0, 1, 2, 0x400000, mantMask - 1, mantMask} {
+			xs = append(xs, e<<23|m)
+		}
+	}
+	for _, x := range xs[:len(xs):len(xs)] {
+		xs = append(xs, x+1, x-1)
+	}
+	rng := uint64(0x9E3779B97F4A7C15)
+	for range 1 << 18 {
+		rng ^= rng << 13
+		rng ^= rng >> 7
+		rng ^= rng << 17
+		xs = append(xs, uint32(rng))
+	}
+	for _, x := range xs[:len(xs):len(xs)] {
+		xs = append(xs, x^signBit)
+	}
+	return xs
+}
+
+// TestSFUMatchesReference compares sfu and sfuVec with sfuReference on
+// sfuSample; TestSFUExhaustive does every input.
+func TestSFUMatchesReference(t *testing.T) {
+	xs := sfuSample()
+	for fn := range sfuNames {
+		bad := 0
+		for _, x := range xs {
+			if got, want := sfu(fn, x), sfuReference(fn, x); got != want {
+				t.Errorf("%s(%#08x) = %#08x, reference %#08x", sfuNames[fn], x, got, want)
+				if bad++; bad == 10 {
+					break
+				}
+			}
+		}
+		for i := 0; i+16 <= len(xs); i += 16 {
+			var src, dst vec
+			copy(src[:], xs[i:])
+			sfuVec(fn, &dst, &src)
+			for j := range dst {
+				if want := sfuReference(fn, src[j]); dst[j] != want {
+					t.Fatalf("sfuVec %s: element %d (%#08x) = %#08x, reference %#08x", sfuNames[fn], j, src[j], dst[j], want)
+				}
+			}
+		}
+	}
+}
+
+// TestRound13MatchesReference compares round13 with round13Reference on
+// float64s built to sit on the rounding's edges (exact midpoints of the
+// 14-bit grid and their neighbours, mantissas that carry into the
+// exponent) at every exponent near the float32 range, and on random bits.
+// An SFU result of float64 arithmetic almost never lands exactly on a
+// midpoint, so the exhaustive SFU test alone would not pin down how ties
+// round.
+func TestRound13MatchesReference(t *testing.T) {
+	const half = 1 << 38 // half a unit of the 13th mantissa bit
+	var xs []float64
+	rng := uint64(0x243F6A8885A308D3)
+	next := func() uint64 {
+		rng ^= rng << 13
+		rng ^= rng >> 7
+		rng ^= rng << 17
+		return rng
+	}
+	for e := -160; e <= 160; e++ {
+		for k := range 64 {
+			top := next() & (1<<52 - 1) &^ (2*half - 1) // random 13 kept bits
+			if k == 0 {
+				top = 1<<52 - 2*half // all kept bits set: carries
+			}
+			for _, low := range []uint64{0, 1, half - 1, half, half + 1, 2*half - 1, next() & (2*half - 1)} {
+				b := uint64(e+1023)<<52 | top | low
+				xs = append(xs, math.Float64frombits(b), -math.Float64frombits(b))
+			}
+		}
+	}
+	for range 1 << 16 {
+		xs = append(xs, math.Float64frombits(next()))
+	}
+	xs = append(xs, 0, math.Copysign(0, -1), math.Inf(1), math.Inf(-1), math.NaN(),
+		math.Float64frombits(1), math.Float64frombits(0x7FFFFFFFFFFFFFFF), math.Float64frombits(0xFFF0000000000001),
+		math.MaxFloat64, -math.MaxFloat64, 0x1p-126, 0x1p-127, 0x1p128, -0x1p128, math.MaxFloat32, -math.MaxFloat32)
+	for _, x := range xs {
+		if got, want := round13(x), round13Reference(x); got != want {
+			t.Errorf("round13(%#016x = %g) = %#08x, reference %#08x", math.Float64bits(x), x, got, want)
+		}
+	}
+}
+
+// TestSFUExhaustive compares sfu with sfuReference on all 2^32 inputs of
+// each function. It takes minutes, so it runs only when
+// VCCUBE_SFU_EXHAUSTIVE is set (to anything but empty):
+//
+//	VCCUBE_SFU_EXHAUSTIVE=1 go test ./sim/gpu/qpuexec -run SFUExhaustive -v
+func TestSFUExhaustive(t *testing.T) {
+	if os.Getenv("VCCUBE_SFU_EXHAUSTIVE") == "" {
+		t.Skip("set VCCUBE_SFU_EXHAUSTIVE=1 to compare sfu with sfuReference on every input")
+	}
+	workers := runtime.GOMAXPROCS(0)
+	for fn := range sfuNames {
+		t.Run(sfuNames[fn], func(t *testing.T) {
+			const chunks = 1 << 12
+			var next atomic.Uint32
+			var mu sync.Mutex
+			var bad []string
+			var wg sync.WaitGroup
+			for range workers {
+				wg.Go(func() {
+					for {
+						c := next.Add(1) - 1
+						if c >= chunks {
+							return
+						}
+						lo := uint64(c) << 20
+						for x := lo; x < lo+1<<20; x++ {
+							if got, want := sfu(fn, uint32(x)), sfuReference(fn, uint32(x)); got != want {
+								mu.Lock()
+								if len(bad) < 10 {
+									bad = append(bad, fmt.Sprintf("%s(%#08x) = %#08x, reference %#08x", sfuNames[fn], x, got, want))
+								}
+								mu.Unlock()
+							}
+						}
+					}
+				})
+			}
+			wg.Wait()
+			for _, s := range bad {
+				t.Error(s)
+			}
+		})
 	}
 }
