@@ -74,74 +74,58 @@ func round13(x float64) uint32 {
 // sfuVec computes SFU function fn of each element of src into dst. The
 // function is chosen once for the vector; each element's operand reads
 // denormals and -0 as +0 and NaN as the Inf it stands for (float.go).
+//
+//   - recip is 1/x: +Inf for ±0 and denormals, +0 for ±Inf and NaN;
+//   - rsqrt is 1/sqrt(|x|): the same special values;
+//   - exp2 and log2: sfuExp2Of and sfuLog2Of.
+//
+// recip and rsqrt, the common ones, are written out in their loops so that
+// round13 inlines there.
 func sfuVec(fn int, dst, src *vec) {
 	switch fn {
 	case sfuRecip:
 		for i, x := range src {
-			dst[i] = sfuRecip1(x)
+			switch x & expMask {
+			case 0:
+				dst[i] = posInf
+			case expMask:
+				dst[i] = 0
+			default:
+				dst[i] = round13(1 / float64(math.Float32frombits(x)))
+			}
 		}
 	case sfuRecipSqrt:
 		for i, x := range src {
-			dst[i] = sfuRecipSqrt1(x)
+			switch x & expMask {
+			case 0:
+				dst[i] = posInf
+			case expMask:
+				dst[i] = 0
+			default:
+				dst[i] = round13(1 / math.Sqrt(float64(math.Float32frombits(x&^signBit))))
+			}
 		}
 	case sfuExp2:
 		for i, x := range src {
-			dst[i] = sfuExp21(x)
+			dst[i] = sfuExp2Of(x)
 		}
 	default:
 		for i, x := range src {
-			dst[i] = sfuLog21(x)
+			dst[i] = sfuLog2Of(x)
 		}
 	}
 }
 
-// sfu computes SFU function fn of one element.
-func sfu(fn int, x uint32) uint32 {
-	switch fn {
-	case sfuRecip:
-		return sfuRecip1(x)
-	case sfuRecipSqrt:
-		return sfuRecipSqrt1(x)
-	case sfuExp2:
-		return sfuExp21(x)
-	default:
-		return sfuLog21(x)
-	}
-}
-
-// sfuRecip1 is 1/x: +Inf for ±0 and denormals, +0 for ±Inf and NaN.
-func sfuRecip1(x uint32) uint32 {
-	switch x & expMask {
-	case 0:
-		return posInf
-	case expMask:
-		return 0
-	}
-	return round13(1 / float64(math.Float32frombits(x)))
-}
-
-// sfuRecipSqrt1 is 1/sqrt(|x|): +Inf for ±0 and denormals, +0 for ±Inf and
-// NaN.
-func sfuRecipSqrt1(x uint32) uint32 {
-	switch x & expMask {
-	case 0:
-		return posInf
-	case expMask:
-		return 0
-	}
-	return round13(1 / math.Sqrt(float64(math.Float32frombits(x&^signBit))))
-}
-
-// Float32 bit patterns that bound sfuExp21's cases.
+// Float32 bit patterns that bound sfuExp2Of's cases.
 const (
 	f32Bits128    = 0x43000000 // 128
 	f32BitsNeg200 = 0xC3480000 // -200
 )
 
-// sfuExp21 is 2^x: 1 for ±0 and denormals, +Inf from 128 up (+Inf and
+// sfuExp2Of is 2^x: 1 for ±0 and denormals, +Inf from 128 up (+Inf and
 // +NaN included), +0 below -200 (-Inf and -NaN included) and for results
 // below 2^-126.
-func sfuExp21(x uint32) uint32 {
+func sfuExp2Of(x uint32) uint32 {
 	if int32(x) >= f32Bits128 {
 		return posInf
 	}
@@ -154,13 +138,13 @@ func sfuExp21(x uint32) uint32 {
 	return round13(math.Exp2(float64(math.Float32frombits(x))))
 }
 
-// sfuLog21 is log2(|x|) rounded to a multiple of 2^-16: -Inf for ±0 and
+// sfuLog2Of is log2(|x|) rounded to a multiple of 2^-16: -Inf for ±0 and
 // denormals, +Inf for ±Inf and NaN.
 //
 // |log2| < 150, so y = log2·2^16 is below 2^24 in magnitude: |y| + 0.5 is
 // exact in float64 and truncating it is math.Round of |y|, and the rounded
 // multiple of 2^-16 is exact in float32 (24 significant bits).
-func sfuLog21(x uint32) uint32 {
+func sfuLog2Of(x uint32) uint32 {
 	switch x & expMask {
 	case 0:
 		return negInf

@@ -12,6 +12,14 @@ import (
 
 func f32(b uint32) float64 { return float64(math.Float32frombits(b)) }
 
+// sfu computes SFU function fn of one element with sfuVec.
+func sfu(fn int, x uint32) uint32 {
+	var src, dst vec
+	src[0] = x
+	sfuVec(fn, &dst, &src)
+	return dst[0]
+}
+
 // TestSFUPrecisionBounds checks the model's stated error bounds (sfu.go)
 // over a spread of inputs: relative 2^-14 for recip, rsqrt and exp2,
 // absolute 2^-17 (plus the float32 rounding) for log2.
@@ -229,28 +237,24 @@ func sfuSample() []uint32 {
 	return xs
 }
 
-// TestSFUMatchesReference compares sfu and sfuVec with sfuReference on
-// sfuSample; TestSFUExhaustive does every input.
+// TestSFUMatchesReference compares sfuVec with sfuReference on sfuSample;
+// TestSFUExhaustive does every input.
 func TestSFUMatchesReference(t *testing.T) {
 	xs := sfuSample()
 	for fn := range sfuNames {
 		bad := 0
-		for _, x := range xs {
-			if got, want := sfu(fn, x), sfuReference(fn, x); got != want {
-				t.Errorf("%s(%#08x) = %#08x, reference %#08x", sfuNames[fn], x, got, want)
-				if bad++; bad == 10 {
-					break
-				}
-			}
-		}
-		for i := 0; i+16 <= len(xs); i += 16 {
+		for i := 0; i < len(xs); i += 16 {
 			var src, dst vec
 			copy(src[:], xs[i:])
 			sfuVec(fn, &dst, &src)
-			for j := range dst {
-				if want := sfuReference(fn, src[j]); dst[j] != want {
-					t.Fatalf("sfuVec %s: element %d (%#08x) = %#08x, reference %#08x", sfuNames[fn], j, src[j], dst[j], want)
+			for j, x := range src {
+				if want := sfuReference(fn, x); dst[j] != want {
+					t.Errorf("%s(%#08x) = %#08x, reference %#08x", sfuNames[fn], x, dst[j], want)
+					bad++
 				}
+			}
+			if bad >= 10 {
+				break
 			}
 		}
 	}
@@ -298,7 +302,7 @@ func TestRound13MatchesReference(t *testing.T) {
 	}
 }
 
-// TestSFUExhaustive compares sfu with sfuReference on all 2^32 inputs of
+// TestSFUExhaustive compares sfuVec with sfuReference on all 2^32 inputs of
 // each function. It takes minutes, so it runs only when
 // VCCUBE_SFU_EXHAUSTIVE is set (to anything but empty):
 //
@@ -323,13 +327,20 @@ func TestSFUExhaustive(t *testing.T) {
 							return
 						}
 						lo := uint64(c) << 20
-						for x := lo; x < lo+1<<20; x++ {
-							if got, want := sfu(fn, uint32(x)), sfuReference(fn, uint32(x)); got != want {
-								mu.Lock()
-								if len(bad) < 10 {
-									bad = append(bad, fmt.Sprintf("%s(%#08x) = %#08x, reference %#08x", sfuNames[fn], x, got, want))
+						var src, dst vec
+						for x := lo; x < lo+1<<20; x += 16 {
+							for j := range src {
+								src[j] = uint32(x) + uint32(j)
+							}
+							sfuVec(fn, &dst, &src)
+							for j, x := range src {
+								if want := sfuReference(fn, x); dst[j] != want {
+									mu.Lock()
+									if len(bad) < 10 {
+										bad = append(bad, fmt.Sprintf("%s(%#08x) = %#08x, reference %#08x", sfuNames[fn], x, dst[j], want))
+									}
+									mu.Unlock()
 								}
-								mu.Unlock()
 							}
 						}
 					}
@@ -338,6 +349,39 @@ func TestSFUExhaustive(t *testing.T) {
 			wg.Wait()
 			for _, s := range bad {
 				t.Error(s)
+			}
+		})
+	}
+}
+
+// BenchmarkSFU times one SFU write (16 elements) of each function on
+// operands a shader meets (recip, rsqrt and log2 of 0.01 to 100 and exp2 of
+// -10 to 10, both signs for recip), and of sfuReference for comparison.
+func BenchmarkSFU(b *testing.B) {
+	for fn := range sfuNames {
+		var src, dst vec
+		for i := range src {
+			x := math.Pow(10, -2+4*float64(i)/15)
+			switch fn {
+			case sfuRecip:
+				if i%2 == 1 {
+					x = -x
+				}
+			case sfuExp2:
+				x = -10 + 20*float64(i)/15
+			}
+			src[i] = fbits(float32(x))
+		}
+		b.Run(sfuNames[fn], func(b *testing.B) {
+			for b.Loop() {
+				sfuVec(fn, &dst, &src)
+			}
+		})
+		b.Run(sfuNames[fn]+"-reference", func(b *testing.B) {
+			for b.Loop() {
+				for i, x := range src {
+					dst[i] = sfuReference(fn, x)
+				}
 			}
 		})
 	}
