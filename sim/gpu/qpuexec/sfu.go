@@ -51,24 +51,33 @@ const (
 // bit to the magnitude and clearing the 39 bits below rounds the magnitude
 // half away from zero, and a mantissa that overflows carries into the
 // exponent, which is math.Round at the 14th significant bit followed by
-// math.Ldexp. The unbiased exponent then decides overflow and flush; in
-// between, the kept bits are the float32's. sfu_test.go compares it with
-// the math-package version over every SFU input.
+// math.Ldexp. The rounded magnitude's bits, compared as an integer, decide
+// flush and overflow; in between, rebiasing the exponent and dropping 29
+// bits gives the float32. sfu_test.go compares it with the math-package
+// version (round13Reference) on its edges and over every SFU input.
 func round13(x float64) uint32 {
+	const (
+		half      = 1 << 38             // half a unit of the 13th mantissa bit
+		minNormal = (1023 - 126) << 52  // 2^-126, the smallest float32 normal
+		overflow  = (1023 + 128) << 52  // 2^128
+		rebias    = (1023 - 127) << 52  // float64 exponent bias minus float32's
+		inf64     = 0x7FF0000000000000  // float64 +Inf
+		sign64    = 1 << 63             // float64 sign
+		dropped   = 1<<(39-(52-23)) - 1 // float32 mantissa bits below the 13th
+	)
 	b := math.Float64bits(x)
-	mag := b&^(1<<63) + 1<<38
-	e := int(mag>>52) - 1023
-	if e < -126 {
+	mag := b&^sign64 + half
+	if mag < minNormal {
 		return 0 // zero, float64 denormals, and results below 2^-126
 	}
 	sign := uint32(b>>32) & signBit
-	if e >= 128 {
-		if b&^(1<<63) > 0x7FF0000000000000 {
+	if mag >= overflow {
+		if b&^sign64 > inf64 {
 			return 0 // NaN
 		}
 		return posInf | sign
 	}
-	return sign | uint32(e+127)<<23 | uint32(mag>>39)<<10&mantMask
+	return sign | uint32((mag-rebias)>>(52-23))&^dropped
 }
 
 // sfuVec computes SFU function fn of each element of src into dst. The
@@ -85,24 +94,18 @@ func sfuVec(fn int, dst, src *vec) {
 	switch fn {
 	case sfuRecip:
 		for i, x := range src {
-			switch x & expMask {
-			case 0:
-				dst[i] = posInf
-			case expMask:
-				dst[i] = 0
-			default:
+			if normal(x) {
 				dst[i] = round13(1 / float64(math.Float32frombits(x)))
+			} else {
+				dst[i] = recipSpecial(x)
 			}
 		}
 	case sfuRecipSqrt:
 		for i, x := range src {
-			switch x & expMask {
-			case 0:
-				dst[i] = posInf
-			case expMask:
-				dst[i] = 0
-			default:
+			if normal(x) {
 				dst[i] = round13(1 / math.Sqrt(float64(math.Float32frombits(x&^signBit))))
+			} else {
+				dst[i] = recipSpecial(x)
 			}
 		}
 	case sfuExp2:
@@ -114,6 +117,19 @@ func sfuVec(fn int, dst, src *vec) {
 			dst[i] = sfuLog2Of(x)
 		}
 	}
+}
+
+// normal reports whether float32 x is neither ±0, denormal, ±Inf nor NaN:
+// its exponent field less one is below 254, in one unsigned comparison.
+func normal(x uint32) bool { return x&expMask-1<<23 < expMask-1<<23 }
+
+// recipSpecial is recip and rsqrt of an operand that is not normal: +Inf for
+// ±0 and denormals, +0 for ±Inf and NaN.
+func recipSpecial(x uint32) uint32 {
+	if x&expMask == 0 {
+		return posInf
+	}
+	return 0
 }
 
 // Float32 bit patterns that bound sfuExp2Of's cases.
