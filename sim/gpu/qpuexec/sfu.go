@@ -155,11 +155,8 @@ func sfuExp2Of(x uint32) uint32 {
 }
 
 // sfuLog2Of is log2(|x|) rounded to a multiple of 2^-16: -Inf for ±0 and
-// denormals, +Inf for ±Inf and NaN.
-//
-// |log2| < 150, so y = log2·2^16 is below 2^24 in magnitude: |y| + 0.5 is
-// exact in float64 and truncating it is math.Round of |y|, and the rounded
-// multiple of 2^-16 is exact in float32 (24 significant bits).
+// denormals, +Inf for ±Inf and NaN. |log2| < 150, so the multiple of 2^-16
+// is exact in float32 (24 significant bits).
 func sfuLog2Of(x uint32) uint32 {
 	switch x & expMask {
 	case 0:
@@ -167,15 +164,23 @@ func sfuLog2Of(x uint32) uint32 {
 	case expMask:
 		return posInf
 	}
-	y := math.Log2(float64(math.Float32frombits(x&^signBit))) * (1 << 16)
-	var k int32
-	if y < 0 {
-		k = -int32(0.5 - y)
-	} else {
-		k = int32(y + 0.5)
-	}
+	k := roundSmall(math.Log2(float64(math.Float32frombits(x&^signBit))) * (1 << 16))
 	if k == 0 {
 		return 0
 	}
 	return math.Float32bits(float32(k) * (1.0 / (1 << 16)))
+}
+
+// roundSmall is math.Round of y, half away from zero, for |y| < 2^31:
+// truncating toward zero leaves an exact fraction y - k, which decides
+// whether k moves one away from zero.
+func roundSmall(y float64) int32 {
+	k := int32(y)
+	switch f := y - float64(k); {
+	case f >= 0.5:
+		k++
+	case f <= -0.5:
+		k--
+	}
+	return k
 }

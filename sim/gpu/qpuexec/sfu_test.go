@@ -264,9 +264,10 @@ func TestSFUMatchesReference(t *testing.T) {
 // float64s built to sit on the rounding's edges (exact midpoints of the
 // 14-bit grid and their neighbours, mantissas that carry into the
 // exponent) at every exponent near the float32 range, and on random bits.
-// An SFU result of float64 arithmetic almost never lands exactly on a
-// midpoint, so the exhaustive SFU test alone would not pin down how ties
-// round.
+// No SFU operand's float64 value lands exactly on a midpoint (a scan of
+// every float32 operand of recip, rsqrt and exp2 found none), so the SFU
+// tests, the exhaustive one included, cannot pin down how ties round; this
+// test does.
 func TestRound13MatchesReference(t *testing.T) {
 	const half = 1 << 38 // half a unit of the 13th mantissa bit
 	var xs []float64
@@ -298,6 +299,37 @@ func TestRound13MatchesReference(t *testing.T) {
 	for _, x := range xs {
 		if got, want := round13(x), round13Reference(x); got != want {
 			t.Errorf("round13(%#016x = %g) = %#08x, reference %#08x", math.Float64bits(x), x, got, want)
+		}
+	}
+}
+
+// TestRoundSmallMatchesMathRound compares log2's rounding to a multiple of
+// 2^-16 with math.Round on halves, their neighbours and random values of
+// both signs below 2^31. As with round13, no operand's log2·2^16 is exactly
+// a half (a scan of every float32 found none), so only this test sees how
+// ties round.
+func TestRoundSmallMatchesMathRound(t *testing.T) {
+	var ys []float64
+	for _, k := range []float64{0, 1, 2, 3, 100, 65535, 65536, 1<<23 - 1, 1 << 23, 1<<24 - 2, 1<<30 + 1} {
+		h := k + 0.5
+		ys = append(ys, k, h, math.Nextafter(h, 0), math.Nextafter(h, 1<<25), math.Nextafter(k, 0), math.Nextafter(k, 1<<25))
+	}
+	rng := uint64(0x13198A2E03707344)
+	for range 1 << 14 {
+		rng ^= rng << 13
+		rng ^= rng >> 7
+		rng ^= rng << 17
+		ys = append(ys, math.Ldexp(float64(rng>>11), -53+int(rng%32)))
+	}
+	for _, y := range ys[:len(ys):len(ys)] {
+		ys = append(ys, -y)
+	}
+	for _, y := range ys {
+		if y >= 1<<31 || y <= -1<<31 {
+			continue
+		}
+		if got, want := roundSmall(y), math.Round(y); float64(got) != want {
+			t.Errorf("roundSmall(%v) = %d, math.Round %v", y, got, want)
 		}
 	}
 }
