@@ -483,3 +483,80 @@ func TestOnTheReferencePath(t *testing.T) {
 		t.Run(name[strings.LastIndex(name, ".")+1:], f)
 	}
 }
+
+// TestJumpsAgainstTheWriteDelay runs random strict programs built around
+// a branch whose delay slots and target write and read a few registers of
+// each file, so that the loader's write-delay analysis
+// (Program.jumpsNeedWriteDelay) meets conflicts and near misses often:
+// the fast path, which writes at once when the analysis allows, must
+// agree with the general interpreter, which always delays. (The general
+// random programs rarely put such a pair across a jump.)
+func TestJumpsAgainstTheWriteDelay(t *testing.T) {
+	d := newDiffRig(t, 11)
+	dsts := []qpu.Reg{qpu.RA(0), qpu.RA(1), qpu.RB(0), qpu.RB(1), qpu.R0, qpu.R1}
+	as := []qpu.Reg{qpu.RA(0), qpu.RA(1), qpu.R0, qpu.R2}
+	bs := []qpu.Reg{qpu.RB(0), qpu.RB(1), qpu.R1, qpu.SmallInt(3)}
+	conds := []qpu.BranchCond{qpu.BranchAlways, qpu.BranchAlways, qpu.BranchAnyZS, qpu.BranchAllNC}
+	// op is a random add or or; phys makes its destination and operands
+	// physical registers (the third delay slot's write, the target's
+	// reads).
+	op := func(phys bool) qpu.Item {
+		n := len(dsts)
+		if phys {
+			n = 4
+		}
+		dst, a, b := dsts[d.r.IntN(n)], as[d.r.IntN(len(as))], bs[d.r.IntN(len(bs))]
+		if phys {
+			a, b = as[d.r.IntN(2)], bs[d.r.IntN(2)]
+		}
+		if d.r.IntN(2) == 0 {
+			return qpu.Add(dst, a, b)
+		}
+		return qpu.Or(dst, a, b)
+	}
+	programs, delayed, loaded := 3000, 0, 0
+	if testing.Short() {
+		programs = 500
+	}
+	for i := 0; i < programs; i++ {
+		var a qpu.Asm
+		a.I(qpu.LoadImm(qpu.RA(0), d.r.Uint32()))
+		a.I(qpu.LoadImm(qpu.RA(1), d.r.Uint32()))
+		a.I(qpu.LoadImm(qpu.RB(0), d.r.Uint32()))
+		a.I(qpu.LoadImm(qpu.RB(1), d.r.Uint32()))
+		a.I(qpu.Sub(qpu.Null, qpu.ElemNum, qpu.SmallInt(d.r.IntN(16))).SetFlags())
+		a.I(qpu.Branch(conds[d.r.IntN(len(conds))], "target"))
+		a.I(op(false))
+		a.I(op(false))
+		a.I(op(true)) // the third delay slot: the instruction before the landing
+		for range d.r.IntN(3) {
+			a.I(op(false)) // skipped when the branch is taken
+		}
+		a.Label("target")
+		a.I(op(true))
+		a.I(op(false))
+		ending(&a)
+		words, err := a.Assemble()
+		if err != nil {
+			continue
+		}
+		copy(d.pool.Bytes(d.code), qpu.Bytes(words))
+		p, err := Load(d.view, d.code.Addr, strictGeneral)
+		if err != nil {
+			continue // a hazard in address order: not this test's subject
+		}
+		loaded++
+		if p.delayWrites {
+			delayed++
+		}
+		d.randomize()
+		s := d.start(hazard.General)
+		if !d.compare(t, p, s, d.r.Uint64(), 0, fmt.Sprintf("program %d", i)) {
+			t.FailNow()
+		}
+	}
+	t.Logf("%d of %d programs loaded, %d of them keeping the write delay", loaded, programs, delayed)
+	if delayed < loaded/10 || delayed > loaded-loaded/10 {
+		t.Errorf("%d of %d loaded programs keep the write delay: the programs do not test both sides of the analysis", delayed, loaded)
+	}
+}
