@@ -87,7 +87,7 @@ func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
 	b := q.bound(p)
 	q.begin(p, env, s)
 	ops := b.ops
-	q.banksStale = false
+	q.banksStale, q.endPoison = false, false
 	// A micro-operation that fails jumps to failed with err: the loop
 	// itself carries no error.
 	var err error
@@ -174,6 +174,13 @@ func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
 			if err = q.signal(u.in, int(u.pc)); err != nil {
 				goto failed
 			}
+		case opEnd:
+			// programEnd, with its two writes of location 14 made
+			// directly at opRetire instead of through the pending
+			// writes.
+			q.seq = int(u.pc) + 1
+			q.endAt = q.seq + 2
+			q.endPoison = true
 		case opStep:
 			q.seq = int(u.pc) + 1
 			if err = u.st.exec(q, u.st, int(u.pc)); err != nil {
@@ -192,9 +199,9 @@ func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
 				q.unifAt = 0
 			}
 		case opRetire:
-			// The pending writes are the program end's, made by the
-			// instruction before (a straight-line program has no other
-			// delayed write).
+			// The program end's writes, made by the instruction before
+			// (a straight-line program has no other delayed write).
+			q.landEnd()
 			if q.npend > 0 {
 				q.retire(q.npend)
 			}
@@ -216,8 +223,19 @@ func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
 
 failed:
 	q.seq = int(u.pc) + 1
+	q.landEnd()
 	q.settleBanks()
 	return q.result(), q.fail(int(u.pc), err)
+}
+
+// landEnd makes opEnd's writes: the poison programEnd (qpu.go) puts in
+// location 14 of each file.
+func (q *QPU) landEnd() {
+	if q.endPoison {
+		copyVec(&q.ra[14], &poisonVec)
+		copyVec(&q.rb[14], &poisonVec)
+		q.endPoison = false
+	}
 }
 
 // boundSwitch is a bound program's thread switch. A threaded program
@@ -266,6 +284,7 @@ const (
 	opWriteAddIf        // the add result to its I/O target in the elements of q.mAdd
 	opWriteMulIf        // the mul result to its I/O target in the elements of q.mMul
 	opSignal            // the signal (qpu.go signal)
+	opEnd               // the program end signal (qpu.go programEnd; its writes at opRetire)
 	opSFULand           // the general loop's SFU arrival check, for instruction n-1
 	opUnifLand          // its uniforms address arrival check
 	opRetire            // its delayed writes (the program end's)
@@ -447,7 +466,10 @@ func (q *QPU) bindInst(p *Program, i int, ops []uop) []uop {
 	case st.wkMul == wkTMU || st.wkMul == wkTLB || st.wkMul == wkGeneral:
 		ops = append(ops, uop{op: ioOp, st: st, n: n, pc: pc})
 	}
-	if c.sig != qpu.SigNone && c.sig != qpu.SigSmallImm {
+	switch {
+	case c.sig == qpu.SigProgramEnd:
+		ops = append(ops, uop{op: opEnd, pc: pc})
+	case c.sig != qpu.SigNone && c.sig != qpu.SigSmallImm:
 		ops = append(ops, uop{op: opSignal, in: c, pc: pc})
 	}
 	return ops

@@ -560,3 +560,31 @@ func TestJumpsAgainstTheWriteDelay(t *testing.T) {
 		t.Errorf("%d of %d loaded programs keep the write delay: the programs do not test both sides of the analysis", delayed, loaded)
 	}
 }
+
+// A bound program that fails in a delay slot of its program end (an Env
+// call refused there) ends, on both paths, with the program end's writes
+// of location 14 made: the general interpreter lands its waiting writes
+// when a run fails, and the bound program makes them at once (landEnd).
+func TestFailureInProgramEndDelaySlot(t *testing.T) {
+	d := newDiffRig(t, 13)
+	words := asm(t, func(a *qpu.Asm) {
+		a.I(qpu.Mov(qpu.R0, qpu.RA(3)))
+		a.I(qpu.SigProgramEnd)
+		a.I(qpu.Mov(qpu.TLBColourAll, qpu.R0)) // an Env call in the first delay slot
+		a.I()
+	})
+	copy(d.pool.Bytes(d.code), qpu.Bytes(words))
+	p, err := Load(d.view, d.code.Addr, strictFragment)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.straight {
+		t.Fatal("the program does not run bound")
+	}
+	for failAt := 0; failAt <= 3; failAt++ {
+		d.randomize()
+		if !d.compare(t, p, d.start(hazard.Fragment), d.r.Uint64(), failAt, fmt.Sprintf("Env failing at call %d", failAt)) {
+			t.FailNow()
+		}
+	}
+}

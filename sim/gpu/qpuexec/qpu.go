@@ -122,6 +122,7 @@ type QPU struct {
 	packed      vec
 	mAdd, mMul  uint16 // a bound conditional instruction's write masks (bound.go opFlags)
 	banksStale  bool   // a bound run switched threads: registers 16-31 are due their poison (bound.go settleBanks)
+	endPoison   bool   // a bound run's program end: location 14 of each file is due its poison (bound.go landEnd)
 	qpuNum      vec
 	lastA       vec // elements 12-15 of the last reads, for rdLast
 	lastB       vec
