@@ -169,16 +169,7 @@ func TestFloatKernelsEdgeCases(t *testing.T) {
 		for i := range a {
 			a[i], b[i] = pick(n + i)
 		}
-		check := func(name string, k kernel, ref func(d, a, b *vec)) {
-			var got, want vec
-			k(&got, &a, &b)
-			ref(&want, &a, &b)
-			for i := range got {
-				if got[i] != want[i] {
-					t.Fatalf("%s element %d: (%#08x, %#08x) = %#08x, general %#08x", name, i, a[i], b[i], got[i], want[i])
-				}
-			}
-		}
+		check := func(name string, k kernel, ref func(d, a, b *vec)) { checkKernel(t, name, k, ref, &a, &b) }
 		for _, set := range kernelSets() {
 			check(set.name+" fadd", set.fadd, func(d, a, b *vec) { addALU(qpu.AddFAdd, d, a, b) })
 			check(set.name+" fsub", set.fsub, func(d, a, b *vec) { addALU(qpu.AddFSub, d, a, b) })
@@ -317,16 +308,7 @@ func TestIntegerKernelsEdgeCases(t *testing.T) {
 		for i := range a {
 			a[i], b[i] = pick(n + i)
 		}
-		check := func(name string, k kernel, ref func(d, a, b *vec)) {
-			var got, want vec
-			k(&got, &a, &b)
-			ref(&want, &a, &b)
-			for i := range got {
-				if got[i] != want[i] {
-					t.Fatalf("%s element %d: (%#08x, %#08x) = %#08x, general %#08x", name, i, a[i], b[i], got[i], want[i])
-				}
-			}
-		}
+		check := func(name string, k kernel, ref func(d, a, b *vec)) { checkKernel(t, name, k, ref, &a, &b) }
 		for _, set := range sets {
 			for _, op := range adds {
 				check(set.name+" "+op.String(), set.addKernel(op), func(d, a, b *vec) { addALU(op, d, a, b) })
@@ -362,6 +344,20 @@ func TestColourToFloatKernels(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// checkKernel runs kernel k and the general code ref on a and b and fails
+// the test at the first element where they differ.
+func checkKernel(t *testing.T, name string, k kernel, ref func(d, a, b *vec), a, b *vec) {
+	t.Helper()
+	var got, want vec
+	k(&got, a, b)
+	ref(&want, a, b)
+	for i := range got {
+		if got[i] != want[i] {
+			t.Fatalf("%s element %d: (%#08x, %#08x) = %#08x, general %#08x", name, i, a[i], b[i], got[i], want[i])
 		}
 	}
 }
