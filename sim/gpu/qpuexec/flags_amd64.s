@@ -7,6 +7,9 @@
 // instruction, for the fast path's conditional instructions; flags_test.go
 // holds them to the Go loops. See flags_amd64.go.
 
+// SPLATARG puts a 32-bit argument in all four elements of reg (through BX).
+#define SPLATARG(arg, reg) MOVL arg, BX; MOVQ BX, reg; PSHUFD $0, reg, reg
+
 // NZ4(off, shift) ORs the sign bits of elements off/4 .. off/4+3 into AX
 // and their all-zero bits into BX, at bit shift. X7 is zero.
 #define NZ4(off, shift) \
@@ -56,9 +59,7 @@ TEXT ·mergeSSE2(SB), NOSPLIT, $0-32
 	MOVQ d+0(FP), DI
 	MOVQ v+8(FP), SI
 	MOVL lanes+16(FP), AX
-	MOVL bits+20(FP), BX
-	MOVQ BX, X6
-	PSHUFD $0, X6, X6
+	SPLATARG(bits+20(FP), X6)
 	MOVQ masks+24(FP), R8
 	MERGE4(0)
 	MERGE4(16)
@@ -83,9 +84,7 @@ TEXT ·mergeSSE2(SB), NOSPLIT, $0-32
 TEXT ·lessSSE2(SB), NOSPLIT, $0-28
 	MOVQ a+0(FP), SI
 	MOVQ b+8(FP), DI
-	MOVL flip+16(FP), BX
-	MOVQ BX, X6
-	PSHUFD $0, X6, X6
+	SPLATARG(flip+16(FP), X6)
 	XORL AX, AX
 	LT4(0, 0)
 	LT4(16, 4)
