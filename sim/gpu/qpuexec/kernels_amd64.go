@@ -175,9 +175,17 @@ func mul24AVX2(d, a, b *vec)
 func colourToFloatAVX2(d, a *vec, shift uint)
 
 // The float kernels: the SIMD pass, then the general path for the
-// elements it hands back.
+// elements it hands back, which reads those elements' operands again: a
+// destination that is an operand goes through a temporary (every kernel
+// may write into its operands, bound.go directWrites).
 
 func kFAddSSE2(d, a, b *vec) {
+	if d == a || d == b {
+		var t vec
+		kFAddSSE2(&t, a, b)
+		copyVec(d, &t)
+		return
+	}
 	for m := faddSSE2(d, a, b, 0); m != 0; m &= m - 1 {
 		i := bits.TrailingZeros32(m)
 		d[i] = faddSlow(a[i], b[i])
@@ -185,6 +193,12 @@ func kFAddSSE2(d, a, b *vec) {
 }
 
 func kFSubSSE2(d, a, b *vec) {
+	if d == a || d == b {
+		var t vec
+		kFSubSSE2(&t, a, b)
+		copyVec(d, &t)
+		return
+	}
 	for m := faddSSE2(d, a, b, signBit); m != 0; m &= m - 1 {
 		i := bits.TrailingZeros32(m)
 		d[i] = fsubSlow(a[i], b[i])
@@ -192,6 +206,12 @@ func kFSubSSE2(d, a, b *vec) {
 }
 
 func kFMulSSE2(d, a, b *vec) {
+	if d == a || d == b {
+		var t vec
+		kFMulSSE2(&t, a, b)
+		copyVec(d, &t)
+		return
+	}
 	for m := fmulSSE2(d, a, b); m != 0; m &= m - 1 {
 		i := bits.TrailingZeros32(m)
 		d[i] = fmulSlow(a[i], b[i])
@@ -199,6 +219,12 @@ func kFMulSSE2(d, a, b *vec) {
 }
 
 func kFAddAVX2(d, a, b *vec) {
+	if d == a || d == b {
+		var t vec
+		kFAddAVX2(&t, a, b)
+		copyVec(d, &t)
+		return
+	}
 	for m := faddAVX2(d, a, b, 0); m != 0; m &= m - 1 {
 		i := bits.TrailingZeros32(m)
 		d[i] = faddSlow(a[i], b[i])
@@ -206,6 +232,12 @@ func kFAddAVX2(d, a, b *vec) {
 }
 
 func kFSubAVX2(d, a, b *vec) {
+	if d == a || d == b {
+		var t vec
+		kFSubAVX2(&t, a, b)
+		copyVec(d, &t)
+		return
+	}
 	for m := faddAVX2(d, a, b, signBit); m != 0; m &= m - 1 {
 		i := bits.TrailingZeros32(m)
 		d[i] = fsubSlow(a[i], b[i])
@@ -213,6 +245,12 @@ func kFSubAVX2(d, a, b *vec) {
 }
 
 func kFMulAVX2(d, a, b *vec) {
+	if d == a || d == b {
+		var t vec
+		kFMulAVX2(&t, a, b)
+		copyVec(d, &t)
+		return
+	}
 	for m := fmulAVX2(d, a, b); m != 0; m &= m - 1 {
 		i := bits.TrailingZeros32(m)
 		d[i] = fmulSlow(a[i], b[i])

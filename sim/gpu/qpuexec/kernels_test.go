@@ -61,7 +61,8 @@ func kernelSets() []*kernelSet { return append([]*kernelSet{&goKernels}, simdSet
 // random vectors — any bits, the special words (zeros, denormals, Infs,
 // NaNs, extremes), nearby exponents, colours, replicated bytes — and
 // requires the same bits in every element: 20000 vector pairs, 16
-// elements each, per kernel.
+// elements each, per kernel, each also with its destination the first
+// and the second operand.
 func TestKernelsMatchGeneralALUs(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	g := &progGen{r: r}
@@ -95,6 +96,22 @@ func TestKernelsMatchGeneralALUs(t *testing.T) {
 					if got[i] != want[i] {
 						t.Fatalf("%s element %d: (%#08x, %#08x) = %#08x, general %#08x", tk.name, i, a[i], bb[i], got[i], want[i])
 					}
+				}
+			}
+			// The same with the destination one of the operands, as a
+			// bound program's kernel writing straight into a register
+			// it reads (r0 = r0 + r5): bound.go directWrites.
+			for _, alias := range [2]bool{false, true} {
+				x, y := a, *bb
+				d, xp, yp := &x, &x, &y
+				if tk.same {
+					yp = &x
+				} else if alias {
+					d = &y
+				}
+				tk.fast(d, xp, yp)
+				if *d != want {
+					t.Fatalf("%s into its operand %d: (%#08x, %#08x) = %#08x, general %#08x", tk.name, map[bool]int{false: 1, true: 2}[alias], a, *bb, *d, want)
 				}
 			}
 		}
