@@ -28,7 +28,8 @@ import (
 
 // uop is one micro-operation of a bound program.
 type uop struct {
-	op         uint8 // op*
+	op         uint8  // op*
+	fix        uint16 // if not 0, boundProg.fixes[fix-1] says what a failure here must put in the result latches
 	k          kernel
 	d, a, b, w *vec // kernel destination and operands; w: a whole-vector copy of d's result
 	in         *inst
@@ -39,8 +40,9 @@ type uop struct {
 
 // boundProg is a program bound to one QPU.
 type boundProg struct {
-	p   *Program
-	ops []uop
+	p     *Program
+	ops   []uop
+	fixes []latchFix
 }
 
 // maxBound is the number of programs a QPU keeps bound: the render
@@ -78,6 +80,7 @@ func (q *QPU) bound(p *Program) *boundProg {
 	q.bndNext = (q.bndNext + 1) % len(q.bnd)
 	b.p = p
 	b.ops = q.bind(p, b.ops[:0])
+	b.ops, b.fixes = q.directWrites(b.ops, b.fixes[:0])
 	return b
 }
 
@@ -222,6 +225,9 @@ func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
 	return q.result(), nil
 
 failed:
+	if u.fix != 0 {
+		b.fixes[u.fix-1].restore(q)
+	}
 	q.seq = int(u.pc) + 1
 	q.landEnd()
 	q.settleBanks()
@@ -266,7 +272,7 @@ func (q *QPU) settleBanks() {
 // arrivals, thread switch and program end, VPM read timing).
 const (
 	opStep       = iota // the instruction's step (st)
-	opKernel            // k(d, a, b), then w = d if w is set
+	opKernel            // k(d, a, b), then w = d if w is set (d a result latch; or d the destination itself, directWrites)
 	opCopy              // d = a
 	opCopyK             // d = a (the copy kernel), then w = a if w is set
 	opColour            // the mul result's colour pack (pack n) into d
@@ -491,4 +497,135 @@ func (q *QPU) plainVec(d, n uint8) *vec {
 // readsR5 reports whether an operation of the instruction reads r5 (mux 5).
 func (st *step) readsR5(c *inst) bool {
 	return (st.addK != nil && (c.addA == 5 || c.addB == 5)) || (st.mulK != nil && (c.mulA == 5 || c.mulB == 5))
+}
+
+// Writes straight to the destination. A kernel whose plain write goes
+// with it (w set) computes into its ALU's result latch (resAdd, resMul)
+// and copies the latch to w: the latch is state the general loop keeps
+// (an instruction with a NOP op and a destination writes the last result
+// again, qpu.go resAdd), so it must hold that result wherever anything can
+// see it. Where nothing can before the same ALU's next kernel overwrites
+// it — no general step, no end of the run — the kernel computes into w
+// alone (one 64-byte copy less a write; every kernel may write into its
+// own operands, TestKernelsMatchGeneralALUs). A failure between the two
+// is the one place the latch is seen: there w must still hold the result
+// (nothing wrote it since), and the failing micro-operation's fix puts it
+// back in the latch (TestFastPathMatchesReference compares the latches
+// after every run, failed runs too; TestDirectWriteLatchOnFailure).
+
+// latchFix is what the result latches hold at a micro-operation that can
+// fail while one or both are left to their kernels' destinations: the
+// vectors to copy into them, or nil where the latch is up to date.
+type latchFix struct {
+	add, mul *vec
+}
+
+// restore puts f's vectors in the latches.
+func (f *latchFix) restore(q *QPU) {
+	if f.add != nil {
+		copyVec(&q.resAdd, f.add)
+	}
+	if f.mul != nil {
+		copyVec(&q.resMul, f.mul)
+	}
+}
+
+// directWrites turns each kernel with a plain write whose latch nothing
+// reads into a kernel that computes into the write's destination (see
+// above), recording in fixes what a failure in between must restore.
+func (q *QPU) directWrites(ops []uop, fixes []latchFix) ([]uop, []latchFix) {
+	var failAt []int
+	for i := range ops {
+		u := &ops[i]
+		if (u.op != opKernel && u.op != opCopyK) || u.w == nil {
+			continue
+		}
+		failAt = failAt[:0]
+		if len(fixes) >= 0xFFFF-len(ops) || !q.latchUnseen(ops[i+1:], u.d, u.w, i+1, &failAt) {
+			continue
+		}
+		for _, j := range failAt {
+			v := &ops[j]
+			if v.fix == 0 {
+				fixes = append(fixes, latchFix{})
+				v.fix = uint16(len(fixes))
+			}
+			if u.d == &q.resAdd {
+				fixes[v.fix-1].add = u.w
+			} else {
+				fixes[v.fix-1].mul = u.w
+			}
+		}
+		if u.op == opCopyK {
+			*u = uop{op: opCopy, d: u.w, a: u.a, pc: u.pc, fix: u.fix}
+		} else {
+			u.d, u.w = u.w, nil
+		}
+	}
+	return ops, fixes
+}
+
+// latchUnseen reports whether, in rest (the micro-operations after a
+// kernel into latch whose result also goes to w), the same latch is
+// overwritten by a kernel before anything can read it, and before
+// anything can fail once w has been written again; it appends to failAt
+// the indexes (rest[k] is ops[base+k]) of the micro-operations on the way
+// that can fail. Unknown code (a general step), the program end's delayed
+// writes, a thread switch (it poisons the accumulators) and the end of
+// the run all count as reading it.
+func (q *QPU) latchUnseen(rest []uop, latch, w *vec, base int, failAt *[]int) bool {
+	clobbered := false // w no longer holds the latch's value
+	for k := range rest {
+		v := &rest[k]
+		canFail := false
+		switch v.op {
+		case opKernel, opCopyK:
+			if v.d == latch {
+				return true
+			}
+			clobbered = clobbered || v.d == w || v.w == w
+		case opCopy, opCopyAdd, opCopyMul:
+			if v.a == latch {
+				return false
+			}
+			clobbered = clobbered || v.d == w
+		case opColour:
+			// The colour pack reads the mul latch.
+			if latch == &q.resMul {
+				return false
+			}
+			clobbered = clobbered || v.d == w
+		case opFlags:
+			// N and Z come from the latch of the ALU that sets flags.
+			if v.st.in.sf && (latch == &q.resMul) == v.st.in.flagsMul {
+				return false
+			}
+		case opUnpackA, opUnpackR4, opR5, opSFULand, opUnifLand, opEnd:
+			// They write only temporaries, r4 and r5.
+		case opUniform, opVarying, opVaryingR5, opSignal:
+			// They write ports, r4 or r5, and can fail.
+			canFail = true
+		case opWriteAdd, opWriteMul, opWriteAddIf, opWriteMulIf:
+			// A TMU or tile-buffer write reads its own ALU's latch; any
+			// other may land in w.
+			isAdd := v.op == opWriteAdd || v.op == opWriteAddIf
+			wk, reads := v.st.wkMul, &q.resMul
+			if isAdd {
+				wk, reads = v.st.wkAdd, &q.resAdd
+			}
+			if (wk != wkTMU && wk != wkTLB) || reads == latch {
+				return false
+			}
+			canFail = true
+		default:
+			return false
+		}
+		if canFail {
+			if clobbered {
+				return false
+			}
+			*failAt = append(*failAt, base+k)
+		}
+	}
+	return false
 }

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -585,6 +586,77 @@ func TestFailureInProgramEndDelaySlot(t *testing.T) {
 		d.randomize()
 		if !d.compare(t, p, d.start(hazard.Fragment), d.r.Uint64(), failAt, fmt.Sprintf("Env failing at call %d", failAt)) {
 			t.FailNow()
+		}
+	}
+}
+
+// TestDirectWriteLatchOnFailure: a kernel that computes straight into its
+// destination (bound.go directWrites) leaves its result latch stale until
+// the same ALU's next kernel; a failure in between must show the latch the
+// general loop would have. In the first program the mul latch of the
+// first fmul is left to r0 and the tile-buffer write (an Env call) can
+// fail before the second overwrites it; in the others the destination is
+// overwritten first (by the latch copy of a mov, by a mul kernel's own
+// write), so the first kernel must keep its latch (restoring the
+// destination there would be wrong). Each run fails at each Env call in turn.
+func TestDirectWriteLatchOnFailure(t *testing.T) {
+	d := newDiffRig(t, 17)
+	for _, c := range []struct {
+		name   string
+		direct []int32 // the instructions whose kernels compute into their destination
+		body   func(a *qpu.Asm)
+	}{
+		{"latch left to r0", []int32{2, 4}, func(a *qpu.Asm) {
+			a.I(qpu.FMul(qpu.R0, qpu.RA(3), qpu.RB(3)))
+			a.I(qpu.Mov(qpu.TLBColourAll, qpu.RA(4)))
+			a.I(qpu.FMul(qpu.R2, qpu.RA(5), qpu.RB(5)))
+		}},
+		{"r0 overwritten by a copy before the latch", []int32{5}, func(a *qpu.Asm) {
+			a.I(qpu.FMul(qpu.R0, qpu.RA(3), qpu.RB(3)))
+			a.I(qpu.Mov(qpu.R0, qpu.RA(4)))
+			a.I(qpu.Mov(qpu.TLBColourAll, qpu.RA(6)))
+			a.I(qpu.FMul(qpu.R2, qpu.RA(5), qpu.RB(5)))
+		}},
+		{"r1 overwritten by a kernel before the latch", []int32{3, 5}, func(a *qpu.Asm) {
+			a.I(qpu.FAdd(qpu.R1, qpu.RA(3), qpu.RB(3)))
+			a.I(qpu.MMov(qpu.R1, qpu.RA(4)))
+			a.I(qpu.MMov(qpu.TLBColourAll, qpu.RA(6)))
+			a.I(qpu.FAdd(qpu.R2, qpu.RA(5), qpu.RB(5)))
+		}},
+	} {
+		words := asm(t, func(a *qpu.Asm) {
+			a.I() // no tile-buffer access in a fragment shader's first two instructions
+			a.I()
+			c.body(a)
+			a.I(qpu.Mov(qpu.R1, qpu.RA(7))) // the add latch's last kernel keeps it
+			a.I(qpu.MMov(qpu.R3, qpu.RA(8)))
+			a.I(qpu.SigProgramEnd)
+			a.I()
+			a.I()
+		})
+		copy(d.pool.Bytes(d.code), qpu.Bytes(words))
+		p, err := Load(d.view, d.code.Addr, strictFragment)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !p.straight {
+			t.Fatalf("%s: the program does not run bound", c.name)
+		}
+		for failAt := 0; failAt <= 3; failAt++ {
+			d.randomize()
+			if !d.compare(t, p, d.start(hazard.Fragment), d.r.Uint64(), failAt, fmt.Sprintf("%s, Env failing at call %d", c.name, failAt)) {
+				t.FailNow()
+			}
+		}
+		var direct []int32
+		latch := func(v *vec) bool { return v == &d.fst.resAdd || v == &d.fst.resMul }
+		for _, u := range d.fst.bound(p).ops {
+			if (u.op == opKernel && !latch(u.d)) || (u.op == opCopy && !latch(u.a)) {
+				direct = append(direct, u.pc)
+			}
+		}
+		if !slices.Equal(direct, c.direct) {
+			t.Errorf("%s: the kernels of instructions %v compute into their destinations, want %v", c.name, direct, c.direct)
 		}
 	}
 }
