@@ -98,10 +98,18 @@ func (c *captureGPU) Run(j *hw.Job) hw.Result {
 // BenchmarkGPUJob runs the job of one cube frame (turned 40°, three faces
 // visible) on the GPU model over and over and reports frames per second of
 // the model alone.
-func BenchmarkGPUJob(b *testing.B) {
+func BenchmarkGPUJob(b *testing.B) { benchGPUJob(b, gpu.Options{}) }
+
+// BenchmarkGPUJobGeneral is BenchmarkGPUJob on the model's general code
+// (gpu.Options.Reference), which the fast paths are held to bit for bit:
+// the yardstick for what they gain, here as on Mesa's jobs
+// (mesajobs.BenchmarkMesaJobGeneral).
+func BenchmarkGPUJobGeneral(b *testing.B) { benchGPUJob(b, gpu.Options{Reference: true}) }
+
+func benchGPUJob(b *testing.B, opts gpu.Options) {
 	for _, size := range [][2]int{{800, 600}, {1920, 1080}} {
 		b.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(b *testing.B) {
-			g := gpu.New(gpu.Options{})
+			g := gpu.New(opts)
 			defer g.Close()
 			cg := &captureGPU{g: g}
 			dev, err := sim.New(sim.Options{GPU: cg})

@@ -154,7 +154,15 @@ func firstDiff(got, want []byte) string {
 // recorded start once, before the timer, not between runs: every run
 // does the same work (the jobs clear their tiles, or load what the run
 // before stored, which costs the same).
-func BenchmarkMesaJob(b *testing.B) {
+func BenchmarkMesaJob(b *testing.B) { benchJobs(b, gpu.Options{}) }
+
+// BenchmarkMesaJobGeneral is BenchmarkMesaJob on the model's general code
+// (gpu.Options.Reference): the yardstick for what the fast paths gain on
+// Mesa's shaders and control lists, as cubetest's BenchmarkGPUJobGeneral
+// is for vccube's.
+func BenchmarkMesaJobGeneral(b *testing.B) { benchJobs(b, gpu.Options{Reference: true}) }
+
+func benchJobs(b *testing.B, opts gpu.Options) {
 	all := jobs(b)
 	names := make([]string, 0, len(all))
 	for name := range all {
@@ -163,7 +171,7 @@ func BenchmarkMesaJob(b *testing.B) {
 	sort.Strings(names)
 	for _, name := range names {
 		b.Run(name, func(b *testing.B) {
-			g := gpu.New(gpu.Options{})
+			g := gpu.New(opts)
 			defer g.Close()
 			rp := place(b, all[name])
 			if res := g.Run(&rp.Job); res.Hung {
