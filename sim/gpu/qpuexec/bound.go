@@ -6,25 +6,29 @@ import (
 	"github.com/vccube/vccube/shaders/qpu"
 )
 
-// Bound programs: the fastest path, for straight-line programs (the
-// cube's, and most of Mesa's). A program whose execution order is its
-// address order — no branch, one program end (at the third instruction
-// from the end, where the fetch put it), the register writes landing at
-// once (strict) and no read through the NOP address — runs the same
-// instructions in the same order every time, so the general loop's
-// bookkeeping (qpu.go Run: counting, the SFU and uniforms-address
-// arrivals, the thread switch, the program end's delayed writes and end)
-// happens at instructions known when it is loaded. Such a program is
-// turned, once per QPU that runs it, into micro-operations bound to that
-// QPU's registers: pointers to the operands of each kernel, the
-// destination of each result, and the bookkeeping at the instructions
-// where the general loop would do it, with the general loop's own checks
-// (an SFU result lands where sfuAt says, as the loop's test does). An
-// instruction bound does what its step (fast.go) does; instructions the
-// binder does not break up run their step.
+// Bound programs: the fastest path, for programs whose every run takes
+// its instructions in address order between jumps known at load (the
+// cube's, and most of Mesa's; Mesa's loops and if/else branches too). A
+// program with one program end (at the third instruction from the end,
+// where the fetch put it), the register writes landing at once (strict,
+// jumpsNeedWriteDelay) and no read through the NOP address, whose
+// branches have static targets, are at least four instructions apart and
+// cannot carry a timed event (an SFU result, a uniforms address, a thread
+// switch) across their jump, does the general loop's bookkeeping (qpu.go
+// Run: counting, the SFU and uniforms-address arrivals, the thread
+// switch, the program end's delayed writes and end, the jumps) at
+// instructions known when it is loaded. Such a program is turned, once
+// per QPU that runs it, into micro-operations bound to that QPU's
+// registers: pointers to the operands of each kernel, the destination of
+// each result, and the bookkeeping at the instructions where the general
+// loop would do it, with the general loop's own checks (an SFU result
+// lands where sfuAt says, a jump happens where the branch's pending jump
+// says, as the loop's tests do). An instruction bound does what its step
+// (fast.go) does; instructions the binder does not break up (branches
+// among them) run their step.
 //
-// QPU.Reference, and every program that is not straight-line, use the
-// loops of qpu.go and fast.go.
+// QPU.Reference, and every other program, use the loops of qpu.go and
+// fast.go.
 
 // uop is one micro-operation of a bound program.
 type uop struct {
@@ -50,23 +54,81 @@ type boundProg struct {
 // shader, at a time.
 const maxBound = 8
 
-// straightLine reports whether p runs in address order, every time, to
-// the program end in its third instruction from the end (see above).
-func (p *Program) straightLine() bool {
+// jumpPoint is where a bound program's jump can happen: after
+// instruction at (a branch's third delay slot), to instruction to.
+type jumpPoint struct{ at, to int }
+
+// bindable reports whether p runs bound (see above), and lists its jump
+// points in p.jumpPts.
+func (p *Program) bindable() bool {
 	n := len(p.code)
+	p.jumpPts = nil
 	if p.delayWrites || p.usesLast || n < 3 {
 		return false
 	}
+	lastBranch := -4
 	for i := range p.Insts {
 		in := &p.Insts[i]
 		if in.IsBranch() {
-			return false
+			// Static, inside the program, not into the program end's
+			// delay slots (the run would leave the program), landing
+			// before the end; no branch in another's delay slots (qpu.go
+			// branch: neither is taken).
+			c := &p.code[i]
+			t, ok := p.staticTarget(i)
+			if !ok || c.brReg || i-lastBranch <= 3 || i+3 > n-4 || t > n-3 {
+				return false
+			}
+			lastBranch = i
+			p.jumpPts = append(p.jumpPts, jumpPoint{at: i + 3, to: t})
+			continue
 		}
 		if in.Kind() != qpu.KindLoadImm && in.Kind() != qpu.KindSemaphore && in.EndsProgram() != (i == n-3) {
 			return false
 		}
 	}
+	// An SFU result or a new uniforms address arrives three instructions
+	// after its write, a thread switch two after its signal: none may
+	// have a jump in between.
+	for i := range p.code {
+		c := &p.code[i]
+		window := 0
+		for _, t := range [2]wtarget{c.wAdd, c.wMul} {
+			if t.kind == wSFU || t.kind == wUnifAddr {
+				window = 3
+			}
+		}
+		if c.kind == kALU && (c.sig == qpu.SigThreadSwitch || c.sig == qpu.SigLastThreadSwitch) {
+			window = max(window, 2)
+		}
+		for _, j := range p.jumpPts {
+			if j.at >= i && j.at < i+window {
+				return false
+			}
+		}
+	}
+	if len(p.jumpPts) == 0 {
+		p.jumpPts = nil
+	}
 	return true
+}
+
+// staticTarget returns the instruction branch b jumps to, if it is an
+// immediate (absolute or relative) address of one of p's instructions.
+func (p *Program) staticTarget(b int) (int, bool) {
+	c := &p.code[b]
+	if c.kind != kBranch || c.brReg {
+		return 0, false
+	}
+	t := c.imm
+	if c.brRel {
+		t += p.Addr + uint32(8*(b+4))
+	}
+	d := int64(t) - int64(p.Addr)
+	if d%8 != 0 || d < 0 || d/8 >= int64(len(p.code)) {
+		return 0, false
+	}
+	return int(d / 8), true
 }
 
 // bound returns p bound to q, binding it if q has not run it lately.
@@ -84,19 +146,24 @@ func (q *QPU) bound(p *Program) *boundProg {
 	return b
 }
 
-// runBound is Run for a straight-line program: its micro-operations in
-// order. The simple ones are done here; the others call the general code.
+// runBound is Run for a bound program: its micro-operations in order,
+// but for the jumps. The simple ones are done here; the others call the
+// general code. Between jumps the instructions run in address order, so
+// the instruction count is the address plus q.seqBase, which each jump
+// moves.
 func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
 	b := q.bound(p)
 	q.begin(p, env, s)
-	ops := b.ops
 	q.banksStale, q.endPoison = false, false
 	// A micro-operation that fails jumps to failed with err: the loop
 	// itself carries no error.
 	var err error
 	var u *uop
-	for i := range ops {
-		u = &ops[i]
+	q.seqBase = 0
+	rest := b.ops
+run:
+	for i := range rest {
+		u = &rest[i]
 		switch u.op {
 		case opKernel:
 			u.k(u.d, u.a, u.b)
@@ -153,27 +220,27 @@ func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
 				mergeLanesVec(u.d, u.a, q.mMul, 0xFFFFFFFF)
 			}
 		case opWriteAdd:
-			q.seq = int(u.pc) + 1
+			q.seq = int(u.pc) + 1 + q.seqBase
 			if err = q.writeIO(u.st, u.st.in, int(u.pc), true, uint16(u.n)); err != nil {
 				goto failed
 			}
 		case opWriteMul:
-			q.seq = int(u.pc) + 1
+			q.seq = int(u.pc) + 1 + q.seqBase
 			if err = q.writeIO(u.st, u.st.in, int(u.pc), false, uint16(u.n)); err != nil {
 				goto failed
 			}
 		case opWriteAddIf:
-			q.seq = int(u.pc) + 1
+			q.seq = int(u.pc) + 1 + q.seqBase
 			if err = q.writeIO(u.st, u.st.in, int(u.pc), true, q.mAdd); err != nil {
 				goto failed
 			}
 		case opWriteMulIf:
-			q.seq = int(u.pc) + 1
+			q.seq = int(u.pc) + 1 + q.seqBase
 			if err = q.writeIO(u.st, u.st.in, int(u.pc), false, q.mMul); err != nil {
 				goto failed
 			}
 		case opSignal:
-			q.seq = int(u.pc) + 1
+			q.seq = int(u.pc) + 1 + q.seqBase
 			if err = q.signal(u.in, int(u.pc)); err != nil {
 				goto failed
 			}
@@ -181,23 +248,23 @@ func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
 			// programEnd, with its two writes of location 14 made
 			// directly at opRetire instead of through the pending
 			// writes.
-			q.seq = int(u.pc) + 1
+			q.seq = int(u.pc) + 1 + q.seqBase
 			q.endAt = q.seq + 2
 			q.endPoison = true
 		case opStep:
-			q.seq = int(u.pc) + 1
+			q.seq = int(u.pc) + 1 + q.seqBase
 			if err = u.st.exec(q, u.st, int(u.pc)); err != nil {
 				goto failed
 			}
 		// The general loop's checks at the instructions where they can
 		// fire (see bind).
 		case opSFULand:
-			if q.sfuAt == int(u.n) {
+			if q.sfuAt == int(u.n)+q.seqBase {
 				q.acc[4] = q.sfuVal
 				q.sfuAt = 0
 			}
 		case opUnifLand:
-			if q.unifAt == int(u.n) {
+			if q.unifAt == int(u.n)+q.seqBase {
 				q.setUniforms(q.unifNext)
 				q.unifAt = 0
 			}
@@ -209,13 +276,31 @@ func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
 				q.retire(q.npend)
 			}
 		case opSwitch:
-			if q.switchAt == int(u.n) {
+			if q.switchAt == int(u.n)+q.seqBase {
 				q.boundSwitch()
 			}
+		case opJump:
+			seq := int(u.pc) + 1 + q.seqBase
+			if q.njumps == 0 || q.jumps[0].at != seq {
+				break
+			}
+			to := q.jumps[0].to
+			q.jumps[0] = q.jumps[1]
+			q.njumps--
+			if seq+len(p.code) >= runLimit {
+				// The run may be a hang: the step loop counts it to
+				// the instruction where the general loop stops it.
+				q.seq = seq
+				q.settleBanks()
+				return q.stepsFrom(p, to)
+			}
+			q.seqBase += int(u.pc) + 1 - to
+			rest = b.ops[u.n:]
+			goto run
 		}
 	}
 	q.settleBanks()
-	q.seq = len(p.code)
+	q.seq = len(p.code) + q.seqBase
 	q.commit()
 	if q.vrn > 0 {
 		if err := q.violate(len(p.code)-1, "VPM read count", "all programmed VPM reads must be consumed before program end [AG §7]; reads remain at program end"); err != nil {
@@ -228,7 +313,7 @@ failed:
 	if u.fix != 0 {
 		b.fixes[u.fix-1].restore(q)
 	}
-	q.seq = int(u.pc) + 1
+	q.seq = int(u.pc) + 1 + q.seqBase
 	q.landEnd()
 	q.settleBanks()
 	return q.result(), q.fail(int(u.pc), err)
@@ -295,6 +380,7 @@ const (
 	opUnifLand          // its uniforms address arrival check
 	opRetire            // its delayed writes (the program end's)
 	opSwitch            // its thread switch check
+	opJump              // the general loop's jump check after instruction pc: a pending jump lands here, at micro-operation n
 )
 
 // bind appends p's micro-operations, bound to q, to ops.
@@ -322,8 +408,14 @@ func (q *QPU) bind(p *Program, ops []uop) []uop {
 			switchAt[i+2] = true
 		}
 	}
+	start := make([]int, n) // each instruction's first micro-operation
+	jumpAt := make([]int, n+4)
+	for k, j := range p.jumpPts {
+		jumpAt[j.at] = k + 1
+	}
 	for i := range p.code {
 		pc := int32(i)
+		start[i] = len(ops)
 		if sfuLand[i] {
 			ops = append(ops, uop{op: opSFULand, pc: pc, n: int32(i + 1)})
 		}
@@ -336,6 +428,14 @@ func (q *QPU) bind(p *Program, ops []uop) []uop {
 		}
 		if switchAt[i] {
 			ops = append(ops, uop{op: opSwitch, pc: pc, n: int32(i + 1)})
+		}
+		if k := jumpAt[i]; k != 0 {
+			ops = append(ops, uop{op: opJump, pc: pc, n: int32(p.jumpPts[k-1].to)})
+		}
+	}
+	for i := range ops {
+		if ops[i].op == opJump {
+			ops[i].n = int32(start[ops[i].n])
 		}
 	}
 	return ops
@@ -535,13 +635,19 @@ func (f *latchFix) restore(q *QPU) {
 // above), recording in fixes what a failure in between must restore.
 func (q *QPU) directWrites(ops []uop, fixes []latchFix) ([]uop, []latchFix) {
 	var failAt []int
+	landing := make([]bool, len(ops)) // a jump can land here
+	for i := range ops {
+		if ops[i].op == opJump {
+			landing[ops[i].n] = true
+		}
+	}
 	for i := range ops {
 		u := &ops[i]
 		if (u.op != opKernel && u.op != opCopyK) || u.w == nil {
 			continue
 		}
 		failAt = failAt[:0]
-		if len(fixes) >= 0xFFFF-len(ops) || !q.latchUnseen(ops[i+1:], u.d, u.w, i+1, &failAt) {
+		if len(fixes) >= 0xFFFF-len(ops) || !q.latchUnseen(ops[i+1:], landing[i+1:], u.d, u.w, i+1, &failAt) {
 			continue
 		}
 		for _, j := range failAt {
@@ -572,11 +678,17 @@ func (q *QPU) directWrites(ops []uop, fixes []latchFix) ([]uop, []latchFix) {
 // the indexes (rest[k] is ops[base+k]) of the micro-operations on the way
 // that can fail. Unknown code (a general step), the program end's delayed
 // writes, a thread switch (it poisons the accumulators) and the end of
-// the run all count as reading it.
-func (q *QPU) latchUnseen(rest []uop, latch, w *vec, base int, failAt *[]int) bool {
+// the run all count as reading it, and so do a jump and the place where
+// one lands.
+func (q *QPU) latchUnseen(rest []uop, landing []bool, latch, w *vec, base int, failAt *[]int) bool {
 	clobbered := false // w no longer holds the latch's value
 	for k := range rest {
 		v := &rest[k]
+		if landing[k] {
+			// Reached from a jump too, with another kernel's result in
+			// the latch.
+			return false
+		}
 		canFail := false
 		switch v.op {
 		case opKernel, opCopyK:

@@ -23,9 +23,10 @@
 //
 // Speed. Run executes a program's compiled form: each instruction decoded
 // once more into a step whose executor was chosen for what it does
-// (fast.go), and a straight-line program (no branch, one program end, no
-// write delay) bound to each QPU that runs it as micro-operations with
-// pointers to that QPU's registers (bound.go). Every ALU operation, the
+// (fast.go), and a program that runs in address order between jumps known
+// at load (static branches, one program end, no write delay) bound to
+// each QPU that runs it as micro-operations with pointers to that QPU's
+// registers (bound.go). Every ALU operation, the
 // colour packs and unpacks run as vector kernels (kernels.go; SSE2 and
 // AVX2 assembly on amd64, kernels_amd64.s and kernels_avx2_amd64.s, unless
 // built with the purego tag). The general interpreter (Run's own loop, alu, read, write) is the

@@ -272,8 +272,13 @@ func (p *Program) onlyComputes(c *inst, st *step) bool {
 // (Run) with each instruction executed by its step.
 func (q *QPU) runSteps(p *Program, env Env, s *Start) (Result, error) {
 	q.begin(p, env, s)
+	return q.stepsFrom(p, 0)
+}
+
+// stepsFrom is runSteps' loop from instruction pc on, q.seq instructions
+// having run.
+func (q *QPU) stepsFrom(p *Program, pc int) (Result, error) {
 	steps := p.steps
-	pc := 0
 	for {
 		if pc < 0 || pc >= len(steps) {
 			q.commit()
@@ -281,8 +286,8 @@ func (q *QPU) runSteps(p *Program, env Env, s *Start) (Result, error) {
 		}
 		st := &steps[pc]
 		q.seq++
-		if q.seq > MaxInstructions {
-			return q.result(), q.fail(pc, fmt.Errorf("still running after %d instructions: a hang on hardware", MaxInstructions))
+		if q.seq > runLimit {
+			return q.result(), q.fail(pc, fmt.Errorf("still running after %d instructions: a hang on hardware", runLimit))
 		}
 		if q.sfuAt == q.seq {
 			q.acc[4] = q.sfuVal

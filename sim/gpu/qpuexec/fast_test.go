@@ -351,7 +351,7 @@ func TestFastPathMatchesReference(t *testing.T) {
 	}
 	d := newDiffRig(t, 1)
 	kinds := map[string]int{}
-	runs, failed, straight := 0, 0, 0
+	runs, failed, straight, jumping := 0, 0, 0, 0
 	var tried, kept int
 	for i := 0; i < progs+perm; i++ {
 		strict := i < progs
@@ -383,6 +383,9 @@ func TestFastPathMatchesReference(t *testing.T) {
 				kinds["fast with a colour pack"]++
 			}
 		}
+		if p.straight && len(p.jumpPts) > 0 {
+			jumping++
+		}
 		if p.straight {
 			straight++
 		}
@@ -402,8 +405,11 @@ func TestFastPathMatchesReference(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d strict and %d permissive programs × %d inputs: %d runs on each path; %d programs bound (straight-line); steps: %v; strict generator kept %d of %d pieces",
-		progs, perm, inputs, runs, straight, kinds, kept, tried)
+	if jumping == 0 {
+		t.Error("no random program with a branch ran bound: the jumps of bound programs went untested")
+	}
+	t.Logf("%d strict and %d permissive programs × %d inputs: %d runs on each path; %d programs bound, %d of them with jumps; steps: %v; strict generator kept %d of %d pieces",
+		progs, perm, inputs, runs, straight, jumping, kinds, kept, tried)
 }
 
 // A program that reads an operand through the NOP address runs every
@@ -657,6 +663,148 @@ func TestDirectWriteLatchOnFailure(t *testing.T) {
 		}
 		if !slices.Equal(direct, c.direct) {
 			t.Errorf("%s: the kernels of instructions %v compute into their destinations, want %v", c.name, direct, c.direct)
+		}
+	}
+}
+
+// TestBoundLoops runs programs with loops and data-dependent branches,
+// which run bound (bound.go bindable), on the fast path and the general
+// code from equal random states, every Env call failing in turn: a loop
+// of five turns with an SFU write and a texture fetch in its body and the
+// counter's flags deciding the jump; an if/else on the sign of random
+// data; and a loop that never ends, with the run limit lowered so both
+// paths reach it (the bound run hands its last turns to the step loop).
+func TestBoundLoops(t *testing.T) {
+	d := newDiffRig(t, 23)
+	countdown := func(a *qpu.Asm) {
+		a.I(qpu.LoadImm(qpu.RA(1), 5))
+		a.Label("loop")
+		a.I(qpu.FAdd(qpu.R0, qpu.R0, qpu.RA(2)), qpu.FMul(qpu.R1, qpu.R1, qpu.RB(2)))
+		a.I(qpu.Mov(qpu.SFURecip, qpu.R1))
+		a.I(qpu.Mov(qpu.TMU0S, qpu.R0))
+		a.I(qpu.FAdd(qpu.R3, qpu.R3, qpu.RA(3)))
+		a.I(qpu.FAdd(qpu.R2, qpu.R4, qpu.R2), qpu.SigLoadTMU0)
+		a.I(qpu.Sub(qpu.RA(1), qpu.RA(1), qpu.SmallInt(1)).SetFlags(), qpu.FMul(qpu.R1, qpu.R4, qpu.R0))
+		a.I(qpu.Branch(qpu.BranchAnyZC, "loop"))
+		a.I(qpu.FAdd(qpu.R3, qpu.R3, qpu.R2)) // the three delay slots run every turn
+		a.I()
+		a.I(qpu.Mov(qpu.R2, qpu.R1))
+		a.I(qpu.Mov(qpu.TLBColourAll, qpu.R3))
+	}
+	ifElse := func(a *qpu.Asm) {
+		a.I(qpu.Mov(qpu.R0, qpu.RA(4)).SetFlags())
+		a.I(qpu.Branch(qpu.BranchAllNC, "else"))
+		a.I()
+		a.I()
+		a.I()
+		a.I(qpu.FMul(qpu.R1, qpu.R0, qpu.RB(5)))
+		a.I(qpu.Branch(qpu.BranchAlways, "join"))
+		a.I()
+		a.I()
+		a.I()
+		a.Label("else")
+		a.I(qpu.FAdd(qpu.R1, qpu.R0, qpu.RB(6)))
+		a.Label("join")
+		a.I(qpu.Mov(qpu.TLBColourAll, qpu.R1))
+	}
+	forever := func(a *qpu.Asm) {
+		a.Label("spin")
+		a.I(qpu.FAdd(qpu.R0, qpu.R0, qpu.RA(2)))
+		a.I(qpu.Branch(qpu.BranchAlways, "spin"))
+		a.I(qpu.Mov(qpu.R1, qpu.R0))
+		a.I()
+		a.I()
+	}
+	defer func(n int) { runLimit = n }(runLimit)
+	for _, c := range []struct {
+		name  string
+		body  func(a *qpu.Asm)
+		limit int
+	}{
+		{"countdown", countdown, MaxInstructions},
+		{"if/else", ifElse, MaxInstructions},
+		{"forever", forever, 1000},
+		{"countdown stopped by the limit", countdown, 30},
+	} {
+		runLimit = c.limit
+		words := asm(t, func(a *qpu.Asm) {
+			a.I() // no tile-buffer access in a fragment shader's first two instructions
+			a.I()
+			c.body(a)
+			ending(a)
+		})
+		copy(d.pool.Bytes(d.code), qpu.Bytes(words))
+		p, err := Load(d.view, d.code.Addr, strictFragment)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if !p.straight || len(p.jumpPts) == 0 {
+			t.Fatalf("%s: the program does not run bound with its jumps (%d jump points)", c.name, len(p.jumpPts))
+		}
+		for failAt := -1; failAt <= 12; failAt++ {
+			for range 3 {
+				d.randomize()
+				if !d.compare(t, p, d.start(hazard.Fragment), d.r.Uint64(), failAt, fmt.Sprintf("%s, Env failing at call %d", c.name, failAt)) {
+					t.FailNow()
+				}
+			}
+		}
+	}
+}
+
+// TestNotBound: programs whose jumps the binder cannot place run on the
+// step loop, and agree with the general code there: an SFU result that
+// arrives after a jump, a branch in another's delay slots, a jump into
+// the program end's delay slots.
+func TestNotBound(t *testing.T) {
+	d := newDiffRig(t, 29)
+	for _, c := range []struct {
+		name string
+		body func(a *qpu.Asm)
+	}{
+		{"SFU result across the jump", func(a *qpu.Asm) {
+			a.I(qpu.LoadImm(qpu.RA(1), 3))
+			a.Label("loop")
+			a.I(qpu.FAdd(qpu.R2, qpu.R4, qpu.R2))
+			a.I(qpu.Sub(qpu.RA(1), qpu.RA(1), qpu.SmallInt(1)).SetFlags())
+			a.I(qpu.Branch(qpu.BranchAnyZC, "loop"))
+			a.I()
+			a.I(qpu.Mov(qpu.SFURecip, qpu.R2))
+			a.I()
+			a.I(qpu.Mov(qpu.TLBColourAll, qpu.R2))
+		}},
+		{"a branch in another's delay slots", func(a *qpu.Asm) {
+			a.I(qpu.Mov(qpu.R0, qpu.RA(4)).SetFlags())
+			a.I(qpu.Branch(qpu.BranchAllNC, "there"))
+			a.I()
+			a.I()
+			a.I(qpu.Branch(qpu.BranchAlways, "there")) // the first one's third delay slot
+			a.I()
+			a.I()
+			a.I(qpu.FMul(qpu.R1, qpu.R0, qpu.RB(5)))
+			a.Label("there")
+			a.I(qpu.Mov(qpu.TLBColourAll, qpu.R1))
+		}},
+	} {
+		words := asm(t, func(a *qpu.Asm) {
+			a.I()
+			a.I()
+			c.body(a)
+			ending(a)
+		})
+		copy(d.pool.Bytes(d.code), qpu.Bytes(words))
+		p, err := Load(d.view, d.code.Addr, strictFragment)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if p.straight {
+			t.Errorf("%s: the program runs bound", c.name)
+		}
+		for range 5 {
+			d.randomize()
+			if !d.compare(t, p, d.start(hazard.Fragment), d.r.Uint64(), -1, c.name) {
+				t.FailNow()
+			}
 		}
 	}
 }

@@ -58,9 +58,10 @@ type Program struct {
 	// faster. The general interpreter (QPU.Reference) models the delay
 	// always, so the tests hold this reasoning to it.
 	delayWrites bool
-	words       []byte // the program's bytes, as fetched (for the cache)
-	straight    bool   // runs bound to each QPU (bound.go straightLine)
-	readsCoords bool   // some operand reads X_PIXEL_COORD or Y_PIXEL_COORD
+	words       []byte      // the program's bytes, as fetched (for the cache)
+	straight    bool        // runs bound to each QPU (bound.go bindable)
+	jumpPts     []jumpPoint // where a bound program's jumps can happen (bound.go bindable)
+	readsCoords bool        // some operand reads X_PIXEL_COORD or Y_PIXEL_COORD
 }
 
 // ReadsPixelCoords reports whether the program reads X_PIXEL_COORD or
@@ -188,7 +189,7 @@ func decodeBytes(addr uint32, b []byte, opts Options) (*Program, error) {
 		p.delayWrites = p.jumpsNeedWriteDelay()
 	}
 	p.compileSteps()
-	p.straight = p.straightLine()
+	p.straight = p.bindable()
 	return p, nil
 }
 
@@ -212,16 +213,12 @@ func (p *Program) jumpsNeedWriteDelay() bool {
 		if c.brReg {
 			return true
 		}
-		t := c.imm
-		if c.brRel {
-			t += p.Addr + uint32(8*(b+4))
-		}
-		d := int64(t) - int64(p.Addr)
-		if d%8 != 0 || d < 0 || d/8 >= int64(n) {
+		t, ok := p.staticTarget(b)
+		if !ok {
 			continue // the jump fails (qpu.go branch): nothing runs after it
 		}
-		from = append(from, b+3, int(d/8)+2)
-		to = append(to, int(d/8))
+		from = append(from, b+3, t+2)
+		to = append(to, t)
 	}
 	for _, x := range from {
 		if x >= n {

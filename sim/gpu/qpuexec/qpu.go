@@ -74,6 +74,9 @@ func (e *RunError) Unwrap() error { return e.Err }
 // vc4_hangcheck_elapsed).
 const MaxInstructions = 1 << 24
 
+// runLimit is MaxInstructions, which tests lower to reach it quickly.
+var runLimit = MaxInstructions
+
 // poison is the value of registers whose content the hardware leaves to
 // another thread: accumulators after a thread switch (AG §3 Thread Control:
 // "The QPU accumulator registers (and flags) are not preserved across thread
@@ -160,9 +163,10 @@ type QPU struct {
 	njumps    int
 	lastBr    int
 
-	// Straight-line programs bound to this QPU (bound.go).
+	// Programs bound to this QPU (bound.go).
 	bnd     [maxBound]boundProg
 	bndNext int
+	seqBase int // a bound run's instruction count less the address (runBound)
 }
 
 type pendingWrite struct {
@@ -239,8 +243,8 @@ func (q *QPU) Run(p *Program, env Env, s *Start) (Result, error) {
 		}
 		in := &code[pc]
 		q.seq++
-		if q.seq > MaxInstructions {
-			return q.result(), q.fail(pc, fmt.Errorf("still running after %d instructions: a hang on hardware", MaxInstructions))
+		if q.seq > runLimit {
+			return q.result(), q.fail(pc, fmt.Errorf("still running after %d instructions: a hang on hardware", runLimit))
 		}
 		if q.sfuAt == q.seq {
 			q.acc[4] = q.sfuVal
