@@ -672,8 +672,10 @@ func TestDirectWriteLatchOnFailure(t *testing.T) {
 // code from equal random states, every Env call failing in turn: a loop
 // of five turns with an SFU write and a texture fetch in its body and the
 // counter's flags deciding the jump; an if/else on the sign of random
-// data; and a loop that never ends, with the run limit lowered so both
-// paths reach it (the bound run hands its last turns to the step loop).
+// data; a loop whose first instruction a jump lands on (bound.go
+// latchUnseen); and a loop that never ends, with the run limit lowered so
+// both paths reach it (the bound run hands its last turns to the step
+// loop).
 func TestBoundLoops(t *testing.T) {
 	d := newDiffRig(t, 23)
 	countdown := func(a *qpu.Asm) {
@@ -715,6 +717,22 @@ func TestBoundLoops(t *testing.T) {
 		a.I()
 		a.I()
 	}
+	// The fmul before the loop could compute into r0 alone if the loop
+	// were only entered from above; a jump enters it with the branch's
+	// link address in the latches, which a failing tile-buffer write
+	// must leave there.
+	enteredByJump := func(a *qpu.Asm) {
+		a.I(qpu.LoadImm(qpu.RA(1), 2))
+		a.I(qpu.FMul(qpu.R0, qpu.RA(2), qpu.RB(2)))
+		a.Label("loop")
+		a.I(qpu.Mov(qpu.TLBColourAll, qpu.R1))
+		a.I(qpu.FMul(qpu.R2, qpu.RA(3), qpu.RB(3)))
+		a.I(qpu.Sub(qpu.RA(1), qpu.RA(1), qpu.SmallInt(1)).SetFlags())
+		a.I(qpu.Branch(qpu.BranchAnyZC, "loop"))
+		a.I()
+		a.I()
+		a.I()
+	}
 	defer func(n int) { runLimit = n }(runLimit)
 	for _, c := range []struct {
 		name  string
@@ -723,6 +741,7 @@ func TestBoundLoops(t *testing.T) {
 	}{
 		{"countdown", countdown, MaxInstructions},
 		{"if/else", ifElse, MaxInstructions},
+		{"a loop entered below a direct write", enteredByJump, MaxInstructions},
 		{"forever", forever, 1000},
 		{"countdown stopped by the limit", countdown, 30},
 	} {
