@@ -100,11 +100,11 @@ func (c *captureGPU) Run(j *hw.Job) hw.Result {
 // the model alone.
 func BenchmarkGPUJob(b *testing.B) { benchGPUJob(b, gpu.Options{}) }
 
-// BenchmarkGPUJobGeneral is BenchmarkGPUJob on the model's general code
+// BenchmarkFrameOnGeneralCode is BenchmarkGPUJob on the model's general code
 // (gpu.Options.Reference), which the fast paths are held to bit for bit:
 // the yardstick for what they gain, here as on Mesa's jobs
-// (mesajobs.BenchmarkMesaJobGeneral).
-func BenchmarkGPUJobGeneral(b *testing.B) { benchGPUJob(b, gpu.Options{Reference: true}) }
+// (mesajobs.BenchmarkJobOnGeneralCode).
+func BenchmarkFrameOnGeneralCode(b *testing.B) { benchGPUJob(b, gpu.Options{Reference: true}) }
 
 func benchGPUJob(b *testing.B, opts gpu.Options) {
 	for _, size := range [][2]int{{800, 600}, {1920, 1080}} {

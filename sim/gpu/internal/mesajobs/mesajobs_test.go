@@ -156,11 +156,11 @@ func firstDiff(got, want []byte) string {
 // before stored, which costs the same).
 func BenchmarkMesaJob(b *testing.B) { benchJobs(b, gpu.Options{}) }
 
-// BenchmarkMesaJobGeneral is BenchmarkMesaJob on the model's general code
+// BenchmarkJobOnGeneralCode is BenchmarkMesaJob on the model's general code
 // (gpu.Options.Reference): the yardstick for what the fast paths gain on
-// Mesa's shaders and control lists, as cubetest's BenchmarkGPUJobGeneral
+// Mesa's shaders and control lists, as cubetest's BenchmarkFrameOnGeneralCode
 // is for vccube's.
-func BenchmarkMesaJobGeneral(b *testing.B) { benchJobs(b, gpu.Options{Reference: true}) }
+func BenchmarkJobOnGeneralCode(b *testing.B) { benchJobs(b, gpu.Options{Reference: true}) }
 
 func benchJobs(b *testing.B, opts gpu.Options) {
 	all := jobs(b)
