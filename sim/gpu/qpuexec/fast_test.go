@@ -273,6 +273,33 @@ func (d *diffRig) start(st hazard.Stage) Start {
 	return s
 }
 
+// loadFragment puts words in the rig's code buffer and loads them as a
+// strict fragment shader.
+func (d *diffRig) loadFragment(t *testing.T, words []uint64, what string) *Program {
+	t.Helper()
+	copy(d.pool.Bytes(d.code), qpu.Bytes(words))
+	p, err := Load(d.view, d.code.Addr, strictFragment)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	return p
+}
+
+// compareFailing compares the two paths on p, runs times from random
+// states, with the Env failing at each call from first to last in turn
+// (-1: never).
+func (d *diffRig) compareFailing(t *testing.T, p *Program, first, last, runs int, what string) {
+	t.Helper()
+	for failAt := first; failAt <= last; failAt++ {
+		for range runs {
+			d.randomize()
+			if !d.compare(t, p, d.start(hazard.Fragment), d.r.Uint64(), failAt, fmt.Sprintf("%s, Env failing at call %d", what, failAt)) {
+				t.FailNow()
+			}
+		}
+	}
+}
+
 // compare runs p on both QPUs from equal states and environments and
 // reports the first difference.
 func (d *diffRig) compare(t *testing.T, p *Program, s Start, envSeed uint64, failAt int, what string) bool {
@@ -580,20 +607,11 @@ func TestFailureInProgramEndDelaySlot(t *testing.T) {
 		a.I(qpu.Mov(qpu.TLBColourAll, qpu.R0)) // an Env call in the first delay slot
 		a.I()
 	})
-	copy(d.pool.Bytes(d.code), qpu.Bytes(words))
-	p, err := Load(d.view, d.code.Addr, strictFragment)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := d.loadFragment(t, words, "program end")
 	if !p.straight {
 		t.Fatal("the program does not run bound")
 	}
-	for failAt := 0; failAt <= 3; failAt++ {
-		d.randomize()
-		if !d.compare(t, p, d.start(hazard.Fragment), d.r.Uint64(), failAt, fmt.Sprintf("Env failing at call %d", failAt)) {
-			t.FailNow()
-		}
-	}
+	d.compareFailing(t, p, 0, 3, 1, "program end")
 }
 
 // TestDirectWriteLatchOnFailure: a kernel that computes straight into its
@@ -640,20 +658,11 @@ func TestDirectWriteLatchOnFailure(t *testing.T) {
 			a.I()
 			a.I()
 		})
-		copy(d.pool.Bytes(d.code), qpu.Bytes(words))
-		p, err := Load(d.view, d.code.Addr, strictFragment)
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := d.loadFragment(t, words, c.name)
 		if !p.straight {
 			t.Fatalf("%s: the program does not run bound", c.name)
 		}
-		for failAt := 0; failAt <= 3; failAt++ {
-			d.randomize()
-			if !d.compare(t, p, d.start(hazard.Fragment), d.r.Uint64(), failAt, fmt.Sprintf("%s, Env failing at call %d", c.name, failAt)) {
-				t.FailNow()
-			}
-		}
+		d.compareFailing(t, p, 0, 3, 1, c.name)
 		var direct []int32
 		latch := func(v *vec) bool { return v == &d.fst.resAdd || v == &d.fst.resMul }
 		for _, u := range d.fst.bound(p).ops {
@@ -752,22 +761,11 @@ func TestBoundLoops(t *testing.T) {
 			c.body(a)
 			ending(a)
 		})
-		copy(d.pool.Bytes(d.code), qpu.Bytes(words))
-		p, err := Load(d.view, d.code.Addr, strictFragment)
-		if err != nil {
-			t.Fatalf("%s: %v", c.name, err)
-		}
+		p := d.loadFragment(t, words, c.name)
 		if !p.straight || len(p.jumpPts) == 0 {
 			t.Fatalf("%s: the program does not run bound with its jumps (%d jump points)", c.name, len(p.jumpPts))
 		}
-		for failAt := -1; failAt <= 12; failAt++ {
-			for range 3 {
-				d.randomize()
-				if !d.compare(t, p, d.start(hazard.Fragment), d.r.Uint64(), failAt, fmt.Sprintf("%s, Env failing at call %d", c.name, failAt)) {
-					t.FailNow()
-				}
-			}
-		}
+		d.compareFailing(t, p, -1, 12, 3, c.name)
 	}
 }
 
@@ -811,19 +809,10 @@ func TestNotBound(t *testing.T) {
 			c.body(a)
 			ending(a)
 		})
-		copy(d.pool.Bytes(d.code), qpu.Bytes(words))
-		p, err := Load(d.view, d.code.Addr, strictFragment)
-		if err != nil {
-			t.Fatalf("%s: %v", c.name, err)
-		}
+		p := d.loadFragment(t, words, c.name)
 		if p.straight {
 			t.Errorf("%s: the program runs bound", c.name)
 		}
-		for range 5 {
-			d.randomize()
-			if !d.compare(t, p, d.start(hazard.Fragment), d.r.Uint64(), -1, c.name) {
-				t.FailNow()
-			}
-		}
+		d.compareFailing(t, p, -1, -1, 5, c.name)
 	}
 }
