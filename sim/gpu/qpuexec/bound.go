@@ -107,9 +107,6 @@ func (p *Program) bindable() bool {
 			}
 		}
 	}
-	if len(p.jumpPts) == 0 {
-		p.jumpPts = nil
-	}
 	return true
 }
 
