@@ -119,13 +119,9 @@ func (p *Program) staticTarget(b int) (int, bool) {
 	}
 	t := c.imm
 	if c.brRel {
-		t += p.Addr + uint32(8*(b+4))
+		t += p.link(b)
 	}
-	d := int64(t) - int64(p.Addr)
-	if d%8 != 0 || d < 0 || d/8 >= int64(len(p.code)) {
-		return 0, false
-	}
-	return int(d / 8), true
+	return p.index(t)
 }
 
 // bound returns p bound to q, binding it if q has not run it lately.

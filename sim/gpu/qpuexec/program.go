@@ -193,6 +193,22 @@ func decodeBytes(addr uint32, b []byte, opts Options) (*Program, error) {
 	return p, nil
 }
 
+// link is the address a branch at instruction b writes as its link and
+// jumps relative to: the instruction after its three delay slots, PC + 4
+// instructions (AG Table 10; shaders/qpu Inst.BranchTarget, which the
+// kernel's validator rule follows).
+func (p *Program) link(b int) uint32 { return p.Addr + uint32(8*(b+4)) }
+
+// index returns the number of the instruction at address a, if a is the
+// address of one of p's instructions.
+func (p *Program) index(a uint32) (int, bool) {
+	d := int64(a) - int64(p.Addr)
+	if d%8 != 0 || d < 0 || d/8 >= int64(len(p.code)) {
+		return 0, false
+	}
+	return int(d / 8), true
+}
+
 // jumpsNeedWriteDelay reports whether a jump of the program can land on
 // an instruction that reads a physical register which the instruction
 // executed just before the landing may write. A branch's jump lands after

@@ -1042,16 +1042,16 @@ func (q *QPU) branch(in *inst, pc int) error {
 	if !q.branchTaken(in.brCond) {
 		return nil
 	}
-	link := q.prog.Addr + uint32(8*(pc+4))
+	link := q.prog.link(pc)
 	target += in.imm
 	if in.brRel {
 		target += link
 	}
-	d := int64(target) - int64(q.prog.Addr)
-	if d%8 != 0 || d < 0 || d/8 >= int64(len(q.prog.code)) {
+	to, ok := q.prog.index(target)
+	if !ok {
 		return fmt.Errorf("branch target %#08x is not an instruction of the program [%#08x, %#08x)", target, q.prog.Addr, q.prog.Addr+uint32(8*len(q.prog.code)))
 	}
-	q.jumps[q.njumps] = jump{at: q.seq + 3, to: int(d / 8)}
+	q.jumps[q.njumps] = jump{at: q.seq + 3, to: to}
 	q.njumps++
 	// The link address appears at both ALU outputs and is written only when
 	// the branch is taken, as are the flags of an odd raddr_a (vc4asm
