@@ -33,7 +33,7 @@ var layers = []struct {
 	{"the model", []string{"sim/...", "simserve/..."}},
 	{"the cube's programs", []string{"shaders"}},
 	{"the renderer and presentation", []string{"render", "present", "termview", "record", "selftest"}},
-	{"the program", []string{"cmd/...", "report"}},
+	{"the program", []string{"cmd/...", "report", "conform/..."}},
 	{"test support", []string{"internal/...", "termview/internal/cubedemo", "bench/..."}},
 }
 

@@ -1,0 +1,448 @@
+// Command vc4conform runs piglit's conformance tests through Mesa's vc4
+// driver on the simulated vc4 and judges the model by what Mesa's CI
+// recorded on real Raspberry Pi 3 boards (package conform/pi3).
+//
+//	conform/build-mesa.sh                       # once: Mesa's vc4 for this machine
+//	go run ./cmd/vc4conform -profile quick_gl,quick_shader -o /tmp/conform
+//
+// See doc/conformance.md.
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/vccube/vccube/conform"
+	"github.com/vccube/vccube/conform/pi3"
+	"github.com/vccube/vccube/conform/piglit"
+)
+
+func main() {
+	err := run(os.Args[1:], os.Stdout, os.Stderr)
+	var ue usageError
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		os.Exit(0)
+	case errors.As(err, &ue):
+		fmt.Fprintln(os.Stderr, "vc4conform:", err)
+		os.Exit(2)
+	case errors.Is(err, errChanged):
+		os.Exit(1)
+	case err != nil:
+		fmt.Fprintln(os.Stderr, "vc4conform:", err)
+		os.Exit(1)
+	}
+}
+
+type usageError struct{ error }
+
+var errChanged = errors.New("classes changed against the expectation")
+
+const about = `vc4conform runs piglit's tests through Mesa's vc4 driver on the simulated
+vc4 and judges the model by what real Raspberry Pi 3 boards did with the
+same tests (Mesa CI's record at 22.3.0). Each test runs in its own process,
+with a timeout, against one of several simulated devices; it writes
+results.jsonl (every test: status, subtests, time, output, kernel log),
+summary.md (counts per class, every disagreement with its evidence),
+expectations.txt (each test's class) and fails.csv (the model's non-passing
+tests in the record's format) to -o.
+
+Before the first run: conform/build-mesa.sh (Mesa's vc4 for this machine),
+simserve/preload/build.sh, and Debian's piglit (apt-get install piglit);
+conform/piglit.sh does all three and then runs vc4conform. See
+doc/conformance.md.
+
+Usage: vc4conform [flags]
+`
+
+func run(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("vc4conform", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), about)
+		fs.PrintDefaults()
+	}
+	home, _ := os.UserHomeDir()
+	cache := os.Getenv("VCCUBE_CACHE")
+	if cache == "" {
+		cache = filepath.Join(home, ".cache", "vccube")
+	}
+	var (
+		serve    = fs.String("serve", "", "(internal) serve one simulated device in DIR for a worker, until standard input ends")
+		piglitD  = fs.String("piglit", "/usr/lib/"+triplet()+"/piglit", "the piglit installation (its bin/ and tests/)")
+		profiles = fs.String("profile", "quick_gl,quick_shader", "comma-separated piglit profiles")
+		list     = fs.String("tests", "", "a file of test names, one a line (# comments): run these only")
+		match    = fs.String("run", "", "run only the tests whose name matches this regular expression")
+		shard    = fs.String("shard", "", "K/N: run the K-th of N shards (1 ≤ K ≤ N; test i is in shard i mod N + 1)")
+		all      = fs.Bool("all", false, "also run the tests the Pi 3 record skips (they are not comparable, so by default they are not run)")
+		workers  = fs.Int("workers", runtime.NumCPU(), "tests run at once, each against its own simulated device")
+		timeout  = fs.Duration("timeout", time.Minute, "a test running longer is stopped: a timeout verdict")
+		mesa     = fs.String("mesa", filepath.Join(cache, "mesa", "build", "install"), "the Mesa build (conform/build-mesa.sh's install directory)")
+		preload  = fs.String("preload", filepath.Join("simserve", "preload", "out", "amd64", "vc4sim.so"), "the simserve preload library (simserve/preload/build.sh)")
+		outDir   = fs.String("o", "vc4conform-results", "the directory the results go to")
+		expect   = fs.String("expect", "", "compare each test's class with this expectations file; exit 1 on any change")
+		quiet    = fs.Bool("quiet", false, "no progress line")
+	)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err}
+	}
+	if fs.NArg() != 0 {
+		return usageError{fmt.Errorf("unexpected argument %q (see -h)", fs.Arg(0))}
+	}
+	if *serve != "" {
+		return conform.ServeWorker(*serve, os.Stdin, os.Stdout)
+	}
+
+	rec, err := pi3.Load()
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(filepath.Join(*piglitD, "bin", "shader_runner")); err != nil {
+		return fmt.Errorf("no piglit at %s (apt-get install piglit, or -piglit DIR)", *piglitD)
+	}
+	vendor := filepath.Join(*mesa, "share", "glvnd", "egl_vendor.d", "50_mesa.json")
+	if _, err := os.Stat(filepath.Join(*mesa, "lib", "dri", "vc4_dri.so")); err != nil {
+		return fmt.Errorf("no Mesa vc4 build at %s (run conform/build-mesa.sh, or -mesa DIR)", *mesa)
+	}
+	pre, err := filepath.Abs(*preload)
+	if err == nil {
+		_, err = os.Stat(pre)
+	}
+	if err != nil {
+		return fmt.Errorf("no preload library at %s (run simserve/preload/build.sh, or -preload FILE)", *preload)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+
+	// The tests: the profiles, then the filters.
+	var tests []piglit.Test
+	requires := map[string][]string{}
+	skipped := 0
+	var filter *regexp.Regexp
+	if *match != "" {
+		if filter, err = regexp.Compile(*match); err != nil {
+			return usageError{fmt.Errorf("-run: %w", err)}
+		}
+	}
+	var wanted map[string]bool
+	if *list != "" {
+		if wanted, err = readList(*list); err != nil {
+			return err
+		}
+	}
+	k, n, err := parseShard(*shard)
+	if err != nil {
+		return usageError{err}
+	}
+	seen := map[string]bool{}
+	for _, p := range strings.Split(*profiles, ",") {
+		ts, err := piglit.LoadProfile(*piglitD, strings.TrimSpace(p))
+		if err != nil {
+			return err
+		}
+		for _, t := range ts {
+			if seen[t.Name] {
+				continue
+			}
+			seen[t.Name] = true
+			requires[t.Name] = t.RequirePlatforms
+			if filter != nil && !filter.MatchString(t.Name) || wanted != nil && !wanted[t.Name] {
+				continue
+			}
+			if !*all && rec.Expect(t.Name).Status == "Skip" {
+				skipped++
+				continue
+			}
+			tests = append(tests, t)
+		}
+	}
+	var mine []piglit.Test
+	for i, t := range tests {
+		if n == 0 || i%n == k-1 {
+			mine = append(mine, t)
+		}
+	}
+	tests = mine
+	if len(tests) == 0 {
+		return usageError{errors.New("no test selected (see -profile, -tests, -run, -shard)")}
+	}
+	if err := os.MkdirAll(*outDir, 0o755); err != nil {
+		return err
+	}
+	serverDir, err := os.MkdirTemp("", "vc4conform.")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(serverDir)
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var (
+		mu      sync.Mutex
+		results []conform.Result
+		counts  = map[piglit.Status]int{}
+	)
+	jf, err := os.Create(filepath.Join(*outDir, "results.jsonl"))
+	if err != nil {
+		return err
+	}
+	defer jf.Close()
+	jw := bufio.NewWriter(jf)
+	enc := json.NewEncoder(jw)
+	start := time.Now()
+	progress := func(final bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		done := len(results)
+		el := time.Since(start)
+		eta := ""
+		if done > 0 && !final {
+			eta = fmt.Sprintf(", about %s left", (el / time.Duration(done) * time.Duration(len(tests)-done)).Round(time.Second))
+		}
+		end := "\r"
+		if final {
+			end = "\n"
+		}
+		fmt.Fprintf(stderr, "vc4conform: %d/%d tests, pass %d fail %d skip %d crash %d timeout %d, %s%s   %s",
+			done, len(tests), counts[piglit.Pass]+counts[piglit.Warn], counts[piglit.Fail], counts[piglit.Skip],
+			counts[piglit.Crash], counts[piglit.Timeout], el.Round(time.Second), eta, end)
+	}
+	tick := time.NewTicker(2 * time.Second)
+	defer tick.Stop()
+	stopTick := make(chan struct{})
+	if !*quiet {
+		go func() {
+			for {
+				select {
+				case <-tick.C:
+					progress(false)
+				case <-stopTick:
+					return
+				}
+			}
+		}()
+	}
+	fmt.Fprintf(stderr, "vc4conform: %d tests (%d more the Pi 3 record skips, not run), %d workers, Mesa %s\n", len(tests), skipped, *workers, *mesa)
+	opts := conform.Options{
+		Piglit:  *piglitD,
+		Workers: *workers,
+		Timeout: *timeout,
+		Preload: pre,
+		Env: []string{
+			"LD_LIBRARY_PATH=" + filepath.Join(*mesa, "lib"),
+			"LIBGL_DRIVERS_PATH=" + filepath.Join(*mesa, "lib", "dri"),
+			"__EGL_VENDOR_LIBRARY_FILENAMES=" + vendor,
+		},
+		Server: []string{self},
+		Dir:    serverDir,
+		OnResult: func(r conform.Result) {
+			mu.Lock()
+			results = append(results, r)
+			counts[r.Status]++
+			enc.Encode(r)
+			mu.Unlock()
+		},
+	}
+	runErr := conform.Run(ctx, opts, tests)
+	close(stopTick)
+	if !*quiet {
+		progress(true)
+	}
+	if err := jw.Flush(); err != nil {
+		return err
+	}
+	if runErr != nil {
+		return runErr
+	}
+	wall := time.Since(start)
+
+	sort.Slice(results, func(i, j int) bool { return results[i].Name < results[j].Name })
+	entries := conform.Judge(rec, results, func(name string) bool { return pi3.WindowSystem(name, requires[name]) })
+	facts := conform.Facts{
+		Title:   fmt.Sprintf("piglit %s on the simulated vc4, judged by the Pi 3 record", *profiles),
+		Results: results,
+		Entries: entries,
+		Lines: []string{
+			"date: " + time.Now().UTC().Format("2006-01-02 15:04 UTC"),
+			"vccube: " + revision(),
+			"piglit: " + packageVersion("piglit") + " (" + *piglitD + ")",
+			"Mesa: " + *mesa,
+			fmt.Sprintf("selection: %d tests%s%s%s; %d skipped by the Pi 3 record, not run", len(tests), opt(" -run ", *match), opt(" -tests ", *list), opt(" -shard ", *shard), skipped),
+			fmt.Sprintf("wall time: %s with %d workers on %d CPUs", wall.Round(time.Second), *workers, runtime.NumCPU()),
+		},
+	}
+	if *expect != "" {
+		exp, err := conform.ReadExpectations(*expect)
+		if err != nil {
+			return err
+		}
+		ran := map[string]bool{}
+		for _, r := range results {
+			ran[r.Name] = true
+		}
+		facts.Changes = conform.Compare(exp, entries, ran)
+		if facts.Changes == nil {
+			facts.Changes = []conform.Change{}
+		}
+	}
+	if err := writeFile(filepath.Join(*outDir, "summary.md"), func(w io.Writer) error { conform.WriteSummary(w, facts); return nil }); err != nil {
+		return err
+	}
+	if err := writeFile(filepath.Join(*outDir, "expectations.txt"), func(w io.Writer) error { return conform.WriteExpectations(w, entries) }); err != nil {
+		return err
+	}
+	if err := writeFile(filepath.Join(*outDir, "fails.csv"), func(w io.Writer) error { return writeFails(w, entries) }); err != nil {
+		return err
+	}
+	c := conform.Counts(entries)
+	fmt.Fprintf(stdout, "%d tests in %s: %d agree with the Pi 3, %d fail on the model and passed on a Pi 3, %d pass on the model and failed on a Pi 3, %d not comparable (tests and subtests); %s\n",
+		len(results), wall.Round(time.Second), c[pi3.Agree], c[pi3.ModelFails], c[pi3.ModelPasses], c[pi3.NotComparable], filepath.Join(*outDir, "summary.md"))
+	if facts.Changes != nil {
+		if len(facts.Changes) == 0 {
+			fmt.Fprintf(stdout, "every class as %s expects\n", *expect)
+			return nil
+		}
+		for i, ch := range facts.Changes {
+			if i == 20 {
+				fmt.Fprintf(stdout, "… and %d more (summary.md)\n", len(facts.Changes)-20)
+				break
+			}
+			fmt.Fprintf(stdout, "CHANGED %s: expected %s, got %s\n", ch.Name, orNone(ch.Expected), orNone(ch.Got))
+		}
+		fmt.Fprintf(stdout, "%d classes changed against %s\n", len(facts.Changes), *expect)
+		return errChanged
+	}
+	return nil
+}
+
+func orNone(c pi3.Class) string {
+	if c == "" {
+		return "nothing"
+	}
+	return string(c)
+}
+
+func opt(flag, v string) string {
+	if v == "" {
+		return ""
+	}
+	return flag + v
+}
+
+// writeFails writes the model's non-passing tests and subtests as the
+// record's fails file has them (name,Fail or name,Crash).
+func writeFails(w io.Writer, entries []conform.Entry) error {
+	bw := bufio.NewWriter(w)
+	for _, e := range entries {
+		switch e.Status {
+		case piglit.Fail:
+			fmt.Fprintf(bw, "%s,Fail\n", e.Name)
+		case piglit.Crash:
+			fmt.Fprintf(bw, "%s,Crash\n", e.Name)
+		case piglit.Timeout:
+			fmt.Fprintf(bw, "%s,Timeout\n", e.Name)
+		}
+	}
+	return bw.Flush()
+}
+
+func writeFile(path string, fn func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(f)
+	err = fn(bw)
+	if ferr := bw.Flush(); err == nil {
+		err = ferr
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func readList(path string) (map[string]bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	m := map[string]bool{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		l := strings.TrimSpace(sc.Text())
+		if l != "" && !strings.HasPrefix(l, "#") {
+			m[l] = true
+		}
+	}
+	return m, sc.Err()
+}
+
+func parseShard(s string) (k, n int, err error) {
+	if s == "" {
+		return 0, 0, nil
+	}
+	if _, err := fmt.Sscanf(s, "%d/%d", &k, &n); err != nil || n < 1 || k < 1 || k > n {
+		return 0, 0, fmt.Errorf("-shard %q: say K/N with 1 ≤ K ≤ N", s)
+	}
+	return k, n, nil
+}
+
+// triplet is Debian's multiarch name of this machine's architecture.
+func triplet() string {
+	switch runtime.GOARCH {
+	case "arm64":
+		return "aarch64-linux-gnu"
+	case "arm":
+		return "arm-linux-gnueabihf"
+	}
+	return "x86_64-linux-gnu"
+}
+
+func packageVersion(pkg string) string {
+	out, err := exec.Command("dpkg-query", "-W", "-f=${Version}", pkg).Output()
+	if err != nil {
+		return "unknown"
+	}
+	return string(out)
+}
+
+// revision is the commit the run was built from: the build info's, else
+// git's in the working directory.
+func revision() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" {
+				return s.Value
+			}
+		}
+	}
+	out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
+	if err != nil {
+		return "unknown"
+	}
+	return strings.TrimSpace(string(out))
+}
