@@ -108,7 +108,7 @@ func parseArgs(args []string, help io.Writer) (*config, error) {
 	fs.Var(frameFlag{&c.captureFrame}, "capture-frame", "the frame number `K` -capture writes (frame 0 is the cube unturned); default: the last frame rendered")
 	fs.StringVar(&c.texture, "texture", "", "texture `FILE` (PNG, JPEG, GIF or binary PPM, up to 2048x2048); default: the built-in test texture")
 	fs.BoolVar(&c.flipY, "flipy", true, "let the GPU flip the texture (FLIPY); -flipy=false flips its rows on the CPU instead (same picture)")
-	fs.BoolVar(&c.dump, "dump", false, "print the first frame's control list, shader records, uniforms and the shaders' disassembly")
+	fs.BoolVar(&c.dump, "dump", false, "print the first frame's control list, shader records, uniforms and the shaders' disassembly, and end the run after that frame (unless -frames, -capture-frame or -record asks for more)")
 	fs.StringVar(&c.pipeline, "pipeline", "gl", "`gl` (vertex and coordinate shaders on the QPUs) or nv (CPU-shaded vertices, which the Linux vc4 driver refuses; shows why)")
 	fs.BoolVar(&c.view, "view", true, "on the simulated device's display, show the cube live in the terminal (24-bit colour, two pixels per character) when stdout is a terminal")
 	fs.StringVar(&c.record, "record", "", "write the frames as an animated `FILE.gif` (90 frames, one full turn that loops, unless -frames says otherwise)")
@@ -172,11 +172,17 @@ func parseArgs(args []string, help io.Writer) (*config, error) {
 	if c.recordScale != 1 && c.record == "" {
 		return nil, errors.New("-record-scale needs -record FILE.gif")
 	}
-	if c.captureFrame < -1 {
-		return nil, fmt.Errorf("-capture-frame %d: frame numbers start at 0", c.captureFrame)
-	}
 	if c.captureFrame >= 0 && c.capture == "" {
 		return nil, errors.New("-capture-frame needs -capture FILE.png")
+	}
+	if c.dump && !given["frames"] && c.record == "" {
+		// A dump run ends after what it dumps, the first frame, or
+		// after the frame -capture-frame asks for; without this it
+		// would run until stopped, unseen when stdout is a pipe.
+		c.frames = 1
+		if c.captureFrame >= 0 {
+			c.frames = uint64(c.captureFrame) + 1
+		}
 	}
 	if c.frames > 0 && c.captureFrame >= int64(c.frames) {
 		return nil, fmt.Errorf("-capture-frame %d is never rendered with -frames %d (frames 0 to %d)", c.captureFrame, c.frames, c.frames-1)
@@ -303,9 +309,11 @@ func (f frameFlag) String() string {
 
 func (f frameFlag) Set(s string) error {
 	n, err := strconv.ParseInt(s, 0, 64)
-	if err != nil {
-		return errors.New("give a frame number, 0 or more (frame 0 is the cube unturned)")
+	if err != nil || n < 0 {
+		// -1 is the default's inner value (the last frame), not a
+		// frame number: leaving the flag out asks for the last frame.
+		return errors.New("give a frame number, 0 or more (frame 0 is the cube unturned; without -capture-frame, -capture writes the last frame)")
 	}
-	*f.p = n // a negative one is refused with the others' checks
+	*f.p = n
 	return nil
 }

@@ -349,6 +349,9 @@ func (p *program) noticeViewOff() {
 	end := "Ctrl-C ends the run"
 	if cfg.frames > 0 {
 		end = fmt.Sprintf("the run ends after %d frames", cfg.frames)
+		if cfg.frames == 1 {
+			end = "the run ends after 1 frame"
+		}
 	}
 	switch {
 	case cfg.json:
