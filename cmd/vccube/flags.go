@@ -41,6 +41,7 @@ type config struct {
 	replay       string // "" or the trace -replay plays back (tools.go)
 	selftest     bool   // -selftest (tools.go)
 	bundle       string // where -selftest writes its bundle on a difference
+	version      bool   // -version: print the version and exit
 	// given holds the flags the command line set, by name.
 	given map[string]bool
 }
@@ -121,6 +122,7 @@ func parseArgs(args []string, help io.Writer) (*config, error) {
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to `FILE` (runtime/pprof; read it with go tool pprof), to see where a slow frame goes")
 	fs.StringVar(&c.memProfile, "memprofile", "", "write a memory profile to `FILE` at the end of the run: every allocation since the start, by the code that made it (go tool pprof -sample_index=alloc_space)")
 	fs.BoolVar(&c.atomic, "atomic", false, "show frames with atomic modesetting, as kmscube -A: a test-only commit first, then one commit per frame with the flip event and an out-fence; default: legacy SETCRTC and PAGE_FLIP")
+	fs.BoolVar(&c.version, "version", false, "print vccube's version (the module version and, for a build in a git checkout, its revision) and exit")
 	c.buffers = 2
 	fs.Var(intFlag{&c.buffers, "2 (double buffering) or 3 (triple buffering)"}, "buffers", "scanout `buffers` in the swap chain: 2 (double buffering) or 3 (triple: the next frame is drawn while the last one waits for its vblank, so a frame now and then slower than a refresh period does not cost a vblank; one frame more latency)")
 	if err := fs.Parse(args); err != nil {
@@ -135,6 +137,12 @@ func parseArgs(args []string, help io.Writer) (*config, error) {
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	c.given = given
+	if c.version {
+		if len(given) > 1 || fs.NArg() > 0 {
+			return nil, errors.New("-version prints the version and exits: give it alone")
+		}
+		return c, nil
+	}
 	switch {
 	case c.device == "auto" || c.device == "sim" || strings.Contains(c.device, "/"):
 	default:

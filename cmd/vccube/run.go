@@ -68,6 +68,10 @@ func run(ctx context.Context, args []string, e *env) int {
 		fmt.Fprintf(e.stderr, "vccube: %v\n", err)
 		return exitUsage
 	}
+	if cfg.version {
+		fmt.Fprintln(e.stdout, version())
+		return exitOK
+	}
 	if cfg.replay != "" || cfg.selftest {
 		return runTool(ctx, cfg, e)
 	}
@@ -867,7 +871,7 @@ func (p *program) report(w io.Writer) error {
 		}
 	}
 	width, height := p.r.Size()
-	rep := report.Report{Device: p.gpu.name, GPU: p.gpu.info.String(), Width: width, Height: height, VSync: p.sc != nil}
+	rep := report.Report{Version: version(), Device: p.gpu.name, GPU: p.gpu.info.String(), Width: width, Height: height, VSync: p.sc != nil}
 	if p.gpu.sim {
 		rep.GPU = "simulated " + rep.GPU
 	}
