@@ -266,6 +266,7 @@ func (p *program) openGPU() (err error) {
 		// The hang states are read past the trace: a replay makes no
 		// such call, and the non-root refusal would stand in every
 		// trace as a failed call.
+		p.hangs.kernelLog, p.hangs.served = p.gpu.kernelLog, p.gpu.served
 		p.hangs.start(raw, p.env.stderr)
 	}
 	return nil
