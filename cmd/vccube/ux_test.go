@@ -212,7 +212,8 @@ func TestUsageErrorMessages(t *testing.T) {
 	}{
 		{[]string{"-frames", "-1"}, `vccube: invalid value "-1" for flag -frames: give a number of frames, 0 or more (0 runs until stopped) (vccube -help lists the flags)` + "\n"},
 		{[]string{"-buffers", "two"}, `vccube: invalid value "two" for flag -buffers: give 2 (double buffering) or 3 (triple buffering) (vccube -help lists the flags)` + "\n"},
-		{[]string{"-capture", "a.png", "-capture-frame", "x"}, `vccube: invalid value "x" for flag -capture-frame: give a frame number, 0 or more (frame 0 is the cube unturned) (vccube -help lists the flags)` + "\n"},
+		{[]string{"-capture", "a.png", "-capture-frame", "x"}, `vccube: invalid value "x" for flag -capture-frame: give a frame number, 0 or more (frame 0 is the cube unturned; without -capture-frame, -capture writes the last frame) (vccube -help lists the flags)` + "\n"},
+		{[]string{"-capture", "a.png", "-capture-frame", "-1"}, `vccube: invalid value "-1" for flag -capture-frame: give a frame number, 0 or more (frame 0 is the cube unturned; without -capture-frame, -capture writes the last frame) (vccube -help lists the flags)` + "\n"},
 		{[]string{"-device", "foo"}, `vccube: -device "foo": give auto, sim or a DRM card such as /dev/dri/card0` + "\n"},
 		// One limit, whichever the size and whether frames are shown.
 		{[]string{"-mode", "65535x65535", "-vsync=false"}, "vccube: -mode 65535x65535: vccube draws frames of at most 4095x4095 pixels; give a smaller -mode\n"},
