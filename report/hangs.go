@@ -29,6 +29,10 @@ type GPUHangs struct {
 	// heuristic, since such a frame is either one the GPU drew slowly or
 	// one whose binning hung and was done again after a reset.
 	SlowFrames uint64 `json:"slow_frames"`
+	// SlowFramesWhere says, for the text report, where to learn which
+	// of the slow frames the kernel reset; empty on a real kernel, whose
+	// log (dmesg) says it.
+	SlowFramesWhere string `json:"-"`
 	// HangStates counts the hang states read from the kernel during the
 	// run (root only); HangStateNote says why none could be read.
 	HangStates    uint64 `json:"hang_states"`
@@ -110,8 +114,12 @@ func (h *GPUHangs) Text(w io.Writer, always bool) error {
 	}
 	ew.printf("\n")
 	if h.SlowFrames > 0 {
+		where := h.SlowFramesWhere
+		if where == "" {
+			where = "check dmesg for \"Resetting GPU.\""
+		}
 		ew.printf("  %d frames took a second or more, as long as the kernel takes to reset a hung GPU: drawn slowly, "+
-			"or reset and drawn again (check dmesg for \"Resetting GPU.\")\n", h.SlowFrames)
+			"or reset and drawn again (%s)\n", h.SlowFrames, where)
 	}
 	for _, e := range h.Events {
 		switch e.What {

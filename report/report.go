@@ -18,6 +18,10 @@ import (
 
 // Report is the end-of-run summary.
 type Report struct {
+	// Version is the vccube that made the report, as vccube -version
+	// says it: the module version, the VCS revision of a build in a
+	// checkout, the Go release and the platform.
+	Version string `json:"version,omitempty"`
 	// Device is the GPU device ("sim" or a /dev/dri path); GPU describes
 	// its 3D engine.
 	Device string `json:"device"`

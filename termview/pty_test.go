@@ -165,6 +165,61 @@ func TestOpenFollowsWindowSize(t *testing.T) {
 	checkRestored(t, term)
 }
 
+// A pseudo-terminal that reports no size (0×0) is taken to be as large as
+// $COLUMNS and $LINES say, else 80×24, and the picture is drawn there;
+// without that the view kept an empty alternate screen for the whole run.
+func TestOpenAssumesASizeForZero(t *testing.T) {
+	for _, c := range []struct {
+		columns, lines string
+		cols, rows     int
+		cells          [][3]int // row, column, colour
+	}{
+		// 40×20 in 80×24 cells (80×48 pixels): 80×40, from cell row 2.
+		{"", "", 80, 24, [][3]int{{2, 0, cR}, {21, 39, cR}, {2, 40, cB}, {21, 79, cB}}},
+		{"x", "10", 80, 24, [][3]int{{2, 0, cR}, {21, 79, cB}}},
+		// 40×10 cells (40×20 pixels): the picture fills the window.
+		{"40", "10", 40, 10, [][3]int{{0, 0, cR}, {9, 19, cR}, {0, 20, cB}, {9, 39, cB}}},
+	} {
+		t.Run(fmt.Sprintf("COLUMNS=%q LINES=%q", c.columns, c.lines), func(t *testing.T) {
+			t.Setenv("COLUMNS", c.columns)
+			t.Setenv("LINES", c.lines)
+			m, s := openPTY(t, 0, 0)
+			out := readAll(m)
+			if !IsTerminal(s) {
+				t.Fatal("IsTerminal(pty) = false")
+			}
+			v, err := Open(s, Options{Colour: Truecolour})
+			if err != nil {
+				t.Fatal(err)
+			}
+			px, pitch := halves(40, 20)
+			if err := v.ShowXRGB(px, 40, 20, pitch); err != nil {
+				t.Fatal(err)
+			}
+			if err := v.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			if st := v.Stats(); st.Drawn != 1 {
+				t.Errorf("stats %+v: the frame was not drawn", st)
+			}
+			if err := v.Close(); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(func() bool { return out.has(leaveSeq) })
+			term := newVT(c.cols, c.rows)
+			if err := term.feed(out.take()); err != nil {
+				t.Fatal(err)
+			}
+			term.alt = true
+			for _, cell := range c.cells {
+				if top, bot, err := term.pixels(cell[0], cell[1]); err != nil || top != vtRGB(uint32(cell[2])) || bot != top {
+					t.Errorf("cell %d,%d: %v over %v (%v)", cell[0], cell[1], top, bot, err)
+				}
+			}
+		})
+	}
+}
+
 func TestOpenNotTerminal(t *testing.T) {
 	f, err := os.CreateTemp(t.TempDir(), "out")
 	if err != nil {

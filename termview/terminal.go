@@ -2,6 +2,7 @@ package termview
 
 import (
 	"os"
+	"strconv"
 
 	"golang.org/x/sys/unix"
 )
@@ -13,7 +14,8 @@ func IsTerminal(f *os.File) bool {
 	return err == nil
 }
 
-// termSize asks the terminal f for its size (TIOCGWINSZ, tty_ioctl(4)).
+// termSize asks the terminal f for its size (TIOCGWINSZ, tty_ioctl(4)),
+// or assumes one when it reports 0×0 (assumedSize).
 // It goes through SyscallConn so that the file keeps its blocking mode.
 // (golang.org/x/term's GetSize makes the same ioctl but returns only the
 // columns and rows; the view also needs ws_xpixel and ws_ypixel, the
@@ -33,5 +35,26 @@ func termSize(f *os.File) (Size, error) {
 	if ierr != nil {
 		return Size{}, ierr
 	}
+	if ws.Col == 0 || ws.Row == 0 {
+		return assumedSize(os.Getenv), nil
+	}
 	return Size{Cols: int(ws.Col), Rows: int(ws.Row), XPixel: int(ws.Xpixel), YPixel: int(ws.Ypixel)}, nil
+}
+
+// assumedSize is the size of a terminal that reports none (0 columns or
+// rows: a pseudo-terminal whose owner never set one, as some container
+// runtimes and serial consoles leave it): the size $COLUMNS and $LINES
+// give, when both are whole numbers above 0, else 80×24 — what the
+// curses libraries assume in that case, from the same variables and then
+// the terminal's terminfo entry (lines#24 and cols#80 in the vt100 and
+// xterm entries; ncurses's use_env(3X) and resizeterm(3X) describe the
+// order). Without it the view would have no room for a picture and show
+// the empty alternate screen until the run ends.
+func assumedSize(getenv func(string) string) Size {
+	cols, cerr := strconv.Atoi(getenv("COLUMNS"))
+	rows, rerr := strconv.Atoi(getenv("LINES"))
+	if cerr == nil && rerr == nil && cols > 0 && rows > 0 {
+		return Size{Cols: cols, Rows: rows}
+	}
+	return Size{Cols: 80, Rows: 24}
 }

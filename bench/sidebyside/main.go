@@ -56,11 +56,34 @@ import (
 )
 
 func main() {
-	if err := run(os.Args[1:], os.Stdout); err != nil {
+	err := run(os.Args[1:], os.Stdout)
+	var bad usageError
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+	case errors.As(err, &bad):
+		fmt.Fprintf(os.Stderr, "sidebyside: %v (sidebyside -h lists the flags)\n", err)
+		os.Exit(2)
+	default:
 		fmt.Fprintln(os.Stderr, "sidebyside:", err)
 		os.Exit(1)
 	}
 }
+
+// usageHead is the start of -h, before the flags.
+const usageHead = `sidebyside runs vccube and Mesa's kmscube on the same simulated vc4 (served
+in this process, as vc4serve does) at the same mode for the same frames, and
+prints per frame what each cost: the GPU's performance counters, the bytes
+each submitted, its ioctls and its CPU time. A benchmark, not a test; it needs
+qemu-aarch64, gcc-aarch64-linux-gnu and Debian's arm64 kmscube and Mesa
+(what .ci/mesa-test installs).
+
+Usage: go run ./bench/sidebyside [flags]
+
+Flags:
+`
+
+// usageError is a mistake on the command line: the exit status is 2.
+type usageError struct{ error }
 
 // program is one client to run against the served device.
 type program struct {
@@ -71,6 +94,8 @@ type program struct {
 
 func run(args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("sidebyside", flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // the flag package's own message and usage: the error says it
+	fs.Usage = func() {}
 	frames := fs.Int("frames", 10, "frames to compare (each program draws one more: kmscube's first buffer is shown by the mode set)")
 	modeText := fs.String("mode", "640x480", "the monitor's preferred mode (a standard one: 640x480, 800x600, 1024x768, 1280x720, 1920x1080)")
 	md := fs.Bool("md", false, "print Markdown tables (for the README)")
@@ -78,7 +103,16 @@ func run(args []string, out io.Writer) error {
 	reference := fs.Bool("reference", false, "run the GPU model's general code instead of its fast paths (gpu.Options.Reference): the same counters, another server CPU time")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the server (this process: the simulated device; the clients are other processes) to this file")
 	if err := fs.Parse(args); err != nil {
-		return err
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(out, usageHead)
+			fs.SetOutput(out)
+			fs.PrintDefaults()
+			return err
+		}
+		return usageError{err}
+	}
+	if fs.NArg() != 0 {
+		return usageError{fmt.Errorf("unexpected argument %q (flags start with -)", fs.Arg(0))}
 	}
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
@@ -93,7 +127,7 @@ func run(args []string, out io.Writer) error {
 	}
 	var w, h uint16
 	if _, err := fmt.Sscanf(*modeText, "%dx%d", &w, &h); err != nil {
-		return fmt.Errorf("-mode %q: say WxH", *modeText)
+		return usageError{fmt.Errorf("-mode %q: say WxH", *modeText)}
 	}
 	tools, err := findTools()
 	if err != nil {

@@ -23,6 +23,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strconv"
@@ -39,14 +40,48 @@ import (
 )
 
 func main() {
-	if err := run(os.Args[1:]); err != nil {
+	err := run(os.Args[1:])
+	var bad usageError
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+	case errors.As(err, &bad):
+		fmt.Fprintf(os.Stderr, "vc4serve: %v (vc4serve -h lists the flags)\n", err)
+		os.Exit(2)
+	default:
 		fmt.Fprintln(os.Stderr, "vc4serve:", err)
 		os.Exit(1)
 	}
 }
 
+// usageHead is the start of -h, before the flags.
+const usageHead = `vc4serve serves the simulated vc4 device (a Raspberry Pi 0-3's vc4 DRM
+driver, VideoCore IV GPU and HDMI display) to unmodified Linux programs, such
+as kmscube on Mesa's vc4 driver, through the preload library of package
+simserve (doc/mesa-on-sim.md): the program's /dev/dri/card0 is this device.
+
+Usage: vc4serve -dir DIR [flags]
+
+	vc4serve -dir /tmp/vc4 &
+	VC4SIM=/tmp/vc4 LD_PRELOAD=$PWD/simserve/preload/out/amd64/vc4sim.so PROGRAM
+
+It serves until SIGINT or SIGTERM (or, with -exit-when-idle, until its last
+client has gone).
+
+Flags:
+`
+
+// usageError is a mistake on the command line: the exit status is 2.
+type usageError struct{ error }
+
+// usagef makes a usageError.
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// run is the server. -h prints the usage on stdout and returns
+// flag.ErrHelp; a mistake on the command line is a usageError.
 func run(args []string) error {
 	fs := flag.NewFlagSet("vc4serve", flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // the flag package's own message and usage: the error says it
+	fs.Usage = func() {}
 	dir := fs.String("dir", "", "the server's directory: its socket and device files go there; clients get it as VC4SIM (required)")
 	mode := fs.String("mode", "", "the monitor's preferred mode, WxH (one of its standard modes: 640x480, 800x600, 1024x768, 1280x720, 1280x1024, 1920x1080); default 1920x1080")
 	frames := fs.String("capture-frames", "", "comma-separated frame numbers to capture (frame K: the picture after the K-th page flip since the mode set)")
@@ -62,10 +97,19 @@ func run(args []string) error {
 	jobPattern := fs.String("record", "job%03d.vc4job", "the file of each recorded job, with %d for the job number")
 	reference := fs.Bool("reference", false, "run the GPU model's general code instead of its fast paths (same pictures, slower; to check that)")
 	if err := fs.Parse(args); err != nil {
-		return err
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(os.Stdout, usageHead)
+			fs.SetOutput(os.Stdout)
+			fs.PrintDefaults()
+			return err
+		}
+		return usageError{err}
 	}
-	if *dir == "" || fs.NArg() != 0 {
-		return errors.New("usage: vc4serve -dir DIR [-mode WxH [-only-mode]] [-capture-frames LIST -capture PATTERN [-modeset-frame]] [-record-jobs LIST -record PATTERN] [-clock virtual|real] [-trace FILE] [-stats FILE] [-exit-when-idle]")
+	if fs.NArg() != 0 {
+		return usagef("unexpected argument %q (flags start with -)", fs.Arg(0))
+	}
+	if *dir == "" {
+		return usagef("-dir is required: give the directory for the server's socket and device files (clients get it as VC4SIM)")
 	}
 
 	dopts := display.Options{}
@@ -75,25 +119,25 @@ func run(args []string) error {
 	case "real":
 		dopts.Clock = display.RealClock
 	default:
-		return fmt.Errorf("-clock %q: say virtual or real", *clock)
+		return usagef("-clock %q: say virtual or real", *clock)
 	}
 	if *mode != "" {
 		mon, err := monitorPreferring(*mode)
 		if err != nil {
-			return err
+			return usageError{err}
 		}
 		if *only {
 			mon.Modes = mon.Modes[:1]
 		}
 		dopts.Monitor = &mon
 	} else if *only {
-		return errors.New("-only-mode needs -mode WxH")
+		return usagef("-only-mode needs -mode WxH")
 	}
 	var capture *simserve.Capture
 	if *frames != "" {
 		want, err := numberedFiles(*frames, *pattern, "-capture-frames", "-capture", "frame", 0)
 		if err != nil {
-			return err
+			return usageError{err}
 		}
 		capture = simserve.NewCapture(want)
 		capture.ModesetIsFrame = *modesetFrame
@@ -130,13 +174,13 @@ func run(args []string) error {
 		path := func(n int) string { return wantJobs[n] }
 		if *jobs == "all" {
 			if strings.Count(*jobPattern, "%") != 1 {
-				return fmt.Errorf("-record %q needs one %%d (or %%03d) for the job number", *jobPattern)
+				return usagef("-record %q needs one %%d (or %%03d) for the job number", *jobPattern)
 			}
 			path = func(n int) string { return fmt.Sprintf(*jobPattern, n) }
 		} else {
 			var err error
 			if wantJobs, err = numberedFiles(*jobs, *jobPattern, "-record-jobs", "-record", "job", 1); err != nil {
-				return err
+				return usageError{err}
 			}
 		}
 		recorder = &jobfile.Recorder{Path: path,

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -72,7 +73,8 @@ func TestFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{nil, "usage"},
+		{nil, "-dir is required"},
+		{[]string{"-dir", t.TempDir(), "stray"}, "unexpected argument"},
 		{[]string{"-dir", t.TempDir(), "-mode", "123x45"}, "no such mode"},
 		{[]string{"-dir", t.TempDir(), "-clock", "fast"}, "virtual or real"},
 		{[]string{"-dir", t.TempDir(), "-only-mode"}, "needs -mode"},
@@ -82,8 +84,12 @@ func TestFlags(t *testing.T) {
 		{[]string{"-dir", t.TempDir(), "-record-jobs", "1,2", "-record", "job.vc4job"}, "%d"},
 		{[]string{"-dir", t.TempDir(), "-record-jobs", "all", "-record", "job.vc4job"}, "%d"},
 	} {
-		if err := run(c.args); err == nil || !strings.Contains(err.Error(), c.want) {
+		err := run(c.args)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want an error saying %q", c.args, err, c.want)
+		}
+		if !errors.As(err, new(usageError)) {
+			t.Errorf("%v: %v is not a usage error (exit status 2)", c.args, err)
 		}
 	}
 }

@@ -19,6 +19,9 @@ type gpuDevice struct {
 	name string      // "sim" or the node's path, for reports
 	info gem.V3DInfo // the 3D engine
 	sim  bool
+	// served is set for the simulated device of a vc4serve (-device
+	// vc4serve:DIR).
+	served bool
 	// kernelLog, on the simulated device, returns what its kernel
 	// printed (sim.Device.KernelLog); nil elsewhere.
 	kernelLog func() []string
@@ -163,7 +166,7 @@ func openServed(dir string) (*gpuDevice, error) {
 		c.Close()
 		return nil, fmt.Errorf("the served device cannot render the cube: %w", err)
 	}
-	return &gpuDevice{conn: c, name: "vc4serve:" + dir, info: info}, nil
+	return &gpuDevice{conn: c, name: "vc4serve:" + dir, info: info, served: true}, nil
 }
 
 // openDisplay opens the card -display names, for KMS only.

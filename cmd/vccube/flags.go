@@ -41,6 +41,7 @@ type config struct {
 	replay       string // "" or the trace -replay plays back (tools.go)
 	selftest     bool   // -selftest (tools.go)
 	bundle       string // where -selftest writes its bundle on a difference
+	version      bool   // -version: print the version and exit
 	// given holds the flags the command line set, by name.
 	given map[string]bool
 }
@@ -108,19 +109,20 @@ func parseArgs(args []string, help io.Writer) (*config, error) {
 	fs.Var(frameFlag{&c.captureFrame}, "capture-frame", "the frame number `K` -capture writes (frame 0 is the cube unturned); default: the last frame rendered")
 	fs.StringVar(&c.texture, "texture", "", "texture `FILE` (PNG, JPEG, GIF or binary PPM, up to 2048x2048); default: the built-in test texture")
 	fs.BoolVar(&c.flipY, "flipy", true, "let the GPU flip the texture (FLIPY); -flipy=false flips its rows on the CPU instead (same picture)")
-	fs.BoolVar(&c.dump, "dump", false, "print the first frame's control list, shader records, uniforms and the shaders' disassembly")
+	fs.BoolVar(&c.dump, "dump", false, "print the first frame's control list, shader records, uniforms and the shaders' disassembly, and end the run after that frame (unless -frames, -capture-frame or -record asks for more)")
 	fs.StringVar(&c.pipeline, "pipeline", "gl", "`gl` (vertex and coordinate shaders on the QPUs) or nv (CPU-shaded vertices, which the Linux vc4 driver refuses; shows why)")
 	fs.BoolVar(&c.view, "view", true, "on the simulated device's display, show the cube live in the terminal (24-bit colour, two pixels per character) when stdout is a terminal")
 	fs.StringVar(&c.record, "record", "", "write the frames as an animated `FILE.gif` (90 frames, one full turn that loops, unless -frames says otherwise)")
 	c.recordScale = 1
 	fs.Var(intFlag{&c.recordScale, fmt.Sprintf("a whole factor from 1 to %d", record.MaxScale)}, "record-scale", fmt.Sprintf("shrink the -record frames by this whole `factor` (1 to %d), averaging each block of pixels", record.MaxScale))
-	fs.StringVar(&c.trace, "trace", "", "write every ioctl vccube makes to `FILE` (JSON lines; FILE.gz is compressed): the request, the argument's bytes before and after, the result, and what a replay needs (control lists, BO contents at each submit, a checksum of each frame); -replay FILE plays it back")
+	fs.StringVar(&c.trace, "trace", "", "write every ioctl vccube makes to `FILE` (JSON lines; FILE.gz is compressed): the request, the argument's bytes before and after, the result, and what a replay needs (control lists, BO contents at each submit, a checksum of each frame); it is FILE.partial until the run ends, and none is kept if it cannot be written whole; -replay FILE plays it back")
 	fs.StringVar(&c.replay, "replay", "", "play the GPU calls of a -trace `FILE` back on -device (the simulated device when there is no VideoCore IV) and report the first calls answered differently: errno, returned fields, rendered frames")
 	fs.BoolVar(&c.selftest, "selftest", false, "run small probe jobs on the GPU and on the simulated device in this process, compare their pixels and counters, print a table, and write a bundle for a bug report on any difference")
 	fs.StringVar(&c.bundle, "selftest-bundle", "vccube-selftest.tar.gz", "the `FILE.tar.gz` -selftest writes when a probe differs: the probes' jobs, images and ioctl traces, and the kernel and board, for a bug report")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to `FILE` (runtime/pprof; read it with go tool pprof), to see where a slow frame goes")
 	fs.StringVar(&c.memProfile, "memprofile", "", "write a memory profile to `FILE` at the end of the run: every allocation since the start, by the code that made it (go tool pprof -sample_index=alloc_space)")
 	fs.BoolVar(&c.atomic, "atomic", false, "show frames with atomic modesetting, as kmscube -A: a test-only commit first, then one commit per frame with the flip event and an out-fence; default: legacy SETCRTC and PAGE_FLIP")
+	fs.BoolVar(&c.version, "version", false, "print vccube's version (the module version and, for a build in a git checkout, its revision) and exit")
 	c.buffers = 2
 	fs.Var(intFlag{&c.buffers, "2 (double buffering) or 3 (triple buffering)"}, "buffers", "scanout `buffers` in the swap chain: 2 (double buffering) or 3 (triple: the next frame is drawn while the last one waits for its vblank, so a frame now and then slower than a refresh period does not cost a vblank; one frame more latency)")
 	if err := fs.Parse(args); err != nil {
@@ -135,6 +137,12 @@ func parseArgs(args []string, help io.Writer) (*config, error) {
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	c.given = given
+	if c.version {
+		if len(given) > 1 || fs.NArg() > 0 {
+			return nil, errors.New("-version prints the version and exits: give it alone")
+		}
+		return c, nil
+	}
 	switch {
 	case c.device == "auto" || c.device == "sim" || strings.Contains(c.device, "/"):
 	default:
@@ -172,11 +180,17 @@ func parseArgs(args []string, help io.Writer) (*config, error) {
 	if c.recordScale != 1 && c.record == "" {
 		return nil, errors.New("-record-scale needs -record FILE.gif")
 	}
-	if c.captureFrame < -1 {
-		return nil, fmt.Errorf("-capture-frame %d: frame numbers start at 0", c.captureFrame)
-	}
 	if c.captureFrame >= 0 && c.capture == "" {
 		return nil, errors.New("-capture-frame needs -capture FILE.png")
+	}
+	if c.dump && !given["frames"] && c.record == "" {
+		// A dump run ends after what it dumps, the first frame, or
+		// after the frame -capture-frame asks for; without this it
+		// would run until stopped, unseen when stdout is a pipe.
+		c.frames = 1
+		if c.captureFrame >= 0 {
+			c.frames = uint64(c.captureFrame) + 1
+		}
 	}
 	if c.frames > 0 && c.captureFrame >= int64(c.frames) {
 		return nil, fmt.Errorf("-capture-frame %d is never rendered with -frames %d (frames 0 to %d)", c.captureFrame, c.frames, c.frames-1)
@@ -303,9 +317,11 @@ func (f frameFlag) String() string {
 
 func (f frameFlag) Set(s string) error {
 	n, err := strconv.ParseInt(s, 0, 64)
-	if err != nil {
-		return errors.New("give a frame number, 0 or more (frame 0 is the cube unturned)")
+	if err != nil || n < 0 {
+		// -1 is the default's inner value (the last frame), not a
+		// frame number: leaving the flag out asks for the last frame.
+		return errors.New("give a frame number, 0 or more (frame 0 is the cube unturned; without -capture-frame, -capture writes the last frame)")
 	}
-	*f.p = n // a negative one is refused with the others' checks
+	*f.p = n
 	return nil
 }

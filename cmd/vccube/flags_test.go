@@ -70,6 +70,32 @@ func TestParseRecord(t *testing.T) {
 	}
 }
 
+// A -dump run ends after the frame it dumps, unless -frames, -record or
+// -capture-frame asks for more: without a limit it ran until stopped,
+// unseen when stdout is a pipe.
+func TestDumpRunEnds(t *testing.T) {
+	for _, c := range []struct {
+		args   []string
+		frames uint64
+	}{
+		{[]string{"-dump"}, 1},
+		{[]string{"-dump", "-vsync=false"}, 1},
+		{[]string{"-dump", "-capture", "a.png", "-capture-frame", "4"}, 5},
+		{[]string{"-dump", "-frames", "7"}, 7},
+		{[]string{"-dump", "-frames", "0"}, 0},
+		{[]string{"-dump", "-record", "a.gif"}, recordFrames},
+	} {
+		cfg, err := parseArgs(c.args, &bytes.Buffer{})
+		if err != nil {
+			t.Errorf("%v: %v", c.args, err)
+			continue
+		}
+		if cfg.frames != c.frames {
+			t.Errorf("%v: %d frames, want %d", c.args, cfg.frames, c.frames)
+		}
+	}
+}
+
 // Usage errors say what is wrong and exit with status 2, before anything is
 // opened.
 func TestUsageErrors(t *testing.T) {
@@ -83,6 +109,10 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"-capture", "a.png", "-frames", "5", "-capture-frame", "5"}, "never rendered"},
 		{[]string{"-capture", "a.jpg"}, "name it FILE.png"},
 		{[]string{"-frames", "-1"}, "invalid value"},
+		// -1 is the default's inner value, not a frame: refused as
+		// the other ranges are.
+		{[]string{"-capture", "a.png", "-capture-frame", "-1"}, "give a frame number, 0 or more"},
+		{[]string{"-capture", "a.png", "-capture-frame", "-2"}, "give a frame number, 0 or more"},
 		{[]string{"-record", "a.png"}, "name it FILE.gif"},
 		{[]string{"-record-scale", "2"}, "needs -record"},
 		{[]string{"-record", "a.gif", "-record-scale", "0"}, "whole factor from 1 to 64"},

@@ -33,6 +33,11 @@ import (
 //     cannot say whose job it was. Read after a lost frame, and peeked
 //     after every frame (one ioctl) so that a reset whose frame still came
 //     out whole — a job whose binning hung is restarted — is seen too;
+//   - on the simulated device in this process, without root, the
+//     simulated kernel's log (sim.Device.KernelLog), which names the job
+//     of each reset ("Resetting GPU. (seqno N: …)"): authoritative that
+//     it reset the GPU while a frame was drawn, looked at only after a
+//     frame that took slowFrame or more (a reset takes that long);
 //   - the time a frame's job took, without root: a heuristic. The kernel
 //     resets a stopped GPU a second or two after it stopped, so a frame
 //     that came out whole after a second or more was either drawn slowly
@@ -59,7 +64,13 @@ const slowFrame = time.Second
 
 // hangWatch follows the GPU hangs of a run.
 type hangWatch struct {
-	conn    uapi.Conn // the GPU's, not traced
+	conn uapi.Conn // the GPU's, not traced
+	// kernelLog, on the simulated device in this process, returns what
+	// its kernel printed; nil elsewhere.
+	kernelLog func() []string
+	// served is set on a simulated device vc4serve serves (-device
+	// vc4serve:DIR): its kernel's log is the server's, out of reach.
+	served  bool
 	rep     report.GPUHangs
 	root    bool // GET_HANG_STATE answers: the program runs as root
 	peekArg uapi.GetHangState
@@ -75,6 +86,18 @@ func (w *hangWatch) start(conn uapi.Conn, out io.Writer) {
 	w.conn, w.out = conn, out
 	pending, err := gem.PeekHangState(conn, &w.peekArg)
 	switch {
+	case (errors.Is(err, unix.EACCES) || errors.Is(err, unix.EPERM)) && w.kernelLog != nil:
+		// The simulated kernel keeps Linux's rule (vc4_drv.c: the
+		// ioctl is DRM_ROOT_ONLY) and opens the program's file as
+		// root's only when it runs as root (defaultSim).
+		w.rep.HangStateNote = "not read: the simulated kernel answers GET_HANG_STATE to root only, as Linux does; " +
+			"its log, which vccube reads, names the jobs it reset"
+		return
+	case (errors.Is(err, unix.EACCES) || errors.Is(err, unix.EPERM)) && w.served:
+		w.rep.HangStateNote = "not read: vc4serve opens its clients' files as an ordinary user's, and its simulated kernel " +
+			"answers GET_HANG_STATE to root only, as Linux does"
+		w.rep.SlowFramesWhere = "vc4serve's simulated kernel keeps its log to itself"
+		return
 	case errors.Is(err, unix.EACCES) || errors.Is(err, unix.EPERM):
 		w.rep.HangStateNote = "not read: GET_HANG_STATE is for root only (run vccube as root to have the kernel's record of each hang here)"
 		return
@@ -123,7 +146,15 @@ func stateOf(h *gem.HangReport) *report.HangState {
 // as slow. It allocates nothing when there is nothing to record.
 func (w *hangWatch) whole(k, seqno uint64, took time.Duration) {
 	if !w.root {
-		if took >= slowFrame {
+		switch {
+		case took < slowFrame:
+		case w.kernelLog != nil:
+			w.simulatedSlowFrame(k, seqno, took)
+		case w.served:
+			w.rep.SlowFrames++
+			w.say("vccube: frame %d (seqno %d) took %.1f s, as long as the kernel takes to reset a hung GPU: "+
+				"drawn slowly, or reset and drawn again (vc4serve's simulated kernel keeps its log to itself); the run goes on\n", k, seqno, took.Seconds())
+		default:
 			w.rep.SlowFrames++
 			w.say("vccube: frame %d (seqno %d) took %.1f s, as long as the kernel takes to reset a hung GPU: "+
 				"drawn slowly, or reset and drawn again (check dmesg for \"Resetting GPU.\"); the run goes on\n", k, seqno, took.Seconds())
@@ -135,6 +166,36 @@ func (w *hangWatch) whole(k, seqno uint64, took time.Duration) {
 	}
 	w.rep.Add(report.HangEvent{Frame: k, Seqno: seqno, What: report.HangReset, State: w.read()})
 	w.say("vccube: frame %d (seqno %d) came out whole, but the kernel reset the GPU while it was drawn (a hang state was recorded); the run goes on\n", k, seqno)
+}
+
+// simulatedSlowFrame tells apart, on the simulated device without root,
+// the two things a slow frame can be: the simulated kernel logs the seqno
+// of each job it resets (sim/kernel runJob), so a reset of this frame's
+// job is recorded as one (without the hang state, which is root's), and a
+// frame it did not reset was drawn slowly by the simulated GPU, which
+// shares this machine's CPUs: said, but not counted (SlowFrames counts the
+// frames that may have been reset; this one was not).
+func (w *hangWatch) simulatedSlowFrame(k, seqno uint64, took time.Duration) {
+	if line, ok := resetOf(w.kernelLog(), seqno); ok {
+		w.rep.Add(report.HangEvent{Frame: k, Seqno: seqno, What: report.HangReset})
+		w.say("vccube: frame %d (seqno %d) came out whole, but the simulated kernel reset the GPU while it was drawn "+
+			"(it logged %q); the run goes on\n", k, seqno, line)
+		return
+	}
+	w.say("vccube: frame %d (seqno %d) took %.1f s, and the simulated kernel did not reset the GPU: "+
+		"the simulated GPU drew it slowly (it runs on this machine's CPUs); the run goes on\n", k, seqno, took.Seconds())
+}
+
+// resetOf finds the simulated kernel's line for a reset of job seqno in
+// its log ("Resetting GPU. (seqno N: reason)"; sim/kernel runJob).
+func resetOf(log []string, seqno uint64) (string, bool) {
+	prefix := fmt.Sprintf("Resetting GPU. (seqno %d: ", seqno)
+	for i := len(log) - 1; i >= 0; i-- {
+		if strings.HasPrefix(log[i], prefix) {
+			return log[i], true
+		}
+	}
+	return "", false
 }
 
 // lostFrame records frame k, which the GPU did not finish.
@@ -200,6 +261,10 @@ func (p *program) hangAdvice() string {
 			return fmt.Sprintf("the simulated kernel logged %d resets, the last: %q. On the simulated device this is a gap of the GPU model "+
 				"(or a fault a test injected): please report it with a trace of the run (-trace run.jsonl.gz)", len(resets), resets[len(resets)-1])
 		}
+	}
+	if p.hangs.served {
+		return "on the simulated device vc4serve serves this is a gap of the GPU model (or a fault a test injected): " +
+			"please report it with a trace of the run (-trace run.jsonl.gz)"
 	}
 	advice := "check the kernel log (dmesg | grep -i -e vc4 -e 'Resetting GPU'), and please report it: run vccube -selftest and send its bundle " +
 		"(vccube-selftest.tar.gz), a trace of a short run (vccube -frames 120 -trace pi-run.jsonl.gz) and this report"

@@ -68,6 +68,10 @@ func run(ctx context.Context, args []string, e *env) int {
 		fmt.Fprintf(e.stderr, "vccube: %v\n", err)
 		return exitUsage
 	}
+	if cfg.version {
+		fmt.Fprintln(e.stdout, version())
+		return exitOK
+	}
 	if cfg.replay != "" || cfg.selftest {
 		return runTool(ctx, cfg, e)
 	}
@@ -262,6 +266,7 @@ func (p *program) openGPU() (err error) {
 		// The hang states are read past the trace: a replay makes no
 		// such call, and the non-root refusal would stand in every
 		// trace as a failed call.
+		p.hangs.kernelLog, p.hangs.served = p.gpu.kernelLog, p.gpu.served
 		p.hangs.start(raw, p.env.stderr)
 	}
 	return nil
@@ -349,6 +354,9 @@ func (p *program) noticeViewOff() {
 	end := "Ctrl-C ends the run"
 	if cfg.frames > 0 {
 		end = fmt.Sprintf("the run ends after %d frames", cfg.frames)
+		if cfg.frames == 1 {
+			end = "the run ends after 1 frame"
+		}
 	}
 	switch {
 	case cfg.json:
@@ -864,7 +872,7 @@ func (p *program) report(w io.Writer) error {
 		}
 	}
 	width, height := p.r.Size()
-	rep := report.Report{Device: p.gpu.name, GPU: p.gpu.info.String(), Width: width, Height: height, VSync: p.sc != nil}
+	rep := report.Report{Version: version(), Device: p.gpu.name, GPU: p.gpu.info.String(), Width: width, Height: height, VSync: p.sc != nil}
 	if p.gpu.sim {
 		rep.GPU = "simulated " + rep.GPU
 	}

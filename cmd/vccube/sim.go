@@ -19,7 +19,8 @@ type simOpener func() (uapi.Conn, error)
 // (sim.NewSystem) whose vblanks come in real time, so frames are paced as
 // on a Pi, and whose kernel handles a GPU hang as Linux does
 // (sim.Options.KernelHangs: a reset one to two seconds after the GPU
-// stopped, a job hung in binning restarted).
+// stopped, a job hung in binning restarted). The program's file is
+// opened as root's when it runs as root.
 func defaultSim() (uapi.Conn, error) {
 	s, err := sim.NewSystem(sim.SystemOptions{
 		Device:  sim.Options{}.KernelHangs(),
@@ -32,7 +33,10 @@ func defaultSim() (uapi.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := s.Open()
+	// The program's file is root's when the program runs as root, as
+	// it is on a Pi: what the kernel lets root alone do (GET_HANG_STATE,
+	// vc4_drv.c DRM_ROOT_ONLY) the simulated kernel lets it do too.
+	f, err := s.OpenWith(sim.OpenOptions{Root: os.Geteuid() == 0})
 	if err != nil {
 		s.Close()
 		return nil, err

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -101,6 +103,95 @@ func TestTraceWriteErrorFails(t *testing.T) {
 	}
 }
 
+// fullDisk lets the first n bytes through to w and answers every write
+// after that with ENOSPC, as a disk that fills up during the run.
+type fullDisk struct {
+	w io.Writer
+	n int
+}
+
+func (d *fullDisk) Write(b []byte) (int, error) {
+	if len(b) > d.n {
+		k, _ := d.w.Write(b[:d.n])
+		d.n = 0
+		return k, &os.PathError{Op: "write", Path: "trace", Err: syscall.ENOSPC}
+	}
+	d.n -= len(b)
+	return d.w.Write(b)
+}
+
+// A trace to a regular file is written as FILE.partial and takes its name
+// when the run ends; when the disk fills up during the run (or before the
+// header is written) the run fails saying so and nothing is left: neither
+// a partial file under the trace's name nor the FILE.partial. An older
+// trace under the same name is gone either way (it is not this run's).
+func TestTraceOnAFullDiskLeavesNothing(t *testing.T) {
+	defer func(w func(*os.File) io.Writer) { traceWriter = w }(traceWriter)
+	for _, c := range []struct {
+		name  string
+		bytes int // the disk's free space (the trace of frame 0 is about 360 kB, each later frame about 2 kB)
+		want  string
+	}{
+		{"mid-run", 380_000, "vccube: -trace: writing %s failed (write trace: no space left on device), so no trace was kept; " +
+			"free some space or give -trace a file on another disk\n"},
+		{"header", 10, "vccube: -trace: writing %s failed (write trace: no space left on device), so no trace was kept; " +
+			"free some space or give -trace a file on another disk\n"},
+		{"room enough", 1 << 40, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			traceWriter = func(f *os.File) io.Writer { return &fullDisk{w: f, n: c.bytes} }
+			dir := t.TempDir()
+			trace := filepath.Join(dir, "run.jsonl")
+			if err := os.WriteFile(trace, []byte("an older run's trace\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			d := newTestDevice(t, sim.Options{})
+			var out, errb bytes.Buffer
+			var during []string
+			e := &env{stdout: &out, stderr: &errb, driDir: t.TempDir(), openSim: d.opener(),
+				afterFrame: func(k uint64) {
+					if k == 0 {
+						during = names(t, dir)
+					}
+				}}
+			code := run(context.Background(), []string{"-device", "sim", "-vsync=false", "-mode", "160x120", "-frames", "20", "-trace", trace}, e)
+			left := names(t, dir)
+			if c.want == "" {
+				if code != exitOK || fmt.Sprint(during) != "[run.jsonl.partial]" || fmt.Sprint(left) != "[run.jsonl]" {
+					t.Errorf("exit %d (%s); files during the run %v, after %v; want [run.jsonl.partial] and [run.jsonl]", code, errb.String(), during, left)
+				}
+				return
+			}
+			if want := fmt.Sprintf(c.want, trace); code != exitError || errb.String() != want {
+				t.Errorf("exit %d\nstderr %q\nwant   %q", code, errb.String(), want)
+			}
+			if len(left) != 0 {
+				t.Errorf("left behind: %v", left)
+			}
+			if c.name == "mid-run" {
+				if len(during) != 1 {
+					t.Errorf("the disk filled before frame 0 was done: files then %v", during)
+				}
+				d.checkNoLeaks(t)
+			}
+		})
+	}
+}
+
+// names lists the files in dir.
+func names(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		out = append(out, e.Name())
+	}
+	return out
+}
+
 // -pipeline nv on the simulated device quotes what its kernel logged for
 // the refused submit, instead of sending the user to dmesg.
 func TestNVPipelineQuotesTheSimulatedKernel(t *testing.T) {
@@ -121,7 +212,8 @@ func TestUsageErrorMessages(t *testing.T) {
 	}{
 		{[]string{"-frames", "-1"}, `vccube: invalid value "-1" for flag -frames: give a number of frames, 0 or more (0 runs until stopped) (vccube -help lists the flags)` + "\n"},
 		{[]string{"-buffers", "two"}, `vccube: invalid value "two" for flag -buffers: give 2 (double buffering) or 3 (triple buffering) (vccube -help lists the flags)` + "\n"},
-		{[]string{"-capture", "a.png", "-capture-frame", "x"}, `vccube: invalid value "x" for flag -capture-frame: give a frame number, 0 or more (frame 0 is the cube unturned) (vccube -help lists the flags)` + "\n"},
+		{[]string{"-capture", "a.png", "-capture-frame", "x"}, `vccube: invalid value "x" for flag -capture-frame: give a frame number, 0 or more (frame 0 is the cube unturned; without -capture-frame, -capture writes the last frame) (vccube -help lists the flags)` + "\n"},
+		{[]string{"-capture", "a.png", "-capture-frame", "-1"}, `vccube: invalid value "-1" for flag -capture-frame: give a frame number, 0 or more (frame 0 is the cube unturned; without -capture-frame, -capture writes the last frame) (vccube -help lists the flags)` + "\n"},
 		{[]string{"-device", "foo"}, `vccube: -device "foo": give auto, sim or a DRM card such as /dev/dri/card0` + "\n"},
 		// One limit, whichever the size and whether frames are shown.
 		{[]string{"-mode", "65535x65535", "-vsync=false"}, "vccube: -mode 65535x65535: vccube draws frames of at most 4095x4095 pixels; give a smaller -mode\n"},

@@ -282,6 +282,31 @@ func TestTerminalViewMode(t *testing.T) {
 	}
 }
 
+// A pseudo-terminal that reports 0x0 (stty size: 0 0) still shows the
+// cube: the view takes it to be 80x24 and draws there, instead of keeping
+// an empty alternate screen for the whole run.
+func TestTerminalViewOnAZeroSizedTerminal(t *testing.T) {
+	t.Setenv("COLUMNS", "")
+	t.Setenv("LINES", "")
+	d := newTestDevice(t, sim.Options{})
+	term := openPTY(t, 0, 0)
+	var errb bytes.Buffer
+	e := &env{stdout: term.slave, stderr: &errb, driDir: t.TempDir(), openSim: d.opener()}
+	if code := run(context.Background(), []string{"-device", "sim", "-frames", "3"}, e); code != exitOK {
+		t.Fatalf("exit %d, stderr %q", code, errb.String())
+	}
+	stream := term.output(t, "bytes per frame drawn")
+	var frames, drawn int
+	i := strings.Index(stream, "terminal view: ")
+	if i < 0 {
+		t.Fatalf("no terminal view line: %q", stream)
+	}
+	if _, err := fmt.Sscanf(stream[i:], "terminal view: %d frames, %d drawn", &frames, &drawn); err != nil || frames != 3 || drawn < 1 {
+		t.Errorf("%q: %d frames, %d drawn (%v); want 3 given to the view and at least 1 drawn", stream[i:], frames, drawn, err)
+	}
+	d.checkNoLeaks(t)
+}
+
 // SIGTERM and SIGINT (Ctrl-C; in raw mode the keyboard reader raises
 // it) in the middle of a run with the view: the terminal is put back, the
 // report follows on the normal screen, and the program exits with 128 +

@@ -417,6 +417,7 @@ func bootFigures(l *Log) []string {
 // either PASS or each failure, and exits 1 on failure.
 func runJudge(args []string) int {
 	fs := flag.NewFlagSet("judge", flag.ExitOnError)
+	subcommand(fs, `reads the "@@kmsprobe " report lines from a console log (LOG, or stdin) and decides whether the presentation test passed.`)
 	c := Criteria{}
 	fs.Uint64Var(&c.MinFlips, "min-flips", 300, "completed flips kmsprobe present's run needs")
 	fs.Uint64Var(&c.MaxMissed, "max-missed", 0, "missed vblanks allowed in kmsprobe present's run")

@@ -23,9 +23,24 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
 )
+
+// usageHead is -h's text.
+const usageHead = `kmsprobe runs and judges the real-kernel test of vccube's presentation
+(.ci/vkms-test): in a QEMU guest it presents frames through package present
+(present) and runs a command while holding the card, checking the CRTCs are
+put back (supervise); on the host it judges their reports (judge).
+
+Usage:
+	kmsprobe present [flags]
+	kmsprobe supervise [flags] -- COMMAND ARGS...
+	kmsprobe judge [flags] [LOG]
+
+kmsprobe COMMAND -h lists the flags of each.
+`
 
 func main() {
 	if len(os.Args) < 2 {
@@ -33,6 +48,8 @@ func main() {
 	}
 	var code int
 	switch os.Args[1] {
+	case "-h", "-help", "--help":
+		fmt.Print(usageHead)
 	case "present":
 		code = runPresent(os.Args[2:])
 	case "supervise":
@@ -48,4 +65,13 @@ func main() {
 func usage() {
 	fmt.Fprintln(os.Stderr, "usage: kmsprobe present|supervise|judge [flags] (see go doc ./internal/kmsprobe)")
 	os.Exit(2)
+}
+
+// subcommand sets fs's usage (-h, or after a mistake) to start with what
+// the subcommand is for.
+func subcommand(fs *flag.FlagSet, what string) {
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "kmsprobe %s %s\n\nFlags:\n", fs.Name(), what)
+		fs.PrintDefaults()
+	}
 }

@@ -27,6 +27,7 @@ import (
 // GETCRTC. SIGINT/SIGTERM restore at once and end the run with 128+signal.
 func runPresent(args []string) int {
 	fs := flag.NewFlagSet("present", flag.ExitOnError)
+	subcommand(fs, "sets the mode and page-flips dumb buffers through package present, reading each scanned-out frame back, and prints a JSON report.")
 	device := fs.String("device", "/dev/dri/card0", "the display's DRM card")
 	flips := fs.Int("flips", 300, "page flips after the mode set (0: until stopped)")
 	modeFlag := fs.String("mode", "", "mode WxH or WxH@Hz (default: the preferred one)")

@@ -36,6 +36,7 @@ import (
 // while the command is flipping.
 func runSupervise(args []string) int {
 	fs := flag.NewFlagSet("supervise", flag.ExitOnError)
+	subcommand(fs, `runs COMMAND while holding the card, checks the CRTCs are as before once it ends, and prints one "@@kmsprobe " report line.`)
 	device := fs.String("device", "/dev/dri/card0", "the display's DRM card")
 	termAfter := fs.Duration("term-after", 0, "send SIGTERM this long after the command changed a CRTC (0: never)")
 	timeout := fs.Duration("timeout", 2*time.Minute, "kill the command after this long")

@@ -12,9 +12,11 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"image"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -22,15 +24,27 @@ import (
 	"github.com/vccube/vccube/internal/refrender"
 )
 
+// usageHead is the start of -h, before the flags.
+const usageHead = `cmpframes checks that the llvmpipe benchmark peer (bench/llvmpipe/peer.c)
+draws the picture vccube draws: it compares the peer's capture of frame K
+with vccube's, and each with the reference renderer's frame K, and prints a
+PASS or FAIL line per pair; the exit status is 1 when any comparison fails.
+
+Usage: cmpframes -frame K -texture TEX -peer PEER.ppm -vccube VCCUBE.png [-diff DIR]
+
+Flags:
+`
+
 func main() {
-	frame := flag.Int("frame", 0, "the frame number `K` both captured")
-	tex := flag.String("texture", "", "the texture `FILE` both drew (PNG or binary PPM)")
-	peer := flag.String("peer", "", "the peer's capture (`FILE`.ppm)")
-	vc := flag.String("vccube", "", "vccube's capture (`FILE`.png)")
-	diff := flag.String("diff", "", "write a difference picture of each failing pair into `DIR`")
-	flag.Parse()
-	if *tex == "" || *peer == "" || *vc == "" || flag.NArg() > 0 {
-		fmt.Fprintln(os.Stderr, "usage: cmpframes -frame K -texture TEX -peer PEER.ppm -vccube VCCUBE.png [-diff DIR]")
+	fs := flag.NewFlagSet("cmpframes", flag.ContinueOnError)
+	frame := fs.Int("frame", 0, "the frame number `K` both captured")
+	tex := fs.String("texture", "", "the texture `FILE` both drew (PNG or binary PPM)")
+	peer := fs.String("peer", "", "the peer's capture (`FILE`.ppm)")
+	vc := fs.String("vccube", "", "vccube's capture (`FILE`.png)")
+	diff := fs.String("diff", "", "write a difference picture of each failing pair into `DIR`")
+	parseFlags(fs, usageHead, 0)
+	if *tex == "" || *peer == "" || *vc == "" {
+		fmt.Fprintln(os.Stderr, "cmpframes: -texture, -peer and -vccube are required (cmpframes -h lists the flags)")
 		os.Exit(2)
 	}
 	failed, err := check(*frame, *tex, *peer, *vc, *diff)
@@ -87,4 +101,26 @@ func check(frame int, texPath, peerPath, vcPath, diffDir string) (failed bool, e
 		fmt.Printf("  %-22s %s: %v\n", p.name, verdict, res)
 	}
 	return failed, nil
+}
+
+// parseFlags reads the command line into fs: -h prints head and the flags
+// on stdout and exits 0; a mistake, or more than maxArgs arguments after
+// the flags, exits 2, saying what is wrong.
+func parseFlags(fs *flag.FlagSet, head string, maxArgs int) {
+	fs.SetOutput(io.Discard) // the flag package's own message and usage: the error says it
+	fs.Usage = func() {}
+	err := fs.Parse(os.Args[1:])
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Print(head)
+		fs.SetOutput(os.Stdout)
+		fs.PrintDefaults()
+		os.Exit(0)
+	}
+	if err == nil && fs.NArg() > maxArgs {
+		err = fmt.Errorf("unexpected argument %q (flags start with -)", fs.Arg(maxArgs))
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v (%s -h lists the flags)\n", fs.Name(), err, fs.Name())
+		os.Exit(2)
+	}
 }

@@ -12,9 +12,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"image"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -26,15 +28,27 @@ import (
 	"github.com/vccube/vccube/texture/defaulttex"
 )
 
+// usageHead is the start of -h, before the flags.
+const usageHead = `cubedemo shows the cube in the terminal through package termview, with
+frames from the reference renderer instead of the GPU path, so that the view
+can be looked at on its own; with -record it writes the frames to a GIF.
+It ends after -frames frames, or on SIGINT or SIGTERM.
+
+Usage: go run ./termview/internal/cubedemo [flags]
+
+Flags:
+`
+
 func main() {
-	frames := flag.Int("frames", 90, "frames to show; 0 runs until stopped")
-	width := flag.Int("width", 800, "frame width")
-	height := flag.Int("height", 600, "frame height")
-	fps := flag.Float64("fps", 30, "frames per second at most")
-	hold := flag.Bool("hold", false, "keep the last frame on the screen until SIGINT or SIGTERM")
-	rec := flag.String("record", "", "write the frames to this GIF file instead of showing them")
-	scale := flag.Int("scale", 1, "with -record, divide the frame size by this")
-	flag.Parse()
+	fs := flag.NewFlagSet("cubedemo", flag.ContinueOnError)
+	frames := fs.Int("frames", 90, "frames to show; 0 runs until stopped")
+	width := fs.Int("width", 800, "frame width")
+	height := fs.Int("height", 600, "frame height")
+	fps := fs.Float64("fps", 30, "frames per second at most")
+	hold := fs.Bool("hold", false, "keep the last frame on the screen until SIGINT or SIGTERM")
+	rec := fs.String("record", "", "write the frames to this GIF file instead of showing them")
+	scale := fs.Int("scale", 1, "with -record, divide the frame size by this")
+	parseFlags(fs, usageHead, 0)
 	var err error
 	if *rec != "" {
 		err = recordGIF(*rec, *frames, *width, *height, *fps, *scale)
@@ -98,4 +112,26 @@ func recordGIF(path string, frames, width, height int, fps float64, scale int) e
 		}
 	}
 	return g.Close()
+}
+
+// parseFlags reads the command line into fs: -h prints head and the flags
+// on stdout and exits 0; a mistake, or more than maxArgs arguments after
+// the flags, exits 2, saying what is wrong.
+func parseFlags(fs *flag.FlagSet, head string, maxArgs int) {
+	fs.SetOutput(io.Discard) // the flag package's own message and usage: the error says it
+	fs.Usage = func() {}
+	err := fs.Parse(os.Args[1:])
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Print(head)
+		fs.SetOutput(os.Stdout)
+		fs.PrintDefaults()
+		os.Exit(0)
+	}
+	if err == nil && fs.NArg() > maxArgs {
+		err = fmt.Errorf("unexpected argument %q (flags start with -)", fs.Arg(maxArgs))
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v (%s -h lists the flags)\n", fs.Name(), err, fs.Name())
+		os.Exit(2)
+	}
 }

@@ -13,8 +13,10 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 )
 
@@ -92,11 +94,43 @@ func ppm() []byte {
 	return out
 }
 
+// usageHead is the start of -h, before the flags.
+const usageHead = `mktestppm writes vccube's file-texture test input, a 200x120 binary PPM
+drawn by its own code (testdata/textures/test.ppm).
+
+Usage, from the module root: go run ./internal/refrender/cmd/mktestppm [-o FILE]
+
+Flags:
+`
+
 func main() {
-	path := flag.String("o", "testdata/textures/test.ppm", "output file")
-	flag.Parse()
+	fs := flag.NewFlagSet("mktestppm", flag.ContinueOnError)
+	path := fs.String("o", "testdata/textures/test.ppm", "output `file`")
+	parseFlags(fs, usageHead, 0)
 	if err := os.WriteFile(*path, ppm(), 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, "mktestppm:", err)
 		os.Exit(1)
+	}
+}
+
+// parseFlags reads the command line into fs: -h prints head and the flags
+// on stdout and exits 0; a mistake, or more than maxArgs arguments after
+// the flags, exits 2, saying what is wrong.
+func parseFlags(fs *flag.FlagSet, head string, maxArgs int) {
+	fs.SetOutput(io.Discard) // the flag package's own message and usage: the error says it
+	fs.Usage = func() {}
+	err := fs.Parse(os.Args[1:])
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Print(head)
+		fs.SetOutput(os.Stdout)
+		fs.PrintDefaults()
+		os.Exit(0)
+	}
+	if err == nil && fs.NArg() > maxArgs {
+		err = fmt.Errorf("unexpected argument %q (flags start with -)", fs.Arg(maxArgs))
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v (%s -h lists the flags)\n", fs.Name(), err, fs.Name())
+		os.Exit(2)
 	}
 }

@@ -14,6 +14,8 @@ package main
 
 import (
 	"bufio"
+	"errors"
+	"flag"
 	"fmt"
 	"image"
 	"image/color"
@@ -25,12 +27,24 @@ import (
 	"github.com/vccube/vccube/texture/defaulttex"
 )
 
+// usageHead is the start of -h.
+const usageHead = `writepng writes the built-in texture drawn by package defaulttex to a file:
+PNG, or binary PPM when the name ends in .ppm (the copy the reference
+renderer reads is texture/testdata/default-texture.png).
+
+Usage: writepng OUTPUT.png|OUTPUT.ppm
+
+It takes no flags.
+`
+
 func main() {
-	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: writepng OUTPUT.png|OUTPUT.ppm")
+	fs := flag.NewFlagSet("writepng", flag.ContinueOnError)
+	parseFlags(fs, usageHead, 1)
+	if fs.NArg() != 1 {
+		fmt.Fprintln(os.Stderr, "writepng: give the file to write, OUTPUT.png or OUTPUT.ppm (writepng -h says more)")
 		os.Exit(2)
 	}
-	if err := write(os.Args[1]); err != nil {
+	if err := write(fs.Arg(0)); err != nil {
 		fmt.Fprintln(os.Stderr, "writepng:", err)
 		os.Exit(1)
 	}
@@ -66,4 +80,26 @@ func encodePPM(w io.Writer, img image.Image) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// parseFlags reads the command line into fs: -h prints head and the flags
+// on stdout and exits 0; a mistake, or more than maxArgs arguments after
+// the flags, exits 2, saying what is wrong.
+func parseFlags(fs *flag.FlagSet, head string, maxArgs int) {
+	fs.SetOutput(io.Discard) // the flag package's own message and usage: the error says it
+	fs.Usage = func() {}
+	err := fs.Parse(os.Args[1:])
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Print(head)
+		fs.SetOutput(os.Stdout)
+		fs.PrintDefaults()
+		os.Exit(0)
+	}
+	if err == nil && fs.NArg() > maxArgs {
+		err = fmt.Errorf("unexpected argument %q (flags start with -)", fs.Arg(maxArgs))
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v (%s -h lists the flags)\n", fs.Name(), err, fs.Name())
+		os.Exit(2)
+	}
 }
