@@ -1,0 +1,219 @@
+package selftest
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/vccube/vccube/cl/spec"
+	"github.com/vccube/vccube/uapi"
+)
+
+// tampered is a simulated device with one deliberate fault on the device
+// side, as a GPU that reads a bit of the job otherwise than the model
+// would: it rewrites what its GPU is given (the bin CL, the uniform
+// words) or what its perfmon reports. The model's side is untouched.
+type tampered struct {
+	uapi.Conn
+	// binCL, if set, rewrites each submitted bin CL in place.
+	binCL func(cl []byte)
+	// uniforms, if set, rewrites each uniform stream's words in place
+	// (texture BO indices included, which a rewrite must leave alone).
+	uniforms func(words []uint32)
+	// counters, if set, rewrites the perfmon's values after the kernel
+	// wrote them.
+	counters func(values []uint64)
+}
+
+func (t *tampered) Ioctl(req uapi.Request, arg unsafe.Pointer) error {
+	if req == uapi.IoctlSubmitCL {
+		a := (*uapi.SubmitCL)(arg)
+		if t.binCL != nil {
+			t.binCL(uapi.UserSlice[byte](a.BinCL, int(a.BinCLSize)))
+		}
+		if t.uniforms != nil {
+			t.uniforms(uapi.UserSlice[uint32](a.Uniforms, int(a.UniformsSize/4)))
+		}
+	}
+	err := t.Conn.Ioctl(req, arg)
+	if err == nil && req == uapi.IoctlPerfmonGetValues && t.counters != nil {
+		a := (*uapi.PerfmonGetValues)(arg)
+		t.counters(uapi.UserSlice[uint64](a.ValuesPtr, len(probeCounters)))
+	}
+	return err
+}
+
+// tamperedDevice returns a simulated device under test with the fault f
+// (its Conn field is set here).
+func tamperedDevice(t *testing.T, f *tampered) *device {
+	t.Helper()
+	d, err := openSim(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.close() })
+	f.Conn = d.conn
+	d.conn = f
+	d.name = "tampered sim"
+	return d
+}
+
+// runTampered runs the named probes (all when names is empty) on a
+// device with fault f against the model, as Run does.
+func runTampered(t *testing.T, f *tampered, names ...string) (*Report, string) {
+	t.Helper()
+	model, err := openSim(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { model.close() })
+	dut := tamperedDevice(t, f)
+	var out bytes.Buffer
+	rep := &Report{}
+	for _, p := range Probes() {
+		if len(names) > 0 && !contains(names, p.Name) {
+			continue
+		}
+		row, _ := runProbe(p, dut, model, nil)
+		rep.Rows = append(rep.Rows, row)
+		if row.Differs {
+			rep.Differ++
+		}
+		if row.CountersDiffer {
+			rep.CountersDiffer++
+		}
+	}
+	writeTable(&out, rep)
+	return rep, out.String()
+}
+
+func contains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// forEachPacket calls f with the offset of every packet of a bin CL the
+// probes build (no inline data).
+func forEachPacket(t *testing.T, b []byte, f func(op spec.Opcode, at int)) {
+	for i := 0; i < len(b); {
+		p := spec.Lookup(spec.Opcode(b[i]))
+		if p == nil || p.Inline != spec.NoInline {
+			t.Errorf("bin CL byte %d: opcode %d is not a plain packet", i, b[i])
+			return
+		}
+		f(p.Op, i)
+		i += p.Len
+	}
+}
+
+// invertClockwise flips the clockwise bit of every CONFIGURATION_BITS
+// packet: a GPU that reads the bit the other way round.
+func invertClockwise(t *testing.T) func([]byte) {
+	return func(b []byte) {
+		forEachPacket(t, b, func(op spec.Opcode, at int) {
+			if spec.Lookup(op).Name == "CONFIGURATION_BITS" {
+				f := spec.Lookup(op).Field("clockwise")
+				spec.PutBits(b[at+1:], f.Start, 1, spec.GetBits(b[at+1:], f.Start, 1)^1)
+			}
+		})
+	}
+}
+
+// With the clockwise bit read the other way round on the device side,
+// the cull probe's pixels differ and no other probe's do, although the
+// reversed-primitive counter differs on every probe that draws triangles
+// of both windings: the counters have their own column.
+func TestClockwiseFaultShowsInOneProbe(t *testing.T) {
+	rep, table := runTampered(t, &tampered{binCL: invertClockwise(t)})
+	t.Logf("\n%s", table)
+	counters := 0
+	for _, r := range rep.Rows {
+		if got, want := r.Differs, r.Probe.Name == "cull"; got != want {
+			t.Errorf("%s: outputs differ %v, want %v (%s)", r.Probe.Name, got, want, r.Result)
+		}
+		if r.CountersDiffer {
+			counters++
+			if !strings.Contains(r.Counters, "PTB-primitives-discarded-reversed") {
+				t.Errorf("%s: counters %s", r.Probe.Name, r.Counters)
+			}
+		}
+	}
+	if counters < 10 {
+		t.Errorf("only %d probes' counters differ: the fault is not the one the test means", counters)
+	}
+}
+
+// A device whose counters alone count otherwise (here every non-zero
+// counter one more) differs in the counters column only: Run's table says
+// "same" for the outputs, keeps within its width, lists the counters
+// below it, and the bundle holds them.
+func TestCountersHaveTheirOwnVerdict(t *testing.T) {
+	var out bytes.Buffer
+	f := &tampered{counters: func(v []uint64) {
+		for i := range v {
+			if v[i] != 0 {
+				v[i]++
+			}
+		}
+	}}
+	dut := tamperedDevice(t, f)
+	rep, err := runAgainstModel(context.Background(), Config{Out: &out, Bundle: t.TempDir() + "/b.tar.gz", Probes: []string{"cull", "z-test", "tex-RGBA8888"}}, dut)
+	t.Logf("\n%s", out.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Differ != 0 || rep.CountersDiffer != 3 || rep.Bundle == "" {
+		t.Fatalf("%d differ, %d in counters, bundle %q", rep.Differ, rep.CountersDiffer, rep.Bundle)
+	}
+	for _, r := range rep.Rows {
+		if r.Result != "same" || r.Reference != "" && r.Reference != "same" || !strings.HasPrefix(r.Counters, "DIFFERS: ") {
+			t.Errorf("%s: %q, counters %q, reference %q", r.Probe.Name, r.Result, r.Counters, r.Reference)
+		}
+	}
+	checkWidth(t, out.String())
+	if !strings.Contains(out.String(), "  cull, counters: FEP-valid-primitives-rendered-pixels ") {
+		t.Error("the counters are not listed below the table")
+	}
+	if !strings.Contains(out.String(), "3 probes: 3 agree, 0 differ, 0 not compared; counters: 0 agree, 3 differ") {
+		t.Error("the summary does not count the counters apart")
+	}
+}
+
+// checkWidth fails if a line of the table, of the differences below it
+// or the summary is wider than tableWidth.
+func checkWidth(t *testing.T, out string) {
+	t.Helper()
+	table := false
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "probe ") {
+			table = true
+		}
+		if table && utf8.RuneCountInString(l) > tableWidth {
+			t.Errorf("a line of %d columns: %s", utf8.RuneCountInString(l), l)
+		}
+		if strings.Contains(l, " probes: ") {
+			break
+		}
+	}
+	if !table {
+		t.Error("no table")
+	}
+}
+
+// The bundle's table.txt gives each comparison once, under its name.
+func TestBundleTableNamesEachComparison(t *testing.T) {
+	rep := &Report{Rows: []Row{{Probe: Probes()[0], Result: "DIFFERS: colour: 1 of 8192 px", Counters: "same", Reference: "same"}}}
+	var b bytes.Buffer
+	writeTable(&b, rep)
+	got := b.String()
+	if strings.Count(got, "1 of 8192 px") != 1 || !strings.Contains(got, "counters against the model: same") {
+		t.Errorf("table.txt:\n%s", got)
+	}
+}
