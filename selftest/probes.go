@@ -66,7 +66,8 @@ func Probes() []*Probe {
 	for _, t := range unmodelledTypes {
 		list = append(list, textureProbe(t))
 	}
-	list = append(list, bilinearProbe(), mipProbe(), bgr565Probe(false), bgr565Probe(true),
+	list = append(list, mirrorProbe(), npotMipProbe(), rasterNPOTProbe(), tOrLTProbe(),
+		bilinearProbe(), mipProbe(), bgr565Probe(false), bgr565Probe(true),
 		sfuProbe(), fmulProbe(), colourPackProbe(), colourUnpackProbe(), threadProbe())
 	return list
 }

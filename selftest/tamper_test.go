@@ -10,6 +10,7 @@ import (
 
 	"github.com/vccube/vccube/cl/spec"
 	"github.com/vccube/vccube/uapi"
+	"golang.org/x/sys/unix"
 )
 
 // tampered is a simulated device with one deliberate fault on the device
@@ -26,6 +27,15 @@ type tampered struct {
 	// counters, if set, rewrites the perfmon's values after the kernel
 	// wrote them.
 	counters func(values []uint64)
+	// textures, if set, rewrites the memory of each texture a submit
+	// samples whose P0 and P1 words are a key, before the GPU reads it:
+	// mem is the texture's BO and base the offset of its level 0 (P0's
+	// base before relocation). As GPU that reads the bytes otherwise than
+	// the model, it turns the bytes into what the model must read to see
+	// what that GPU sees.
+	textures map[[2]uint32]func(mem []byte, base int)
+
+	sizes map[uint32]int // BO sizes by handle
 }
 
 func (t *tampered) Ioctl(req uapi.Request, arg unsafe.Pointer) error {
@@ -34,16 +44,85 @@ func (t *tampered) Ioctl(req uapi.Request, arg unsafe.Pointer) error {
 		if t.binCL != nil {
 			t.binCL(uapi.UserSlice[byte](a.BinCL, int(a.BinCLSize)))
 		}
+		if t.textures != nil {
+			if err := t.rewriteTextures(a); err != nil {
+				return err
+			}
+		}
 		if t.uniforms != nil {
 			t.uniforms(uapi.UserSlice[uint32](a.Uniforms, int(a.UniformsSize/4)))
 		}
 	}
 	err := t.Conn.Ioctl(req, arg)
+	if err == nil && req == uapi.IoctlCreateBO {
+		a := (*uapi.CreateBO)(arg)
+		if t.sizes == nil {
+			t.sizes = map[uint32]int{}
+		}
+		t.sizes[a.Handle] = int(a.Size)
+	}
 	if err == nil && req == uapi.IoctlPerfmonGetValues && t.counters != nil {
 		a := (*uapi.PerfmonGetValues)(arg)
 		t.counters(uapi.UserSlice[uint64](a.ValuesPtr, len(probeCounters)))
 	}
 	return err
+}
+
+// rewriteTextures applies t.textures to the textures a submit samples:
+// in the probes' uniform streams a texture sample is its bo_handles
+// index followed by its P0 and P1 words.
+func (t *tampered) rewriteTextures(a *uapi.SubmitCL) error {
+	words := uapi.UserSlice[uint32](a.Uniforms, int(a.UniformsSize/4))
+	handles := uapi.UserSlice[uint32](a.BOHandles, int(a.BOHandleCount))
+	done := map[uint32]bool{}
+	for i := 1; i+1 < len(words); i++ {
+		f := t.textures[[2]uint32{words[i], words[i+1]}]
+		if f == nil || words[i-1] >= uint32(len(handles)) || done[handles[words[i-1]]] {
+			continue
+		}
+		h := handles[words[i-1]]
+		done[h] = true
+		m := uapi.MmapBO{Handle: h}
+		if err := t.Conn.Ioctl(uapi.IoctlMmapBO, unsafe.Pointer(&m)); err != nil {
+			return err
+		}
+		size := (t.sizes[h] + 4095) &^ 4095 // the kernel's pages
+		mem, err := t.Conn.Mmap(m.Offset, size, unix.PROT_READ|unix.PROT_WRITE)
+		if err != nil {
+			return err
+		}
+		f(mem, int(words[i]&^0xFFF))
+		if err := t.Conn.Munmap(mem); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// textureKeys returns the P0 and P1 words of a job's textures, as
+// tampered.textures takes them.
+func textureKeys(t *testing.T, j *job) [][2]uint32 {
+	var keys [][2]uint32
+	for _, ts := range j.textures {
+		_, p0, p1, err := ts.params()
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, [2]uint32{p0, p1})
+	}
+	return keys
+}
+
+// probeNamed returns the probe called name.
+func probeNamed(t *testing.T, name string) *Probe {
+	t.Helper()
+	for _, p := range Probes() {
+		if p.Name == name {
+			return p
+		}
+	}
+	t.Fatalf("no probe %s", name)
+	return nil
 }
 
 // tamperedDevice returns a simulated device under test with the fault f
