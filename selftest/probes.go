@@ -58,7 +58,7 @@ func Probes() []*Probe {
 	list := []*Probe{
 		cullProbe(), fillRuleProbe(), clipWindowProbe(), nearClipProbe(),
 		zRoundingProbe(), zTestProbe(), noTLBZProbe(),
-		vpmLayoutProbe(), flatShadeProbe(), varyingProbe(),
+		guardBandProbe(), vpmLayoutProbe(), flatShadeProbe(), varyingProbe(),
 	}
 	for _, t := range textureTypes {
 		list = append(list, textureProbe(t))
@@ -68,7 +68,7 @@ func Probes() []*Probe {
 	}
 	list = append(list, mirrorProbe(), npotMipProbe(), rasterNPOTProbe(), tOrLTProbe(),
 		bilinearProbe(), mipProbe(), bgr565Probe(false), bgr565Probe(true),
-		sfuProbe(), fmulProbe(), colourPackProbe(), colourUnpackProbe(), threadProbe())
+		sfuProbe(), fmulProbe(), faddProbe(), colourPackProbe(), colourUnpackProbe(), threadProbe())
 	return list
 }
 
@@ -204,6 +204,50 @@ func nearClipProbe() *Probe {
 		build:  build,
 		ref: func(j *job) ([]uint32, error) {
 			return flatReference(j, true, func(d, _ int) ([2]bool, uint32) { return [2]bool{true, true}, palette[d] })
+		},
+		refTolerance: 16,
+	}
+}
+
+// guardBandDistances are how far (in pixels from the viewport centre)
+// the guard-band probe's slivers reach: 1, 2, 4 and 8 slivers to each
+// distance, so that the count of clipped ones says which were clipped.
+var guardBandDistances = []float64{1100, 1900, 1900, 2100, 2100, 2100, 2100, 4000, 4000, 4000, 4000, 4000, 4000, 4000, 4000}
+
+// Vertices beyond the guard band.
+func guardBandProbe() *Probe {
+	build := func() *job {
+		j := &job{width: 64, height: 64, format: cl.RenderFormatRGBA8888, clearColour: background}
+		// px turns a position in pixels into clip coordinates (w = 1):
+		// the viewport maps ±1 to ±32 pixels around the centre.
+		px := func(x, y float64) [4]float64 { return [4]float64{(x - 32) / 32, (y - 32) / 32, 0, 1} }
+		for k, d := range guardBandDistances {
+			m := float64(k / 4 * 16)
+			var tri [3][4]float64
+			switch k % 4 {
+			case 0: // to the right, from the left edge
+				tri = [3][4]float64{px(2, 4+m), px(2, 7+m), px(32+d, 5.5+m)}
+			case 1: // down, from the top
+				tri = [3][4]float64{px(4+m, 2), px(7+m, 2), px(5.5+m, 32+d)}
+			case 2: // to the left, from the right edge
+				tri = [3][4]float64{px(62, 12+m), px(62, 15+m), px(32-d, 13.5+m)}
+			case 3: // up, from the bottom
+				tri = [3][4]float64{px(12+m, 62), px(15+m, 62), px(13.5+m, 32-d)}
+			}
+			j.draws = append(j.draws, flatDraw(bothFaces, palette[k%len(palette)], j.atClip(tri[0]), j.atClip(tri[1]), j.atClip(tri[2])))
+		}
+		return j
+	}
+	return &Probe{
+		Name: "guard-band",
+		Fact: "vertices beyond the guard band",
+		Belief: "the guard band is the 12.4 range of Xs and Ys, ±32767/16 pixels from the viewport centre: a primitive with a vertex beyond it is clipped and counted in PTB-primitives-need-clipping, " +
+			"one inside it is rasterised as it is and scissored by the clip window (sim/gpu/bin/clip.go; doc/hardware.md#open-questions item 7)",
+		Answer: "fifteen slivers from the frame's edges towards points 1100 (1 sliver), 1900 (2), 2100 (4) and 4000 pixels (8) from the centre: counter PTB-primitives-need-clipping " +
+			"is the number clipped, 12 in the model (15 with a guard band under 1100 pixels, 14 under 1900, 8 beyond 2100), and the slivers' pixels",
+		build: build,
+		ref: func(j *job) ([]uint32, error) {
+			return flatReference(j, false, func(d, _ int) ([2]bool, uint32) { return [2]bool{true, true}, palette[d%len(palette)] })
 		},
 		refTolerance: 16,
 	}
@@ -568,6 +612,24 @@ func fmulProbe() *Probe {
 		Fact:   "fmul rounding",
 		Belief: "toward zero, as VC4C measured for fadd and itof; assumed for fmul (sim/gpu/qpuexec/float.go; qpuexec package doc)",
 		Answer: "(X + 64Y + 1)·(1/3 as float32) for every pixel, written as float bits: round to nearest differs from truncation on about half the pixels",
+		build:  build,
+		floats: true,
+	}
+}
+
+// fadd rounding.
+func faddProbe() *Probe {
+	build := func() *job {
+		j := &job{width: 64, height: 64, format: cl.RenderFormatRGBA8888, clearColour: 0}
+		j.draws = []draw{{config: bothFaces, mode: cl.PrimitiveModeTriangles, verts: j.rect(0, 0, 64, 64, 0.5, nil), fs: fsFAdd,
+			unis: []uniform{valF(1.0 / 3)}}}
+		return j
+	}
+	return &Probe{
+		Name:   "fadd",
+		Fact:   "fadd rounding",
+		Belief: "toward zero, as VC4C measured (sim/gpu/qpuexec/float.go; qpuexec package doc; doc/hardware.md#open-questions item 5)",
+		Answer: "(X + 64Y + 1) + 1/3 (as float32) for every pixel, written as float bits: the sums are exact integers plus a third, so round to nearest differs from truncation on about a third of the pixels",
 		build:  build,
 		floats: true,
 	}

@@ -237,6 +237,22 @@ var fsFMul = mustFS("fmul rounding", 0, false, func(a *q.Asm) {
 	fsEnd(a)
 })
 
+// fsFAdd writes the bits of a + b for a = the pixel index x + 64y + 1 as
+// a float (exact) and b its uniform (1/3 as a float32): sums whose exact
+// value falls between two floats, so the rounding mode shows.
+var fsFAdd = mustFS("fadd rounding", 0, false, func(a *q.Asm) {
+	a.I(q.Mov(q.R0, q.XCoord))
+	a.I(q.Mov(q.R1, q.YCoord))
+	a.I(q.Shl(q.R1, q.R1, q.SmallInt(6)))
+	a.I(q.Add(q.R0, q.R0, q.R1))
+	a.I(q.Add(q.R0, q.R0, q.SmallInt(1)))
+	a.I(q.IToF(q.R0, q.R0))
+	a.I(q.Mov(q.R1, q.Unif))
+	a.I(q.FAdd(q.R0, q.R0, q.R1))
+	a.I(q.Mov(q.TLBColourAll, q.R0))
+	fsEnd(a)
+})
+
 // fsColourPack writes the mul ALU's float-to-colour pack (pm = 1, AG
 // Table 9, "8888": the colour byte in all four bytes) of x = (X + 64Y)·u,
 // u its uniform (1/4095): a ramp over every colour byte, whose rounding

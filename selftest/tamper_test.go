@@ -3,6 +3,7 @@ package selftest
 import (
 	"bytes"
 	"context"
+	"math"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -294,5 +295,49 @@ func TestBundleTableNamesEachComparison(t *testing.T) {
 	got := b.String()
 	if strings.Count(got, "1 of 8192 px") != 1 || !strings.Contains(got, "counters against the model: same") {
 		t.Errorf("table.txt:\n%s", got)
+	}
+}
+
+// doubleClipperScale doubles CLIPPER_XY_SCALING: the clipper's guard
+// band, which it computes in clip space from the scale, becomes half as
+// wide in pixels, as on a GPU whose guard band is ±1024 pixels (and the
+// clipped vertices land twice as far out).
+func doubleClipperScale(t *testing.T) func([]byte) {
+	return func(b []byte) {
+		forEachPacket(t, b, func(op spec.Opcode, at int) {
+			if p := spec.Lookup(op); p.Name == "CLIPPER_XY_SCALING" {
+				for _, name := range []string{"half_width", "half_height"} {
+					f := p.Field(name)
+					v := math.Float32frombits(uint32(spec.GetBits(b[at+1:], f.Start, 32)))
+					spec.PutBits(b[at+1:], f.Start, 32, uint64(math.Float32bits(2*v)))
+				}
+			}
+		})
+	}
+}
+
+// The guard-band probe's slivers to 2100 and 4000 pixels are clipped,
+// those to 1100 and 1900 are not (4 + 8 = 12); with a guard band half as
+// wide on the device side all fifteen are, and the counters column says
+// so.
+func TestGuardBandProbe(t *testing.T) {
+	_, out := runProbeOnSim(t, "guard-band")
+	found := false
+	for _, c := range out.counters {
+		if c.event == uapi.PerfcntPLBPrimsNeedClipping {
+			found = true
+			if c.value != 12 {
+				t.Errorf("%s = %d, want 12", uapi.PerfcntName(c.event), c.value)
+			}
+		}
+	}
+	if !found {
+		t.Fatal("no clipping counter")
+	}
+	rep, _ := runTampered(t, &tampered{binCL: doubleClipperScale(t)}, "guard-band")
+	r := rep.Rows[0]
+	t.Logf("on the faulty device: %s; counters %s", r.Result, r.Counters)
+	if !r.CountersDiffer || !strings.Contains(r.Counters, "PTB-primitives-need-clipping 15 vs 12") {
+		t.Errorf("counters: %s", r.Counters)
 	}
 }
