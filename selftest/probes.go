@@ -58,7 +58,7 @@ func Probes() []*Probe {
 	list := []*Probe{
 		cullProbe(), fillRuleProbe(), clipWindowProbe(), nearClipProbe(),
 		zRoundingProbe(), zTestProbe(), noTLBZProbe(),
-		guardBandProbe(), vpmLayoutProbe(), flatShadeProbe(), varyingProbe(),
+		guardBandProbe(), vpmLayoutProbe(), flatShadeProbe(), varyingProbe(), varyingPortsProbe(),
 	}
 	for _, t := range textureTypes {
 		list = append(list, textureProbe(t))
@@ -405,6 +405,28 @@ func varyingProbe() *Probe {
 		build:  build,
 		floats: true,
 		hw:     tolerance{limit: 1e-5, why: "interpolation arithmetic the model does in its own order"},
+	}
+}
+
+// VARYING_READ named on both read ports.
+func varyingPortsProbe() *Probe {
+	build := func() *job {
+		j := &job{width: 128, height: 64, format: cl.RenderFormatRGBA8888, clearColour: 0}
+		for k, fs := range []*fragment{fsVaryBothPorts, fsVaryOnePort} {
+			x := float64(64 * k)
+			verts := []vertex{j.at(x+3, 2, 0.5, 1, 1, 100), j.at(x+62, 9, 0.5, 1, 2, 300), j.at(x+9, 61, 0.5, 1, 4, 700)}
+			j.draws = append(j.draws, draw{config: bothFaces, mode: cl.PrimitiveModeTriangles, verts: verts, fs: fs})
+		}
+		return j
+	}
+	return &Probe{
+		Name:   "varying-ports",
+		Fact:   "VARYING_READ on both read ports",
+		Belief: "one instruction that names VARYING_READ on both read ports pops one varying, which both ports see, as for UNIFORM_READ (sim/gpu/qpuexec compile.go sameFIFO; doc/hardware.md#machine; doc/hardware.md#open-questions item 10)",
+		Answer: "one triangle with two smooth varyings (1, 2, 4 and 100, 300, 700) drawn by a shader that adds VARYING_READ on ports A and B and then reads once more (left), and by one that reads port A for both operands (right), each writing the sum's bits: " +
+			"the halves are equal when one value is popped; with two pops the left shows VP0 + VP1",
+		build:  build,
+		floats: true,
 	}
 }
 

@@ -99,6 +99,34 @@ var fsRawVarying = mustFS("varying 0 as bits", 1, false, func(a *q.Asm) {
 	fsEnd(a)
 })
 
+// fsVaryBothPorts reads VARYING_READ on both read ports in one
+// instruction (raddr_a and raddr_b both 35; the assembler shares one port
+// between two reads of the same register, so the instruction is patched),
+// adds the two values, reads the next varying, and writes the sum's bits:
+// the sum is twice varying 0's VP when one value is popped for both ports
+// (doc/hardware.md#machine), VP0 + VP1 when each port pops its own.
+var fsVaryBothPorts = func() *fragment {
+	f := mustFS("VARYING_READ on both ports", 2, false, func(a *q.Asm) {
+		a.I(q.FAdd(q.R0, q.Vary, q.Vary)) // becomes vary (A) + vary (B)
+		a.I(q.Mov(q.R1, q.Vary))
+		a.I(q.Mov(q.TLBColourAll, q.R0))
+		fsEnd(a)
+	})
+	in := q.Decode(f.code[0])
+	in.RaddrB, in.AddB = q.RVarying, q.MuxB
+	f.code[0] = in.Encode()
+	return f
+}()
+
+// fsVaryOnePort is fsVaryBothPorts with both operands from port A: one
+// pop, the sum twice VP0, then VP1.
+var fsVaryOnePort = mustFS("VARYING_READ on one port, twice", 2, false, func(a *q.Asm) {
+	a.I(q.FAdd(q.R0, q.Vary, q.Vary))
+	a.I(q.Mov(q.R1, q.Vary))
+	a.I(q.Mov(q.TLBColourAll, q.R0))
+	fsEnd(a)
+})
+
 // fsRawW writes the bits of W (ra15).
 var fsRawW = mustFS("W as bits", 0, false, func(a *q.Asm) {
 	a.I(q.Mov(q.R0, q.RA(15)))

@@ -13,7 +13,7 @@ func TestShadersKeepTheRules(t *testing.T) {
 			all = append(all, d.fs)
 		}
 	}
-	for _, f := range append(all, fsUniform, fsUniformRev, fsUniformZ, fsRawVarying, fsRawW, fsVaryingsAsBytes, fsCoordBytes, fsTexture, fsTextureThreaded, fsFMul, fsFAdd) {
+	for _, f := range append(all, fsUniform, fsUniformRev, fsUniformZ, fsRawVarying, fsRawW, fsVaryingsAsBytes, fsCoordBytes, fsTexture, fsTextureThreaded, fsFMul, fsFAdd, fsVaryBothPorts, fsVaryOnePort) {
 		for _, v := range hazard.CheckWords(f.code, hazard.Fragment) {
 			t.Errorf("%s: %v", f.name, v)
 		}

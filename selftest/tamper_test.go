@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/vccube/vccube/cl/spec"
+	q "github.com/vccube/vccube/shaders/qpu"
 	"github.com/vccube/vccube/uapi"
 	"golang.org/x/sys/unix"
 )
@@ -36,10 +37,18 @@ type tampered struct {
 	// what that GPU sees.
 	textures map[[2]uint32]func(mem []byte, base int)
 
+	// shaders, if set, rewrites the code of each shader BO as it is
+	// created.
+	shaders func(code []byte)
+
 	sizes map[uint32]int // BO sizes by handle
 }
 
 func (t *tampered) Ioctl(req uapi.Request, arg unsafe.Pointer) error {
+	if req == uapi.IoctlCreateShaderBO && t.shaders != nil {
+		a := (*uapi.CreateShaderBO)(arg)
+		t.shaders(uapi.UserSlice[byte](a.Data, int(a.Size)))
+	}
 	if req == uapi.IoctlSubmitCL {
 		a := (*uapi.SubmitCL)(arg)
 		if t.binCL != nil {
@@ -340,4 +349,38 @@ func TestGuardBandProbe(t *testing.T) {
 	if !r.CountersDiffer || !strings.Contains(r.Counters, "PTB-primitives-need-clipping 15 vs 12") {
 		t.Errorf("counters: %s", r.Counters)
 	}
+}
+
+// The varying-ports probe's halves agree (one pop for both ports); on a
+// device that pops one varying for each port, as if the instruction read
+// them one after the other, the left half differs.
+func TestVaryingPortsProbe(t *testing.T) {
+	j, out := runProbeOnSim(t, "varying-ports")
+	drawn := 0
+	for y := 0; y < j.height; y++ {
+		for x := 0; x < 64; x++ {
+			l, r := out.colour.pix[y*128+x], out.colour.pix[y*128+64+x]
+			if l != r {
+				t.Fatalf("(%d,%d): both ports %#08x, one port %#08x", x, y, l, r)
+			}
+			if l != 0 {
+				drawn++
+			}
+		}
+	}
+	if drawn < 1000 {
+		t.Fatalf("only %d pixels drawn", drawn)
+	}
+	var a q.Asm
+	a.I(q.Mov(q.R0, q.Vary))
+	a.I(q.FAdd(q.R0, q.R0, q.Vary))
+	a.I(q.Mov(q.TLBColourAll, q.R0))
+	fsEnd(&a)
+	twoPops := q.Bytes(a.MustAssemble())
+	both := q.Bytes(fsVaryBothPorts.code)
+	differsOn(t, "varying-ports", &tampered{shaders: func(code []byte) {
+		if bytes.Equal(code, both) {
+			copy(code, twoPops)
+		}
+	}})
 }
