@@ -81,6 +81,15 @@ type draw struct {
 	samples []int
 	// flat is FLAT_SHADE_FLAGS for this draw.
 	flat uint32
+	// vs, if set, is the vertex shader instead of passVS: it must write
+	// qpu.VertexFormat(false, fs.varyings) from the same VPM words.
+	vs *vertexShader
+}
+
+// vertexShader is a probe's own vertex shader.
+type vertexShader struct {
+	name string
+	code []uint64
 }
 
 // texSpec is one texture of a job: its pictures (one per level, in the
@@ -404,7 +413,12 @@ func (j *job) run(c uapi.Conn) (out *outputs, err error) {
 		if err != nil {
 			return nil, err
 		}
-		vsIdx, err := shaderBO([2]int{0, n}, passVS(n))
+		var vsIdx uint32
+		if d.vs != nil {
+			vsIdx, err = shaderBO(d.vs, d.vs.code)
+		} else {
+			vsIdx, err = shaderBO([2]int{0, n}, passVS(n))
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -490,6 +504,12 @@ func (j *job) run(c uapi.Conn) (out *outputs, err error) {
 		if !seen[dr.fs] {
 			seen[dr.fs] = true
 			fmt.Fprintf(&d, "fragment shader %q (%d varyings, threaded %v):\n%s", dr.fs.name, dr.fs.varyings, dr.fs.threaded, qpu.Disassemble(dr.fs.code))
+		}
+	}
+	for _, dr := range j.draws {
+		if dr.vs != nil {
+			fmt.Fprintf(&d, "vertex shader %q:\n%s", dr.vs.name, qpu.Disassemble(dr.vs.code))
+			break
 		}
 	}
 	fmt.Fprintf(&d, "pass-through coordinate shader:\n%s", qpu.Disassemble(passCS()))

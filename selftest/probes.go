@@ -58,7 +58,7 @@ func Probes() []*Probe {
 	list := []*Probe{
 		cullProbe(), fillRuleProbe(), clipWindowProbe(), nearClipProbe(),
 		zRoundingProbe(), zTestProbe(), noTLBZProbe(),
-		guardBandProbe(), vpmLayoutProbe(), flatShadeProbe(), varyingProbe(), varyingPortsProbe(),
+		guardBandProbe(), vpmLayoutProbe(), flatShadeProbe(), varyingProbe(), varyingPortsProbe(), vpmPortsProbe(),
 	}
 	for _, t := range textureTypes {
 		list = append(list, textureProbe(t))
@@ -425,6 +425,41 @@ func varyingPortsProbe() *Probe {
 		Belief: "one instruction that names VARYING_READ on both read ports pops one varying, which both ports see, as for UNIFORM_READ (sim/gpu/qpuexec compile.go sameFIFO; doc/hardware.md#machine; doc/hardware.md#open-questions item 10)",
 		Answer: "one triangle with two smooth varyings (1, 2, 4 and 100, 300, 700) drawn by a shader that adds VARYING_READ on ports A and B and then reads once more (left), and by one that reads port A for both operands (right), each writing the sum's bits: " +
 			"the halves are equal when one value is popped; with two pops the left shows VP0 + VP1",
+		build:  build,
+		floats: true,
+	}
+}
+
+// VPM_READ named on both read ports.
+func vpmPortsProbe() *Probe {
+	build := func() *job {
+		j := &job{width: 128, height: 64, format: cl.RenderFormatRGBA8888, clearColour: 0}
+		v0 := [3]float32{1, 2, 4}
+		v1 := [3]float32{100, 300, 700}
+		pos := [3][2]float64{{3, 2}, {62, 9}, {9, 61}}
+		for k := 0; k < 2; k++ {
+			var verts []vertex
+			for i, p := range pos {
+				a := v0[i]
+				if k == 1 { // the pass-through shader's vertex holds 2·v0
+					a *= 2
+				}
+				verts = append(verts, j.at(float64(64*k)+p[0], p[1], 0.5, 1, a, v1[i]))
+			}
+			d := draw{config: bothFaces, mode: cl.PrimitiveModeTriangles, verts: verts, fs: fsVarying0Of2}
+			if k == 0 {
+				d.vs = vsVPMBothPorts
+			}
+			j.draws = append(j.draws, d)
+		}
+		return j
+	}
+	return &Probe{
+		Name:   "vpm-ports",
+		Fact:   "VPM_READ on both read ports",
+		Belief: "one instruction that names VPM_READ on both read ports pops one word, which both ports see, as for UNIFORM_READ (sim/gpu/qpuexec compile.go sameFIFO; doc/hardware.md#machine; doc/hardware.md#open-questions item 10)",
+		Answer: "one triangle whose varying 0 (1, 2, 4) the vertex shader writes as VPM_READ on port A plus port B (left), and the same triangle with 2, 4, 8 in its vertices through the pass-through shader (right), " +
+			"each writing varying 0's bits: the halves are equal when one word is popped; with two pops the left shows v0 + v1 (100, 300, 700) and its shader reads one word past those set up",
 		build:  build,
 		floats: true,
 	}

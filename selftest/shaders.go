@@ -36,6 +36,41 @@ func passThrough(n int) []uint64 {
 	return a.MustAssemble()
 }
 
+// vsVPMBothPorts is passVS(2) but for varying 0, which it writes as the
+// sum of VPM_READ on both read ports (raddr_a and raddr_b both 48; the
+// instruction is patched, as the assembler shares one port between two
+// reads of a register): twice varying 0 when one word is popped for both
+// ports (doc/hardware.md#machine), varying 0 + varying 1 when each port
+// pops its own (and the last read then reads past the words set up).
+var vsVPMBothPorts = func() *vertexShader {
+	n := q.VertexFormat(false, 2).Words()
+	rd, err := q.HorizontalVPM32(0, n).EncodeRead()
+	if err != nil {
+		panic(err)
+	}
+	wr, err := q.HorizontalVPM32(0, 0).EncodeWrite()
+	if err != nil {
+		panic(err)
+	}
+	var a q.Asm
+	a.I(q.LoadImm(q.VRSetup, rd))
+	a.I(q.LoadImm(q.VWSetup, wr))
+	a.I()
+	for i := 0; i < n-2; i++ { // Xs|Ys, Zs, 1/Wc
+		a.I(q.Mov(q.VPM, q.VPM))
+	}
+	sum := a.I(q.FAdd(q.VPM, q.VPM, q.VPM)) // becomes vpm (A) + vpm (B)
+	a.I(q.Mov(q.VPM, q.VPM))
+	a.I(q.SigProgramEnd)
+	a.I()
+	a.I()
+	code := a.MustAssemble()
+	in := q.Decode(code[sum])
+	in.RaddrB, in.AddB = q.RVPM, q.MuxB
+	code[sum] = in.Encode()
+	return &vertexShader{name: "VPM_READ on both ports for varying 0", code: code}
+}()
+
 // passVS is the vertex shader of a draw whose FS reads n varyings: it
 // writes qpu.VertexFormat(false, n).
 func passVS(n int) []uint64 { return passThrough(q.VertexFormat(false, n).Words()) }
@@ -123,6 +158,15 @@ var fsVaryBothPorts = func() *fragment {
 var fsVaryOnePort = mustFS("VARYING_READ on one port, twice", 2, false, func(a *q.Asm) {
 	a.I(q.FAdd(q.R0, q.Vary, q.Vary))
 	a.I(q.Mov(q.R1, q.Vary))
+	a.I(q.Mov(q.TLBColourAll, q.R0))
+	fsEnd(a)
+})
+
+// fsVarying0Of2 writes the bits of varying 0 (VP·W + C) and reads
+// varying 1, as a shader must read every varying set up.
+var fsVarying0Of2 = mustFS("varying 0 of 2 as bits", 2, false, func(a *q.Asm) {
+	a.I(q.FMul(q.R0, q.RA(15), q.Vary))
+	a.I(q.FAdd(q.R0, q.R0, q.R5), q.FMul(q.R1, q.RA(15), q.Vary))
 	a.I(q.Mov(q.TLBColourAll, q.R0))
 	fsEnd(a)
 })

@@ -384,3 +384,46 @@ func TestVaryingPortsProbe(t *testing.T) {
 		}
 	}})
 }
+
+// The vpm-ports probe's halves agree (one pop for both ports); on a
+// device whose vertex shader pops a word for each port, as if it read
+// them one after the other, the left half differs.
+func TestVPMPortsProbe(t *testing.T) {
+	j, out := runProbeOnSim(t, "vpm-ports")
+	drawn := 0
+	for y := 0; y < j.height; y++ {
+		for x := 0; x < 64; x++ {
+			l, r := out.colour.pix[y*128+x], out.colour.pix[y*128+64+x]
+			if l != r {
+				t.Fatalf("(%d,%d): both ports %#08x, one port %#08x", x, y, l, r)
+			}
+			if l != 0 {
+				drawn++
+			}
+		}
+	}
+	if drawn < 1000 {
+		t.Fatalf("only %d pixels drawn", drawn)
+	}
+	// The two-pop reading, in as many instructions: the patched
+	// instruction and the read after it become a read into r0 and an add
+	// of the next word, so varying 0 is v0 + v1 (and varying 1 is never
+	// written).
+	two := append([]uint64(nil), vsVPMBothPorts.code...)
+	for i, w := range two {
+		if in := q.Decode(w); in.IsALU() && in.RaddrA == q.RVPM && in.RaddrB == q.RVPM {
+			var a q.Asm
+			a.I(q.Mov(q.R0, q.VPM))
+			a.I(q.FAdd(q.VPM, q.R0, q.VPM))
+			copy(two[i:], a.MustAssemble())
+			break
+		}
+	}
+	both := q.Bytes(vsVPMBothPorts.code)
+	twoPops := q.Bytes(two)
+	differsOn(t, "vpm-ports", &tampered{shaders: func(code []byte) {
+		if bytes.Equal(code, both) {
+			copy(code, twoPops)
+		}
+	}})
+}
