@@ -147,7 +147,7 @@ func runAgainstModel(ctx context.Context, cfg Config, dut *device) (rep *Report,
 	if !dut.real {
 		what = "a simulated device"
 	}
-	fmt.Fprintf(cfg.Out, "vccube self-test: %s, %s, against the model, %s, in this process\n", what, dut.name, model.name)
+	fmt.Fprintf(cfg.Out, "vccube self-test: %s, %s,\nagainst the model, %s, in this process,\n", what, dut.name, model.name)
 	fmt.Fprintf(cfg.Out, "and, where a probe is plain geometry, against the reference rasteriser (internal/refrender)\n\n")
 	tw := tabwriter.NewWriter(cfg.Out, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "probe\tsettles\tvs model\tcounters\tvs reference\n")
