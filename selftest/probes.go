@@ -766,9 +766,9 @@ func Describe(w io.Writer) error {
 		case p.unmodelled:
 			cmp = append(cmp, "runs on a real GPU only; its output goes to the bundle")
 		case p.hw.limit > 0:
-			cmp = append(cmp, fmt.Sprintf("with the model: every bit between two simulated devices; with a GPU within an error of %g (%s)", p.hw.limit, p.hw.why))
+			cmp = append(cmp, fmt.Sprintf("with the model: every bit between two simulated devices; with a GPU within an error of %g (%s); the work counters exactly, in their own column", p.hw.limit, p.hw.why))
 		default:
-			cmp = append(cmp, "with the model: every bit, and every counter that counts work")
+			cmp = append(cmp, "with the model: every bit; and, in a column of its own, every counter that counts work (doc/hardware.md#performance-counters)")
 		}
 		if p.ref != nil {
 			if p.refTolerance == 0 {
