@@ -81,6 +81,15 @@ type draw struct {
 	samples []int
 	// flat is FLAT_SHADE_FLAGS for this draw.
 	flat uint32
+	// vs, if set, is the vertex shader instead of passVS: it must write
+	// qpu.VertexFormat(false, fs.varyings) from the same VPM words.
+	vs *vertexShader
+}
+
+// vertexShader is a probe's own vertex shader.
+type vertexShader struct {
+	name string
+	code []uint64
 }
 
 // texSpec is one texture of a job: its pictures (one per level, in the
@@ -92,6 +101,42 @@ type texSpec struct {
 	pics    []texture.Picture
 	flipY   bool
 	sampler texture.Sampler
+	// stride, if not 0, is the distance in bytes between the rows of a
+	// raster texture (one level) as uploaded, instead of the kernel's
+	// (texture.NewLayout: the width rounded up to a utile).
+	stride int
+}
+
+// size is level 0's size in pixels.
+func (t *texSpec) size() (w, h int) {
+	w, h = t.pics[0].Width, t.pics[0].Height
+	if t.typ == texture.ETC1 {
+		w, h = 4*w, 4*h
+	}
+	return w, h
+}
+
+// params lays the texture out and returns its P0 and P1 words as the
+// uniforms carry them: P0's base is level 0's offset in the texture's own
+// BO, which the kernel relocates.
+func (t *texSpec) params() (plan texture.MipPlan, p0, p1 uint32, err error) {
+	w, h := t.size()
+	if plan, err = texture.NewMipPlan(t.typ, w, h, len(t.pics)); err != nil {
+		return plan, 0, 0, err
+	}
+	mode := texture.FlipByCPU // FLIPY clear: the bytes are sampled as stored
+	if t.flipY {
+		mode = texture.FlipByGPU
+	}
+	q0, q1, err := plan.Params(0, mode, t.sampler)
+	if err != nil {
+		return plan, 0, 0, err
+	}
+	if p0, err = q0.Encode(); err != nil {
+		return plan, 0, 0, err
+	}
+	p1, err = q1.Encode()
+	return plan, p0, p1, err
 }
 
 // job is one probe's submit.
@@ -271,36 +316,33 @@ func (j *job) run(c uapi.Conn) (out *outputs, err error) {
 	}
 	texs := make([]texBO, len(j.textures))
 	for i, t := range j.textures {
-		w, h := t.pics[0].Width, t.pics[0].Height
-		if t.typ == texture.ETC1 {
-			w, h = 4*w, 4*h
-		}
-		plan, err := texture.NewMipPlan(t.typ, w, h, len(t.pics))
+		plan, p0, p1, err := t.params()
 		if err != nil {
 			return nil, err
 		}
-		bo, mem, err := newBO(plan.Size())
+		w, h := t.size()
+		size := plan.Size()
+		var rows texture.Layout
+		if t.stride != 0 {
+			if rows, err = texture.NewLinearLayout(plan.Level(0).Layout.Cpp(), w, h, t.stride); err != nil {
+				return nil, err
+			}
+			size = max(size, plan.BaseOffset()+rows.Size())
+		}
+		bo, mem, err := newBO(size)
 		if err != nil {
 			return nil, fmt.Errorf("texture BO: %w", err)
 		}
-		if err := convert.Upload(&plan, mem, t.pics, false); err != nil {
+		if t.stride != 0 {
+			err = convert.FromLinear(rows, mem[plan.BaseOffset():], t.pics[0], false)
+		} else {
+			err = convert.Upload(&plan, mem, t.pics, false)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("texture upload: %w", err)
 		}
-		mode := texture.FlipByCPU // FLIPY clear: the bytes are sampled as stored
-		if t.flipY {
-			mode = texture.FlipByGPU
-		}
-		p0, p1, err := plan.Params(0, mode, t.sampler)
-		if err != nil {
-			return nil, err
-		}
 		texs[i].index = sj.AddBO(bo.Handle())
-		if texs[i].p0, err = p0.Encode(); err != nil {
-			return nil, err
-		}
-		if texs[i].p1, err = p1.Encode(); err != nil {
-			return nil, err
-		}
+		texs[i].p0, texs[i].p1 = p0, p1
 	}
 
 	// Render targets.
@@ -371,7 +413,12 @@ func (j *job) run(c uapi.Conn) (out *outputs, err error) {
 		if err != nil {
 			return nil, err
 		}
-		vsIdx, err := shaderBO([2]int{0, n}, passVS(n))
+		var vsIdx uint32
+		if d.vs != nil {
+			vsIdx, err = shaderBO(d.vs, d.vs.code)
+		} else {
+			vsIdx, err = shaderBO([2]int{0, n}, passVS(n))
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -457,6 +504,12 @@ func (j *job) run(c uapi.Conn) (out *outputs, err error) {
 		if !seen[dr.fs] {
 			seen[dr.fs] = true
 			fmt.Fprintf(&d, "fragment shader %q (%d varyings, threaded %v):\n%s", dr.fs.name, dr.fs.varyings, dr.fs.threaded, qpu.Disassemble(dr.fs.code))
+		}
+	}
+	for _, dr := range j.draws {
+		if dr.vs != nil {
+			fmt.Fprintf(&d, "vertex shader %q:\n%s", dr.vs.name, qpu.Disassemble(dr.vs.code))
+			break
 		}
 	}
 	fmt.Fprintf(&d, "pass-through coordinate shader:\n%s", qpu.Disassemble(passCS()))

@@ -58,7 +58,7 @@ func Probes() []*Probe {
 	list := []*Probe{
 		cullProbe(), fillRuleProbe(), clipWindowProbe(), nearClipProbe(),
 		zRoundingProbe(), zTestProbe(), noTLBZProbe(),
-		vpmLayoutProbe(), flatShadeProbe(), varyingProbe(),
+		guardBandProbe(), vpmLayoutProbe(), flatShadeProbe(), varyingProbe(), varyingPortsProbe(), vpmPortsProbe(),
 	}
 	for _, t := range textureTypes {
 		list = append(list, textureProbe(t))
@@ -66,8 +66,9 @@ func Probes() []*Probe {
 	for _, t := range unmodelledTypes {
 		list = append(list, textureProbe(t))
 	}
-	list = append(list, bilinearProbe(), mipProbe(), bgr565Probe(false), bgr565Probe(true),
-		sfuProbe(), fmulProbe(), colourPackProbe(), colourUnpackProbe(), threadProbe())
+	list = append(list, mirrorProbe(), npotMipProbe(), rasterNPOTProbe(), tOrLTProbe(),
+		bilinearProbe(), mipProbe(), bgr565Probe(false), bgr565Probe(true),
+		sfuProbe(), fmulProbe(), faddProbe(), colourPackProbe(), colourUnpackProbe(), threadProbe())
 	return list
 }
 
@@ -203,6 +204,50 @@ func nearClipProbe() *Probe {
 		build:  build,
 		ref: func(j *job) ([]uint32, error) {
 			return flatReference(j, true, func(d, _ int) ([2]bool, uint32) { return [2]bool{true, true}, palette[d] })
+		},
+		refTolerance: 16,
+	}
+}
+
+// guardBandDistances are how far (in pixels from the viewport centre)
+// the guard-band probe's slivers reach: 1, 2, 4 and 8 slivers to each
+// distance, so that the count of clipped ones says which were clipped.
+var guardBandDistances = []float64{1100, 1900, 1900, 2100, 2100, 2100, 2100, 4000, 4000, 4000, 4000, 4000, 4000, 4000, 4000}
+
+// Vertices beyond the guard band.
+func guardBandProbe() *Probe {
+	build := func() *job {
+		j := &job{width: 64, height: 64, format: cl.RenderFormatRGBA8888, clearColour: background}
+		// px turns a position in pixels into clip coordinates (w = 1):
+		// the viewport maps ±1 to ±32 pixels around the centre.
+		px := func(x, y float64) [4]float64 { return [4]float64{(x - 32) / 32, (y - 32) / 32, 0, 1} }
+		for k, d := range guardBandDistances {
+			m := float64(k / 4 * 16)
+			var tri [3][4]float64
+			switch k % 4 {
+			case 0: // to the right, from the left edge
+				tri = [3][4]float64{px(2, 4+m), px(2, 7+m), px(32+d, 5.5+m)}
+			case 1: // down, from the top
+				tri = [3][4]float64{px(4+m, 2), px(7+m, 2), px(5.5+m, 32+d)}
+			case 2: // to the left, from the right edge
+				tri = [3][4]float64{px(62, 12+m), px(62, 15+m), px(32-d, 13.5+m)}
+			case 3: // up, from the bottom
+				tri = [3][4]float64{px(12+m, 62), px(15+m, 62), px(13.5+m, 32-d)}
+			}
+			j.draws = append(j.draws, flatDraw(bothFaces, palette[k%len(palette)], j.atClip(tri[0]), j.atClip(tri[1]), j.atClip(tri[2])))
+		}
+		return j
+	}
+	return &Probe{
+		Name: "guard-band",
+		Fact: "vertices beyond the guard band",
+		Belief: "the guard band is the 12.4 range of Xs and Ys, ±32767/16 pixels from the viewport centre: a primitive with a vertex beyond it is clipped and counted in PTB-primitives-need-clipping, " +
+			"one inside it is rasterised as it is and scissored by the clip window (sim/gpu/bin/clip.go; doc/hardware.md#open-questions item 7)",
+		Answer: "fifteen slivers from the frame's edges towards points 1100 (1 sliver), 1900 (2), 2100 (4) and 4000 pixels (8) from the centre: counter PTB-primitives-need-clipping " +
+			"is the number clipped, 12 in the model (15 with a guard band under 1100 pixels, 14 under 1900, 8 beyond 2100), and the slivers' pixels",
+		build: build,
+		ref: func(j *job) ([]uint32, error) {
+			return flatReference(j, false, func(d, _ int) ([2]bool, uint32) { return [2]bool{true, true}, palette[d%len(palette)] })
 		},
 		refTolerance: 16,
 	}
@@ -360,6 +405,63 @@ func varyingProbe() *Probe {
 		build:  build,
 		floats: true,
 		hw:     tolerance{limit: 1e-5, why: "interpolation arithmetic the model does in its own order"},
+	}
+}
+
+// VARYING_READ named on both read ports.
+func varyingPortsProbe() *Probe {
+	build := func() *job {
+		j := &job{width: 128, height: 64, format: cl.RenderFormatRGBA8888, clearColour: 0}
+		for k, fs := range []*fragment{fsVaryBothPorts, fsVaryOnePort} {
+			x := float64(64 * k)
+			verts := []vertex{j.at(x+3, 2, 0.5, 1, 1, 100), j.at(x+62, 9, 0.5, 1, 2, 300), j.at(x+9, 61, 0.5, 1, 4, 700)}
+			j.draws = append(j.draws, draw{config: bothFaces, mode: cl.PrimitiveModeTriangles, verts: verts, fs: fs})
+		}
+		return j
+	}
+	return &Probe{
+		Name:   "varying-ports",
+		Fact:   "VARYING_READ on both read ports",
+		Belief: "one instruction that names VARYING_READ on both read ports pops one varying, which both ports see, as for UNIFORM_READ (sim/gpu/qpuexec compile.go sameFIFO; doc/hardware.md#machine; doc/hardware.md#open-questions item 10)",
+		Answer: "one triangle with two smooth varyings (1, 2, 4 and 100, 300, 700) drawn by a shader that adds VARYING_READ on ports A and B and then reads once more (left), and by one that reads port A for both operands (right), each writing the sum's bits: " +
+			"the halves are equal when one value is popped; with two pops the left shows VP0 + VP1",
+		build:  build,
+		floats: true,
+	}
+}
+
+// VPM_READ named on both read ports.
+func vpmPortsProbe() *Probe {
+	build := func() *job {
+		j := &job{width: 128, height: 64, format: cl.RenderFormatRGBA8888, clearColour: 0}
+		v0 := [3]float32{1, 2, 4}
+		v1 := [3]float32{100, 300, 700}
+		pos := [3][2]float64{{3, 2}, {62, 9}, {9, 61}}
+		for k := 0; k < 2; k++ {
+			var verts []vertex
+			for i, p := range pos {
+				a := v0[i]
+				if k == 1 { // the pass-through shader's vertex holds 2·v0
+					a *= 2
+				}
+				verts = append(verts, j.at(float64(64*k)+p[0], p[1], 0.5, 1, a, v1[i]))
+			}
+			d := draw{config: bothFaces, mode: cl.PrimitiveModeTriangles, verts: verts, fs: fsVarying0Of2}
+			if k == 0 {
+				d.vs = vsVPMBothPorts
+			}
+			j.draws = append(j.draws, d)
+		}
+		return j
+	}
+	return &Probe{
+		Name:   "vpm-ports",
+		Fact:   "VPM_READ on both read ports",
+		Belief: "one instruction that names VPM_READ on both read ports pops one word, which both ports see, as for UNIFORM_READ (sim/gpu/qpuexec compile.go sameFIFO; doc/hardware.md#machine; doc/hardware.md#open-questions item 10)",
+		Answer: "one triangle whose varying 0 (1, 2, 4) the vertex shader writes as VPM_READ on port A plus port B (left), and the same triangle with 2, 4, 8 in its vertices through the pass-through shader (right), " +
+			"each writing varying 0's bits: the halves are equal when one word is popped; with two pops the left shows v0 + v1 (100, 300, 700) and its shader reads one word past those set up",
+		build:  build,
+		floats: true,
 	}
 }
 
@@ -572,6 +674,24 @@ func fmulProbe() *Probe {
 	}
 }
 
+// fadd rounding.
+func faddProbe() *Probe {
+	build := func() *job {
+		j := &job{width: 64, height: 64, format: cl.RenderFormatRGBA8888, clearColour: 0}
+		j.draws = []draw{{config: bothFaces, mode: cl.PrimitiveModeTriangles, verts: j.rect(0, 0, 64, 64, 0.5, nil), fs: fsFAdd,
+			unis: []uniform{valF(1.0 / 3)}}}
+		return j
+	}
+	return &Probe{
+		Name:   "fadd",
+		Fact:   "fadd rounding",
+		Belief: "toward zero, as VC4C measured (sim/gpu/qpuexec/float.go; qpuexec package doc; doc/hardware.md#open-questions item 5)",
+		Answer: "(X + 64Y + 1) + 1/3 (as float32) for every pixel, written as float bits: the sums are exact integers plus a third, so round to nearest differs from truncation on about a third of the pixels",
+		build:  build,
+		floats: true,
+	}
+}
+
 // 17. The mul ALU's colour pack.
 func colourPackProbe() *Probe {
 	build := func() *job {
@@ -646,9 +766,9 @@ func Describe(w io.Writer) error {
 		case p.unmodelled:
 			cmp = append(cmp, "runs on a real GPU only; its output goes to the bundle")
 		case p.hw.limit > 0:
-			cmp = append(cmp, fmt.Sprintf("with the model: every bit between two simulated devices; with a GPU within an error of %g (%s)", p.hw.limit, p.hw.why))
+			cmp = append(cmp, fmt.Sprintf("with the model: every bit between two simulated devices; with a GPU within an error of %g (%s); the work counters exactly, in their own column", p.hw.limit, p.hw.why))
 		default:
-			cmp = append(cmp, "with the model: every bit, and every counter that counts work")
+			cmp = append(cmp, "with the model: every bit; and, in a column of its own, every counter that counts work (doc/hardware.md#performance-counters)")
 		}
 		if p.ref != nil {
 			if p.refTolerance == 0 {

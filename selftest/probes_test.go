@@ -233,3 +233,24 @@ func TestColourUnpackProbe(t *testing.T) {
 		}
 	}
 }
+
+// The fadd probe's sums are rounded toward zero; round to nearest would
+// differ on many of them.
+func TestFAddProbe(t *testing.T) {
+	_, out := runProbeOnSim(t, "fadd")
+	third := float64(float32(1.0 / 3))
+	nearest := 0
+	for i, w := range out.colour.pix {
+		exact := float64(i+1) + third
+		if got, want := math.Float32frombits(w), rtz(exact); got != want {
+			t.Fatalf("pixel %d: %v, want %v", i, got, want)
+		}
+		if float32(exact) != rtz(exact) {
+			nearest++
+		}
+	}
+	t.Logf("round to nearest differs on %d of %d pixels", nearest, len(out.colour.pix))
+	if nearest < 1000 {
+		t.Errorf("round to nearest differs on only %d pixels", nearest)
+	}
+}

@@ -45,6 +45,7 @@ func TestRunSimulated(t *testing.T) {
 			}
 		}
 	}
+	checkWidth(t, out.String())
 	if refs < 5 {
 		t.Errorf("only %d probes compared with the reference", refs)
 	}

@@ -41,13 +41,25 @@ type Config struct {
 // Row is one line of the table.
 type Row struct {
 	Probe *Probe
-	// Result is the comparison with the model: "same", "close (…)",
-	// "DIFFERS: …", "skipped: …".
+	// Result is the comparison of the outputs (colour and Z/stencil
+	// buffers) with the model's: "same", "close (…)", "DIFFERS: …",
+	// "skipped: …".
 	Result string
+	// Counters is the comparison of the work counters with the model's:
+	// "same", "DIFFERS: …" (each counter that differs, with both values),
+	// or "" when they were not compared.
+	Counters string
 	// Reference is the comparison with the reference rasteriser, or "".
 	Reference string
-	// Differs is set when either comparison failed.
+	// Differs is set when the outputs differ from the model's or from the
+	// reference.
 	Differs bool
+	// CountersDiffer is set when the work counters differ from the
+	// model's: a verdict of its own, since a counter the model counts by
+	// another rule than the GPU (doc/hardware.md#performance-counters)
+	// differs on every probe that draws, while the pixels say which facts
+	// are wrong.
+	CountersDiffer bool
 	// Learned is set when a probe the model cannot answer ran on a real
 	// GPU: its output goes to the bundle.
 	Learned bool
@@ -56,8 +68,12 @@ type Row struct {
 // Report is what a run found.
 type Report struct {
 	Rows []Row
-	// Differ counts the probes that differ.
+	// Differ counts the probes whose outputs differ (from the model's or
+	// the reference's).
 	Differ int
+	// CountersDiffer counts the probes whose work counters differ from
+	// the model's.
+	CountersDiffer int
 	// Bundle is the file written, or "".
 	Bundle string
 }
@@ -94,6 +110,14 @@ func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 		}
 	}
 	defer func() { err = errors.Join(err, dut.close()) }()
+	return runAgainstModel(ctx, cfg, dut)
+}
+
+// runAgainstModel is Run once the device under test is open.
+func runAgainstModel(ctx context.Context, cfg Config, dut *device) (rep *Report, err error) {
+	if cfg.Out == nil {
+		cfg.Out = io.Discard
+	}
 	model, err := openSim(3)
 	if err != nil {
 		return nil, err
@@ -123,10 +147,10 @@ func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 	if !dut.real {
 		what = "a simulated device"
 	}
-	fmt.Fprintf(cfg.Out, "vccube self-test: %s, %s, against the model, %s, in this process\n", what, dut.name, model.name)
+	fmt.Fprintf(cfg.Out, "vccube self-test: %s, %s,\nagainst the model, %s, in this process,\n", what, dut.name, model.name)
 	fmt.Fprintf(cfg.Out, "and, where a probe is plain geometry, against the reference rasteriser (internal/refrender)\n\n")
 	tw := tabwriter.NewWriter(cfg.Out, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "probe\tsettles\tvs model\tvs reference\n")
+	fmt.Fprintf(tw, "probe\tsettles\tvs model\tcounters\tvs reference\n")
 	rep = &Report{}
 	var bundle []bundleEntry
 	for _, p := range probes {
@@ -138,19 +162,19 @@ func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 		if row.Differs {
 			rep.Differ++
 		}
-		if row.Differs || row.Learned {
+		if row.CountersDiffer {
+			rep.CountersDiffer++
+		}
+		if row.Differs || row.CountersDiffer || row.Learned {
 			bundle = append(bundle, entry)
 		}
-		ref := row.Reference
-		if ref == "" {
-			ref = "-"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", p.Name, p.Fact, row.Result, ref)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", p.Name, p.Fact, verdict(row.Result), verdict(row.Counters), verdict(row.Reference))
 	}
 	if err := tw.Flush(); err != nil {
 		return rep, err
 	}
-	agree, other := 0, 0
+	writeDifferences(cfg.Out, rep)
+	agree, other, counted := 0, 0, 0
 	for _, r := range rep.Rows {
 		switch {
 		case r.Differs:
@@ -159,11 +183,15 @@ func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 		default:
 			agree++
 		}
+		if r.Counters != "" {
+			counted++
+		}
 	}
-	fmt.Fprintf(cfg.Out, "\n%d probes: %d agree, %d differ, %d not compared\n", len(rep.Rows), agree, rep.Differ, other)
+	fmt.Fprintf(cfg.Out, "\n%d probes: %d agree, %d differ, %d not compared; counters: %d agree, %d differ\n",
+		len(rep.Rows), agree, rep.Differ, other, counted-rep.CountersDiffer, rep.CountersDiffer)
 	if len(bundle) == 0 {
 		if dut.real {
-			fmt.Fprintln(cfg.Out, "The GPU agrees with the model on every probe.")
+			fmt.Fprintln(cfg.Out, "The GPU agrees with the model on every probe, pixels and counters.")
 		}
 		return rep, nil
 	}
@@ -173,17 +201,88 @@ func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 		return rep, fmt.Errorf("selftest: writing the bundle: %w", err)
 	}
 	rep.Bundle = cfg.Bundle
-	fmt.Fprintf(cfg.Out, "Wrote %s: the jobs, ioctl traces and images of the probes that differ or that the model cannot answer, and this machine's kernel and board.\n", cfg.Bundle)
+	fmt.Fprintf(cfg.Out, "Wrote %s:\nthe jobs, ioctl traces, images and counters of the probes that differ or that the model\ncannot answer, and this machine's kernel and board.\n", cfg.Bundle)
 	fmt.Fprintln(cfg.Out, "Please attach it to a bug report at the project's issue tracker.")
 	return rep, nil
+}
+
+// tableWidth is the widest line the table may print: it must read on an
+// 80- to 100-column terminal; the details go below it and to the bundle.
+const tableWidth = 100
+
+// verdict is a comparison's word in the table: "same", "close",
+// "DIFFERS", "not modelled", "skipped", "error", or "-" when there was
+// nothing to compare. The whole comparison is in the Row, below the table
+// and in the bundle.
+func verdict(s string) string {
+	if s == "" {
+		return "-"
+	}
+	for _, w := range []string{"same", "close", "DIFFERS", "not modelled", "skipped", "error"} {
+		if strings.HasPrefix(s, w) {
+			return w
+		}
+	}
+	return clip(s, 12)
+}
+
+// clip shortens s to at most n runes, ending it with "…" if it was cut.
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// writeDifferences writes, below the table, one line for each comparison
+// that did not agree, cut to the table's width: the bundle's
+// differences.txt has them whole.
+func writeDifferences(w io.Writer, rep *Report) {
+	first := true
+	for _, r := range rep.Rows {
+		for _, c := range []struct {
+			what, text string
+			show       bool
+		}{
+			{"vs model", r.Result, notSame(r.Result)},
+			{"counters", r.Counters, r.CountersDiffer},
+			{"vs reference", r.Reference, notSame(r.Reference)},
+		} {
+			if !c.show {
+				continue
+			}
+			if first {
+				fmt.Fprintln(w, "\nDifferences (whole in the bundle's <probe>/differences.txt):")
+				first = false
+			}
+			text := strings.TrimPrefix(c.text, "DIFFERS: ")
+			fmt.Fprintln(w, clip(fmt.Sprintf("  %s, %s: %s", r.Probe.Name, c.what, text), tableWidth))
+		}
+	}
+}
+
+// notSame reports whether a comparison found a difference, within
+// tolerance or not, or failed.
+func notSame(s string) bool {
+	v := verdict(s)
+	return v == "DIFFERS" || v == "close" || v == "error"
 }
 
 // writeTable writes the table with each probe's belief and answer, for
 // the bundle.
 func writeTable(w io.Writer, rep *Report) {
 	for _, r := range rep.Rows {
-		fmt.Fprintf(w, "%s: %s\n  model: %s\n  reference: %s\n  settles: %s\n  the model believes: %s\n  answered by: %s\n\n",
-			r.Probe.Name, r.Result, r.Result, r.Reference, r.Probe.Fact, r.Probe.Belief, r.Probe.Answer)
+		counters := r.Counters
+		if counters == "" {
+			counters = "not compared"
+		}
+		ref := r.Reference
+		if ref == "" {
+			ref = "-"
+		}
+		fmt.Fprintf(w, "%s\n  outputs against the model: %s\n  counters against the model: %s\n  against the reference: %s\n  settles: %s\n  the model believes: %s\n  answered by: %s\n\n",
+			r.Probe.Name, r.Result, counters, ref, r.Probe.Fact, r.Probe.Belief, r.Probe.Answer)
 	}
 }
 
@@ -258,6 +357,13 @@ func runProbe(p *Probe, dut, model *device, perturb func(string, []uint32)) (Row
 	default:
 		sum, differ, det := compareOutputs(a.out, b.out, p.hw)
 		row.Result, row.Differs, entry.details = sum, differ, det
+		if a.out.counters != nil && b.out.counters != nil {
+			row.Counters = "same"
+			if c := compareCounters(a.out.counters, b.out.counters); len(c) > 0 {
+				row.Counters, row.CountersDiffer = "DIFFERS: "+strings.Join(c, ", "), true
+				entry.details += "\ncounters (doc/hardware.md#performance-counters says how the model counts each):\n  " + strings.Join(c, "\n  ")
+			}
+		}
 	}
 	if p.ref != nil && a.out != nil && a.err == nil {
 		img, err := p.ref(j)
@@ -280,7 +386,8 @@ func runProbe(p *Probe, dut, model *device, perturb func(string, []uint32)) (Row
 			}
 		}
 	}
-	if row.Differs {
+	entry.details = strings.TrimPrefix(entry.details, "\n")
+	if row.Differs || row.CountersDiffer {
 		var dump strings.Builder
 		if a.out != nil {
 			dump.WriteString(a.out.dump)

@@ -36,6 +36,41 @@ func passThrough(n int) []uint64 {
 	return a.MustAssemble()
 }
 
+// vsVPMBothPorts is passVS(2) but for varying 0, which it writes as the
+// sum of VPM_READ on both read ports (raddr_a and raddr_b both 48; the
+// instruction is patched, as the assembler shares one port between two
+// reads of a register): twice varying 0 when one word is popped for both
+// ports (doc/hardware.md#machine), varying 0 + varying 1 when each port
+// pops its own (and the last read then reads past the words set up).
+var vsVPMBothPorts = func() *vertexShader {
+	n := q.VertexFormat(false, 2).Words()
+	rd, err := q.HorizontalVPM32(0, n).EncodeRead()
+	if err != nil {
+		panic(err)
+	}
+	wr, err := q.HorizontalVPM32(0, 0).EncodeWrite()
+	if err != nil {
+		panic(err)
+	}
+	var a q.Asm
+	a.I(q.LoadImm(q.VRSetup, rd))
+	a.I(q.LoadImm(q.VWSetup, wr))
+	a.I()
+	for i := 0; i < n-2; i++ { // Xs|Ys, Zs, 1/Wc
+		a.I(q.Mov(q.VPM, q.VPM))
+	}
+	sum := a.I(q.FAdd(q.VPM, q.VPM, q.VPM)) // becomes vpm (A) + vpm (B)
+	a.I(q.Mov(q.VPM, q.VPM))
+	a.I(q.SigProgramEnd)
+	a.I()
+	a.I()
+	code := a.MustAssemble()
+	in := q.Decode(code[sum])
+	in.RaddrB, in.AddB = q.RVPM, q.MuxB
+	code[sum] = in.Encode()
+	return &vertexShader{name: "VPM_READ on both ports for varying 0", code: code}
+}()
+
 // passVS is the vertex shader of a draw whose FS reads n varyings: it
 // writes qpu.VertexFormat(false, n).
 func passVS(n int) []uint64 { return passThrough(q.VertexFormat(false, n).Words()) }
@@ -95,6 +130,43 @@ var fsUniformZ = mustFS("uniform colour, Z test", 0, false, func(a *q.Asm) {
 var fsRawVarying = mustFS("varying 0 as bits", 1, false, func(a *q.Asm) {
 	a.I(q.FMul(q.R0, q.RA(15), q.Vary))
 	a.I(q.FAdd(q.R0, q.R0, q.R5))
+	a.I(q.Mov(q.TLBColourAll, q.R0))
+	fsEnd(a)
+})
+
+// fsVaryBothPorts reads VARYING_READ on both read ports in one
+// instruction (raddr_a and raddr_b both 35; the assembler shares one port
+// between two reads of the same register, so the instruction is patched),
+// adds the two values, reads the next varying, and writes the sum's bits:
+// the sum is twice varying 0's VP when one value is popped for both ports
+// (doc/hardware.md#machine), VP0 + VP1 when each port pops its own.
+var fsVaryBothPorts = func() *fragment {
+	f := mustFS("VARYING_READ on both ports", 2, false, func(a *q.Asm) {
+		a.I(q.FAdd(q.R0, q.Vary, q.Vary)) // becomes vary (A) + vary (B)
+		a.I(q.Mov(q.R1, q.Vary))
+		a.I(q.Mov(q.TLBColourAll, q.R0))
+		fsEnd(a)
+	})
+	in := q.Decode(f.code[0])
+	in.RaddrB, in.AddB = q.RVarying, q.MuxB
+	f.code[0] = in.Encode()
+	return f
+}()
+
+// fsVaryOnePort is fsVaryBothPorts with both operands from port A: one
+// pop, the sum twice VP0, then VP1.
+var fsVaryOnePort = mustFS("VARYING_READ on one port, twice", 2, false, func(a *q.Asm) {
+	a.I(q.FAdd(q.R0, q.Vary, q.Vary))
+	a.I(q.Mov(q.R1, q.Vary))
+	a.I(q.Mov(q.TLBColourAll, q.R0))
+	fsEnd(a)
+})
+
+// fsVarying0Of2 writes the bits of varying 0 (VP·W + C) and reads
+// varying 1, as a shader must read every varying set up.
+var fsVarying0Of2 = mustFS("varying 0 of 2 as bits", 2, false, func(a *q.Asm) {
+	a.I(q.FMul(q.R0, q.RA(15), q.Vary))
+	a.I(q.FAdd(q.R0, q.R0, q.R5), q.FMul(q.R1, q.RA(15), q.Vary))
 	a.I(q.Mov(q.TLBColourAll, q.R0))
 	fsEnd(a)
 })
@@ -233,6 +305,22 @@ var fsFMul = mustFS("fmul rounding", 0, false, func(a *q.Asm) {
 	a.I(q.IToF(q.R0, q.R0))
 	a.I(q.Mov(q.R1, q.Unif))
 	a.I(q.FMul(q.R0, q.R0, q.R1))
+	a.I(q.Mov(q.TLBColourAll, q.R0))
+	fsEnd(a)
+})
+
+// fsFAdd writes the bits of a + b for a = the pixel index x + 64y + 1 as
+// a float (exact) and b its uniform (1/3 as a float32): sums whose exact
+// value falls between two floats, so the rounding mode shows.
+var fsFAdd = mustFS("fadd rounding", 0, false, func(a *q.Asm) {
+	a.I(q.Mov(q.R0, q.XCoord))
+	a.I(q.Mov(q.R1, q.YCoord))
+	a.I(q.Shl(q.R1, q.R1, q.SmallInt(6)))
+	a.I(q.Add(q.R0, q.R0, q.R1))
+	a.I(q.Add(q.R0, q.R0, q.SmallInt(1)))
+	a.I(q.IToF(q.R0, q.R0))
+	a.I(q.Mov(q.R1, q.Unif))
+	a.I(q.FAdd(q.R0, q.R0, q.R1))
 	a.I(q.Mov(q.TLBColourAll, q.R0))
 	fsEnd(a)
 })

@@ -13,10 +13,13 @@ func TestShadersKeepTheRules(t *testing.T) {
 			all = append(all, d.fs)
 		}
 	}
-	for _, f := range append(all, fsUniform, fsUniformRev, fsUniformZ, fsRawVarying, fsRawW, fsVaryingsAsBytes, fsCoordBytes, fsTexture, fsTextureThreaded, fsFMul) {
+	for _, f := range append(all, fsUniform, fsUniformRev, fsUniformZ, fsRawVarying, fsRawW, fsVaryingsAsBytes, fsCoordBytes, fsTexture, fsTextureThreaded, fsFMul, fsFAdd, fsVaryBothPorts, fsVaryOnePort, fsVarying0Of2) {
 		for _, v := range hazard.CheckWords(f.code, hazard.Fragment) {
 			t.Errorf("%s: %v", f.name, v)
 		}
+	}
+	for _, v := range hazard.CheckWords(vsVPMBothPorts.code, hazard.Vertex) {
+		t.Errorf("%s: %v", vsVPMBothPorts.name, v)
 	}
 	for n := 0; n < 8; n++ {
 		for _, v := range hazard.CheckWords(passVS(n), hazard.Vertex) {

@@ -56,7 +56,7 @@ func TestSelftestDifference(t *testing.T) {
 	if code != exitError {
 		t.Fatalf("exit %d, want %d", code, exitError)
 	}
-	if !strings.Contains(out.String(), "DIFFERS: colour: 1 of 16384 px") || !strings.Contains(errb.String(), "1 probe(s) differ") ||
+	if !strings.Contains(out.String(), "tex-RGB565, vs model: colour: 1 of 16384 px") || !strings.Contains(errb.String(), "1 probe(s) differ in their outputs and 0 in their counters") ||
 		!strings.Contains(errb.String(), bundle) {
 		t.Error("the difference or the bundle is not reported")
 	}

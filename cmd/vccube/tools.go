@@ -144,8 +144,9 @@ func runSelftest(ctx context.Context, cfg *config, e *env) error {
 	if err != nil {
 		return fmt.Errorf("-selftest: %w", err)
 	}
-	if rep.Differ > 0 {
-		return fmt.Errorf("-selftest: %d probe(s) differ; the bundle %s has what a bug report needs", rep.Differ, rep.Bundle)
+	if rep.Differ > 0 || rep.CountersDiffer > 0 {
+		return fmt.Errorf("-selftest: %d probe(s) differ in their outputs and %d in their counters; the bundle %s has what a bug report needs",
+			rep.Differ, rep.CountersDiffer, rep.Bundle)
 	}
 	return nil
 }

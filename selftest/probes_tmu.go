@@ -1,0 +1,158 @@
+package selftest
+
+import (
+	"github.com/vccube/vccube/cl"
+	"github.com/vccube/vccube/texture"
+)
+
+// The TMU's probes beyond the texture types: wrap modes, non-power-of-two
+// textures and their mip levels, raster rows and the T/LT choice. Each
+// draws its textures one texel per pixel with NEAREST, sampling at texel
+// centres, so every pixel is one texel's word and the question is which.
+
+// noisePicture is a w×h picture of cpp-byte random texels.
+func noisePicture(w, h, cpp int, seed uint32) texture.Picture {
+	p, _ := texture.NewPicture(w, h, cpp)
+	noise(p, seed)
+	return p
+}
+
+// texDraw draws texture ti over the pixels [x0, x0+w) × [y0, y0+h) with
+// (s, t) running from s0, t0 at the rectangle's corner by ds, dt a pixel.
+func (j *job) texDraw(ti, x0, y0, w, h int, s0, t0, ds, dt float64) {
+	st := func(px, py int) []float32 {
+		return []float32{float32(s0 + float64(px-x0)*ds), float32(t0 + float64(py-y0)*dt)}
+	}
+	j.draws = append(j.draws, draw{config: bothFaces, mode: cl.PrimitiveModeTriangles,
+		verts: j.rect(x0, y0, x0+w, y0+h, 0.5, st), fs: fsTexture, unis: texUnis(ti), samples: []int{ti}})
+}
+
+// Wrap modes: mirrored repeat.
+func mirrorProbe() *Probe {
+	build := func() *job {
+		j := &job{width: 128, height: 64, format: cl.RenderFormatRGBA8888, clearColour: background}
+		nearest := func(ws, wt texture.Wrap) texture.Sampler {
+			return texture.Sampler{Min: texture.MinNearest, Mag: texture.MagNearest, WrapS: ws, WrapT: wt}
+		}
+		j.textures = []texSpec{
+			{typ: texture.RGBA8888, pics: []texture.Picture{noisePicture(16, 16, 4, 31)}, sampler: nearest(texture.WrapMirror, texture.WrapMirror)},
+			{typ: texture.RGBA8888, pics: []texture.Picture{noisePicture(32, 32, 4, 32)}, sampler: nearest(texture.WrapMirror, texture.WrapRepeat)},
+		}
+		// Left: s and t from −1.5 to 2.5 over 64 pixels of the 16-texel
+		// texture; right: from −0.5 to 1.5 of the 32-texel one. Pixel
+		// centres fall on texel centres.
+		j.texDraw(0, 0, 0, 64, 64, -1.5, -1.5, 1.0/16, 1.0/16)
+		j.texDraw(1, 64, 0, 64, 64, -0.5, -0.5, 1.0/32, 1.0/32)
+		return j
+	}
+	return &Probe{
+		Name: "tex-mirror",
+		Fact: "MIRROR wrap: period and edge texels",
+		Belief: "mirrored repeat as OpenGL ES 2.0 §3.7.6 defines it: period 2n, texel i of n ≤ i < 2n reads 2n−1−i, so each edge texel is shown twice where the texture turns " +
+			"(sim/gpu/tmu filter.go wrap; doc/hardware.md#open-questions item 13)",
+		Answer: "a 16×16 (LT) texture mirrored in s and t over −1.5…2.5 (left) and a 32×32 (T) one mirrored in s and repeated in t over −0.5…1.5 (right), one texel per pixel: " +
+			"every pixel's texel; REPEAT, CLAMP or a mirror that does not repeat the edge texel moves whole columns and rows",
+		build: build,
+	}
+}
+
+// npotLevels is the non-power-of-two texture of the NPOT probe: 40×24,
+// whose levels 1–3 (20×12, 10×6, 5×3) are exact halves and sit in the
+// power-of-two containers 32×16, 16×8 and 8×4.
+const npotW, npotH, npotLevels = 40, 24, 4
+
+// NPOT textures, their mip levels in power-of-two containers, and FLIPY.
+func npotMipProbe() *Probe {
+	build := func() *job {
+		j := &job{width: 128, height: 64, format: cl.RenderFormatRGBA8888, clearColour: background}
+		var pics []texture.Picture
+		for l := 0; l < npotLevels; l++ {
+			pics = append(pics, noisePicture(npotW>>l, npotH>>l, 4, 40+uint32(l)))
+		}
+		sm := texture.Sampler{Min: texture.MinNearMipNear, Mag: texture.MagNearest, WrapS: texture.WrapClamp, WrapT: texture.WrapClamp}
+		for f := 0; f < 2; f++ {
+			j.textures = append(j.textures, texSpec{typ: texture.RGBA8888, pics: pics, flipY: f == 1, sampler: sm})
+			y := 0
+			for l := 0; l < npotLevels; l++ {
+				// Level l one texel per pixel: 2^l texels of level 0 a
+				// pixel, LOD l.
+				w, h := npotW>>l, npotH>>l
+				j.texDraw(f, 64*f, y, w, h, 0, 0, 1/float64(w), 1/float64(h))
+				y += h + 4
+			}
+		}
+		return j
+	}
+	return &Probe{
+		Name: "tex-npot-mips",
+		Fact: "NPOT mip levels in their containers, FLIPY",
+		Belief: "levels from 1 up lie in power-of-two containers (here 32×16, 16×8, 8×4), and the TMU samples the picture inside, max(1, w>>i) × max(1, h>>i), in its first rows and columns; " +
+			"FLIPY flips over the picture's height, not the container's (sim/gpu/tmu tmu.go texEntry.build; doc/hardware.md#tmu, Mip levels and FLIPY; doc/hardware.md#open-questions item 11)",
+		Answer: "a 40×24 RGBA8888 texture of four levels of random texels (40×24 in T format, 20×12, 10×6, 5×3), each level drawn one texel per pixel at LOD 0–3 with NEAREST_MIPMAP_NEAREST, " +
+			"FLIPY clear (left) and set (right): every pixel's texel; sampling the container shows its padding, flipping over its height other rows",
+		build: build,
+	}
+}
+
+// Raster textures whose width is not a power of two (erratum HW-2898).
+func rasterNPOTProbe() *Probe {
+	const w, h = 20, 16
+	build := func() *job {
+		j := &job{width: 64, height: 64, format: cl.RenderFormatRGBA8888, clearColour: background}
+		pic := noisePicture(w, h, 4, 50)
+		sm := texture.Sampler{Min: texture.MinNearest, Mag: texture.MagNearest, WrapS: texture.WrapClamp, WrapT: texture.WrapClamp}
+		// Left: rows nextpow2(20)·4 = 128 bytes apart, as the erratum
+		// says the TMU reads them; right: 80 bytes apart, the kernel's
+		// stride (vc4_validate.c vc4_check_tex_size).
+		j.textures = []texSpec{{typ: texture.RGBA32R, pics: []texture.Picture{pic}, sampler: sm, stride: 128},
+			{typ: texture.RGBA32R, pics: []texture.Picture{pic}, sampler: sm}}
+		for k := range j.textures {
+			j.texDraw(k, 32*k, 8, w, h, 0, 0, 1.0/w, 1.0/h)
+		}
+		return j
+	}
+	return &Probe{
+		Name: "raster-npot",
+		Fact: "raster rows at NPOT widths (HW-2898)",
+		Belief: "the TMU reads the rows of a raster (RGBA32R) texture nextpow2(width)·4 bytes apart whatever the width: erratum HW-2898, AG Appendix A " +
+			"(sim/gpu/tmu tmu.go texEntry.build; doc/hardware.md#open-questions item 14)",
+		Answer: "the same 20×16 RGBA32R texture of random texels uploaded with rows 128 bytes apart (left) and 80 bytes apart, the kernel's stride (right), one texel per pixel: " +
+			"the side that shows the picture (the other shows its rows sheared) says which stride the TMU uses",
+		build: build,
+	}
+}
+
+// tOrLTSizes are level-0 sizes (and types) that are T format by the
+// kernel's and Mesa's rule and LT by the guide's: over four utiles both
+// ways but under one T-format tile in one of them.
+var tOrLTSizes = []struct {
+	typ        texture.Type
+	w, h, x, y int // size, and where it is drawn
+}{
+	{texture.RGBA8888, 24, 24, 0, 0},
+	{texture.RGBA8888, 20, 40, 28, 0},
+	{texture.RGBA8888, 40, 20, 52, 0},
+	{texture.RGB565, 48, 24, 52, 28},
+}
+
+// T or LT for levels of 17–31 pixels (at 32 bpp).
+func tOrLTProbe() *Probe {
+	build := func() *job {
+		j := &job{width: 128, height: 64, format: cl.RenderFormatRGBA8888, clearColour: background}
+		sm := texture.Sampler{Min: texture.MinNearest, Mag: texture.MagNearest, WrapS: texture.WrapClamp, WrapT: texture.WrapClamp}
+		for k, s := range tOrLTSizes {
+			cpp, _, _, _ := s.typ.Storage(s.w, s.h)
+			j.textures = append(j.textures, texSpec{typ: s.typ, pics: []texture.Picture{noisePicture(s.w, s.h, cpp, 60+uint32(k))}, sampler: sm})
+			j.texDraw(k, s.x, s.y, s.w, s.h, 0, 0, 1/float64(s.w), 1/float64(s.h))
+		}
+		return j
+	}
+	return &Probe{
+		Name: "tex-t-or-lt",
+		Fact: "T or LT for 17–31-pixel levels",
+		Belief: "a level is LT when it is at most four utiles wide or high (16 pixels at 32 bpp, 32×16 at 16 bpp; Linux vc4_validate.c size_is_lt, Mesa vc4_tiling.c vc4_size_is_lt), T otherwise, " +
+			"where the guide's \"less than one T-format tile\" would make these LT (texture.SizeIsLT; doc/hardware.md#tmu; doc/hardware.md#open-questions item 15)",
+		Answer: "RGBA8888 textures of 24×24, 20×40 and 40×20 and an RGB565 one of 48×24, random texels uploaded in T format, one texel per pixel: every pixel's texel; an LT reading scrambles the utiles",
+		build:  build,
+	}
+}
