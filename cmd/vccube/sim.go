@@ -27,7 +27,7 @@ func defaultSim() (uapi.Conn, error) {
 		Display: display.Options{Clock: display.RealClock},
 		// VCCUBE_SIM_REFERENCE=1 runs the GPU model's general code
 		// instead of its fast paths: the same pictures, slower; it is
-		// there to check that (README "How fast the simulated GPU is").
+		// there to check that (doc/performance.md#how-the-model-is-fast-and-stays-true).
 		GPU: gpu.Options{Reference: os.Getenv("VCCUBE_SIM_REFERENCE") == "1"},
 	})
 	if err != nil {
