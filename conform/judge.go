@@ -35,6 +35,9 @@ func Judge(rec *pi3.Record, results []Result, windowSystem func(name string) boo
 		ws := windowSystem(r.Name)
 		add := func(name string, s piglit.Status) {
 			e := Entry{Name: name, Status: s, Test: r, Verdict: rec.Classify(name, s.Passed(), ws)}
+			if r.Skipped != "" && e.Verdict.Class != pi3.NotComparable {
+				e.Verdict.Class, e.Verdict.Why = pi3.NotComparable, "not run: "+r.Skipped
+			}
 			if s == piglit.Skip && r.Skipped == "" && e.Verdict.Class == pi3.Agree {
 				if old := rec.Ran2021(name); old != "skip" {
 					if old == "" {

@@ -55,6 +55,7 @@ func TestRun(t *testing.T) {
 		{Name: "segv", Command: []string{"segv"}, Concurrent: true},
 		{Name: "args", Command: []string{"args", "x"}, Concurrent: true},
 		{Name: "preload", Command: []string{"preload"}, Concurrent: true},
+		{Name: "missing", Command: []string{"no-such-program"}, Concurrent: true},
 	}
 	got := map[string]Result{}
 	o := Options{
@@ -82,6 +83,9 @@ func TestRun(t *testing.T) {
 	}
 	if got["subs"].Subtests["a, b"] != piglit.Fail {
 		t.Errorf("subtests: %v", got["subs"].Subtests)
+	}
+	if r := got["missing"]; r.Status != piglit.Skip || r.Skipped == "" {
+		t.Errorf("a program piglit lacks: %s %q, want a skip saying so", r.Status, r.Skipped)
 	}
 	if got["hang"].ServerRestarted == "" {
 		t.Error("the server was not replaced after a timeout")
