@@ -113,17 +113,25 @@ install=$build/install
 # Meson and the build's generators must run under the system python, which
 # has mako (a python of its own earlier on PATH, pyenv's say, may not).
 export PATH=/usr/bin:/bin:$PATH
-if [ ! -f "$build/build.ninja" ]; then
+# The options of Mesa CI's armhf build, which made the Pi 3 record
+# (.gitlab-ci/build/gitlab-ci.yml at 22.3: .meson-arm and debian-armhf):
+# buildtype debugoptimized, so assertions are on as they were on the
+# boards, and swrast beside vc4 (EGL's software device, which
+# egl_ext_device_base enumerates), without LLVM; glvnd as Debian builds.
+options=(--prefix="$install" --libdir=lib --buildtype=debugoptimized
+	-Dgallium-drivers=vc4,swrast -Dvulkan-drivers= -Dplatforms=
+	-Dglx=disabled -Degl=enabled -Dgbm=enabled -Dgles1=disabled -Dgles2=enabled
+	-Dopengl=true -Dglvnd=true -Dllvm=disabled -Dshared-glapi=enabled
+	-Dvalgrind=disabled -Dlibunwind=disabled -Dlmsensors=disabled -Dzstd=disabled
+	-Dbuild-tests=false)
+if [ ! -f "$build/build.ninja" ] || [ "$(cat "$build/.vccube-options" 2>/dev/null)" != "${options[*]}" ]; then
 	log "configuring $src in $build"
 	/usr/bin/python3 -c 'import mako' 2>/dev/null || die "the system python lacks mako (apt-get install python3-mako)"
-	meson setup "$build" "$src" \
-		--prefix="$install" --libdir=lib --buildtype=release \
-		-Dgallium-drivers=vc4 -Dvulkan-drivers= -Dplatforms= \
-		-Dglx=disabled -Degl=enabled -Dgbm=enabled -Dgles1=disabled -Dgles2=enabled \
-		-Dopengl=true -Dglvnd=true -Dllvm=disabled -Dshared-glapi=enabled \
-		-Dvalgrind=disabled -Dlibunwind=disabled -Dlmsensors=disabled -Dzstd=disabled \
-		-Dbuild-tests=false >"$build.setup.log" 2>&1 ||
+	wipe=()
+	[ -f "$build/build.ninja" ] && wipe=(--wipe)
+	meson setup "${wipe[@]}" "$build" "$src" "${options[@]}" >"$build.setup.log" 2>&1 ||
 		{ tail -30 "$build.setup.log" >&2; die "meson setup failed (whole log: $build.setup.log)"; }
+	echo "${options[*]}" >"$build/.vccube-options"
 fi
 start=$SECONDS
 log "building (ninja -C $build)"
