@@ -14,8 +14,9 @@
 // bytes, the GPU's counters, the client's CPU time: simserve.FrameStats);
 // -record-jobs and -record save chosen jobs as the GPU saw them (package
 // sim/hw/jobfile), to run again on the GPU model without the program;
-// -only-mode makes -mode the monitor's only mode, for programs that take
-// the largest (glmark2); -exit-when-idle ends the server when its last
+// -mode WxH[@Hz] makes any size up to 2048x2048 the monitor's preferred
+// mode (doc/mesa-on-sim.md#modes); -only-mode makes it the monitor's only
+// mode, for programs that take the largest (glmark2); -exit-when-idle ends the server when its last
 // client has gone, for scripts.
 package main
 
@@ -29,13 +30,13 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/vccube/vccube/present"
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/sim/display"
 	"github.com/vccube/vccube/sim/gpu"
 	"github.com/vccube/vccube/sim/hw"
 	"github.com/vccube/vccube/sim/hw/jobfile"
 	"github.com/vccube/vccube/simserve"
-	"github.com/vccube/vccube/uapi"
 )
 
 func main() {
@@ -48,7 +49,7 @@ func main() {
 func run(args []string) error {
 	fs := flag.NewFlagSet("vc4serve", flag.ContinueOnError)
 	dir := fs.String("dir", "", "the server's directory: its socket and device files go there; clients get it as VC4SIM (required)")
-	mode := fs.String("mode", "", "the monitor's preferred mode, WxH (one of its standard modes: 640x480, 800x600, 1024x768, 1280x720, 1280x1024, 1920x1080); default 1920x1080")
+	mode := fs.String("mode", "", "the monitor's preferred mode, WxH or WxH@Hz: any size up to 2048x2048 whose pixel clock fits the Pi's 162 MHz (a standard mode, 640x480 to 1920x1080, or a CVT reduced-blanking timing made for it; 60 Hz unless @Hz says otherwise); default 1920x1080")
 	frames := fs.String("capture-frames", "", "comma-separated frame numbers to capture (frame K: the picture after the K-th page flip since the mode set)")
 	pattern := fs.String("capture", "frame%03d.png", "the PNG file of each captured frame, with %d for the frame number")
 	modesetFrame := fs.Bool("modeset-frame", false, "count the mode set's picture as frame 0 (for atomic programs such as kmscube -A, whose first commit shows their first frame)")
@@ -253,28 +254,21 @@ func writeStats(path string, s *simserve.FrameStats) error {
 	return err
 }
 
-// monitorPreferring is the default monitor with the standard mode of size
-// wxh as its preferred mode (kmscube and most KMS programs take the
-// preferred mode).
-func monitorPreferring(wh string) (display.Monitor, error) {
-	var w, h uint16
-	if _, err := fmt.Sscanf(wh, "%dx%d", &w, &h); err != nil {
-		return display.Monitor{}, fmt.Errorf("-mode %q: say WxH, e.g. 640x480", wh)
+// monitorPreferring is the default monitor with the mode spec (WxH or
+// WxH@Hz) as its preferred mode (kmscube and most KMS programs take the
+// preferred mode): a standard mode of that size, or one made for it
+// (display.MonitorPreferring).
+func monitorPreferring(spec string) (display.Monitor, error) {
+	m, err := present.ParseModeSpec(spec)
+	if err != nil {
+		return display.Monitor{}, fmt.Errorf("-mode: %w", err)
 	}
-	mon := display.DefaultMonitor()
-	found := -1
-	for i := range mon.Modes {
-		m := &mon.Modes[i]
-		m.Type &^= uapi.ModeTypePreferred
-		if found < 0 && m.Hdisplay == w && m.Vdisplay == h {
-			m.Type |= uapi.ModeTypePreferred
-			found = i
-		}
+	if m.Interlaced {
+		return display.Monitor{}, fmt.Errorf("-mode %s: interlaced modes are not offered by the simulated monitor: say WxH or WxH@Hz", spec)
 	}
-	if found < 0 {
-		return display.Monitor{}, fmt.Errorf("-mode %s: the monitor has no such mode (640x480, 800x600, 1024x768, 1280x720, 1280x1024, 1920x1080)", wh)
+	mon, err := display.MonitorPreferring(int(m.Width), int(m.Height), m.RefreshMilliHz)
+	if err != nil {
+		return display.Monitor{}, fmt.Errorf("-mode %s: %w", spec, err)
 	}
-	// The preferred mode first, as an EDID's first detailed timing.
-	mon.Modes[0], mon.Modes[found] = mon.Modes[found], mon.Modes[0]
 	return mon, nil
 }

@@ -67,13 +67,63 @@ func TestServeOneClient(t *testing.T) {
 	}
 }
 
+// -mode serves any size the Pi can scan out, odd ones included, as the
+// monitor's preferred mode at the rate asked.
+func TestServeAnyMode(t *testing.T) {
+	for _, tc := range []struct{ mode, want string }{
+		{"123x45", "123x45@60"},
+		{"1001x701@50", "1001x701@50"},
+		{"1280x720@50", "1280x720@50"},
+	} {
+		dir := t.TempDir()
+		done := make(chan error, 1)
+		go func() {
+			done <- run([]string{"-dir", dir, "-mode", tc.mode, "-only-mode", "-exit-when-idle", "-quiet"})
+		}()
+		c := dial(t, dir)
+		res, err := drm.GetResources(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn, err := drm.GetConnector(c, res.Connectors[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(conn.Modes) != 1 || conn.Modes[0].String() != tc.want {
+			t.Errorf("-mode %s -only-mode: the connector offers %v, want %s alone", tc.mode, conn.Modes, tc.want)
+		}
+		c.Close()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// dial connects to the server starting in dir, waiting for its socket.
+func dial(t *testing.T, dir string) *simserve.Client {
+	t.Helper()
+	var err error
+	for i := 0; i < 500; i++ {
+		var c *simserve.Client
+		if c, err = simserve.Dial(dir, simserve.PrimaryMinor); err == nil {
+			return c
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal(err)
+	return nil
+}
+
 func TestFlags(t *testing.T) {
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
 		{nil, "usage"},
-		{[]string{"-dir", t.TempDir(), "-mode", "123x45"}, "no such mode"},
+		{[]string{"-dir", t.TempDir(), "-mode", "4000x45"}, "1 to 2048"},
+		{[]string{"-dir", t.TempDir(), "-mode", "2048x2048"}, "ask for 2048x2048@35 or less"},
+		{[]string{"-dir", t.TempDir(), "-mode", "640x480i"}, "interlaced"},
+		{[]string{"-dir", t.TempDir(), "-mode", "640"}, "WIDTHxHEIGHT"},
 		{[]string{"-dir", t.TempDir(), "-clock", "fast"}, "virtual or real"},
 		{[]string{"-dir", t.TempDir(), "-only-mode"}, "needs -mode"},
 		{[]string{"-dir", t.TempDir(), "-capture-frames", "x"}, "not a frame number"},
