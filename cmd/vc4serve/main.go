@@ -14,6 +14,9 @@
 // bytes, the GPU's counters, the client's CPU time: simserve.FrameStats);
 // -record-jobs and -record save chosen jobs as the GPU saw them (package
 // sim/hw/jobfile), to run again on the GPU model without the program;
+// -faults injects GPU hangs, stalls and late jobs, EINTR, a full CMA pool,
+// DRM master held elsewhere or an unplugged monitor, and -kernel-hangs
+// handles the hangs as Linux does (doc/testing.md#fault-injection);
 // -mode WxH[@Hz] makes any size up to 2048x2048 the monitor's preferred
 // mode (doc/mesa-on-sim.md#modes); -only-mode makes it the monitor's only
 // mode, for programs that take the largest (glmark2); -exit-when-idle ends the server when its last
@@ -62,11 +65,17 @@ func run(args []string) error {
 	jobs := fs.String("record-jobs", "", "comma-separated job numbers to record (job N: the N-th job the GPU ran, from 1), or all, to run again without the program (sim/hw/jobfile)")
 	jobPattern := fs.String("record", "job%03d.vc4job", "the file of each recorded job, with %d for the job number")
 	reference := fs.Bool("reference", false, "run the GPU model's general code instead of its fast paths (same pictures, slower; to check that)")
+	faults := fs.String("faults", "", "inject faults into the simulated device, a comma-separated LIST such as hang-at=3,eintr (doc/testing.md#fault-injection):\n"+strings.TrimSuffix(sim.FaultKnobs(), "\n"))
+	kernelHangs := fs.Bool("kernel-hangs", false, "handle GPU hangs as Linux does: hang checks a second apart, so a hung job is reset one to two seconds after the GPU stopped, and a job whose binning hung restarted after each reset (default: reset at once, restart none)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *dir == "" || fs.NArg() != 0 {
-		return errors.New("usage: vc4serve -dir DIR [-mode WxH [-only-mode]] [-capture-frames LIST -capture PATTERN [-modeset-frame]] [-record-jobs LIST -record PATTERN] [-clock virtual|real] [-trace FILE] [-stats FILE] [-exit-when-idle]")
+		return errors.New("usage: vc4serve -dir DIR [-mode WxH[@Hz] [-only-mode]] [-capture-frames LIST -capture PATTERN [-modeset-frame]] [-record-jobs LIST -record PATTERN] [-faults LIST] [-kernel-hangs] [-clock virtual|real] [-trace FILE] [-stats FILE] [-exit-when-idle]")
+	}
+	spec, err := sim.ParseFaults(*faults)
+	if err != nil {
+		return fmt.Errorf("-faults: %w", err)
 	}
 
 	dopts := display.Options{}
@@ -100,6 +109,9 @@ func run(args []string) error {
 		capture.ModesetIsFrame = *modesetFrame
 	}
 	sopts := sim.Options{}
+	if *kernelHangs {
+		sopts = sopts.KernelHangs()
+	}
 	var stats *simserve.FrameStats
 	if *statsFile != "" {
 		stats = simserve.NewFrameStats()
@@ -124,6 +136,7 @@ func run(args []string) error {
 	}
 
 	sysOpts := sim.SystemOptions{Device: sopts, Display: dopts, GPU: gpu.Options{Reference: *reference}}
+	spec.Apply(&sysOpts)
 	var recorder *jobfile.Recorder
 	var wantJobs map[int]string
 	recordErr := make(chan error, 1) // the first failure to record
@@ -154,6 +167,9 @@ func run(args []string) error {
 		return err
 	}
 	defer s.Close()
+	if onSystem != nil {
+		onSystem(s)
+	}
 	if capture != nil {
 		capture.Attach(s.Display)
 	}
@@ -218,6 +234,10 @@ func run(args []string) error {
 	}
 	return err
 }
+
+// onSystem, if set, is given the simulated system once it is made: tests
+// look inside it (its kernel log).
+var onSystem func(*sim.System)
 
 // numberedFiles reads a flag's comma-separated numbers (each at least
 // min) and names each one's file by the other flag's pattern, which has

@@ -125,6 +125,8 @@ func TestFlags(t *testing.T) {
 		{[]string{"-dir", t.TempDir(), "-mode", "640x480i"}, "interlaced"},
 		{[]string{"-dir", t.TempDir(), "-mode", "640"}, "WIDTHxHEIGHT"},
 		{[]string{"-dir", t.TempDir(), "-clock", "fast"}, "virtual or real"},
+		{[]string{"-dir", t.TempDir(), "-faults", "hang"}, "-faults: fault \"hang\": no such fault; the faults are:"},
+		{[]string{"-dir", t.TempDir(), "-faults", "late-by=1s"}, "needs late-at=N"},
 		{[]string{"-dir", t.TempDir(), "-only-mode"}, "needs -mode"},
 		{[]string{"-dir", t.TempDir(), "-capture-frames", "x"}, "not a frame number"},
 		{[]string{"-dir", t.TempDir(), "-capture-frames", "1,2", "-capture", "f.png"}, "%d"},
