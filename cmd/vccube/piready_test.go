@@ -432,7 +432,7 @@ func TestInterruptedCalls(t *testing.T) {
 				if other {
 					opts.Board = sim.BoardPi4
 					shown = newTestDevice(t, opts)
-					e.openCard = func(string) (uapi.Conn, error) { return shown.opener()() }
+					e.openCard = func(string) (uapi.Conn, error) { return shown.opener()(sim.FaultSpec{}) }
 					args = append(args, "-display", "/dev/dri/card1")
 				}
 				if trace != "" {
@@ -558,7 +558,7 @@ func TestPi4AutoShowsSimulatedFramesOnItsDisplay(t *testing.T) {
 				if path != card {
 					return nil, fmt.Errorf("open %s: no such card", path)
 				}
-				return pi.opener()()
+				return pi.opener()(sim.FaultSpec{})
 			}
 			g := goldenOf(refrender.DefaultTexture, 800, 600, 10)
 			shot := filepath.Join(t.TempDir(), "shot.png")
