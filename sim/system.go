@@ -41,6 +41,11 @@ type SystemOptions struct {
 	// hands its jobs to instead: the model behind a recorder
 	// (jobfile.Recorder, vc4serve -record-jobs), for instance.
 	WrapGPU func(hw.GPU) hw.GPU
+	// UnplugAfter, if not 0, pulls the monitor out of HDMI-A-1
+	// (simdisplay.Display.Unplug) after the UnplugAfter-th picture the
+	// display shows: the mode set's and each completed page flip's
+	// (simdisplay.Options.OnFlip, which still gets every one).
+	UnplugAfter int
 }
 
 // NewSystem makes the GPU model, the display and the device that drives
@@ -49,8 +54,12 @@ func NewSystem(o SystemOptions) (*System, error) {
 	if o.Device.GPU != nil || o.Device.Display != nil {
 		return nil, errors.New("sim: SystemOptions.Device.GPU and .Display must be nil: NewSystem makes the GPU model and the display itself")
 	}
+	var disp *simdisplay.Display
+	if o.UnplugAfter > 0 {
+		unplugAfter(&o.Display, o.UnplugAfter, &disp)
+	}
 	g := gpu.New(o.GPU)
-	disp := simdisplay.New(o.Display)
+	disp = simdisplay.New(o.Display)
 	o.Device.GPU, o.Device.Display = g, disp
 	if o.WrapGPU != nil {
 		o.Device.GPU = o.WrapGPU(g)

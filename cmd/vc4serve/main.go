@@ -14,8 +14,12 @@
 // bytes, the GPU's counters, the client's CPU time: simserve.FrameStats);
 // -record-jobs and -record save chosen jobs as the GPU saw them (package
 // sim/hw/jobfile), to run again on the GPU model without the program;
-// -only-mode makes -mode the monitor's only mode, for programs that take
-// the largest (glmark2); -exit-when-idle ends the server when its last
+// -faults injects GPU hangs, stalls and late jobs, EINTR, a full CMA pool,
+// DRM master held elsewhere or an unplugged monitor, and -kernel-hangs
+// handles the hangs as Linux does (doc/testing.md#fault-injection);
+// -mode WxH[@Hz] makes any size up to 2048x2048 the monitor's preferred
+// mode (doc/mesa-on-sim.md#modes); -only-mode makes it the monitor's only
+// mode, for programs that take the largest (glmark2); -exit-when-idle ends the server when its last
 // client has gone, for scripts.
 package main
 
@@ -30,13 +34,13 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/vccube/vccube/present"
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/sim/display"
 	"github.com/vccube/vccube/sim/gpu"
 	"github.com/vccube/vccube/sim/hw"
 	"github.com/vccube/vccube/sim/hw/jobfile"
 	"github.com/vccube/vccube/simserve"
-	"github.com/vccube/vccube/uapi"
 )
 
 func main() {
@@ -83,7 +87,7 @@ func run(args []string) error {
 	fs.SetOutput(io.Discard) // the flag package's own message and usage: the error says it
 	fs.Usage = func() {}
 	dir := fs.String("dir", "", "the server's directory: its socket and device files go there; clients get it as VC4SIM (required)")
-	mode := fs.String("mode", "", "the monitor's preferred mode, WxH (one of its standard modes: 640x480, 800x600, 1024x768, 1280x720, 1280x1024, 1920x1080); default 1920x1080")
+	mode := fs.String("mode", "", "the monitor's preferred mode, WxH or WxH@Hz: any size up to 2048x2048 whose pixel clock fits the Pi's 162 MHz (a standard mode, 640x480 to 1920x1080, or a CVT reduced-blanking timing made for it; 60 Hz unless @Hz says otherwise); default 1920x1080")
 	frames := fs.String("capture-frames", "", "comma-separated frame numbers to capture (frame K: the picture after the K-th page flip since the mode set)")
 	pattern := fs.String("capture", "frame%03d.png", "the PNG file of each captured frame, with %d for the frame number")
 	modesetFrame := fs.Bool("modeset-frame", false, "count the mode set's picture as frame 0 (for atomic programs such as kmscube -A, whose first commit shows their first frame)")
@@ -96,6 +100,8 @@ func run(args []string) error {
 	jobs := fs.String("record-jobs", "", "comma-separated job numbers to record (job N: the N-th job the GPU ran, from 1), or all, to run again without the program (sim/hw/jobfile)")
 	jobPattern := fs.String("record", "job%03d.vc4job", "the file of each recorded job, with %d for the job number")
 	reference := fs.Bool("reference", false, "run the GPU model's general code instead of its fast paths (same pictures, slower; to check that)")
+	faults := fs.String("faults", "", "inject faults into the simulated device, a comma-separated LIST such as hang-at=3,eintr (doc/testing.md#fault-injection):\n"+strings.TrimSuffix(sim.FaultKnobs(), "\n"))
+	kernelHangs := fs.Bool("kernel-hangs", false, "handle GPU hangs as Linux does: hang checks a second apart, so a hung job is reset one to two seconds after the GPU stopped, and a job whose binning hung restarted after each reset (default: reset at once, restart none)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(os.Stdout, usageHead)
@@ -110,6 +116,10 @@ func run(args []string) error {
 	}
 	if *dir == "" {
 		return usagef("-dir is required: give the directory for the server's socket and device files (clients get it as VC4SIM)")
+	}
+	spec, err := sim.ParseFaults(*faults)
+	if err != nil {
+		return usagef("-faults: %v", err)
 	}
 
 	dopts := display.Options{}
@@ -143,6 +153,9 @@ func run(args []string) error {
 		capture.ModesetIsFrame = *modesetFrame
 	}
 	sopts := sim.Options{}
+	if *kernelHangs {
+		sopts = sopts.KernelHangs()
+	}
 	var stats *simserve.FrameStats
 	if *statsFile != "" {
 		stats = simserve.NewFrameStats()
@@ -167,6 +180,7 @@ func run(args []string) error {
 	}
 
 	sysOpts := sim.SystemOptions{Device: sopts, Display: dopts, GPU: gpu.Options{Reference: *reference}}
+	spec.Apply(&sysOpts)
 	var recorder *jobfile.Recorder
 	var wantJobs map[int]string
 	recordErr := make(chan error, 1) // the first failure to record
@@ -197,6 +211,9 @@ func run(args []string) error {
 		return err
 	}
 	defer s.Close()
+	if onSystem != nil {
+		onSystem(s)
+	}
 	if capture != nil {
 		capture.Attach(s.Display)
 	}
@@ -262,6 +279,10 @@ func run(args []string) error {
 	return err
 }
 
+// onSystem, if set, is given the simulated system once it is made: tests
+// look inside it (its kernel log).
+var onSystem func(*sim.System)
+
 // numberedFiles reads a flag's comma-separated numbers (each at least
 // min) and names each one's file by the other flag's pattern, which has
 // one %d, or none when the list has one number.
@@ -297,28 +318,21 @@ func writeStats(path string, s *simserve.FrameStats) error {
 	return err
 }
 
-// monitorPreferring is the default monitor with the standard mode of size
-// wxh as its preferred mode (kmscube and most KMS programs take the
-// preferred mode).
-func monitorPreferring(wh string) (display.Monitor, error) {
-	var w, h uint16
-	if _, err := fmt.Sscanf(wh, "%dx%d", &w, &h); err != nil {
-		return display.Monitor{}, fmt.Errorf("-mode %q: say WxH, e.g. 640x480", wh)
+// monitorPreferring is the default monitor with the mode spec (WxH or
+// WxH@Hz) as its preferred mode (kmscube and most KMS programs take the
+// preferred mode): a standard mode of that size, or one made for it
+// (display.MonitorPreferring).
+func monitorPreferring(spec string) (display.Monitor, error) {
+	m, err := present.ParseModeSpec(spec)
+	if err != nil {
+		return display.Monitor{}, fmt.Errorf("-mode: %w", err)
 	}
-	mon := display.DefaultMonitor()
-	found := -1
-	for i := range mon.Modes {
-		m := &mon.Modes[i]
-		m.Type &^= uapi.ModeTypePreferred
-		if found < 0 && m.Hdisplay == w && m.Vdisplay == h {
-			m.Type |= uapi.ModeTypePreferred
-			found = i
-		}
+	if m.Interlaced {
+		return display.Monitor{}, fmt.Errorf("-mode %s: interlaced modes are not offered by the simulated monitor: say WxH or WxH@Hz", spec)
 	}
-	if found < 0 {
-		return display.Monitor{}, fmt.Errorf("-mode %s: the monitor has no such mode (640x480, 800x600, 1024x768, 1280x720, 1280x1024, 1920x1080)", wh)
+	mon, err := display.MonitorPreferring(int(m.Width), int(m.Height), m.RefreshMilliHz)
+	if err != nil {
+		return display.Monitor{}, fmt.Errorf("-mode %s: %w", spec, err)
 	}
-	// The preferred mode first, as an EDID's first detailed timing.
-	mon.Modes[0], mon.Modes[found] = mon.Modes[found], mon.Modes[0]
 	return mon, nil
 }

@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"errors"
+	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -15,6 +17,7 @@ import (
 	"github.com/vccube/vccube/sim/hw/jobfile"
 	"github.com/vccube/vccube/sim/mem"
 	"github.com/vccube/vccube/simserve"
+	"github.com/vccube/vccube/uapi"
 )
 
 // The server serves a client and, with -exit-when-idle, ends when it has
@@ -68,6 +71,53 @@ func TestServeOneClient(t *testing.T) {
 	}
 }
 
+// -mode serves any size the Pi can scan out, odd ones included, as the
+// monitor's preferred mode at the rate asked.
+func TestServeAnyMode(t *testing.T) {
+	for _, tc := range []struct{ mode, want string }{
+		{"123x45", "123x45@60"},
+		{"1001x701@50", "1001x701@50"},
+		{"1280x720@50", "1280x720@50"},
+	} {
+		dir := t.TempDir()
+		done := make(chan error, 1)
+		go func() {
+			done <- run([]string{"-dir", dir, "-mode", tc.mode, "-only-mode", "-exit-when-idle", "-quiet"})
+		}()
+		c := dial(t, dir)
+		res, err := drm.GetResources(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn, err := drm.GetConnector(c, res.Connectors[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(conn.Modes) != 1 || conn.Modes[0].String() != tc.want {
+			t.Errorf("-mode %s -only-mode: the connector offers %v, want %s alone", tc.mode, conn.Modes, tc.want)
+		}
+		c.Close()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// dial connects to the server starting in dir, waiting for its socket.
+func dial(t *testing.T, dir string) *simserve.Client {
+	t.Helper()
+	var err error
+	for i := 0; i < 500; i++ {
+		var c *simserve.Client
+		if c, err = simserve.Dial(dir, simserve.PrimaryMinor); err == nil {
+			return c
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal(err)
+	return nil
+}
+
 func TestFlags(t *testing.T) {
 	for _, c := range []struct {
 		args []string
@@ -75,8 +125,13 @@ func TestFlags(t *testing.T) {
 	}{
 		{nil, "-dir is required"},
 		{[]string{"-dir", t.TempDir(), "stray"}, "unexpected argument"},
-		{[]string{"-dir", t.TempDir(), "-mode", "123x45"}, "no such mode"},
+		{[]string{"-dir", t.TempDir(), "-mode", "4000x45"}, "1 to 2048"},
+		{[]string{"-dir", t.TempDir(), "-mode", "2048x2048"}, "ask for 2048x2048@35 or less"},
+		{[]string{"-dir", t.TempDir(), "-mode", "640x480i"}, "interlaced"},
+		{[]string{"-dir", t.TempDir(), "-mode", "640"}, "WIDTHxHEIGHT"},
 		{[]string{"-dir", t.TempDir(), "-clock", "fast"}, "virtual or real"},
+		{[]string{"-dir", t.TempDir(), "-faults", "hang"}, "-faults: fault \"hang\": no such fault; the faults are:"},
+		{[]string{"-dir", t.TempDir(), "-faults", "late-by=1s"}, "needs late-at=N"},
 		{[]string{"-dir", t.TempDir(), "-only-mode"}, "needs -mode"},
 		{[]string{"-dir", t.TempDir(), "-capture-frames", "x"}, "not a frame number"},
 		{[]string{"-dir", t.TempDir(), "-capture-frames", "1,2", "-capture", "f.png"}, "%d"},
@@ -184,5 +239,82 @@ func TestRecordJobs(t *testing.T) {
 	c.Close()
 	if err := wait(done); err == nil || !strings.Contains(err.Error(), "job 5 never ran") {
 		t.Errorf("recording a job that never ran: %v, want an error saying so", err)
+	}
+}
+
+// A 16-bit framebuffer (kmscube -f RG16) on a mode of odd size is
+// captured as the monitor shows it: each channel widened by repeating its
+// high bits (doc/mesa-on-sim.md#scanout-colour).
+func TestCaptureRG16OddMode(t *testing.T) {
+	dir := t.TempDir()
+	shot := filepath.Join(t.TempDir(), "frame.png")
+	done := make(chan error, 1)
+	go func() {
+		done <- run([]string{"-dir", dir, "-mode", "123x45", "-capture-frames", "0", "-capture", shot, "-modeset-frame", "-exit-when-idle", "-quiet"})
+	}()
+	c := dial(t, dir)
+	res, err := drm.GetResources(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cn, err := drm.GetConnector(c, res.Connectors[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := cn.Modes[0]
+	db, err := drm.CreateDumb(c, uint32(m.Hdisplay), uint32(m.Vdisplay), 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	off, err := drm.MapDumb(c, db.Handle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pix, err := c.Mmap(off, int(db.Size), syscall.PROT_READ|syscall.PROT_WRITE)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// RG16, [15:0] R:G:B 5:6:5: the pixel (x, y) is red x%32, green
+	// y, blue 31.
+	for y := 0; y < int(m.Vdisplay); y++ {
+		for x := 0; x < int(m.Hdisplay); x++ {
+			v := uint16(x%32)<<11 | uint16(y)<<5 | 31
+			o := y*int(db.Pitch) + 2*x
+			pix[o], pix[o+1] = byte(v), byte(v>>8)
+		}
+	}
+	fb, err := drm.AddFramebuffer(c, uint32(m.Hdisplay), uint32(m.Vdisplay), uapi.FormatRGB565, db.Handle, db.Pitch, uapi.FormatModLinear)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := drm.SetCrtc(c, res.CRTCs[0], fb, 0, 0, []uint32{cn.ID}, &m); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Munmap(pix); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := img.Bounds(); b.Dx() != 123 || b.Dy() != 45 {
+		t.Fatalf("the capture is %v, want 123x45", b)
+	}
+	for _, p := range [][2]int{{0, 0}, {122, 44}, {31, 7}, {64, 33}} {
+		r5, g6 := uint32(p[0]%32), uint32(p[1])
+		want := [3]uint32{r5<<3 | r5>>2, g6<<2 | g6>>4, 255}
+		r, g, b, _ := img.At(p[0], p[1]).RGBA()
+		if got := [3]uint32{r >> 8, g >> 8, b >> 8}; got != want {
+			t.Errorf("pixel %v = %v, want %v", p, got, want)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/gem"
+	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/simserve"
 	"github.com/vccube/vccube/uapi"
 	"golang.org/x/sys/unix"
@@ -49,16 +50,23 @@ type kernelLogger interface{ KernelLog() []string }
 // there is one, renders on the simulated device and shows the frames on
 // that card (gpuDevice.displayCard, the -display path), saying so in one
 // line.
-func openGPU(e *env, device string, viewed, wantDisplay bool) (*gpuDevice, error) {
+//
+// faults (-sim-faults) go to the simulated device; a run that opens a real
+// card with them is refused.
+func openGPU(e *env, device string, faults sim.FaultSpec, viewed, wantDisplay bool) (*gpuDevice, error) {
 	if dir, ok := strings.CutPrefix(device, "vc4serve:"); ok {
 		return openServed(dir)
 	}
 	switch device {
 	case "sim":
-		return openSim(e)
+		return openSim(e, faults)
 	case "auto", "":
 		c, card, info, err := gem.OpenVC4With(e.driDir, e.cardOpener())
 		if err == nil {
+			if !faults.IsZero() {
+				c.Close()
+				return nil, fmt.Errorf("-sim-faults injects faults into the simulated device only, and -device auto found %s, a VideoCore IV: add -device sim", card.Path)
+			}
 			return &gpuDevice{conn: c, name: card.Path, info: info}, nil
 		}
 		var none *drm.NoCardError
@@ -67,7 +75,7 @@ func openGPU(e *env, device string, viewed, wantDisplay bool) (*gpuDevice, error
 		}
 		if wantDisplay && none != nil {
 			if card, why, ok := displayOnlyCard(none); ok {
-				d, err := openSim(e)
+				d, err := openSim(e, faults)
 				if err != nil {
 					return nil, err
 				}
@@ -82,7 +90,7 @@ func openGPU(e *env, device string, viewed, wantDisplay bool) (*gpuDevice, error
 			where = "whose display is shown in this terminal"
 		}
 		fmt.Fprintf(e.stderr, "vccube: no VideoCore IV 3D here (%v); running on the simulated device, %s\n", oneLine(err), where)
-		return openSim(e)
+		return openSim(e, faults)
 	}
 	f, err := e.cardOpener()(device)
 	if err != nil {
@@ -98,8 +106,8 @@ func openGPU(e *env, device string, viewed, wantDisplay bool) (*gpuDevice, error
 
 // openSim opens the simulated device (see sim.go) and probes it like a
 // real card, so that a simulated Pi 4 is refused the same way.
-func openSim(e *env) (*gpuDevice, error) {
-	c, err := e.openSim()
+func openSim(e *env, faults sim.FaultSpec) (*gpuDevice, error) {
+	c, err := e.openSim(faults)
 	if err != nil {
 		return nil, fmt.Errorf("opening the simulated device: %w", err)
 	}

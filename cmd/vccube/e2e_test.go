@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"image/png"
@@ -90,7 +91,10 @@ func (d *testDevice) close() {
 // have freed every one of its own before closing the device (the kernel
 // would free them anyway, which is why the count is taken first).
 func (d *testDevice) opener() simOpener {
-	return func() (uapi.Conn, error) {
+	return func(faults sim.FaultSpec) (uapi.Conn, error) {
+		if !faults.IsZero() {
+			return nil, errors.New("a test device takes its faults from sim.Options, not -sim-faults")
+		}
 		f, err := d.dev.OpenWith(sim.OpenOptions{Root: d.root})
 		if err != nil {
 			return nil, err
@@ -518,7 +522,7 @@ func TestAutoFallsBackToSim(t *testing.T) {
 // BO is reported.
 func TestLeakCheckSeesLiveBOs(t *testing.T) {
 	d := newTestDevice(t, sim.Options{})
-	c, err := d.opener()()
+	c, err := d.opener()(sim.FaultSpec{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/vccube/vccube/math/scene"
 	"github.com/vccube/vccube/present"
 	"github.com/vccube/vccube/record"
+	"github.com/vccube/vccube/sim"
 )
 
 // config is what the command line asks for.
@@ -33,15 +34,17 @@ type config struct {
 	view         bool   // show the simulated display in the terminal
 	record       string // "" or the GIF -record writes
 	recordScale  int
-	buffers      int    // scanout buffers in the swap chain
-	atomic       bool   // present with atomic commits (kmscube -A)
-	trace        string // "" or the file -trace writes every ioctl to
-	cpuProfile   string // "" or the file -cpuprofile writes
-	memProfile   string // "" or the file -memprofile writes
-	replay       string // "" or the trace -replay plays back (tools.go)
-	selftest     bool   // -selftest (tools.go)
-	bundle       string // where -selftest writes its bundle on a difference
-	version      bool   // -version: print the version and exit
+	buffers      int           // scanout buffers in the swap chain
+	atomic       bool          // present with atomic commits (kmscube -A)
+	trace        string        // "" or the file -trace writes every ioctl to
+	cpuProfile   string        // "" or the file -cpuprofile writes
+	memProfile   string        // "" or the file -memprofile writes
+	replay       string        // "" or the trace -replay plays back (tools.go)
+	selftest     bool          // -selftest (tools.go)
+	bundle       string        // where -selftest writes its bundle on a difference
+	simFaults    sim.FaultSpec // -sim-faults: faults for the simulated device
+	simFaultList string
+	version      bool // -version: print the version and exit
 	// given holds the flags the command line set, by name.
 	given map[string]bool
 }
@@ -97,6 +100,7 @@ func parseArgs(args []string, help io.Writer) (*config, error) {
 	fs.SetOutput(io.Discard) // the flag package's own message and usage; the error says it
 	fs.Usage = func() {}
 	fs.StringVar(&c.device, "device", "auto", "the `GPU`: auto (the first vc4 card with VideoCore IV 3D, else the simulated device), sim, vc4serve:DIR (the simulated device a vc4serve -dir DIR serves), or a card such as /dev/dri/card0")
+	fs.StringVar(&c.simFaultList, "sim-faults", "", "inject faults into the simulated device, a comma-separated `LIST` such as hang-at=3,eintr (doc/testing.md#fault-injection):\n"+strings.TrimSuffix(sim.FaultKnobs(), "\n"))
 	fs.StringVar(&c.display, "display", "", "show frames on another KMS `card` such as /dev/dri/card1 (frames are copied into its dumb buffers); default: the GPU's own display")
 	fs.StringVar(&c.connector, "connector", "", "connector `NAME` such as HDMI-A-1; default: the first connected")
 	fs.StringVar(&c.modeText, "mode", "", "display mode `WxH[@Hz]` such as 1280x720 or 1280x720@60, at most 4095x4095; default: the display's preferred mode, 640x480 on the simulated device's own display, 1920x1080 with -vsync=false")
@@ -148,13 +152,24 @@ func parseArgs(args []string, help io.Writer) (*config, error) {
 	default:
 		return nil, fmt.Errorf("-device %q: give auto, sim or a DRM card such as /dev/dri/card0", c.device)
 	}
+	var err error
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q (flags start with -; see -help)", fs.Arg(0))
 	}
 	if err := c.checkTools(given); err != nil {
 		return nil, err
 	}
-	var err error
+	if c.simFaults, err = sim.ParseFaults(c.simFaultList); err != nil {
+		return nil, fmt.Errorf("-sim-faults: %w", err)
+	}
+	if !c.simFaults.IsZero() {
+		if dir, ok := strings.CutPrefix(c.device, "vc4serve:"); ok {
+			return nil, fmt.Errorf("-sim-faults: the device is vc4serve's; give the faults to it instead: vc4serve -dir %s -faults %s", dir, c.simFaultList)
+		}
+		if c.device != "sim" && c.device != "auto" {
+			return nil, fmt.Errorf("-sim-faults injects faults into the simulated device only, not %s: use -device sim", c.device)
+		}
+	}
 	if err := checkFrameSize(c.modeText); err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/vccube/vccube/present"
+	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/uapi"
 )
 
@@ -126,6 +127,11 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"-dump", "-json"}, "use one at a time"},
 		{[]string{"stray"}, "unexpected argument"},
 		{[]string{"-no-such-flag"}, "not defined"},
+		{[]string{"-sim-faults", "hang"}, "-sim-faults: fault \"hang\": no such fault; the faults are:"},
+		{[]string{"-sim-faults", "hang-at=0"}, "whole number from 1"},
+		{[]string{"-sim-faults", "eintr", "-device", "/dev/dri/card0"}, "simulated device only, not /dev/dri/card0: use -device sim"},
+		{[]string{"-sim-faults", "eintr", "-device", "vc4serve:/tmp/vc4"}, "vc4serve -dir /tmp/vc4 -faults eintr"},
+		{[]string{"-replay", "t.jsonl", "-sim-faults", "eintr"}, "drop -sim-faults"},
 	} {
 		var out, errb bytes.Buffer
 		e := &env{stdout: &out, stderr: &errb, openSim: mustNotOpen(t)}
@@ -145,7 +151,7 @@ func TestUsageErrors(t *testing.T) {
 // mustNotOpen is a simulated-device opener for runs that must fail before
 // touching any device.
 func mustNotOpen(t *testing.T) simOpener {
-	return func() (uapi.Conn, error) {
+	return func(sim.FaultSpec) (uapi.Conn, error) {
 		t.Helper()
 		t.Error("the device was opened")
 		return nil, os.ErrInvalid

@@ -257,6 +257,9 @@ func (p *program) hangAdvice() string {
 				resets = append(resets, l)
 			}
 		}
+		if n := len(resets); n > 0 && p.cfg != nil && !p.cfg.simFaults.IsZero() && strings.Contains(resets[n-1], "injected fault") {
+			return fmt.Sprintf("the simulated kernel logged %d resets, the last: %q: the fault -sim-faults injected, as asked", n, resets[n-1])
+		}
 		if len(resets) > 0 {
 			return fmt.Sprintf("the simulated kernel logged %d resets, the last: %q. On the simulated device this is a gap of the GPU model "+
 				"(or a fault a test injected): please report it with a trace of the run (-trace run.jsonl.gz)", len(resets), resets[len(resets)-1])

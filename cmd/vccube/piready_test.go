@@ -243,7 +243,7 @@ func testGPUResetSurvivedWithoutRoot(t *testing.T, onCard bool) {
 	if onCard {
 		// A card: the program does not look for a kernel log there.
 		e.openSim = mustNotOpen(t)
-		e.openCard = func(string) (uapi.Conn, error) { return d.opener()() }
+		e.openCard = func(string) (uapi.Conn, error) { return d.opener()(sim.FaultSpec{}) }
 		args = append(args, "-device", "/dev/dri/card0")
 	}
 	code := run(context.Background(), args, e)
@@ -282,7 +282,7 @@ func testGPUResetSurvivedWithoutRoot(t *testing.T, onCard bool) {
 // simulated kernel then answers GET_HANG_STATE (root only, as Linux's
 // vc4_get_hang_state_ioctl, DRM_ROOT_ONLY), and refuses it otherwise.
 func TestDefaultSimIsRootsForRoot(t *testing.T) {
-	c, err := defaultSim()
+	c, err := defaultSim(sim.FaultSpec{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -489,7 +489,7 @@ func TestInterruptedCalls(t *testing.T) {
 				if other {
 					opts.Board = sim.BoardPi4
 					shown = newTestDevice(t, opts)
-					e.openCard = func(string) (uapi.Conn, error) { return shown.opener()() }
+					e.openCard = func(string) (uapi.Conn, error) { return shown.opener()(sim.FaultSpec{}) }
 					args = append(args, "-display", "/dev/dri/card1")
 				}
 				if trace != "" {
@@ -615,7 +615,7 @@ func TestPi4AutoShowsSimulatedFramesOnItsDisplay(t *testing.T) {
 				if path != card {
 					return nil, fmt.Errorf("open %s: no such card", path)
 				}
-				return pi.opener()()
+				return pi.opener()(sim.FaultSpec{})
 			}
 			g := goldenOf(refrender.DefaultTexture, 800, 600, 10)
 			shot := filepath.Join(t.TempDir(), "shot.png")

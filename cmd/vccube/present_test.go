@@ -342,7 +342,7 @@ func TestOtherDisplayCard(t *testing.T) {
 	e := &env{stdout: &out, stderr: &errb, driDir: t.TempDir(), openSim: gpuDev.opener(),
 		openCard: func(path string) (uapi.Conn, error) {
 			opened = path
-			return dispDev.opener()()
+			return dispDev.opener()(sim.FaultSpec{})
 		}}
 	var shown image.Image
 	e.afterFrame = func(k uint64) {
@@ -441,7 +441,7 @@ func TestOtherDisplayCaptureFrame(t *testing.T) {
 	shot := filepath.Join(t.TempDir(), "shot.png")
 	var out, errb bytes.Buffer
 	e := &env{stdout: &out, stderr: &errb, driDir: t.TempDir(), openSim: gpuDev.opener(),
-		openCard: func(string) (uapi.Conn, error) { return dispDev.opener()() }}
+		openCard: func(string) (uapi.Conn, error) { return dispDev.opener()(sim.FaultSpec{}) }}
 	code := run(context.Background(), []string{"-device", "sim", "-display", "/dev/dri/card1", "-mode", "800x600",
 		"-frames", "5", "-capture", shot, "-capture-frame", "1"}, e)
 	if code != exitOK {
@@ -467,7 +467,7 @@ func TestTripleBuffering(t *testing.T) {
 			args := goldenArgs(g, shot)
 			if other {
 				shown = newTestDevice(t, sim.Options{Board: sim.BoardPi4})
-				e.openCard = func(string) (uapi.Conn, error) { return shown.opener()() }
+				e.openCard = func(string) (uapi.Conn, error) { return shown.opener()(sim.FaultSpec{}) }
 				args = append(args, "-display", "/dev/dri/card1")
 			}
 			con := shown.console(t)

@@ -249,7 +249,7 @@ func (p *program) openGPU() (err error) {
 	// 5) shows what the simulated GPU renders, unless the run shows
 	// nothing (-vsync=false) or -display names another card.
 	wantDisplay := cfg.vsync && cfg.display == "" && cfg.pipeline == "gl"
-	if p.gpu, err = openGPU(p.env, cfg.device, p.term != nil, wantDisplay); err != nil {
+	if p.gpu, err = openGPU(p.env, cfg.device, cfg.simFaults, p.term != nil, wantDisplay); err != nil {
 		return err
 	}
 	raw := p.gpu.conn

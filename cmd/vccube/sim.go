@@ -10,26 +10,30 @@ import (
 	"github.com/vccube/vccube/uapi"
 )
 
-// simOpener opens the simulated device and returns the Conn of one open
-// file on it; closing the Conn shuts the whole device down.
-type simOpener func() (uapi.Conn, error)
+// simOpener opens the simulated device with the faults -sim-faults asks
+// for and returns the Conn of one open file on it; closing the Conn shuts
+// the whole device down.
+type simOpener func(faults sim.FaultSpec) (uapi.Conn, error)
 
 // defaultSim opens the simulated device the program runs on when there is
 // no VideoCore IV: a Pi 3's vc4 with the GPU model and an HDMI monitor
 // (sim.NewSystem) whose vblanks come in real time, so frames are paced as
 // on a Pi, and whose kernel handles a GPU hang as Linux does
 // (sim.Options.KernelHangs: a reset one to two seconds after the GPU
-// stopped, a job hung in binning restarted). The program's file is
+// stopped, a job hung in binning restarted), with the faults of
+// -sim-faults (doc/testing.md#fault-injection). The program's file is
 // opened as root's when it runs as root.
-func defaultSim() (uapi.Conn, error) {
-	s, err := sim.NewSystem(sim.SystemOptions{
+func defaultSim(faults sim.FaultSpec) (uapi.Conn, error) {
+	o := sim.SystemOptions{
 		Device:  sim.Options{}.KernelHangs(),
 		Display: display.Options{Clock: display.RealClock},
 		// VCCUBE_SIM_REFERENCE=1 runs the GPU model's general code
 		// instead of its fast paths: the same pictures, slower; it is
 		// there to check that (doc/performance.md#how-the-model-is-fast-and-stays-true).
 		GPU: gpu.Options{Reference: os.Getenv("VCCUBE_SIM_REFERENCE") == "1"},
-	})
+	}
+	faults.Apply(&o)
+	s, err := sim.NewSystem(o)
 	if err != nil {
 		return nil, err
 	}

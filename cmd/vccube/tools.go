@@ -11,6 +11,7 @@ import (
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/drm/replay"
 	"github.com/vccube/vccube/selftest"
+	"github.com/vccube/vccube/sim"
 )
 
 // -replay and -selftest are tools of their own: they do not draw the cube,
@@ -83,7 +84,7 @@ func runReplay(cfg *config, e *env) (err error) {
 	if err != nil {
 		return fmt.Errorf("-replay %s: %w", cfg.replay, err)
 	}
-	g, err := openGPU(e, cfg.device, false, false)
+	g, err := openGPU(e, cfg.device, sim.FaultSpec{}, false, false)
 	if err != nil {
 		return err
 	}

@@ -223,3 +223,136 @@ func sameTimings(a, b *uapi.ModeModeInfo) bool {
 		a.Vdisplay == b.Vdisplay && a.VsyncStart == b.VsyncStart && a.VsyncEnd == b.VsyncEnd &&
 		a.Vtotal == b.Vtotal && a.Vscan == b.Vscan && a.Flags == b.Flags
 }
+
+// MonitorPreferring is the default monitor (DefaultMonitor) with a mode of
+// w×h at refreshMilliHz (0: 60 Hz, or any rate for a standard size) as its
+// preferred mode, listed first as an EDID's first detailed timing is: a
+// standard mode of that size and rate when the monitor has one, else a
+// timing made for it by the VESA CVT reduced-blanking formula (see
+// cvtReduced), as a panel's EDID would carry in a detailed timing
+// descriptor, whose active size may be any number of pixels (the kernel
+// takes hactive and vactive as they are: drm_edid.c drm_mode_detailed).
+// The other modes stay, no longer preferred.
+//
+// It refuses what a Pi 0-3 cannot scan out, saying what would do: a size
+// beyond the mode config's 2048×2048 (vc4_kms.c vc4_kms_load) or a pixel
+// clock above the HDMI encoder's 162 MHz (vc4_hdmi.c
+// bcm2835_variant.max_pixel_clock), for which it names the highest whole
+// refresh rate that fits.
+func MonitorPreferring(w, h int, refreshMilliHz uint64) (Monitor, error) {
+	if w < 1 || h < 1 || w > maxWidth || h > maxHeight {
+		return Monitor{}, fmt.Errorf("%dx%d is beyond what a Pi 0-3 scans out: width and height are 1 to %d and 1 to %d (vc4_kms.c: vc4_kms_load's mode_config.max_width and max_height)", w, h, maxWidth, maxHeight)
+	}
+	if refreshMilliHz > 1000_000 {
+		return Monitor{}, fmt.Errorf("%dx%d@%g: say a refresh rate from 1 to 1000 Hz", w, h, float64(refreshMilliHz)/1000)
+	}
+	mon := DefaultMonitor()
+	found := -1
+	for i := range mon.Modes {
+		m := &mon.Modes[i]
+		m.Type &^= uapi.ModeTypePreferred
+		if found < 0 && int(m.Hdisplay) == w && int(m.Vdisplay) == h && rateMatches(m, refreshMilliHz) {
+			m.Type |= uapi.ModeTypePreferred
+			found = i
+		}
+	}
+	if found >= 0 {
+		mon.Modes[0], mon.Modes[found] = mon.Modes[found], mon.Modes[0]
+		return mon, nil
+	}
+	if refreshMilliHz == 0 {
+		refreshMilliHz = 60_000
+	}
+	m := cvtReduced(w, h, refreshMilliHz)
+	if m.Clock > maxPixelClockKHz {
+		best := 0
+		for hz := 1; hz <= 1000; hz++ {
+			if cvtReduced(w, h, uint64(hz)*1000).Clock > maxPixelClockKHz {
+				break
+			}
+			best = hz
+		}
+		return Monitor{}, fmt.Errorf("%dx%d at %g Hz needs a pixel clock of %.2f MHz, above the HDMI encoder's %d MHz on a Pi 0-3 (vc4_hdmi.c bcm2835_variant.max_pixel_clock): ask for %dx%d@%d or less",
+			w, h, float64(refreshMilliHz)/1000, float64(m.Clock)/1000, maxPixelClockKHz/1000, w, h, best)
+	}
+	if why := validateBasic(&m); why != "" {
+		return Monitor{}, fmt.Errorf("%dx%d at %g Hz: the timing made for it is refused: %s; ask for a higher refresh rate", w, h, float64(refreshMilliHz)/1000, why)
+	}
+	m.Type = uapi.ModeTypePreferred
+	mon.Modes = append([]uapi.ModeModeInfo{m}, mon.Modes...)
+	return mon, nil
+}
+
+// rateMatches says whether m runs at refreshMilliHz: any rate when it is
+// 0, the kernel's rounded vrefresh for a whole number of Hz, the exact rate
+// within 5 mHz otherwise.
+func rateMatches(m *uapi.ModeModeInfo, refreshMilliHz uint64) bool {
+	if refreshMilliHz == 0 {
+		return true
+	}
+	if refreshMilliHz%1000 == 0 {
+		return uint64(vrefresh(m))*1000 == refreshMilliHz
+	}
+	exact := float64(m.Clock) * 1e6 / (float64(m.Htotal) * float64(m.Vtotal))
+	d := exact - float64(refreshMilliHz)
+	return d > -5 && d < 5
+}
+
+// cvtReduced is the VESA Coordinated Video Timings standard's reduced
+// blanking timing (CVT 1.1, the formula of drm_modes.c drm_cvt_mode with
+// reduced set, without its rounding of the width down to a multiple of 8:
+// a detailed timing descriptor holds any width) for w×h at refreshMilliHz:
+// a horizontal blank of 160 pixels with a 32-pixel sync 48 pixels after
+// the active area; a vertical front porch of 3 lines, a sync of 4 to 10
+// lines by the aspect ratio and a blank of at least 460 µs and at least
+// 3+sync+6 lines; +hsync, -vsync. The pixel clock is rounded to the
+// nearest 10 kHz, the unit a detailed timing descriptor stores it in
+// (drm_edid.c drm_mode_detailed multiplies it by 10), rather than down to
+// CVT's 250 kHz step, which would leave a mode of a few pixels no clock.
+func cvtReduced(w, h int, refreshMilliHz uint64) uapi.ModeModeInfo {
+	const (
+		hBlank, hSync, hFront = 160, 32, 48
+		vFront, vBackMin      = 3, 6
+		minVBlankUs           = 460.0
+		clockStepKHz          = 10
+	)
+	vsync := 10 // a size of no standard aspect ratio
+	switch {
+	case h%3 == 0 && h*4/3 == w:
+		vsync = 4
+	case h%9 == 0 && h*16/9 == w:
+		vsync = 5
+	case h%10 == 0 && h*16/10 == w:
+		vsync = 6
+	case h%4 == 0 && h*5/4 == w, h%9 == 0 && h*15/9 == w:
+		vsync = 7
+	}
+	hz := float64(refreshMilliHz) / 1000
+	hPeriodUs := (1e6/hz - minVBlankUs) / float64(h)
+	vblank := vFront + vsync + vBackMin
+	if hPeriodUs > 0 {
+		vblank = max(vblank, int(minVBlankUs/hPeriodUs)+1)
+	}
+	htotal, vtotal := w+hBlank, h+vblank
+	clockOf := func(htotal int) uint64 {
+		clock := float64(htotal) * float64(vtotal) * hz / 1000 // kHz
+		return uint64(clock/clockStepKHz+0.5) * clockStepKHz
+	}
+	// In a mode of a few pixels a 10 kHz step is a large part of the
+	// clock, and the rounding can move the refresh rate by a hertz: the
+	// horizontal back porch then grows until the kernel's rounded rate
+	// (drm_mode_vrefresh) is the one asked for.
+	for pad := 0; pad <= hBlank && refreshMilliHz%1000 == 0; pad++ {
+		n := uint64((htotal + pad) * vtotal)
+		if (clockOf(htotal+pad)*1000+n/2)/n == refreshMilliHz/1000 {
+			htotal += pad
+			break
+		}
+	}
+	clockKHz := clockOf(htotal)
+	if clockKHz > 1<<31 || htotal > 0xffff || vtotal > 0xffff {
+		clockKHz = 1 << 31 // beyond any encoder; the caller refuses it
+	}
+	return timing(uint32(clockKHz), uint16(w), uint16(w+hFront), uint16(w+hFront+hSync), uint16(htotal),
+		uint16(h), uint16(h+vFront), uint16(h+vFront+vsync), uint16(vtotal), uapi.ModeFlagPHSync|uapi.ModeFlagNVSync)
+}
