@@ -29,7 +29,14 @@ type rig struct {
 func newRig(t testing.TB, opts display.Options) *rig {
 	t.Helper()
 	disp := display.New(opts)
-	dev, err := sim.New(sim.Options{GPU: cleargpu.New(), CMASize: 64 << 20, Display: disp})
+	return newRigOn(t, disp, disp)
+}
+
+// newRigOn is newRig with disp as the device sees it given by as (disp
+// itself, or a wrapper of it).
+func newRigOn(t testing.TB, disp *display.Display, as sim.Display) *rig {
+	t.Helper()
+	dev, err := sim.New(sim.Options{GPU: cleargpu.New(), CMASize: 64 << 20, Display: as})
 	if err != nil {
 		t.Fatal(err)
 	}
