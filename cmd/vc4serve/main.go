@@ -45,7 +45,11 @@ func main() {
 	}
 }
 
-func run(args []string) error {
+func run(args []string) error { return runServing(args, nil) }
+
+// runServing is run, calling serving (if not nil) once the server's
+// socket accepts clients.
+func runServing(args []string, serving func()) error {
 	fs := flag.NewFlagSet("vc4serve", flag.ContinueOnError)
 	dir := fs.String("dir", "", "the server's directory: its socket and device files go there; clients get it as VC4SIM (required)")
 	mode := fs.String("mode", "", "the monitor's preferred mode, WxH (one of its standard modes: 640x480, 800x600, 1024x768, 1280x720, 1280x1024, 1920x1080); default 1920x1080")
@@ -182,6 +186,9 @@ func run(args []string) error {
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve() }()
+	if serving != nil {
+		serving()
+	}
 	if !*quiet {
 		fmt.Fprintf(os.Stderr, "vc4serve: serving a simulated Raspberry Pi 3 vc4 at %s (VC4SIM=%s)\n", srv.Dir(), srv.Dir())
 	}
