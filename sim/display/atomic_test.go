@@ -393,12 +393,7 @@ func TestAtomicNonblockAndInFence(t *testing.T) {
 	fence := a.inFence(t, a.fbA)
 	done := make(chan error, 1)
 	go func() { done <- a.req.Commit(f, uapi.AtomicNonblock, 3) }()
-	time.Sleep(10 * time.Millisecond)
-	select {
-	case err := <-done:
-		t.Fatalf("the commit returned (%v) before its in-fence signalled", err)
-	default:
-	}
+	reached(t, "the commit with an in-fence not signalled", func() bool { return fence.Waiting() > 0 }, done)
 	fence.Signal(1)
 	fence.Put()
 	if err := <-done; err != nil {
