@@ -595,7 +595,7 @@ func TestDisplaySeam(t *testing.T) {
 		n, _ := c.Read(buf)
 		got <- n
 	}()
-	time.Sleep(5 * time.Millisecond)
+	reached(t, "a blocking read", func() bool { return c.Readers() > 0 }, got)
 	wantErrno(t, "PAGE_FLIP", drm.PageFlip(c, &flip), 0)
 	if n := <-got; n != int(unsafe.Sizeof(uapi.EventVblank{})) {
 		t.Fatalf("blocking read got %d bytes", n)

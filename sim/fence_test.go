@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"encoding/binary"
+	"fmt"
 	"syscall"
 	"testing"
 	"time"
@@ -18,6 +19,7 @@ import (
 // picture it shows.
 type flipRig struct {
 	g     *gatedGPU
+	dev   *sim.Device
 	disp  *display.Display
 	c     *sim.File
 	crtc  uint32
@@ -37,8 +39,8 @@ func newFlipRig(t *testing.T, clock display.ClockMode) *flipRig {
 		r.shown <- binary.LittleEndian.Uint32(fr.Data)
 	}})
 	t.Cleanup(func() { r.disp.Close() })
-	d := newDevice(t, sim.Options{GPU: r.g, Display: r.disp})
-	r.c = open(t, d)
+	r.dev = newDevice(t, sim.Options{GPU: r.g, Display: r.disp})
+	r.c = open(t, r.dev)
 	res, err := drm.GetResources(r.c)
 	if err != nil {
 		t.Fatal(err)
@@ -103,8 +105,10 @@ func TestFlipWaitsForRender(t *testing.T) {
 		id := r.fb(t, step.clear)
 		done := make(chan error, 1)
 		go func() { done <- step.show(id) }()
-		time.Sleep(20 * time.Millisecond) // give a flip that does not wait the chance to land
-		r.g.gate <- struct{}{}            // the GPU may run the job now
+		// The GPU may run the job once the call waits for it; a call
+		// that does not wait returns with the job still held.
+		reached(t, fmt.Sprintf("step %d", i), func() bool { return r.dev.Kernel().Waiting() > 0 }, done)
+		r.g.gate <- struct{}{}
 		if err := <-done; err != nil {
 			t.Fatal(err)
 		}

@@ -30,6 +30,7 @@ type File struct {
 	reserved int    // event space promised to events not yet queued
 	eventFd  int    // readable while events are pending
 	nonblock bool
+	readers  int // Reads blocked waiting for an event
 
 	mu     sync.RWMutex // guards closed against Close during a call
 	closed bool
@@ -396,7 +397,9 @@ func (f *File) Read(p []byte) (int, error) {
 			if f.nonblock {
 				return 0, syscall.EAGAIN
 			}
+			f.readers++
 			f.evCond.Wait()
+			f.readers--
 			continue
 		}
 		l := int(binary.NativeEndian.Uint32(f.events[4:8]))
@@ -414,6 +417,15 @@ func (f *File) Read(p []byte) (int, error) {
 			_, _ = unix.Read(f.eventFd, b[:])
 		}
 	}
+}
+
+// Readers reports how many Reads of the file are blocked waiting for an
+// event, which a test reads to know that a read has reached its wait
+// before the event comes.
+func (f *File) Readers() int {
+	f.evMu.Lock()
+	defer f.evMu.Unlock()
+	return f.readers
 }
 
 func (f *File) isClosed() bool {

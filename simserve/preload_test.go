@@ -33,7 +33,9 @@ func TestPreloadNative(t *testing.T) {
 	if b, err := exec.Command("gcc", "-O1", "-Wall", "-Werror", "-o", prog, "preload/selftest.c").CombinedOutput(); err != nil {
 		t.Fatalf("building the self test: %v\n%s", err, b)
 	}
-	r := newRig(t, simserve.Options{})
+	var opts simserve.Options
+	events := watchServer(&opts)
+	r := newRig(t, opts)
 	cmd := exec.Command(prog)
 	cmd.Env = append(os.Environ(), "VC4SIM="+r.dir, "LD_PRELOAD="+filepath.Join(out, "amd64", "vc4sim.so"))
 	b, err := cmd.CombinedOutput()
@@ -42,5 +44,5 @@ func TestPreloadNative(t *testing.T) {
 	}
 	// Its one BO was exported, which the simulated kernel keeps until the
 	// device closes (sim/kernel/prime.go); everything else is freed.
-	waitFor(t, "every BO the program made freed but the exported one", func() bool { return userBOs(r.dev) == 1 })
+	waitFor(t, "every BO the program made freed but the exported one", events.idle, func() bool { return userBOs(r.dev) == 1 })
 }

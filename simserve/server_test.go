@@ -142,7 +142,9 @@ func clearJobSync(t testing.TB, c uapi.Conn, h, size, colour, outSync uint32) {
 // crossing both ways), a page flip whose event arrives through poll and
 // read, and close, which frees every BO.
 func TestClientEndToEnd(t *testing.T) {
-	r := newRig(t, simserve.Options{})
+	var opts simserve.Options
+	events := watchServer(&opts)
+	r := newRig(t, opts)
 	c := dial(t, r, simserve.PrimaryMinor)
 
 	v, err := drm.GetVersion(c)
@@ -280,7 +282,7 @@ func TestClientEndToEnd(t *testing.T) {
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the dumb BO freed, the mapped and the exported ones kept", func() bool { return userBOs(r.dev) == 2 })
+	waitFor(t, "the dumb BO freed, the mapped and the exported ones kept", events.closed, func() bool { return userBOs(r.dev) == 2 })
 	copy(m2, "still mapped")
 	if err := c.Munmap(m); err != nil {
 		t.Fatal(err)
@@ -288,19 +290,59 @@ func TestClientEndToEnd(t *testing.T) {
 	if err := c.Munmap(m2); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "every BO freed but the exported one", func() bool { return userBOs(r.dev) == 1 })
+	waitFor(t, "every BO freed but the exported one", events.idle, func() bool { return userBOs(r.dev) == 1 })
 }
 
-// waitFor waits for cond, which the server makes true on its own
-// goroutines; the deadline only stops a broken test from hanging.
-func waitFor(t testing.TB, what string, cond func() bool) {
+// serverEvents are the server's own reports, as channels a test waits
+// on: closed, a DRM file released (its log's "closed" line, written once
+// the file is); idle, the last connection gone (OnIdle, called once the
+// connection released everything it held).
+type serverEvents struct {
+	closed, idle chan struct{}
+}
+
+// watchServer sets opts.Log and opts.OnIdle to report on the returned
+// channels.
+func watchServer(opts *simserve.Options) *serverEvents {
+	e := &serverEvents{closed: make(chan struct{}, 64), idle: make(chan struct{}, 64)}
+	opts.Log = logFunc(func(line string) {
+		if strings.HasSuffix(line, ": closed\n") {
+			notify(e.closed)
+		}
+	})
+	opts.OnIdle = func() { notify(e.idle) }
+	return e
+}
+
+func notify(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default: // a report is pending already: the waiter checks again
+	}
+}
+
+// logFunc is an io.Writer calling itself with each write (the server
+// writes its log a line at a time).
+type logFunc func(line string)
+
+func (f logFunc) Write(p []byte) (int, error) {
+	f(string(p))
+	return len(p), nil
+}
+
+// waitFor waits until cond, which the server makes true on its own
+// goroutines, holds: it checks cond again at each report on ch, which the
+// server makes after the change; the deadline only stops a broken test
+// from hanging.
+func waitFor(t testing.TB, what string, ch <-chan struct{}, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.After(10 * time.Second)
 	for !cond() {
-		if time.Now().After(deadline) {
+		select {
+		case <-ch:
+		case <-deadline:
 			t.Fatalf("waited 10 s for %s", what)
 		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }
 

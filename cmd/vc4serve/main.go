@@ -82,7 +82,11 @@ func usagef(format string, args ...any) error { return usageError{fmt.Errorf(for
 
 // run is the server. -h prints the usage on stdout and returns
 // flag.ErrHelp; a mistake on the command line is a usageError.
-func run(args []string) error {
+func run(args []string) error { return runServing(args, nil) }
+
+// runServing is run, calling serving (if not nil) once the server's
+// socket accepts clients.
+func runServing(args []string, serving func()) error {
 	fs := flag.NewFlagSet("vc4serve", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // the flag package's own message and usage: the error says it
 	fs.Usage = func() {}
@@ -243,6 +247,9 @@ func run(args []string) error {
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve() }()
+	if serving != nil {
+		serving()
+	}
 	if !*quiet {
 		fmt.Fprintf(os.Stderr, "vc4serve: serving a simulated Raspberry Pi 3 vc4 at %s (VC4SIM=%s)\n", srv.Dir(), srv.Dir())
 	}

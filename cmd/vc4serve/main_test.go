@@ -26,17 +26,17 @@ func TestServeOneClient(t *testing.T) {
 	dir := t.TempDir()
 	done := make(chan error, 1)
 	stats := filepath.Join(t.TempDir(), "stats.jsonl")
+	serving := make(chan struct{})
 	go func() {
-		done <- run([]string{"-dir", dir, "-mode", "640x480", "-only-mode", "-stats", stats, "-exit-when-idle", "-quiet"})
+		done <- runServing([]string{"-dir", dir, "-mode", "640x480", "-only-mode", "-stats", stats, "-exit-when-idle", "-quiet"},
+			func() { close(serving) })
 	}()
-	var c *simserve.Client
-	var err error
-	for i := 0; i < 500; i++ {
-		if c, err = simserve.Dial(dir, simserve.PrimaryMinor); err == nil {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
+	select {
+	case <-serving:
+	case err := <-done:
+		t.Fatalf("vc4serve ended before it served: %v", err)
 	}
+	c, err := simserve.Dial(dir, simserve.PrimaryMinor)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,19 +156,21 @@ func TestRecordJobs(t *testing.T) {
 	serve := func(args ...string) (*simserve.Client, chan error) {
 		dir := t.TempDir()
 		done := make(chan error, 1)
+		serving := make(chan struct{})
 		go func() {
-			done <- run(append([]string{"-dir", dir, "-mode", "640x480", "-exit-when-idle", "-quiet"}, args...))
+			done <- runServing(append([]string{"-dir", dir, "-mode", "640x480", "-exit-when-idle", "-quiet"}, args...),
+				func() { close(serving) })
 		}()
-		var c *simserve.Client
-		var err error
-		for i := 0; i < 500; i++ {
-			if c, err = simserve.Dial(dir, simserve.PrimaryMinor); err == nil {
-				return c, done
-			}
-			time.Sleep(10 * time.Millisecond)
+		select {
+		case <-serving:
+		case err := <-done:
+			t.Fatalf("vc4serve ended before it served: %v", err)
 		}
-		t.Fatal(err)
-		return nil, nil
+		c, err := simserve.Dial(dir, simserve.PrimaryMinor)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c, done
 	}
 	wait := func(done chan error) error {
 		select {

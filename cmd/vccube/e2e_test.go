@@ -466,6 +466,77 @@ func TestReplayDivergence(t *testing.T) {
 	}
 }
 
+// -replay of a damaged trace fails with the reason and prints no verdict
+// rather than "no divergence": a record deleted (a gap in the records'
+// numbers), a trace with its header alone (no frame compared), and one
+// edited so that every submit must be skipped.
+func TestReplayOfADamagedTrace(t *testing.T) {
+	d := newTestDevice(t, sim.Options{})
+	trace := filepath.Join(t.TempDir(), "t.jsonl")
+	if r := runOn(t, d, "-device", "sim", "-vsync=false", "-mode", "320x240", "-frames", "3", "-trace", trace); r.code != exitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	b, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	// without deletes the first record named call; renumber numbers the
+	// ones after it down by one, leaving no gap.
+	without := func(call string, renumber bool) string {
+		out := []string{lines[0]}
+		deleted := false
+		for _, l := range lines[1:] {
+			var rec drm.TraceRecord
+			if err := json.Unmarshal([]byte(l), &rec); err != nil {
+				t.Fatal(err)
+			}
+			if !deleted && rec.Name == call {
+				deleted = true
+				continue
+			}
+			if deleted && renumber {
+				rec.Seq--
+				nb, err := json.Marshal(&rec)
+				if err != nil {
+					t.Fatal(err)
+				}
+				l = string(nb)
+			}
+			out = append(out, l)
+		}
+		if !deleted {
+			t.Fatalf("the trace has no %s", call)
+		}
+		return strings.Join(out, "\n") + "\n"
+	}
+	for _, tc := range []struct {
+		name, trace, stdout, stderr string
+	}{
+		{"a CREATE_BO deleted", without("DRM_IOCTL_VC4_CREATE_BO", false),
+			"no verdict: the replay stopped before the end of the trace: record", "is missing (record"},
+		{"a WAIT_SEQNO deleted", without("DRM_IOCTL_VC4_WAIT_SEQNO", false),
+			"no verdict: the replay stopped before the end of the trace: record", "is missing (record"},
+		{"the header alone", lines[0] + "\n",
+			"no verdict: the replay did not check the whole run:\n  the trace holds no records", "the trace holds no records after its header"},
+		{"every submit skipped", without("DRM_IOCTL_VC4_CREATE_SHADER_BO", true),
+			"no verdict: the replay did not check the whole run:\n  3 of 3 submits not replayed", "3 of 3 submits not replayed"},
+	} {
+		path := filepath.Join(t.TempDir(), "damaged.jsonl")
+		if err := os.WriteFile(path, []byte(tc.trace), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fresh := newTestDevice(t, sim.Options{})
+		r := runOn(t, fresh, "-device", "sim", "-replay", path)
+		fresh.close()
+		t.Logf("%s: vccube -replay:\n%s%s", tc.name, r.stdout, r.stderr)
+		if r.code != exitError || strings.Contains(r.stdout, "no divergence") ||
+			!strings.Contains(r.stdout, tc.stdout) || !strings.Contains(r.stderr, tc.stderr) {
+			t.Errorf("%s: exit %d, want 1 with %q on stdout and %q on stderr", tc.name, r.code, tc.stdout, tc.stderr)
+		}
+	}
+}
+
 // -cpuprofile and -memprofile write pprof profiles (gzip-compressed
 // protocol buffers) of the run.
 func TestProfiles(t *testing.T) {

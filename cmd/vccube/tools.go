@@ -94,7 +94,7 @@ func runReplay(cfg *config, e *env) (err error) {
 		cfg.replay, h.Program, h.GOARCH, h.Start.Format("2006-01-02 15:04:05"), g.name, g.info)
 	res, err := replay.Run(tr, g.conn, replay.Options{MaxDivergences: maxDivergences})
 	if res != nil {
-		printReplay(e, res)
+		printReplay(e, res, err)
 	}
 	if err != nil {
 		return fmt.Errorf("-replay %s: %w", cfg.replay, err)
@@ -102,10 +102,16 @@ func runReplay(cfg *config, e *env) (err error) {
 	if n := len(res.Divergences); n > 0 {
 		return fmt.Errorf("-replay: the device answered %d call(s) differently from the trace; the first: %v", n, res.Divergences[0])
 	}
+	if len(res.Unchecked) > 0 {
+		return fmt.Errorf("-replay %s: no verdict, the replay did not check the whole run: %s; replay a trace -trace wrote whole, unedited", cfg.replay, strings.Join(res.Unchecked, "; "))
+	}
 	return nil
 }
 
-func printReplay(e *env, res *replay.Result) {
+// printReplay prints what the replay did and the verdict that holds: the
+// divergences, no verdict when it ended in error (err) or left part of
+// the run unchecked, or no divergence.
+func printReplay(e *env, res *replay.Result, err error) {
 	skipped := 0
 	var reasons []string
 	for why, n := range res.Skipped {
@@ -117,10 +123,6 @@ func printReplay(e *env, res *replay.Result) {
 	for _, r := range reasons {
 		fmt.Fprintf(e.stdout, "  not replayed: %s\n", r)
 	}
-	if len(res.Divergences) == 0 {
-		fmt.Fprintln(e.stdout, "no divergence: every replayed call was answered as recorded, and every frame rendered the same")
-		return
-	}
 	for i, d := range res.Divergences {
 		lead := "divergence"
 		if i == 0 {
@@ -128,8 +130,19 @@ func printReplay(e *env, res *replay.Result) {
 		}
 		fmt.Fprintf(e.stdout, "%s: %v\n", lead, d)
 	}
-	if res.Stopped {
+	switch {
+	case res.Stopped:
 		fmt.Fprintf(e.stdout, "stopped after %d divergences\n", len(res.Divergences))
+	case err != nil:
+		fmt.Fprintf(e.stdout, "no verdict: the replay stopped before the end of the trace: %v\n", err)
+	case len(res.Divergences) > 0:
+	case len(res.Unchecked) > 0:
+		fmt.Fprintln(e.stdout, "no verdict: the replay did not check the whole run:")
+		for _, u := range res.Unchecked {
+			fmt.Fprintf(e.stdout, "  %s\n", u)
+		}
+	default:
+		fmt.Fprintln(e.stdout, "no divergence: every replayed call was answered as recorded, and every frame rendered the same")
 	}
 }
 

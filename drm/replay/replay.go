@@ -92,28 +92,43 @@ type Result struct {
 	Replayed int
 	// Skipped counts the records not replayed, by reason.
 	Skipped map[string]int
-	// Frames is the number of frame checksums compared.
-	Frames int
+	// Frames is the number of frame checksums compared, of
+	// FramesRecorded in the replayed Conn's records.
+	Frames, FramesRecorded int
+	// Submits is the number of SUBMIT_CL records of the replayed Conn;
+	// SubmitsSkipped those the replay could not make (a BO or perfmon
+	// they name was made by a call it skipped).
+	Submits, SubmitsSkipped int
 	// Divergences are the calls whose answers differ, in trace order.
 	Divergences []Divergence
 	// Stopped is set when the replay stopped at MaxDivergences before the
 	// end of the trace.
 	Stopped bool
+	// Unchecked says, once the replay reached the end of the trace, what
+	// of the recorded run it did not check: a submit it skipped, a frame
+	// it did not compare, or no frame at all. A replay with no divergence
+	// but something unchecked is no verdict on the device.
+	Unchecked []string
 }
 
 // Run replays the trace tr holds on c, which must be a fresh file of the
 // device (the handles the trace names are mapped as the calls that made
 // them are replayed). It returns an error only when the trace cannot be
-// read or replayed at all; what the device answers differently is in the
-// Result.
+// read or replayed at all, or is damaged: records missing from its
+// numbering (the recorder numbers them from 1 without a gap), BO
+// contents that do not match their checksum. What the device answers
+// differently is in the Result, and what the replay could not check in
+// Result.Unchecked.
 func Run(tr *drm.TraceReader, c uapi.Conn, o Options) (*Result, error) {
 	if o.Wait == 0 {
 		o.Wait = DefaultWait
 	}
 	r := &replayer{c: c, o: o, hdr: tr.Header, res: &Result{Skipped: map[string]int{}},
 		handles: map[uint32]uint32{}, seqnos: map[uint64]uint64{}, perfmons: map[uint32]uint32{},
-		events: map[uint32][]uint8{}, contents: map[uint32][]byte{}, maps: map[uint32][]byte{}, sizes: map[uint32]int{}}
+		events: map[uint32][]uint8{}, contents: map[uint32][]byte{}, maps: map[uint32][]byte{}, sizes: map[uint32]int{},
+		unseen: map[uint64]bool{}}
 	defer r.unmapAll()
+	last := 0 // the number of the last record read
 	for {
 		rec, err := tr.Next()
 		if errors.Is(err, io.EOF) {
@@ -122,7 +137,17 @@ func Run(tr *drm.TraceReader, c uapi.Conn, o Options) (*Result, error) {
 		if err != nil {
 			return r.res, err
 		}
+		if err := missing(last, rec.Seq); err != nil {
+			return r.res, err
+		}
+		last = rec.Seq
 		r.res.Records++
+		if rec.Conn == o.Conn {
+			r.res.FramesRecorded += len(rec.Frames)
+			if rec.Op == "ioctl" && uapi.Request(rec.Req) == uapi.IoctlSubmitCL {
+				r.res.Submits++
+			}
+		}
 		switch {
 		case rec.Conn != o.Conn:
 			r.skip("another traced Conn (the display card)")
@@ -142,10 +167,50 @@ func Run(tr *drm.TraceReader, c uapi.Conn, o Options) (*Result, error) {
 		}
 		if len(r.res.Divergences) >= max(o.MaxDivergences, 1) {
 			r.res.Stopped = true
-			break
+			return r.res, nil
 		}
 	}
+	r.res.Unchecked = r.unchecked()
 	return r.res, nil
+}
+
+// missing says which records are missing between record last and the
+// next one read, numbered seq: the recorder numbers its records from 1,
+// one after the other, so a gap is a record deleted from the file.
+func missing(last, seq int) error {
+	switch {
+	case seq == last+1:
+		return nil
+	case seq <= last:
+		return fmt.Errorf("record %d follows record %d: the records are out of order or repeated; the trace was edited, and a replay of it would not test the device", seq, last)
+	case seq == last+2:
+		return fmt.Errorf("record %d is missing (record %d follows record %d): the trace was cut or edited, and a replay of it would not test the device", last+1, seq, last)
+	}
+	return fmt.Errorf("records %d to %d are missing (record %d follows record %d): the trace was cut or edited, and a replay of it would not test the device", last+1, seq-1, seq, last)
+}
+
+// unchecked lists what of the recorded run the replay did not check.
+func (r *replayer) unchecked() []string {
+	res := r.res
+	if res.Records == 0 {
+		return []string{"the trace holds no records after its header: the run it recorded made no call, or the file was cut"}
+	}
+	var u []string
+	if res.SubmitsSkipped > 0 {
+		u = append(u, fmt.Sprintf("%d of %d submits not replayed (they name BOs or perfmons made by calls the replay skipped)", res.SubmitsSkipped, res.Submits))
+	}
+	switch {
+	case res.FramesRecorded == 0:
+		u = append(u, "no frame compared: the trace holds no frame checksum (the run it recorded finished no job)")
+	case res.Frames == 0:
+		u = append(u, fmt.Sprintf("no frame compared of the %d recorded", res.FramesRecorded))
+	case res.Frames < res.FramesRecorded:
+		u = append(u, fmt.Sprintf("%d of %d recorded frames not compared", res.FramesRecorded-res.Frames, res.FramesRecorded))
+	}
+	if n := len(r.unseen); n > 0 && res.Frames > 0 {
+		u = append(u, fmt.Sprintf("%d of the %d jobs replayed had no frame compared: no wait in the trace shows them finished", n, r.jobs))
+	}
+	return u
 }
 
 type replayer struct {
@@ -164,9 +229,22 @@ type replayer struct {
 	contents map[uint32][]byte  // recorded handle → the contents last recorded
 	maps     map[uint32][]byte  // replayed handle → the replay's mapping
 	sizes    map[uint32]int     // replayed handle → size at creation
+
+	// unseen holds the recorded seqnos of the jobs replayed whose frames
+	// no wait has compared yet; jobs counts the jobs replayed.
+	unseen map[uint64]bool
+	jobs   int
 }
 
 func (r *replayer) skip(why string) { r.res.Skipped[why]++ }
+
+// skipCall skips an ioctl record, counting a skipped submit.
+func (r *replayer) skipCall(rec *drm.TraceRecord, why string) {
+	r.skip(why)
+	if uapi.Request(rec.Req) == uapi.IoctlSubmitCL {
+		r.res.SubmitsSkipped++
+	}
+}
 
 func (r *replayer) diverge(rec *drm.TraceRecord, what, recorded, replayed, detail string) {
 	r.res.Divergences = append(r.res.Divergences, Divergence{Seq: rec.Seq, Call: rec.Name, What: what,
@@ -325,7 +403,7 @@ func (r *replayer) ioctl(rec *drm.TraceRecord) {
 		return
 	}
 	if len(rec.In) != int(s.typ.Size()) {
-		r.skip("arguments of another size than this machine's")
+		r.skipCall(rec, "arguments of another size than this machine's")
 		return
 	}
 	if req == uapi.IoctlGetCap && !renderCaps[binary.NativeEndian.Uint64(rec.In)] {
@@ -343,7 +421,7 @@ func (r *replayer) ioctl(rec *drm.TraceRecord) {
 		case handleIn:
 			h, ok := r.handles[uint32(v)]
 			if !ok {
-				r.skip("calls on BOs the replay did not make (made by a call it skipped, or before tracing began)")
+				r.skipCall(rec, "calls on BOs the replay did not make (made by a call it skipped, or before tracing began)")
 				return
 			}
 			put(arg, f, uint64(h))
@@ -364,7 +442,7 @@ func (r *replayer) ioctl(rec *drm.TraceRecord) {
 			}
 			id, ok := r.perfmons[uint32(v)]
 			if !ok {
-				r.skip("calls on perfmons the replay did not make")
+				r.skipCall(rec, "calls on perfmons the replay did not make")
 				return
 			}
 			put(arg, f, uint64(id))
@@ -465,6 +543,11 @@ func (r *replayer) afterSuccess(rec *drm.TraceRecord, req uapi.Request, s *callS
 		}
 	}
 	switch req {
+	case uapi.IoctlSubmitCL:
+		if len(rec.Out) == len(arg) {
+			r.unseen[get(rec.Out, s.field("Seqno"))] = true
+			r.jobs++
+		}
 	case uapi.IoctlCreateBO:
 		r.sizes[uint32(get(arg, s.field("Handle")))] = int(get(arg, s.field("Size")))
 		r.forgetRecorded(uint32(get(rec.Out, s.field("Handle"))))
@@ -494,7 +577,7 @@ func (r *replayer) prepareSubmit(rec *drm.TraceRecord, arg []byte) bool {
 	for i, h := range rec.BOHandles {
 		nh, ok := r.handles[h]
 		if !ok {
-			r.skip("calls on BOs the replay did not make (made by a call it skipped, or before tracing began)")
+			r.skipCall(rec, "calls on BOs the replay did not make (made by a call it skipped, or before tracing began)")
 			return false
 		}
 		handles[i] = nh
@@ -571,10 +654,12 @@ func (r *replayer) unmapAll() {
 	}
 }
 
-// checkFrames compares the checksums of the frames a wait finished.
+// checkFrames compares the checksums of the frames a wait finished, of
+// the jobs the replay submitted (a skipped submit's frame is not the
+// device's).
 func (r *replayer) checkFrames(rec *drm.TraceRecord) {
 	for _, f := range rec.Frames {
-		if f.Err != "" {
+		if _, submitted := r.seqnos[f.Seqno]; f.Err != "" || !submitted {
 			continue
 		}
 		h, ok := r.handles[f.Handle]
@@ -587,6 +672,7 @@ func (r *replayer) checkFrames(rec *drm.TraceRecord) {
 			continue
 		}
 		r.res.Frames++
+		delete(r.unseen, f.Seqno)
 		got := drm.ChunkSums(m[:f.Size])
 		crc := crc32.ChecksumIEEE(m[:f.Size])
 		if crc == f.CRC {

@@ -102,6 +102,104 @@ func TestReplaySame(t *testing.T) {
 	if res.Replayed < 20 {
 		t.Errorf("only %d calls replayed of %d records (skipped %v)", res.Replayed, res.Records, res.Skipped)
 	}
+	if res.Submits != 3 || res.SubmitsSkipped != 0 || res.FramesRecorded != 3 || len(res.Unchecked) != 0 {
+		t.Errorf("%d submits (%d skipped), %d frames recorded, unchecked %q; want 3, 0, 3 and nothing unchecked",
+			res.Submits, res.SubmitsSkipped, res.FramesRecorded, res.Unchecked)
+	}
+}
+
+// without returns the trace with the first record named call deleted;
+// renumber numbers the records that follow down by one, as an edit that
+// covers its tracks would.
+func without(t *testing.T, trace []byte, call string, renumber bool) []byte {
+	t.Helper()
+	lines := bytes.Split(bytes.TrimSuffix(trace, []byte("\n")), []byte("\n"))
+	out := [][]byte{lines[0]}
+	deleted := false
+	for _, l := range lines[1:] {
+		var rec drm.TraceRecord
+		if err := json.Unmarshal(l, &rec); err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case !deleted && rec.Name == call:
+			deleted = true
+			continue
+		case deleted && renumber:
+			rec.Seq--
+			b, err := json.Marshal(&rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l = b
+		}
+		out = append(out, l)
+	}
+	if !deleted {
+		t.Fatalf("the trace has no %s", call)
+	}
+	return append(bytes.Join(out, []byte("\n")), '\n')
+}
+
+// A record deleted from a trace leaves a gap in the records' numbers: the
+// replay stops with an error naming it rather than compare fewer calls and
+// frames and call that agreement.
+func TestReplayRefusesMissingRecords(t *testing.T) {
+	trace := record(t, newSim(t, sim.BoardPi3), 3)
+	for _, call := range []string{"DRM_IOCTL_VC4_CREATE_BO", "DRM_IOCTL_VC4_WAIT_SEQNO"} {
+		tr, err := drm.NewTraceReader(bytes.NewReader(without(t, trace, call, false)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := replay.Run(tr, newSim(t, sim.BoardPi3), replay.Options{MaxDivergences: 10})
+		if err == nil || !strings.Contains(err.Error(), "is missing (record") || !strings.Contains(err.Error(), "cut or edited") {
+			t.Errorf("%s deleted: error %v, want a record missing", call, err)
+			continue
+		}
+		t.Logf("%s deleted: %v (after %d records)", call, err, res.Records)
+	}
+	// The first records cut off.
+	lines := bytes.SplitN(trace, []byte("\n"), 4)
+	cut := append(append(lines[0], '\n'), lines[3]...)
+	tr, err := drm.NewTraceReader(bytes.NewReader(cut))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := replay.Run(tr, newSim(t, sim.BoardPi3), replay.Options{}); err == nil || !strings.Contains(err.Error(), "records 1 to 2 are missing") {
+		t.Errorf("the first two records cut: error %v", err)
+	}
+}
+
+// A trace the replay cannot check whole — no records, a submit it must
+// skip, a job whose frame it never compares — is no verdict on the
+// device, and Result.Unchecked says why, even when its records are
+// numbered without a gap.
+func TestReplaySaysWhatItDidNotCheck(t *testing.T) {
+	trace := record(t, newSim(t, sim.BoardPi3), 3)
+	header := trace[:bytes.IndexByte(trace, '\n')+1]
+	for _, tc := range []struct {
+		name  string
+		trace []byte
+		want  []string
+	}{
+		{"only the header", header, []string{"the trace holds no records after its header"}},
+		{"a CREATE_BO deleted", without(t, trace, "DRM_IOCTL_VC4_CREATE_BO", true),
+			[]string{"3 of 3 submits not replayed", "no frame compared of the 3 recorded"}},
+		{"a WAIT_SEQNO deleted", without(t, trace, "DRM_IOCTL_VC4_WAIT_SEQNO", true),
+			[]string{"1 of the 3 jobs replayed had no frame compared"}},
+	} {
+		res := run(t, tc.trace, newSim(t, sim.BoardPi3), 10)
+		t.Logf("%s: %d frames compared, unchecked %q, divergences %v", tc.name, res.Frames, res.Unchecked, res.Divergences)
+		if len(res.Unchecked) != len(tc.want) {
+			t.Errorf("%s: unchecked %q, want %d reasons", tc.name, res.Unchecked, len(tc.want))
+			continue
+		}
+		for i, w := range tc.want {
+			if !strings.Contains(res.Unchecked[i], w) {
+				t.Errorf("%s: reason %q, want %q", tc.name, res.Unchecked[i], w)
+			}
+		}
+	}
 }
 
 // perturbed is a device with one deliberate difference: after the second

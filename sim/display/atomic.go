@@ -575,15 +575,15 @@ func (d *Display) commit(cs *clientState, s *atomicState, nonblock, event bool, 
 	return nil
 }
 
-// signalCommit completes a commit that landed at once: its event and its
-// out-fence.
+// signalCommit completes a commit that landed at once: its out-fence, then
+// its event, in drm_send_event_helper's order (see completeDue).
 func (d *Display) signalCommit(cs *clientState, fence *kernel.Fence, event bool, userData, seq uint64, at int64) {
-	if event {
-		d.sendEvent(cs, userData, seq, at)
-	}
 	if fence != nil {
 		fence.Signal(at)
 		fence.Put()
+	}
+	if event {
+		d.sendEvent(cs, userData, seq, at)
 	}
 }
 

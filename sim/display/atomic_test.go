@@ -3,6 +3,7 @@ package display_test
 import (
 	"encoding/binary"
 	"errors"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -33,7 +34,10 @@ type atomicRig struct {
 }
 
 func newAtomicRig(t *testing.T, opts display.Options) *atomicRig {
-	r := newRig(t, opts)
+	return newAtomicRigOn(t, newRig(t, opts))
+}
+
+func newAtomicRigOn(t *testing.T, r *rig) *atomicRig {
 	a := &atomicRig{rig: r, f: r.openNonblock()}
 	f := a.f
 	if err := drm.SetClientCapability(f, uapi.ClientCapAtomic, 1); err != nil {
@@ -389,12 +393,7 @@ func TestAtomicNonblockAndInFence(t *testing.T) {
 	fence := a.inFence(t, a.fbA)
 	done := make(chan error, 1)
 	go func() { done <- a.req.Commit(f, uapi.AtomicNonblock, 3) }()
-	time.Sleep(10 * time.Millisecond)
-	select {
-	case err := <-done:
-		t.Fatalf("the commit returned (%v) before its in-fence signalled", err)
-	default:
-	}
+	reached(t, "the commit with an in-fence not signalled", func() bool { return fence.Waiting() > 0 }, done)
 	fence.Signal(1)
 	fence.Put()
 	if err := <-done; err != nil {
@@ -500,5 +499,102 @@ func TestAtomicNonblockInFenceUnderRealClock(t *testing.T) {
 	}
 	if ev, err := a.events.Next(); err != nil || ev.UserData != 9 {
 		t.Errorf("the flip's event: %+v %v", ev, err)
+	}
+}
+
+// eventWatch is the display as the device sees it, each file wrapped so
+// that onEvent runs when the display queues an event for it, before the
+// event is readable.
+type eventWatch struct {
+	*display.Display
+	onEvent func()
+	mu      sync.Mutex
+	files   map[uint64]*watchedFile
+}
+
+type watchedFile struct {
+	sim.Client
+	w *eventWatch
+}
+
+func (f *watchedFile) QueueEvent(ev []byte) {
+	f.w.onEvent()
+	f.Client.QueueEvent(ev)
+}
+
+// wrap returns the one wrapper of c (the display keeps the Client it saw
+// first).
+func (w *eventWatch) wrap(c sim.Client) sim.Client {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	f := w.files[c.ID()]
+	if f == nil {
+		f = &watchedFile{Client: c, w: w}
+		w.files[c.ID()] = f
+	}
+	return f
+}
+
+func (w *eventWatch) Ioctl(c sim.Client, req uapi.Request, arg unsafe.Pointer) error {
+	return w.Display.Ioctl(w.wrap(c), req, arg)
+}
+
+func (w *eventWatch) SetClientCap(c sim.Client, capability, value uint64) error {
+	return w.Display.SetClientCap(w.wrap(c), capability, value)
+}
+
+func (w *eventWatch) Release(c sim.Client) { w.Display.Release(w.wrap(c)) }
+
+// Under the real clock, a flip's out-fence has signalled by the time its
+// event is queued, as the kernel orders them (drm_send_event_helper
+// signals the event's fence, then adds the event to the file's
+// event_list and wakes its readers): a program woken by the flip event
+// finds the out-fence signalled. The check runs at the moment the event
+// is queued, on the display's timer, so it does not depend on how soon
+// the reader runs.
+func TestOutFenceSignalsBeforeFlipEvent(t *testing.T) {
+	w := &eventWatch{Display: display.New(display.Options{Clock: display.RealClock}), files: map[uint64]*watchedFile{}}
+	var a *atomicRig
+	var events, late int
+	w.onEvent = func() {
+		// Called with the display's lock held, as is the commit that
+		// wrote the out-fence's descriptor: reading it here is ordered
+		// after that write.
+		events++
+		fd := a.req.OutFence()
+		p := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		if n, err := unix.Poll(p, 0); fd < 0 || n != 1 || err != nil {
+			late++
+		}
+	}
+	a = newAtomicRigOn(t, newRigOn(t, w.Display, w))
+	f := a.f
+	a.first(a.fbA)
+	if err := a.req.Commit(f, uapi.AtomicAllowModeset, 0); err != nil {
+		t.Fatal(err)
+	}
+	const flips = 5
+	for k := 0; k < flips; k++ {
+		a.req.Reset()
+		a.plane1([]uint32{a.fbB, a.fbA}[k%2])
+		a.req.AddOutFence(display.CrtcID, a.outFenceProp)
+		if err := a.req.Commit(f, uapi.AtomicNonblock|uapi.PageFlipEvent, uint64(k)); err != nil {
+			t.Fatal(err)
+		}
+		p := []unix.PollFd{{Fd: int32(f.Fd()), Events: unix.POLLIN}}
+		if n, err := unix.Poll(p, 20000); n != 1 || err != nil {
+			t.Fatalf("flip %d: no event: %d %v", k, n, err)
+		}
+		if _, err := a.events.Next(); err != nil {
+			t.Fatal(err)
+		}
+		fd := a.req.OutFence()
+		if !pollIn(t, fd) {
+			t.Errorf("flip %d: the out-fence has not signalled after its event was read", k)
+		}
+		unix.Close(fd)
+	}
+	if events != flips || late != 0 {
+		t.Errorf("%d of %d flip events were queued before their out-fence signalled (%d events)", late, flips, events)
 	}
 }

@@ -267,14 +267,16 @@ func (d *Display) completeDue() {
 	flip := *p
 	*p = pendingFlip{}
 	d.setScan(c.fb, seq, at, false, flip.client != nil, false)
-	if flip.client != nil {
-		d.sendEvent(flip.client, flip.userData, seq, at)
-	}
+	// The out-fence signals with the vblank's timestamp before the event
+	// is queued, so that a program woken by the event finds it
+	// signalled (drm_send_event_helper: dma_fence_signal_timestamp, then
+	// list_add_tail on the file's event_list and the wake-up).
 	if flip.fence != nil {
-		// The event's fence signals with the vblank's timestamp
-		// (drm_send_event_helper: dma_fence_signal_timestamp).
 		flip.fence.Signal(at)
 		flip.fence.Put()
+	}
+	if flip.client != nil {
+		d.sendEvent(flip.client, flip.userData, seq, at)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"syscall"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/vccube/vccube/drm"
@@ -29,7 +30,14 @@ type rig struct {
 func newRig(t testing.TB, opts display.Options) *rig {
 	t.Helper()
 	disp := display.New(opts)
-	dev, err := sim.New(sim.Options{GPU: cleargpu.New(), CMASize: 64 << 20, Display: disp})
+	return newRigOn(t, disp, disp)
+}
+
+// newRigOn is newRig with disp as the device sees it given by as (disp
+// itself, or a wrapper of it).
+func newRigOn(t testing.TB, disp *display.Display, as sim.Display) *rig {
+	t.Helper()
+	dev, err := sim.New(sim.Options{GPU: cleargpu.New(), CMASize: 64 << 20, Display: as})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,3 +174,23 @@ func flip(c uapi.Conn, fb uint32, flags uint32, userData uint64) error {
 // 2200x1125, or 74.25 MHz over 1650x750): exactly k/60 s, rounded down to
 // the nanosecond.
 func vblankNS(k int64) int64 { return k * 1_000_000_000 / 60 }
+
+// reached waits until cond says that a call the test started on another
+// goroutine has reached its wait, and fails if the call returns first
+// (its result on done). The deadline only stops a broken test from
+// hanging.
+func reached[T any](t *testing.T, what string, cond func() bool, done <-chan T) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !cond() {
+		select {
+		case v := <-done:
+			t.Fatalf("%s returned (%v) without waiting", what, v)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s did not reach its wait in a minute", what)
+		}
+		runtime.Gosched()
+	}
+}

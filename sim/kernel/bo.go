@@ -150,6 +150,16 @@ func (b *BO) WaitWrites() {
 	_ = b.d.waitFor(b.writeSeq, 0, true)
 }
 
+// Waiting reports how many calls are blocked until a job finishes
+// (WAIT_SEQNO, WAIT_BO, a display commit waiting for the render into its
+// framebuffer), which a test reads to know that a call has reached its
+// wait before the job may run.
+func (d *Driver) Waiting() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.waiters)
+}
+
 // cacheExpiry is how long a freed BO stays in the kernel's BO cache
 // (vc4_bo.c vc4_bo_cache_free_old: one second).
 const cacheExpiry = time.Second

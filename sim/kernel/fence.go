@@ -46,6 +46,7 @@ type Fence struct {
 	pending  int
 
 	watchers []watcher // sync files and array fences to tell when it signals
+	waiting  int       // callers blocked in Wait
 }
 
 // watcher is one thing a fence tells when it signals: a sync file (which
@@ -80,7 +81,7 @@ func newFenceLocked(ctx, seqno uint64, driver, timeline string) *Fence {
 		f = &Fence{}
 	}
 	f.ctx, f.seqno, f.driver, f.timeline = ctx, seqno, driver, timeline
-	f.signaled, f.timestamp, f.refs, f.pending = false, 0, 1, 0
+	f.signaled, f.timestamp, f.refs, f.pending, f.waiting = false, 0, 1, 0, 0
 	return f
 }
 
@@ -166,10 +167,20 @@ func (f *Fence) Signaled() bool {
 // atomic helpers call interruptibly; nothing interrupts it here).
 func (f *Fence) Wait() {
 	fenceMu.Lock()
+	f.waiting++
 	for !f.signaled {
 		fenceCond.Wait()
 	}
+	f.waiting--
 	fenceMu.Unlock()
+}
+
+// Waiting reports how many callers are in Wait on the fence, which a test
+// reads to know that a call has reached its wait before it signals.
+func (f *Fence) Waiting() int {
+	fenceMu.Lock()
+	defer fenceMu.Unlock()
+	return f.waiting
 }
 
 // Context returns the fence's context.
