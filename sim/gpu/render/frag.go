@@ -25,6 +25,10 @@ const tileBlocks = tlb.Size / 4
 // the VPM window: its rows less Xs|Ys, Zs and 1/Wc.
 const maxVaryings = qpuexec.VPMWindowRows - qpu.ShadedScreenWords
 
+// maxSetup is the most varyings a fragment shader reads: a shaded
+// vertex's and the PSE's own for a point (its two sprite coordinates).
+const maxSetup = maxVaryings + 2
+
 // fragment is the fragment stage of one worker: the primitive being
 // shaded, its interpolation setup, and the qpuexec.Env its shader threads
 // talk to.
@@ -39,7 +43,7 @@ type fragment struct {
 	vary     [3][]float32
 	psize    [3]float32
 	clipVary [3][maxVaryings]float32
-	setup    [maxVaryings]raster.Varying
+	setup    [maxSetup]raster.Varying
 	nvary    int
 
 	// The plane terms of the primitive's block columns and of the current
@@ -49,8 +53,8 @@ type fragment struct {
 	terms   bool
 	colWZ   [tileBlocks]raster.ColTerms
 	rowWZ   raster.RowTerms
-	colVary [maxVaryings][tileBlocks][4]float32
-	rowVary [maxVaryings][4]float32
+	colVary [maxSetup][tileBlocks][4]float32
+	rowVary [maxSetup][4]float32
 
 	// Per thread.
 	col     int // the block's column in colWZ and colVary
@@ -91,17 +95,31 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 		}
 		st.fs, st.fsUniforms = p, unif
 	}
+	// The PSE's own varyings come first: a point's two sprite
+	// coordinates, a line's coordinate (raster.Prim.PointCoords,
+	// LineCoord); then the shader record's, which FLAT_SHADE_FLAGS
+	// counts from 0 (Mesa vc4_program.c vc4_setup_compiled_fs_inputs
+	// leaves the hardware's out of the flat-shade bits it sets).
+	hw := 0
+	switch nv {
+	case 1:
+		hw = 2
+		f.setup[0], f.setup[1] = f.prim.PointCoords()
+	case 2:
+		hw = 1
+		f.setup[0] = f.prim.LineCoord()
+	}
 	if nvary > maxVaryings {
 		return fmt.Errorf("%d varyings: a shaded vertex holds at most %d", nvary, maxVaryings)
 	}
-	f.nvary = nvary
+	f.nvary = hw + nvary
 	for j := 0; j < nvary; j++ {
 		var vals [3]float32
 		for k := range vals {
 			vals[k] = f.vary[min(k, nv-1)][j]
 		}
 		flat := j < 32 && st.flat&(1<<j) != 0
-		f.setup[j] = f.prim.SetupVarying(vals, flat)
+		f.setup[hw+j] = f.prim.SetupVarying(vals, flat)
 	}
 	f.depth = tlb.DepthState{Func: st.config.DepthFunc, Update: st.config.ZUpdates}
 	f.reverse = f.prim.Reverse
@@ -122,7 +140,7 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 	if f.terms {
 		for k := 0; k < ncol; k++ {
 			f.prim.Col(bx0+4*k, &f.colWZ[k])
-			for j := 0; j < nvary; j++ {
+			for j := 0; j < f.nvary; j++ {
 				f.setup[j].Col(bx0+4*k, &f.colVary[j][k])
 			}
 		}
@@ -150,7 +168,7 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 			if f.terms {
 				if !rowReady {
 					f.prim.Row(by, &f.rowWZ)
-					for j := 0; j < nvary; j++ {
+					for j := 0; j < f.nvary; j++ {
 						f.setup[j].Row(by, &f.rowVary[j])
 					}
 					rowReady = true
@@ -206,13 +224,13 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 			if err != nil {
 				return err
 			}
-			if f.next < nvary && !st.fs.Opts.Permissive {
+			if f.next < f.nvary && !st.fs.Opts.Permissive {
 				// "All of the set up varyings must be read before the
 				// shader completes" ([AG] §6 "Varyings Interpolation"):
 				// the next thread would read the rest. A broken
 				// restriction fails the job in strict mode, as the
 				// interpreter's own run-time checks do.
-				return fmt.Errorf("fragment shader at %#08x ended after reading %d of the %d varyings its shader record sets up ([AG] §6: all must be read)", st.fs.Addr, f.next, nvary)
+				return fmt.Errorf("fragment shader at %#08x ended after reading %d of the %d varyings set up (%d of the PSE's own for the primitive, then the shader record's %d; [AG] §6: all must be read)", st.fs.Addr, f.next, f.nvary, hw, nvary)
 			}
 			shaded = true
 		}
