@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -156,4 +157,48 @@ func Compare(expect map[string]pi3.Class, entries []Entry, ran map[string]bool) 
 	}
 	sort.Slice(ch, func(i, j int) bool { return ch[i].Name < ch[j].Name })
 	return ch
+}
+
+// A Cause explains a set of disagreements with the Pi 3: a regular
+// expression over test names, the class it explains, and why, with its
+// evidence (conform/causes.txt).
+type Cause struct {
+	re    *regexp.Regexp
+	Class pi3.Class
+	Why   string
+}
+
+// ReadCauses reads a causes file: lines of "class<TAB>regexp<TAB>why",
+// '#' comments.
+func ReadCauses(path string) ([]Cause, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var cs []Cause
+	for n, l := range strings.Split(string(data), "\n") {
+		if strings.TrimSpace(l) == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		f := strings.SplitN(l, "\t", 3)
+		if len(f) != 3 || (pi3.Class(f[0]) != pi3.ModelFails && pi3.Class(f[0]) != pi3.ModelPasses) {
+			return nil, fmt.Errorf("%s:%d: not model-fails|model-passes<TAB>regexp<TAB>why", path, n+1)
+		}
+		re, err := regexp.Compile(f[1])
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", path, n+1, err)
+		}
+		cs = append(cs, Cause{re: re, Class: pi3.Class(f[0]), Why: f[2]})
+	}
+	return cs, nil
+}
+
+// CauseOf returns the first cause that explains e ("" when none does).
+func CauseOf(causes []Cause, e Entry) string {
+	for _, c := range causes {
+		if c.Class == e.Verdict.Class && c.re.MatchString(e.Name) {
+			return c.Why
+		}
+	}
+	return ""
 }

@@ -77,3 +77,25 @@ func TestJudgeAndExpectations(t *testing.T) {
 		t.Errorf("changes:\n%s\nwant:\n%s", strings.Join(names, "\n"), strings.Join(wantCh, "\n"))
 	}
 }
+
+func TestCauses(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "causes.txt")
+	os.WriteFile(path, []byte("# comment\nmodel-passes\t@fs-log2?-\tthe SFU's log2 is exact on the model\nmodel-fails\tflat\tflat shading\n"), 0o644)
+	cs, err := ReadCauses(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := Entry{Name: "spec@glsl-1.10@execution@built-in-functions@fs-log2-vec2", Verdict: pi3.Verdict{Class: pi3.ModelPasses}}
+	if CauseOf(cs, e) != "the SFU's log2 is exact on the model" {
+		t.Errorf("cause of %s: %q", e.Name, CauseOf(cs, e))
+	}
+	// A cause explains its own class only.
+	e.Verdict.Class = pi3.ModelFails
+	if CauseOf(cs, e) != "" {
+		t.Errorf("a model-passes cause explained a model-fails entry")
+	}
+	os.WriteFile(path, []byte("agree\tx\ty\n"), 0o644)
+	if _, err := ReadCauses(path); err == nil {
+		t.Error("a cause for class agree was accepted")
+	}
+}

@@ -17,6 +17,7 @@ type Facts struct {
 	Results []Result
 	Entries []Entry
 	Changes []Change // against -expect, if given
+	Causes  []Cause  // the known causes of disagreements
 }
 
 // WriteSummary writes the readable summary: counts per status and class,
@@ -51,15 +52,31 @@ func WriteSummary(w io.Writer, f Facts) {
 		}
 	}
 	for _, cl := range []pi3.Class{pi3.ModelFails, pi3.ModelPasses} {
-		var list []Entry
+		byCause := map[string][]Entry{}
+		n := 0
 		for _, e := range f.Entries {
 			if e.Verdict.Class == cl {
-				list = append(list, e)
+				why := CauseOf(f.Causes, e)
+				byCause[why] = append(byCause[why], e)
+				n++
 			}
 		}
-		p("\n## %s (%d)\n\n", capitalise(cl.Describe()), len(list))
-		for _, e := range list {
-			p("- `%s`: model %s, Pi 3 %s%s\n", e.Name, e.Status, e.Verdict.Pi3, evidence(e))
+		p("\n## %s (%d)\n", capitalise(cl.Describe()), n)
+		p("\nWithout a known cause: %d.\n", len(byCause[""]))
+		for _, why := range sortedCauses(byCause) {
+			list := byCause[why]
+			if why == "" {
+				p("\n### Without a known cause (%d)\n\n", len(list))
+			} else {
+				p("\n### %s (%d)\n\n", why, len(list))
+			}
+			for i, e := range list {
+				if why != "" && i == 20 {
+					p("- … and %d more\n", len(list)-20)
+					break
+				}
+				p("- `%s`: model %s, Pi 3 %s%s\n", e.Name, e.Status, e.Verdict.Pi3, evidence(e))
+			}
 		}
 	}
 	var skips []Entry
@@ -153,4 +170,22 @@ func oneLine(s string) string {
 		s = s[:300] + "…"
 	}
 	return s
+}
+
+// sortedCauses orders causes with the unexplained first, then by size.
+func sortedCauses(m map[string][]Entry) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if (keys[i] == "") != (keys[j] == "") {
+			return keys[i] == ""
+		}
+		if len(m[keys[i]]) != len(m[keys[j]]) {
+			return len(m[keys[i]]) > len(m[keys[j]])
+		}
+		return keys[i] < keys[j]
+	})
+	return keys
 }

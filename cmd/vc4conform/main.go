@@ -98,6 +98,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		preload  = fs.String("preload", filepath.Join("simserve", "preload", "out", "amd64", "vc4sim.so"), "the simserve preload library (simserve/preload/build.sh)")
 		outDir   = fs.String("o", "vc4conform-results", "the directory the results go to")
 		expect   = fs.String("expect", "", "compare each test's class with this expectations file; exit 1 on any change")
+		causes   = fs.String("causes", filepath.Join("conform", "causes.txt"), "the known causes of disagreements with the Pi 3 (class<TAB>regexp<TAB>why), grouped by in summary.md")
 		quiet    = fs.Bool("quiet", false, "no progress line")
 	)
 	if err := fs.Parse(args); err != nil {
@@ -292,6 +293,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 			fmt.Sprintf("selection: %d tests%s%s%s; %d skipped by the Pi 3 record, not run", len(tests), opt(" -run ", *match), opt(" -tests ", *list), opt(" -shard ", *shard), skipped),
 			fmt.Sprintf("wall time: %s with %d workers on %d CPUs", wall.Round(time.Second), *workers, runtime.NumCPU()),
 		},
+	}
+	if *causes != "" {
+		if facts.Causes, err = conform.ReadCauses(*causes); err != nil {
+			return err
+		}
 	}
 	if *expect != "" {
 		exp, err := conform.ReadExpectations(*expect)
