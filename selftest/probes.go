@@ -745,7 +745,7 @@ func threadProbe() *Probe {
 	return &Probe{
 		Name:   "threads",
 		Fact:   "registers across a thread switch",
-		Belief: "locations 0–15 of each file survive a switch, accumulators and flags do not; one thread runs at a time (sim/gpu/qpuexec package doc; doc/hardware.md#threads)",
+		Belief: "locations 0–15 of each file survive a switch, accumulators do not, flags do (DERIVED); one thread runs at a time (sim/gpu/qpuexec package doc; doc/hardware.md#threads)",
 		Answer: "the same texture drawn by a threaded shader that keeps a constant in ra1 across its switch and XORs it in (left) and by the plain one (right): the left half must be the right half XOR 0x00A5005A",
 		build:  build,
 		needs:  uapi.ParamSupportsThreadedFS,

@@ -199,10 +199,22 @@ type Verdict struct {
 // WindowSystem reports whether the test needs GLX or X11, which Mesa's
 // quick_gl job had (Xorg, PIGLIT_PLATFORM=mixed_glx_egl) and the simulated
 // device, which serves GBM, does not.
+//
+// The tests that read a window's front buffer after a swap need it too: a
+// GBM window surface has a back buffer only (Mesa's
+// src/egl/drivers/dri2/platform_drm.c: dri2_drm_image_get_buffers hands
+// the driver the back buffer alone and dri2_drm_flush_front_buffer does
+// nothing), so GL_FRONT reads a buffer of Mesa's own that no swap fills:
+// read-front sees black, or its own clear with clear-front-first.
 func WindowSystem(name string, requirePlatforms []string) bool {
 	if strings.HasPrefix(name, "glx@") || strings.Contains(name, "@glx_") || strings.Contains(name, "egl_ext_platform_x11") ||
 		strings.Contains(name, "@egl_khr_platform_x11") {
 		return true
+	}
+	for _, t := range frontBufferTests {
+		if name == t || strings.HasPrefix(name, t+" ") || strings.HasPrefix(name, t+"@") {
+			return true
+		}
 	}
 	for _, p := range requirePlatforms {
 		if p == "glx" || p == "x11_egl" || p == "mixed_glx_egl" {
@@ -210,6 +222,15 @@ func WindowSystem(name string, requirePlatforms []string) bool {
 		}
 	}
 	return false
+}
+
+// frontBufferTests are the tests (with their argument variants, "NAME
+// ARGS", and subtests) that draw to the back buffer, swap, and read the
+// front buffer back (piglit tests/general/read-front.c,
+// tests/spec/gl-1.0/swapbuffers-behavior.c).
+var frontBufferTests = []string{
+	"spec@!opengl 1.1@read-front",
+	"spec@!opengl 1.0@gl-1.0-swapbuffers-behavior",
 }
 
 // Classify puts one result of the model in its class: passed is whether

@@ -56,4 +56,13 @@ func TestClassify(t *testing.T) {
 	if !WindowSystem("glx@glx-make-current", nil) || !WindowSystem("spec@x", []string{"glx"}) || WindowSystem("spec@y", []string{"gbm"}) {
 		t.Error("WindowSystem")
 	}
+	for _, name := range []string{"spec@!opengl 1.1@read-front", "spec@!opengl 1.1@read-front clear-front-first samples=4",
+		"spec@!opengl 1.0@gl-1.0-swapbuffers-behavior"} {
+		if !WindowSystem(name, nil) {
+			t.Errorf("WindowSystem(%q) = false: a GBM window has no front buffer to read", name)
+		}
+	}
+	if WindowSystem("spec@!opengl 1.1@read-frontier", nil) {
+		t.Error("WindowSystem matches a name that merely starts like read-front")
+	}
 }

@@ -72,9 +72,12 @@
 //     file A. An ALU whose op is NOP but has a write address writes its last
 //     result's elements 12-15 per quad (addendum, measured for the mul ALU).
 //   - One hardware thread runs at a time: a thread switch poisons the
-//     accumulators, the flags and registers 16-31 (the other thread's half)
-//     instead of interleaving two threads; a program end poisons location
-//     14 of both files (the next thread's W and Z).
+//     accumulators and registers 16-31 (the other thread's half) instead
+//     of interleaving two threads, and keeps the flags, which the other
+//     thread, running the same program in step, sets as this one did when
+//     their inputs are uniforms (DERIVED, doc/hardware.md#threads); a
+//     program end poisons location 14 of both files (the next thread's W
+//     and Z).
 //
 // Not modelled, and refused with an error if a program uses them (the vc4
 // kernel refuses them too): VPM DMA (VPM_LD_ADDR/VPM_ST_ADDR), QUAD_X/QUAD_Y

@@ -663,7 +663,7 @@ func TestTLBWritesScoreboardAndMSFlags(t *testing.T) {
 	}
 }
 
-func TestThreadSwitchClobbersAccumulatorsAndFlags(t *testing.T) {
+func TestThreadSwitchClobbersAccumulators(t *testing.T) {
 	r := newRig(t)
 	w := asm(t, func(a *qpu.Asm) {
 		a.I(qpu.LoadImm(qpu.R0, 5))
@@ -689,6 +689,50 @@ func TestThreadSwitchClobbersAccumulatorsAndFlags(t *testing.T) {
 	// A single-threaded record with a thread switch is refused at run time.
 	if _, err := r.q.Run(r.mustLoad(w, strictFragment), r.env, &Start{}); err == nil {
 		t.Error("thread switch in a single-threaded program ran")
+	}
+}
+
+// TestThreadSwitchKeepsFlags checks that a thread reads, after its
+// switches, the flags it set before them, as Mesa's vc4 compiler expects:
+// its repeated-SF peephole (vc4_opt_peephole_sf.c) drops a flag update
+// that repeats one made before a THRSW, so that a shader selecting between
+// two uniform-indexed values (piglit's fs-input-array-*-index-rd, which
+// pass on a Pi 3 in Mesa CI's record) reads flags set three switches
+// earlier (doc/hardware.md#threads says why the model keeps them).
+func TestThreadSwitchKeepsFlags(t *testing.T) {
+	r := newRig(t)
+	w := asm(t, func(a *qpu.Asm) {
+		a.I(qpu.Sub(qpu.Null, qpu.ElemNum, qpu.SmallInt(8)).SetFlags()) // N in 0-7, Z in 8
+		a.I(qpu.LoadImm(qpu.RA(1), 0))
+		a.I(qpu.LoadImm(qpu.RB(1), 0))
+		a.I(qpu.SigThreadSwitch)
+		a.I()
+		a.I()
+		a.I(qpu.SigLastThreadSwitch)
+		a.I()
+		a.I()
+		a.I(qpu.LoadImm(qpu.RA(1), 1).If(qpu.CondNS))
+		a.I(qpu.LoadImm(qpu.RB(1), 1).If(qpu.CondZS))
+		ending(a)
+	})
+	r.run(w, Options{Stage: strictFragment.Stage, Threaded: true}, nil)
+	if n, z, _ := r.q.Flags(); n != 0x00FF || z != 0x0100 {
+		t.Errorf("flags after two switches: N %#04x Z %#04x, want N 0x00ff Z 0x0100 as set before them", n, z)
+	}
+	for i := range 16 {
+		wantN, wantZ := uint32(0), uint32(0)
+		if i < 8 {
+			wantN = 1
+		}
+		if i == 8 {
+			wantZ = 1
+		}
+		if got := r.q.RA(1)[i]; got != wantN {
+			t.Errorf("element %d: mov.ns after the switches wrote %d, want %d", i, got, wantN)
+		}
+		if got := r.q.RB(1)[i]; got != wantZ {
+			t.Errorf("element %d: mov.zs after the switches wrote %d, want %d", i, got, wantZ)
+		}
 	}
 }
 

@@ -502,7 +502,7 @@ func TestOnTheReferencePath(t *testing.T) {
 		TestVectorRotation, TestR5Writes, TestReadCache, TestUniformsAddressReset, TestSFULatencyAndValue,
 		TestBranches, TestBranchSpacing, TestWriteDelayAcrossJumps, TestBranchRegisterUsesElement15, TestProgramEndDelaySlotsAndLocation14,
 		TestVaryingsAndR5, TestTMUParametersAndDirectLookups, TestTLBWritesScoreboardAndMSFlags,
-		TestThreadSwitchClobbersAccumulatorsAndFlags, TestThreadedProgramRegisterHalf, TestHostInterruptAndMutex,
+		TestThreadSwitchClobbersAccumulators, TestThreadSwitchKeepsFlags, TestThreadedProgramRegisterHalf, TestHostInterruptAndMutex,
 		TestMemoryFaultsAreErrors, TestNopReadReturnsLastValues, TestRunDoesNotAllocate, TestStaleMulResult,
 		TestUnmappedReads,
 		TestCubeVertexAndCoordinateShaders, TestCubeFragmentShader,

@@ -864,21 +864,30 @@ func (q *QPU) programEnd() {
 	}
 }
 
-// threadSwitch models the other thread running: accumulators and flags are
-// not preserved (AG §3 Thread Control), and the other thread owns physical
-// registers 16-31 of each file (this thread's view).
+// threadSwitch models the other thread running: accumulators are not
+// preserved (AG §3 Thread Control), and the other thread owns physical
+// registers 16-31 of each file (this thread's view). The flags stay: see
+// switchAccumulators.
 func (q *QPU) threadSwitch() {
 	q.switchAccumulators()
 	q.poisonBanks()
 }
 
 // switchAccumulators is threadSwitch but for the registers 16-31 of each
-// file: the accumulators and flags the other thread leaves.
+// file: the accumulators the other thread leaves.
+//
+// The flags are kept. The guide says they are not preserved (AG §3 Thread
+// Control), but Mesa's vc4 compiler reads flags set before a switch after
+// it (vc4_opt_peephole_sf.c drops a flag update that repeats one made
+// before a THRSW), and such shaders pass on a Pi 3 (piglit's
+// fs-input-array-*-index-rd in Mesa CI's record): the two threads of a
+// QPU run the same program in step, so the flags the other thread leaves
+// at a switch are those it set at the same instruction, which equal this
+// thread's when their inputs are uniforms (DERIVED, doc/hardware.md#threads).
 func (q *QPU) switchAccumulators() {
 	for a := range q.acc {
 		copyVec(&q.acc[a], &poisonVec)
 	}
-	q.n, q.z, q.c = 0xA5A5, 0x5A5A, 0x3C3C
 	q.switchAt = -1
 }
 
