@@ -470,11 +470,11 @@ func (lv *level) offset(x, y int) int {
 
 // sampler is a decoded lookup.
 type sampler struct {
-	typ    texture.Type
-	cpp    int
-	p0     texture.P0
-	p1     texture.P1
-	bslod  bool
+	typ   texture.Type
+	cpp   int
+	p0    texture.P0
+	p1    texture.P1
+	bslod bool
 	// tex is the face being sampled: faces[face]. A 2D texture has one
 	// face, 0; a cube map six (cube), chosen per element.
 	tex    *texEntry
