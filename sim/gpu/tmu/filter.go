@@ -28,7 +28,7 @@ func sampleLanes(u *Unit, sm *sampler, r *request, s *[16]uint32, out *[16]uint3
 	var lod [16]float32
 	same := sameAtAnyLOD(sm)
 	if !same {
-		lodOf(sm, r, s, &r.regs[T], &lod)
+		lodOf(sm, r, s, &lod)
 	}
 	t := &r.regs[T]
 	for i := range 16 {
@@ -57,8 +57,8 @@ func (u *Unit) filterAt(sm *sampler, same bool, l, s, t float32) uint32 {
 
 // sampleCube is sampleLanes for a cube map (the package comment's "Cube
 // maps"): each element's direction (S, T, R) picks a face and the face
-// coordinates, the level of detail comes from those coordinates as a 2D
-// lookup's does from S and T, and the face is sampled as a 2D texture.
+// coordinates, the level of detail comes from the directions (lodCube),
+// and the face is sampled as a 2D texture.
 func sampleCube(u *Unit, sm *sampler, r *request, s *[16]uint32, out *[16]uint32) {
 	var rz [16]uint32 // an unwritten R reads as 0
 	if r.written&(1<<R) != 0 {
@@ -74,11 +74,9 @@ func sampleCube(u *Unit, sm *sampler, r *request, s *[16]uint32, out *[16]uint32
 	var lod [16]float32
 	same := sameAtAnyLOD(sm)
 	if !same {
-		// UNCERTAIN: how the hardware takes the derivatives of a quad
-		// whose elements see different faces; here each element's own
-		// face coordinates are differenced, as in 2D.
-		lodOf(sm, r, &fs, &ft, &lod)
+		lodCube(sm, r, s, t, &rz, &face, &lod)
 	}
+
 	for i := range 16 {
 		sm.face, sm.tex = int(face[i]), sm.faces[face[i]]
 		out[i] = u.filterAt(sm, same, lod[i], math.Float32frombits(fs[i]), math.Float32frombits(ft[i]))
@@ -131,6 +129,30 @@ func cubeFace(x, y, z float32) (face uint8, s, t float32) {
 		}
 	}
 	return face, (sc + 1) * 0.5, (tc + 1) * 0.5
+}
+
+// projectOnFace returns the face coordinates (s, t) of direction d on face
+// f whatever d's major axis: OpenGL ES 2.0 Table 3.21's sc and tc for f,
+// divided by the magnitude of d's component along f's axis.
+func projectOnFace(f uint8, d [3]float64) (s, t float64) {
+	x, y, z := d[0], d[1], d[2]
+	var sc, tc, ma float64
+	switch f {
+	case facePosX:
+		sc, tc, ma = -z, -y, x
+	case faceNegX:
+		sc, tc, ma = z, -y, x
+	case facePosY:
+		sc, tc, ma = x, z, y
+	case faceNegY:
+		sc, tc, ma = x, -z, y
+	case facePosZ:
+		sc, tc, ma = x, -y, z
+	default:
+		sc, tc, ma = -x, -y, z
+	}
+	ma = math.Abs(ma)
+	return (sc/ma + 1) / 2, (tc/ma + 1) / 2
 }
 
 func abs32(f float32) float32 { return math.Float32frombits(math.Float32bits(f) &^ (1 << 31)) }

@@ -655,10 +655,9 @@ func nextPow2(n int) int {
 // the two agree).
 const p0CubeMapBit = 1 << 9
 
-// lodOf returns the level of detail of each element of a request whose
-// coordinates are s and t (its S and T registers; a cube map's face
-// coordinates).
-func lodOf(sm *sampler, r *request, s, t *[16]uint32, lod *[16]float32) {
+// lodOf returns the level of detail of each element of a request whose S
+// register is s.
+func lodOf(sm *sampler, r *request, s *[16]uint32, lod *[16]float32) {
 	var bias [16]float32
 	if r.written&(1<<B) != 0 {
 		for i := range bias {
@@ -670,6 +669,7 @@ func lodOf(sm *sampler, r *request, s, t *[16]uint32, lod *[16]float32) {
 		return
 	}
 	w, h := float64(sm.p1.Width), float64(sm.p1.Height)
+	t := &r.regs[T]
 	for q := 0; q < 16; q += 4 {
 		f := func(i int) (float64, float64) {
 			return float64(math.Float32frombits(s[q+i])) * w, float64(math.Float32frombits(t[q+i])) * h
@@ -687,4 +687,57 @@ func lodOf(sm *sampler, r *request, s, t *[16]uint32, lod *[16]float32) {
 			lod[q+i] = float32(l) + bias[q+i]
 		}
 	}
+}
+
+// lodCube is lodOf for a cube map whose direction is (s, t, rz) and
+// whose elements sample faces face: element i's level of detail comes
+// from the quad's directions projected onto face i (OpenGL ES 2.0
+// §3.7.5's face coordinates, divided by the face axis' component), in
+// texels of P1's size. The projection undoes the shader's normalisation,
+// so the differences are those of the face's own coordinates even for
+// the quad's elements whose directions lean onto a neighbouring face.
+//
+// UNCERTAIN: the guide gives no arithmetic. Two simpler readings fail
+// piglit's cubemap tests, which pass on a Pi 3 and draw each face's
+// levels 1:1 at odd pixel positions, so that quads straddle a face's
+// edge: differencing each element's own face coordinates sees a jump
+// where a neighbour changes face (a far smaller mip level than the
+// face's), and differencing the normalised directions shrinks the step
+// beyond the edge (the next larger level, at faces drawn 4×4).
+func lodCube(sm *sampler, r *request, s, t, rz *[16]uint32, face *[16]uint8, lod *[16]float32) {
+	w, h := float64(sm.p1.Width), float64(sm.p1.Height)
+	var dir [16][3]float64
+	for i := range dir {
+		dir[i] = [3]float64{float64(math.Float32frombits(s[i])), float64(math.Float32frombits(t[i])), float64(math.Float32frombits(rz[i]))}
+	}
+	var bias [16]float32
+	if r.written&(1<<B) != 0 {
+		for i := range bias {
+			bias[i] = math.Float32frombits(r.regs[B][i])
+		}
+	}
+	if sm.bslod {
+		*lod = bias
+		return
+	}
+	for i := range 16 {
+		q := i &^ 3
+		f := face[i]
+		u0, v0 := projectOnFace(f, dir[q])
+		u1, v1 := projectOnFace(f, dir[q+1])
+		u2, v2 := projectOnFace(f, dir[q+2])
+		dx := math.Hypot((u1-u0)*w, (v1-v0)*h)
+		dy := math.Hypot((u2-u0)*w, (v2-v0)*h)
+		lod[i] = lodOfFootprint(math.Max(dx, dy)) + bias[i]
+	}
+}
+
+// lodOfFootprint is log2 of a footprint in texels, with a zero or NaN
+// footprint giving -128 (magnification).
+func lodOfFootprint(d float64) float32 {
+	l := math.Log2(d)
+	if math.IsInf(l, -1) || math.IsNaN(l) {
+		l = -128
+	}
+	return float32(l)
 }
