@@ -15,7 +15,7 @@ import (
 // reserved filter sets u.fault (first one wins).
 func sampleLanes(u *Unit, sm *sampler, r *request, s *[16]uint32, out *[16]uint32) {
 	u.fault = nil
-	minf := sm.p1.MinFilter
+	minf, magf := sm.p1.MinFilter, sm.p1.MagFilter
 	if minf > texture.MinLinMipLin {
 		u.fault = fmt.Errorf("TMU: reserved minification filter %d (P1 bits 6:4, [AG] Table 19)", minf)
 		return
@@ -32,7 +32,26 @@ func sampleLanes(u *Unit, sm *sampler, r *request, s *[16]uint32, out *[16]uint3
 	}
 	t := &r.regs[T]
 	for i := range 16 {
-		out[i] = u.filterAt(sm, same, lod[i], math.Float32frombits(s[i]), math.Float32frombits(t[i]))
+		fs := math.Float32frombits(s[i])
+		ft := math.Float32frombits(t[i])
+		var c uint32
+		switch {
+		case same:
+			if minf == texture.MinNearest {
+				c = u.nearest(sm, 0, fs, ft)
+			} else {
+				c = u.bilinear(sm, 0, fs, ft)
+			}
+		case lod[i] <= 0:
+			if magf == texture.MagNearest {
+				c = u.nearest(sm, 0, fs, ft)
+			} else {
+				c = u.bilinear(sm, 0, fs, ft)
+			}
+		default:
+			c = u.minify(sm, minf, lod[i], fs, ft)
+		}
+		out[i] = c
 	}
 }
 
@@ -249,7 +268,7 @@ func (u *Unit) nearestLevel0(sm *sampler, s, t *[16]uint32, out *[16]uint32) boo
 		return false
 	}
 	lv := &sm.tex.levels[0]
-	mem := sm.mem[0][0]
+	mem := sm.mem[0]
 	ax, ay := &sm.ax, &sm.ay
 	flip := sm.flip
 	raw := sm.typ == texture.RGBA8888 || sm.typ == texture.RGBA32R
@@ -743,18 +762,21 @@ func (u *Unit) texel(sm *sampler, d int, x, y int) uint32 {
 // levelBytes returns level d's bytes if they lie in one region the job may
 // read (looked up once per level and sampler), or nil.
 func (u *Unit) levelBytes(sm *sampler, d int) []byte {
-	f := sm.face
-	if mem := sm.mem[f][d]; mem != nil || sm.bad[f][d] {
-		return mem
+	mem, bad := &sm.mem, &sm.bad
+	if f := sm.face; f != 0 {
+		mem, bad = &sm.faceMem.mem[f-1], &sm.faceMem.bad[f-1]
+	}
+	if m := mem[d]; m != nil || bad[d] {
+		return m
 	}
 	lv := &sm.tex.levels[d]
 	buf, o, err := u.view.Span(lv.addr, false, "TMU fetch")
 	if err != nil || uint64(o)+uint64(lv.size) > uint64(len(buf)) {
-		sm.bad[f][d] = true
+		bad[d] = true
 		return nil
 	}
-	sm.mem[f][d] = buf[o : int(o)+lv.size]
-	return sm.mem[f][d]
+	mem[d] = buf[o : int(o)+lv.size]
+	return mem[d]
 }
 
 // expand converts a texel's bytes to the returned 8888 word (see the

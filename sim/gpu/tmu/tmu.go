@@ -141,6 +141,9 @@ type Unit struct {
 	last    sampler
 	lastKey samplerKey
 	hasLast bool
+	// faceMem is the cube-map faces' level bytes of last (see
+	// sampler.faceMem).
+	faceMem faceLevels
 	// fault is the first failed texel fetch of the lookup in progress.
 	fault error
 
@@ -483,11 +486,14 @@ type sampler struct {
 	cube   bool
 	nlev   int
 	border uint32
-	// mem[f][d] is level d of face f's bytes when they lie in one
-	// readable region (looked up on first use); bad[f][d] says they do
-	// not, and each texel is then fetched with its own check.
-	mem [6][texture.MaxLevels][]byte
-	bad [6][texture.MaxLevels]bool
+	// mem[d] is level d's bytes (of face 0) when they lie in one
+	// readable region (looked up on first use); bad[d] says they do
+	// not, and each texel is then fetched with its own check. A cube
+	// map's other faces keep theirs in faceMem, the unit's (so that a
+	// 2D sampler stays small to clear).
+	mem     [texture.MaxLevels][]byte
+	bad     [texture.MaxLevels]bool
+	faceMem *faceLevels
 
 	// What every lookup with these parameters shares, worked out once
 	// by decode (planLookups) instead of per request.
@@ -500,6 +506,13 @@ type sampler struct {
 	clamp clampT32
 	// bil is planBilinear's parameters.
 	bil bilinT32
+}
+
+// faceLevels is sampler.mem and sampler.bad for faces 1 to 5 of a cube
+// map (index face − 1).
+type faceLevels struct {
+	mem [5][texture.MaxLevels][]byte
+	bad [5][texture.MaxLevels]bool
 }
 
 // plan is how a sampler's lookups are done when the unit is not running
@@ -637,6 +650,10 @@ func (u *Unit) decode(sm *sampler, k *samplerKey) error {
 		sm.faces[f] = t
 	}
 	sm.cube = sm.p0.CubeMap
+	if sm.cube {
+		u.faceMem = faceLevels{}
+		sm.faceMem = &u.faceMem
+	}
 	sm.tex, sm.nlev = sm.faces[0], sm.faces[0].n
 	u.planLookups(sm)
 	return nil
