@@ -20,6 +20,10 @@ func sampleLanes(u *Unit, sm *sampler, r *request, s *[16]uint32, out *[16]uint3
 		u.fault = fmt.Errorf("TMU: reserved minification filter %d (P1 bits 6:4, [AG] Table 19)", minf)
 		return
 	}
+	if sm.cube {
+		sampleCube(u, sm, r, s, out)
+		return
+	}
 	// The LOD only matters when it can change the filter or the level.
 	var lod [16]float32
 	same := sameAtAnyLOD(sm)
@@ -51,6 +55,127 @@ func sampleLanes(u *Unit, sm *sampler, r *request, s *[16]uint32, out *[16]uint3
 	}
 }
 
+// filterAt is one element of a lookup at (s, t) with level of detail l:
+// the filter and level it selects (same: sameAtAnyLOD, l not computed).
+func (u *Unit) filterAt(sm *sampler, same bool, l, s, t float32) uint32 {
+	minf, magf := sm.p1.MinFilter, sm.p1.MagFilter
+	switch {
+	case same:
+		if minf == texture.MinNearest {
+			return u.nearest(sm, 0, s, t)
+		}
+		return u.bilinear(sm, 0, s, t)
+	case l <= 0:
+		if magf == texture.MagNearest {
+			return u.nearest(sm, 0, s, t)
+		}
+		return u.bilinear(sm, 0, s, t)
+	}
+	return u.minify(sm, minf, l, s, t)
+}
+
+// sampleCube is sampleLanes for a cube map (the package comment's "Cube
+// maps"): each element's direction (S, T, R) picks a face and the face
+// coordinates, the level of detail comes from the directions (lodCube),
+// and the face is sampled as a 2D texture.
+func sampleCube(u *Unit, sm *sampler, r *request, s *[16]uint32, out *[16]uint32) {
+	var rz [16]uint32 // an unwritten R reads as 0
+	if r.written&(1<<R) != 0 {
+		rz = r.regs[R]
+	}
+	t := &r.regs[T]
+	var fs, ft [16]uint32
+	var face [16]uint8
+	for i := range 16 {
+		f, a, b := cubeFace(math.Float32frombits(s[i]), math.Float32frombits(t[i]), math.Float32frombits(rz[i]))
+		face[i], fs[i], ft[i] = f, math.Float32bits(a), math.Float32bits(b)
+	}
+	var lod [16]float32
+	same := sameAtAnyLOD(sm)
+	if !same {
+		lodCube(sm, r, s, t, &rz, &face, &lod)
+	}
+
+	for i := range 16 {
+		sm.face, sm.tex = int(face[i]), sm.faces[face[i]]
+		out[i] = u.filterAt(sm, same, lod[i], math.Float32frombits(fs[i]), math.Float32frombits(ft[i]))
+	}
+	sm.face, sm.tex = 0, sm.faces[0]
+}
+
+// Cube-map faces in the order of their miptrees in memory, Gallium's
+// PIPE_TEX_FACE_POS_X … NEG_Z, which is GL's TEXTURE_CUBE_MAP_POSITIVE_X …
+// NEGATIVE_Z order (Mesa vc4_resource.c: layer k at k × cube_map_stride).
+const (
+	facePosX = iota
+	faceNegX
+	facePosY
+	faceNegY
+	facePosZ
+	faceNegZ
+)
+
+// cubeFace returns the face a direction (x, y, z) selects and the face
+// coordinates (s, t) in [0, 1] of OpenGL ES 2.0 §3.7.5 (Table 3.21: the
+// major axis is the component of largest magnitude, sc and tc the face's
+// other two components with the table's signs, s = (sc/|ma| + 1)/2).
+// The model does not divide by |ma|: Mesa's vc4 shaders divide the
+// direction by its largest magnitude before the lookup
+// (nir_normalize_cubemap_coords in vc4_program.c), which they would not
+// need to if the TMU did (DERIVED). Ties go to X, then Y, as in Mesa's
+// softpipe (sp_tex_sample.c); the hardware's choice is UNCERTAIN.
+func cubeFace(x, y, z float32) (face uint8, s, t float32) {
+	ax, ay, az := abs32(x), abs32(y), abs32(z)
+	var sc, tc float32
+	switch {
+	case ax >= ay && ax >= az:
+		if x >= 0 {
+			face, sc, tc = facePosX, -z, -y
+		} else {
+			face, sc, tc = faceNegX, z, -y
+		}
+	case ay >= az:
+		if y >= 0 {
+			face, sc, tc = facePosY, x, z
+		} else {
+			face, sc, tc = faceNegY, x, -z
+		}
+	default:
+		if z >= 0 {
+			face, sc, tc = facePosZ, x, -y
+		} else {
+			face, sc, tc = faceNegZ, -x, -y
+		}
+	}
+	return face, (sc + 1) * 0.5, (tc + 1) * 0.5
+}
+
+// projectOnFace returns the face coordinates (s, t) of direction d on face
+// f whatever d's major axis: OpenGL ES 2.0 Table 3.21's sc and tc for f,
+// divided by the magnitude of d's component along f's axis.
+func projectOnFace(f uint8, d [3]float64) (s, t float64) {
+	x, y, z := d[0], d[1], d[2]
+	var sc, tc, ma float64
+	switch f {
+	case facePosX:
+		sc, tc, ma = -z, -y, x
+	case faceNegX:
+		sc, tc, ma = z, -y, x
+	case facePosY:
+		sc, tc, ma = x, z, y
+	case faceNegY:
+		sc, tc, ma = x, -z, y
+	case facePosZ:
+		sc, tc, ma = x, -y, z
+	default:
+		sc, tc, ma = -x, -y, z
+	}
+	ma = math.Abs(ma)
+	return (sc/ma + 1) / 2, (tc/ma + 1) / 2
+}
+
+func abs32(f float32) float32 { return math.Float32frombits(math.Float32bits(f) &^ (1 << 31)) }
+
 // sameAtAnyLOD says the level of detail cannot change sm's filter or
 // level: no mipmaps, and MINFILT the same as MAGFILT.
 func sameAtAnyLOD(sm *sampler) bool {
@@ -75,8 +200,8 @@ func (u *Unit) planLookups(sm *sampler) {
 	if minf > texture.MinLinMipLin {
 		return // sampleLanes reports the reserved filter
 	}
-	if !sameAtAnyLOD(sm) || u.Reference {
-		return
+	if !sameAtAnyLOD(sm) || u.Reference || sm.cube {
+		return // cube maps: sampleCube, element by element
 	}
 	lv := &sm.tex.levels[0]
 	// FLIPY maps row y to h-1-y (texture.FlipYRow), which is (y XOR -1) + h.
@@ -637,17 +762,21 @@ func (u *Unit) texel(sm *sampler, d int, x, y int) uint32 {
 // levelBytes returns level d's bytes if they lie in one region the job may
 // read (looked up once per level and sampler), or nil.
 func (u *Unit) levelBytes(sm *sampler, d int) []byte {
-	if mem := sm.mem[d]; mem != nil || sm.bad[d] {
-		return mem
+	mem, bad := &sm.mem, &sm.bad
+	if f := sm.face; f != 0 {
+		mem, bad = &sm.faceMem.mem[f-1], &sm.faceMem.bad[f-1]
+	}
+	if m := mem[d]; m != nil || bad[d] {
+		return m
 	}
 	lv := &sm.tex.levels[d]
 	buf, o, err := u.view.Span(lv.addr, false, "TMU fetch")
 	if err != nil || uint64(o)+uint64(lv.size) > uint64(len(buf)) {
-		sm.bad[d] = true
+		bad[d] = true
 		return nil
 	}
-	sm.mem[d] = buf[o : int(o)+lv.size]
-	return sm.mem[d]
+	mem[d] = buf[o : int(o)+lv.size]
+	return mem[d]
 }
 
 // expand converts a texel's bytes to the returned 8888 word (see the

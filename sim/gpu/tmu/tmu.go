@@ -29,8 +29,22 @@
 //
 // Not modelled (a lookup fails the job with an *Unsupported error): ETC1,
 // S16F, S8, S16 (the returned formats are undocumented), RGBA64 (two reads
-// per lookup), BW1, A4, A1, YUYV422R (refused by the kernel anyway), cube
-// maps and child images.
+// per lookup), BW1, A4, A1, YUYV422R (refused by the kernel anyway) and
+// child images.
+//
+// # Cube maps (doc/hardware.md#cube-maps)
+//
+// With P0's CMMODE the lookup's S, T and R registers are a direction (R is
+// the r coordinate, not a border colour: [AG] Tables 21–23) and P2 or P3
+// carries the stride between faces ([AG] Table 17). Face k (+X, −X, +Y,
+// −Y, +Z, −Z) is a whole mip chain whose level 0 lies k strides above
+// P0's base (Mesa vc4_resource.c vc4_setup_slices, vc4_state.c
+// vc4_create_sampler_view). The face is the direction's axis of largest
+// magnitude and the face coordinates follow OpenGL ES 2.0 §3.7.5 Table
+// 3.21 — s = (sc + 1)/2, t = (tc + 1)/2, without a division by the major
+// component, which the shader has already made ±1 (Mesa vc4_program.c
+// runs nir_normalize_cubemap_coords) — then the face is sampled as a 2D
+// texture of P1's size, filters and wraps.
 //
 // # Filtering (doc/hardware.md#tmu; OpenGL ES 2.0 §3.7.7–3.7.8 where the AG is silent)
 //
@@ -127,6 +141,9 @@ type Unit struct {
 	last    sampler
 	lastKey samplerKey
 	hasLast bool
+	// faceMem is the cube-map faces' level bytes of last (see
+	// sampler.faceMem).
+	faceMem faceLevels
 	// fault is the first failed texel fetch of the lookup in progress.
 	fault error
 
@@ -456,19 +473,27 @@ func (lv *level) offset(x, y int) int {
 
 // sampler is a decoded lookup.
 type sampler struct {
-	typ    texture.Type
-	cpp    int
-	p0     texture.P0
-	p1     texture.P1
-	bslod  bool
+	typ   texture.Type
+	cpp   int
+	p0    texture.P0
+	p1    texture.P1
+	bslod bool
+	// tex is the face being sampled: faces[face]. A 2D texture has one
+	// face, 0; a cube map six (cube), chosen per element.
 	tex    *texEntry
+	face   int
+	faces  [6]*texEntry
+	cube   bool
 	nlev   int
 	border uint32
-	// mem[d] is level d's bytes when they lie in one readable region
-	// (looked up on first use); bad[d] says they do not, and each texel
-	// is then fetched with its own check.
-	mem [texture.MaxLevels][]byte
-	bad [texture.MaxLevels]bool
+	// mem[d] is level d's bytes (of face 0) when they lie in one
+	// readable region (looked up on first use); bad[d] says they do
+	// not, and each texel is then fetched with its own check. A cube
+	// map's other faces keep theirs in faceMem, the unit's (so that a
+	// 2D sampler stays small to clear).
+	mem     [texture.MaxLevels][]byte
+	bad     [texture.MaxLevels]bool
+	faceMem *faceLevels
 
 	// What every lookup with these parameters shares, worked out once
 	// by decode (planLookups) instead of per request.
@@ -481,6 +506,13 @@ type sampler struct {
 	clamp clampT32
 	// bil is planBilinear's parameters.
 	bil bilinT32
+}
+
+// faceLevels is sampler.mem and sampler.bad for faces 1 to 5 of a cube
+// map (index face − 1).
+type faceLevels struct {
+	mem [5][texture.MaxLevels][]byte
+	bad [5][texture.MaxLevels]bool
 }
 
 // plan is how a sampler's lookups are done when the unit is not running
@@ -513,8 +545,10 @@ type samplerKey struct {
 // from r.
 func (u *Unit) sample(r *request, s *[16]uint32, out *[16]uint32) error {
 	var border uint32
-	if r.written&(1<<R) != 0 {
-		// Border colour: element 0 of the R write ([AG] §4).
+	if r.written&(1<<R) != 0 && r.params[0]&p0CubeMapBit == 0 {
+		// Border colour: element 0 of the R write ([AG] §4). A cube
+		// map's R is its r coordinate, and its sampler has no border
+		// colour (the key must not change with r).
 		border = r.regs[R][0]
 	}
 	if !u.sameKey(r, border) {
@@ -570,17 +604,23 @@ func (u *Unit) decode(sm *sampler, k *samplerKey) error {
 	*sm = sampler{border: k.border}
 	sm.p0 = texture.DecodeP0(k.params[0])
 	sm.p1 = texture.DecodeP1(k.params[1])
+	stride, strides := uint32(0), 0
 	for _, w := range k.params[2:k.n] {
 		p := texture.DecodeP2(w)
 		switch p.Kind {
 		case texture.ParamCubeStride:
 			sm.bslod = p.DisableAutoLOD
+			stride = p.CubeStride
+			strides++
 		case texture.ParamChildSize, texture.ParamChildOffset:
 			return &Unsupported{"child images"}
 		}
 	}
-	if sm.p0.CubeMap {
-		return &Unsupported{"cube maps"}
+	if sm.p0.CubeMap && strides != 1 {
+		// The kernel refuses such a lookup ("Cube map stride not set",
+		// "Cube map stride set twice": Linux vc4_validate.c
+		// reloc_tex); what the hardware would do is not documented.
+		return fmt.Errorf("TMU cube-map lookup with %d cube-map strides in P2/P3: it needs exactly one ([AG] Table 17)", strides)
 	}
 	sm.typ = texture.JoinType(sm.p0, sm.p1)
 	switch sm.typ {
@@ -596,11 +636,25 @@ func (u *Unit) decode(sm *sampler, k *samplerKey) error {
 	if sm.typ == texture.RGBA32R {
 		n = 1
 	}
-	t, err := u.texs.get(texKey{sm.p0.Base, sm.typ, sm.p1.Width, sm.p1.Height, n})
-	if err != nil {
-		return err
+	faces := 1
+	if sm.p0.CubeMap {
+		faces = 6
 	}
-	sm.tex, sm.nlev = t, t.n
+	for f := range faces {
+		// Face f's level 0 is f strides above the base; its smaller
+		// levels lie below it as a 2D texture's do.
+		t, err := u.texs.get(texKey{sm.p0.Base + uint32(f)*stride, sm.typ, sm.p1.Width, sm.p1.Height, n})
+		if err != nil {
+			return err
+		}
+		sm.faces[f] = t
+	}
+	sm.cube = sm.p0.CubeMap
+	if sm.cube {
+		u.faceMem = faceLevels{}
+		sm.faceMem = &u.faceMem
+	}
+	sm.tex, sm.nlev = sm.faces[0], sm.faces[0].n
 	u.planLookups(sm)
 	return nil
 }
@@ -612,6 +666,11 @@ func nextPow2(n int) int {
 	}
 	return p
 }
+
+// p0CubeMapBit is P0's CMMODE ([AG] Table 15), which sample tests before
+// decoding P0 (texture.P0.CubeMap is the one description; a test checks
+// the two agree).
+const p0CubeMapBit = 1 << 9
 
 // lodOf returns the level of detail of each element of a request whose S
 // register is s.
@@ -645,4 +704,57 @@ func lodOf(sm *sampler, r *request, s *[16]uint32, lod *[16]float32) {
 			lod[q+i] = float32(l) + bias[q+i]
 		}
 	}
+}
+
+// lodCube is lodOf for a cube map whose direction is (s, t, rz) and
+// whose elements sample faces face: element i's level of detail comes
+// from the quad's directions projected onto face i (OpenGL ES 2.0
+// §3.7.5's face coordinates, divided by the face axis' component), in
+// texels of P1's size. The projection undoes the shader's normalisation,
+// so the differences are those of the face's own coordinates even for
+// the quad's elements whose directions lean onto a neighbouring face.
+//
+// UNCERTAIN: the guide gives no arithmetic. Two simpler readings fail
+// piglit's cubemap tests, which pass on a Pi 3 and draw each face's
+// levels 1:1 at odd pixel positions, so that quads straddle a face's
+// edge: differencing each element's own face coordinates sees a jump
+// where a neighbour changes face (a far smaller mip level than the
+// face's), and differencing the normalised directions shrinks the step
+// beyond the edge (the next larger level, at faces drawn 4×4).
+func lodCube(sm *sampler, r *request, s, t, rz *[16]uint32, face *[16]uint8, lod *[16]float32) {
+	w, h := float64(sm.p1.Width), float64(sm.p1.Height)
+	var dir [16][3]float64
+	for i := range dir {
+		dir[i] = [3]float64{float64(math.Float32frombits(s[i])), float64(math.Float32frombits(t[i])), float64(math.Float32frombits(rz[i]))}
+	}
+	var bias [16]float32
+	if r.written&(1<<B) != 0 {
+		for i := range bias {
+			bias[i] = math.Float32frombits(r.regs[B][i])
+		}
+	}
+	if sm.bslod {
+		*lod = bias
+		return
+	}
+	for i := range 16 {
+		q := i &^ 3
+		f := face[i]
+		u0, v0 := projectOnFace(f, dir[q])
+		u1, v1 := projectOnFace(f, dir[q+1])
+		u2, v2 := projectOnFace(f, dir[q+2])
+		dx := math.Hypot((u1-u0)*w, (v1-v0)*h)
+		dy := math.Hypot((u2-u0)*w, (v2-v0)*h)
+		lod[i] = lodOfFootprint(math.Max(dx, dy)) + bias[i]
+	}
+}
+
+// lodOfFootprint is log2 of a footprint in texels, with a zero or NaN
+// footprint giving -128 (magnification).
+func lodOfFootprint(d float64) float32 {
+	l := math.Log2(d)
+	if math.IsInf(l, -1) || math.IsNaN(l) {
+		l = -128
+	}
+	return float32(l)
 }
