@@ -6,6 +6,7 @@ import (
 	"github.com/vccube/vccube/cl"
 	"github.com/vccube/vccube/shaders/qpu"
 	"github.com/vccube/vccube/sim/gpu/internal/gputest"
+	"github.com/vccube/vccube/uapi"
 )
 
 // fsVaryingInt writes ftoi(VP·W + C) of its one varying as the colour:
@@ -83,5 +84,48 @@ func TestFlatShadingTakesTheLastVertex(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A clipped primitive's flat varyings are its provoking vertex's, on every
+// piece the clipper makes of it: the near-plane trapezoid of
+// TestClippedTriangleIsTheVisibleTrapezoid with values 10, 20, 30 at A, B,
+// C is 30 wherever it is drawn, although C itself is clipped away (the
+// OpenGL specification's "Flatshading" section: the provoking vertex's
+// value is used for the whole primitive; the hardware's own handling of a
+// clipped flat varying is not documented: the model's choice,
+// doc/hardware.md#varyings).
+func TestClippedFlatVaryingIsTheProvokingVertexs(t *testing.T) {
+	g := newGPU(t)
+	j := newTJob(t, 64, 64)
+	j.rcl.ClearColor = clearColor
+	j.beginBin(cl.ConfigurationBits{EnableForwardFacing: true, EnableReverseFacing: true, DepthFunc: cl.DepthFuncAlways})
+	j.bin = cl.ViewportOffset{X: cl.SubpixelOf(32), Y: cl.SubpixelOf(32)}.Append(j.bin)
+	j.bin = cl.ClipperXYScaling{HalfWidth: 32 * 16, HalfHeight: 32 * 16}.Append(j.bin)
+	j.bin = cl.FlatShadeFlags{Flags: 1}.Append(j.bin)
+	vert := func(c [4]float32, v float32) gputest.NVVertex {
+		return gputest.NVVertex{Clip: c, X: float64(c[0]/c[3]) * 32, Y: float64(c[1]/c[3]) * 32,
+			Z: c[2]/c[3]*0.5 + 0.5, InvW: 1 / c[3], Vary: []float32{v}}
+	}
+	j.drawNV(j.program(fsVaryingInt()), nil, cl.PrimitiveModeTriangles,
+		vert([4]float32{-0.5, -0.5, 0, 1}, 10), vert([4]float32{0.5, -0.5, 0, 1}, 20), vert([4]float32{0, 2, -3, -1}, 30))
+	mustRun(t, j, g)
+	if j.counters[uapi.PerfcntPLBPrimsNeedClipping] == 0 {
+		t.Fatal("the clipper did not count the primitive")
+	}
+	n := 0
+	for y := range 64 {
+		for x := range 64 {
+			switch got := j.pixel(x, y); got {
+			case clearColor:
+			case 30:
+				n++
+			default:
+				t.Fatalf("pixel (%d,%d) = %#x, want 30 (C's value) or the clear colour", x, y, got)
+			}
+		}
+	}
+	if n < 560 {
+		t.Errorf("%d pixels drawn, want about 597 (the trapezoid)", n)
 	}
 }
