@@ -380,7 +380,7 @@ func flatShadeProbe() *Probe {
 	return &Probe{
 		Name:   "flat-shade",
 		Fact:   "provoking vertex, vertex of C",
-		Belief: "vertex 0 of the primitive as submitted, which also supplies C (sim/gpu/raster package doc; doc/hardware.md#open-questions item 2)",
+		Belief: "flat values from the last vertex of the primitive as submitted, smooth ones with C from vertex 0 (sim/gpu/raster package doc; doc/hardware.md#varyings, doc/hardware.md#open-questions item 2)",
 		Answer: "two triangles, one listed from each end, with varyings 0–1 flat and 2–3 smooth, written as the colour's bytes: bytes 0–1 show the provoking vertex's values (10/20, 100/110 or 200/210)",
 		build:  build,
 	}

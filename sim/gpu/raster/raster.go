@@ -43,9 +43,10 @@
 // C = v0 and (A, B) the screen-space gradient of (vi − v0)/Wc_i, with
 // (x0, y0) at vertex 0 (DERIVED in doc/hardware.md#varyings: at vertex 0 VP is 0 and the
 // result v0; elsewhere VP·W + C is exactly the perspective-correct value).
-// A flat-shaded varying has A = B = 0 and C = v0 (our choice of provoking
-// vertex: vertex 0, the one that supplies C anyway; the hardware's choice is
-// not documented).
+// A flat-shaded varying has A = B = 0 and C = v2, the value of the last
+// vertex of the primitive as the PSE receives it (for a line, its second;
+// for a point, its only one): OpenGL's default provoking vertex, which the
+// hardware uses, as Mesa CI's Pi 3 record shows (doc/hardware.md#varyings).
 package raster
 
 import (
@@ -596,10 +597,13 @@ type Varying struct {
 }
 
 // SetupVarying returns the setup of a varying whose values at the three
-// setup vertices are vals (vertex 0 first). flat selects flat shading.
+// setup vertices are vals (vertex 0 first; a line or a point repeats its
+// last vertex). flat selects flat shading: the value of the provoking
+// vertex, the last one, everywhere.
 func (p *Prim) SetupVarying(vals [3]float32, flat bool) Varying {
 	v := Varying{C: vals[0], x0: float32(p.x0), y0: float32(p.y0)}
 	if flat {
+		v.C = vals[2]
 		return v
 	}
 	var d [3]float64

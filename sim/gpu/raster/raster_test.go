@@ -281,11 +281,13 @@ func TestPerspectiveCorrectVaryings(t *testing.T) {
 			}
 		}
 	}
+	// Flat: VP 0 and C the last vertex's value, the provoking vertex
+	// (doc/hardware.md#varyings).
 	flat := p.SetupVarying(vals, true)
 	var vp [16]uint32
 	flat.BlockVP(8, 8, &vp)
 	for i := range 16 {
-		if vp[i] != 0 || flat.C != 10 {
+		if vp[i] != 0 || flat.C != 100 {
 			t.Fatalf("flat varying: VP %#x C %v", vp[i], flat.C)
 		}
 	}

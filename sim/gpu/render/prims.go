@@ -243,7 +243,10 @@ func (w *Worker) primitive(lp *listPrim) error {
 
 // clipped replaces the flagged vertices of a clipped primitive by the
 // record's: position, Zs and 1/Wc from the record, varyings as the
-// record's coefficients weight the original vertices' ([AG] Table 44).
+// record's coefficients weight the original vertices' ([AG] Table 44),
+// except the flat-shaded ones, which take the original primitive's
+// provoking (last) vertex's value: the model's choice, as OpenGL
+// requires; the hardware's is not documented (doc/hardware.md#varyings).
 func (w *Worker) clipped(lp *listPrim, nvary int) error {
 	f := &w.frag
 	n := 0
@@ -271,6 +274,12 @@ func (w *Worker) clipped(lp *listPrim, nvary int) error {
 		co := [3]float32{cv.VaryingCoef0, cv.VaryingCoef1, cv.VaryingCoef2}
 		dst := f.clipVary[k][:nvary]
 		for j := range dst {
+			if j < 32 && w.st.flat&(1<<j) != 0 {
+				// A flat varying keeps the provoking vertex's value
+				// on every piece (doc/hardware.md#varyings).
+				dst[j] = orig[lp.nv-1][j]
+				continue
+			}
 			var v float32
 			for o := 0; o < lp.nv; o++ {
 				v += co[o] * orig[o][j]
