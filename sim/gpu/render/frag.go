@@ -114,7 +114,7 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 	// In multisample mode the general code runs: per-sample coverage,
 	// no early-Z (Mesa never enables it there, vc4_emit.c, for the
 	// hardware's HW-2905; the shader's TLB_Z write makes the real test,
-	// doc/hardware.md#depth-and-stencil), the TLB per sample.
+	// doc/hardware.md#tile-buffer-formats), the TLB per sample.
 	ms := w.frame.MS
 	earlyZ := !ms && f.earlyZ()
 	side := w.frame.Side()
