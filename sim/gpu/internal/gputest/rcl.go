@@ -42,6 +42,9 @@ type RCL struct {
 	// stored full-resolution at Addr + 16 KiB · (y·ceil(Width/32) + x)
 	// (vc4_render_cl.c vc4_full_res_offset), before the other stores.
 	MSAAColor *Surface
+	// ColorReadFullRes, when set, is a full-resolution color_read: every
+	// tile loaded from the same place a full-resolution store puts it.
+	ColorReadFullRes *Surface
 }
 
 // Append appends the render list to b.
@@ -67,6 +70,11 @@ func (r RCL) Append(b []byte) []byte {
 		for x := 0; x < tx; x++ {
 			last := x == tx-1 && y == ty-1
 			coords := cl.TileCoordinates{Column: uint8(x), Row: uint8(y)}
+			if r.ColorReadFullRes != nil {
+				stride := (r.Width + spec.TileSizeMSAA - 1) / spec.TileSizeMSAA
+				b = cl.LoadFullResTileBuffer{DisableZSRead: true,
+					Address: r.ColorReadFullRes.Addr + uint32(spec.FullResTileBytes*(y*stride+x))}.Append(b)
+			}
 			if r.ColorRead != nil {
 				b = cl.LoadTileBufferGeneral{Buffer: cl.LoadBufferColor, Tiling: r.ColorRead.Tiling, Format: r.ColorRead.Format, Address: r.ColorRead.Addr}.Append(b)
 			}
