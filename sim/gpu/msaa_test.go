@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/vccube/vccube/cl"
+	"github.com/vccube/vccube/shaders/qpu"
 	"github.com/vccube/vccube/sim/gpu/internal/gputest"
 	"github.com/vccube/vccube/sim/gpu/raster"
 	"github.com/vccube/vccube/sim/gpu/tlb"
@@ -173,5 +174,59 @@ func TestMultisampleFullResolutionRoundTrip(t *testing.T) {
 	}
 	if partial == 0 {
 		t.Error("no pixel along the edge has partial coverage")
+	}
+}
+
+// TLB_COLOUR_MS and colour loads in multisample mode: "the tile color is
+// read one multisample at a time, in a fixed order ... then written back
+// to the tile buffer one multisample at a time, in the same order" ([AG]
+// §5), as Mesa blends (vc4_program.c ntq_emit_color_read). A first draw
+// over the whole frame writes a colour of its own to each sample with
+// four TLB_COLOUR_MS writes; a second, from x = 20 + 5/16 on (samples 0,
+// 2 and 3 of column 20), reads each sample and writes it back ORed with
+// 0x00100000. Sample 1 of column 20 keeps the first draw's colour.
+func TestMultisampleColourPerSample(t *testing.T) {
+	g := newGPU(t)
+	j, full := msaaJob(t, cl.ConfigurationBits{EnableForwardFacing: true, EnableReverseFacing: true,
+		DepthFunc: cl.DepthFuncAlways, Oversample: cl.OversampleMode4x})
+	var w qpu.Asm
+	w.I()
+	w.I()
+	for range 4 {
+		w.I(qpu.Mov(qpu.TLBColourMS, qpu.Unif))
+	}
+	var rw qpu.Asm
+	rw.I()
+	rw.I()
+	for range 4 {
+		rw.I(qpu.SigColourLoad)
+		rw.I(qpu.Or(qpu.TLBColourMS, qpu.R4, qpu.Unif))
+	}
+	colours := [4]uint32{0xFF000011, 0xFF000022, 0xFF000033, 0xFF000044}
+	j.drawNV(j.program(fsEnd(&w)), colours[:], cl.PrimitiveModeTriangles, j.quad(0.5)...)
+	x0 := 20 + 5.0/16
+	const or = 0x00100000
+	j.drawNV(j.program(fsEnd(&rw)), []uint32{or, or, or, or}, cl.PrimitiveModeTriangles,
+		j.nv(x0, 0, 0.5), j.nv(64, 0, 0.5), j.nv(x0, 48, 0.5),
+		j.nv(x0, 48, 0.5), j.nv(64, 0, 0.5), j.nv(64, 48, 0.5))
+	mustRun(t, j, g)
+	for _, p := range [][2]int{{19, 3}, {20, 3}, {21, 3}, {20, 40}, {63, 47}} {
+		for s, c := range colours {
+			want := c
+			if p[0] > 20 || p[0] == 20 && s != 1 {
+				want |= or
+			}
+			if got := sample(full, p[0], p[1], s); got != want {
+				t.Errorf("sample %d of %v = %#08x, want %#08x", s, p, got, want)
+			}
+		}
+	}
+	// Resolved: red (0x11+0x22+0x33+0x44)/4 = 0x2A.8 rounds to 0x2B; blue
+	// 0x10 where all four samples were ORed, (3·0x10 + 2)/4 = 0x0C in
+	// column 20.
+	for x, want := range map[int]uint32{19: 0xFF00002B, 20: 0xFF0C002B, 21: 0xFF10002B} {
+		if got := j.pixel(x, 3); got != want {
+			t.Errorf("pixel (%d, 3) = %#08x, want %#08x", x, got, want)
+		}
 	}
 }
