@@ -49,7 +49,7 @@ const kmscubeFrames = 120
 // eglDupNativeFenceFDANDROID"; doc/mesa-on-sim.md#findings). The atomic
 // runs on vc4 are held against llvmpipe's legacy run of the same mode:
 // frame K is draw(K) in both, whatever put it on screen.
-var kmscubeModes = []struct {
+type kmscubeMode struct {
 	name    string
 	args    []string
 	refArgs []string
@@ -58,7 +58,9 @@ var kmscubeModes = []struct {
 	// (gpu.Options.Reference) and require every frame to be the same,
 	// bit for bit: the model's fast paths on Mesa's shaders and lists.
 	exact bool
-}{
+}
+
+var kmscubeModes = []kmscubeMode{
 	// Per-vertex colours: the two renderers differ on silhouette pixels
 	// (sub-pixel precision: the VideoCore IV snaps vertices to 1/16
 	// pixel, llvmpipe to 1/256) and by a level of colour rounding.
@@ -314,130 +316,137 @@ func TestKmscube(t *testing.T) {
 		if only := os.Getenv("VC4SIM_KMSCUBE_MODES"); only != "" && !strings.Contains(","+only+",", ","+m.name+",") {
 			continue
 		}
-		t.Run(m.name, func(t *testing.T) {
-			scratch := t.TempDir()
-			vc4 := runKmscube(t, k, m.args, onVC4, filepath.Join(scratch, "vc4"))
-			if m.exact {
-				ref := runKmscube(t, k, m.args, onVC4Ref, filepath.Join(scratch, "vc4-reference"))
-				same := 0
-				for i := 0; i < kmscubeFrames; i++ {
-					name := fmt.Sprintf("frame%03d.png", i)
-					r, err := imgcmp.Compare(loadPNG(t, filepath.Join(vc4.frames, name)), loadPNG(t, filepath.Join(ref.frames, name)), 0)
-					if err != nil || r.Over != 0 {
-						t.Errorf("frame %d: the fast paths and the general code differ: %v %v", i, r, err)
-						continue
-					}
-					same++
-				}
-				t.Logf("fast paths against the general code (gpu.Options.Reference): %d of %d frames the same, bit for bit", same, kmscubeFrames)
-			}
-			refArgs := m.args
-			if m.refArgs != nil {
-				refArgs = m.refArgs
-			}
-			key := strings.Join(refArgs, " ")
-			sw, ok := refRuns[key]
-			if !ok {
-				sw = runKmscube(t, k, refArgs, onLlvmpipe, filepath.Join(refDir, fmt.Sprint(len(refRuns))))
-				refRuns[key] = sw
-			}
-			for _, run := range []struct {
-				name string
-				r    kmscubeRun
-			}{{"vc4", vc4}, {"llvmpipe", sw}} {
-				if !strings.Contains(run.r.stdout, fmt.Sprintf("Rendered %d frames", kmscubeFrames-1)) {
-					t.Errorf("%s: kmscube did not report %d frames", run.name, kmscubeFrames-1)
-				}
-				for ref, n := range run.r.refusals {
-					if !expectedRefusals[ref] {
-						t.Errorf("%s: the simulated kernel refused %s (%d times): a finding for doc/mesa-on-sim.md", run.name, ref, n)
-					}
-				}
-				for _, l := range run.r.kernelLog {
-					t.Errorf("%s: the simulated kernel said: %s", run.name, l)
-				}
-			}
-			defer func() {
-				// On failure, keep what each run said and did.
-				if !t.Failed() {
-					return
-				}
-				dst := filepath.Join(artifacts, m.name)
-				os.MkdirAll(dst, 0o755)
-				for name, text := range map[string]string{"vc4-kmscube.txt": vc4.stdout, "vc4-trace.txt": vc4.trace,
-					"llvmpipe-kmscube.txt": sw.stdout, "llvmpipe-trace.txt": sw.trace} {
-					if err := os.WriteFile(filepath.Join(dst, name), []byte(text), 0o644); err != nil {
-						t.Error(err)
-					}
-				}
-			}()
-			if len(m.args) > 0 && m.args[0] == "-A" {
-				// The atomic path ran: a commit per frame, each with the
-				// GPU's fence exported and the display's out-fence
-				// imported back (drm-atomic.c, doc/mesa-on-sim.md).
-				for _, want := range []string{"DRM_IOCTL_MODE_ATOMIC", "DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD", "DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE"} {
-					n := strings.Count(vc4.trace, ": "+want+" ")
-					t.Logf("vc4 run: %d × %s", n, want)
-					if n < kmscubeFrames-1 {
-						t.Errorf("the vc4 run made %d %s calls, want one per frame", n, want)
-					}
-				}
-			}
-			if !strings.Contains(vc4.stdout, `renderer: "VC4 V3D 2.1"`) {
-				t.Errorf("the vc4 run's renderer is not VC4 V3D 2.1")
-			}
-			if !strings.Contains(sw.stdout, `renderer: "llvmpipe`) {
-				t.Errorf("the reference run's renderer is not llvmpipe")
-			}
-
-			type res struct {
-				k int
-				r imgcmp.Result
-			}
-			var all []res
-			var bad []int
-			for i := 0; i < kmscubeFrames; i++ {
-				name := fmt.Sprintf("frame%03d.png", i)
-				got := loadPNG(t, filepath.Join(vc4.frames, name))
-				want := loadPNG(t, filepath.Join(sw.frames, name))
-				r, err := m.tol.Check(got, want)
-				all = append(all, res{i, r})
-				if err != nil {
-					bad = append(bad, i)
-					t.Errorf("frame %d: %v", i, err)
-				}
-			}
-			// Keep frames 0, 1, 30 and 119, the worst, and every failing one.
-			sort.Slice(all, func(a, b int) bool { return all[a].r.Over > all[b].r.Over })
-			worst := all[0]
-			keep := map[int]bool{0: true, 1: true, 30: true, kmscubeFrames - 1: true, worst.k: true}
-			for _, b := range bad {
-				keep[b] = true
-			}
-			dst := filepath.Join(artifacts, m.name)
-			if err := os.MkdirAll(dst, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			for i := range keep {
-				name := fmt.Sprintf("frame%03d.png", i)
-				got := loadPNG(t, filepath.Join(vc4.frames, name))
-				want := loadPNG(t, filepath.Join(sw.frames, name))
-				if err := imgcmp.WriteDiff(filepath.Join(dst, fmt.Sprintf("frame%03d-vc4-llvmpipe-diff.png", i)), got, want, m.tol.Threshold); err != nil {
-					t.Error(err)
-				}
-			}
-			minPSNR := all[0].r.PSNR
-			for _, a := range all {
-				minPSNR = min(minPSNR, a.r.PSNR)
-			}
-			line := fmt.Sprintf("| %s | all %d (0-%d) | %v | frame %d: %v; lowest PSNR %.2f dB |\n",
-				m.name, kmscubeFrames, kmscubeFrames-1, m.tol, worst.k, worst.r, minPSNR)
-			t.Log(line)
-			summary.WriteString(line)
-		})
+		t.Run(m.name, func(t *testing.T) { compareKmscube(t, k, m, refRuns, refDir, artifacts, &summary) })
 	}
 	if err := os.WriteFile(filepath.Join(artifacts, "summary.md"), []byte(summary.String()), 0o644); err != nil {
 		t.Error(err)
 	}
 	t.Logf("frames and diffs in %s\n%s", artifacts, summary.String())
+}
+
+// compareKmscube runs kmscube in mode m on the simulated vc4 (and, for an
+// exact mode, again on the model's general code) and with llvmpipe,
+// reusing refRuns' llvmpipe run of the same arguments, and holds every
+// frame to m's tolerance. It adds the mode's line to summary and keeps
+// frames and diffs under artifacts.
+func compareKmscube(t *testing.T, k kmscubeTools, m kmscubeMode, refRuns map[string]kmscubeRun, refDir, artifacts string, summary *strings.Builder) {
+	scratch := t.TempDir()
+	vc4 := runKmscube(t, k, m.args, onVC4, filepath.Join(scratch, "vc4"))
+	if m.exact {
+		ref := runKmscube(t, k, m.args, onVC4Ref, filepath.Join(scratch, "vc4-reference"))
+		same := 0
+		for i := 0; i < kmscubeFrames; i++ {
+			name := fmt.Sprintf("frame%03d.png", i)
+			r, err := imgcmp.Compare(loadPNG(t, filepath.Join(vc4.frames, name)), loadPNG(t, filepath.Join(ref.frames, name)), 0)
+			if err != nil || r.Over != 0 {
+				t.Errorf("frame %d: the fast paths and the general code differ: %v %v", i, r, err)
+				continue
+			}
+			same++
+		}
+		t.Logf("fast paths against the general code (gpu.Options.Reference): %d of %d frames the same, bit for bit", same, kmscubeFrames)
+	}
+	refArgs := m.args
+	if m.refArgs != nil {
+		refArgs = m.refArgs
+	}
+	key := strings.Join(refArgs, " ")
+	sw, ok := refRuns[key]
+	if !ok {
+		sw = runKmscube(t, k, refArgs, onLlvmpipe, filepath.Join(refDir, fmt.Sprint(len(refRuns))))
+		refRuns[key] = sw
+	}
+	for _, run := range []struct {
+		name string
+		r    kmscubeRun
+	}{{"vc4", vc4}, {"llvmpipe", sw}} {
+		if !strings.Contains(run.r.stdout, fmt.Sprintf("Rendered %d frames", kmscubeFrames-1)) {
+			t.Errorf("%s: kmscube did not report %d frames", run.name, kmscubeFrames-1)
+		}
+		for ref, n := range run.r.refusals {
+			if !expectedRefusals[ref] {
+				t.Errorf("%s: the simulated kernel refused %s (%d times): a finding for doc/mesa-on-sim.md", run.name, ref, n)
+			}
+		}
+		for _, l := range run.r.kernelLog {
+			t.Errorf("%s: the simulated kernel said: %s", run.name, l)
+		}
+	}
+	defer func() {
+		// On failure, keep what each run said and did.
+		if !t.Failed() {
+			return
+		}
+		dst := filepath.Join(artifacts, m.name)
+		os.MkdirAll(dst, 0o755)
+		for name, text := range map[string]string{"vc4-kmscube.txt": vc4.stdout, "vc4-trace.txt": vc4.trace,
+			"llvmpipe-kmscube.txt": sw.stdout, "llvmpipe-trace.txt": sw.trace} {
+			if err := os.WriteFile(filepath.Join(dst, name), []byte(text), 0o644); err != nil {
+				t.Error(err)
+			}
+		}
+	}()
+	if len(m.args) > 0 && m.args[0] == "-A" {
+		// The atomic path ran: a commit per frame, each with the
+		// GPU's fence exported and the display's out-fence
+		// imported back (drm-atomic.c, doc/mesa-on-sim.md).
+		for _, want := range []string{"DRM_IOCTL_MODE_ATOMIC", "DRM_IOCTL_SYNCOBJ_HANDLE_TO_FD", "DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE"} {
+			n := strings.Count(vc4.trace, ": "+want+" ")
+			t.Logf("vc4 run: %d × %s", n, want)
+			if n < kmscubeFrames-1 {
+				t.Errorf("the vc4 run made %d %s calls, want one per frame", n, want)
+			}
+		}
+	}
+	if !strings.Contains(vc4.stdout, `renderer: "VC4 V3D 2.1"`) {
+		t.Errorf("the vc4 run's renderer is not VC4 V3D 2.1")
+	}
+	if !strings.Contains(sw.stdout, `renderer: "llvmpipe`) {
+		t.Errorf("the reference run's renderer is not llvmpipe")
+	}
+
+	type res struct {
+		k int
+		r imgcmp.Result
+	}
+	var all []res
+	var bad []int
+	for i := 0; i < kmscubeFrames; i++ {
+		name := fmt.Sprintf("frame%03d.png", i)
+		got := loadPNG(t, filepath.Join(vc4.frames, name))
+		want := loadPNG(t, filepath.Join(sw.frames, name))
+		r, err := m.tol.Check(got, want)
+		all = append(all, res{i, r})
+		if err != nil {
+			bad = append(bad, i)
+			t.Errorf("frame %d: %v", i, err)
+		}
+	}
+	// Keep frames 0, 1, 30 and 119, the worst, and every failing one.
+	sort.Slice(all, func(a, b int) bool { return all[a].r.Over > all[b].r.Over })
+	worst := all[0]
+	keep := map[int]bool{0: true, 1: true, 30: true, kmscubeFrames - 1: true, worst.k: true}
+	for _, b := range bad {
+		keep[b] = true
+	}
+	dst := filepath.Join(artifacts, m.name)
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := range keep {
+		name := fmt.Sprintf("frame%03d.png", i)
+		got := loadPNG(t, filepath.Join(vc4.frames, name))
+		want := loadPNG(t, filepath.Join(sw.frames, name))
+		if err := imgcmp.WriteDiff(filepath.Join(dst, fmt.Sprintf("frame%03d-vc4-llvmpipe-diff.png", i)), got, want, m.tol.Threshold); err != nil {
+			t.Error(err)
+		}
+	}
+	minPSNR := all[0].r.PSNR
+	for _, a := range all {
+		minPSNR = min(minPSNR, a.r.PSNR)
+	}
+	line := fmt.Sprintf("| %s | all %d (0-%d) | %v | frame %d: %v; lowest PSNR %.2f dB |\n",
+		m.name, kmscubeFrames, kmscubeFrames-1, m.tol, worst.k, worst.r, minPSNR)
+	t.Log(line)
+	summary.WriteString(line)
 }

@@ -29,6 +29,7 @@ type tjob struct {
 	bin      []byte
 	counters hw.Counters
 	rcl      gputest.RCL
+	ms       bool
 }
 
 const allocLen = 1 << 20
@@ -46,6 +47,14 @@ func newTJob(t *testing.T, w, h int) *tjob {
 	j.rcl = gputest.RCL{Width: w, Height: h, Color: &gputest.Surface{Addr: j.color.Addr},
 		ColorFormat: cl.RenderFormatRGBA8888, UseClear: true, ClearZ: 0xFFFFFF}
 	return j
+}
+
+// multisample makes the job render in 4× multisample mode: 32×32 tiles
+// for the binner and the render list, the frame buffer store resolving.
+func (j *tjob) multisample() {
+	j.ms = true
+	j.tx, j.ty = (j.w+31)/32, (j.h+31)/32
+	j.rcl.MS = true
 }
 
 // put stores bytes in the data buffer, aligned to align, and returns
@@ -78,7 +87,7 @@ func words(ws ...uint32) []byte {
 func (j *tjob) beginBin(cfg cl.ConfigurationBits) {
 	j.bin = cl.TileBinningModeConfig{
 		TileAllocAddress: j.binMem.Addr + 4096, TileAllocSize: allocLen, TileStateAddress: j.binMem.Addr,
-		WidthInTiles: uint8(j.tx), HeightInTiles: uint8(j.ty),
+		WidthInTiles: uint8(j.tx), HeightInTiles: uint8(j.ty), Multisample4x: j.ms,
 		AutoInitTileState: true, InitialBlockSize: cl.BlockSize32, BlockSize: cl.BlockSize128,
 	}.Append(j.bin)
 	j.bin = cl.StartTileBinning{}.Append(j.bin)

@@ -94,6 +94,8 @@ type Binner struct {
 	state      vertex.State
 	hasState   bool
 	frame      raster.Rect
+	side       int  // tile side in pixels (64, or 32 multisampled)
+	ms         bool // 4× multisample mode
 	listFormat cl.PrimitiveListFormat
 
 	// The draw being binned and its window of shaded positions.
@@ -289,8 +291,6 @@ func (b *Binner) binningConfig(raw []byte) error {
 		return err
 	}
 	switch {
-	case c.Multisample4x:
-		return &tlb.Unsupported{What: "4x multisample binning"}
 	case c.Color64:
 		return &tlb.Unsupported{What: "the 64-bit tile buffer"}
 	case c.WidthInTiles == 0 || c.HeightInTiles == 0:
@@ -298,7 +298,12 @@ func (b *Binner) binningConfig(raw []byte) error {
 	}
 	b.tilesX, b.tilesY = int(c.WidthInTiles), int(c.HeightInTiles)
 	n := b.tilesX * b.tilesY
-	b.frame = raster.Rect{X1: b.tilesX * tlb.Size, Y1: b.tilesY * tlb.Size}
+	// 4× multisampling halves the tile side ([AG] §5 "Tile Buffer").
+	b.ms, b.side = c.Multisample4x, tlb.Size
+	if b.ms {
+		b.side = tlb.SizeMS
+	}
+	b.frame = raster.Rect{X1: b.tilesX * b.side, Y1: b.tilesY * b.side}
 	// The tile state data array, which the hardware writes
 	// (spec.TileStateBytes a tile).
 	if _, err := b.view.Write(c.TileStateAddress, uint32(spec.TileStateBytes*n), "PTB tile state data array"); err != nil {
@@ -369,6 +374,14 @@ func (b *Binner) writeState(t *tileList) error {
 	return nil
 }
 
+// oversample says primitives cover sample points rather than pixel
+// centres: CONFIGURATION_BITS' 4× rasteriser oversampling in 4×
+// multisample mode (raster.Prim.Oversample). The binner sends a primitive
+// to every tile one of its samples may fall in.
+func (b *Binner) oversample() bool {
+	return b.ms && b.config.Oversample == cl.OversampleMode4x
+}
+
 // scissor is the region primitives are binned in: the clip window (the
 // whole frame until a CLIP_WINDOW is seen: our choice, the reset value is
 // not documented) within the frame of tiles.
@@ -382,9 +395,10 @@ func (b *Binner) scissor() raster.Rect {
 // emit writes a primitive (with its state) to every tile pr touches.
 func (b *Binner) emit(pr *raster.Prim, f cl.PrimitiveListFormat, p prim.Prim, clipped []byte) error {
 	r := pr.Bounds()
-	for ty := r.Y0 / tlb.Size; ty <= (r.Y1-1)/tlb.Size; ty++ {
-		for tx := r.X0 / tlb.Size; tx <= (r.X1-1)/tlb.Size; tx++ {
-			tr := raster.Rect{X0: tx * tlb.Size, Y0: ty * tlb.Size, X1: (tx + 1) * tlb.Size, Y1: (ty + 1) * tlb.Size}
+	side := b.side
+	for ty := r.Y0 / side; ty <= (r.Y1-1)/side; ty++ {
+		for tx := r.X0 / side; tx <= (r.X1-1)/side; tx++ {
+			tr := raster.Rect{X0: tx * side, Y0: ty * side, X1: (tx + 1) * side, Y1: (ty + 1) * side}
 			if !pr.TouchesRect(tr) {
 				continue
 			}

@@ -221,6 +221,7 @@ func (b *Binner) clipAndEmit(nv int, cs [3]*vertex.Coord, p prim.Prim) error {
 	}
 	f := listFormats[nv]
 	sc := b.scissor()
+	b.prim.Oversample = b.oversample()
 	if nv == 2 {
 		if !c.clipSegment() {
 			return nil

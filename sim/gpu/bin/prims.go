@@ -161,6 +161,7 @@ func (b *Binner) Primitive(nv int, pa, pb, pc int) error {
 		}
 	}
 	sc := b.scissor()
+	b.prim.Oversample = b.oversample()
 	f := listFormats[nv]
 	switch nv {
 	case 1:

@@ -190,6 +190,96 @@ type Prim struct {
 	// Reverse is set for reverse-facing (back-facing) triangles: the
 	// REV_FLAG a fragment shader can read.
 	Reverse bool
+	// Oversample, set before a Setup method, makes the primitive cover
+	// the four sample points of each pixel (4× rasteriser oversampling,
+	// BlockSamples) rather than its centre: the bounds then take in every
+	// pixel a sample of which may be inside.
+	Oversample bool
+}
+
+// SampleX and SampleY place sample s of pixel (x, y) at (16x + SampleX[s],
+// 16y + SampleY[s]) in 1/16 pixel. The guide gives 4× multisampling
+// without its sample positions, and Mesa's vc4 driver does not report
+// them; we take those Mesa's v3d driver reports for the V3D 3.3, the
+// VideoCore IV's successor (v3d_context.c v3d_get_sample_position: x =
+// 0.5 + {1, −3, 3, −1}/8, y = 1/8 + s/4 of a pixel): a rotated grid,
+// every sample on its own row and column (UNCERTAIN,
+// doc/hardware.md#multisampling).
+var SampleX, SampleY = [4]int64{10, 2, 14, 6}, [4]int64{2, 6, 10, 14}
+
+// atSample returns E at sample s of pixel (x, y), plus the bias (so the
+// sample is inside iff the result is > 0).
+func (e *edge) atSample(x, y, s int) int64 {
+	px := int64(x)*16 + SampleX[s]
+	py := int64(y)*16 + SampleY[s]
+	return e.dx*(py-e.ay) - e.dy*(px-e.ax) + e.bias
+}
+
+// bestSample returns the largest of atSample(x, y, s) over the samples.
+func (e *edge) bestSample(x, y int) int64 {
+	m := e.atSample(x, y, 0)
+	for s := 1; s < 4; s++ {
+		m = max(m, e.atSample(x, y, s))
+	}
+	return m
+}
+
+// candidates returns the pixels whose centres (or, oversampling, some
+// sample point) lie in [minX, maxX] × [minY, maxY] (1/16-pixel units).
+func (p *Prim) candidates(minX, maxX, minY, maxY int64) Rect {
+	if !p.Oversample {
+		return centreRange(minX, maxX, minY, maxY)
+	}
+	// The sample offsets span 2..14 sixteenths each way.
+	return Rect{
+		X0: int(ceilDiv(minX-14, 16)), X1: int(floorDiv(maxX-2, 16)) + 1,
+		Y0: int(ceilDiv(minY-14, 16)), Y1: int(floorDiv(maxY-2, 16)) + 1,
+	}
+}
+
+// BlockSamples sets cov[i] to the samples of element i's pixel the
+// primitive covers in the 4×4 block at (bx, by) — bit s for sample s
+// (SampleX, SampleY), none for a pixel outside the scissor — and returns
+// the elements with any: the coverage a fragment shader's MS_FLAGS start
+// from in 4× multisample mode ([AG] Table 29 MS_MASK; §5: "the
+// multisamples written are masked individually according to the QPU
+// internal MS_FLAGS register"). Without Oversample, and for points, a
+// pixel's samples are all covered or none, as its centre is
+// (BlockMask).
+func (p *Prim) BlockSamples(bx, by int, cov *[16]uint8) uint16 {
+	if !p.Oversample || p.kind != kindEdges {
+		m := p.BlockMask(bx, by)
+		for i := range cov {
+			cov[i] = uint8(m>>i&1) * 0xF
+		}
+		return m
+	}
+	par := BlockParity(by)
+	s := p.scissor
+	var mask uint16
+	for i := range 16 {
+		cov[i] = 0
+		x, y := bx+int(LaneX[par][i]), by+int(LaneY[par][i])
+		if x < s.X0 || x >= s.X1 || y < s.Y0 || y >= s.Y1 {
+			continue
+		}
+		for k := range 4 {
+			in := true
+			for j := 0; j < p.nedge; j++ {
+				if p.edges[j].atSample(x, y, k) <= 0 {
+					in = false
+					break
+				}
+			}
+			if in {
+				cov[i] |= 1 << k
+			}
+		}
+		if cov[i] != 0 {
+			mask |= 1 << i
+		}
+	}
+	return mask
 }
 
 // Facing results of a triangle.
@@ -268,7 +358,7 @@ func (p *Prim) SetupTriangle(v0, v1, v2 *Vertex, scissor Rect, reverse bool) boo
 	maxX := max(a[0], b[0], c[0])
 	minY := min(a[1], b[1], c[1])
 	maxY := max(a[1], b[1], c[1])
-	p.bounds = centreRange(minX, maxX, minY, maxY).Intersect(scissor)
+	p.bounds = p.candidates(minX, maxX, minY, maxY).Intersect(scissor)
 	p.scissor = scissor
 	if p.bounds.Empty() {
 		return false
@@ -697,7 +787,7 @@ func (p *Prim) SetupLine(v0, v1 *Vertex, width float32, scissor Rect) bool {
 		minY, maxY = min(minY, q[i][1]), max(maxY, q[i][1])
 	}
 	p.nedge = 4
-	p.bounds = centreRange(minX, maxX, minY, maxY).Intersect(scissor)
+	p.bounds = p.candidates(minX, maxX, minY, maxY).Intersect(scissor)
 	p.scissor = scissor
 	if p.bounds.Empty() {
 		return false
@@ -804,7 +894,7 @@ func (p *Prim) TouchesRect(r Rect) bool {
 		if e.dx > 0 {
 			y = r.Y1 - 1
 		}
-		if e.at(x, y) <= 0 {
+		if p.Oversample && e.bestSample(x, y) <= 0 || !p.Oversample && e.at(x, y) <= 0 {
 			return false
 		}
 	}

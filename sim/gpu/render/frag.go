@@ -57,15 +57,21 @@ type fragment struct {
 	rowVary [maxSetup][4]float32
 
 	// Per thread.
-	col     int // the block's column in colWZ and colVary
-	next    int // next varying to read
-	bx, by  int
-	idx     [16]uint16 // tile pixel of each element (the reference path's; the fast path fills it when it reads colours)
-	blk     tlb.Block  // the same pixels as pairs, for the fast paths
-	msMask  uint16     // the coverage start.MSFlags was made from
-	stencil tlb.Stencil
-	depth   tlb.DepthState
-	reverse bool
+	col    int // the block's column in colWZ and colVary
+	next   int // next varying to read
+	bx, by int
+	idx    [16]uint16 // tile pixel of each element (the reference path's; the fast path fills it when it reads colours)
+	blk    tlb.Block  // the same pixels as pairs, for the fast paths
+	msMask uint16     // the coverage start.MSFlags was made from
+	// Multisample mode: the samples each element's pixel covers, the
+	// tile buffer element of each sample (tlb.MSIndex), and the samples
+	// the thread's next TLB_COLOUR_MS write and colour load reach.
+	cov             [16]uint8
+	sidx            [tlb.Samples][16]uint16
+	msWrite, msRead int
+	stencil         tlb.Stencil
+	depth           tlb.DepthState
+	reverse         bool
 }
 
 func (f *fragment) init(w *Worker, qpuNum int) {
@@ -123,8 +129,14 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 	}
 	f.depth = tlb.DepthState{Func: st.config.DepthFunc, Update: st.config.ZUpdates}
 	f.reverse = f.prim.Reverse
-	earlyZ := f.earlyZ()
-	tx0, ty0 := w.tile.X*tlb.Size, w.tile.Y*tlb.Size
+	// In multisample mode the general code runs: per-sample coverage,
+	// no early-Z (Mesa never enables it there, vc4_emit.c, for the
+	// hardware's HW-2905; the shader's TLB_Z write makes the real test,
+	// doc/hardware.md#tile-buffer-formats), the TLB per sample.
+	ms := w.frame.MS
+	earlyZ := !ms && f.earlyZ()
+	side := w.frame.Side()
+	tx0, ty0 := w.tile.X*side, w.tile.Y*side
 	b := f.prim.Bounds()
 	var rev uint32
 	if f.reverse {
@@ -153,13 +165,17 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 		// (raster.RowSpan: BlockMask's own tests, a row at a time); the
 		// reference asks BlockMask of every block.
 		span := raster.BlockSpan{Hi: ncol}
-		if !w.r.opts.Reference {
+		if !w.r.opts.Reference && !ms {
 			span = f.prim.RowSpan(bx0, by, ncol)
 		}
 		for k := span.Lo; k < span.Hi; k++ {
 			bx := bx0 + 4*k
 			mask := uint16(0xFFFF)
-			if k < span.FullLo || k >= span.FullHi {
+			if ms {
+				if mask = f.prim.BlockSamples(bx, by, &f.cov); mask == 0 {
+					continue
+				}
+			} else if k < span.FullLo || k >= span.FullHi {
 				if mask = f.prim.BlockMask(bx, by); mask == 0 {
 					continue
 				}
@@ -185,13 +201,22 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 			// in the block, in the tile buffer.
 			base := (by-ty0)*tlb.Size + bx - tx0
 			par := raster.BlockParity(by)
-			if w.r.opts.Reference {
+			if ms {
+				for i := range 16 {
+					x, y := bx-tx0+int(raster.LaneX[par][i]), by-ty0+int(raster.LaneY[par][i])
+					for smp := range tlb.Samples {
+						f.sidx[smp][i] = uint16(tlb.MSIndex(x, y, smp))
+					}
+				}
+			} else if w.r.opts.Reference {
 				li := &laneIdx[par]
 				for i := range 16 {
 					f.idx[i] = uint16(base + int(li[i]))
 				}
 			}
-			f.blk.Offset(&laneBlock[par], uint16(base))
+			if !ms {
+				f.blk.Offset(&laneBlock[par], uint16(base))
+			}
 			quads := quadMask(mask)
 			c[uapi.PerfcntFEPValidQuads] += uint64(bits.OnesCount8(quads))
 			if earlyZ {
@@ -205,7 +230,14 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 			// Non-multisample mode: a covered pixel has all four mask
 			// bits (our choice; [AG] Table 29 gives MS_MASK 4 bits
 			// without saying what non-MS mode puts there).
-			if mask != f.msMask { // s.MSFlags is the flags of f.msMask (0 at first: all zero)
+			if ms {
+				// Multisample mode: bit s for each covered sample s
+				// ([AG] Table 29 MS_MASK, 4 bits).
+				for i, c := range &f.cov {
+					s.MSFlags[i] = uint32(c)
+				}
+				f.msMask = 0 // no longer the flags of any mask
+			} else if mask != f.msMask { // s.MSFlags is the flags of f.msMask (0 at first: all zero)
 				for q := range 4 {
 					*(*[4]uint32)(s.MSFlags[4*q:]) = msFlagsOf[mask>>(4*q)&0xF]
 				}
@@ -216,6 +248,7 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 			f.next = 0
 			f.bx, f.by = bx, by
 			f.stencil.Reset()
+			f.msWrite, f.msRead = 0, 0
 			f.tmu[0].Reset(nil)
 			f.tmu[1].Reset(nil)
 			res, err := f.qpu.Run(st.fs, f, s)
@@ -380,6 +413,9 @@ func (f *fragment) TMULoad(unit int, r4 *[16]uint32) error {
 // TLBWrite implements qpuexec.Env: stencil setup (element 0's word), the
 // Z and stencil tests, and masked colour writes ([AG] §5).
 func (f *fragment) TLBWrite(reg qpuexec.TLBReg, v *[16]uint32, mask uint16, ms *[16]uint32) error {
+	if f.w.frame.MS {
+		return f.tlbWriteMS(reg, v, mask, ms)
+	}
 	b := &f.w.buf
 	c := &f.w.counters
 	switch reg {
@@ -426,6 +462,15 @@ func (f *fragment) TLBLoad(kind qpuexec.TLBLoad, r4 *[16]uint32) error {
 	if kind != qpuexec.TLBLoadColour {
 		return &tlb.Unsupported{What: fmt.Sprintf("TLB %v load", kind)}
 	}
+	if f.w.frame.MS {
+		// "The tile color is read one multisample at a time, in a fixed
+		// order" ([AG] §5 "Color Read and Write"): samples 0 to 3 (our
+		// order; Mesa reads them as samples 0..3, vc4_program.c
+		// ntq_emit_color_read).
+		f.w.buf.ReadColor(&f.sidx[f.msRead&3], r4)
+		f.msRead++
+		return nil
+	}
 	if !f.w.r.opts.Reference {
 		// The fast path keeps the block's pixels as pairs only.
 		for k, p := range &f.blk.Pair {
@@ -433,6 +478,67 @@ func (f *fragment) TLBLoad(kind qpuexec.TLBLoad, r4 *[16]uint32) error {
 		}
 	}
 	f.w.buf.ReadColor(&f.idx, r4)
+	return nil
+}
+
+// samplesIn returns the elements in mask whose MS_FLAGS have sample s.
+func samplesIn(ms *[16]uint32, s int, mask uint16) uint16 {
+	var m uint16
+	for i := range ms {
+		m |= uint16(ms[i]>>s&1) << i
+	}
+	return m & mask
+}
+
+// tlbWriteMS is TLBWrite in 4× multisample mode ([AG] §5 "Color Read and
+// Write", "Z and Stencil"): each sample whose MS_FLAGS bit is set takes
+// part. A TLB_Z write tests and updates every such sample's Z and stencil
+// against the element's one Z value (the shader writes one Z a pixel; the
+// guide keeps Z and stencil per sample and says the test updates
+// MS_FLAGS, so a sample that fails loses its bit: DERIVED,
+// doc/hardware.md#multisampling); TLB_COLOUR_ALL writes the colour to
+// all of them; the n-th TLB_COLOUR_MS write of the thread goes to sample
+// n ("written back ... one multisample at a time, in the same order").
+func (f *fragment) tlbWriteMS(reg qpuexec.TLBReg, v *[16]uint32, mask uint16, ms *[16]uint32) error {
+	b := &f.w.buf
+	c := &f.w.counters
+	switch reg {
+	case qpuexec.TLBStencilSetup:
+		f.stencil.Setup(v[0])
+	case qpuexec.TLBZ:
+		var in, pass, sfail uint16
+		for s := range tlb.Samples {
+			ins := samplesIn(ms, s, mask)
+			ps, sf := b.ZWrite(&f.sidx[s], v, ins, f.depth, &f.stencil, f.reverse)
+			for fail := ins &^ ps; fail != 0; fail &= fail - 1 {
+				ms[bits.TrailingZeros16(fail)] &^= 1 << s
+			}
+			in, pass, sfail = in|ins, pass|ps, sfail|sf
+		}
+		qin, qpass := quadMask(in), quadMask(pass)
+		c[uapi.PerfcntTLBQuadsPassingZAndStencil] += uint64(bits.OnesCount8(qpass))
+		c[uapi.PerfcntTLBQuadsNotPassingZAndStencil] += uint64(bits.OnesCount8(qin &^ qpass))
+		c[uapi.PerfcntTLBQuadsNotPassingStencil] += uint64(bits.OnesCount8(quadMask(sfail) &^ qpass))
+	case qpuexec.TLBColourAll, qpuexec.TLBColourMS:
+		first, last := 0, tlb.Samples-1
+		if reg == qpuexec.TLBColourMS {
+			first = f.msWrite & 3
+			last = first
+			f.msWrite++
+		}
+		var m uint16
+		for s := first; s <= last; s++ {
+			sm := samplesIn(ms, s, mask)
+			b.WriteColor(&f.sidx[s], v, sm)
+			m |= sm
+		}
+		q := quadMask(m)
+		c[uapi.PerfcntTLBQuadsWrittenToColorBuf] += uint64(bits.OnesCount8(q))
+		c[uapi.PerfcntTLBQuadsNonZeroCoverage] += uint64(bits.OnesCount8(q))
+		c[uapi.PerfcntTLBQuadsZeroCoverage] += uint64(4 - bits.OnesCount8(q))
+	default:
+		return &tlb.Unsupported{What: fmt.Sprintf("TLB register %v", reg)}
+	}
 	return nil
 }
 

@@ -82,6 +82,9 @@ type transfer struct {
 	// color and zs say which buffers a full-resolution load or store
 	// moves.
 	color, zs bool
+	// resolve is a general store's 4× decimation (mode 1): each pixel
+	// stores the average of its samples.
+	resolve bool
 	// err, when set, is what executing the transfer reports instead: a
 	// mode the model lacks.
 	err error
@@ -152,9 +155,10 @@ func (t *transfer) decode(d *spec.Packet, p []byte) error {
 		t.writes = q.Buffer != cl.StoreBufferNone
 		t.tiling, t.format, t.addr = q.Tiling, q.Format, q.Address
 		t.clearColor, t.clearZS, t.lastTile = !q.DisableColorClear, !q.DisableZSClear, q.LastTile
+		t.resolve = q.Mode == cl.StoreModeDecimateX4
 		switch {
-		case q.Mode != cl.StoreModeSample0:
-			t.err = &tlb.Unsupported{What: "decimated stores"}
+		case q.Mode != cl.StoreModeSample0 && q.Mode != cl.StoreModeDecimateX4:
+			t.err = &tlb.Unsupported{What: fmt.Sprintf("store mode %v", q.Mode)}
 		case q.Buffer == cl.StoreBufferNone:
 		case q.Buffer == cl.StoreBufferColor:
 			t.what = movesColor

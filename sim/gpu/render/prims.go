@@ -178,8 +178,9 @@ func (d *directSink) Primitive(nv int, a, b, c int) error {
 // scissor is the pixel region primitives may cover in the current tile:
 // the tile ∩ the frame ∩ the clip window.
 func (w *Worker) scissor() raster.Rect {
-	x0, y0 := w.tile.X*tlb.Size, w.tile.Y*tlb.Size
-	r := raster.Rect{X0: x0, Y0: y0, X1: x0 + tlb.Size, Y1: y0 + tlb.Size}
+	side := w.frame.Side()
+	x0, y0 := w.tile.X*side, w.tile.Y*side
+	r := raster.Rect{X0: x0, Y0: y0, X1: x0 + side, Y1: y0 + side}
 	r = r.Intersect(raster.Rect{X1: w.frame.Width, Y1: w.frame.Height})
 	if w.st.hasClip {
 		r = r.Intersect(w.st.clip)
@@ -205,6 +206,14 @@ func (w *Worker) primitive(lp *listPrim) error {
 	}
 	sc := w.scissor()
 	pr := &f.prim
+	// 4× rasteriser oversampling: coverage per sample. Mesa sets it only
+	// for a multisampled job ("Don't set the rasterizer to oversample if
+	// we're doing our binning and load/stores in single-sample mode",
+	// vc4_emit.c); what it does to a single-sample tile is not documented.
+	pr.Oversample = w.st.config.Oversample == cl.OversampleMode4x
+	if pr.Oversample && !w.frame.MS {
+		return &tlb.Unsupported{What: "rasteriser oversampling without a multisample tile buffer"}
+	}
 	ok := false
 	reverse := false
 	switch lp.nv {

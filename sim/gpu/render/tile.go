@@ -234,8 +234,8 @@ func (w *Worker) state(raw []byte) error {
 		switch {
 		case s.config.CoveragePipeSelect:
 			return &tlb.Unsupported{What: "the coverage accumulation pipe"}
-		case s.config.Oversample != cl.OversampleModeNone:
-			return &tlb.Unsupported{What: "rasteriser oversampling"}
+		case s.config.Oversample > cl.OversampleMode4x:
+			return &tlb.Unsupported{What: fmt.Sprintf("rasteriser oversample mode %v", s.config.Oversample)}
 		}
 	case spec.OpFlatShadeFlags:
 		var q cl.FlatShadeFlags
@@ -362,13 +362,31 @@ func (w *Worker) store(t *transfer) error {
 		return t.err
 	}
 	var err error
+	if t.resolve && (!w.frame.MS || t.what == movesZS) {
+		// A 4× decimated store needs the four samples of multisample
+		// mode; what it does to Z/stencil is not documented.
+		return &tlb.Unsupported{What: "a 4x decimated store of a single-sample or Z/stencil buffer"}
+	}
 	switch t.what {
 	case movesColor:
-		err = w.buf.StoreColor(w.view, t.addr, t.tiling, t.format, w.tile, &w.frame)
+		if t.resolve {
+			err = w.buf.StoreColorResolved(w.view, t.addr, t.tiling, t.format, w.tile, &w.frame)
+		} else {
+			err = w.buf.StoreColor(w.view, t.addr, t.tiling, t.format, w.tile, &w.frame)
+		}
 	case movesZS:
 		err = w.buf.StoreZS(w.view, t.addr, t.tiling, w.tile, &w.frame)
 	case movesFrame:
-		err = w.buf.StoreColor(w.view, w.frame.Addr, w.frame.Tiling, msFormat(w.frame.Format), w.tile, &w.frame)
+		// The rendering mode's decimation: the average of each pixel's
+		// samples (4×) or sample 0 (1×) in multisample mode ([AG] Table
+		// 38 id 113; Mesa vc4_job.c sets 4× for every multisampled job:
+		// "Controls whether color_write's VC4_PACKET_STORE_MS_TILE_BUFFER
+		// does 4x decimation").
+		if w.frame.Resolve {
+			err = w.buf.StoreColorResolved(w.view, w.frame.Addr, w.frame.Tiling, msFormat(w.frame.Format), w.tile, &w.frame)
+		} else {
+			err = w.buf.StoreColor(w.view, w.frame.Addr, w.frame.Tiling, msFormat(w.frame.Format), w.tile, &w.frame)
+		}
 	case movesFullRes:
 		err = w.buf.StoreFullRes(w.view, t.addr, t.color, t.zs)
 	}

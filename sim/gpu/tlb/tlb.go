@@ -5,14 +5,16 @@
 // memory ([AG] §5 "Tile Buffer"; doc/hardware.md#load-and-store,
 // doc/hardware.md#tiles, doc/hardware.md#tile-buffer-formats).
 //
-// What is modelled: non-multisample 32-bit colour tiles (the only
-// configuration the Linux kernel lets user space pick besides 4×
-// multisampling); colour in RGBA8888 and BGR565 (dithered or not); Z24 and
-// 8-bit stencil; linear, T and LT memory formats through package texture's
-// layouts; full-resolution dumps in a layout of our own. What is not:
-// multisampling, the 64-bit HDR tile buffer, the VG mask, coverage mode
-// (the CAP), decimation; a job that asks for them fails with an
-// *Unsupported error rather than render something else.
+// What is modelled: 32-bit colour tiles without multisampling (64×64
+// pixels) and with 4× multisampling (32×32 pixels of 4 samples, colour, Z
+// and stencil per sample: see MSIndex), the two configurations the Linux
+// kernel lets user space pick; colour in RGBA8888 and BGR565 (dithered or
+// not); Z24 and 8-bit stencil; linear, T and LT memory formats through
+// package texture's layouts; stores of sample 0 or of the 4× resolve;
+// full-resolution dumps (doc/hardware.md#multisampling). What is not: the
+// 64-bit HDR tile buffer, the VG mask, coverage mode (the CAP), ×16
+// decimation; a job that asks for them fails with an *Unsupported error
+// rather than render something else.
 package tlb
 
 import (
@@ -26,12 +28,32 @@ import (
 	"github.com/vccube/vccube/texture"
 )
 
-// Size is the width and height of a tile in pixels: the model renders
-// without multisampling only, so it is cl/spec's TileSize.
+// Size is the width and height of a tile in pixels without
+// multisampling: cl/spec's TileSize. The buffer holds Size×Size samples
+// whatever the mode; with 4× multisampling a tile is SizeMS pixels a side.
 const Size = spec.TileSize
 
-// Pixels is the number of pixels in a tile.
+// SizeMS is the side of a tile in 4× multisample mode ([AG] §5 "Tile
+// Buffer": "32x32 pixels in 4x multisample mode").
+const SizeMS = spec.TileSizeMSAA
+
+// Samples is the number of samples of a pixel in multisample mode.
+const Samples = 4
+
+// Pixels is the number of pixels in a tile without multisampling, and
+// the number of samples the buffer holds in either mode.
 const Pixels = Size * Size
+
+// MSIndex returns the element of the buffer's arrays that holds sample s
+// of tile pixel (x, y) in 4× multisample mode. The samples are kept as a
+// full-resolution dump writes them, which Mesa reads back in its shaders
+// (vc4_nir_lower_txf_ms.c: 2×2-pixel quads of 64 bytes in raster order,
+// 16 quads a row; in a quad, sample s of all four pixels at byte 16·s,
+// pixel (x&1, y&1) at 4·(x&1) + 8·(y&1); doc/hardware.md#multisampling).
+// A full-resolution dump of the buffer is then its arrays in order.
+func MSIndex(x, y, s int) int {
+	return (y>>1)*(SizeMS/2)*16 + (x>>1)*16 + s*4 + (y&1)*2 + x&1
+}
 
 // Unsupported reports a feature the model does not implement.
 type Unsupported struct {
@@ -55,6 +77,18 @@ type Frame struct {
 	// EarlyZDisable and EarlyZGreater are the early-Z controls: off, and
 	// the update direction (GT/GE when set, LT/LE when clear).
 	EarlyZDisable, EarlyZGreater bool
+	// MS is 4× multisample mode; Resolve says STORE_MS_TILE_BUFFER
+	// writes the 4× decimation (the average of each pixel's samples)
+	// rather than sample 0.
+	MS, Resolve bool
+}
+
+// Side is the side of the frame's tiles in pixels.
+func (f *Frame) Side() int {
+	if f.MS {
+		return SizeMS
+	}
+	return Size
 }
 
 // maxFrame is the largest frame side the model renders: the kernel's limit
@@ -70,12 +104,12 @@ const maxFrame = texture.MaxSurfaceSize
 // *Unsupported error for the modes the model lacks.
 func FrameOf(p *cl.TileRenderingModeConfig) (Frame, error) {
 	switch {
-	case p.Multisample4x:
-		return Frame{}, &Unsupported{"4x multisample rendering"}
 	case p.Color64:
 		return Frame{}, &Unsupported{"the 64-bit (HDR) tile buffer"}
-	case p.Decimate != cl.DecimateMode1x:
-		return Frame{}, &Unsupported{"decimated stores"}
+	case p.Decimate == cl.DecimateMode4x && !p.Multisample4x:
+		return Frame{}, &Unsupported{"4x decimation without multisampling"}
+	case p.Decimate != cl.DecimateMode1x && p.Decimate != cl.DecimateMode4x:
+		return Frame{}, &Unsupported{fmt.Sprintf("decimate mode %v", p.Decimate)}
 	case p.EnableVGMask:
 		return Frame{}, &Unsupported{"the VG mask buffer"}
 	case p.CoverageMode:
@@ -88,7 +122,8 @@ func FrameOf(p *cl.TileRenderingModeConfig) (Frame, error) {
 		return Frame{}, fmt.Errorf("TILE_RENDERING_MODE_CONFIG: a %d×%d frame (the model renders 1 to %d pixels each way)", p.Width, p.Height, maxFrame)
 	}
 	return Frame{Addr: p.Address, Width: int(p.Width), Height: int(p.Height), Format: p.Format, Tiling: p.Tiling,
-		EarlyZDisable: p.EarlyZDisable, EarlyZGreater: p.EarlyZDirectionGreater}, nil
+		EarlyZDisable: p.EarlyZDisable, EarlyZGreater: p.EarlyZDirectionGreater,
+		MS: p.Multisample4x, Resolve: p.Decimate == cl.DecimateMode4x}, nil
 }
 
 // ClearValues are the values a store clears the buffer to (CLEAR_COLORS).
@@ -112,11 +147,16 @@ func ClearValuesOf(p *cl.ClearColors) ClearValues {
 // vc4_draw.c "the depth buffer is stored with Z in the high 24").
 func ZS(z uint32, s uint8) uint32 { return z<<8 | uint32(s) }
 
-// Buffer is one tile buffer. Pixel (x, y) of the tile is element y·64 + x.
+// Buffer is one tile buffer. Pixel (x, y) of the tile is element y·64 + x
+// without multisampling; sample s of pixel (x, y) is element MSIndex(x, y,
+// s) with.
 type Buffer struct {
 	Color [Pixels]uint32
 	// ZS holds Z24 << 8 | stencil per pixel.
 	ZS [Pixels]uint32
+	// pix is the multisample buffer's pixels as a load or store moves
+	// them: pixel (x, y) at y·64 + x, as a non-multisample buffer's.
+	pix [Pixels]uint32
 }
 
 // Clear sets the colour and/or the Z/stencil buffer to the clear values.
@@ -166,8 +206,9 @@ type runs struct {
 }
 
 func (im *image) runs(t Tile, f *Frame) runs {
-	r := runs{im: im, x0: t.X * Size, y0: t.Y * Size}
-	r.x1, r.y1 = min(r.x0+Size, f.Width), min(r.y0+Size, f.Height)
+	side := f.Side()
+	r := runs{im: im, x0: t.X * side, y0: t.Y * side}
+	r.x1, r.y1 = min(r.x0+side, f.Width), min(r.y0+side, f.Height)
 	if im.layout.Tiling() == texture.Linear {
 		r.uw, r.uh = Size, Size
 		r.pitch = im.layout.Stride()
@@ -206,7 +247,7 @@ func (r *runs) next() bool {
 func (im *image) storeWholeUtiles(sp *span, src *[Pixels]uint32, t Tile, f *Frame) bool {
 	x0, y0 := t.X*Size, t.Y*Size
 	tab := im.tab
-	if tab == nil || im.cpp != 4 || x0+Size > f.Width || y0+Size > f.Height || im.addr < sp.base {
+	if f.MS || tab == nil || im.cpp != 4 || x0+Size > f.Width || y0+Size > f.Height || im.addr < sp.base {
 		return false
 	}
 	const n = Size / 4 // utiles per tile side at 32 bpp
@@ -262,8 +303,25 @@ func (s *span) bytes(addr uint32, n int) ([]byte, error) {
 // StoreColor stores the colour buffer to an image: the frame buffer of
 // STORE_MS_TILE_BUFFER, or a STORE_TILE_BUFFER_GENERAL colour image.
 // format is the load/store colour format; (x, y) of the frame is used for
-// the BGR565 dither pattern.
+// the BGR565 dither pattern. In multisample mode it stores each pixel's
+// sample 0 ([AG] Table 38 id 28, mode 0 "Sample 0").
 func (b *Buffer) StoreColor(v *mem.View, addr uint32, tiling cl.Tiling, format cl.LoadStoreFormat, t Tile, f *Frame) error {
+	return b.storeColor(v, addr, tiling, format, t, f, false)
+}
+
+// StoreColorResolved is StoreColor with the 4× decimation of multisample
+// mode: each pixel stores the average of its four samples (Resolve;
+// without multisampling it is StoreColor).
+func (b *Buffer) StoreColorResolved(v *mem.View, addr uint32, tiling cl.Tiling, format cl.LoadStoreFormat, t Tile, f *Frame) error {
+	return b.storeColor(v, addr, tiling, format, t, f, true)
+}
+
+func (b *Buffer) storeColor(v *mem.View, addr uint32, tiling cl.Tiling, format cl.LoadStoreFormat, t Tile, f *Frame, resolve bool) error {
+	src := &b.Color
+	if f.MS {
+		b.pixels(&b.Color, resolve)
+		src = &b.pix
+	}
 	cpp := 4
 	if format != cl.LoadStoreFormatRGBA8888 {
 		cpp = 2
@@ -276,7 +334,7 @@ func (b *Buffer) StoreColor(v *mem.View, addr uint32, tiling cl.Tiling, format c
 	if err != nil {
 		return err
 	}
-	if format == cl.LoadStoreFormatRGBA8888 && im.storeWholeUtiles(&sp, &b.Color, t, f) {
+	if format == cl.LoadStoreFormatRGBA8888 && im.storeWholeUtiles(&sp, src, t, f) {
 		return nil
 	}
 	for r := im.runs(t, f); r.next(); {
@@ -285,26 +343,26 @@ func (b *Buffer) StoreColor(v *mem.View, addr uint32, tiling cl.Tiling, format c
 			return err
 		}
 		if format == cl.LoadStoreFormatRGBA8888 && r.w == 4 && r.h == 4 && r.pitch == 16 {
-			putUtile(blk, b.Color[:], r.y*Size+r.x)
+			putUtile(blk, src[:], r.y*Size+r.x)
 			continue
 		}
 		if format == cl.LoadStoreFormatRGBA8888 {
-			putRows(blk, r.pitch, b.Color[r.y*Size+r.x:], r.w, r.h)
+			putRows(blk, r.pitch, src[r.y*Size+r.x:], r.w, r.h)
 			continue
 		}
 		for row := 0; row < r.h; row++ {
 			dst := blk[row*r.pitch:]
 			y := r.y + row
-			src := b.Color[y*Size+r.x : y*Size+r.x+r.w]
+			px := src[y*Size+r.x : y*Size+r.x+r.w]
 			switch format {
 			case cl.LoadStoreFormatBGR565:
-				for i, c := range src {
+				for i, c := range px {
 					binary.LittleEndian.PutUint16(dst[2*i:], to565(c, -1, 0))
 				}
 			default: // dithered
-				gy := t.Y*Size + y
-				for i, c := range src {
-					binary.LittleEndian.PutUint16(dst[2*i:], to565(c, t.X*Size+r.x+i, gy))
+				gy := t.Y*f.Side() + y
+				for i, c := range px {
+					binary.LittleEndian.PutUint16(dst[2*i:], to565(c, t.X*f.Side()+r.x+i, gy))
 				}
 			}
 		}
@@ -312,7 +370,9 @@ func (b *Buffer) StoreColor(v *mem.View, addr uint32, tiling cl.Tiling, format c
 	return nil
 }
 
-// LoadColor loads the colour buffer from an image.
+// LoadColor loads the colour buffer from an image. In multisample mode
+// each pixel's value goes to all four of its samples (Mesa vc4_job.c
+// vc4_job_submit: "multisample loads replicate out to the other samples").
 func (b *Buffer) LoadColor(v *mem.View, addr uint32, tiling cl.Tiling, format cl.LoadStoreFormat, t Tile, f *Frame) error {
 	cpp := 4
 	if format != cl.LoadStoreFormatRGBA8888 {
@@ -326,6 +386,10 @@ func (b *Buffer) LoadColor(v *mem.View, addr uint32, tiling cl.Tiling, format cl
 	if err != nil {
 		return err
 	}
+	dstBuf := &b.Color
+	if f.MS {
+		dstBuf = &b.pix
+	}
 	for r := im.runs(t, f); r.next(); {
 		blk, err := r.bytes(&sp, addr)
 		if err != nil {
@@ -334,7 +398,7 @@ func (b *Buffer) LoadColor(v *mem.View, addr uint32, tiling cl.Tiling, format cl
 		for row := 0; row < r.h; row++ {
 			src := blk[row*r.pitch:]
 			y := r.y + row
-			dst := b.Color[y*Size+r.x : y*Size+r.x+r.w]
+			dst := dstBuf[y*Size+r.x : y*Size+r.x+r.w]
 			if cpp == 4 {
 				getWords(dst, src)
 			} else {
@@ -344,11 +408,15 @@ func (b *Buffer) LoadColor(v *mem.View, addr uint32, tiling cl.Tiling, format cl
 			}
 		}
 	}
+	if f.MS {
+		b.replicate(&b.Color)
+	}
 	return nil
 }
 
 // StoreZS stores the Z/stencil buffer: 32 bits per pixel, Z24 in bits
-// 31:8 and stencil in 7:0 (doc/hardware.md#tile-buffer-formats).
+// 31:8 and stencil in 7:0 (doc/hardware.md#tile-buffer-formats). In
+// multisample mode it stores each pixel's sample 0.
 func (b *Buffer) StoreZS(v *mem.View, addr uint32, tiling cl.Tiling, t Tile, f *Frame) error {
 	im, err := newImage(addr, tiling, 4, f)
 	if err != nil {
@@ -358,7 +426,12 @@ func (b *Buffer) StoreZS(v *mem.View, addr uint32, tiling cl.Tiling, t Tile, f *
 	if err != nil {
 		return err
 	}
-	if im.storeWholeUtiles(&sp, &b.ZS, t, f) {
+	src := &b.ZS
+	if f.MS {
+		b.pixels(&b.ZS, false)
+		src = &b.pix
+	}
+	if im.storeWholeUtiles(&sp, src, t, f) {
 		return nil
 	}
 	for r := im.runs(t, f); r.next(); {
@@ -367,15 +440,16 @@ func (b *Buffer) StoreZS(v *mem.View, addr uint32, tiling cl.Tiling, t Tile, f *
 			return err
 		}
 		if r.w == 4 && r.h == 4 && r.pitch == 16 {
-			putUtile(blk, b.ZS[:], r.y*Size+r.x)
+			putUtile(blk, src[:], r.y*Size+r.x)
 			continue
 		}
-		putRows(blk, r.pitch, b.ZS[r.y*Size+r.x:], r.w, r.h)
+		putRows(blk, r.pitch, src[r.y*Size+r.x:], r.w, r.h)
 	}
 	return nil
 }
 
-// LoadZS loads the Z/stencil buffer.
+// LoadZS loads the Z/stencil buffer, each pixel to all its samples in
+// multisample mode.
 func (b *Buffer) LoadZS(v *mem.View, addr uint32, tiling cl.Tiling, t Tile, f *Frame) error {
 	im, err := newImage(addr, tiling, 4, f)
 	if err != nil {
@@ -385,6 +459,10 @@ func (b *Buffer) LoadZS(v *mem.View, addr uint32, tiling cl.Tiling, t Tile, f *F
 	if err != nil {
 		return err
 	}
+	dstBuf := &b.ZS
+	if f.MS {
+		dstBuf = &b.pix
+	}
 	for r := im.runs(t, f); r.next(); {
 		blk, err := r.bytes(&sp, addr)
 		if err != nil {
@@ -393,16 +471,21 @@ func (b *Buffer) LoadZS(v *mem.View, addr uint32, tiling cl.Tiling, t Tile, f *F
 		for row := 0; row < r.h; row++ {
 			src := blk[row*r.pitch:]
 			y := r.y + row
-			getWords(b.ZS[y*Size+r.x:y*Size+r.x+r.w], src)
+			getWords(dstBuf[y*Size+r.x:y*Size+r.x+r.w], src)
 		}
+	}
+	if f.MS {
+		b.replicate(&b.ZS)
 	}
 	return nil
 }
 
 // The layout of a full-resolution dump is internal to the V3D and not
 // documented ([AG] §5: "written and read in a format internal to the 3D
-// system"). Ours: the 64×64 32-bit samples of one buffer in raster order,
-// 16 KiB; colour at the address given, Z/stencil after it when both are
+// system"). In multisample mode it is the one Mesa's shaders read a
+// multisample texture with (MSIndex). Without multisampling it is ours:
+// the 64×64 32-bit samples of one buffer in raster order. Either way 16
+// KiB; colour at the address given, Z/stencil after it when both are
 // dumped. The kernel dumps one buffer per packet (vc4_render_cl.c), so only
 // a round trip through this model can observe the layout.
 
@@ -450,6 +533,43 @@ func undump(v *mem.View, addr uint32, dst *[Pixels]uint32) error {
 	}
 	getWords(dst[:], src)
 	return nil
+}
+
+// pixels sets b.pix, pixel (x, y) at y·64 + x, to the multisample buffer
+// src's pixels: sample 0 of each, or with resolve the average of its four
+// samples, channel by channel (each byte of the word), rounded half up:
+// (a + b + c + d + 2) / 4. The guide says only that "the multisamples are
+// resolved to a single pixel color value per pixel" ([AG] §5); averaging
+// is what 4× decimation names, the rounding is our choice (UNCERTAIN,
+// doc/hardware.md#multisampling).
+func (b *Buffer) pixels(src *[Pixels]uint32, resolve bool) {
+	for y := 0; y < SizeMS; y++ {
+		for x := 0; x < SizeMS; x++ {
+			i := MSIndex(x, y, 0)
+			if !resolve {
+				b.pix[y*Size+x] = src[i]
+				continue
+			}
+			var w uint32
+			for sh := 0; sh < 32; sh += 8 {
+				sum := src[i]>>sh&0xFF + src[i+4]>>sh&0xFF + src[i+8]>>sh&0xFF + src[i+12]>>sh&0xFF
+				w |= (sum + 2) / 4 << sh
+			}
+			b.pix[y*Size+x] = w
+		}
+	}
+}
+
+// replicate sets every sample of each pixel of the multisample buffer dst
+// to the pixel's value in b.pix (y·64 + x).
+func (b *Buffer) replicate(dst *[Pixels]uint32) {
+	for y := 0; y < SizeMS; y++ {
+		for x := 0; x < SizeMS; x++ {
+			i := MSIndex(x, y, 0)
+			p := b.pix[y*Size+x]
+			dst[i], dst[i+4], dst[i+8], dst[i+12] = p, p, p, p
+		}
+	}
 }
 
 // BGR565 packing of the tile's 8888 word: byte 0 → bits 15:11, byte 1 → bits

@@ -348,9 +348,120 @@ func TestFrameOfRefusesWhatIsNotModelled(t *testing.T) {
 	if err != nil || f.Width != 800 || f.Tiling != cl.TilingT {
 		t.Fatalf("%+v %v", f, err)
 	}
+	ms, err := FrameOf(&cl.TileRenderingModeConfig{Address: 0x1000, Width: 80, Height: 60, Multisample4x: true, Decimate: cl.DecimateMode4x})
+	if err != nil || !ms.MS || !ms.Resolve || ms.Side() != 32 {
+		t.Errorf("4x multisampling with 4x decimation: %+v %v", ms, err)
+	}
 	var u *Unsupported
-	if _, err := FrameOf(&cl.TileRenderingModeConfig{Multisample4x: true}); !errors.As(err, &u) {
-		t.Errorf("MSAA: %v", err)
+	for name, c := range map[string]cl.TileRenderingModeConfig{
+		"x16 decimation":       {Width: 8, Height: 8, Multisample4x: true, Decimate: cl.DecimateMode16x},
+		"x4 decimation, no MS": {Width: 8, Height: 8, Decimate: cl.DecimateMode4x},
+		"64-bit colour":        {Width: 8, Height: 8, Color64: true},
+	} {
+		if _, err := FrameOf(&c); !errors.As(err, &u) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// The multisample buffer keeps its samples where Mesa's shaders look for
+// them in a full-resolution dump: byte address (x&~1)·32 + (y&~1)·512 +
+// 16·s + 4·(x&1) + 8·(y&1) in a 32×32 tile (vc4_nir_lower_txf_ms.c,
+// written out here from its shifts and masks, not from MSIndex).
+func TestMSIndexIsMesasFullResLayout(t *testing.T) {
+	seen := map[int]bool{}
+	for y := range SizeMS {
+		for x := range SizeMS {
+			for s := range Samples {
+				addr := (x&30)*2*4*4 + (y&30)*32*4*4 + (x<<2)&4 | (y<<3)&8 | s<<4
+				if got := 4 * MSIndex(x, y, s); got != addr {
+					t.Fatalf("sample %d of (%d, %d): word %d, Mesa reads byte %d", s, x, y, got/4, addr)
+				}
+				seen[addr] = true
+			}
+		}
+	}
+	if len(seen) != Pixels {
+		t.Errorf("%d distinct samples, want %d", len(seen), Pixels)
+	}
+}
+
+// A multisample tile stores 32×32 pixels: the resolve averages each
+// pixel's samples byte by byte, rounding half up; a sample-0 store takes
+// sample 0; a load puts a pixel's value in all four samples; the Z/stencil
+// store takes sample 0.
+func TestMultisampleStoreResolveAndLoad(t *testing.T) {
+	const w, h = 40, 36 // two tiles by two, the right and bottom ones partial
+	v, r, mem := memory(t, 3*w*h*4)
+	f := Frame{Width: w, Height: h, MS: true, Resolve: true}
+	var b Buffer
+	for y := range SizeMS {
+		for x := range SizeMS {
+			for s := range Samples {
+				// Channel bytes: s·40 + x, 2·(s == 3), 0xFF·(s == 0), y.
+				c := uint32(s*40+x) | uint32(y)<<24
+				if s == 0 {
+					c |= 0xFF << 16
+				}
+				if s == 3 {
+					c |= 2 << 8
+				}
+				b.Color[MSIndex(x, y, s)] = c
+				b.ZS[MSIndex(x, y, s)] = ZS(uint32(1000*s+y*SizeMS+x), uint8(s))
+			}
+		}
+	}
+	tile := Tile{1, 1} // frame pixels 32..39 × 32..35
+	res, s0, zs := r.Addr, r.Addr+w*h*4, r.Addr+2*w*h*4
+	if err := b.StoreColorResolved(v, res, cl.TilingLinear, cl.LoadStoreFormatRGBA8888, tile, &f); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.StoreColor(v, s0, cl.TilingLinear, cl.LoadStoreFormatRGBA8888, tile, &f); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.StoreZS(v, zs, cl.TilingLinear, tile, &f); err != nil {
+		t.Fatal(err)
+	}
+	word := func(base uint32, x, y int) uint32 {
+		return binary.LittleEndian.Uint32(mem[int(base-r.Addr)+4*(y*w+x):])
+	}
+	for y := range h {
+		for x := range w {
+			tx, ty := x-32, y-32
+			if tx < 0 || ty < 0 {
+				if word(res, x, y) != 0 || word(s0, x, y) != 0 || word(zs, x, y) != 0 {
+					t.Fatalf("pixel (%d, %d) outside tile (1, 1) written", x, y)
+				}
+				continue
+			}
+			// (0+40+80+120)/4 + x = 60 + x; 2/4 = 0.5 rounds up to 1;
+			// 255/4 = 63.75 rounds to 64; y.
+			want := uint32(60+tx) | 1<<8 | 64<<16 | uint32(ty)<<24
+			if got := word(res, x, y); got != want {
+				t.Errorf("resolved (%d, %d) = %#08x, want %#08x", x, y, got, want)
+			}
+			if got, want := word(s0, x, y), uint32(tx)|0xFF<<16|uint32(ty)<<24; got != want {
+				t.Errorf("sample 0 of (%d, %d) = %#08x, want %#08x", x, y, got, want)
+			}
+			if got, want := word(zs, x, y), ZS(uint32(ty*SizeMS+tx), 0); got != want {
+				t.Errorf("Z/stencil of (%d, %d) = %#08x, want %#08x", x, y, got, want)
+			}
+		}
+	}
+	var c Buffer
+	if err := c.LoadColor(v, s0, cl.TilingLinear, cl.LoadStoreFormatRGBA8888, tile, &f); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.LoadZS(v, zs, cl.TilingLinear, tile, &f); err != nil {
+		t.Fatal(err)
+	}
+	for s := range Samples {
+		if got, want := c.Color[MSIndex(3, 2, s)], uint32(3)|0xFF<<16|2<<24; got != want {
+			t.Errorf("loaded sample %d of (3, 2) = %#08x, want %#08x", s, got, want)
+		}
+		if got, want := c.ZS[MSIndex(3, 2, s)], ZS(2*SizeMS+3, 0); got != want {
+			t.Errorf("loaded Z/stencil sample %d of (3, 2) = %#08x, want %#08x", s, got, want)
+		}
 	}
 }
 

@@ -34,6 +34,17 @@ type RCL struct {
 	// BinTilesX its width in tiles; 0 means a render-only job.
 	TileAlloc uint32
 	BinTilesX int
+	// MS renders in 4× multisample mode with 32×32 tiles, the frame
+	// buffer store resolving each pixel's samples (Mesa's choice for a
+	// multisampled job, vc4_job.c vc4_job_submit).
+	MS bool
+	// MSAAColor, when set, is the msaa_color_write surface: every tile
+	// stored full-resolution at Addr + 16 KiB · (y·ceil(Width/32) + x)
+	// (vc4_render_cl.c vc4_full_res_offset), before the other stores.
+	MSAAColor *Surface
+	// ColorReadFullRes, when set, is a full-resolution color_read: every
+	// tile loaded from the same place a full-resolution store puts it.
+	ColorReadFullRes *Surface
 }
 
 // Append appends the render list to b.
@@ -44,17 +55,26 @@ func (r RCL) Append(b []byte) []byte {
 		b = cl.StoreTileBufferGeneral{}.Append(b)
 	}
 	mode := cl.TileRenderingModeConfig{Width: uint16(r.Width), Height: uint16(r.Height), Format: r.ColorFormat}
+	side := spec.TileSize
+	if r.MS {
+		mode.Multisample4x, mode.Decimate = true, cl.DecimateMode4x
+		side = spec.TileSizeMSAA
+	}
 	if r.Color != nil {
 		mode.Address = r.Color.Addr
 		mode.Tiling = r.Color.Tiling
 	}
 	b = mode.Append(b)
-	const side = spec.TileSize // the model renders without multisampling
 	tx, ty := (r.Width+side-1)/side, (r.Height+side-1)/side
 	for y := 0; y < ty; y++ {
 		for x := 0; x < tx; x++ {
 			last := x == tx-1 && y == ty-1
 			coords := cl.TileCoordinates{Column: uint8(x), Row: uint8(y)}
+			if r.ColorReadFullRes != nil {
+				stride := (r.Width + spec.TileSizeMSAA - 1) / spec.TileSizeMSAA
+				b = cl.LoadFullResTileBuffer{DisableZSRead: true,
+					Address: r.ColorReadFullRes.Addr + uint32(spec.FullResTileBytes*(y*stride+x))}.Append(b)
+			}
 			if r.ColorRead != nil {
 				b = cl.LoadTileBufferGeneral{Buffer: cl.LoadBufferColor, Tiling: r.ColorRead.Tiling, Format: r.ColorRead.Format, Address: r.ColorRead.Addr}.Append(b)
 			}
@@ -73,7 +93,16 @@ func (r RCL) Append(b []byte) []byte {
 				b = cl.BranchToSubList{Address: r.TileAlloc + uint32(32*(y*r.BinTilesX+x))}.Append(b)
 			}
 			wrote := false
+			if r.MSAAColor != nil {
+				stride := (r.Width + spec.TileSizeMSAA - 1) / spec.TileSizeMSAA
+				b = cl.StoreFullResTileBuffer{DisableZSWrite: true, DisableClear: true,
+					Address: r.MSAAColor.Addr + uint32(spec.FullResTileBytes*(y*stride+x))}.Append(b)
+				wrote = true
+			}
 			if r.ZSWrite != nil {
+				if wrote {
+					b = coords.Append(b)
+				}
 				b = cl.StoreTileBufferGeneral{Buffer: cl.StoreBufferZS, Tiling: r.ZSWrite.Tiling,
 					DisableColorClear: r.Color != nil, LastTile: last && r.Color == nil, Address: r.ZSWrite.Addr}.Append(b)
 				wrote = true
