@@ -23,7 +23,8 @@
  * in simserve/wire.go; wire.h is generated from it.
  *
  * Environment: VC4SIM is the server's directory (vc4serve -dir). Without it
- * the library does nothing.
+ * the library does nothing. VC4SIM_FROZEN_CLOCK=STEP_NS freezes the
+ * program's own clock (see "the frozen clock" below).
  *
  * Limits: one ioctl at a time per open file (threads take turns); a file
  * used from both sides of a fork is not supported; 64-bit programs only.
@@ -36,6 +37,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -48,9 +50,11 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/time.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "wire.h"
@@ -942,4 +946,136 @@ EXPORT int munmap(void *addr, size_t len)
 	}
 	errno = saved;
 	return r;
+}
+
+/* ---- the frozen clock ----
+ *
+ * VC4SIM_FROZEN_CLOCK=STEP_NS makes the program's own clock deterministic,
+ * so that two runs of an animated program (glmark2: its scenes move with
+ * clock_gettime(CLOCK_MONOTONIC), and pulsar seeds rand() with time(0))
+ * draw the same frames whatever renders them and however long it takes:
+ * every clock_gettime (of a wall or monotonic clock), gettimeofday and
+ * time call made from the main executable reads a clock that starts at a
+ * fixed point and advances STEP_NS per call. Calls from the libraries
+ * (Mesa's fence waits and BO cache, the C++ library) keep the real clock:
+ * their number differs from one driver to another, and a driver's timeouts
+ * must not stop. It works without VC4SIM. */
+
+static int (*real_clock_gettime)(clockid_t, struct timespec *);
+static int (*real_gettimeofday)(struct timeval *, void *);
+static time_t (*real_time)(time_t *);
+static uint64_t clock_step;              /* 0: the real clock for everyone */
+static uintptr_t exe_lo, exe_hi;         /* the main executable's mapped range */
+static uint64_t frozen_calls;            /* calls so far (atomic) */
+
+/* The fixed starting points: 1000 s after boot, and 2023-01-01 00:00 UTC
+ * for the wall clock. */
+#define FROZEN_MONOTONIC_NS (1000ull * 1000000000ull)
+#define FROZEN_REALTIME_NS (1672531200ull * 1000000000ull)
+
+static int exe_range(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	(void)data;
+	/* The first object dl_iterate_phdr reports is the main program. */
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *p = &info->dlpi_phdr[i];
+		if (p->p_type != PT_LOAD)
+			continue;
+		uintptr_t lo = info->dlpi_addr + p->p_vaddr, hi = lo + p->p_memsz;
+		if (!exe_lo || lo < exe_lo)
+			exe_lo = lo;
+		if (hi > exe_hi)
+			exe_hi = hi;
+	}
+	return 1;
+}
+
+static void clock_init_once(void)
+{
+	real_clock_gettime = next("clock_gettime");
+	real_gettimeofday = next("gettimeofday");
+	real_time = next("time");
+	const char *s = getenv("VC4SIM_FROZEN_CLOCK");
+	if (!s || !*s)
+		return;
+	char *end;
+	unsigned long long step = strtoull(s, &end, 10);
+	if (*end || step == 0 || s[0] == '-') {
+		fprintf(stderr, "vc4sim: VC4SIM_FROZEN_CLOCK=%s is not a step in nanoseconds: give a positive integer (16666667 for 60 Hz) or unset it\n", s);
+		exit(2);
+	}
+	dl_iterate_phdr(exe_range, NULL);
+	if (exe_lo >= exe_hi) {
+		fprintf(stderr, "vc4sim: VC4SIM_FROZEN_CLOCK: the program's own code was not found among its mappings, so its clock cannot be told from its libraries': unset VC4SIM_FROZEN_CLOCK\n");
+		exit(2);
+	}
+	clock_step = step;
+}
+
+static pthread_once_t clock_once = PTHREAD_ONCE_INIT;
+
+/* A bad VC4SIM_FROZEN_CLOCK stops the program as it starts, not at its
+ * first clock reading. */
+__attribute__((constructor)) static void clock_init(void)
+{
+	pthread_once(&clock_once, clock_init_once);
+}
+
+/* frozen_ns returns the frozen clock's next reading after base, or 0 when
+ * the caller at ret keeps the real clock. */
+static uint64_t frozen_ns(const void *ret, uint64_t base)
+{
+	pthread_once(&clock_once, clock_init_once);
+	uintptr_t r = (uintptr_t)ret;
+	if (!clock_step || r < exe_lo || r >= exe_hi)
+		return 0;
+	uint64_t n = __atomic_fetch_add(&frozen_calls, 1, __ATOMIC_RELAXED);
+	return base + n * clock_step;
+}
+
+EXPORT int clock_gettime(clockid_t id, struct timespec *ts)
+{
+	uint64_t base = 0;
+	switch (id) {
+	case CLOCK_MONOTONIC:
+	case CLOCK_MONOTONIC_RAW:
+	case CLOCK_MONOTONIC_COARSE:
+	case CLOCK_BOOTTIME:
+		base = FROZEN_MONOTONIC_NS;
+		break;
+	case CLOCK_REALTIME:
+	case CLOCK_REALTIME_COARSE:
+		base = FROZEN_REALTIME_NS;
+		break;
+	}
+	uint64_t ns = base ? frozen_ns(__builtin_return_address(0), base) : 0;
+	if (!ns) {
+		pthread_once(&clock_once, clock_init_once);
+		return real_clock_gettime(id, ts);
+	}
+	ts->tv_sec = (time_t)(ns / 1000000000u);
+	ts->tv_nsec = (long)(ns % 1000000000u);
+	return 0;
+}
+
+EXPORT int gettimeofday(struct timeval *tv, void *tz)
+{
+	uint64_t ns = frozen_ns(__builtin_return_address(0), FROZEN_REALTIME_NS);
+	if (!ns)
+		return real_gettimeofday(tv, tz);
+	tv->tv_sec = (time_t)(ns / 1000000000u);
+	tv->tv_usec = (suseconds_t)(ns % 1000000000u / 1000u);
+	return 0;
+}
+
+EXPORT time_t time(time_t *t)
+{
+	uint64_t ns = frozen_ns(__builtin_return_address(0), FROZEN_REALTIME_NS);
+	if (!ns)
+		return real_time(t);
+	time_t s = (time_t)(ns / 1000000000u);
+	if (t)
+		*t = s;
+	return s;
 }
