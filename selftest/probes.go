@@ -648,7 +648,7 @@ func sfuProbe() *Probe {
 	return &Probe{
 		Name:   "sfu",
 		Fact:   "SFU recip/rsqrt/exp2/log2 precision",
-		Belief: "the exact value rounded to 13 mantissa bits (recip, rsqrt, exp2) or to a multiple of 2⁻¹⁶ (log2): the size of VC4C's measured errors, not the hardware's bits (sim/gpu/qpuexec/sfu.go; qpuexec package doc)",
+		Belief: "recip and rsqrt: the exact value rounded to 13 mantissa bits; exp2: the exact value times 1 + 2⁻¹⁵; log2: 16 fraction bits, 3 to 4 units of 2⁻¹⁶ below the exact value (one above it below 1): the size and direction of VC4C's measured errors, not the hardware's bits (sim/gpu/qpuexec/sfu.go; qpuexec package doc)",
 		Answer: "four quadrants, recip, rsqrt, exp2 and log2 of values from the pixel's coordinates (x = (X + 64Y + 1)/256, exp2 over −16…16), written as float bits: the largest error against the model",
 		build:  build,
 		floats: true,

@@ -34,8 +34,8 @@
 // # Not modelled
 //
 // Multisampling and decimation, the 64-bit tile buffer, VG mode and the
-// coverage pipe, cube maps and child images, ETC1 and the S8/S16/S16F
-// sample types, the VG mask and full-dump buffers. A job that needs one of
+// coverage pipe, cube maps and child images, ETC1 without ETCFLIP and the
+// S8/S16/S16F sample types, the VG mask and full-dump buffers. A job that needs one of
 // them ends hung with a tlb.Unsupported or tmu.Unsupported reason rather
 // than render something else.
 //

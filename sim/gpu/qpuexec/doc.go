@@ -54,7 +54,9 @@
 //     unpack is byte/255 rounded toward zero; the mul colour pack rounds to
 //     nearest, ties away (AG: "round").
 //   - The SFU's error is modelled, not its bits: 13 explicit mantissa bits
-//     for recip, rsqrt and exp2, 2^-16 absolute for log2.
+//     for recip and rsqrt; for exp2 and log2 the one-sided bias VC4C
+//     measured, exp2 (1 + 2^-15) times the exact value and log2 3 to 4
+//     units of 2^-16 below it (sfu.go).
 //   - r5 writes replicate element 0 of each quad (file A) or element 0 (file
 //     B), per the addendum, not the guide's byte concatenation.
 //   - Rotation is full only with both mul operands in r0-r3, else within

@@ -21,8 +21,10 @@ func sfu(fn int, x uint32) uint32 {
 }
 
 // TestSFUPrecisionBounds checks the model's stated error bounds (sfu.go)
-// over a spread of inputs: relative 2^-14 for recip, rsqrt and exp2,
-// absolute 2^-17 (plus the float32 rounding) for log2.
+// over a spread of inputs: relative 2^-14 for recip and rsqrt; for exp2 a
+// relative error of 2^-15 (the bias) within float32's rounding; for log2
+// an error between 4 units of 2^-16 below and 1 unit above the exact value
+// (plus the float32 rounding of the exact value).
 func TestSFUPrecisionBounds(t *testing.T) {
 	for e := -100; e <= 100; e++ {
 		for k := 0; k < 64; k++ {
@@ -36,14 +38,14 @@ func TestSFUPrecisionBounds(t *testing.T) {
 			if d := rel(f32(sfu(sfuRecipSqrt, xb)), 1/math.Sqrt(x)); d > 0x1p-14 {
 				t.Fatalf("rsqrt(%g): relative error %g > 2^-14", x, d)
 			}
-			if d := math.Abs(f32(sfu(sfuLog2, xb)) - math.Log2(x)); d > 0x1p-17+math.Abs(math.Log2(x))*0x1p-24 {
-				t.Fatalf("log2(%g): absolute error %g > 2^-17", x, d)
+			if d := f32(sfu(sfuLog2, xb)) - math.Log2(x); d < -4*0x1p-16-math.Abs(math.Log2(x))*0x1p-24 || d > 0x1p-16 {
+				t.Fatalf("log2(%g): error %g outside [-4, 1] × 2^-16", x, d)
 			}
 			if y := float64(e) / 8; true {
 				yb := fbits(float32(y + float64(k)/512))
 				y = f32(yb)
-				if d := rel(f32(sfu(sfuExp2, yb)), math.Exp2(y)); d > 0x1p-14 {
-					t.Fatalf("exp2(%g): relative error %g > 2^-14", y, d)
+				if d := f32(sfu(sfuExp2, yb))/math.Exp2(y) - 1; math.Abs(d-0x1p-15) > 0x1p-24 {
+					t.Fatalf("exp2(%g): relative error %g, not 2^-15 within 2^-24", y, d)
 				}
 			}
 		}
@@ -115,8 +117,13 @@ func TestSFUSpecialValues(t *testing.T) {
 		{"exp2(-Inf)", sfuExp2, negInf, 0},
 		{"exp2(128)", sfuExp2, fbits(128), posInf},
 		{"exp2(-127)", sfuExp2, fbits(-127), 0},
-		{"exp2(-126)", sfuExp2, fbits(-126), fbits(0x1p-126)},
-		{"exp2(3)", sfuExp2, fbits(3), fbits(8)},
+		{"exp2(-126)", sfuExp2, fbits(-126), fbits(0x1p-126 * (1 + 0x1p-15))},
+		{"exp2(-126.0001)", sfuExp2, fbits(-126.0001), 0},
+		{"exp2(127.99999)", sfuExp2, fbits(127.99999), posInf},
+		{"exp2(0)", sfuExp2, 0, fbits(1 + 0x1p-15)},
+		{"exp2(3)", sfuExp2, fbits(3), fbits(8 * (1 + 0x1p-15))},
+		{"log2(0.5)", sfuLog2, fbits(0.5), fbits(-1 + 0x1p-16)},
+		{"log2(1.5)", sfuLog2, fbits(1.5), fbits(float32(math.Floor(math.Log2(1.5)*(1<<16))-3) / (1 << 16))},
 		{"exp2(NaN)", sfuExp2, 0x7fc00000, posInf},
 	}
 	for _, c := range cases {
@@ -156,7 +163,14 @@ func sfuReference(fn int, x uint32) uint32 {
 		if v >= 128 {
 			return posInf
 		}
-		return round13Reference(math.Exp2(v))
+		r := float32(math.Exp2(v) * (1 + 0x1p-15))
+		if math.IsInf(float64(r), 1) || r > math.MaxFloat32 {
+			return posInf
+		}
+		if r < 0x1p-126 {
+			return 0
+		}
+		return math.Float32bits(r)
 	default: // sfuLog2
 		v = math.Abs(v)
 		if v == 0 {
@@ -165,12 +179,16 @@ func sfuReference(fn int, x uint32) uint32 {
 		if math.IsInf(v, 0) {
 			return posInf
 		}
-		l := math.Round(math.Log2(v)*(1<<16)) / (1 << 16)
-		b := math.Float32bits(float32(l))
-		if b&expMask == 0 {
-			return 0
+		m, e := math.Frexp(v) // v = m 2^e, 0.5 <= m < 1
+		m, e = 2*m, e-1
+		l := float64(e)
+		if m > 1 {
+			l += math.Max(math.Floor(math.Log2(m)*(1<<16))-3, 0) / (1 << 16)
 		}
-		return b
+		if e < 0 {
+			l += 1.0 / (1 << 16)
+		}
+		return math.Float32bits(float32(l))
 	}
 }
 
@@ -303,37 +321,6 @@ func TestRound13MatchesReference(t *testing.T) {
 	}
 }
 
-// TestRoundSmallMatchesMathRound compares log2's rounding to a multiple of
-// 2^-16 with math.Round on halves, their neighbours and random values of
-// both signs below 2^31. As with round13, no operand's log2·2^16 is exactly
-// a half (a scan of every float32 found none), so only this test sees how
-// ties round.
-func TestRoundSmallMatchesMathRound(t *testing.T) {
-	var ys []float64
-	for _, k := range []float64{0, 1, 2, 3, 100, 65535, 65536, 1<<23 - 1, 1 << 23, 1<<24 - 2, 1<<30 + 1} {
-		h := k + 0.5
-		ys = append(ys, k, h, math.Nextafter(h, 0), math.Nextafter(h, 1<<25), math.Nextafter(k, 0), math.Nextafter(k, 1<<25))
-	}
-	rng := uint64(0x13198A2E03707344)
-	for range 1 << 14 {
-		rng ^= rng << 13
-		rng ^= rng >> 7
-		rng ^= rng << 17
-		ys = append(ys, math.Ldexp(float64(rng>>11), -53+int(rng%32)))
-	}
-	for _, y := range ys[:len(ys):len(ys)] {
-		ys = append(ys, -y)
-	}
-	for _, y := range ys {
-		if y >= 1<<31 || y <= -1<<31 {
-			continue
-		}
-		if got, want := roundSmall(y), math.Round(y); float64(got) != want {
-			t.Errorf("roundSmall(%v) = %d, math.Round %v", y, got, want)
-		}
-	}
-}
-
 // TestSFUExhaustive compares sfuVec with sfuReference on all 2^32 inputs of
 // each function. It takes minutes, so it runs only when
 // VCCUBE_SFU_EXHAUSTIVE is set (to anything but empty):
@@ -416,5 +403,61 @@ func BenchmarkSFU(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestSFUExp2Log2FollowTheMeasuredBias holds exp2 and log2 to the sign and
+// size of the errors a Raspberry Pi showed in doe300/VC4C doc/sfu_accuracy.txt
+// (the "exp:" and "log:" rows and their "Host:" rows, 7 significant
+// digits). The Pi's errors are biases, not roundings: exp2 of 0, 1 and 2
+// printed 1.000031, 2.000061 and 4.000122, (1+2^-15) times the exact
+// power, and its non-integer results lie 1e-5 to 3.5e-5 above the exact
+// value; log2 is exact at 1 and 2 but 1.8 to 4.5 units of 2^-16 below the
+// exact value at the other positive exponents' mantissas, and one unit of
+// 2^-16 above it at 0.5, 0.25 and 0.125 (-0.9999847, -1.999985,
+// -2.999985). An unbiased model misses these: piglit's
+// glsl-1.10 built-in-functions tests of exp2, log and log2, whose
+// tolerance is 1e-5 of the expected value, failed on a Pi 3 (Mesa CI's
+// record in conform/pi3/testdata) and passed on it. Each model value must
+// err in the Pi's direction and lie within 2^-15 (exp2: relative, log2:
+// absolute) of the Pi's value. Exp2 of negative integers is left out:
+// the Pi printed 0.4999847 and 0.2499924 for exp2(-1) and exp2(-2), below
+// the exact value, which the model's uniform bias does not reproduce
+// (doc/hardware.md#qpu, UNCERTAIN).
+func TestSFUExp2Log2FollowTheMeasuredBias(t *testing.T) {
+	sign := func(d float64) int {
+		switch {
+		case d > 0:
+			return 1
+		case d < 0:
+			return -1
+		}
+		return 0
+	}
+	exp := []struct{ x, pi float64 }{
+		{0, 1.000031}, {1, 2.000061}, {2, 4.000122}, {3.141593, 8.825195}, {2.718282, 6.581055},
+		{100, 1.267689e30}, {0.5, 1.414246}, {0.25, 1.189240}, {0.125, 1.090546},
+		{-0.5, 0.7071075}, {-3.141593, 0.1133175},
+	}
+	for _, c := range exp {
+		x := f32(fbits(float32(c.x)))
+		got, exact := f32(sfu(sfuExp2, fbits(float32(x)))), math.Exp2(x)
+		if sign(got-exact) != sign(c.pi-exact) || math.Abs(got-c.pi) > 0x1p-15*c.pi {
+			t.Errorf("exp2(%g) = %.7g, the Pi gave %.7g (exact %.7g)", x, got, c.pi, exact)
+		}
+	}
+	log := []struct{ x, pi float64 }{
+		{1, 0}, {2, 1}, {3.141593, 1.651428}, {2.718282, 1.442627}, {100, 6.643829}, {1000, 9.965729},
+		{1e5, 16.60959}, {0.5, -0.9999847}, {0.25, -1.999985}, {0.125, -2.999985},
+		{-1, 0}, {-2, 1}, {-0.5, -0.9999847}, {-1e5, 16.60959}, {-3.141593, 1.651428},
+	}
+	for _, c := range log {
+		x := f32(fbits(float32(c.x)))
+		got, exact := f32(sfu(sfuLog2, fbits(float32(x)))), math.Log2(math.Abs(x))
+		// The Pi's printed value of log2(1e5) has 7 digits, 5e-6 either
+		// side; the exact value is 16.609640.
+		if sign(got-exact) != sign(c.pi-exact) || math.Abs(got-c.pi) > 0x1p-15 {
+			t.Errorf("log2(%g) = %.7g, the Pi gave %.7g (exact %.7g)", x, got, c.pi, exact)
+		}
 	}
 }

@@ -200,6 +200,9 @@ func (u *Unit) planLookups(sm *sampler) {
 	if minf > texture.MinLinMipLin {
 		return // sampleLanes reports the reserved filter
 	}
+	if sm.typ == texture.ETC1 {
+		return // blocks: only texel decodes them
+	}
 	if !sameAtAnyLOD(sm) || u.Reference || sm.cube {
 		return // cube maps: sampleCube, element by element
 	}
@@ -741,6 +744,14 @@ func (u *Unit) bilinear(sm *sampler, d int, s, t float32) uint32 {
 func (u *Unit) texel(sm *sampler, d int, x, y int) uint32 {
 	lv := &sm.tex.levels[d]
 	y = texture.FlipYRow(y, lv.h, sm.p0.FlipY)
+	if sm.typ == texture.ETC1 {
+		// The level is laid out in blocks: fetch the texel's block.
+		b := u.fetch(sm, d, lv.offset(x>>2, y>>2))
+		if b == nil {
+			return 0
+		}
+		return etc1Texel(b, x&3, y&3)
+	}
 	off := lv.offset(x, y)
 	mem := u.levelBytes(sm, d)
 	var b []byte
@@ -757,6 +768,23 @@ func (u *Unit) texel(sm *sampler, d int, x, y int) uint32 {
 		}
 	}
 	return expand(sm.typ, b)
+}
+
+// fetch reads sm.cpp bytes at offset off of level d, or records the fault
+// and returns nil.
+func (u *Unit) fetch(sm *sampler, d int, off int) []byte {
+	if mem := u.levelBytes(sm, d); mem != nil {
+		return mem[off : off+sm.cpp]
+	}
+	lv := &sm.tex.levels[d]
+	b, err := u.span.read(u.view, lv.addr+uint32(off), uint32(sm.cpp))
+	if err != nil {
+		if u.fault == nil {
+			u.fault = err
+		}
+		return nil
+	}
+	return b
 }
 
 // levelBytes returns level d's bytes if they lie in one region the job may

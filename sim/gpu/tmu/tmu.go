@@ -27,10 +27,14 @@
 //	          (Mesa maps L8A8, L in the first byte, and reads L from byte 0
 //	          and A from byte 3)
 //
-// Not modelled (a lookup fails the job with an *Unsupported error): ETC1,
-// S16F, S8, S16 (the returned formats are undocumented), RGBA64 (two reads
-// per lookup), BW1, A4, A1, YUYV422R (refused by the kernel anyway) and
-// child images.
+//	ETC1      each 4×4 block decoded as the OES_compressed_ETC1_RGB8_texture
+//	          spec says → bytes 0, 1, 2 (R, G, B); byte 3 = 255 (Mesa's
+//	          swizzle for ETC1 reads R, G, B from X, Y, Z, vc4_formats.c)
+//
+// Not modelled (a lookup fails the job with an *Unsupported error): ETC1
+// without P1's ETCFLIP, S16F, S8, S16 (the returned formats are
+// undocumented), RGBA64 (two reads per lookup), BW1, A4, A1, YUYV422R
+// (refused by the kernel anyway) and child images.
 //
 // # Cube maps (doc/hardware.md#cube-maps)
 //
@@ -628,10 +632,20 @@ func (u *Unit) decode(sm *sampler, k *samplerKey) error {
 		texture.RGBA4444, texture.RGBA5551, texture.RGB565, texture.LUMALPHA,
 		texture.LUMINANCE, texture.ALPHA:
 		// The types expand turns into the returned word.
+		sm.cpp = sm.typ.BitsPerPixel() / 8 // whole bytes for every type above
+	case texture.ETC1:
+		// 8-byte blocks of 4×4 texels, decoded by etc1Texel. Mesa always
+		// sets ETCFLIP for ETC1 (vc4_state.c vc4_create_sampler_view)
+		// and its blocks then read as the OES_compressed_ETC1_RGB8_texture
+		// spec orders them; which rows a block gives without the flip is
+		// not documented.
+		if !sm.p1.ETCFlip {
+			return &Unsupported{"ETC1 without ETCFLIP"}
+		}
+		sm.cpp = 8
 	default:
 		return &Unsupported{fmt.Sprintf("texture type %v", sm.typ)}
 	}
-	sm.cpp = sm.typ.BitsPerPixel() / 8 // whole bytes for every type above
 	n := int(sm.p0.LastLevel) + 1
 	if sm.typ == texture.RGBA32R {
 		n = 1

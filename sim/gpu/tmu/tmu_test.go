@@ -502,3 +502,57 @@ func TestNPOTLevelSamplesItsPicture(t *testing.T) {
 		}
 	}
 }
+
+// ETC1 texels, each worked out by hand from the
+// OES_compressed_ETC1_RGB8_texture spec's tables (not from etc1Texel), in
+// a 4×4 texture of one block, sampled NEAREST at the texel centres.
+func TestETC1Blocks(t *testing.T) {
+	cases := []struct {
+		name  string
+		block [8]byte
+		texel [][3]int // x, y, and the word the TMU returns
+	}{{
+		// Individual mode, side by side: R1 R2 = A 5 (170, 85), G1 G2 =
+		// 3 C (51, 204), B1 B2 = 0 F (0, 255); tables 1 (5, 17) and 7
+		// (47, 183). Index bits: (1,2) is texel 6, msb and lsb set (−b);
+		// (3,1) texel 13, msb (−a); (2,3) texel 11, lsb (+b).
+		"individual",
+		[8]byte{0xA5, 0x3C, 0x0F, 1<<5 | 7<<2, 0x20, 0x40, 0x08, 0x40},
+		[][3]int{
+			{0, 0, 0xFF0538AF}, // 170+5, 51+5, 0+5
+			{1, 2, 0xFF002299}, // 170−17, 51−17, 0 (−17 clamped)
+			{3, 1, 0xFFD09D26}, // 85−47, 204−47, 255−47
+			{2, 3, 0xFFFFFFFF}, // 85+183 … all clamped to 255
+		},
+	}, {
+		// Differential mode, flipped (one sub-block above the other):
+		// R 20 with −4 (165, then 16: 132), G 31 with 0 (255, 255), B 0
+		// with +3 (0, then 3: 24); tables 0 (2, 8) and 4 (18, 60). (0,3)
+		// is texel 3, msb set (−a), in the lower sub-block.
+		"differential",
+		[8]byte{20<<3 | 4, 31 << 3, 3, 4<<2 | 1<<1 | 1, 0x00, 0x08, 0x00, 0x00},
+		[][3]int{
+			{3, 0, 0xFF02FFA7}, // 165+2, 255 (257 clamped), 0+2
+			{1, 1, 0xFF02FFA7}, // upper sub-block, index 0 as well
+			{0, 3, 0xFF06ED72}, // 132−18, 255−18, 24−18
+			{2, 2, 0xFF2AFF96}, // lower sub-block, index 0: 132+18, 255, 24+18
+		},
+	}}
+	for _, c := range cases {
+		f := newFixture(t, 8192)
+		plan, err := texture.NewMipPlan(texture.ETC1, 4, 4, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := plan.Level(0).Layout
+		copy(f.b[plan.Level(0).Offset+l.Offset(0, 0):], c.block[:])
+		p0, p1 := params(t, &plan, f.r.Addr, false, nearest)
+		u := New(f.view)
+		for _, tx := range c.texel {
+			got := lookup(t, u, p0, p1, splat((float32(tx[0])+0.5)/4), splat((float32(tx[1])+0.5)/4))
+			if got[0] != uint32(tx[2]) || got[15] != uint32(tx[2]) {
+				t.Errorf("%s: texel (%d, %d) = %#08x, want %#08x", c.name, tx[0], tx[1], got[0], uint32(tx[2]))
+			}
+		}
+	}
+}
