@@ -20,9 +20,8 @@ type Entry struct {
 	Status  piglit.Status
 	Verdict pi3.Verdict
 	// SkipRan2021 is set when the model skipped a test that the 2021
-	// lists say ran on a Pi 3 (a status other than skip there), or that
-	// they do not name (it passed then, or is newer): a feature query the
-	// model may answer differently.
+	// lists say ran on a Pi 3 (a status other than skip there): a feature
+	// query the model may answer differently.
 	SkipRan2021 string
 	Test        *Result
 }
@@ -40,10 +39,10 @@ func Judge(rec *pi3.Record, results []Result, windowSystem func(name string) boo
 				e.Verdict.Class, e.Verdict.Why = pi3.NotComparable, "not run: "+r.Skipped
 			}
 			if s == piglit.Skip && r.Skipped == "" && e.Verdict.Class == pi3.Agree {
-				if old := rec.Ran2021(name); old != "skip" {
-					if old == "" {
-						old = "not listed: passed then, or newer"
-					}
+				// Only a status the 2021 lists give says the test ran on
+				// a Pi 3 then: a test they do not name passed then or
+				// did not exist yet, which they cannot tell apart.
+				if old := rec.Ran2021(name); old != "" && old != "skip" {
 					e.SkipRan2021 = old
 				}
 			}

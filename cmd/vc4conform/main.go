@@ -198,6 +198,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	defer os.RemoveAll(serverDir)
 
+	rev := revision() // now: the checkout may move while the run goes on
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	var (
@@ -287,7 +288,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		Entries: entries,
 		Lines: []string{
 			"date: " + time.Now().UTC().Format("2006-01-02 15:04 UTC"),
-			"vccube: " + revision(),
+			"vccube: " + rev,
 			"piglit: " + packageVersion("piglit") + " (" + *piglitD + ")",
 			"Mesa: " + *mesa,
 			fmt.Sprintf("selection: %d tests%s%s%s; %d skipped by the Pi 3 record, not run", len(tests), opt(" -run ", *match), opt(" -tests ", *list), opt(" -shard ", *shard), skipped),
