@@ -163,7 +163,8 @@ func TestILP32WaitVblank(t *testing.T) {
 	defer f.Close()
 	w := uapi.WaitVblank32{Type: 1, Sequence: 7, TvalSec: -2} // signal 0xfffffffe
 	wantErrno(t, "WAIT_VBLANK (32-bit)", ioctl(f, uapi.IoctlWaitVblank32, &w), 0)
-	if want := (uapi.WaitVblank{Type: 1, Sequence: 7, TvalSec: 0xfffffffe}); disp.got != want {
+	signal := uint32(0xfffffffe) // zero-extended: an unsigned long
+	if want := (uapi.WaitVblank{Type: 1, Sequence: 7, TvalSec: int(signal)}); disp.got != want {
 		t.Errorf("the display got %+v, want %+v", disp.got, want)
 	}
 	if want := (uapi.WaitVblank32{Type: 1, Sequence: 17, TvalSec: 1234, TvalUsec: 5678}); w != want {
