@@ -277,8 +277,9 @@ func (d *Device) OpenWith(o OpenOptions) (*File, error) {
 		d.master = f
 		f.wasMaster = true
 	}
-	d.trace("%s opened (%s%s%s)", f, map[bool]string{true: "render node", false: "primary node"}[o.Render],
-		map[bool]string{true: ", root", false: ""}[o.Root], map[bool]string{true: ", master", false: ""}[d.master == f])
+	d.trace("%s opened (%s%s%s%s)", f, map[bool]string{true: "render node", false: "primary node"}[o.Render],
+		map[bool]string{true: ", root", false: ""}[o.Root], map[bool]string{true: ", master", false: ""}[d.master == f],
+		map[bool]string{true: ", a 32-bit program", false: ""}[o.ILP32])
 	return f, nil
 }
 

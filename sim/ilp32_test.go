@@ -3,6 +3,7 @@ package sim_test
 import (
 	"bytes"
 	"math/bits"
+	"strings"
 	"syscall"
 	"testing"
 	"unsafe"
@@ -155,7 +156,8 @@ func (v *vblankDisplay) Ioctl(c sim.Client, req uapi.Request, arg unsafe.Pointer
 func TestILP32WaitVblank(t *testing.T) {
 	skipOn32(t)
 	disp := &vblankDisplay{}
-	d := newDevice(t, sim.Options{Display: disp})
+	var trace bytes.Buffer
+	d := newDevice(t, sim.Options{Display: disp, Trace: &trace})
 	f, err := d.OpenWith(sim.OpenOptions{ILP32: true})
 	if err != nil {
 		t.Fatal(err)
@@ -169,5 +171,12 @@ func TestILP32WaitVblank(t *testing.T) {
 	}
 	if want := (uapi.WaitVblank32{Type: 1, Sequence: 17, TvalSec: 1234, TvalUsec: 5678}); w != want {
 		t.Errorf("the 32-bit reply is %+v, want %+v", w, want)
+	}
+	// The trace names the program's ABI and shows the request the
+	// kernel ran.
+	for _, want := range []string{"file 1 opened (primary node, master, a 32-bit program)", "DRM_IOCTL_WAIT_VBLANK 0xc018643a"} {
+		if !strings.Contains(trace.String(), want) {
+			t.Errorf("the trace lacks %q:\n%s", want, trace.String())
+		}
 	}
 }
