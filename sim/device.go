@@ -245,6 +245,11 @@ type OpenOptions struct {
 	// put their dma-bufs and where imports find them; nil is this
 	// process's (kernel.LocalFiles).
 	Files kernel.UserFiles
+	// ILP32 opens the file for a 32-bit program (armhf), which meets the
+	// device as on a Pi running a 32-bit kernel (sim/ilp32.go): its
+	// drm_version and drm_wait_vblank are the 32-bit structs, and its
+	// user pointers are 32-bit addresses.
+	ILP32 bool
 }
 
 // Open opens the primary node as an ordinary user, as drm.Open of
@@ -272,8 +277,9 @@ func (d *Device) OpenWith(o OpenOptions) (*File, error) {
 		d.master = f
 		f.wasMaster = true
 	}
-	d.trace("%s opened (%s%s%s)", f, map[bool]string{true: "render node", false: "primary node"}[o.Render],
-		map[bool]string{true: ", root", false: ""}[o.Root], map[bool]string{true: ", master", false: ""}[d.master == f])
+	d.trace("%s opened (%s%s%s%s)", f, map[bool]string{true: "render node", false: "primary node"}[o.Render],
+		map[bool]string{true: ", root", false: ""}[o.Root], map[bool]string{true: ", master", false: ""}[d.master == f],
+		map[bool]string{true: ", a 32-bit program", false: ""}[o.ILP32])
 	return f, nil
 }
 

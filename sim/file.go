@@ -3,6 +3,7 @@ package sim
 import (
 	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -21,6 +22,7 @@ type File struct {
 	id     uint64
 	render bool
 	root   bool
+	ilp32  bool // a 32-bit program's (OpenOptions.ILP32)
 
 	wasMaster bool // drm_file.was_master, under dev.mu
 
@@ -63,7 +65,14 @@ func newFile(d *Device, o OpenOptions) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sim: eventfd: %w", err)
 	}
-	f := &File{dev: d, k: d.k.OpenFor(o.User, o.Files), id: d.nextID, render: o.Render, root: o.Root, eventFd: efd, nonblock: o.Nonblock}
+	user := o.User
+	if o.ILP32 && bits.UintSize == 64 {
+		if user == nil {
+			user = kernel.LocalMemory
+		}
+		user = user32{user}
+	}
+	f := &File{dev: d, k: d.k.OpenFor(user, o.Files), id: d.nextID, render: o.Render, root: o.Root, ilp32: o.ILP32, eventFd: efd, nonblock: o.Nonblock}
 	f.evCond = sync.NewCond(&f.evMu)
 	return f, nil
 }
@@ -106,6 +115,11 @@ var kdataPool = sync.Pool{New: func() any { return new([32]uint64) }}
 // copied back out whatever the result, for the directions both the caller
 // and the kernel give; the permissions are checked before the handler runs.
 func (f *File) Ioctl(req uapi.Request, arg unsafe.Pointer) error {
+	if f.ilp32Translated() {
+		if ok, err := f.ioctl32(req, arg); ok {
+			return err
+		}
+	}
 	f.mu.RLock()
 	defer f.mu.RUnlock()
 	if f.closed {

@@ -38,13 +38,18 @@ var _ uapi.Conn = (*Client)(nil)
 // Dial opens node minor (PrimaryMinor or RenderMinor) of the device
 // served in dir (Options.Dir).
 func Dial(dir string, minor int) (*Client, error) {
+	return dial(dir, minor, uint64(unsafe.Sizeof(uintptr(0))))
+}
+
+// dial is Dial announcing ptrSize-byte pointers in HELLO.
+func dial(dir string, minor int, ptrSize uint64) (*Client, error) {
 	addr := &net.UnixAddr{Name: filepath.Join(dir, SocketName), Net: "unixpacket"}
 	ctl, err := net.DialUnix("unixpacket", nil, addr)
 	if err != nil {
 		return nil, fmt.Errorf("simserve: cannot reach the server at %s: %w", addr.Name, err)
 	}
 	c := &Client{ctl: ctl, ev: -1, memfd: -1, in: make([]byte, HeaderSize+MaxPayload), out: make([]byte, HeaderSize), maps: map[*byte]uint64{}}
-	if err := c.sendHeader(Header{Type: MsgHello, Arg: ProtocolVersion, A: uint64(minor), B: uint64(unix.O_RDWR), C: uint64(unsafe.Sizeof(uintptr(0)))}, nil); err != nil {
+	if err := c.sendHeader(Header{Type: MsgHello, Arg: ProtocolVersion, A: uint64(minor), B: uint64(unix.O_RDWR), C: ptrSize}, nil); err != nil {
 		ctl.Close()
 		return nil, err
 	}

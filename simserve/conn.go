@@ -130,15 +130,18 @@ func (c *conn) hello() error {
 	if h.Arg != ProtocolVersion {
 		return refuse(syscall.EPROTO, "the preload speaks protocol version %d, this server %d: build the preload from the same tree as the server", h.Arg, ProtocolVersion)
 	}
-	if h.C != uint64(unsafe.Sizeof(uintptr(0))) {
-		// A 32-bit client lays drm_version and a few others out
-		// differently from a 64-bit kernel (which translates them in
-		// drm_ioc32.c); that translation is not written, so the server's
-		// structs must be the client's: same pointer size.
-		return refuse(syscall.ENOSYS, "a client with %d-byte pointers on a server with %d-byte ones: the ioctl structs differ (32-bit programs are not supported by a 64-bit server)",
-			h.C, unsafe.Sizeof(uintptr(0)))
-	}
 	var o sim.OpenOptions
+	switch ptr := uint64(unsafe.Sizeof(uintptr(0))); {
+	case h.C == ptr:
+	case h.C == 4:
+		// A 32-bit program on a 64-bit server: the device meets it as a
+		// Pi running a 32-bit kernel would (sim/ilp32.go).
+		o.ILP32 = true
+		c.who += " (32-bit)"
+	default:
+		return refuse(syscall.ENOSYS, "a client with %d-byte pointers on a server with %d-byte ones: only 32- and 64-bit programs are served, and a 32-bit server (a 32-bit kernel) runs no 64-bit ones",
+			h.C, ptr)
+	}
 	node := ""
 	switch h.A {
 	case PrimaryMinor:

@@ -79,7 +79,7 @@ const MaxPayload = 64 << 10
 // Message types.
 const (
 	// Client to server.
-	MsgHello        = 1 // Arg: ProtocolVersion; A: the node's minor (0 card0, 128 renderD128); B: open(2) flags; C: sizeof(void *)
+	MsgHello        = 1 // Arg: ProtocolVersion; A: the node's minor (0 card0, 128 renderD128); B: open(2) flags; C: sizeof(void *), 4 for a 32-bit program (sim/ilp32.go)
 	MsgIoctl        = 2 // Arg: the request number; payload: the argument's bytes (_IOC_SIZE of them when _IOC_WRITE)
 	MsgMmap         = 3 // A: the offset; B: the length; C: the protection (PROT_*)
 	MsgMunmap       = 4 // B: the token of MMAP_REPLY

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"runtime"
 	"testing"
+	"unsafe"
 
 	"github.com/vccube/vccube/uapi"
 	"github.com/vccube/vccube/uapi/internal/ctable"
@@ -62,9 +63,49 @@ func TestNativeWidthVersion(t *testing.T) {
 	}
 }
 
+// TestILP32LayoutsMatchArmhf checks the 32-bit program's layouts
+// (Version32, IoctlVersion32, IoctlWaitVblank32), whatever the GOARCH,
+// against the armhf C tables, and that every other struct of that table
+// is laid out as on arm64: the structs a 32-bit program on the simulated
+// device needs no translation for.
+func TestILP32LayoutsMatchArmhf(t *testing.T) {
+	armhf, err := ctable.LoadLayout("testdata/uapi-layouts/armhf.txt", "testdata/abi/armhf.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	arm64, err := ctable.LoadLayout("testdata/uapi-layouts/arm64.txt", "testdata/abi/arm64.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctable.CheckStruct(t, armhf, "drm_version", reflect.TypeOf(uapi.Version32{}))
+	names := map[uapi.Request]string{uapi.IoctlVersion32: "DRM_IOCTL_VERSION", uapi.IoctlWaitVblank32: "DRM_IOCTL_WAIT_VBLANK"}
+	ctable.CheckRequests(t, armhf, map[string]uapi.Request{
+		"DRM_IOCTL_VERSION":     uapi.IoctlVersion32,
+		"DRM_IOCTL_WAIT_VBLANK": uapi.IoctlWaitVblank32,
+	}, func(r uapi.Request) string { return names[r] })
+	if got := unsafe.Sizeof(uapi.WaitVblank32{}); got != 16 {
+		t.Errorf("WaitVblank32 is %d bytes, want 16 (DRM_IOCTL_WAIT_VBLANK 0xc010643a)", got)
+	}
+	translated := map[string]bool{"drm_version": true, "DRM_IOCTL_VERSION": true, "DRM_IOCTL_WAIT_VBLANK": true}
+	for name, c := range armhf.Structs {
+		if translated[name] {
+			continue
+		}
+		if d := arm64.Structs[name]; d == nil || !reflect.DeepEqual(c, d) {
+			t.Errorf("%s differs between armhf and arm64, and nothing translates it for a 32-bit program", name)
+		}
+	}
+	for name, v := range armhf.Ioctls {
+		if !translated[name] && arm64.Ioctls[name] != v {
+			t.Errorf("%s is 0x%08x on armhf, 0x%08x on arm64, and nothing translates it", name, v, arm64.Ioctls[name])
+		}
+	}
+}
+
 func TestRequestNumbersMatchC(t *testing.T) {
 	ctable.CheckRequests(t, ctable.MustLoadLayout(t, "testdata"), map[string]uapi.Request{
 		"DRM_IOCTL_VERSION":                uapi.IoctlVersion,
+		"DRM_IOCTL_WAIT_VBLANK":            uapi.IoctlWaitVblank,
 		"DRM_IOCTL_GEM_CLOSE":              uapi.IoctlGemClose,
 		"DRM_IOCTL_GET_CAP":                uapi.IoctlGetCap,
 		"DRM_IOCTL_SET_CLIENT_CAP":         uapi.IoctlSetClientCap,

@@ -7,6 +7,7 @@ import "fmt"
 var ioctlNames = map[Request]string{
 	// DRM core and KMS (drm.h)
 	IoctlVersion:               "DRM_IOCTL_VERSION",
+	IoctlWaitVblank:            "DRM_IOCTL_WAIT_VBLANK",
 	IoctlGemClose:              "DRM_IOCTL_GEM_CLOSE",
 	IoctlGetCap:                "DRM_IOCTL_GET_CAP",
 	IoctlSetClientCap:          "DRM_IOCTL_SET_CLIENT_CAP",

@@ -74,11 +74,10 @@ Usage: vc4conform [flags]
 
 func run(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("vc4conform", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), about)
-		fs.PrintDefaults()
-	}
+	// -h prints the usage on stdout; a mistake is reported once, on
+	// stderr, by main.
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
 	home, _ := os.UserHomeDir()
 	cache := os.Getenv("VCCUBE_CACHE")
 	if cache == "" {
@@ -100,12 +99,16 @@ func run(args []string, stdout, stderr io.Writer) error {
 		expect   = fs.String("expect", "", "compare each test's class with this expectations file; exit 1 on any change")
 		causes   = fs.String("causes", filepath.Join("conform", "causes.txt"), "the known causes of disagreements with the Pi 3 (class<TAB>regexp<TAB>why), grouped by in summary.md")
 		quiet    = fs.Bool("quiet", false, "no progress line")
+		qemu     = fs.String("qemu", "", "run each test program under this qemu user-mode emulator (its flags after it, space-separated), with the test's environment as -E: for another architecture's piglit, such as Debian's armhf one with qemu-arm-static, with -piglit, -mesa and -preload of that architecture")
 	)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, about)
+			fs.SetOutput(stdout)
+			fs.PrintDefaults()
 			return err
 		}
-		return usageError{err}
+		return usageError{fmt.Errorf("%w (vc4conform -h lists the flags)", err)}
 	}
 	if fs.NArg() != 0 {
 		return usageError{fmt.Errorf("unexpected argument %q (see -h)", fs.Arg(0))}
@@ -259,6 +262,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		},
 		Server: []string{self},
 		Dir:    serverDir,
+		Exec:   underQemu(*qemu),
 		OnResult: func(r conform.Result) {
 			mu.Lock()
 			results = append(results, r)
@@ -416,6 +420,22 @@ func parseShard(s string) (k, n int, err error) {
 		return 0, 0, fmt.Errorf("-shard %q: say K/N with 1 ≤ K ≤ N", s)
 	}
 	return k, n, nil
+}
+
+// underQemu is the conform.Options.Exec that runs a test under the qemu
+// command line qemu, or nil for none.
+func underQemu(qemu string) func(env, args []string) []string {
+	prefix := strings.Fields(qemu)
+	if len(prefix) == 0 {
+		return nil
+	}
+	return func(env, args []string) []string {
+		argv := append([]string(nil), prefix...)
+		for _, e := range env {
+			argv = append(argv, "-E", e)
+		}
+		return append(argv, args...)
+	}
 }
 
 // triplet is Debian's multiarch name of this machine's architecture.

@@ -27,11 +27,21 @@
  * program's own clock (see "the frozen clock" below).
  *
  * Limits: one ioctl at a time per open file (threads take turns); a file
- * used from both sides of a fork is not supported; 64-bit programs only.
+ * used from both sides of a fork is not supported.
+ *
+ * 32- and 64-bit programs: a 32-bit one (armhf) has two of each of the
+ * functions that take an off_t or a struct stat (stat and stat64, mmap and
+ * mmap64, ...), with different layouts, and both are interposed; the
+ * library itself works with the 64-bit forms. It tells the server its
+ * pointer size in HELLO, and the server lays out the few ioctl structs
+ * that differ as a 32-bit kernel would (sim/ilp32.go).
  */
 #define _GNU_SOURCE
-#if __SIZEOF_POINTER__ != 8
-#error "vc4sim.c is for 64-bit programs: struct stat64, off64_t and the server's struct layouts assume LP64"
+#if __SIZEOF_POINTER__ != 8 && __SIZEOF_POINTER__ != 4
+#error "vc4sim.c is for 32- and 64-bit programs"
+#endif
+#ifdef _FILE_OFFSET_BITS
+#error "build vc4sim.c without _FILE_OFFSET_BITS: it defines both the off_t and the off64_t forms"
 #endif
 #include <dirent.h>
 #include <dlfcn.h>
@@ -75,15 +85,21 @@
 
 static int (*real_openat)(int, const char *, int, ...);
 static FILE *(*real_fopen)(const char *, const char *);
+static FILE *(*real_fopen64)(const char *, const char *);
 static int (*real_stat)(const char *, struct stat *);
 static int (*real_lstat)(const char *, struct stat *);
 static int (*real_fstat)(int, struct stat *);
 static int (*real_fstatat)(int, const char *, struct stat *, int);
+static int (*real_stat64)(const char *, struct stat64 *);
+static int (*real_lstat64)(const char *, struct stat64 *);
+static int (*real_fstat64)(int, struct stat64 *);
+static int (*real_fstatat64)(int, const char *, struct stat64 *, int);
 static int (*real_access)(const char *, int);
 static ssize_t (*real_readlink)(const char *, char *, size_t);
 static DIR *(*real_opendir)(const char *);
 static int (*real_ioctl)(int, unsigned long, ...);
 static void *(*real_mmap)(void *, size_t, int, int, int, off_t);
+static void *(*real_mmap64)(void *, size_t, int, int, int, off64_t);
 static int (*real_munmap)(void *, size_t);
 /* glibc < 2.33 builds (kmscube in Debian bookworm) call the versioned
  * stat functions. */
@@ -109,15 +125,21 @@ static void init_once(void)
 {
 	real_openat = next("openat");
 	real_fopen = next("fopen");
+	real_fopen64 = next("fopen64");
 	real_stat = next("stat");
 	real_lstat = next("lstat");
 	real_fstat = next("fstat");
 	real_fstatat = next("fstatat");
+	real_stat64 = next("stat64");
+	real_lstat64 = next("lstat64");
+	real_fstat64 = next("fstat64");
+	real_fstatat64 = next("fstatat64");
 	real_access = next("access");
 	real_readlink = next("readlink");
 	real_opendir = next("opendir");
 	real_ioctl = next("ioctl");
 	real_mmap = next("mmap");
+	real_mmap64 = next("mmap64");
 	real_munmap = next("munmap");
 	real_xstat = dlsym(RTLD_NEXT, "__xstat");
 	real_lxstat = dlsym(RTLD_NEXT, "__lxstat");
@@ -187,22 +209,23 @@ static int node_minor(const char *path)
 	return n;
 }
 
-/* as_node makes st describe the character device 226:minor, as a DRM
- * node's stat does (mode crw-rw----). */
-static void as_node(struct stat *st, int minor)
-{
-	st->st_mode = S_IFCHR | 0660;
-	st->st_rdev = makedev(VC4SIM_DRM_MAJOR, minor);
-	st->st_size = 0;
-	st->st_blocks = 0;
-}
+/* AS_NODE makes st, a struct stat or struct stat64, describe the
+ * character device 226:minor, as a DRM node's stat does (mode
+ * crw-rw----). */
+#define AS_NODE(st, minor)                                        \
+	do {                                                      \
+		(st)->st_mode = S_IFCHR | 0660;                   \
+		(st)->st_rdev = makedev(VC4SIM_DRM_MAJOR, (minor)); \
+		(st)->st_size = 0;                                \
+		(st)->st_blocks = 0;                              \
+	} while (0)
 
 /* ---- open files of the device ---- */
 
 struct conn {
 	int used;
 	dev_t dev; /* the event socket's identity, shared by every dup */
-	ino_t ino;
+	uint64_t ino;
 	int minor;
 	int ctl;   /* control socket */
 	int memfd; /* the server's CMA pool */
@@ -227,7 +250,7 @@ static struct mapping *maps;
 static size_t nmaps, capmaps;
 
 /* conn_for_fd finds the open file behind fd, or NULL. */
-static struct conn *conn_for_fd(int fd, struct stat *out)
+static struct conn *conn_for_fd(int fd)
 {
 	if (!enabled || fd < 0)
 		return NULL;
@@ -236,8 +259,8 @@ static struct conn *conn_for_fd(int fd, struct stat *out)
 	pthread_mutex_unlock(&table_mu);
 	if (n == 0)
 		return NULL;
-	struct stat st;
-	if (real_fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode))
+	struct stat64 st;
+	if (real_fstat64(fd, &st) != 0 || !S_ISSOCK(st.st_mode))
 		return NULL;
 	struct conn *found = NULL;
 	pthread_mutex_lock(&table_mu);
@@ -247,8 +270,6 @@ static struct conn *conn_for_fd(int fd, struct stat *out)
 			break;
 		}
 	pthread_mutex_unlock(&table_mu);
-	if (found && out)
-		*out = st;
 	return found;
 }
 
@@ -260,8 +281,8 @@ static struct conn *conn_for_server_file(int fd)
 {
 	if (!enabled || fd < 0)
 		return NULL;
-	struct stat st;
-	if (real_fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode))
+	struct stat64 st;
+	if (real_fstat64(fd, &st) != 0 || !S_ISSOCK(st.st_mode))
 		return NULL;
 	struct ucred cred;
 	socklen_t len = sizeof cred;
@@ -479,6 +500,13 @@ static int serve_copy(struct conn *c, const struct vc4sim_header *h)
 	size_t len = h->b;
 	if (len > VC4SIM_MAX_PAYLOAD)
 		return -1;
+	if ((uint64_t)(uintptr_t)h->a != h->a) {
+		/* Past this process's address space (the server gives a
+		 * 32-bit program's copies 32-bit addresses; this is a bug). */
+		if (h->type == VC4SIM_MSG_READ_USER)
+			return send_msg(c->ctl, VC4SIM_MSG_READ_REPLY, EFAULT, 0, 0, 0, NULL, 0) ? -1 : 0;
+		return -1;
+	}
 	if (h->type == VC4SIM_MSG_READ_USER) {
 		int err = send_msg(c->ctl, VC4SIM_MSG_READ_REPLY, 0, 0, len, 0, addr, len);
 		if (err == -EFAULT)
@@ -663,8 +691,8 @@ static int open_node(int minor, int flags)
 		close(fds[0]);
 	if (flags & O_NONBLOCK)
 		fcntl(ev, F_SETFL, fcntl(ev, F_GETFL) | O_NONBLOCK);
-	struct stat st;
-	if (real_fstat(ev, &st) != 0)
+	struct stat64 st;
+	if (real_fstat64(ev, &st) != 0)
 		goto fail;
 	pthread_mutex_lock(&table_mu);
 	struct conn *c = NULL;
@@ -701,12 +729,16 @@ fail:
 
 /* ---- the interposed functions ---- */
 
-static int do_openat(int dirfd, const char *path, int flags, mode_t mode)
+/* do_openat opens path; large is O_LARGEFILE for the 64-bit forms (0 on
+ * 64-bit programs, where every open is large), which passes through to
+ * files that are not the device's. */
+static int do_openat(int dirfd, const char *path, int flags, mode_t mode, int large)
 {
 	INIT();
 	int minor = node_minor(path);
 	if (minor >= 0)
 		return open_node(minor, flags);
+	flags |= large;
 	char buf[4200];
 	const char *p = redirect(path, buf, sizeof buf);
 	if (p != path)
@@ -726,30 +758,30 @@ static int do_openat(int dirfd, const char *path, int flags, mode_t mode)
 EXPORT int open(const char *path, int flags, ...)
 {
 	MODE_ARG(flags, mode);
-	return do_openat(AT_FDCWD, path, flags, mode);
+	return do_openat(AT_FDCWD, path, flags, mode, 0);
 }
 
 EXPORT int open64(const char *path, int flags, ...)
 {
 	MODE_ARG(flags, mode);
-	return do_openat(AT_FDCWD, path, flags, mode);
+	return do_openat(AT_FDCWD, path, flags, mode, O_LARGEFILE);
 }
 
 EXPORT int openat(int dirfd, const char *path, int flags, ...)
 {
 	MODE_ARG(flags, mode);
-	return do_openat(dirfd, path, flags, mode);
+	return do_openat(dirfd, path, flags, mode, 0);
 }
 
 EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 {
 	MODE_ARG(flags, mode);
-	return do_openat(dirfd, path, flags, mode);
+	return do_openat(dirfd, path, flags, mode, O_LARGEFILE);
 }
 
 /* The _FORTIFY_SOURCE forms. */
-EXPORT int __open_2(const char *path, int flags) { return do_openat(AT_FDCWD, path, flags, 0); }
-EXPORT int __open64_2(const char *path, int flags) { return do_openat(AT_FDCWD, path, flags, 0); }
+EXPORT int __open_2(const char *path, int flags) { return do_openat(AT_FDCWD, path, flags, 0, 0); }
+EXPORT int __open64_2(const char *path, int flags) { return do_openat(AT_FDCWD, path, flags, 0, O_LARGEFILE); }
 
 EXPORT FILE *fopen(const char *path, const char *mode)
 {
@@ -758,66 +790,76 @@ EXPORT FILE *fopen(const char *path, const char *mode)
 	return real_fopen(redirect(path, buf, sizeof buf), mode);
 }
 
-EXPORT FILE *fopen64(const char *path, const char *mode) { return fopen(path, mode); }
-
-static int do_stat(const char *path, struct stat *st, int follow)
+EXPORT FILE *fopen64(const char *path, const char *mode)
 {
 	INIT();
 	char buf[4200];
-	const char *p = redirect(path, buf, sizeof buf);
-	int r = follow ? real_stat(p, st) : real_lstat(p, st);
-	int minor = node_minor(path);
-	if (r == 0 && minor >= 0 && S_ISREG(st->st_mode))
-		as_node(st, minor);
-	return r;
+	return real_fopen64(redirect(path, buf, sizeof buf), mode);
 }
 
-static int do_fstat(int fd, struct stat *st)
-{
-	INIT();
-	struct stat real;
-	struct conn *c = conn_for_fd(fd, &real);
-	if (!c)
-		return real_fstat(fd, st);
-	*st = real;
-	as_node(st, c->minor);
-	return 0;
-}
+/* DEFINE_STAT defines the stat functions for one struct: do_stat, do_fstat
+ * and do_fstatat for struct stat and do_stat64, ... for struct stat64,
+ * calling the C library's functions of the same form. On a 64-bit C
+ * library the two are one layout; on a 32-bit one they differ. */
+#define DEFINE_STAT(sfx, type)                                                         \
+	static int do_stat##sfx(const char *path, type *st, int follow)                \
+	{                                                                              \
+		INIT();                                                                \
+		char buf[4200];                                                        \
+		const char *p = redirect(path, buf, sizeof buf);                       \
+		int r = follow ? real_stat##sfx(p, st) : real_lstat##sfx(p, st);       \
+		int minor = node_minor(path);                                          \
+		if (r == 0 && minor >= 0 && S_ISREG(st->st_mode))                      \
+			AS_NODE(st, minor);                                            \
+		return r;                                                              \
+	}                                                                              \
+	static int do_fstat##sfx(int fd, type *st)                                     \
+	{                                                                              \
+		INIT();                                                                \
+		struct conn *c = conn_for_fd(fd);                                      \
+		int r = real_fstat##sfx(fd, st);                                       \
+		if (r == 0 && c)                                                       \
+			AS_NODE(st, c->minor);                                         \
+		return r;                                                              \
+	}                                                                              \
+	static int do_fstatat##sfx(int dirfd, const char *path, type *st, int flags)   \
+	{                                                                              \
+		INIT();                                                                \
+		if (path && path[0] == 0 && (flags & AT_EMPTY_PATH))                   \
+			return do_fstat##sfx(dirfd, st);                               \
+		char buf[4200];                                                        \
+		const char *p = redirect(path, buf, sizeof buf);                       \
+		if (p == path)                                                         \
+			return real_fstatat##sfx(dirfd, path, st, flags);              \
+		int r = real_fstatat##sfx(AT_FDCWD, p, st, flags);                     \
+		int minor = node_minor(path);                                          \
+		if (r == 0 && minor >= 0 && S_ISREG(st->st_mode))                      \
+			AS_NODE(st, minor);                                            \
+		return r;                                                              \
+	}
+
+DEFINE_STAT(, struct stat)
+DEFINE_STAT(64, struct stat64)
 
 EXPORT int stat(const char *path, struct stat *st) { return do_stat(path, st, 1); }
-EXPORT int stat64(const char *path, struct stat64 *st) { return do_stat(path, (struct stat *)st, 1); }
+EXPORT int stat64(const char *path, struct stat64 *st) { return do_stat64(path, st, 1); }
 EXPORT int lstat(const char *path, struct stat *st) { return do_stat(path, st, 0); }
-EXPORT int lstat64(const char *path, struct stat64 *st) { return do_stat(path, (struct stat *)st, 0); }
+EXPORT int lstat64(const char *path, struct stat64 *st) { return do_stat64(path, st, 0); }
 EXPORT int fstat(int fd, struct stat *st) { return do_fstat(fd, st); }
-EXPORT int fstat64(int fd, struct stat64 *st) { return do_fstat(fd, (struct stat *)st); }
-
-static int do_fstatat(int dirfd, const char *path, struct stat *st, int flags)
-{
-	INIT();
-	if (path && path[0] == 0 && (flags & AT_EMPTY_PATH))
-		return do_fstat(dirfd, st);
-	char buf[4200];
-	const char *p = redirect(path, buf, sizeof buf);
-	if (p == path)
-		return real_fstatat(dirfd, path, st, flags);
-	int r = real_fstatat(AT_FDCWD, p, st, flags);
-	int minor = node_minor(path);
-	if (r == 0 && minor >= 0 && S_ISREG(st->st_mode))
-		as_node(st, minor);
-	return r;
-}
-
+EXPORT int fstat64(int fd, struct stat64 *st) { return do_fstat64(fd, st); }
 EXPORT int fstatat(int dirfd, const char *path, struct stat *st, int flags) { return do_fstatat(dirfd, path, st, flags); }
-EXPORT int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags) { return do_fstatat(dirfd, path, (struct stat *)st, flags); }
+EXPORT int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags) { return do_fstatat64(dirfd, path, st, flags); }
 
-/* The glibc < 2.33 entry points. On a 64-bit glibc struct stat and struct
- * stat64 are one layout, and there is one version of it. */
+/* The glibc < 2.33 entry points, which programs built against an older
+ * glibc call (Debian's kmscube calls __fxstat, and on armhf __fxstat64).
+ * The version argument names the layout, which is the C library's struct
+ * stat or struct stat64 on the architectures this library is built for. */
 EXPORT int __xstat(int ver, const char *path, struct stat *st) { (void)ver; return do_stat(path, st, 1); }
-EXPORT int __xstat64(int ver, const char *path, struct stat64 *st) { (void)ver; return do_stat(path, (struct stat *)st, 1); }
+EXPORT int __xstat64(int ver, const char *path, struct stat64 *st) { (void)ver; return do_stat64(path, st, 1); }
 EXPORT int __lxstat(int ver, const char *path, struct stat *st) { (void)ver; return do_stat(path, st, 0); }
-EXPORT int __lxstat64(int ver, const char *path, struct stat64 *st) { (void)ver; return do_stat(path, (struct stat *)st, 0); }
+EXPORT int __lxstat64(int ver, const char *path, struct stat64 *st) { (void)ver; return do_stat64(path, st, 0); }
 EXPORT int __fxstat(int ver, int fd, struct stat *st) { (void)ver; return do_fstat(fd, st); }
-EXPORT int __fxstat64(int ver, int fd, struct stat64 *st) { (void)ver; return do_fstat(fd, (struct stat *)st); }
+EXPORT int __fxstat64(int ver, int fd, struct stat64 *st) { (void)ver; return do_fstat64(fd, st); }
 
 EXPORT int access(const char *path, int mode)
 {
@@ -849,7 +891,7 @@ EXPORT int ioctl(int fd, unsigned long req, ...)
 	va_end(ap);
 	/* The kernel takes the request as an unsigned int (the ioctl
 	 * syscall's cmd). */
-	struct conn *c = conn_for_fd(fd, NULL);
+	struct conn *c = conn_for_fd(fd);
 	if (c)
 		return remote_ioctl(c, -1, (uint32_t)req, arg);
 	c = conn_for_server_file(fd);
@@ -858,19 +900,21 @@ EXPORT int ioctl(int fd, unsigned long req, ...)
 	return real_ioctl(fd, req, arg);
 }
 
-EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+/* do_mmap maps the device's fd at off: the range of the server's pool it
+ * names. It returns NULL (errno untouched) for any other fd. */
+static void *do_mmap(void *addr, size_t len, int prot, int flags, int fd, uint64_t off)
 {
 	INIT();
-	struct conn *c = (flags & MAP_ANONYMOUS) ? NULL : conn_for_fd(fd, NULL);
+	struct conn *c = (flags & MAP_ANONYMOUS) ? NULL : conn_for_fd(fd);
 	if (!c)
-		return real_mmap(addr, len, prot, flags, fd, off);
+		return NULL;
 	struct vc4sim_header h;
 	size_t payload;
 	int err = 0;
 	pthread_mutex_lock(&c->mu);
 	if (c->dead)
 		err = ENODEV;
-	else if (send_msg(c->ctl, VC4SIM_MSG_MMAP, 0, (uint64_t)off, len, (uint64_t)(uint32_t)prot, NULL, 0) != 0 ||
+	else if (send_msg(c->ctl, VC4SIM_MSG_MMAP, 0, off, len, (uint64_t)(uint32_t)prot, NULL, 0) != 0 ||
 		 recv_header(c, &h, &payload) != 0 || h.type != VC4SIM_MSG_MMAP_REPLY) {
 		c->dead = 1;
 		err = ENODEV;
@@ -881,7 +925,7 @@ EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off
 		errno = err;
 		return MAP_FAILED;
 	}
-	void *p = real_mmap(addr, len, prot, flags, c->memfd, (off_t)h.a);
+	void *p = real_mmap64(addr, len, prot, flags, c->memfd, (off64_t)h.a);
 	int saved = errno;
 	pthread_mutex_lock(&table_mu);
 	if (p != MAP_FAILED && nmaps == capmaps) {
@@ -914,9 +958,19 @@ EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off
 	return p;
 }
 
+/* mmap's offset is an off_t, 32 bits in a 32-bit program, which reaches
+ * the device's offsets (past 4 GiB on a 64-bit server) only through
+ * mmap64; a 32-bit one is taken unsigned. */
+EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	void *p = do_mmap(addr, len, prot, flags, fd, sizeof(off_t) == 8 ? (uint64_t)off : (uint64_t)(uint32_t)off);
+	return p ? p : real_mmap(addr, len, prot, flags, fd, off);
+}
+
 EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
 {
-	return mmap(addr, len, prot, flags, fd, off);
+	void *p = do_mmap(addr, len, prot, flags, fd, (uint64_t)off);
+	return p ? p : real_mmap64(addr, len, prot, flags, fd, off);
 }
 
 EXPORT int munmap(void *addr, size_t len)
