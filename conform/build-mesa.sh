@@ -14,7 +14,7 @@
 #   -src DIR     build this Mesa tree (a git checkout of yours); the build
 #                goes to CACHE/build-<basename of DIR>
 #   -print-env   only print the shell lines that point a program at the
-#                build (after building it if needed)
+#                build (it must have been built: nothing is built then)
 #
 # Rerunning it reuses the source and the build (ninja rebuilds what changed).
 # Mesa's vc4 compiles for any architecture: its meson.build links Broadcom's
@@ -103,12 +103,34 @@ fetch_source() {
 }
 
 if [ -z "$src" ]; then
-	fetch_source
 	build=$cache/build
 else
 	build=$cache/build-$(basename "$src")
 fi
 install=$build/install
+
+vendor=$install/share/glvnd/egl_vendor.d/50_mesa.json
+
+env_lines() {
+	cat <<EOF
+export LD_LIBRARY_PATH=$install/lib\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}
+export LIBGL_DRIVERS_PATH=$install/lib/dri
+export __EGL_VENDOR_LIBRARY_FILENAMES=$vendor
+EOF
+}
+if [ $print_env = 1 ]; then
+	[ -f "$install/lib/dri/vc4_dri.so" ] && [ -f "$vendor" ] ||
+		die "no build in $install yet: run conform/build-mesa.sh${src:+ -src $src} first"
+	env_lines
+	exit 0
+fi
+[ -n "$src" ] || fetch_source
+
+# One build at a time in a build directory: two ninjas at once corrupt
+# its log, and the next run rebuilds everything.
+mkdir -p "$build"
+exec 9>"$build.lock"
+flock 9
 
 # Meson and the build's generators must run under the system python, which
 # has mako (a python of its own earlier on PATH, pyenv's say, may not).
@@ -138,22 +160,9 @@ log "building (ninja -C $build)"
 ninja -C "$build" install >"$build.ninja.log" 2>&1 ||
 	{ tail -30 "$build.ninja.log" >&2; die "the build failed (whole log: $build.ninja.log)"; }
 log "built and installed into $install in $((SECONDS - start)) s"
-
-vendor=$install/share/glvnd/egl_vendor.d/50_mesa.json
 [ -f "$install/lib/dri/vc4_dri.so" ] || die "the build has no lib/dri/vc4_dri.so"
 [ -f "$vendor" ] || die "the build has no EGL vendor file ($vendor)"
 
-env_lines() {
-	cat <<EOF
-export LD_LIBRARY_PATH=$install/lib\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}
-export LIBGL_DRIVERS_PATH=$install/lib/dri
-export __EGL_VENDOR_LIBRARY_FILENAMES=$vendor
-EOF
-}
-if [ $print_env = 1 ]; then
-	env_lines
-	exit 0
-fi
 cat <<EOF
 Mesa's vc4 driver is in $install.
 A program on the simulated vc4 (vc4serve running with -dir /tmp/vc4, the
