@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/vccube/vccube/conform/piglit"
+	"github.com/vccube/vccube/internal/emulated"
 )
 
 // The test binary is also the runner's server: started as "TEST -serve
@@ -38,6 +39,8 @@ func fakePiglit(t *testing.T, programs map[string]string) string {
 }
 
 func TestRun(t *testing.T) {
+	// The runner starts the test binary itself as its server.
+	emulated.Skip(t, "the runner starts this binary as its server, which the host cannot run")
 	root := fakePiglit(t, map[string]string{
 		// The server's socket is there while the test runs.
 		"device":  `test -S "$VC4SIM/socket" && echo 'PIGLIT: {"result": "pass" }' || echo 'PIGLIT: {"result": "fail" }'`,

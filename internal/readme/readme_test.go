@@ -8,9 +8,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/vccube/vccube/internal/emulated"
 )
 
 // The README's code blocks follow one convention, which this test relies
@@ -208,13 +209,7 @@ func TestREADME(t *testing.T) {
 	// The samples are the same program's output on every architecture;
 	// under .ci/cross-test (qemu-user) the runs would be emulated, whole
 	// seconds of simulated GPU each, to learn nothing more.
-	host, err := exec.Command("go", "env", "GOHOSTARCH").Output()
-	if err != nil {
-		t.Fatalf("go env GOHOSTARCH: %v", err)
-	}
-	if h := strings.TrimSpace(string(host)); h != runtime.GOARCH {
-		t.Skipf("built for %s on a %s host: the README's commands run on the host's own build", runtime.GOARCH, h)
-	}
+	emulated.Skip(t, "the README's commands run on the host's own build")
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
