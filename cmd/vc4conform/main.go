@@ -100,6 +100,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		expect   = fs.String("expect", "", "compare each test's class with this expectations file; exit 1 on any change")
 		causes   = fs.String("causes", filepath.Join("conform", "causes.txt"), "the known causes of disagreements with the Pi 3 (class<TAB>regexp<TAB>why), grouped by in summary.md")
 		quiet    = fs.Bool("quiet", false, "no progress line")
+		deqp     = deqpFlags(fs)
 	)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -117,6 +118,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 	rec, err := pi3.Load()
 	if err != nil {
 		return err
+	}
+	if deqp.binary != "" {
+		return runDeqp(deqp, common{rec: rec, mesa: *mesa, preload: *preload, outDir: *outDir, match: *match, list: *list,
+			shard: *shard, all: *all, workers: *workers, timeout: *timeout, causes: *causes, expect: *expect, quiet: *quiet}, stdout, stderr)
 	}
 	if _, err := os.Stat(filepath.Join(*piglitD, "bin", "shader_runner")); err != nil {
 		return fmt.Errorf("no piglit at %s (apt-get install piglit, or -piglit DIR)", *piglitD)
