@@ -66,6 +66,9 @@ type Result struct {
 	// Skipped says why the runner did not run the test (its status is
 	// then skip).
 	Skipped string `json:"skipped,omitempty"`
+	// Log is the dEQP log (.qpa) of the process the case ran in, kept
+	// when a case of it did not pass.
+	Log string `json:"log,omitempty"`
 }
 
 const outputLimit = 16 << 10

@@ -100,6 +100,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		causes   = fs.String("causes", filepath.Join("conform", "causes.txt"), "the known causes of disagreements with the Pi 3 (class<TAB>regexp<TAB>why), grouped by in summary.md")
 		quiet    = fs.Bool("quiet", false, "no progress line")
 		qemu     = fs.String("qemu", "", "run each test program under this qemu user-mode emulator (its flags after it, space-separated), with the test's environment as -E: for another architecture's piglit, such as Debian's armhf one with qemu-arm-static, with -piglit, -mesa and -preload of that architecture")
+		deqp     = deqpFlags(fs)
 	)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -120,6 +121,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 	rec, err := pi3.Load()
 	if err != nil {
 		return err
+	}
+	if deqp.binary != "" {
+		return runDeqp(deqp, common{rec: rec, mesa: *mesa, preload: *preload, outDir: *outDir, match: *match, list: *list,
+			shard: *shard, all: *all, workers: *workers, timeout: *timeout, causes: *causes, expect: *expect, quiet: *quiet}, stdout, stderr)
 	}
 	if _, err := os.Stat(filepath.Join(*piglitD, "bin", "shader_runner")); err != nil {
 		return fmt.Errorf("no piglit at %s (apt-get install piglit, or -piglit DIR)", *piglitD)

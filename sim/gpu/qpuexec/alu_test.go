@@ -225,11 +225,21 @@ func TestFloatRounding(t *testing.T) {
 		// itof rounds toward zero: 16777217 -> 16777216, -16777217 -> -16777216.
 		{"itof 2^24+1", itof(16777217), f(16777216)},
 		{"itof -(2^24+1)", itof(uint32(0xFFFFFFFF - 16777216)), f(-16777216)},
-		// ftoi truncates toward zero; out of range gives 0.
+		// ftoi truncates toward zero and keeps the low 32 bits: from
+		// 2^31 to 2^32 the integer wraps (Mesa's f2u32 is ftoi, and
+		// nir_lower_idiv's emit_udiv converts about 2^32 - 512 with it
+		// for a divisor of 1: float.go); from 2^55 on, and for Inf and
+		// NaN patterns, every bit is shifted out and it gives 0.
 		{"ftoi -2.75", ftoi(f(-2.75)), uint32(0xFFFFFFFE)},
-		{"ftoi 2^31", ftoi(f(0x1p31)), 0},
-		{"ftoi -2^31", ftoi(f(-0x1p31)), 0},
+		{"ftoi 2^31", ftoi(f(0x1p31)), 0x80000000},
+		{"ftoi -2^31", ftoi(f(-0x1p31)), 0x80000000},
 		{"ftoi 2^31-128", ftoi(f(2147483520)), 2147483520},
+		{"ftoi 4294966784 (emit_udiv, divisor 1)", ftoi(0x4F7FFFFE), 0xFFFFFE00},
+		{"ftoi -(2^31+256)", ftoi(f(-2147483904)), 0x7FFFFF00},
+		{"ftoi 2^32", ftoi(f(0x1p32)), 0},
+		{"ftoi 3*2^31", ftoi(f(0x3p31)), 0x80000000},
+		{"ftoi 2^55", ftoi(f(0x1p55)), 0},
+		{"ftoi 0x70000000", ftoi(0x70000000), 0},
 		{"ftoi Inf", ftoi(posInf), 0},
 		// Inf - Inf: the first operand's Inf.
 		{"Inf - Inf", fsub(posInf, posInf), posInf},

@@ -188,19 +188,33 @@ func floatKey(x uint32) int64 {
 	return int64(x)
 }
 
-// ftoi converts to a signed integer, truncating toward zero; NaN, Inf and
-// values of magnitude 2^31 or more give 0 (measured for NaN, Inf-like and
-// 0x70000000; VC4C OpCodes.cpp treats -2^31 the same).
+// ftoi converts to an integer, truncating toward zero, and keeps the
+// low 32 bits of its two's complement: magnitudes from 2^31 to 2^32 wrap
+// (4294966784.0 gives 0xfffffe00), and from 2^55 on, Inf and NaN
+// patterns included, every mantissa bit lies above bit 31 and the result
+// is 0 (measured for NaN, Inf-like and 0x70000000). DERIVED for the wrap:
+// Mesa's vc4 compiles f2u32 to ftoi (vc4_program.c, ntq_emit_alu), and
+// nir_lower_idiv's emit_udiv converts reciprocal × 4294966784.0, about
+// 2^32 − 512 for a divisor of 1, with it; real Pi 3 boards pass
+// dEQP-GLES2's integer division cases (doc/hardware.md#qpu).
 func ftoi(a uint32) uint32 {
 	a = flushIn(a)
-	if a&expMask == expMask {
-		return 0
+	e := int(a >> 23 & 0xFF)
+	if e < 127 {
+		return 0 // |a| < 1, ±0 and flushed denormals
 	}
-	f := math.Float32frombits(a)
-	if f >= 2147483648 || f <= -2147483648 {
-		return 0
+	m := uint64(a&0x7FFFFF | 0x800000)
+	var v uint32
+	switch sh := e - 150; {
+	case sh < 0:
+		v = uint32(m >> -sh)
+	case sh < 32:
+		v = uint32(m << sh)
 	}
-	return uint32(int32(f))
+	if a&signBit != 0 {
+		v = -v
+	}
+	return v
 }
 
 // itof converts a signed integer to float, rounding toward zero (measured:

@@ -390,14 +390,29 @@ func kFMaxAbsGo(d, a, b *vec) {
 
 // kFToIGo is ftoi (float.go): Go's conversion truncates toward zero and
 // gives 0 for denormals and ±0; an exponent of 158 or more (magnitude
-// 2^31 and beyond, Inf and NaN patterns) makes the conversion's value,
-// which Go leaves to the implementation there, 0.
+// 2^31 and beyond, Inf and NaN patterns), where Go leaves the
+// conversion's value to the implementation, goes to ftoi, which wraps.
+// Each element is read before it is written: d may be a.
 func kFToIGo(d, a, _ *vec) {
 	for i := range d {
 		x := a[i]
-		v := uint32(int32(math.Float32frombits(x)))
-		d[i] = v & uint32(int32(x&expMask-158<<23)>>31)
+		if x&expMask >= 158<<23 {
+			d[i] = ftoi(x)
+			continue
+		}
+		d[i] = uint32(int32(math.Float32frombits(x)))
 	}
+}
+
+// ftoiWide reports whether an element of a has a magnitude of 2^31 or
+// more (exponent 158 or more), which the assembly kernels convert to 0
+// and ftoi wraps modulo 2^32.
+func ftoiWide(a *vec) bool {
+	w := uint32(0)
+	for _, x := range a {
+		w |= uint32(int32(157<<23-x&expMask) >> 31)
+	}
+	return w != 0
 }
 
 // kIToFGo is itof (float.go): the int32 is exact as a float64; clearing

@@ -284,7 +284,7 @@ var (
 		fadd: kFAddSSE2, fsub: kFSubSSE2, fmul: kFMulSSE2,
 		v8muld: v8muldSSE2, v8adds: v8addsSSE2, v8subs: v8subsSSE2, v8min: v8minSSE2, v8max: v8maxSSE2,
 		and: andSSE2, or: orSSE2, xor: xorSSE2, add: addSSE2, sub: subSSE2,
-		fmin: fminSSE2, fmax: fmaxSSE2, fminabs: fminabsSSE2, fmaxabs: fmaxabsSSE2, ftoi: ftoiSSE2, itof: itofSSE2,
+		fmin: fminSSE2, fmax: fmaxSSE2, fminabs: fminabsSSE2, fmaxabs: fmaxabsSSE2, ftoi: ftoiSSE2Wide, itof: itofSSE2,
 		// SSE2 has no shift by a count per element, nor a 32-bit
 		// multiply keeping the low half, nor a leading-zero count.
 		shr: kShrGo, asr: kAsrGo, ror: kRorGo, shl: kShlGo, min: minSSE2, max: maxSSE2,
@@ -296,7 +296,7 @@ var (
 		fadd: kFAddAVX2, fsub: kFSubAVX2, fmul: kFMulAVX2,
 		v8muld: v8muldAVX2, v8adds: v8addsAVX2, v8subs: v8subsAVX2, v8min: v8minAVX2, v8max: v8maxAVX2,
 		and: andAVX2, or: orAVX2, xor: xorAVX2, add: addAVX2, sub: subAVX2,
-		fmin: fminAVX2, fmax: fmaxAVX2, fminabs: fminabsAVX2, fmaxabs: fmaxabsAVX2, ftoi: ftoiAVX2, itof: itofAVX2,
+		fmin: fminAVX2, fmax: fmaxAVX2, fminabs: fminabsAVX2, fmaxabs: fmaxabsAVX2, ftoi: ftoiAVX2Wide, itof: itofAVX2,
 		shr: shrAVX2, asr: asrAVX2, ror: rorAVX2, shl: shlAVX2, min: minAVX2, max: maxAVX2,
 		not: kNotGo, clz: kClzGo, mul24: mul24AVX2,
 		colour: colourToFloatAVX2,
@@ -314,4 +314,23 @@ func simdKernels() *kernelSet {
 		return &avx2Kernels
 	}
 	return &sse2Kernels
+}
+
+// ftoiSSE2Wide and ftoiAVX2Wide are ftoi: the assembly converts vectors
+// whose elements are all below 2^31 in magnitude; kFToIGo, the others
+// (ftoi wraps them modulo 2^32, the assembly would make them 0).
+func ftoiSSE2Wide(d, a, b *vec) {
+	if ftoiWide(a) {
+		kFToIGo(d, a, b)
+		return
+	}
+	ftoiSSE2(d, a, b)
+}
+
+func ftoiAVX2Wide(d, a, b *vec) {
+	if ftoiWide(a) {
+		kFToIGo(d, a, b)
+		return
+	}
+	ftoiAVX2(d, a, b)
 }

@@ -801,16 +801,30 @@ func (p *Prim) SetupLine(v0, v1 *Vertex, width float32, scissor Rect) bool {
 	return true
 }
 
+// MaxPointSize is the largest point the PSE draws, in pixels; a larger
+// size is clamped to it. DERIVED: Mesa's vc4 advertises 512
+// (vc4_screen.c, PIPE_CAPF_MAX_POINT_SIZE) and clamps a shader's point
+// size only from below (vc4_program.c: nir_lower_point_size with min 1.0,
+// no max), yet real Pi 3 boards pass dEQP-GLES2's
+// rasterization.limits.points, which draws a point of size 528 centred on
+// the right edge of a 264-pixel-wide target and requires its 4 leftmost
+// columns untouched: a radius of 264 would reach them, one of 256 leaves
+// 8. UNCERTAIN: that the limit is exactly 512, and that the hardware
+// clamps rather than drops such points (both pass that test).
+const MaxPointSize = 512
+
 // SetupPoint prepares a point: a square of side size pixels centred on v
 // (POINT_SIZE, or the shaded vertex's point size). A pixel is covered
 // when its centre is in [x − size/2, x + size/2) × [y − size/2,
 // y + size/2) — OpenGL's aliased point rule with the half-open convention
-// of the fill rule above. Every value is constant over the point.
+// of the fill rule above. Every value is constant over the point. A size
+// above MaxPointSize is drawn at MaxPointSize.
 func (p *Prim) SetupPoint(v *Vertex, size float32, scissor Rect) bool {
 	p.kind = kindNone
 	if !(size > 0) {
 		return false
 	}
+	size = min(size, MaxPointSize)
 	cx, cy := float64(v.X)/16, float64(v.Y)/16
 	h := float64(size) / 2
 	r := Rect{

@@ -311,6 +311,23 @@ func TestPointsCoverTheirSquare(t *testing.T) {
 	}
 }
 
+// TestPointSizeClamped: a point larger than 512 pixels is drawn 512 wide,
+// as dEQP-GLES2's rasterization.limits.points requires of a Pi 3 (a size
+// 528 point centred on x = 264 leaves columns 0 to 7 untouched).
+func TestPointSizeClamped(t *testing.T) {
+	var p Prim
+	v := px(264, 8)
+	if !p.SetupPoint(&v, 528, everywhere) {
+		t.Fatal("setup")
+	}
+	if b := p.Bounds(); b.X0 != 8 || b.X1 != 520 || b.Y1-b.Y0 != 512 {
+		t.Errorf("a size-528 point at x = 264 covers %+v, want x from 8 to 520 and 512 rows", b)
+	}
+	if p.Covers(7, 8) || !p.Covers(8, 8) {
+		t.Error("column 7 covered or column 8 not")
+	}
+}
+
 func TestHorizontalLine(t *testing.T) {
 	var p Prim
 	a, b := px(2, 3.5), px(10, 3.5)
