@@ -68,8 +68,21 @@ func (r Rect) Intersect(s Rect) Rect {
 // ClipRect returns the pixels of a CLIP_WINDOW: left, "bottom" (the
 // smallest row, as frame coordinates count), width and height ([AG] Table
 // 38 id 102; doc/hardware.md#viewport).
+//
+// The last column and row are left + width - 1 and bottom + height - 1
+// taken in the packet's 16 bits, so a window of zero width at left 0 (or
+// zero height at bottom 0) wraps to 0xFFFF and clips nothing in that
+// direction. DERIVED from the Pi 3 record: Mesa sends CLIP_WINDOW 0,0,0,0
+// for a scissor wholly off the frame, and piglit's gl-1.0-scissor-offscreen
+// fails on a Pi 3 because its rectangle is drawn (doc/hardware.md#viewport).
 func ClipRect(q *cl.ClipWindow) Rect {
-	return Rect{X0: int(q.Left), Y0: int(q.Bottom), X1: int(q.Left) + int(q.Width), Y1: int(q.Bottom) + int(q.Height)}
+	return Rect{X0: int(q.Left), Y0: int(q.Bottom), X1: clipEnd(q.Left, q.Width), Y1: clipEnd(q.Bottom, q.Height)}
+}
+
+// clipEnd is one past the last pixel of a clip window's span from start
+// with size pixels: (start + size - 1) mod 2^16, plus one.
+func clipEnd(start, size uint16) int {
+	return int(start+size-1) + 1
 }
 
 // Empty reports whether r holds no pixel.
