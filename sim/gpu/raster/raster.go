@@ -604,8 +604,9 @@ const Z24 = 0xFFFFFF
 // the block at (bx, by): W (ra15) as float32 bits, Z (rb15) as 24-bit fixed
 // point, and the pixel coordinates (X_PIXEL_COORD, Y_PIXEL_COORD).
 //
-// Z is Zs·0xFFFFFF rounded to nearest and clamped to [0, 0xFFFFFF]
-// (doc/hardware.md#varyings: rb15 ≈ round(Zs × 0xFFFFFF); rounding UNCERTAIN).
+// Z is Zs·2²⁴ truncated and clamped to [0, 0xFFFFFF]
+// (doc/hardware.md#varyings: DERIVED from the Pi 3 record; truncation
+// rather than rounding UNCERTAIN).
 //
 // Each plane is v = (c + a·dx) + b·dy with dx, dy the pixel centre's offset
 // from vertex 0; the products are rounded on their own (float64(...): no
@@ -679,8 +680,12 @@ func (p *Prim) ZAt(x, y int) uint32 {
 	return zToFixed(p.z.c + float64(p.z.a*dx) + float64(p.z.b*dy) + p.depth)
 }
 
+// ZScale is the factor from Zs to the fixed-point Z of rb15: Z is
+// trunc(Zs·2²⁴), clamped to Z24 (zToFixed; doc/hardware.md#varyings).
+const ZScale = 1 << 24
+
 func zToFixed(zs float64) uint32 {
-	f := zs*Z24 + 0.5
+	f := zs * ZScale
 	switch {
 	case !(f > 0): // also NaN
 		return 0
