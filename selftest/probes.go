@@ -172,7 +172,7 @@ func clipWindowProbe() *Probe {
 	return &Probe{
 		Name:   "clip-window",
 		Fact:   "CLIP_WINDOW origin and extent",
-		Belief: "the window covers columns left … left+width−1 and rows bottom … bottom+height−1 counted from row 0 of memory (sim/gpu/raster ClipRect; cl/spec ClipWindow)",
+		Belief: "the window covers columns left … left+width−1 and rows bottom … bottom+height−1 (in 16 bits: a zero size at 0 wraps and clips nothing) counted from row 0 of memory (sim/gpu/raster ClipRect; cl/spec ClipWindow)",
 		Answer: "a full-frame rectangle clipped to left 5, bottom 7, 37×21: the drawn rectangle's position; rows counted from the other end would put it at rows 36–56",
 		build:  build,
 		ref: func(j *job) ([]uint32, error) {
@@ -282,8 +282,8 @@ func zRoundingProbe() *Probe {
 	return &Probe{
 		Name:   "z-rounding",
 		Fact:   "Zs to 24-bit Z rounding",
-		Belief: "Z = Zs·0xFFFFFF rounded to nearest, clamped, interpolated in float64 (sim/gpu/raster zToFixed; doc/hardware.md#open-questions item 5)",
-		Answer: "the stored Z/stencil buffer (Z in bits 31:8): fifteen squares of constant Zs at (n + 0.3, 0.5, 0.7)/0xFFFFFF and at 1/3, 1/2, 1 − 2⁻²⁵ — truncation, ×2²⁴ or round-half-even give other values — and a square whose Z runs from 0.1 to 0.9",
+		Belief: "Z = Zs·2²⁴ truncated, clamped to 0xFFFFFF, interpolated in float64 (sim/gpu/raster zToFixed; doc/hardware.md#varyings: the scale DERIVED from the Pi 3 record, truncation UNCERTAIN)",
+		Answer: "the stored Z/stencil buffer (Z in bits 31:8): fifteen squares of constant Zs at (n + 0.3, 0.5, 0.7)/0xFFFFFF and at 1/3, 1/2, 1 − 2⁻²⁵ — Zs·2²⁴ rounded, or Zs·0xFFFFFF rounded or truncated, give other values — and a square whose Z runs from 0.1 to 0.9",
 		build:  build,
 	}
 }
@@ -311,7 +311,7 @@ func zTestProbe() *Probe {
 	return &Probe{
 		Name:   "z-test",
 		Fact:   "depth test within one Z step",
-		Belief: "the test compares the rounded 24-bit values, so ±0.3 step is equal and ±0.6 is a whole step (sim/gpu/tlb ZWrite; sim/gpu/raster zToFixed)",
+		Belief: "the test compares the 24-bit values trunc(Zs·2²⁴): Z0 is 1000, the −0.6 and −0.3 steps are 999, the +0.3 and +0.6 steps equal Z0 (sim/gpu/tlb ZWrite; sim/gpu/raster zToFixed)",
 		Answer: "a 4×4 grid of squares drawn over a plane at Z0 with LESS, LEQUAL, EQUAL, GREATER (columns) at Z0 −0.6, −0.3, +0.3, +0.6 steps (rows): which squares pass (their colour) and the stored Z",
 		build:  build,
 	}

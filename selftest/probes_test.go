@@ -106,14 +106,34 @@ func TestTextureProbe(t *testing.T) {
 	}
 }
 
-// The Z probe stores round(Zs·0xFFFFFF) for each constant square.
+// The Z probe stores trunc(Zs·2²⁴), at most 0xFFFFFF, for each constant
+// square.
 func TestZRoundingProbe(t *testing.T) {
 	_, out := runProbeOnSim(t, "z-rounding")
 	for i, z := range zValues {
 		x, y := 16*(i%4)+8, 16*(i/4)+8
-		want := uint32(math.Floor(float64(float32(z))*0xFFFFFF + 0.5)) // Zs is a float32
+		want := min(uint32(math.Floor(float64(float32(z))*(1<<24))), 0xFFFFFF) // Zs is a float32
 		if got := out.z.pix[y*64+x] >> 8; got != want {
 			t.Errorf("Zs %v: stored %#06x, want %#06x", z, got, want)
+		}
+	}
+}
+
+// The Z-test probe's plane is at Z 1000; its squares 0.6 and 0.3 steps of
+// 1/0xFFFFFF nearer are at 999 and those farther at 1000, so LESS and
+// LEQUAL pass the nearer rows, EQUAL the farther ones, GREATER none.
+func TestZTestProbe(t *testing.T) {
+	_, out := runProbeOnSim(t, "z-test")
+	for r, nearer := range []bool{true, true, false, false} {
+		for c, passes := range [][2]bool{{true, false}, {true, true}, {false, true}, {false, false}} {
+			x, y := 16*c+8, 16*r+8
+			want := palette[0]
+			if passes[0] && nearer || passes[1] && !nearer {
+				want = palette[1+c]
+			}
+			if got := out.colour.pix[y*64+x]; got != want {
+				t.Errorf("row %d, column %d: %#08x, want %#08x", r, c, got, want)
+			}
 		}
 	}
 }

@@ -104,6 +104,45 @@ func TestTriangleCoversExactPixels(t *testing.T) {
 	}
 }
 
+// A CLIP_WINDOW of zero width and height at (0, 0) — what Mesa sends for a
+// scissor wholly off the frame (vc4_emit.c: with an empty scissor every
+// bound is 0) — clips nothing: its last column and row wrap to 0xFFFF
+// (raster.ClipRect). The Pi 3 record settles it: piglit's
+// gl-1.0-scissor-offscreen, whose full-window rectangle must not be drawn,
+// fails on a Pi 3 (conform/pi3/testdata). A zero-sized window elsewhere
+// still holds no pixel.
+func TestZeroSizedClipWindowAtOriginClipsNothing(t *testing.T) {
+	for _, tc := range []struct {
+		win  cl.ClipWindow
+		want func(x, y int) bool
+	}{
+		{cl.ClipWindow{}, func(x, y int) bool { return true }},
+		{cl.ClipWindow{Width: 0, Height: 20}, func(x, y int) bool { return y < 20 }},
+		{cl.ClipWindow{Left: 10, Bottom: 10, Width: 0, Height: 0}, func(x, y int) bool { return false }},
+		{cl.ClipWindow{Left: 10, Bottom: 10, Width: 5, Height: 6}, func(x, y int) bool { return x >= 10 && x < 15 && y >= 10 && y < 16 }},
+	} {
+		g := newGPU(t)
+		j := newTJob(t, 96, 80)
+		j.rcl.ClearColor = clearColor
+		j.beginBin(cl.ConfigurationBits{EnableForwardFacing: true, EnableReverseFacing: true, DepthFunc: cl.DepthFuncAlways})
+		j.bin = tc.win.Append(j.bin)
+		fs := j.program(fsConst())
+		j.drawNV(fs, []uint32{0xFF0000FF}, cl.PrimitiveModeTriangles, j.quad(0.5)...)
+		mustRun(t, j, g)
+		for y := range 80 {
+			for x := range 96 {
+				want := uint32(clearColor)
+				if tc.want(x, y) {
+					want = 0xFF0000FF
+				}
+				if p := j.pixel(x, y); p != want {
+					t.Fatalf("clip window %+v: pixel (%d,%d) = %#x, want %#x", tc.win, x, y, p, want)
+				}
+			}
+		}
+	}
+}
+
 // quad returns two triangles covering the whole frame at depth z.
 func (j *tjob) quad(z float32, vary ...[4]float32) []gputest.NVVertex {
 	w, h := float64(j.w), float64(j.h)

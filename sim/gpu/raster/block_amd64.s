@@ -5,7 +5,7 @@
 // blockWZSSE2 is blockWZGo (block.go) two elements at a time with SSE2:
 // the same float64 sums, the divide, the rounding to float32 (CVTPD2PS,
 // round to nearest, as Go's conversion), and zToFixed as
-// trunc(min(max(z·Z24 + ½, 0), Z24)) (MAXPD returns its second operand, 0,
+// trunc(min(max(z·2²⁴, 0), Z24)) (MAXPD returns its second operand, 0,
 // for a NaN). col and row hold each element's byte offset into the
 // per-column and per-row arrays.
 
@@ -30,8 +30,7 @@
 	MOVHPD (R13)(DX*1), X4 \
 	ADDPD X4, X3 \
 	ADDPD X14, X3 \
-	MULPD X13, X3 \
-	ADDPD X12, X3 \
+	MULPD X12, X3 \
 	MAXPD X11, X3 \
 	MINPD X13, X3 \
 	CVTTPD2PL X3, X3 \
@@ -55,7 +54,7 @@ TEXT ·blockWZSSE2(SB), NOSPLIT, $0-72
 	MOVQ $0x416FFFFFE0000000, AX // Z24 = 16777215.0
 	MOVQ AX, X13
 	MOVLHPS X13, X13
-	MOVQ $0x3FE0000000000000, AX // 0.5
+	MOVQ $0x4170000000000000, AX // ZScale = 2²⁴
 	MOVQ AX, X12
 	MOVLHPS X12, X12
 	PXOR X11, X11

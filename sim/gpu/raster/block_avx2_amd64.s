@@ -19,7 +19,7 @@
 // WZ4(i) does elements i … i+3: their qx, qy, zx, zy terms by permuting
 // the 32-bit halves of Y0-Y3 with the index pairs at (i*8)(R8) and
 // (i*8)(R9), W = 1/(qx+qy) to float32 (VCVTPD2PS: round to nearest, as
-// Go's conversion), Z = trunc(min(max((zx+zy+depth)·Z24 + ½, 0), Z24))
+// Go's conversion), Z = trunc(min(max((zx+zy+depth)·2²⁴, 0), Z24))
 // (VMAXPD's second source, 0, for a NaN, as MAXPD's).
 #define WZ4(i) \
 	VMOVDQU (i*8)(R8), Y4 \
@@ -34,8 +34,7 @@
 	VPERMPS Y3, Y5, Y7 \
 	VADDPD Y7, Y6, Y6 \
 	VADDPD Y14, Y6, Y6 \
-	VMULPD Y13, Y6, Y6 \
-	VADDPD Y12, Y6, Y6 \
+	VMULPD Y12, Y6, Y6 \
 	VMAXPD Y11, Y6, Y6 \
 	VMINPD Y13, Y6, Y6 \
 	VCVTTPD2DQY Y6, X6 \
@@ -58,7 +57,7 @@ TEXT ·blockWZAVX2(SB), NOSPLIT, $0-72
 	MOVQ z+64(FP), R11
 	SPLATSD(0x3FF0000000000000, X10, Y10) // 1.0
 	SPLATSD(0x416FFFFFE0000000, X13, Y13) // Z24 = 16777215.0
-	SPLATSD(0x3FE0000000000000, X12, Y12) // 0.5
+	SPLATSD(0x4170000000000000, X12, Y12) // ZScale = 2²⁴
 	VXORPD Y11, Y11, Y11
 	WZ4(0)
 	WZ4(4)

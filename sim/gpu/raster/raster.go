@@ -68,8 +68,21 @@ func (r Rect) Intersect(s Rect) Rect {
 // ClipRect returns the pixels of a CLIP_WINDOW: left, "bottom" (the
 // smallest row, as frame coordinates count), width and height ([AG] Table
 // 38 id 102; doc/hardware.md#viewport).
+//
+// The last column and row are left + width - 1 and bottom + height - 1
+// taken in the packet's 16 bits, so a window of zero width at left 0 (or
+// zero height at bottom 0) wraps to 0xFFFF and clips nothing in that
+// direction. DERIVED from the Pi 3 record: Mesa sends CLIP_WINDOW 0,0,0,0
+// for a scissor wholly off the frame, and piglit's gl-1.0-scissor-offscreen
+// fails on a Pi 3 because its rectangle is drawn (doc/hardware.md#viewport).
 func ClipRect(q *cl.ClipWindow) Rect {
-	return Rect{X0: int(q.Left), Y0: int(q.Bottom), X1: int(q.Left) + int(q.Width), Y1: int(q.Bottom) + int(q.Height)}
+	return Rect{X0: int(q.Left), Y0: int(q.Bottom), X1: clipEnd(q.Left, q.Width), Y1: clipEnd(q.Bottom, q.Height)}
+}
+
+// clipEnd is one past the last pixel of a clip window's span from start
+// with size pixels: (start + size - 1) mod 2^16, plus one.
+func clipEnd(start, size uint16) int {
+	return int(start+size-1) + 1
 }
 
 // Empty reports whether r holds no pixel.
@@ -591,8 +604,9 @@ const Z24 = 0xFFFFFF
 // the block at (bx, by): W (ra15) as float32 bits, Z (rb15) as 24-bit fixed
 // point, and the pixel coordinates (X_PIXEL_COORD, Y_PIXEL_COORD).
 //
-// Z is Zs·0xFFFFFF rounded to nearest and clamped to [0, 0xFFFFFF]
-// (doc/hardware.md#varyings: rb15 ≈ round(Zs × 0xFFFFFF); rounding UNCERTAIN).
+// Z is Zs·2²⁴ truncated and clamped to [0, 0xFFFFFF]
+// (doc/hardware.md#varyings: DERIVED from the Pi 3 record; truncation
+// rather than rounding UNCERTAIN).
 //
 // Each plane is v = (c + a·dx) + b·dy with dx, dy the pixel centre's offset
 // from vertex 0; the products are rounded on their own (float64(...): no
@@ -666,8 +680,12 @@ func (p *Prim) ZAt(x, y int) uint32 {
 	return zToFixed(p.z.c + float64(p.z.a*dx) + float64(p.z.b*dy) + p.depth)
 }
 
+// ZScale is the factor from Zs to the fixed-point Z of rb15: Z is
+// trunc(Zs·2²⁴), clamped to Z24 (zToFixed; doc/hardware.md#varyings).
+const ZScale = 1 << 24
+
 func zToFixed(zs float64) uint32 {
-	f := zs*Z24 + 0.5
+	f := zs * ZScale
 	switch {
 	case !(f > 0): // also NaN
 		return 0

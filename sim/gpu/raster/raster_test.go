@@ -601,3 +601,44 @@ func TestRowSpanAgreesWithBlockMask(t *testing.T) {
 		t.Fatalf("%d skipped, %d full, %d partial blocks: the generator needs a look", skipped, full, partial)
 	}
 }
+
+// rb15 is trunc(Zs·2²⁴), clamped to 0xFFFFFF. The Pi 3 record settles the
+// scale: Mesa clears depth to 0.75 as trunc(0.75·0xFFFFFF) = 0xBFFFFF
+// (vc4_draw.c vc4_clear, util_pack_z), and piglit's fbo-depthstencil clear
+// tests, which draw at Zs = 0.75 with depth function EQUAL and need
+// Z = 0xBFFFFF to pass, fail on a Pi 3 (conform/pi3/testdata). Round to
+// nearest of Zs·0xFFFFFF gives 0xBFFFFF; Zs·2²⁴ gives 0xC00000.
+func TestConstantZIsZsTimes2To24Truncated(t *testing.T) {
+	for _, tc := range []struct {
+		zs   float32
+		want uint32
+	}{
+		{0.75, 0xC00000},
+		{0.5, 0x800000},
+		{0.25, 0x400000},
+		{0, 0},
+		{1, 0xFFFFFF},
+		{1.5, 0xFFFFFF},
+		{-0.25, 0},
+		{1.0 / 3, 0x555555},
+		{float32(0x123456+0.75) / (1 << 24), 0x123456},
+		{float32(0x0BCDEF+0.25) / (1 << 24), 0x0BCDEF},
+	} {
+		a, b, c := px(0, 0), px(32, 0), px(0, 32)
+		a.Z, b.Z, c.Z = tc.zs, tc.zs, tc.zs
+		var p Prim
+		if !p.SetupTriangle(&a, &b, &c, everywhere, false) {
+			t.Fatal("setup failed")
+		}
+		var w, z, x, y [16]uint32
+		p.BlockInputs(4, 4, &w, &z, &x, &y)
+		for i := range 16 {
+			if z[i] != tc.want {
+				t.Fatalf("Zs %v: element %d has Z %#06x, want %#06x", tc.zs, i, z[i], tc.want)
+			}
+		}
+		if got := p.ZAt(5, 5); got != tc.want {
+			t.Errorf("Zs %v: ZAt %#06x, want %#06x", tc.zs, got, tc.want)
+		}
+	}
+}
