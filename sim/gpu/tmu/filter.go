@@ -250,6 +250,11 @@ func (u *Unit) planLookups(sm *sampler) {
 		if maxIdx < len(tb.Off) && lv.tabEnd >= 0 && lv.tabEnd <= len(mem) && upr < 1<<15 && h < 1<<17 {
 			sm.plan = planNearestClampT32
 			sm.clamp = newClampT32(w, h, sm.flip, upr, tb.Off[:maxIdx+1], mem)
+			// On a power-of-two level clamped to its edge fixCoord
+			// cannot change the texel (it moves s·w by less than
+			// 1/64 texel, never across an integer, and only toward
+			// zero, where the clamp ends anyway).
+			sm.fixless = w == nextPow2(w) && h == nextPow2(h)
 		}
 	}
 }
@@ -262,9 +267,12 @@ func (u *Unit) planLookups(sm *sampler) {
 // planLookups; TestNearestLevel0AgreesWithNearest checks it against
 // nearest().
 func (u *Unit) nearestLevel0(sm *sampler, rs, rt *[16]uint32, out *[16]uint32) bool {
-	var fs, ft [16]uint32
-	sm.fixLanes(rs, rt, &fs, &ft)
-	s, t := &fs, &ft
+	s, t := rs, rt
+	if !sm.fixless {
+		var fs, ft [16]uint32
+		sm.fixLanes(rs, rt, &fs, &ft)
+		s, t = &fs, &ft
+	}
 	switch sm.plan {
 	case planNearestClampT32:
 		nearestClampT32(&sm.clamp, s, t, out)

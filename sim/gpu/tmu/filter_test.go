@@ -24,6 +24,10 @@ func TestNearestLevel0AgreesWithNearest(t *testing.T) {
 			return float32(int(next()%uint32(4*n))-2*n) / float32(n) // a texel edge
 		case 1:
 			return [...]float32{float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), 3e9, -3e9, 1 << 29, -(1 << 29)}[next()%7]
+		case 2:
+			// Just below zero, where fixCoord's truncation toward zero
+			// moves s·w across an integer.
+			return -float32(next()%1000+1) / (1 << 22)
 		}
 		return (float32(next()%100000)/25000 - 1.5) // -1.5 … 2.5
 	}
@@ -32,7 +36,7 @@ func TestNearestLevel0AgreesWithNearest(t *testing.T) {
 		cpp int
 	}{{texture.RGBA8888, 4}, {texture.RGB565, 2}} {
 		typ := tc.typ
-		for _, size := range [][2]int{{16, 8}, {5, 3}, {64, 64}} { // LT, LT, T
+		for _, size := range [][2]int{{16, 8}, {5, 3}, {64, 64}, {32, 32}} { // LT, LT, T, T
 			pic, _ := texture.NewPicture(size[0], size[1], tc.cpp)
 			for i := range pic.Pix {
 				pic.Pix[i] = byte(next())

@@ -516,6 +516,10 @@ type sampler struct {
 	// filters see (fixCoord): 2^(log2 nextpow2(W) + subTexelBits) for
 	// P1's width W, likewise for the height.
 	fixS, fixT float64
+	// fixless says fixCoord cannot change what the plan samples
+	// (planNearestClampT32 on a power-of-two level), so the plan
+	// skips it.
+	fixless bool
 }
 
 // faceLevels is sampler.mem and sampler.bad for faces 1 to 5 of a cube
@@ -576,6 +580,10 @@ func (u *Unit) sample(r *request, s *[16]uint32, out *[16]uint32) error {
 	if !u.Reference {
 		switch sm.plan {
 		case planNearestClampT32:
+			if sm.fixless {
+				nearestClampT32(&sm.clamp, s, &r.regs[T], out)
+				return nil
+			}
 			var fs, ft [16]uint32
 			sm.fixLanes(s, &r.regs[T], &fs, &ft)
 			nearestClampT32(&sm.clamp, &fs, &ft, out)
