@@ -24,6 +24,10 @@ func TestNearestLevel0AgreesWithNearest(t *testing.T) {
 			return float32(int(next()%uint32(4*n))-2*n) / float32(n) // a texel edge
 		case 1:
 			return [...]float32{float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), 3e9, -3e9, 1 << 29, -(1 << 29)}[next()%7]
+		case 2:
+			// Just below zero, where fixCoord's truncation toward zero
+			// moves s·w across an integer.
+			return -float32(next()%1000+1) / (1 << 22)
 		}
 		return (float32(next()%100000)/25000 - 1.5) // -1.5 … 2.5
 	}
@@ -32,7 +36,7 @@ func TestNearestLevel0AgreesWithNearest(t *testing.T) {
 		cpp int
 	}{{texture.RGBA8888, 4}, {texture.RGB565, 2}} {
 		typ := tc.typ
-		for _, size := range [][2]int{{16, 8}, {5, 3}, {64, 64}} { // LT, LT, T
+		for _, size := range [][2]int{{16, 8}, {5, 3}, {64, 64}, {32, 32}} { // LT, LT, T, T
 			pic, _ := texture.NewPicture(size[0], size[1], tc.cpp)
 			for i := range pic.Pix {
 				pic.Pix[i] = byte(next())
@@ -154,5 +158,48 @@ func BenchmarkBilinearLookup(b *testing.B) {
 			defer useBilinearT32(v)()
 			benchLookups(b, New(f.view), p0, p1, 700)
 		})
+	}
+}
+
+// A LINEAR lookup sees its coordinates in fixed point, subTexelBits below
+// a texel of level 0's power-of-two container, truncated toward zero
+// (fixCoord; doc/hardware.md#tmu). On a 9-texel-wide texture that
+// container is 16 texels, so s = 1.5/9, the centre of texel 1, becomes
+// 170/1024 and u = 1.494: 2/256 of texel 0 blends in, as piglit's
+// texwrap NPOT probes on a Pi 3 need (an exact centre would give texel
+// 1 alone). On an 8-texel texture s·w is exact to 1/64 texel: a lookup
+// 1/256 texel right of a centre reads that texel alone. Both the general
+// code (bilinear) and the fast plan (through sample) are checked.
+func TestLinearCoordinatesAreFixedPoint(t *testing.T) {
+	for _, tc := range []struct {
+		w    int
+		s    float32
+		want uint32 // byte 0 of the result; texel 0 is 0, texel 1 is 255
+	}{
+		{9, float32(1.5 / 9), (255*254 + 128) >> 8},
+		{8, float32((1.5 + 1.0/256) / 8), 255},
+		{9, float32(4.5 / 9), 0}, // texel 4 (even: 0), exact: 1/2 is a multiple of 1/1024
+	} {
+		pic, _ := texture.NewPicture(tc.w, 1, 4)
+		for x := range tc.w {
+			v := byte(0)
+			if x%2 == 1 {
+				v = 255
+			}
+			copy(pic.Pix[4*x:], []byte{v, v, v, v})
+		}
+		f := newFixture(t, 64<<10)
+		smpl := texture.Sampler{Min: texture.MinLinear, Mag: texture.MagLinear, WrapS: texture.WrapClamp, WrapT: texture.WrapClamp}
+		u, sm := f.sampler(t, texture.RGBA8888, pic, false, smpl)
+		if got := u.bilinear(sm, 0, tc.s, 0.5) & 0xFF; got != tc.want {
+			t.Errorf("%d wide, s = %g: bilinear gives %d, want %d", tc.w, tc.s, got, tc.want)
+		}
+		var s, tt, out [16]uint32
+		for i := range s {
+			s[i], tt[i] = math.Float32bits(tc.s), math.Float32bits(0.5)
+		}
+		if u.bilinearLevel0(sm, &s, &tt, &out) && out[0]&0xFF != tc.want {
+			t.Errorf("%d wide, s = %g: the bilinear plan gives %d, want %d", tc.w, tc.s, out[0]&0xFF, tc.want)
+		}
 	}
 }

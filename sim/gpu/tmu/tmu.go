@@ -56,7 +56,9 @@
 // container below level 0, [AG] §4). NEAREST picks texel floor(u), LINEAR
 // blends the 2×2 texels around (u − ½, v − ½) with weights quantised to
 // 1/256 (the hardware's weight precision is not documented; 8 bits is our
-// choice). The level of detail is log2 of the larger screen-space footprint
+// choice). Both filters see s and t in fixed point, subTexelBits below a
+// texel of level 0's power-of-two container, truncated toward zero
+// (fixCoord: DERIVED from the Pi 3 record, doc/hardware.md#tmu). The level of detail is log2 of the larger screen-space footprint
 // of a pixel, computed per 2×2 quad from the differences between its
 // elements (element 1 − 0 across, element 2 − 0 down; the quad layout of
 // doc/hardware.md#rasterisation), plus the per-element bias from TMUn_B;
@@ -510,6 +512,14 @@ type sampler struct {
 	clamp clampT32
 	// bil is planBilinear's parameters.
 	bil bilinT32
+	// fixS and fixT are the scales of the fixed-point coordinates the
+	// filters see (fixCoord): 2^(log2 nextpow2(W) + subTexelBits) for
+	// P1's width W, likewise for the height.
+	fixS, fixT float64
+	// fixless says fixCoord cannot change what the plan samples
+	// (planNearestClampT32 on a power-of-two level), so the plan
+	// skips it.
+	fixless bool
 }
 
 // faceLevels is sampler.mem and sampler.bad for faces 1 to 5 of a cube
@@ -570,7 +580,13 @@ func (u *Unit) sample(r *request, s *[16]uint32, out *[16]uint32) error {
 	if !u.Reference {
 		switch sm.plan {
 		case planNearestClampT32:
-			nearestClampT32(&sm.clamp, s, &r.regs[T], out)
+			if sm.fixless {
+				nearestClampT32(&sm.clamp, s, &r.regs[T], out)
+				return nil
+			}
+			var fs, ft [16]uint32
+			sm.fixLanes(s, &r.regs[T], &fs, &ft)
+			nearestClampT32(&sm.clamp, &fs, &ft, out)
 			return nil
 		case planNearest:
 			u.nearestLevel0(sm, s, &r.regs[T], out)
@@ -669,6 +685,8 @@ func (u *Unit) decode(sm *sampler, k *samplerKey) error {
 		sm.faceMem = &u.faceMem
 	}
 	sm.tex, sm.nlev = sm.faces[0], sm.faces[0].n
+	sm.fixS = math.Ldexp(float64(nextPow2(int(sm.p1.Width))), subTexelBits)
+	sm.fixT = math.Ldexp(float64(nextPow2(int(sm.p1.Height))), subTexelBits)
 	u.planLookups(sm)
 	return nil
 }
