@@ -200,6 +200,9 @@ type Prim struct {
 	// size is a point's size in pixels (SetupPoint), for its sprite
 	// coordinates.
 	size float64
+	// line is set by SetupLine: the third point the planes are fitted
+	// through is synthetic and carries vertex 0's values.
+	line bool
 	// Reverse is set for reverse-facing (back-facing) triangles: the
 	// REV_FLAG a fragment shader can read.
 	Reverse bool
@@ -354,6 +357,7 @@ func Facing(cfg *cl.ConfigurationBits, w int) (reverse, drawn bool) {
 // bounding box misses the scissor). reverse is stored as p.Reverse.
 func (p *Prim) SetupTriangle(v0, v1, v2 *Vertex, scissor Rect, reverse bool) bool {
 	p.kind = kindNone
+	p.line = false
 	w := Winding(v0, v1, v2)
 	if w == Degenerate {
 		return false
@@ -714,6 +718,11 @@ func (p *Prim) SetupVarying(vals [3]float32, flat bool) Varying {
 		v.C = vals[2]
 		return v
 	}
+	if p.line {
+		// A line's third point lies beside vertex 0 (SetupLine): it
+		// carries vertex 0's value, whatever the caller repeated.
+		vals[2] = vals[0]
+	}
 	var d [3]float64
 	for i := range 3 {
 		d[i] = (float64(vals[i]) - float64(vals[0])) * p.invW[i]
@@ -771,6 +780,7 @@ func BlockVPOf(col, row *[4]float32, by int, out *[16]uint32) {
 // and are constant across it. A zero-length line covers nothing.
 func (p *Prim) SetupLine(v0, v1 *Vertex, width float32, scissor Rect) bool {
 	p.kind = kindNone
+	p.line = true
 	a := [2]int64{int64(v0.X), int64(v0.Y)}
 	b := [2]int64{int64(v1.X), int64(v1.Y)}
 	dx, dy := b[0]-a[0], b[1]-a[1]
@@ -813,7 +823,8 @@ func (p *Prim) SetupLine(v0, v1 *Vertex, width float32, scissor Rect) bool {
 	p.kind = kindEdges
 	p.Reverse = false
 	// Fit the planes through v0, v1 and a third point beside v0 that
-	// carries v0's values, so nothing varies across the line.
+	// carries v0's values, so nothing varies across the line
+	// (SetupVarying gives it v0's value too).
 	side := Vertex{X: v0.X - int32(dy), Y: v0.Y + int32(dx), Z: v0.Z, InvW: v0.InvW}
 	p.fit(v0, v1, &side)
 	return true
@@ -839,6 +850,7 @@ const MaxPointSize = 512
 // above MaxPointSize is drawn at MaxPointSize.
 func (p *Prim) SetupPoint(v *Vertex, size float32, scissor Rect) bool {
 	p.kind = kindNone
+	p.line = false
 	if !(size > 0) {
 		return false
 	}

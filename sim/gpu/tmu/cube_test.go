@@ -18,9 +18,19 @@ type cubeFixture struct {
 	f          *fixture
 	p0, p1, p2 uint32
 	n          int
+	stride     uint32
 }
 
 func newCubeFixture(t *testing.T, n, levels int, s texture.Sampler) *cubeFixture {
+	t.Helper()
+	return newCubeFixtureOf(t, n, levels, s, func(k, d, x, y int) [4]byte {
+		return [4]byte{byte(x), byte(y), byte(d), byte(k)}
+	})
+}
+
+// newCubeFixtureOf is newCubeFixture with texel (x, y) of level d of face
+// k given by texel.
+func newCubeFixtureOf(t *testing.T, n, levels int, s texture.Sampler, texel func(k, d, x, y int) [4]byte) *cubeFixture {
 	t.Helper()
 	plan, err := texture.NewMipPlan(texture.RGBA8888, n, n, levels)
 	if err != nil {
@@ -38,7 +48,8 @@ func newCubeFixture(t *testing.T, n, levels int, s texture.Sampler) *cubeFixture
 			}
 			for y := range m {
 				for x := range m {
-					copy(pic.Pix[(y*m+x)*4:], []byte{byte(x), byte(y), byte(d), byte(k)})
+					b := texel(k, d, x, y)
+					copy(pic.Pix[(y*m+x)*4:], b[:])
 				}
 			}
 			pics = append(pics, pic)
@@ -53,7 +64,7 @@ func newCubeFixture(t *testing.T, n, levels int, s texture.Sampler) *cubeFixture
 	}
 	p0.Base = f.r.Addr + uint32(plan.BaseOffset())
 	p0.CubeMap = true
-	c := &cubeFixture{f: f, n: n}
+	c := &cubeFixture{f: f, n: n, stride: uint32(stride)}
 	if c.p0, err = p0.Encode(); err != nil {
 		t.Fatal(err)
 	}

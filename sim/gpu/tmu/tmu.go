@@ -62,8 +62,10 @@
 // of a pixel, computed per 2×2 quad from the differences between its
 // elements (element 1 − 0 across, element 2 − 0 down; the quad layout of
 // doc/hardware.md#rasterisation), plus the per-element bias from TMUn_B;
-// with P2/P3's BSLOD only the bias counts. LOD ≤ 0 magnifies (MAGFILT, level
-// 0), above it MINFILT applies; mip levels run 0…MIPLVLS.
+// with P2/P3's BSLOD only the bias counts. LOD ≤ c magnifies (MAGFILT, level
+// 0), above it MINFILT applies; c is OpenGL ES 2.0 §3.7.8's, ½ for a
+// linear MAGFILT with a nearest-mipmap MINFILT and 0 otherwise
+// (magnifyUpTo); mip levels run 0…MIPLVLS.
 package tmu
 
 import (
