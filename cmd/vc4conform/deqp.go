@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -15,13 +13,11 @@ import (
 	"runtime"
 	"sort"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
 	"github.com/vccube/vccube/conform"
 	"github.com/vccube/vccube/conform/pi3"
-	"github.com/vccube/vccube/conform/piglit"
 )
 
 // deqpArgs are the arguments Mesa's CI gave deqp-gles2 on the Pi 3
@@ -74,16 +70,9 @@ func runDeqp(d *deqpOptions, c common, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	vendor := filepath.Join(c.mesa, "share", "glvnd", "egl_vendor.d", "50_mesa.json")
-	if _, err := os.Stat(filepath.Join(c.mesa, "lib", "dri", "vc4_dri.so")); err != nil {
-		return fmt.Errorf("no Mesa vc4 build at %s (run conform/build-mesa.sh, or -mesa DIR)", c.mesa)
-	}
-	pre, err := filepath.Abs(c.preload)
-	if err == nil {
-		_, err = os.Stat(pre)
-	}
+	mesaEnv, pre, err := mesaSetup(c.mesa, c.preload)
 	if err != nil {
-		return fmt.Errorf("no preload library at %s (run simserve/preload/build.sh, or -preload FILE)", c.preload)
+		return err
 	}
 	self, err := os.Executable()
 	if err != nil {
@@ -147,40 +136,9 @@ func runDeqp(d *deqpOptions, c common, stdout, stderr io.Writer) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	jf, err := os.Create(filepath.Join(c.outDir, "results.jsonl"))
+	col, err := newCollector(c.outDir, len(sel), "cases", stderr, c.quiet)
 	if err != nil {
 		return err
-	}
-	defer jf.Close()
-	jw := bufio.NewWriter(jf)
-	enc := json.NewEncoder(jw)
-	var (
-		mu      sync.Mutex
-		results []conform.Result
-		counts  = map[piglit.Status]int{}
-	)
-	start := time.Now()
-	progress := func(end string) {
-		mu.Lock()
-		defer mu.Unlock()
-		fmt.Fprintf(stderr, "vc4conform: %d/%d cases, pass %d fail %d skip %d crash %d timeout %d, %s   %s",
-			len(results), len(sel), counts[piglit.Pass]+counts[piglit.Warn], counts[piglit.Fail], counts[piglit.Skip],
-			counts[piglit.Crash], counts[piglit.Timeout], time.Since(start).Round(time.Second), end)
-	}
-	stopTick := make(chan struct{})
-	if !c.quiet {
-		tick := time.NewTicker(2 * time.Second)
-		defer tick.Stop()
-		go func() {
-			for {
-				select {
-				case <-tick.C:
-					progress("\r")
-				case <-stopTick:
-					return
-				}
-			}
-		}()
 	}
 	fmt.Fprintf(stderr, "vc4conform: %d dEQP cases (%d more the Pi 3 record skips, not run), %d a process, %d workers, Mesa %s\n",
 		len(sel), skipped, d.perGroup, c.workers, c.mesa)
@@ -191,38 +149,25 @@ func runDeqp(d *deqpOptions, c common, stdout, stderr io.Writer) error {
 		Workers:  c.workers,
 		Timeout:  c.timeout,
 		Preload:  pre,
-		Env: []string{
+		Env: append([]string{
 			// Mesa's EGL without a window system: its surfaceless
 			// platform opens a render node, which the preload maps to
 			// the simulated device.
 			"EGL_PLATFORM=surfaceless",
-			"LD_LIBRARY_PATH=" + filepath.Join(c.mesa, "lib"),
-			"LIBGL_DRIVERS_PATH=" + filepath.Join(c.mesa, "lib", "dri"),
-			"__EGL_VENDOR_LIBRARY_FILENAMES=" + vendor,
-		},
-		Server: []string{self},
-		Dir:    serverDir,
-		LogDir: logDir,
-		OnResult: func(r conform.Result) {
-			mu.Lock()
-			results = append(results, r)
-			counts[r.Status]++
-			enc.Encode(r)
-			mu.Unlock()
-		},
+		}, mesaEnv...),
+		Server:   []string{self},
+		Dir:      serverDir,
+		LogDir:   logDir,
+		OnResult: col.add,
 	}
 	runErr := conform.RunDeqp(ctx, o, sel)
-	close(stopTick)
-	if !c.quiet {
-		progress("\n")
-	}
-	if err := jw.Flush(); err != nil {
-		return err
-	}
+	results, wall, err := col.finish()
 	if runErr != nil {
 		return runErr
 	}
-	wall := time.Since(start)
+	if err != nil {
+		return err
+	}
 
 	sort.Slice(results, func(i, j int) bool { return results[i].Name < results[j].Name })
 	entries := conform.Judge(c.rec, results, func(string) bool { return false })
@@ -244,49 +189,5 @@ func runDeqp(d *deqpOptions, c common, stdout, stderr io.Writer) error {
 			fmt.Sprintf("wall time: %s with %d workers on %d CPUs, %d cases a process", wall.Round(time.Second), c.workers, runtime.NumCPU(), d.perGroup),
 		},
 	}
-	if c.causes != "" {
-		if facts.Causes, err = conform.ReadCauses(c.causes); err != nil {
-			return err
-		}
-	}
-	if c.expect != "" {
-		exp, err := conform.ReadExpectations(c.expect)
-		if err != nil {
-			return err
-		}
-		ran := map[string]bool{}
-		for _, r := range results {
-			ran[r.Name] = true
-		}
-		if facts.Changes = conform.Compare(exp, entries, ran); facts.Changes == nil {
-			facts.Changes = []conform.Change{}
-		}
-	}
-	if err := writeFile(filepath.Join(c.outDir, "summary.md"), func(w io.Writer) error { conform.WriteSummary(w, facts); return nil }); err != nil {
-		return err
-	}
-	if err := writeFile(filepath.Join(c.outDir, "expectations.txt"), func(w io.Writer) error { return conform.WriteExpectations(w, entries) }); err != nil {
-		return err
-	}
-	if err := writeFile(filepath.Join(c.outDir, "fails.csv"), func(w io.Writer) error { return writeFails(w, entries) }); err != nil {
-		return err
-	}
-	cn := conform.Counts(entries)
-	fmt.Fprintf(stdout, "%d cases in %s: %d agree with the Pi 3, %d fail on the model and passed on a Pi 3, %d pass on the model and failed on a Pi 3, %d not comparable; %s\n",
-		len(results), wall.Round(time.Second), cn[pi3.Agree], cn[pi3.ModelFails], cn[pi3.ModelPasses], cn[pi3.NotComparable], filepath.Join(c.outDir, "summary.md"))
-	if facts.Changes != nil {
-		for i, ch := range facts.Changes {
-			if i == 20 {
-				fmt.Fprintf(stdout, "… and %d more (summary.md)\n", len(facts.Changes)-20)
-				break
-			}
-			fmt.Fprintf(stdout, "CHANGED %s: expected %s, got %s\n", ch.Name, orNone(ch.Expected), orNone(ch.Got))
-		}
-		if len(facts.Changes) > 0 {
-			fmt.Fprintf(stdout, "%d classes changed against %s\n", len(facts.Changes), c.expect)
-			return errChanged
-		}
-		fmt.Fprintf(stdout, "every class as %s expects\n", c.expect)
-	}
-	return nil
+	return report(stdout, facts, c.outDir, c.causes, c.expect, "cases", wall)
 }

@@ -11,7 +11,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -25,7 +24,6 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -129,16 +127,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if _, err := os.Stat(filepath.Join(*piglitD, "bin", "shader_runner")); err != nil {
 		return fmt.Errorf("no piglit at %s (apt-get install piglit, or -piglit DIR)", *piglitD)
 	}
-	vendor := filepath.Join(*mesa, "share", "glvnd", "egl_vendor.d", "50_mesa.json")
-	if _, err := os.Stat(filepath.Join(*mesa, "lib", "dri", "vc4_dri.so")); err != nil {
-		return fmt.Errorf("no Mesa vc4 build at %s (run conform/build-mesa.sh, or -mesa DIR)", *mesa)
-	}
-	pre, err := filepath.Abs(*preload)
-	if err == nil {
-		_, err = os.Stat(pre)
-	}
+	mesaEnv, pre, err := mesaSetup(*mesa, *preload)
 	if err != nil {
-		return fmt.Errorf("no preload library at %s (run simserve/preload/build.sh, or -preload FILE)", *preload)
+		return err
 	}
 	self, err := os.Executable()
 	if err != nil {
@@ -209,85 +200,30 @@ func run(args []string, stdout, stderr io.Writer) error {
 	rev := revision() // now: the checkout may move while the run goes on
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	var (
-		mu      sync.Mutex
-		results []conform.Result
-		counts  = map[piglit.Status]int{}
-	)
-	jf, err := os.Create(filepath.Join(*outDir, "results.jsonl"))
+	col, err := newCollector(*outDir, len(tests), "tests", stderr, *quiet)
 	if err != nil {
 		return err
 	}
-	defer jf.Close()
-	jw := bufio.NewWriter(jf)
-	enc := json.NewEncoder(jw)
-	start := time.Now()
-	progress := func(final bool) {
-		mu.Lock()
-		defer mu.Unlock()
-		done := len(results)
-		el := time.Since(start)
-		eta := ""
-		if done > 0 && !final {
-			eta = fmt.Sprintf(", about %s left", (el / time.Duration(done) * time.Duration(len(tests)-done)).Round(time.Second))
-		}
-		end := "\r"
-		if final {
-			end = "\n"
-		}
-		fmt.Fprintf(stderr, "vc4conform: %d/%d tests, pass %d fail %d skip %d crash %d timeout %d, %s%s   %s",
-			done, len(tests), counts[piglit.Pass]+counts[piglit.Warn], counts[piglit.Fail], counts[piglit.Skip],
-			counts[piglit.Crash], counts[piglit.Timeout], el.Round(time.Second), eta, end)
-	}
-	tick := time.NewTicker(2 * time.Second)
-	defer tick.Stop()
-	stopTick := make(chan struct{})
-	if !*quiet {
-		go func() {
-			for {
-				select {
-				case <-tick.C:
-					progress(false)
-				case <-stopTick:
-					return
-				}
-			}
-		}()
-	}
 	fmt.Fprintf(stderr, "vc4conform: %d tests (%d more the Pi 3 record skips, not run), %d workers, Mesa %s\n", len(tests), skipped, *workers, *mesa)
 	opts := conform.Options{
-		Piglit:  *piglitD,
-		Workers: *workers,
-		Timeout: *timeout,
-		Preload: pre,
-		Env: []string{
-			"LD_LIBRARY_PATH=" + filepath.Join(*mesa, "lib"),
-			"LIBGL_DRIVERS_PATH=" + filepath.Join(*mesa, "lib", "dri"),
-			"__EGL_VENDOR_LIBRARY_FILENAMES=" + vendor,
-		},
-		Server: []string{self},
-		Dir:    serverDir,
-		Exec:   underQemu(*qemu),
-		OnResult: func(r conform.Result) {
-			mu.Lock()
-			results = append(results, r)
-			counts[r.Status]++
-			enc.Encode(r)
-			mu.Unlock()
-		},
+		Piglit:   *piglitD,
+		Workers:  *workers,
+		Timeout:  *timeout,
+		Preload:  pre,
+		Env:      mesaEnv,
+		Server:   []string{self},
+		Dir:      serverDir,
+		Exec:     underQemu(*qemu),
+		OnResult: col.add,
 	}
 	runErr := conform.Run(ctx, opts, tests)
-	close(stopTick)
-	if !*quiet {
-		progress(true)
-	}
-	if err := jw.Flush(); err != nil {
-		return err
-	}
+	results, wall, err := col.finish()
 	if runErr != nil {
 		return runErr
 	}
-	wall := time.Since(start)
+	if err != nil {
+		return err
+	}
 
 	sort.Slice(results, func(i, j int) bool { return results[i].Name < results[j].Name })
 	entries := conform.Judge(rec, results, func(name string) bool { return pi3.WindowSystem(name, requires[name]) })
@@ -304,53 +240,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 			fmt.Sprintf("wall time: %s with %d workers on %d CPUs", wall.Round(time.Second), *workers, runtime.NumCPU()),
 		},
 	}
-	if *causes != "" {
-		if facts.Causes, err = conform.ReadCauses(*causes); err != nil {
-			return err
-		}
-	}
-	if *expect != "" {
-		exp, err := conform.ReadExpectations(*expect)
-		if err != nil {
-			return err
-		}
-		ran := map[string]bool{}
-		for _, r := range results {
-			ran[r.Name] = true
-		}
-		facts.Changes = conform.Compare(exp, entries, ran)
-		if facts.Changes == nil {
-			facts.Changes = []conform.Change{}
-		}
-	}
-	if err := writeFile(filepath.Join(*outDir, "summary.md"), func(w io.Writer) error { conform.WriteSummary(w, facts); return nil }); err != nil {
-		return err
-	}
-	if err := writeFile(filepath.Join(*outDir, "expectations.txt"), func(w io.Writer) error { return conform.WriteExpectations(w, entries) }); err != nil {
-		return err
-	}
-	if err := writeFile(filepath.Join(*outDir, "fails.csv"), func(w io.Writer) error { return writeFails(w, entries) }); err != nil {
-		return err
-	}
-	c := conform.Counts(entries)
-	fmt.Fprintf(stdout, "%d tests in %s: %d agree with the Pi 3, %d fail on the model and passed on a Pi 3, %d pass on the model and failed on a Pi 3, %d not comparable (tests and subtests); %s\n",
-		len(results), wall.Round(time.Second), c[pi3.Agree], c[pi3.ModelFails], c[pi3.ModelPasses], c[pi3.NotComparable], filepath.Join(*outDir, "summary.md"))
-	if facts.Changes != nil {
-		if len(facts.Changes) == 0 {
-			fmt.Fprintf(stdout, "every class as %s expects\n", *expect)
-			return nil
-		}
-		for i, ch := range facts.Changes {
-			if i == 20 {
-				fmt.Fprintf(stdout, "… and %d more (summary.md)\n", len(facts.Changes)-20)
-				break
-			}
-			fmt.Fprintf(stdout, "CHANGED %s: expected %s, got %s\n", ch.Name, orNone(ch.Expected), orNone(ch.Got))
-		}
-		fmt.Fprintf(stdout, "%d classes changed against %s\n", len(facts.Changes), *expect)
-		return errChanged
-	}
-	return nil
+	return report(stdout, facts, *outDir, *causes, *expect, "tests", wall)
 }
 
 func orNone(c pi3.Class) string {
