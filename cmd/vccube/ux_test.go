@@ -107,16 +107,16 @@ func TestTraceWriteErrorFails(t *testing.T) {
 // after that with ENOSPC, as a disk that fills up during the run.
 type fullDisk struct {
 	w io.Writer
-	n int
+	n int64
 }
 
 func (d *fullDisk) Write(b []byte) (int, error) {
-	if len(b) > d.n {
+	if int64(len(b)) > d.n {
 		k, _ := d.w.Write(b[:d.n])
 		d.n = 0
 		return k, &os.PathError{Op: "write", Path: "trace", Err: syscall.ENOSPC}
 	}
-	d.n -= len(b)
+	d.n -= int64(len(b))
 	return d.w.Write(b)
 }
 
@@ -129,7 +129,7 @@ func TestTraceOnAFullDiskLeavesNothing(t *testing.T) {
 	defer func(w func(*os.File) io.Writer) { traceWriter = w }(traceWriter)
 	for _, c := range []struct {
 		name  string
-		bytes int // the disk's free space (the trace of frame 0 is about 360 kB, each later frame about 2 kB)
+		bytes int64 // the disk's free space (the trace of frame 0 is about 360 kB, each later frame about 2 kB)
 		want  string
 	}{
 		{"mid-run", 380_000, "vccube: -trace: writing %s failed (write trace: no space left on device), so no trace was kept; " +

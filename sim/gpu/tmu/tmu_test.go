@@ -510,7 +510,7 @@ func TestETC1Blocks(t *testing.T) {
 	cases := []struct {
 		name  string
 		block [8]byte
-		texel [][3]int // x, y, and the word the TMU returns
+		texel [][3]int64 // x, y, and the word the TMU returns
 	}{{
 		// Individual mode, side by side: R1 R2 = A 5 (170, 85), G1 G2 =
 		// 3 C (51, 204), B1 B2 = 0 F (0, 255); tables 1 (5, 17) and 7
@@ -518,7 +518,7 @@ func TestETC1Blocks(t *testing.T) {
 		// (3,1) texel 13, msb (−a); (2,3) texel 11, lsb (+b).
 		"individual",
 		[8]byte{0xA5, 0x3C, 0x0F, 1<<5 | 7<<2, 0x20, 0x40, 0x08, 0x40},
-		[][3]int{
+		[][3]int64{
 			{0, 0, 0xFF0538AF}, // 170+5, 51+5, 0+5
 			{1, 2, 0xFF002299}, // 170−17, 51−17, 0 (−17 clamped)
 			{3, 1, 0xFFD09D26}, // 85−47, 204−47, 255−47
@@ -531,7 +531,7 @@ func TestETC1Blocks(t *testing.T) {
 		// is texel 3, msb set (−a), in the lower sub-block.
 		"differential",
 		[8]byte{20<<3 | 4, 31 << 3, 3, 4<<2 | 1<<1 | 1, 0x00, 0x08, 0x00, 0x00},
-		[][3]int{
+		[][3]int64{
 			{3, 0, 0xFF02FFA7}, // 165+2, 255 (257 clamped), 0+2
 			{1, 1, 0xFF02FFA7}, // upper sub-block, index 0 as well
 			{0, 3, 0xFF06ED72}, // 132−18, 255−18, 24−18
