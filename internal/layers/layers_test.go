@@ -23,6 +23,9 @@ var layers = []struct {
 	name string
 	pkgs []string
 }{
+	// Layer 0: what the small tools of any layer share, importing only
+	// the standard library (their -h and exit statuses).
+	{"the tools' command line", []string{"internal/toolflags"}},
 	{"the uAPI", []string{"uapi/..."}},
 	{"the DRM client", []string{"drm/..."}},
 	{"the vc4 client", []string{"gem/..."}},
@@ -198,7 +201,7 @@ func violations(graph map[string][]string) []string {
 			lj := layerOf(dep)
 			if lj > li {
 				msgs = append(msgs, fmt.Sprintf("%s (layer %d, %s) imports %s (layer %d, %s): a package imports only packages of its own layer or of the layers above it in HACKING.md's table",
-					pkg, li+1, layers[li].name, dep, lj+1, layers[lj].name))
+					pkg, li, layers[li].name, dep, lj, layers[lj].name))
 			}
 		}
 	}

@@ -12,16 +12,15 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"image"
-	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/vccube/vccube/internal/imgcmp"
 	"github.com/vccube/vccube/internal/refrender"
+	"github.com/vccube/vccube/internal/toolflags"
 )
 
 // usageHead is the start of -h, before the flags.
@@ -42,7 +41,7 @@ func main() {
 	peer := fs.String("peer", "", "the peer's capture (`FILE`.ppm)")
 	vc := fs.String("vccube", "", "vccube's capture (`FILE`.png)")
 	diff := fs.String("diff", "", "write a difference picture of each failing pair into `DIR`")
-	parseFlags(fs, usageHead, 0)
+	toolflags.Parse(fs, usageHead, 0)
 	if *tex == "" || *peer == "" || *vc == "" {
 		fmt.Fprintln(os.Stderr, "cmpframes: -texture, -peer and -vccube are required (cmpframes -h lists the flags)")
 		os.Exit(2)
@@ -101,26 +100,4 @@ func check(frame int, texPath, peerPath, vcPath, diffDir string) (failed bool, e
 		fmt.Printf("  %-22s %s: %v\n", p.name, verdict, res)
 	}
 	return failed, nil
-}
-
-// parseFlags reads the command line into fs: -h prints head and the flags
-// on stdout and exits 0; a mistake, or more than maxArgs arguments after
-// the flags, exits 2, saying what is wrong.
-func parseFlags(fs *flag.FlagSet, head string, maxArgs int) {
-	fs.SetOutput(io.Discard) // the flag package's own message and usage: the error says it
-	fs.Usage = func() {}
-	err := fs.Parse(os.Args[1:])
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Print(head)
-		fs.SetOutput(os.Stdout)
-		fs.PrintDefaults()
-		os.Exit(0)
-	}
-	if err == nil && fs.NArg() > maxArgs {
-		err = fmt.Errorf("unexpected argument %q (flags start with -)", fs.Arg(maxArgs))
-	}
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "%s: %v (%s -h lists the flags)\n", fs.Name(), err, fs.Name())
-		os.Exit(2)
-	}
 }

@@ -12,17 +12,16 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"image"
-	"io"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
 
 	"github.com/vccube/vccube/internal/refrender"
+	"github.com/vccube/vccube/internal/toolflags"
 	"github.com/vccube/vccube/record"
 	"github.com/vccube/vccube/termview"
 	"github.com/vccube/vccube/texture/defaulttex"
@@ -48,7 +47,7 @@ func main() {
 	hold := fs.Bool("hold", false, "keep the last frame on the screen until SIGINT or SIGTERM")
 	rec := fs.String("record", "", "write the frames to this GIF file instead of showing them")
 	scale := fs.Int("scale", 1, "with -record, divide the frame size by this")
-	parseFlags(fs, usageHead, 0)
+	toolflags.Parse(fs, usageHead, 0)
 	var err error
 	if *rec != "" {
 		err = recordGIF(*rec, *frames, *width, *height, *fps, *scale)
@@ -112,26 +111,4 @@ func recordGIF(path string, frames, width, height int, fps float64, scale int) e
 		}
 	}
 	return g.Close()
-}
-
-// parseFlags reads the command line into fs: -h prints head and the flags
-// on stdout and exits 0; a mistake, or more than maxArgs arguments after
-// the flags, exits 2, saying what is wrong.
-func parseFlags(fs *flag.FlagSet, head string, maxArgs int) {
-	fs.SetOutput(io.Discard) // the flag package's own message and usage: the error says it
-	fs.Usage = func() {}
-	err := fs.Parse(os.Args[1:])
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Print(head)
-		fs.SetOutput(os.Stdout)
-		fs.PrintDefaults()
-		os.Exit(0)
-	}
-	if err == nil && fs.NArg() > maxArgs {
-		err = fmt.Errorf("unexpected argument %q (flags start with -)", fs.Arg(maxArgs))
-	}
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "%s: %v (%s -h lists the flags)\n", fs.Name(), err, fs.Name())
-		os.Exit(2)
-	}
 }

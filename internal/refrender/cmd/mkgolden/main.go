@@ -14,15 +14,14 @@ package main
 import (
 	"bytes"
 	"crypto/sha256"
-	"errors"
 	"flag"
 	"fmt"
 	"image/png"
-	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/vccube/vccube/internal/refrender"
+	"github.com/vccube/vccube/internal/toolflags"
 )
 
 // usageHead is the start of -h, before the flags.
@@ -39,7 +38,7 @@ Flags:
 func main() {
 	fs := flag.NewFlagSet("mkgolden", flag.ContinueOnError)
 	root := fs.String("root", ".", "the module root `directory` (inputs are read and goldens written below it)")
-	parseFlags(fs, usageHead, 0)
+	toolflags.Parse(fs, usageHead, 0)
 	if err := run(*root); err != nil {
 		fmt.Fprintln(os.Stderr, "mkgolden:", err)
 		os.Exit(1)
@@ -65,26 +64,4 @@ func run(root string) error {
 		fmt.Printf("%x  %s  (%s, %dx%d, frame %d)\n", sha256.Sum256(buf.Bytes()), g.Name(), g.Texture, g.Width, g.Height, g.Frame)
 	}
 	return nil
-}
-
-// parseFlags reads the command line into fs: -h prints head and the flags
-// on stdout and exits 0; a mistake, or more than maxArgs arguments after
-// the flags, exits 2, saying what is wrong.
-func parseFlags(fs *flag.FlagSet, head string, maxArgs int) {
-	fs.SetOutput(io.Discard) // the flag package's own message and usage: the error says it
-	fs.Usage = func() {}
-	err := fs.Parse(os.Args[1:])
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Print(head)
-		fs.SetOutput(os.Stdout)
-		fs.PrintDefaults()
-		os.Exit(0)
-	}
-	if err == nil && fs.NArg() > maxArgs {
-		err = fmt.Errorf("unexpected argument %q (flags start with -)", fs.Arg(maxArgs))
-	}
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "%s: %v (%s -h lists the flags)\n", fs.Name(), err, fs.Name())
-		os.Exit(2)
-	}
 }

@@ -14,7 +14,6 @@ package main
 
 import (
 	"bufio"
-	"errors"
 	"flag"
 	"fmt"
 	"image"
@@ -24,6 +23,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/vccube/vccube/internal/toolflags"
 	"github.com/vccube/vccube/texture/defaulttex"
 )
 
@@ -39,7 +39,7 @@ It takes no flags.
 
 func main() {
 	fs := flag.NewFlagSet("writepng", flag.ContinueOnError)
-	parseFlags(fs, usageHead, 1)
+	toolflags.Parse(fs, usageHead, 1)
 	if fs.NArg() != 1 {
 		fmt.Fprintln(os.Stderr, "writepng: give the file to write, OUTPUT.png or OUTPUT.ppm (writepng -h says more)")
 		os.Exit(2)
@@ -80,26 +80,4 @@ func encodePPM(w io.Writer, img image.Image) error {
 		}
 	}
 	return bw.Flush()
-}
-
-// parseFlags reads the command line into fs: -h prints head and the flags
-// on stdout and exits 0; a mistake, or more than maxArgs arguments after
-// the flags, exits 2, saying what is wrong.
-func parseFlags(fs *flag.FlagSet, head string, maxArgs int) {
-	fs.SetOutput(io.Discard) // the flag package's own message and usage: the error says it
-	fs.Usage = func() {}
-	err := fs.Parse(os.Args[1:])
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Print(head)
-		fs.SetOutput(os.Stdout)
-		fs.PrintDefaults()
-		os.Exit(0)
-	}
-	if err == nil && fs.NArg() > maxArgs {
-		err = fmt.Errorf("unexpected argument %q (flags start with -)", fs.Arg(maxArgs))
-	}
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "%s: %v (%s -h lists the flags)\n", fs.Name(), err, fs.Name())
-		os.Exit(2)
-	}
 }
