@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -105,74 +104,37 @@ func Groups(cases []string, n int) [][]string {
 // It returns when every case has a result, or at the first error that
 // stops a worker for good (a server that cannot be started).
 func RunDeqp(ctx context.Context, o DeqpOptions, cases []string) error {
-	if o.Workers < 1 {
-		o.Workers = 1
-	}
 	type job struct {
 		n     int
 		cases []string
 	}
-	jobs := make(chan job)
-	results := make(chan Result)
-	errs := make(chan error, o.Workers)
-	var wg sync.WaitGroup
-	for i := 0; i < o.Workers; i++ {
-		wg.Add(1)
-		go func(id int) {
-			defer wg.Done()
-			var w *worker
-			defer func() {
-				if w != nil {
-					w.stop()
+	var groups []job
+	for i, g := range Groups(cases, o.PerGroup) {
+		groups = append(groups, job{i, g})
+	}
+	return fanOut(ctx, o.Workers, groups, o.OnResult, func(id int, jobs <-chan job, results chan<- Result) error {
+		sl := &slot{id: id, dir: o.Dir, server: o.Server}
+		defer sl.drop()
+		for j := range jobs {
+			// A process that crashed or timed out leaves the rest of its
+			// cases to a new one.
+			for attempt, rest := 0, j.cases; len(rest) > 0 && ctx.Err() == nil; attempt++ {
+				w, err := sl.get()
+				if err != nil {
+					return err
 				}
-			}()
-			generation := 0
-			for j := range jobs {
-				for attempt, rest := 0, j.cases; len(rest) > 0 && ctx.Err() == nil; attempt++ {
-					if w == nil {
-						var err error
-						dir := filepath.Join(o.Dir, fmt.Sprintf("server%d.%d", id, generation))
-						generation++
-						if w, err = startWorker(id, dir, o.Server); err != nil {
-							errs <- err
-							return
-						}
-					}
-					var rs []Result
-					rs, rest = o.runGroup(ctx, w, rest, fmt.Sprintf("group%04d.%d", j.n, attempt))
-					for _, r := range rs {
-						results <- r
-					}
-					if rs[len(rs)-1].ServerRestarted != "" {
-						w.stop()
-						w = nil
-					}
+				var rs []Result
+				rs, rest = o.runGroup(ctx, w, rest, fmt.Sprintf("group%04d.%d", j.n, attempt))
+				for _, r := range rs {
+					results <- r
+				}
+				if rs[len(rs)-1].ServerRestarted != "" {
+					sl.drop()
 				}
 			}
-		}(i)
-	}
-	go func() {
-		defer close(jobs)
-		for i, g := range Groups(cases, o.PerGroup) {
-			select {
-			case jobs <- job{i, g}:
-			case <-ctx.Done():
-				return
-			}
 		}
-	}()
-	go func() { wg.Wait(); close(results) }()
-	for r := range results {
-		if o.OnResult != nil {
-			o.OnResult(r)
-		}
-	}
-	select {
-	case err := <-errs:
-		return err
-	default:
-		return ctx.Err()
-	}
+		return nil
+	})
 }
 
 // runGroup runs one process with cases against w's server. It returns a

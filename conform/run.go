@@ -77,27 +77,36 @@ const outputLimit = 16 << 10
 // every test has run, or at the first error that stops a worker for good
 // (a server that cannot be started).
 func Run(ctx context.Context, o Options, tests []piglit.Test) error {
-	if o.Workers < 1 {
-		o.Workers = 1
-	}
-	jobs := make(chan piglit.Test)
+	return fanOut(ctx, o.Workers, tests, o.OnResult, func(id int, jobs <-chan piglit.Test, results chan<- Result) error {
+		return o.work(ctx, id, jobs, results)
+	})
+}
+
+// fanOut hands items to workers goroutines (at least one), each running
+// work on the items it takes, and passes their results to onResult from
+// one goroutine. It returns when every item is done, or with the first
+// error a worker stopped on.
+func fanOut[T any](ctx context.Context, workers int, items []T, onResult func(Result),
+	work func(id int, jobs <-chan T, results chan<- Result) error) error {
+	workers = max(workers, 1)
+	jobs := make(chan T)
 	results := make(chan Result)
-	errs := make(chan error, o.Workers)
+	errs := make(chan error, workers)
 	var wg sync.WaitGroup
-	for i := 0; i < o.Workers; i++ {
+	for i := range workers {
 		wg.Add(1)
 		go func(id int) {
 			defer wg.Done()
-			if err := o.work(ctx, id, jobs, results); err != nil {
+			if err := work(id, jobs, results); err != nil {
 				errs <- err
 			}
 		}(i)
 	}
 	go func() {
 		defer close(jobs)
-		for _, t := range tests {
+		for _, it := range items {
 			select {
-			case jobs <- t:
+			case jobs <- it:
 			case <-ctx.Done():
 				return
 			}
@@ -105,8 +114,8 @@ func Run(ctx context.Context, o Options, tests []piglit.Test) error {
 	}()
 	go func() { wg.Wait(); close(results) }()
 	for r := range results {
-		if o.OnResult != nil {
-			o.OnResult(r)
+		if onResult != nil {
+			onResult(r)
 		}
 	}
 	select {
@@ -117,24 +126,48 @@ func Run(ctx context.Context, o Options, tests []piglit.Test) error {
 	}
 }
 
+// A slot is one worker's place for a server: it starts one when asked
+// and has none, and replaces it after drop, each in a directory of its
+// own (serverID.generation).
+type slot struct {
+	id         int
+	dir        string
+	server     []string
+	generation int
+	w          *worker
+}
+
+// get returns the slot's server, starting one if it has none.
+func (s *slot) get() (*worker, error) {
+	if s.w == nil {
+		dir := filepath.Join(s.dir, fmt.Sprintf("server%d.%d", s.id, s.generation))
+		s.generation++
+		w, err := startWorker(s.id, dir, s.server)
+		if err != nil {
+			return nil, err
+		}
+		s.w = w
+	}
+	return s.w, nil
+}
+
+// drop stops the slot's server, if it has one.
+func (s *slot) drop() {
+	if s.w != nil {
+		s.w.stop()
+		s.w = nil
+	}
+}
+
 // work runs tests on one server, replacing it when it dies or a test
 // times out.
 func (o Options) work(ctx context.Context, id int, jobs <-chan piglit.Test, results chan<- Result) error {
-	var w *worker
-	defer func() {
-		if w != nil {
-			w.stop()
-		}
-	}()
-	generation := 0
+	sl := &slot{id: id, dir: o.Dir, server: o.Server}
+	defer sl.drop()
 	for t := range jobs {
-		if w == nil {
-			var err error
-			dir := filepath.Join(o.Dir, fmt.Sprintf("server%d.%d", id, generation))
-			generation++
-			if w, err = startWorker(id, dir, o.Server); err != nil {
-				return err
-			}
+		w, err := sl.get()
+		if err != nil {
+			return err
 		}
 		r := o.runOne(ctx, w, t)
 		if !w.alive() {
@@ -150,8 +183,7 @@ func (o Options) work(ctx context.Context, id int, jobs <-chan piglit.Test, resu
 			}
 		}
 		if r.ServerRestarted != "" {
-			w.stop()
-			w = nil
+			sl.drop()
 		}
 		results <- r
 	}
