@@ -15,6 +15,7 @@ import (
 	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/sim/hw"
+	"github.com/vccube/vccube/sim/internal/simtest"
 	"github.com/vccube/vccube/sim/kernel"
 	"github.com/vccube/vccube/sim/kernel/cleargpu"
 	"github.com/vccube/vccube/uapi"
@@ -595,7 +596,7 @@ func TestDisplaySeam(t *testing.T) {
 		n, _ := c.Read(buf)
 		got <- n
 	}()
-	reached(t, "a blocking read", func() bool { return c.Readers() > 0 }, got)
+	simtest.Reached(t, "a blocking read", func() bool { return c.Readers() > 0 }, got)
 	wantErrno(t, "PAGE_FLIP", drm.PageFlip(c, &flip), 0)
 	if n := <-got; n != int(unsafe.Sizeof(uapi.EventVblank{})) {
 		t.Fatalf("blocking read got %d bytes", n)

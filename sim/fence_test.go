@@ -10,6 +10,7 @@ import (
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/sim/display"
+	"github.com/vccube/vccube/sim/internal/simtest"
 	"github.com/vccube/vccube/sim/kernel/cleargpu"
 	"github.com/vccube/vccube/uapi"
 )
@@ -107,7 +108,7 @@ func TestFlipWaitsForRender(t *testing.T) {
 		go func() { done <- step.show(id) }()
 		// The GPU may run the job once the call waits for it; a call
 		// that does not wait returns with the job still held.
-		reached(t, fmt.Sprintf("step %d", i), func() bool { return r.dev.Kernel().Waiting() > 0 }, done)
+		simtest.Reached(t, fmt.Sprintf("step %d", i), func() bool { return r.dev.Kernel().Waiting() > 0 }, done)
 		r.g.gate <- struct{}{}
 		if err := <-done; err != nil {
 			t.Fatal(err)

@@ -5,7 +5,6 @@ import (
 	"runtime"
 	"syscall"
 	"testing"
-	"time"
 	"unsafe"
 
 	"github.com/vccube/vccube/gem"
@@ -125,24 +124,4 @@ func clearBO(t testing.TB, c uapi.Conn, h uint32, size uint32, clear uint32) uin
 		t.Fatal(err)
 	}
 	return s.Seqno
-}
-
-// reached waits until cond says that a call the test started on another
-// goroutine has reached its wait, and fails if the call returns first
-// (its result on done). The deadline only stops a broken test from
-// hanging.
-func reached[T any](t *testing.T, what string, cond func() bool, done <-chan T) {
-	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for !cond() {
-		select {
-		case v := <-done:
-			t.Fatalf("%s returned (%v) without waiting", what, v)
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s did not reach its wait in a minute", what)
-		}
-		runtime.Gosched()
-	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/sim/display"
+	"github.com/vccube/vccube/sim/internal/simtest"
 	"github.com/vccube/vccube/sim/kernel"
 	"github.com/vccube/vccube/uapi"
 	"golang.org/x/sys/unix"
@@ -393,7 +394,7 @@ func TestAtomicNonblockAndInFence(t *testing.T) {
 	fence := a.inFence(t, a.fbA)
 	done := make(chan error, 1)
 	go func() { done <- a.req.Commit(f, uapi.AtomicNonblock, 3) }()
-	reached(t, "the commit with an in-fence not signalled", func() bool { return fence.Waiting() > 0 }, done)
+	simtest.Reached(t, "the commit with an in-fence not signalled", func() bool { return fence.Waiting() > 0 }, done)
 	fence.Signal(1)
 	fence.Put()
 	if err := <-done; err != nil {

@@ -5,7 +5,6 @@ import (
 	"runtime"
 	"syscall"
 	"testing"
-	"time"
 	"unsafe"
 
 	"github.com/vccube/vccube/drm"
@@ -174,23 +173,3 @@ func flip(c uapi.Conn, fb uint32, flags uint32, userData uint64) error {
 // 2200x1125, or 74.25 MHz over 1650x750): exactly k/60 s, rounded down to
 // the nanosecond.
 func vblankNS(k int64) int64 { return k * 1_000_000_000 / 60 }
-
-// reached waits until cond says that a call the test started on another
-// goroutine has reached its wait, and fails if the call returns first
-// (its result on done). The deadline only stops a broken test from
-// hanging.
-func reached[T any](t *testing.T, what string, cond func() bool, done <-chan T) {
-	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for !cond() {
-		select {
-		case v := <-done:
-			t.Fatalf("%s returned (%v) without waiting", what, v)
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s did not reach its wait in a minute", what)
-		}
-		runtime.Gosched()
-	}
-}
