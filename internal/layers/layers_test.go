@@ -37,7 +37,7 @@ var layers = []struct {
 	{"the cube's programs", []string{"shaders"}},
 	{"the renderer and presentation", []string{"render", "present", "termview", "record", "selftest"}},
 	{"the program", []string{"cmd/...", "report", "conform/..."}},
-	{"test support", []string{"internal/...", "termview/internal/cubedemo", "bench/..."}},
+	{"test support", []string{"internal/...", "bench/..."}},
 }
 
 // model is the rule of the simulated device (HACKING.md, "The model
