@@ -35,7 +35,7 @@ var layers = []struct {
 	{"the scene", []string{"math/scene", "internal/refrender"}},
 	{"the model", []string{"sim/...", "simserve/..."}},
 	{"the cube's programs", []string{"shaders"}},
-	{"the renderer and presentation", []string{"render", "present", "termview", "record", "selftest"}},
+	{"the renderer and presentation", []string{"cuberender", "present", "termview", "record", "selftest"}},
 	{"the program", []string{"cmd/...", "report", "conform/..."}},
 	{"test support", []string{"internal/...", "bench/..."}},
 }
@@ -224,16 +224,16 @@ func TestRulesCatchViolations(t *testing.T) {
 	graph := map[string][]string{
 		"sim/kernel": {m("cl/submit"), m("uapi"), "fmt"},
 		"sim/gpu":    {m("texture/convert"), "github.com/example/lib"},
-		"cl/spec":    {m("render")},
+		"cl/spec":    {m("cuberender")},
 		"newthing":   nil,
-		"render":     {m("cl/submit"), m("texture/convert"), m("sim")},
+		"cuberender": {m("cl/submit"), m("texture/convert"), m("sim")},
 	}
 	got := strings.Join(violations(graph), "\n")
 	for _, want := range []string{
 		"sim/kernel imports cl/submit: the model (sim/...) may import only",
 		"sim/gpu imports texture/convert: the model",
 		"sim/gpu imports github.com/example/lib: the model",
-		"cl/spec (layer 4, the descriptions) imports render (layer 9, the renderer and presentation)",
+		"cl/spec (layer 4, the descriptions) imports cuberender (layer 9, the renderer and presentation)",
 		"newthing is in no layer",
 	} {
 		if !strings.Contains(got, want) {
@@ -241,8 +241,8 @@ func TestRulesCatchViolations(t *testing.T) {
 		}
 	}
 	for _, line := range strings.Split(got, "\n") {
-		if strings.HasPrefix(line, "render ") {
-			t.Errorf("render's imports are allowed, but: %s", line)
+		if strings.HasPrefix(line, "cuberender ") {
+			t.Errorf("cuberender's imports are allowed, but: %s", line)
 		}
 	}
 }
