@@ -140,8 +140,8 @@ func loadLayers(t *testing.T) []layer {
 	return layers
 }
 
-// model is the rule of the simulated device (HACKING.md, the paragraph
-// after the table "Layers and packages"): outside its tests, a package of sim/... imports
+// model is the rule of the simulated device (HACKING.md, "The model's
+// own rule"): outside its tests, a package of sim/... imports
 // only the standard library, golang.org/x/sys and these packages of the
 // module, the wire description the kernel and the GPU read, never a
 // user-space encoder.
