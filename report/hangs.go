@@ -12,7 +12,7 @@ const MaxHangEvents = 16
 // VideoCore IV and completes its job as if it had finished (vc4_gem.c
 // vc4_hangcheck_elapsed, vc4_reset), so no ioctl fails: vccube finds a
 // lost frame by a mark the GPU overwrites when it stores the frame's last
-// tile (package render, lost.go), and, when it runs as root, reads the
+// tile (package cuberender, lost.go), and, when it runs as root, reads the
 // kernel's record of the hang (GET_HANG_STATE).
 type GPUHangs struct {
 	// Frames counts the frames the run submitted, frame 0 included.

@@ -1,8 +1,8 @@
 // Package report is vccube's end-of-run report: the one description of
 // what the program measured, printed for people (Text, after kmscube's
 // line) and for machines (JSON, the -json output). The VKMS test's judge
-// (internal/kmsprobe) reads the JSON form through Parse, so the schema is
-// described here and nowhere else.
+// (internal/cmd/kmsprobe) reads the JSON form through Parse, so the
+// schema is described here and nowhere else.
 //
 // Durations are in milliseconds (float), frame numbers and counts are
 // whole numbers.

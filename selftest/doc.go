@@ -7,7 +7,7 @@
 // VideoCore IV the device under test is a second simulated device, and
 // the two must agree exactly.
 //
-// The probes are client code, like package render: they are built with
+// The probes are client code, like package cuberender: they are built with
 // the project's encoders (cl/bincl, cl/shaderrec, cl/uniforms, cl/submit,
 // the shaders/qpu assembler, texture/convert) and reach the devices only
 // through uapi.Conn. Probes lists them; each says which fact it settles,

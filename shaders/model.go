@@ -9,7 +9,7 @@ import (
 // A model of what the VS writes, in Go, step by step in the order the
 // program computes (float32 rounding after each operation; explicit
 // conversions stop Go from fusing multiply-adds). The NV pipeline
-// (render.SubmitNV) shades the cube's vertices with it on the CPU, and the
+// (cuberender.SubmitNV) shades the cube's vertices with it on the CPU, and the
 // tests compare the programs' output with it (the models of the other
 // programs are in internal/shadermodel). Two differences from hardware are
 // expected and small: the SFU's reciprocal is approximate (about 12 bits,

@@ -9,8 +9,8 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/vccube/vccube/cuberender"
 	"github.com/vccube/vccube/gem"
-	"github.com/vccube/vccube/render"
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/sim/gpu"
 	"github.com/vccube/vccube/sim/kernel"
@@ -20,7 +20,7 @@ import (
 // The kernel's hang handling on the simulated device, with the GPU
 // faults of sim.Faults.GPU, seen by the cube's renderer: what a program
 // without root observes (the wait returns, the frame's last tile is not
-// stored: render.LostFrameError), what the kernel logs, and what root
+// stored: cuberender.LostFrameError), what the kernel logs, and what root
 // reads back.
 
 // waitCounter counts the WAIT_SEQNO calls made through it.
@@ -86,7 +86,7 @@ func resets(d *sim.Device) int {
 func TestRenderHangIsResetAndCompleted(t *testing.T) {
 	const period = 20 * time.Millisecond
 	d, rc := hangDevice(t, sim.Options{HangcheckPeriod: period, Faults: sim.Faults{GPU: kernel.GPUFaults{HangAt: 2}}})
-	r, err := render.New(open(t, d), render.Options{Width: 96, Height: 64})
+	r, err := cuberender.New(open(t, d), cuberender.Options{Width: 96, Height: 64})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestRenderHangIsResetAndCompleted(t *testing.T) {
 			t.Fatal(err)
 		}
 		err = r.Wait(seqno)
-		var lost *render.LostFrameError
+		var lost *cuberender.LostFrameError
 		if seqno == 2 {
 			if !errors.As(err, &lost) || lost.Seqno != 2 {
 				t.Fatalf("the hung frame: %v, want a LostFrameError", err)
@@ -124,7 +124,7 @@ func TestRenderHangIsResetAndCompleted(t *testing.T) {
 func TestBinStallIsRestarted(t *testing.T) {
 	d, rc := hangDevice(t, sim.Options{HangcheckPeriod: 5 * time.Millisecond, BinHangRestarts: 2,
 		Faults: sim.Faults{GPU: kernel.GPUFaults{StallBinAt: 1}}})
-	r, err := render.New(open(t, d), render.Options{Width: 96, Height: 64})
+	r, err := cuberender.New(open(t, d), cuberender.Options{Width: 96, Height: 64})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func TestBinStallIsRestarted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var lost *render.LostFrameError
+	var lost *cuberender.LostFrameError
 	if err := r.Wait(seqno); !errors.As(err, &lost) {
 		t.Fatalf("wait: %v, want a LostFrameError", err)
 	}
@@ -162,7 +162,7 @@ func TestBinStallNeverEnds(t *testing.T) {
 		t.Fatal(err)
 	}
 	wc := &waitCounter{Conn: f}
-	r, err := render.New(wc, render.Options{Width: 96, Height: 64, WaitTimeout: 200 * time.Millisecond})
+	r, err := cuberender.New(wc, cuberender.Options{Width: 96, Height: 64, WaitTimeout: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func TestBinStallNeverEnds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var hung *render.HangError
+	var hung *cuberender.HangError
 	if err := r.Wait(seqno); !errors.As(err, &hung) || hung.Seqno != seqno {
 		t.Fatalf("wait: %v, want a HangError", err)
 	}
@@ -206,7 +206,7 @@ func TestLateJobIsNotReset(t *testing.T) {
 	const late = 60 * time.Millisecond
 	d, _ := hangDevice(t, sim.Options{HangcheckPeriod: 5 * time.Millisecond,
 		Faults: sim.Faults{GPU: kernel.GPUFaults{LateAt: 1, LateBy: late}}})
-	r, err := render.New(open(t, d), render.Options{Width: 96, Height: 64})
+	r, err := cuberender.New(open(t, d), cuberender.Options{Width: 96, Height: 64})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +236,7 @@ func TestHangStateOfInjectedHang(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer root.Close()
-	r, err := render.New(root, render.Options{Width: 96, Height: 64})
+	r, err := cuberender.New(root, cuberender.Options{Width: 96, Height: 64})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +249,7 @@ func TestHangStateOfInjectedHang(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var lost *render.LostFrameError
+	var lost *cuberender.LostFrameError
 	if err := r.Wait(seqno); !errors.As(err, &lost) {
 		t.Fatalf("wait: %v", err)
 	}

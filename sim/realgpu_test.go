@@ -9,14 +9,14 @@ import (
 	"testing"
 	"unsafe"
 
-	"github.com/vccube/vccube/render"
+	"github.com/vccube/vccube/cuberender"
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/sim/gpu"
 	"github.com/vccube/vccube/sim/kernel"
 	"github.com/vccube/vccube/uapi"
 )
 
-// The program's own frames — package render's cube: its shaders, shader
+// The program's own frames — package cuberender's cube: its shaders, shader
 // records, uniforms, texture and surfaces — on the GPU model (sim/gpu),
 // which makes every memory access through the job's View. An accepted job
 // must finish without hanging and without one access outside its BOs;
@@ -101,7 +101,7 @@ func checkJob(t testing.TB, log *jobLog, seqno uint64) {
 // shaders really ran).
 func TestCubeFramesOnGPUModel(t *testing.T) {
 	d, log := gpuDevice(t)
-	r, err := render.New(open(t, d), render.Options{Width: 96, Height: 64})
+	r, err := cuberender.New(open(t, d), cuberender.Options{Width: 96, Height: 64})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestCubeFramesOnGPUModel(t *testing.T) {
 func cubeSubmit(t testing.TB) (*submitCapture, *jobLog) {
 	d, log := gpuDevice(t)
 	c := &submitCapture{File: open(t, d)}
-	r, err := render.New(c, render.Options{Width: 96, Height: 64})
+	r, err := cuberender.New(c, cuberender.Options{Width: 96, Height: 64})
 	if err != nil {
 		t.Fatal(err)
 	}

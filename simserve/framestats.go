@@ -86,7 +86,8 @@ type FrameRecord struct {
 	// validation, the GPU model running the frame's jobs, the display and
 	// the server's socket work. It measures the model's speed on the
 	// client's streams; for a server run inside a larger program (a
-	// test, bench/sidebyside) that program's other threads count too.
+	// test, internal/cmd/sidebyside) that program's other threads count
+	// too.
 	ServerCPU time.Duration `json:"server_cpu_ns"`
 }
 

@@ -206,7 +206,7 @@ func (v *View) ShowXRGB(px []byte, width, height, pitch int) error {
 }
 
 // ShowImage shows img as ShowXRGB does. Alpha is ignored: frames are
-// opaque. *image.NRGBA and *image.RGBA (what render.Capture and most
+// opaque. *image.NRGBA and *image.RGBA (what cuberender.Capture and most
 // decoders return) are read directly; other types go through their
 // colour model, which is slower and may allocate.
 func (v *View) ShowImage(img image.Image) error {

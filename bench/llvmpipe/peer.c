@@ -223,7 +223,7 @@ static unsigned char *read_ppm(const char *path, int *w, int *h) {
     if (fscanf(f, "P6 %d %d %d", w, h, &maxval) != 3 || maxval != 255 || *w <= 0 || *h <= 0 || *w > 4096 ||
         *h > 4096 || fgetc(f) == EOF)
         die("the texture is not a binary PPM (P6, maxval 255, at most 4096x4096); write one with "
-            "go run ./texture/defaulttex/internal/writepng FILE.ppm");
+            "go run ./internal/cmd/writepng FILE.ppm");
     size_t n = (size_t)*w * *h;
     unsigned char *rgba = malloc(4 * n);
     if (!rgba) die("out of memory");

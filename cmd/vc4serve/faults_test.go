@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vccube/vccube/cuberender"
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/gem"
-	"github.com/vccube/vccube/render"
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/simserve"
 	"github.com/vccube/vccube/uapi"
@@ -39,7 +39,7 @@ func serveFaulty(t *testing.T, list string, more ...string) (*simserve.Client, *
 // error and how long its job took from submit to the end of the wait.
 func frames(t *testing.T, c uapi.Conn, n int) ([]error, []time.Duration) {
 	t.Helper()
-	r, err := render.New(c, render.Options{Width: 64, Height: 48, Buffers: 1})
+	r, err := cuberender.New(c, cuberender.Options{Width: 64, Height: 48, Buffers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func frames(t *testing.T, c uapi.Conn, n int) ([]error, []time.Duration) {
 func lost(errs []error) []bool {
 	var l []bool
 	for _, err := range errs {
-		var lf *render.LostFrameError
+		var lf *cuberender.LostFrameError
 		l = append(l, errors.As(err, &lf))
 	}
 	return l

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vccube/vccube/cuberender"
 	"github.com/vccube/vccube/drm"
-	"github.com/vccube/vccube/render"
 	"github.com/vccube/vccube/sim/gpu"
 	"github.com/vccube/vccube/sim/hw/jobfile"
 	"github.com/vccube/vccube/sim/mem"
@@ -184,7 +184,7 @@ func TestRecordJobs(t *testing.T) {
 
 	path := filepath.Join(t.TempDir(), "frame.vc4job")
 	c, done := serve("-record-jobs", "1", "-record", path)
-	r, err := render.New(c, render.Options{Width: 64, Height: 48, Buffers: 1})
+	r, err := cuberender.New(c, cuberender.Options{Width: 64, Height: 48, Buffers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,9 +7,9 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/vccube/vccube/cuberender"
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/present"
-	"github.com/vccube/vccube/render"
 	"github.com/vccube/vccube/texture"
 	"golang.org/x/sys/unix"
 )
@@ -116,5 +116,5 @@ func (p *program) captureShown(b *present.Buffer) (*image.NRGBA, error) {
 	if err != nil {
 		return nil, fmt.Errorf("-capture: %w", err)
 	}
-	return render.Decode(mem, l)
+	return cuberender.Decode(mem, l)
 }

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vccube/vccube/cuberender"
 	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/present"
-	"github.com/vccube/vccube/render"
 	"github.com/vccube/vccube/report"
 	"github.com/vccube/vccube/uapi"
 	"golang.org/x/sys/unix"
@@ -22,7 +22,7 @@ import (
 // vc4_hangcheck_elapsed, vc4_reset): the wait returns 0 and no ioctl
 // fails. What tells the program, in order of authority:
 //
-//   - the frame's own memory (render.LostFrameError): the renderer
+//   - the frame's own memory (cuberender.LostFrameError): the renderer
 //     marks the colour buffer's last pixel before each submit and the GPU
 //     overwrites the mark when it stores the last tile; a mark still there
 //     after the wait is a frame the GPU did not finish. Authoritative for
@@ -43,8 +43,8 @@ import (
 //     that came out whole after a second or more was either drawn slowly
 //     or reset while binning and binned again; it is counted as slow
 //     (report.GPUHangs.SlowFrames), not as a hang;
-//   - the wait's timeout (render.HangError): a job that has not finished
-//     after render.DefaultWaitTimeout is one the kernel keeps restarting or
+//   - the wait's timeout (cuberender.HangError): a job that has not finished
+//     after cuberender.DefaultWaitTimeout is one the kernel keeps restarting or
 //     cannot reset; no later job can run, so the run stops.
 //
 // A lost frame is not shown (its swapchain buffer goes back unpresented),
@@ -199,7 +199,7 @@ func resetOf(log []string, seqno uint64) (string, bool) {
 }
 
 // lostFrame records frame k, which the GPU did not finish.
-func (w *hangWatch) lostFrame(k uint64, lost *render.LostFrameError) {
+func (w *hangWatch) lostFrame(k uint64, lost *cuberender.LostFrameError) {
 	w.rep.LostFrames++
 	if len(w.lost) < 8 {
 		w.lost = append(w.lost, k)
@@ -210,7 +210,7 @@ func (w *hangWatch) lostFrame(k uint64, lost *render.LostFrameError) {
 }
 
 // stuckFrame records frame k, which never finished.
-func (w *hangWatch) stuckFrame(k uint64, hung *render.HangError) {
+func (w *hangWatch) stuckFrame(k uint64, hung *cuberender.HangError) {
 	w.rep.Stuck = true
 	w.rep.Add(report.HangEvent{Frame: k, Seqno: hung.Seqno, What: report.HangStuck, State: w.read()})
 }
@@ -291,8 +291,8 @@ func (e *stopError) Unwrap() error { return e.err }
 // and its buffer given back unshown, and the run goes on; a frame that
 // never finished stops the run (with the report); anything else fails it.
 func (p *program) waitFailed(k uint64, b *present.Buffer, err error) error {
-	var lost *render.LostFrameError
-	var hung *render.HangError
+	var lost *cuberender.LostFrameError
+	var hung *cuberender.HangError
 	switch {
 	case errors.As(err, &lost):
 		p.hangs.lostFrame(k, lost)

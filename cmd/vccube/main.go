@@ -1,6 +1,6 @@
 // Command vccube spins vkcube's textured, lit cube on a Raspberry Pi 0–3
 // through the Linux vc4 DRM driver, without Mesa: it renders with the
-// VideoCore IV's own control lists and QPU shaders (package render) and
+// VideoCore IV's own control lists and QPU shaders (package cuberender) and
 // shows the frames with KMS page flips on vblank (package present). On a
 // machine without a VideoCore IV it runs the same code on the simulated
 // device (package sim).
@@ -43,7 +43,7 @@ type env struct {
 	// selftest, if not nil, adjusts -selftest's configuration (tests
 	// perturb the model with it).
 	selftest func(*selftest.Config)
-	// waitTimeout, if not 0, replaces render.DefaultWaitTimeout (tests
+	// waitTimeout, if not 0, replaces cuberender.DefaultWaitTimeout (tests
 	// of a GPU that stays hung need not wait five seconds).
 	waitTimeout time.Duration
 }

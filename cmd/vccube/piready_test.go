@@ -16,11 +16,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vccube/vccube/cuberender"
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/internal/imgcmp"
 	"github.com/vccube/vccube/internal/refrender"
-	"github.com/vccube/vccube/render"
 	"github.com/vccube/vccube/report"
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/sim/display"
@@ -313,7 +313,7 @@ func TestGPUHangStatesAsRoot(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ro, err := render.New(drm.Restarting(other), render.Options{Width: 64, Height: 64})
+			ro, err := cuberender.New(drm.Restarting(other), cuberender.Options{Width: 64, Height: 64})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -321,7 +321,7 @@ func TestGPUHangStatesAsRoot(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var lost *render.LostFrameError
+			var lost *cuberender.LostFrameError
 			if err := ro.Wait(seqno); !errors.As(err, &lost) {
 				t.Fatalf("the other program's frame: %v", err)
 			}

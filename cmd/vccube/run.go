@@ -12,11 +12,11 @@ import (
 
 	"github.com/vccube/vccube/cmd/vccube/internal/bench"
 	"github.com/vccube/vccube/cmd/vccube/internal/keys"
+	"github.com/vccube/vccube/cuberender"
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/math/scene"
 	"github.com/vccube/vccube/present"
 	"github.com/vccube/vccube/record"
-	"github.com/vccube/vccube/render"
 	"github.com/vccube/vccube/report"
 	"github.com/vccube/vccube/termview"
 	"github.com/vccube/vccube/texture"
@@ -103,7 +103,7 @@ type program struct {
 	dispDriver string   // the display card's driver (DRM_IOCTL_VERSION)
 	copies     bool     // the display is another card: frames are copied into its dumb buffers
 	term       *os.File // the terminal the view draws in, or nil
-	r          *render.Renderer
+	r          *cuberender.Renderer
 	sc         *present.Swapchain
 	rec        bench.Recorder
 	pacing     bench.Pacing
@@ -213,7 +213,7 @@ func (p *program) prepareFiles() (err error) {
 	}
 	p.onExitReport(prof.stop)
 	if cfg.texture != "" {
-		if p.pic, err = imagefile.Load(cfg.texture, render.ScanoutOrder); err != nil {
+		if p.pic, err = imagefile.Load(cfg.texture, cuberender.ScanoutOrder); err != nil {
 			return err
 		}
 	}
@@ -423,7 +423,7 @@ func (p *program) newRenderer() (err error) {
 		// next is drawn: one colour buffer is enough.
 		buffers = 1
 	}
-	if p.r, err = render.New(p.gpu.conn, render.Options{Width: width, Height: height, Texture: p.pic,
+	if p.r, err = cuberender.New(p.gpu.conn, cuberender.Options{Width: width, Height: height, Texture: p.pic,
 		Flip: flip, Buffers: buffers, Counters: cfg.benchmark, WaitTimeout: p.env.waitTimeout}); err != nil {
 		return err
 	}

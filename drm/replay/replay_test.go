@@ -7,9 +7,9 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/vccube/vccube/cuberender"
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/drm/replay"
-	"github.com/vccube/vccube/render"
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/sim/gpu"
 	"github.com/vccube/vccube/uapi"
@@ -49,7 +49,7 @@ func record(t *testing.T, c uapi.Conn, frames int) []byte {
 		t.Fatal(err)
 	}
 	tc := rec.Trace(c)
-	r, err := render.New(tc, render.Options{Width: 256, Height: 96, Counters: true})
+	r, err := cuberender.New(tc, cuberender.Options{Width: 256, Height: 96, Counters: true})
 	if err != nil {
 		t.Fatal(err)
 	}

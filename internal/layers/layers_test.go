@@ -1,47 +1,147 @@
 package layers
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"io/fs"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 )
 
-// module is the module path; the tables below name packages relative to
-// it. A name ending in "/..." stands for the package and everything below
-// it; a package belongs to the most specific name that covers it.
+// module is the module path; the table names packages relative to it.
 const module = "github.com/vccube/vccube"
 
-// layers is HACKING.md's table "Layers and packages" as data, in order: a
-// package imports only packages of its own layer or of the layers before
-// it (tests may import anything).
-var layers = []struct {
+// hacking is the file whose table "Layers and packages" is the layer
+// order, from this package's directory.
+const hacking = "../../HACKING.md"
+
+// layer is one layer of HACKING.md's table: its name and the package
+// patterns of its rows. A pattern ending in "/..." stands for the package
+// and everything below it; a package belongs to the most specific pattern
+// that covers it.
+type layer struct {
 	name string
-	pkgs []string
-}{
-	// Layer 0: what the small tools of any layer share, importing only
-	// the standard library (their -h and exit statuses).
-	{"the tools' command line", []string{"internal/toolflags"}},
-	{"the uAPI", []string{"uapi/..."}},
-	{"the DRM client", []string{"drm/..."}},
-	{"the vc4 client", []string{"gem/..."}},
-	{"the descriptions", []string{"cl/spec", "cl", "cl/prim", "cl/internal/gen/...", "shaders/qpu", "shaders/hazard", "texture"}},
-	{"the encoders", []string{"cl/shaderrec", "cl/uniforms", "cl/bincl", "cl/submit", "cl/dump", "cl/internal/cube",
-		"texture/convert", "texture/imagefile", "texture/defaulttex/..."}},
-	{"the scene", []string{"math/scene", "internal/refrender"}},
-	{"the model", []string{"sim/...", "simserve/..."}},
-	{"the cube's programs", []string{"shaders"}},
-	{"the renderer and presentation", []string{"render", "present", "termview", "record", "selftest"}},
-	{"the program", []string{"cmd/...", "report", "conform/..."}},
-	{"test support", []string{"internal/...", "termview/internal/cubedemo", "bench/..."}},
+	pkgs []pattern
 }
 
-// model is the rule of the simulated device (HACKING.md, "The model
-// judges our encoders"): outside its tests, a package of sim/... imports
+// pattern is one package pattern of the table and the line it is on.
+type pattern struct {
+	path string
+	line int
+}
+
+// tableHead is the header row of the layer table.
+const tableHead = "| layer | packages | one job |"
+
+// parseLayers reads the layer table from the markdown document r (file,
+// for messages): the first table after the heading "## Layers and
+// packages" with the header row tableHead. A row whose first cell is
+// "N. name" starts layer N (numbered from 0, in order); a row with an
+// empty first cell adds to the layer above it. The second cell is a
+// list of package patterns in backquotes, separated by commas, and
+// nothing else.
+func parseLayers(r io.Reader, file string) ([]layer, error) {
+	sc := bufio.NewScanner(r)
+	var layers []layer
+	n, section, inTable := 0, false, false
+	for sc.Scan() {
+		n++
+		line := strings.TrimSpace(sc.Text())
+		switch {
+		case !section:
+			section = line == "## Layers and packages"
+			continue
+		case !inTable:
+			if strings.HasPrefix(line, "## ") {
+				return nil, fmt.Errorf("%s:%d: the section \"Layers and packages\" has no table starting %q", file, n, tableHead)
+			}
+			inTable = line == tableHead
+			continue
+		case strings.HasPrefix(line, "|---"):
+			continue
+		case !strings.HasPrefix(line, "|"):
+			if len(layers) == 0 {
+				return nil, fmt.Errorf("%s:%d: the layer table has no rows", file, n)
+			}
+			return layers, nil
+		}
+		// An escaped \| is text, not a cell's end.
+		cells := strings.Split(strings.ReplaceAll(strings.Trim(line, "|"), `\|`, "\x00"), "|")
+		if len(cells) != 3 {
+			return nil, fmt.Errorf("%s:%d: a row of the layer table has %d cells, want 3 (layer, packages, one job; a | in the text must be written \\|)", file, n, len(cells))
+		}
+		if name := strings.TrimSpace(cells[0]); name != "" {
+			num, rest, ok := strings.Cut(name, ". ")
+			if !ok || num != strconv.Itoa(len(layers)) || rest == "" {
+				return nil, fmt.Errorf("%s:%d: the layer cell %q should read \"%d. its name\" (layers are numbered from 0, in order)", file, n, name, len(layers))
+			}
+			layers = append(layers, layer{name: rest})
+		}
+		if len(layers) == 0 {
+			return nil, fmt.Errorf("%s:%d: the first row of the layer table names no layer", file, n)
+		}
+		pkgs, err := parsePatterns(cells[1])
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", file, n, err)
+		}
+		l := &layers[len(layers)-1]
+		for _, p := range pkgs {
+			l.pkgs = append(l.pkgs, pattern{p, n})
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %v", file, err)
+	}
+	if !section {
+		return nil, fmt.Errorf("%s has no section \"## Layers and packages\"", file)
+	}
+	if !inTable || len(layers) == 0 {
+		return nil, fmt.Errorf("%s: the section \"Layers and packages\" has no table starting %q", file, tableHead)
+	}
+	return layers, nil
+}
+
+// parsePatterns reads a packages cell: `a`, `b/...`.
+func parsePatterns(cell string) ([]string, error) {
+	var pkgs []string
+	for _, item := range strings.Split(cell, ",") {
+		item = strings.TrimSpace(item)
+		p, ok := strings.CutPrefix(item, "`")
+		if ok {
+			p, ok = strings.CutSuffix(p, "`")
+		}
+		if !ok || p == "" || strings.ContainsAny(p, "` ") || strings.HasSuffix(p, "/") || strings.HasPrefix(p, "/") || strings.HasPrefix(p, ".") {
+			return nil, fmt.Errorf("the packages cell %q should list package paths relative to the module in backquotes, separated by commas, such as `cl/spec`, `sim/gpu/...` (no ./ and no trailing /), and nothing else: the job goes in the third cell", strings.TrimSpace(cell))
+		}
+		pkgs = append(pkgs, p)
+	}
+	return pkgs, nil
+}
+
+// loadLayers reads HACKING.md's layer table.
+func loadLayers(t *testing.T) []layer {
+	t.Helper()
+	f, err := os.Open(hacking)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	layers, err := parseLayers(f, "HACKING.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return layers
+}
+
+// model is the rule of the simulated device (HACKING.md, "The model's
+// own rule"): outside its tests, a package of sim/... imports
 // only the standard library, golang.org/x/sys and these packages of the
 // module, the wire description the kernel and the GPU read, never a
 // user-space encoder.
@@ -70,12 +170,12 @@ func covers(pattern, pkg string) int {
 	return -1
 }
 
-// layerOf returns the index of pkg's layer, or -1.
-func layerOf(pkg string) int {
+// layerOf returns the index of pkg's layer in layers, or -1.
+func layerOf(layers []layer, pkg string) int {
 	best, bestLen := -1, -1
 	for i, l := range layers {
 		for _, p := range l.pkgs {
-			if n := covers(p, pkg); n > bestLen {
+			if n := covers(p.path, pkg); n > bestLen {
 				best, bestLen = i, n
 			}
 		}
@@ -170,8 +270,9 @@ func rel(path string) string {
 func inModule(path string) bool { return path == module || strings.HasPrefix(path, module+"/") }
 
 // violations checks graph (package → its imports, as go list prints them)
-// against the rules and returns one message per broken rule.
-func violations(graph map[string][]string) []string {
+// against the rules and the layer table and returns one message per
+// broken rule.
+func violations(layers []layer, graph map[string][]string) []string {
 	var msgs []string
 	pkgs := make([]string, 0, len(graph))
 	for p := range graph {
@@ -179,9 +280,9 @@ func violations(graph map[string][]string) []string {
 	}
 	sort.Strings(pkgs)
 	for _, pkg := range pkgs {
-		li := layerOf(pkg)
+		li := layerOf(layers, pkg)
 		if li < 0 {
-			msgs = append(msgs, fmt.Sprintf("%s is in no layer: add it to the layer table of internal/layers/layers_test.go and to HACKING.md's", pkg))
+			msgs = append(msgs, fmt.Sprintf("%s is in no layer: add a row for it to HACKING.md's table \"Layers and packages\"", pkg))
 			continue
 		}
 		isModel := anyCovers(model.pkgs, pkg)
@@ -198,7 +299,7 @@ func violations(graph map[string][]string) []string {
 				msgs = append(msgs, fmt.Sprintf("%s imports %s: the model (sim/...) may import only the standard library, %s and the wire description (%s), never a user-space builder",
 					pkg, dep, strings.Join(model.extern, ", "), strings.Join(model.allowed, ", ")))
 			}
-			lj := layerOf(dep)
+			lj := layerOf(layers, dep)
 			if lj > li {
 				msgs = append(msgs, fmt.Sprintf("%s (layer %d, %s) imports %s (layer %d, %s): a package imports only packages of its own layer or of the layers above it in HACKING.md's table",
 					pkg, li, layers[li].name, dep, lj, layers[lj].name))
@@ -208,41 +309,137 @@ func violations(graph map[string][]string) []string {
 	return msgs
 }
 
-// TestImportsFollowTheLayers is HACKING.md's import rules, run.
+// stale returns one message per pattern of the table that covers no
+// package of graph: a row left behind by a move, a rename or a removal.
+func stale(file string, layers []layer, graph map[string][]string) []string {
+	var msgs []string
+	for _, l := range layers {
+		for _, p := range l.pkgs {
+			found := false
+			for pkg := range graph {
+				if covers(p.path, pkg) >= 0 {
+					found = true
+					break
+				}
+			}
+			if !found {
+				msgs = append(msgs, fmt.Sprintf("%s:%d: `%s` (layer %q) names no package of the module: correct the row or remove it", file, p.line, p.path, l.name))
+			}
+		}
+	}
+	return msgs
+}
+
+// TestImportsFollowTheLayers is HACKING.md's import rules, run, and its
+// layer table held to the module's packages.
 func TestImportsFollowTheLayers(t *testing.T) {
-	for _, m := range violations(packageGraph(t)) {
+	layers := loadLayers(t)
+	graph := packageGraph(t)
+	for _, m := range violations(layers, graph) {
+		t.Error(m)
+	}
+	for _, m := range stale("HACKING.md", layers, graph) {
 		t.Error(m)
 	}
 }
 
+// table is a made-up layer table in HACKING.md's form, for the tests of
+// the rules and of the parser.
+const table = `# A document
+
+## Layers and packages
+
+Some text, and a table of something else first:
+
+| a | b |
+|---|---|
+| 1 | 2 |
+
+| layer | packages | one job |
+|---|---|---|
+| 0. the descriptions | ` + "`cl/spec`, `texture`" + ` | what the hardware reads (a \| in the text) |
+| 1. the encoders | ` + "`cl/submit`" + ` | the builders |
+| | ` + "`texture/convert`" + ` | the converters |
+| 2. the model | ` + "`sim/...`" + ` | the simulated device |
+| 3. the renderer | ` + "`cuberender`" + ` | the client's renderer |
+| | ` + "`gone`" + ` | a package that was moved away |
+
+The end.
+`
+
 // TestRulesCatchViolations: the rules refuse what they are there to
-// refuse, on a made-up graph: the model reaching a client encoder, a
-// description reaching up into the renderer, the model importing the
-// texture converters, and a package no layer names.
+// refuse, on a made-up table and graph: the model reaching a client
+// encoder, a description reaching up into the renderer, the model
+// importing the texture converters, a package no layer names, and a row
+// that names no package.
 func TestRulesCatchViolations(t *testing.T) {
+	layers, err := parseLayers(strings.NewReader(table), "T.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, l := range layers {
+		var pkgs []string
+		for _, p := range l.pkgs {
+			pkgs = append(pkgs, fmt.Sprintf("%s:%d", p.path, p.line))
+		}
+		names = append(names, l.name+" "+strings.Join(pkgs, " "))
+	}
+	wantLayers := "the descriptions cl/spec:13 texture:13|the encoders cl/submit:14 texture/convert:15|" +
+		"the model sim/...:16|the renderer cuberender:17 gone:18"
+	if got := strings.Join(names, "|"); got != wantLayers {
+		t.Errorf("parsed the layers\n%s\nwant\n%s", got, wantLayers)
+	}
 	m := func(p string) string { return module + "/" + p }
 	graph := map[string][]string{
-		"sim/kernel": {m("cl/submit"), m("uapi"), "fmt"},
-		"sim/gpu":    {m("texture/convert"), "github.com/example/lib"},
-		"cl/spec":    {m("render")},
-		"newthing":   nil,
-		"render":     {m("cl/submit"), m("texture/convert"), m("sim")},
+		"sim/kernel":      {m("cl/submit"), m("uapi"), "fmt"},
+		"sim/gpu":         {m("texture/convert"), "github.com/example/lib"},
+		"cl/spec":         {m("cuberender")},
+		"newthing":        nil,
+		"cuberender":      {m("cl/submit"), m("texture/convert"), m("sim")},
+		"cl/submit":       nil,
+		"texture":         nil,
+		"texture/convert": nil,
 	}
-	got := strings.Join(violations(graph), "\n")
+	got := strings.Join(append(violations(layers, graph), stale("T.md", layers, graph)...), "\n")
 	for _, want := range []string{
 		"sim/kernel imports cl/submit: the model (sim/...) may import only",
 		"sim/gpu imports texture/convert: the model",
 		"sim/gpu imports github.com/example/lib: the model",
-		"cl/spec (layer 4, the descriptions) imports render (layer 9, the renderer and presentation)",
-		"newthing is in no layer",
+		"cl/spec (layer 0, the descriptions) imports cuberender (layer 3, the renderer)",
+		"newthing is in no layer: add a row for it to HACKING.md's table",
+		"T.md:18: `gone` (layer \"the renderer\") names no package of the module",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("no violation %q in:\n%s", want, got)
 		}
 	}
 	for _, line := range strings.Split(got, "\n") {
-		if strings.HasPrefix(line, "render ") {
-			t.Errorf("render's imports are allowed, but: %s", line)
+		if strings.HasPrefix(line, "cuberender ") {
+			t.Errorf("cuberender's imports are allowed, but: %s", line)
+		}
+	}
+}
+
+// TestTableErrors: a table the rules cannot be read from fails with the
+// line and what to write instead.
+func TestTableErrors(t *testing.T) {
+	for _, c := range []struct{ from, to, want string }{
+		{"| 1. the encoders |", "| 2. the encoders |", `T.md:14: the layer cell "2. the encoders" should read "1. its name"`},
+		{"| 0. the descriptions |", "| the descriptions |", `T.md:13: the layer cell "the descriptions" should read "0. its name"`},
+		{"| | `texture/convert` |", "| | the `texture/convert` package |", "T.md:15: the packages cell \"the `texture/convert` package\" should list"},
+		{"`sim/...`", "`sim/`", "T.md:16: the packages cell \"`sim/`\" should list"},
+		{"| the builders |", "| the | builders |", "T.md:14: a row of the layer table has 4 cells, want 3"},
+		{"| layer | packages | one job |", "| layer | package | job |", "the section \"Layers and packages\" has no table starting"},
+		{"## Layers and packages", "## Layers", "has no section \"## Layers and packages\""},
+	} {
+		doc := strings.Replace(table, c.from, c.to, 1)
+		if doc == table {
+			t.Fatalf("%q is not in the made-up table", c.from)
+		}
+		_, err := parseLayers(strings.NewReader(doc), "T.md")
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("with %q for %q: error %v, want one containing %q", c.to, c.from, err, c.want)
 		}
 	}
 }

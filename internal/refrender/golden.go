@@ -21,8 +21,8 @@ const (
 	// DefaultTexture is vccube's built-in texture, drawn by texture/'s own
 	// code (texture/defaulttex) and committed as a PNG.
 	DefaultTexture = "texture/testdata/default-texture.png"
-	// FileTexture is a binary PPM made by cmd/mktestppm: 200×120, so it
-	// exercises a non-power-of-two size.
+	// FileTexture is a binary PPM made by internal/cmd/mktestppm:
+	// 200×120, so it exercises a non-power-of-two size.
 	FileTexture = "testdata/textures/test.ppm"
 )
 

@@ -7,7 +7,7 @@
 // GPU model's tests (sim/gpu/qpuexec) run them on the interpreter.
 //
 // The vertex shader's model, shaders.ModelVertex, stays in package shaders:
-// the NV pipeline (render.SubmitNV) shades the cube's vertices with it on
+// the NV pipeline (cuberender.SubmitNV) shades the cube's vertices with it on
 // the CPU. Coordinate builds on it, so the two programs' shared part (the
 // MVP product, the perspective divide, the 12.4 packing) is modelled once.
 //

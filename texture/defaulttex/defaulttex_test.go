@@ -13,8 +13,8 @@ const goldenPNG = "../testdata/default-texture.png"
 
 // TestMatchesCommittedPNG checks that the code still draws the PNG the
 // reference renderer reads. The PNG was written once by
-// internal/writepng; if this fails, decide whether the picture was meant to
-// change before rewriting the file (see ../testdata/README.md).
+// internal/cmd/writepng; if this fails, decide whether the picture was
+// meant to change before rewriting the file (see ../testdata/README.md).
 func TestMatchesCommittedPNG(t *testing.T) {
 	f, err := os.Open(goldenPNG)
 	if err != nil {

@@ -3,7 +3,7 @@ package cubetest
 import (
 	"testing"
 
-	"github.com/vccube/vccube/render"
+	"github.com/vccube/vccube/cuberender"
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/sim/gpu"
 )
@@ -28,7 +28,7 @@ func TestGPUJobDoesNotAllocate(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	r, err := render.New(f, render.Options{Width: 800, Height: 600, Buffers: 1})
+	r, err := cuberender.New(f, cuberender.Options{Width: 800, Height: 600, Buffers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vccube/vccube/render"
+	"github.com/vccube/vccube/cuberender"
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/sim/gpu"
 	"github.com/vccube/vccube/sim/hw"
@@ -46,7 +46,7 @@ func BenchmarkCubeFrame(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer f.Close()
-			r, err := render.New(f, render.Options{Width: size[0], Height: size[1], Buffers: 1})
+			r, err := cuberender.New(f, cuberender.Options{Width: size[0], Height: size[1], Buffers: 1})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -121,7 +121,7 @@ func benchGPUJob(b *testing.B, opts gpu.Options) {
 				b.Fatal(err)
 			}
 			defer f.Close()
-			r, err := render.New(f, render.Options{Width: size[0], Height: size[1], Buffers: 1})
+			r, err := cuberender.New(f, cuberender.Options{Width: size[0], Height: size[1], Buffers: 1})
 			if err != nil {
 				b.Fatal(err)
 			}

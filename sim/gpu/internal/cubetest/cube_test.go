@@ -9,9 +9,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/vccube/vccube/cuberender"
 	"github.com/vccube/vccube/internal/imgcmp"
 	"github.com/vccube/vccube/internal/refrender"
-	"github.com/vccube/vccube/render"
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/sim/gpu"
 )
@@ -21,7 +21,7 @@ import (
 type stack struct {
 	gpu *gpu.GPU
 	dev *sim.Device
-	r   *render.Renderer
+	r   *cuberender.Renderer
 }
 
 func newStack(tb testing.TB, w, h int) *stack { return newStackOpts(tb, w, h, gpu.Options{}) }
@@ -39,7 +39,7 @@ func newStackOpts(tb testing.TB, w, h int, o gpu.Options) *stack {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { f.Close() })
-	r, err := render.New(f, render.Options{Width: w, Height: h, Buffers: 1})
+	r, err := cuberender.New(f, cuberender.Options{Width: w, Height: h, Buffers: 1})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -1,5 +1,5 @@
 // Package cubetest renders vccube's own frames through the whole
-// simulated stack — the program's renderer (package render), the
+// simulated stack — the program's renderer (package cuberender), the
 // simulated kernel (package sim) and this GPU model — and compares them
 // with the golden images of testdata/golden, which internal/refrender made
 // independently (testdata/golden/NOTES.md). It also holds the benchmarks

@@ -1,6 +1,8 @@
-// Package render is vccube's renderer: it owns every buffer object the cube
-// needs on a vc4 device (real or simulated) and turns a frame — the cube's
-// turn — into one DRM_IOCTL_VC4_SUBMIT_CL, built without allocating.
+// Package cuberender is vccube's renderer, the client's side of a frame
+// (the simulated GPU's tile renderer is sim/gpu/render): it owns every
+// buffer object the cube needs on a vc4 device (real or simulated) and
+// turns a frame — the cube's turn — into one DRM_IOCTL_VC4_SUBMIT_CL,
+// built without allocating.
 //
 // What it owns, each created once in New and freed exactly once in Close
 // (also when New fails half way):
@@ -47,7 +49,7 @@
 // vc4_render_cl.c) and Mesa src/gallium/drivers/vc4 (vc4_draw.c,
 // vc4_emit.c); the facts, with their sources, in doc/kernel.md#a-cube-submit
 // and doc/hardware.md#tile-buffer-formats.
-package render
+package cuberender
 
 import (
 	"errors"
@@ -100,7 +102,7 @@ type Options struct {
 	Width, Height int
 	// Texture is the picture on the cube's faces: top-down (row 0 is the
 	// top), 4 bytes per pixel in ScanoutOrder, as imagefile.Load(path,
-	// render.ScanoutOrder) returns it; up to texture.MaxSize on a side.
+	// cuberender.ScanoutOrder) returns it; up to texture.MaxSize on a side.
 	// The zero value selects the built-in texture (texture/defaulttex).
 	Texture texture.Picture
 	// Flip is how the top-down picture is made to sample upright:

@@ -1,4 +1,4 @@
-package render_test
+package cuberender_test
 
 import (
 	"encoding/binary"

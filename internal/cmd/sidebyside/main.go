@@ -7,7 +7,7 @@
 // its CPU time. It is a benchmark, not a test: nothing is asserted, and
 // the CPU times depend on the machine.
 //
-//	go run ./bench/sidebyside [-frames 10] [-mode 640x480] [-md]
+//	go run ./internal/cmd/sidebyside [-frames 10] [-mode 640x480] [-md]
 //
 // The programs (doc/mesa-on-sim.md says how the preload library brings
 // kmscube to the device):
@@ -77,7 +77,7 @@ each submitted, its ioctls and its CPU time. A benchmark, not a test; it needs
 qemu-aarch64, gcc-aarch64-linux-gnu and Debian's arm64 kmscube and Mesa
 (what .ci/mesa-test installs).
 
-Usage: go run ./bench/sidebyside [flags]
+Usage: go run ./internal/cmd/sidebyside [flags]
 
 Flags:
 `
@@ -333,7 +333,7 @@ func moduleRoot() (string, error) {
 	}
 	mod := strings.TrimSpace(string(out))
 	if mod == "" || mod == os.DevNull {
-		return "", errors.New("run it inside the vccube module (go run ./bench/sidebyside)")
+		return "", errors.New("run it inside the vccube module (go run ./internal/cmd/sidebyside)")
 	}
 	return filepath.Dir(mod), nil
 }

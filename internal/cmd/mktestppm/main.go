@@ -9,7 +9,7 @@
 //
 // Usage, from the module root:
 //
-//	go run ./internal/refrender/cmd/mktestppm [-o testdata/textures/test.ppm]
+//	go run ./internal/cmd/mktestppm [-o testdata/textures/test.ppm]
 package main
 
 import (
@@ -98,7 +98,7 @@ func ppm() []byte {
 const usageHead = `mktestppm writes vccube's file-texture test input, a 200x120 binary PPM
 drawn by its own code (testdata/textures/test.ppm).
 
-Usage, from the module root: go run ./internal/refrender/cmd/mktestppm [-o FILE]
+Usage, from the module root: go run ./internal/cmd/mktestppm [-o FILE]
 
 Flags:
 `

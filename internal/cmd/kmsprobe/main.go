@@ -63,7 +63,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: kmsprobe present|supervise|judge [flags] (see go doc ./internal/kmsprobe)")
+	fmt.Fprintln(os.Stderr, "usage: kmsprobe present|supervise|judge [flags] (see go doc ./internal/cmd/kmsprobe)")
 	os.Exit(2)
 }
 

@@ -1,4 +1,4 @@
-package render_test
+package cuberender_test
 
 import (
 	"bytes"
@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vccube/vccube/cuberender"
 	"github.com/vccube/vccube/math/scene"
-	"github.com/vccube/vccube/render"
 	"github.com/vccube/vccube/shaders"
 	"github.com/vccube/vccube/texture"
 	"github.com/vccube/vccube/texture/defaulttex"
@@ -19,9 +19,9 @@ import (
 
 func le32(b []byte, i int) uint32 { return binary.LittleEndian.Uint32(b[4*i:]) }
 
-func newRenderer(t *testing.T, f *fakeGPU, opt render.Options) *render.Renderer {
+func newRenderer(t *testing.T, f *fakeGPU, opt cuberender.Options) *cuberender.Renderer {
 	t.Helper()
-	r, err := render.New(f, opt)
+	r, err := cuberender.New(f, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ var faceRecord = []byte{
 
 func TestFrameZeroSubmit(t *testing.T) {
 	f := newFakeGPU(t)
-	r := newRenderer(t, f, render.Options{Width: 800, Height: 600})
+	r := newRenderer(t, f, cuberender.Options{Width: 800, Height: 600})
 	if _, err := r.Render(1, scene.AngleForFrame(0)); err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +184,7 @@ func equalU32(a, b []uint32) bool {
 // outside), each with its own record and blocks.
 func TestFacesFollowTheScene(t *testing.T) {
 	f := newFakeGPU(t)
-	r := newRenderer(t, f, render.Options{Width: 1280, Height: 720})
+	r := newRenderer(t, f, cuberender.Options{Width: 1280, Height: 720})
 	for k := 0; k < 90; k++ {
 		if _, err := r.Render(k%2, scene.AngleForFrame(k)); err != nil {
 			t.Fatal(err)
@@ -206,10 +206,10 @@ func TestFacesFollowTheScene(t *testing.T) {
 // FlipByCPU leaves P0's FLIPY clear: P0 is 0 (offset 0, RGBA8888, one
 // level) and the texture's first row in memory is the picture's bottom row.
 func TestFlipModes(t *testing.T) {
-	pic := defaulttex.Picture(render.ScanoutOrder)
+	pic := defaulttex.Picture(cuberender.ScanoutOrder)
 	for _, mode := range []texture.FlipMode{texture.FlipByGPU, texture.FlipByCPU} {
 		f := newFakeGPU(t)
-		r := newRenderer(t, f, render.Options{Width: 800, Height: 600, Flip: mode})
+		r := newRenderer(t, f, cuberender.Options{Width: 800, Height: 600, Flip: mode})
 		p0, _ := r.TextureParams()
 		wantP0 := uint32(0)
 		if mode == texture.FlipByGPU {
@@ -244,7 +244,7 @@ func TestFlipModes(t *testing.T) {
 // with uv (0, 1), i.e. s = 0, t = 1 − 1 = 0 in GL's convention.
 func TestVertexBuffer(t *testing.T) {
 	f := newFakeGPU(t)
-	newRenderer(t, f, render.Options{Width: 800, Height: 600})
+	newRenderer(t, f, cuberender.Options{Width: 800, Height: 600})
 	mem := f.bos[4]
 	fl := func(off int) float32 { return math.Float32frombits(binary.LittleEndian.Uint32(mem[off:])) }
 	if got := [5]float32{fl(0), fl(4), fl(8), fl(432), fl(436)}; got != [5]float32{-1, -1, -1, 0, 0} {
@@ -268,7 +268,7 @@ func TestVertexBuffer(t *testing.T) {
 func TestFrameAllocatesNothing(t *testing.T) {
 	f := newFakeGPU(t)
 	f.keep = false
-	r := newRenderer(t, f, render.Options{Width: 800, Height: 600, Counters: true})
+	r := newRenderer(t, f, cuberender.Options{Width: 800, Height: 600, Counters: true})
 	k := 0
 	allocs := testing.AllocsPerRun(200, func() {
 		if _, err := r.Render(k%2, scene.AngleForFrame(k)); err != nil {
@@ -294,7 +294,7 @@ func TestNewFailsWithoutLeaks(t *testing.T) {
 	for n := 1; n <= allocations; n++ {
 		f := newFakeGPU(t)
 		f.failAt = n
-		r, err := render.New(f, render.Options{Width: 800, Height: 600})
+		r, err := cuberender.New(f, cuberender.Options{Width: 800, Height: 600})
 		if err == nil {
 			r.Close()
 			t.Fatalf("allocation %d: New succeeded", n)
@@ -308,7 +308,7 @@ func TestNewFailsWithoutLeaks(t *testing.T) {
 	}
 	f := newFakeGPU(t)
 	f.mapFail = true
-	if _, err := render.New(f, render.Options{Width: 800, Height: 600}); err == nil || !strings.Contains(err.Error(), "mapping the vertex buffer") {
+	if _, err := cuberender.New(f, cuberender.Options{Width: 800, Height: 600}); err == nil || !strings.Contains(err.Error(), "mapping the vertex buffer") {
 		t.Errorf("mmap failure: %v", err)
 	}
 	if err := f.leaks(); err != nil {
@@ -317,7 +317,7 @@ func TestNewFailsWithoutLeaks(t *testing.T) {
 }
 
 func TestOptionsChecked(t *testing.T) {
-	bad := []render.Options{
+	bad := []cuberender.Options{
 		{Width: 0, Height: 600},
 		{Width: 4096, Height: 600},
 		{Width: 800, Height: 600, Buffers: 5},
@@ -326,7 +326,7 @@ func TestOptionsChecked(t *testing.T) {
 	}
 	for _, o := range bad {
 		f := newFakeGPU(t)
-		if r, err := render.New(f, o); err == nil {
+		if r, err := cuberender.New(f, o); err == nil {
 			r.Close()
 			t.Errorf("%+v accepted", o)
 		}
@@ -338,7 +338,7 @@ func TestOptionsChecked(t *testing.T) {
 
 func TestCloseOnce(t *testing.T) {
 	f := newFakeGPU(t)
-	r, err := render.New(f, render.Options{Width: 640, Height: 480, Buffers: 3, Counters: true})
+	r, err := cuberender.New(f, cuberender.Options{Width: 640, Height: 480, Buffers: 3, Counters: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -365,7 +365,7 @@ func TestCounters(t *testing.T) {
 	for _, supported := range []bool{false, true} {
 		f := newFakeGPU(t)
 		f.perfmon = supported
-		r := newRenderer(t, f, render.Options{Width: 800, Height: 600, Counters: true})
+		r := newRenderer(t, f, cuberender.Options{Width: 800, Height: 600, Counters: true})
 		if r.HasCounters() != supported {
 			t.Errorf("supported %v: HasCounters %v", supported, r.HasCounters())
 		}
@@ -381,9 +381,9 @@ func TestCounters(t *testing.T) {
 
 func TestWaitTimeoutIsAHang(t *testing.T) {
 	f := newFakeGPU(t)
-	r := newRenderer(t, f, render.Options{Width: 800, Height: 600})
+	r := newRenderer(t, f, cuberender.Options{Width: 800, Height: 600})
 	err := r.Wait(99) // the fake has finished nothing that high
-	var h *render.HangError
+	var h *cuberender.HangError
 	if !errors.As(err, &h) || !errors.Is(err, unix.ETIME) || !strings.Contains(err.Error(), "Resetting GPU") {
 		t.Errorf("got %v", err)
 	}
@@ -399,9 +399,9 @@ func TestWaitTimeoutIsAHang(t *testing.T) {
 func TestNVPipeline(t *testing.T) {
 	f := newFakeGPU(t)
 	f.refuse = unix.EINVAL
-	r := newRenderer(t, f, render.Options{Width: 800, Height: 600})
+	r := newRenderer(t, f, cuberender.Options{Width: 800, Height: 600})
 	err := r.SubmitNV(0)
-	var nv *render.NVRefusedError
+	var nv *cuberender.NVRefusedError
 	if !errors.As(err, &nv) || !errors.Is(err, unix.EINVAL) || !strings.Contains(err.Error(), "packet 65") {
 		t.Fatalf("got %v", err)
 	}
@@ -418,14 +418,14 @@ func TestNVPipeline(t *testing.T) {
 		t.Errorf("%d BOs live after SubmitNV, want the renderer's 7", len(f.bos))
 	}
 	f.refuse = 0
-	if err := r.SubmitNV(0); !errors.Is(err, render.ErrNVAccepted) {
+	if err := r.SubmitNV(0); !errors.Is(err, cuberender.ErrNVAccepted) {
 		t.Errorf("accepted: %v", err)
 	}
 }
 
 func TestDump(t *testing.T) {
 	f := newFakeGPU(t)
-	r := newRenderer(t, f, render.Options{Width: 800, Height: 600})
+	r := newRenderer(t, f, cuberender.Options{Width: 800, Height: 600})
 	if err := r.Build(0, 0); err != nil {
 		t.Fatal(err)
 	}
@@ -457,7 +457,7 @@ func TestDecode(t *testing.T) {
 	// Pixel (1, 0): B=1 G=2 R=3; pixel (3, 1): B=0xAA G=0xBB R=0xCC.
 	copy(mem[4:], []byte{1, 2, 3, 0})
 	copy(mem[16+12:], []byte{0xAA, 0xBB, 0xCC, 0x55})
-	img, err := render.Decode(mem, l)
+	img, err := cuberender.Decode(mem, l)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -467,7 +467,7 @@ func TestDecode(t *testing.T) {
 	if got := img.NRGBAAt(3, 1); got.R != 0xCC || got.G != 0xBB || got.B != 0xAA || got.A != 255 {
 		t.Errorf("(3, 1) = %v", got)
 	}
-	if _, err := render.Decode(mem[:8], l); err == nil {
+	if _, err := cuberender.Decode(mem[:8], l); err == nil {
 		t.Error("short buffer accepted")
 	}
 }
@@ -479,7 +479,7 @@ func TestDecode(t *testing.T) {
 // renderer's memos). The goal: ≤ 1 µs and 0 allocations.
 func BenchmarkFrameCPU(b *testing.B) {
 	f := newFakeGPU(b)
-	r, err := render.New(f, render.Options{Width: 800, Height: 600})
+	r, err := cuberender.New(f, cuberender.Options{Width: 800, Height: 600})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -499,14 +499,14 @@ func BenchmarkFrameCPU(b *testing.B) {
 func TestLostFrame(t *testing.T) {
 	f := newFakeGPU(t)
 	f.hangAt = 2
-	r := newRenderer(t, f, render.Options{Width: 640, Height: 480})
+	r := newRenderer(t, f, cuberender.Options{Width: 640, Height: 480})
 	for k := 0; k < 3; k++ {
 		seqno, err := r.Render(k%2, scene.AngleForFrame(k))
 		if err != nil {
 			t.Fatal(err)
 		}
 		err = r.Wait(seqno)
-		var lost *render.LostFrameError
+		var lost *cuberender.LostFrameError
 		switch {
 		case seqno == f.hangAt && (!errors.As(err, &lost) || lost.Seqno != seqno || lost.Buffer != k%2):
 			t.Errorf("frame %d (seqno %d): %v, want a LostFrameError", k, seqno, err)

@@ -12,7 +12,7 @@ import (
 // writes. Regenerate it only when the picture is meant to change, and
 // remake the golden images that use it.
 func TestMatchesCommittedFile(t *testing.T) {
-	committed, err := os.ReadFile("../../../../testdata/textures/test.ppm")
+	committed, err := os.ReadFile("../../../testdata/textures/test.ppm")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@
 //
 // Usage, from the module root:
 //
-//	go run ./internal/refrender/cmd/mkgolden [-root .]
+//	go run ./internal/cmd/mkgolden [-root .]
 package main
 
 import (
@@ -30,7 +30,7 @@ reference renderer (internal/refrender) and prints each file's SHA-256 for
 testdata/golden/NOTES.md. Run it only when the reference renderer or an input
 texture changes on purpose, and look at every image.
 
-Usage, from the module root: go run ./internal/refrender/cmd/mkgolden [-root DIR]
+Usage, from the module root: go run ./internal/cmd/mkgolden [-root DIR]
 
 Flags:
 `

@@ -1,7 +1,7 @@
 // Command writepng writes the default texture drawn by package defaulttex
 // to a PNG file, the copy that the reference renderer reads:
 //
-//	go run ./texture/defaulttex/internal/writepng texture/testdata/default-texture.png
+//	go run ./internal/cmd/writepng texture/testdata/default-texture.png
 //
 // Run it only when the picture is meant to change; the defaulttex tests
 // compare the file with the code, pixel by pixel.

@@ -2,7 +2,7 @@
 // termview, with frames from the reference renderer (internal/refrender)
 // instead of the GPU path, so that the view can be looked at on its own:
 //
-//	go run ./termview/internal/cubedemo -frames 90
+//	go run ./internal/cmd/cubedemo -frames 90
 //
 // It ends after -frames frames (0: until Ctrl-C), or on SIGINT or SIGTERM,
 // restoring the terminal either way; -hold keeps the last frame on the
@@ -33,7 +33,7 @@ frames from the reference renderer instead of the GPU path, so that the view
 can be looked at on its own; with -record it writes the frames to a GIF.
 It ends after -frames frames, or on SIGINT or SIGTERM.
 
-Usage: go run ./termview/internal/cubedemo [flags]
+Usage: go run ./internal/cmd/cubedemo [flags]
 
 Flags:
 `
