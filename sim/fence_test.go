@@ -169,7 +169,7 @@ func TestFlipReturnsBeforeRenderUnderRealClock(t *testing.T) {
 	if err := r.disp.ReadScanout(&fr); err != nil || binary.LittleEndian.Uint32(fr.Data) != 0xff112233 {
 		t.Errorf("the screen changed before the render finished (%v)", err)
 	}
-	wantErrno(t, "a second PAGE_FLIP while the first waits for its render",
+	simtest.WantErrno(t, "a second PAGE_FLIP while the first waits for its render",
 		drm.PageFlip(c, &uapi.ModeCrtcPageFlip{CrtcID: r.crtc, FbID: first}), syscall.EBUSY)
 
 	// The GPU runs the job: the flip lands at a vblank after it.

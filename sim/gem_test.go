@@ -13,6 +13,7 @@ import (
 	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/shaders/qpu"
 	"github.com/vccube/vccube/sim"
+	"github.com/vccube/vccube/sim/internal/simtest"
 	"github.com/vccube/vccube/sim/kernel"
 	"github.com/vccube/vccube/sim/kernel/cleargpu"
 	"github.com/vccube/vccube/uapi"
@@ -31,11 +32,11 @@ func TestHandles(t *testing.T) {
 	if hb := createBO(t, b, 1); hb != 1 {
 		t.Fatalf("another file's first handle is %d", hb)
 	}
-	wantErrno(t, "close 2", drm.CloseHandle(a, h2), 0)
+	simtest.WantErrno(t, "close 2", drm.CloseHandle(a, h2), 0)
 	if h := createBO(t, a, 1); h != 2 {
 		t.Fatalf("lowest free handle not reused: %d", h)
 	}
-	wantErrno(t, "close unknown", drm.CloseHandle(a, 99), syscall.EINVAL)
+	simtest.WantErrno(t, "close unknown", drm.CloseHandle(a, 99), syscall.EINVAL)
 	bo, err := a.LookupBO(h3)
 	if err != nil {
 		t.Fatal(err)
@@ -63,7 +64,7 @@ func TestBOCacheExpiry(t *testing.T) {
 	createBO(t, c, 4096) // the binner BO stays
 	h := createBO(t, c, 64*1024)
 	used0, _, _ := d.Pool().Stats()
-	wantErrno(t, "close", drm.CloseHandle(c, h), 0)
+	simtest.WantErrno(t, "close", drm.CloseHandle(c, h), 0)
 	if used, _, _ := d.Pool().Stats(); used != used0 {
 		t.Fatalf("the freed BO left the pool at once (%d -> %d): not cached", used0, used)
 	}
@@ -72,13 +73,13 @@ func TestBOCacheExpiry(t *testing.T) {
 	}
 	advance(500 * time.Millisecond)
 	h2 := createBO(t, c, 4096)
-	wantErrno(t, "close", drm.CloseHandle(c, h2), 0) // a free runs the expiry
+	simtest.WantErrno(t, "close", drm.CloseHandle(c, h2), 0) // a free runs the expiry
 	if !hasLabel(d.Kernel().Stats(), "kernel BO cache", 2) {
 		t.Fatalf("a half-second-old BO was dropped from the cache: %+v", d.Kernel().Stats())
 	}
 	advance(time.Second)
 	h3 := createBO(t, c, 8192)
-	wantErrno(t, "close", drm.CloseHandle(c, h3), 0)
+	simtest.WantErrno(t, "close", drm.CloseHandle(c, h3), 0)
 	// The BOs freed 1.5 s and 1 s ago are gone; the new one stays.
 	if !hasLabel(d.Kernel().Stats(), "kernel BO cache", 1) {
 		t.Fatalf("expired BOs still cached: %+v", d.Kernel().Stats())
@@ -107,7 +108,7 @@ func TestPurgeOrder(t *testing.T) {
 	// Pool: [binner 16 MiB][page][purgeable 1 MiB][cached 1 MiB][free].
 	purgeable := createBO(t, c, mib)
 	cached := createBO(t, c, mib)
-	wantErrno(t, "close", drm.CloseHandle(c, cached), 0)
+	simtest.WantErrno(t, "close", drm.CloseHandle(c, cached), 0)
 	madvise(t, c, purgeable, uapi.MadvDontNeed)
 	if !hasLabel(d.Kernel().Stats(), "userspace BO cache", 1) {
 		t.Fatalf("the DONTNEED BO is not in the statistics: %+v", d.Kernel().Stats())
@@ -118,7 +119,7 @@ func TestPurgeOrder(t *testing.T) {
 	if !madvise(t, c, purgeable, uapi.MadvDontNeed) {
 		t.Fatal("the DONTNEED BO was purged although dropping the cache sufficed")
 	}
-	wantErrno(t, "close", drm.CloseHandle(c, big), 0)
+	simtest.WantErrno(t, "close", drm.CloseHandle(c, big), 0)
 	// Everything past the first page: only dropping the cache and
 	// purging make room.
 	createBO(t, c, d.Pool().Size()-16*mib-4096)
@@ -199,7 +200,7 @@ func TestBinnerSlotsWait(t *testing.T) {
 		g.gate <- struct{}{}
 	}
 	w := uapi.WaitSeqno{Seqno: 33, TimeoutNs: math.MaxUint64}
-	wantErrno(t, "wait", gem.WaitForSeqno(c, &w), 0)
+	simtest.WantErrno(t, "wait", gem.WaitForSeqno(c, &w), 0)
 }
 
 // mmap's rules (drm_gem_mmap, vc4_gem_object_mmap).
@@ -276,9 +277,9 @@ func TestPrime(t *testing.T) {
 	}
 	var bad uapi.PrimeHandle
 	bad = uapi.PrimeHandle{Handle: h, Flags: 0x100}
-	wantErrno(t, "bad flags", ioctl(a, uapi.IoctlPrimeHandleToFD, &bad), syscall.EINVAL)
+	simtest.WantErrno(t, "bad flags", simtest.Ioctl(a, uapi.IoctlPrimeHandleToFD, &bad), syscall.EINVAL)
 	bad = uapi.PrimeHandle{Handle: 99}
-	wantErrno(t, "unknown handle", ioctl(a, uapi.IoctlPrimeHandleToFD, &bad), syscall.ENOENT)
+	simtest.WantErrno(t, "unknown handle", simtest.Ioctl(a, uapi.IoctlPrimeHandleToFD, &bad), syscall.ENOENT)
 	if _, err := drm.PrimeFDToHandle(a, 1<<20); !errors.Is(err, syscall.EBADF) {
 		t.Errorf("import of a bad fd: %v, want EBADF", err)
 	}
@@ -302,7 +303,7 @@ func TestDumbBuffers(t *testing.T) {
 	for _, bad := range []uapi.ModeCreateDumb{{Width: 0, Height: 1, Bpp: 32}, {Width: 1, Height: 1, Bpp: 0},
 		{Width: 1 << 31, Height: 1, Bpp: 32}, {Width: 1 << 16, Height: 1 << 16, Bpp: 32}} {
 		arg := bad
-		wantErrno(t, "bad dumb", ioctl(c, uapi.IoctlModeCreateDumb, &arg), syscall.EINVAL)
+		simtest.WantErrno(t, "bad dumb", simtest.Ioctl(c, uapi.IoctlModeCreateDumb, &arg), syscall.EINVAL)
 	}
 	off, err := drm.MapDumb(c, db.Handle)
 	if err != nil || off%4096 != 0 {
@@ -316,11 +317,11 @@ func TestDumbBuffers(t *testing.T) {
 	c.Munmap(m)
 	var md uapi.ModeMapDumb
 	md.Handle = 99
-	wantErrno(t, "MAP_DUMB unknown", ioctl(c, uapi.IoctlModeMapDumb, &md), syscall.ENOENT)
-	wantErrno(t, "DESTROY_DUMB", drm.DestroyDumb(c, db.Handle), 0)
+	simtest.WantErrno(t, "MAP_DUMB unknown", simtest.Ioctl(c, uapi.IoctlModeMapDumb, &md), syscall.ENOENT)
+	simtest.WantErrno(t, "DESTROY_DUMB", drm.DestroyDumb(c, db.Handle), 0)
 	var dd uapi.ModeDestroyDumb
 	dd.Handle = db.Handle
-	wantErrno(t, "DESTROY_DUMB twice", ioctl(c, uapi.IoctlModeDestroyDumb, &dd), syscall.EINVAL)
+	simtest.WantErrno(t, "DESTROY_DUMB twice", simtest.Ioctl(c, uapi.IoctlModeDestroyDumb, &dd), syscall.EINVAL)
 }
 
 // GEM_MADVISE's argument checks, and LABEL_BO's NUL rule.
@@ -330,26 +331,26 @@ func TestMadviseAndLabelArguments(t *testing.T) {
 	h := createBO(t, c, 4096)
 	for _, a := range []uapi.GemMadvise{{Handle: h, Madv: 2}, {Handle: h, Pad: 1}} {
 		arg := a
-		wantErrno(t, "madvise", ioctl(c, uapi.IoctlGemMadvise, &arg), syscall.EINVAL)
+		simtest.WantErrno(t, "madvise", simtest.Ioctl(c, uapi.IoctlGemMadvise, &arg), syscall.EINVAL)
 	}
 	arg := uapi.GemMadvise{Handle: 99}
-	wantErrno(t, "madvise unknown", ioctl(c, uapi.IoctlGemMadvise, &arg), syscall.ENOENT)
+	simtest.WantErrno(t, "madvise unknown", simtest.Ioctl(c, uapi.IoctlGemMadvise, &arg), syscall.ENOENT)
 
 	// strndup_user(name, len + 1): a name with no NUL within len + 1
 	// bytes is EINVAL; the label is the string up to the NUL.
 	name := []byte("abcdefgh")
-	l := uapi.LabelBO{Handle: h, Len: 4, Name: ptr(t, name)}
-	wantErrno(t, "label without NUL", ioctl(c, uapi.IoctlLabelBO, &l), syscall.EINVAL)
+	l := uapi.LabelBO{Handle: h, Len: 4, Name: simtest.Ptr(t, name)}
+	simtest.WantErrno(t, "label without NUL", simtest.Ioctl(c, uapi.IoctlLabelBO, &l), syscall.EINVAL)
 	name = []byte("ab\x00defgh")
-	l = uapi.LabelBO{Handle: h, Len: 4, Name: ptr(t, name)}
-	wantErrno(t, "label with early NUL", ioctl(c, uapi.IoctlLabelBO, &l), 0)
+	l = uapi.LabelBO{Handle: h, Len: 4, Name: simtest.Ptr(t, name)}
+	simtest.WantErrno(t, "label with early NUL", simtest.Ioctl(c, uapi.IoctlLabelBO, &l), 0)
 	if !hasLabel(d.Kernel().Stats(), "ab", 1) {
 		t.Fatalf("label: %+v", d.Kernel().Stats())
 	}
-	l = uapi.LabelBO{Handle: h, Len: 0, Name: ptr(t, name)}
-	wantErrno(t, "label of length 0", ioctl(c, uapi.IoctlLabelBO, &l), syscall.EINVAL)
+	l = uapi.LabelBO{Handle: h, Len: 0, Name: simtest.Ptr(t, name)}
+	simtest.WantErrno(t, "label of length 0", simtest.Ioctl(c, uapi.IoctlLabelBO, &l), syscall.EINVAL)
 	// len + 1 is u32 arithmetic in vc4_label_bo_ioctl: 0xFFFFFFFF + 1 is a
 	// count of 0, which strndup_user answers with EFAULT, whatever the name.
-	l = uapi.LabelBO{Handle: h, Len: math.MaxUint32, Name: ptr(t, name)}
-	wantErrno(t, "label of length 0xFFFFFFFF", ioctl(c, uapi.IoctlLabelBO, &l), syscall.EFAULT)
+	l = uapi.LabelBO{Handle: h, Len: math.MaxUint32, Name: simtest.Ptr(t, name)}
+	simtest.WantErrno(t, "label of length 0xFFFFFFFF", simtest.Ioctl(c, uapi.IoctlLabelBO, &l), syscall.EFAULT)
 }

@@ -1,14 +1,12 @@
 package sim_test
 
 import (
-	"errors"
-	"runtime"
 	"syscall"
 	"testing"
-	"unsafe"
 
 	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/sim"
+	"github.com/vccube/vccube/sim/internal/simtest"
 	"github.com/vccube/vccube/sim/kernel/cleargpu"
 	"github.com/vccube/vccube/uapi"
 )
@@ -39,38 +37,6 @@ func open(t testing.TB, d *sim.Device) *sim.File {
 	}
 	t.Cleanup(func() { f.Close() })
 	return f
-}
-
-// ioctl issues a raw request on a Go value, as igt's do_ioctl does.
-func ioctl[T any](c uapi.Conn, req uapi.Request, arg *T) error {
-	return c.Ioctl(req, unsafe.Pointer(arg))
-}
-
-// wantErrno checks that err is the errno want (nil for success).
-func wantErrno(t testing.TB, what string, err error, want syscall.Errno) {
-	t.Helper()
-	if want == 0 {
-		if err != nil {
-			t.Fatalf("%s: %v, want success", what, err)
-		}
-		return
-	}
-	if !errors.Is(err, want) {
-		t.Fatalf("%s: %v, want %v", what, err, want)
-	}
-}
-
-// ptr returns the address of b's first byte as a uAPI pointer field, and
-// pins it for the test's lifetime.
-func ptr[T any](t testing.TB, b []T) uint64 {
-	t.Helper()
-	if len(b) == 0 {
-		return 0
-	}
-	var p runtime.Pinner
-	p.Pin(&b[0])
-	t.Cleanup(p.Unpin)
-	return uapi.UserPointer(unsafe.Pointer(&b[0]))
 }
 
 func createBO(t testing.TB, c uapi.Conn, size uint32) uint32 {
@@ -111,7 +77,7 @@ func clearBO(t testing.TB, c uapi.Conn, h uint32, size uint32, clear uint32) uin
 		ZSWrite:        uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
 		MSAAColorWrite: uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
 		MSAAZSWrite:    uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
-		BOHandles:      ptr(t, handles),
+		BOHandles:      simtest.Ptr(t, handles),
 		BOHandleCount:  1,
 		Width:          width,
 		Height:         uint16(height),

@@ -11,6 +11,7 @@ import (
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/sim"
+	"github.com/vccube/vccube/sim/internal/simtest"
 	"github.com/vccube/vccube/uapi"
 )
 
@@ -24,11 +25,11 @@ func TestIGTCreateBO(t *testing.T) {
 
 	t.Run("create-bo-4096", func(t *testing.T) {
 		h := createBO(t, a, 4096)
-		wantErrno(t, "GEM_CLOSE", drm.CloseHandle(a, h), 0)
+		simtest.WantErrno(t, "GEM_CLOSE", drm.CloseHandle(a, h), 0)
 	})
 	t.Run("create-bo-0", func(t *testing.T) {
 		arg := uapi.CreateBO{Size: 0}
-		wantErrno(t, "CREATE_BO size 0", ioctl(a, uapi.IoctlCreateBO, &arg), syscall.EINVAL)
+		simtest.WantErrno(t, "CREATE_BO size 0", simtest.Ioctl(a, uapi.IoctlCreateBO, &arg), syscall.EINVAL)
 	})
 	t.Run("create-bo-zeroed", func(t *testing.T) {
 		const size = 3 * 4096
@@ -41,7 +42,7 @@ func TestIGTCreateBO(t *testing.T) {
 			m[i] = 0xd0
 		}
 		a.Munmap(m)
-		wantErrno(t, "GEM_CLOSE", drm.CloseHandle(a, ha), 0)
+		simtest.WantErrno(t, "GEM_CLOSE", drm.CloseHandle(a, ha), 0)
 
 		hb := createBO(t, b, size)
 		mb := mapBO(t, b, hb, size)
@@ -66,7 +67,7 @@ func TestIGTMmap(t *testing.T) {
 	c := open(t, d)
 	t.Run("mmap-bad-handle", func(t *testing.T) {
 		arg := uapi.MmapBO{Handle: 0xd0d0d0d0}
-		wantErrno(t, "MMAP_BO", ioctl(c, uapi.IoctlMmapBO, &arg), syscall.EINVAL)
+		simtest.WantErrno(t, "MMAP_BO", simtest.Ioctl(c, uapi.IoctlMmapBO, &arg), syscall.EINVAL)
 	})
 	t.Run("mmap-bo", func(t *testing.T) {
 		h := createBO(t, c, 4096)
@@ -82,13 +83,13 @@ func TestIGTMmap(t *testing.T) {
 			t.Fatal("new BO not zeroed")
 		}
 		m[0], m[4095] = 0x12, 0x34
-		wantErrno(t, "GEM_CLOSE", drm.CloseHandle(c, h), 0)
+		simtest.WantErrno(t, "GEM_CLOSE", drm.CloseHandle(c, h), 0)
 		// The mapping outlives the handle.
 		if m[0] != 0x12 || m[4095] != 0x34 {
 			t.Fatal("mapping lost its contents after GEM_CLOSE")
 		}
 		m[1] = 1
-		wantErrno(t, "munmap", c.Munmap(m), 0)
+		simtest.WantErrno(t, "munmap", c.Munmap(m), 0)
 	})
 }
 
@@ -96,7 +97,7 @@ func TestIGTMmap(t *testing.T) {
 // strings are (the kernel reads it with strndup_user(name, len + 1)).
 func labelArg(t *testing.T, h uint32, name string) *uapi.LabelBO {
 	b := append([]byte(name), 0)
-	return &uapi.LabelBO{Handle: h, Len: uint32(len(name)), Name: ptr(t, b)}
+	return &uapi.LabelBO{Handle: h, Len: uint32(len(name)), Name: simtest.Ptr(t, b)}
 }
 
 // vc4_label_bo
@@ -105,8 +106,8 @@ func TestIGTLabelBO(t *testing.T) {
 	c := open(t, d)
 	h := createBO(t, c, 4096)
 	t.Run("set-label", func(t *testing.T) {
-		wantErrno(t, "label", ioctl(c, uapi.IoctlLabelBO, labelArg(t, h, "a test label")), 0)
-		wantErrno(t, "label again", ioctl(c, uapi.IoctlLabelBO, labelArg(t, h, "a new label")), 0)
+		simtest.WantErrno(t, "label", simtest.Ioctl(c, uapi.IoctlLabelBO, labelArg(t, h, "a test label")), 0)
+		simtest.WantErrno(t, "label again", simtest.Ioctl(c, uapi.IoctlLabelBO, labelArg(t, h, "a new label")), 0)
 		found := false
 		for _, s := range d.Kernel().Stats() {
 			found = found || (s.Name == "a new label" && s.Count == 1 && s.Bytes == 4096)
@@ -116,16 +117,16 @@ func TestIGTLabelBO(t *testing.T) {
 		}
 	})
 	t.Run("set-bad-handle", func(t *testing.T) {
-		wantErrno(t, "label", ioctl(c, uapi.IoctlLabelBO, labelArg(t, h+1, "bad handle")), syscall.ENOENT)
+		simtest.WantErrno(t, "label", simtest.Ioctl(c, uapi.IoctlLabelBO, labelArg(t, h+1, "bad handle")), syscall.ENOENT)
 	})
 	t.Run("set-bad-name", func(t *testing.T) {
 		arg := uapi.LabelBO{Handle: h, Len: 1000, Name: 0}
-		wantErrno(t, "label", ioctl(c, uapi.IoctlLabelBO, &arg), syscall.EFAULT)
+		simtest.WantErrno(t, "label", simtest.Ioctl(c, uapi.IoctlLabelBO, &arg), syscall.EFAULT)
 	})
 	t.Run("set-kernel-name", func(t *testing.T) {
-		wantErrno(t, "label BCL", ioctl(c, uapi.IoctlLabelBO, labelArg(t, h, "BCL")), 0)
-		wantErrno(t, "label back", ioctl(c, uapi.IoctlLabelBO, labelArg(t, h, "a test label")), 0)
-		wantErrno(t, "label BCL again", ioctl(c, uapi.IoctlLabelBO, labelArg(t, h, "BCL")), 0)
+		simtest.WantErrno(t, "label BCL", simtest.Ioctl(c, uapi.IoctlLabelBO, labelArg(t, h, "BCL")), 0)
+		simtest.WantErrno(t, "label back", simtest.Ioctl(c, uapi.IoctlLabelBO, labelArg(t, h, "a test label")), 0)
+		simtest.WantErrno(t, "label BCL again", simtest.Ioctl(c, uapi.IoctlLabelBO, labelArg(t, h, "BCL")), 0)
 	})
 }
 
@@ -136,31 +137,31 @@ func TestIGTTiling(t *testing.T) {
 	h := createBO(t, c, 4096)
 	t.Run("get-bad-handle", func(t *testing.T) {
 		arg := uapi.GetTiling{Handle: 0xd0d0d0d0}
-		wantErrno(t, "GET_TILING", ioctl(c, uapi.IoctlGetTiling, &arg), syscall.ENOENT)
+		simtest.WantErrno(t, "GET_TILING", simtest.Ioctl(c, uapi.IoctlGetTiling, &arg), syscall.ENOENT)
 	})
 	t.Run("set-bad-handle", func(t *testing.T) {
 		arg := uapi.SetTiling{Handle: 0xd0d0d0d0, Modifier: uapi.FormatModNone}
-		wantErrno(t, "SET_TILING", ioctl(c, uapi.IoctlSetTiling, &arg), syscall.ENOENT)
+		simtest.WantErrno(t, "SET_TILING", simtest.Ioctl(c, uapi.IoctlSetTiling, &arg), syscall.ENOENT)
 	})
 	t.Run("get-bad-flags", func(t *testing.T) {
 		arg := uapi.GetTiling{Handle: h, Flags: 0xd0d0d0d0}
-		wantErrno(t, "GET_TILING", ioctl(c, uapi.IoctlGetTiling, &arg), syscall.EINVAL)
+		simtest.WantErrno(t, "GET_TILING", simtest.Ioctl(c, uapi.IoctlGetTiling, &arg), syscall.EINVAL)
 	})
 	t.Run("set-bad-flags", func(t *testing.T) {
 		arg := uapi.SetTiling{Handle: h, Flags: 0xd0d0d0d0, Modifier: uapi.FormatModNone}
-		wantErrno(t, "SET_TILING", ioctl(c, uapi.IoctlSetTiling, &arg), syscall.EINVAL)
+		simtest.WantErrno(t, "SET_TILING", simtest.Ioctl(c, uapi.IoctlSetTiling, &arg), syscall.EINVAL)
 	})
 	t.Run("get-bad-modifier", func(t *testing.T) {
 		arg := uapi.GetTiling{Handle: h, Modifier: 0xd0d0d0d0}
-		wantErrno(t, "GET_TILING", ioctl(c, uapi.IoctlGetTiling, &arg), syscall.EINVAL)
+		simtest.WantErrno(t, "GET_TILING", simtest.Ioctl(c, uapi.IoctlGetTiling, &arg), syscall.EINVAL)
 	})
 	t.Run("set-bad-modifier", func(t *testing.T) {
 		arg := uapi.SetTiling{Handle: h, Modifier: 0xd0d0d0d0}
-		wantErrno(t, "SET_TILING", ioctl(c, uapi.IoctlSetTiling, &arg), syscall.EINVAL)
+		simtest.WantErrno(t, "SET_TILING", simtest.Ioctl(c, uapi.IoctlSetTiling, &arg), syscall.EINVAL)
 	})
 	t.Run("set-get", func(t *testing.T) {
 		for _, m := range []uint64{uapi.FormatModNone, uapi.FormatModBroadcomVC4TTiled, uapi.FormatModNone} {
-			wantErrno(t, "set", gem.SetBOTiling(c, h, m), 0)
+			simtest.WantErrno(t, "set", gem.SetBOTiling(c, h, m), 0)
 			got, err := gem.BOTiling(c, h)
 			if err != nil || got != m {
 				t.Fatalf("modifier %#x after setting %#x (%v)", got, m, err)
@@ -169,8 +170,8 @@ func TestIGTTiling(t *testing.T) {
 	})
 	t.Run("get-after-free", func(t *testing.T) {
 		h2 := createBO(t, c, 4096)
-		wantErrno(t, "set T", gem.SetBOTiling(c, h2, uapi.FormatModBroadcomVC4TTiled), 0)
-		wantErrno(t, "close", drm.CloseHandle(c, h2), 0)
+		simtest.WantErrno(t, "set T", gem.SetBOTiling(c, h2, uapi.FormatModBroadcomVC4TTiled), 0)
+		simtest.WantErrno(t, "close", drm.CloseHandle(c, h2), 0)
 		h3 := createBO(t, c, 4096) // the same memory, from the kernel's BO cache
 		got, err := gem.BOTiling(c, h3)
 		if err != nil || got != uapi.FormatModNone {
@@ -186,16 +187,16 @@ func TestIGTWaitBO(t *testing.T) {
 	h := createBO(t, c, 4096)
 	t.Run("bad-bo", func(t *testing.T) {
 		arg := uapi.WaitBO{Handle: h + 1}
-		wantErrno(t, "WAIT_BO", ioctl(c, uapi.IoctlWaitBO, &arg), syscall.EINVAL)
+		simtest.WantErrno(t, "WAIT_BO", simtest.Ioctl(c, uapi.IoctlWaitBO, &arg), syscall.EINVAL)
 	})
 	t.Run("bad-pad", func(t *testing.T) {
 		arg := uapi.WaitBO{Handle: h, Pad: 1}
-		wantErrno(t, "WAIT_BO", ioctl(c, uapi.IoctlWaitBO, &arg), syscall.EINVAL)
+		simtest.WantErrno(t, "WAIT_BO", simtest.Ioctl(c, uapi.IoctlWaitBO, &arg), syscall.EINVAL)
 	})
 	t.Run("unused-bo", func(t *testing.T) {
 		for _, ns := range []uint64{0, 1} {
 			arg := uapi.WaitBO{Handle: h, TimeoutNs: ns}
-			wantErrno(t, "WAIT_BO idle", ioctl(c, uapi.IoctlWaitBO, &arg), 0)
+			simtest.WantErrno(t, "WAIT_BO idle", simtest.Ioctl(c, uapi.IoctlWaitBO, &arg), 0)
 		}
 	})
 	t.Run("used-bo", func(t *testing.T) {
@@ -204,12 +205,12 @@ func TestIGTWaitBO(t *testing.T) {
 			hb := createBO(t, c, size)
 			clearBO(t, c, hb, size, 0xcccccccc)
 			arg := uapi.WaitBO{Handle: hb, TimeoutNs: ns}
-			err := ioctl(c, uapi.IoctlWaitBO, &arg)
+			err := simtest.Ioctl(c, uapi.IoctlWaitBO, &arg)
 			if ns != math.MaxUint64 && err != nil && !errorsIs(err, syscall.ETIME) {
 				t.Fatalf("WAIT_BO %d ns: %v, want success or ETIME", ns, err)
 			}
 			if ns == math.MaxUint64 {
-				wantErrno(t, "WAIT_BO forever", err, 0)
+				simtest.WantErrno(t, "WAIT_BO forever", err, 0)
 				m := mapBO(t, c, hb, size)
 				for i := 0; i < size; i += 4 {
 					if v := binary.LittleEndian.Uint32(m[i:]); v != 0xcccccccc {
@@ -232,7 +233,7 @@ func TestIGTWaitSeqno(t *testing.T) {
 	c := open(t, d)
 	for _, ns := range []uint64{0, 1} {
 		arg := uapi.WaitSeqno{Seqno: math.MaxUint64, TimeoutNs: ns}
-		wantErrno(t, "WAIT_SEQNO ~0", ioctl(c, uapi.IoctlWaitSeqno, &arg), syscall.ETIME)
+		simtest.WantErrno(t, "WAIT_SEQNO ~0", simtest.Ioctl(c, uapi.IoctlWaitSeqno, &arg), syscall.ETIME)
 	}
 }
 
@@ -251,7 +252,7 @@ func TestIGTLookupFail(t *testing.T) {
 		ZSWrite:        uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
 		MSAAColorWrite: uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
 		MSAAZSWrite:    uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
-		BOHandles:      ptr(t, handle),
+		BOHandles:      simtest.Ptr(t, handle),
 		BOHandleCount:  1,
 		Width:          width,
 		Height:         height,
@@ -260,7 +261,7 @@ func TestIGTLookupFail(t *testing.T) {
 		ClearColor:     [2]uint32{0xcccccccc, 0xcccccccc},
 		Flags:          uapi.SubmitUseClearColor,
 	}
-	wantErrno(t, "bad-color-write", ioctl(c, uapi.IoctlSubmitCL, &s), syscall.EINVAL)
+	simtest.WantErrno(t, "bad-color-write", simtest.Ioctl(c, uapi.IoctlSubmitCL, &s), syscall.EINVAL)
 }
 
 func madvise(t *testing.T, c uapi.Conn, h, madv uint32) bool {
@@ -335,9 +336,9 @@ func TestIGTPurgeableBO(t *testing.T) {
 		var hogs []uint32
 		for {
 			arg := uapi.CreateBO{Size: size}
-			err := ioctl(c, uapi.IoctlCreateBO, &arg)
+			err := simtest.Ioctl(c, uapi.IoctlCreateBO, &arg)
 			if err != nil {
-				wantErrno(t, "CREATE_BO under pressure", err, syscall.ENOMEM)
+				simtest.WantErrno(t, "CREATE_BO under pressure", err, syscall.ENOMEM)
 				break
 			}
 			hogs = append(hogs, arg.Handle)
@@ -352,7 +353,7 @@ func TestIGTPurgeableBO(t *testing.T) {
 			t.Fatal("a WILLNEED BO lost its contents")
 		}
 		// Freeing a purged BO works.
-		wantErrno(t, "close purged", drm.CloseHandle(c, purgeable), 0)
+		simtest.WantErrno(t, "close purged", drm.CloseHandle(c, purgeable), 0)
 		for _, h := range hogs {
 			drm.CloseHandle(c, h)
 		}
@@ -369,20 +370,20 @@ func TestIGTPerfmon(t *testing.T) {
 	create := func(events ...uint8) (uint32, error) {
 		arg := uapi.PerfmonCreate{Ncounters: uint32(len(events))}
 		copy(arg.Events[:], events)
-		err := ioctl(c, uapi.IoctlPerfmonCreate, &arg)
+		err := simtest.Ioctl(c, uapi.IoctlPerfmonCreate, &arg)
 		return arg.ID, err
 	}
 	t.Run("create-perfmon-0", func(t *testing.T) {
 		_, err := create()
-		wantErrno(t, "0 counters", err, syscall.EINVAL)
+		simtest.WantErrno(t, "0 counters", err, syscall.EINVAL)
 	})
 	t.Run("create-perfmon-exceed", func(t *testing.T) {
 		arg := uapi.PerfmonCreate{Ncounters: uapi.MaxPerfCounters + 1}
-		wantErrno(t, "17 counters", ioctl(c, uapi.IoctlPerfmonCreate, &arg), syscall.EINVAL)
+		simtest.WantErrno(t, "17 counters", simtest.Ioctl(c, uapi.IoctlPerfmonCreate, &arg), syscall.EINVAL)
 	})
 	t.Run("create-perfmon-invalid-events", func(t *testing.T) {
 		_, err := create(uapi.PerfcntNumEvents)
-		wantErrno(t, "event 30", err, syscall.EINVAL)
+		simtest.WantErrno(t, "event 30", err, syscall.EINVAL)
 	})
 	t.Run("create-two-perfmon", func(t *testing.T) {
 		id1, err1 := create(uapi.PerfcntFEPValidPrimsNoRender)
@@ -391,31 +392,31 @@ func TestIGTPerfmon(t *testing.T) {
 			t.Fatalf("ids %d %d (%v %v)", id1, id2, err1, err2)
 		}
 		values := make([]uint64, 2)
-		arg := uapi.PerfmonGetValues{ID: id2, ValuesPtr: ptr(t, values)}
-		wantErrno(t, "get values", ioctl(c, uapi.IoctlPerfmonGetValues, &arg), 0)
-		wantErrno(t, "destroy", gem.DestroyPerfmon(c, id1), 0)
-		wantErrno(t, "destroy", gem.DestroyPerfmon(c, id2), 0)
+		arg := uapi.PerfmonGetValues{ID: id2, ValuesPtr: simtest.Ptr(t, values)}
+		simtest.WantErrno(t, "get values", simtest.Ioctl(c, uapi.IoctlPerfmonGetValues, &arg), 0)
+		simtest.WantErrno(t, "destroy", gem.DestroyPerfmon(c, id1), 0)
+		simtest.WantErrno(t, "destroy", gem.DestroyPerfmon(c, id2), 0)
 	})
 	t.Run("get-values-invalid-perfmon", func(t *testing.T) {
 		values := make([]uint64, 1)
-		arg := uapi.PerfmonGetValues{ID: 0xdeadbeef, ValuesPtr: ptr(t, values)}
-		wantErrno(t, "get values", ioctl(c, uapi.IoctlPerfmonGetValues, &arg), syscall.EINVAL)
+		arg := uapi.PerfmonGetValues{ID: 0xdeadbeef, ValuesPtr: simtest.Ptr(t, values)}
+		simtest.WantErrno(t, "get values", simtest.Ioctl(c, uapi.IoctlPerfmonGetValues, &arg), syscall.EINVAL)
 	})
 	t.Run("get-values-invalid-pointer", func(t *testing.T) {
 		id, err := create(uapi.PerfcntFEPValidPrimsNoRender)
-		wantErrno(t, "create", err, 0)
+		simtest.WantErrno(t, "create", err, 0)
 		arg := uapi.PerfmonGetValues{ID: id, ValuesPtr: 0}
-		wantErrno(t, "get values at NULL", ioctl(c, uapi.IoctlPerfmonGetValues, &arg), syscall.EFAULT)
+		simtest.WantErrno(t, "get values at NULL", simtest.Ioctl(c, uapi.IoctlPerfmonGetValues, &arg), syscall.EFAULT)
 	})
 	t.Run("destroy-invalid-perfmon", func(t *testing.T) {
-		wantErrno(t, "destroy", gem.DestroyPerfmon(c, 0xdeadbeef), syscall.EINVAL)
+		simtest.WantErrno(t, "destroy", gem.DestroyPerfmon(c, 0xdeadbeef), syscall.EINVAL)
 	})
 	t.Run("destroy-valid-perfmon", func(t *testing.T) {
 		id, err := create(uapi.PerfcntFEPValidPrimsNoRender)
-		wantErrno(t, "create", err, 0)
-		wantErrno(t, "destroy", gem.DestroyPerfmon(c, id), 0)
+		simtest.WantErrno(t, "create", err, 0)
+		simtest.WantErrno(t, "destroy", gem.DestroyPerfmon(c, id), 0)
 		values := make([]uint64, 1)
-		arg := uapi.PerfmonGetValues{ID: id, ValuesPtr: ptr(t, values)}
-		wantErrno(t, "get values after destroy", ioctl(c, uapi.IoctlPerfmonGetValues, &arg), syscall.EINVAL)
+		arg := uapi.PerfmonGetValues{ID: id, ValuesPtr: simtest.Ptr(t, values)}
+		simtest.WantErrno(t, "get values after destroy", simtest.Ioctl(c, uapi.IoctlPerfmonGetValues, &arg), syscall.EINVAL)
 	})
 }
