@@ -54,20 +54,8 @@ func TestDispatch(t *testing.T) {
 	const size = 4096
 	h := createBO(t, c, size)
 	handles := []uint32{h}
-	s := uapi.SubmitCL{
-		ColorWrite:     uapi.SubmitRCLSurface{HIndex: 0, Bits: 1 << 2},
-		ColorRead:      uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
-		ZSRead:         uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
-		ZSWrite:        uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
-		MSAAColorWrite: uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
-		MSAAZSWrite:    uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
-		BOHandles:      simtest.Ptr(t, handles),
-		BOHandleCount:  1,
-		Width:          1024,
-		Height:         1,
-		Flags:          uapi.SubmitUseClearColor,
-		Pad2:           0xdeadbeef, // beyond the old struct: never read
-	}
+	s := simtest.ClearJob(t, handles, 1024, 1, 0)
+	s.Pad2 = 0xdeadbeef // beyond the old struct: never read
 	simtest.WantErrno(t, "160-byte SUBMIT_CL", c.Ioctl(uapi.IOWR(uapi.CommandBase, 160), unsafe.Pointer(&s)), 0)
 	if s.Seqno == 0 || s.Pad2 != 0xdeadbeef {
 		t.Fatalf("seqno %d, pad2 %#x", s.Seqno, s.Pad2)

@@ -68,24 +68,7 @@ func mapBO(t testing.TB, c uapi.Conn, h uint32, size int) []byte {
 func clearBO(t testing.TB, c uapi.Conn, h uint32, size uint32, clear uint32) uint64 {
 	t.Helper()
 	const width = 1024
-	height := size / (width * 4)
-	handles := []uint32{h}
-	s := uapi.SubmitCL{
-		ColorWrite:     uapi.SubmitRCLSurface{HIndex: 0, Bits: 1 << 2}, // RGBA8888 linear
-		ColorRead:      uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
-		ZSRead:         uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
-		ZSWrite:        uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
-		MSAAColorWrite: uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
-		MSAAZSWrite:    uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
-		BOHandles:      simtest.Ptr(t, handles),
-		BOHandleCount:  1,
-		Width:          width,
-		Height:         uint16(height),
-		MaxXTile:       (width+63)/64 - 1,
-		MaxYTile:       uint8((height+63)/64 - 1),
-		ClearColor:     [2]uint32{clear, clear},
-		Flags:          uapi.SubmitUseClearColor,
-	}
+	s := simtest.ClearJob(t, []uint32{h}, width, int(size)/(width*4), clear)
 	if err := gem.Submit(c, &s); err != nil {
 		t.Fatal(err)
 	}

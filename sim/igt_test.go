@@ -245,22 +245,7 @@ func TestIGTLookupFail(t *testing.T) {
 	const size, width = 4096, 1024
 	const height = size / (width * 4)
 	handle := []uint32{0xd0d0d0d0} // not a BO
-	s := uapi.SubmitCL{
-		ColorWrite:     uapi.SubmitRCLSurface{HIndex: 0, Bits: 1 << 2},
-		ColorRead:      uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
-		ZSRead:         uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
-		ZSWrite:        uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
-		MSAAColorWrite: uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
-		MSAAZSWrite:    uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
-		BOHandles:      simtest.Ptr(t, handle),
-		BOHandleCount:  1,
-		Width:          width,
-		Height:         height,
-		MaxXTile:       width/64 - 1,
-		MaxYTile:       (height+63)/64 - 1,
-		ClearColor:     [2]uint32{0xcccccccc, 0xcccccccc},
-		Flags:          uapi.SubmitUseClearColor,
-	}
+	s := simtest.ClearJob(t, handle, width, height, 0xcccccccc)
 	simtest.WantErrno(t, "bad-color-write", simtest.Ioctl(c, uapi.IoctlSubmitCL, &s), syscall.EINVAL)
 }
 

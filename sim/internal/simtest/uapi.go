@@ -43,3 +43,28 @@ func Ptr[T any](t testing.TB, b []T) uint64 {
 	t.Cleanup(p.Unpin)
 	return uapi.UserPointer(unsafe.Pointer(&b[0]))
 }
+
+// ClearJob is igt's "cleared BO" job (lib/igt_vc4.c
+// igt_vc4_get_cleared_bo): no bin CL, only a colour-write surface on
+// handles[0], a linear RGBA8888 target of width×height pixels (the tiles
+// that cover it) and USE_CLEAR_COLOR with clear. handles stays pinned
+// until the test ends.
+func ClearJob(t testing.TB, handles []uint32, width, height int, clear uint32) uapi.SubmitCL {
+	t.Helper()
+	return uapi.SubmitCL{
+		ColorWrite:     uapi.SubmitRCLSurface{HIndex: 0, Bits: 1 << 2}, // RGBA8888 linear
+		ColorRead:      uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
+		ZSRead:         uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
+		ZSWrite:        uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
+		MSAAColorWrite: uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
+		MSAAZSWrite:    uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
+		BOHandles:      Ptr(t, handles),
+		BOHandleCount:  uint32(len(handles)),
+		Width:          uint16(width),
+		Height:         uint16(height),
+		MaxXTile:       uint8((width+63)/64 - 1),
+		MaxYTile:       uint8((height+63)/64 - 1),
+		ClearColor:     [2]uint32{clear, clear},
+		Flags:          uapi.SubmitUseClearColor,
+	}
+}
