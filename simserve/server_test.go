@@ -15,6 +15,7 @@ import (
 
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/gem"
+	"github.com/vccube/vccube/internal/simrig"
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/sim/display"
 	"github.com/vccube/vccube/sim/gpu"
@@ -28,48 +29,23 @@ import (
 type rig struct {
 	dev  *sim.Device
 	disp *display.Display
-	srv  *simserve.Server
+	srv  *simrig.Served
 	dir  string
 }
 
 func newRig(t testing.TB, opts simserve.Options) *rig {
 	t.Helper()
-	g := gpu.New(gpu.Options{})
-	t.Cleanup(g.Close)
-	disp := display.New(display.Options{})
-	t.Cleanup(func() { disp.Close() })
-	dev, err := sim.New(sim.Options{GPU: g, Display: disp, CMASize: 32 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { dev.Close() })
-	r := newServer(t, dev, opts)
-	r.disp = disp
+	s := simrig.System(t, sim.SystemOptions{Device: sim.Options{CMASize: 32 << 20}})
+	r := newServer(t, s.Device, opts)
+	r.disp = s.Display
 	return r
 }
 
 // newServer serves dev from a temporary directory until the test ends.
 func newServer(t testing.TB, dev *sim.Device, opts simserve.Options) *rig {
 	t.Helper()
-	opts.Device = dev
-	if opts.Dir == "" {
-		opts.Dir = t.TempDir()
-	}
-	srv, err := simserve.New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve() }()
-	t.Cleanup(func() {
-		if err := srv.Close(); err != nil {
-			t.Error(err)
-		}
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-	})
-	return &rig{dev: dev, srv: srv, dir: opts.Dir}
+	srv := simrig.Serve(t, dev, opts)
+	return &rig{dev: dev, srv: srv, dir: srv.Dir()}
 }
 
 func dial(t testing.TB, r *rig, minor int) *simserve.Client {
