@@ -19,20 +19,11 @@ import (
 // returns a client, the simulated system and the server's result.
 func serveFaulty(t *testing.T, list string, more ...string) (*simserve.Client, *sim.System, chan error) {
 	t.Helper()
-	dir := t.TempDir()
 	sys := make(chan *sim.System, 1)
 	onSystem = func(s *sim.System) { sys <- s }
 	t.Cleanup(func() { onSystem = nil })
-	done := make(chan error, 1)
-	args := append([]string{"-dir", dir, "-mode", "640x480", "-faults", list, "-exit-when-idle", "-quiet"}, more...)
-	go func() { done <- run(args) }()
-	var s *sim.System
-	select {
-	case s = <-sys:
-	case err := <-done:
-		t.Fatalf("vc4serve %v: %v", args, err)
-	}
-	return dial(t, dir), s, done
+	c, done := serve(t, append([]string{"-mode", "640x480", "-faults", list}, more...)...)
+	return c, <-sys, done
 }
 
 // frames renders n frames one after another and returns each one's wait
