@@ -3,7 +3,6 @@ package simserve_test
 import (
 	"encoding/binary"
 	"errors"
-	"image/png"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/gem"
+	"github.com/vccube/vccube/internal/imgcmp"
 	"github.com/vccube/vccube/internal/simrig"
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/sim/display"
@@ -440,15 +440,7 @@ func TestCapture(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, want := range map[string][3]uint32{"f0.png": {255, 0, 0}, "f1.png": {0, 0, 255}} {
-		f, err := os.Open(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		img, err := png.Decode(f)
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
+		img := imgcmp.MustReadPNG(t, filepath.Join(dir, name))
 		r, g, b, _ := img.At(10, 10).RGBA()
 		if got := [3]uint32{r >> 8, g >> 8, b >> 8}; got != want {
 			t.Errorf("%s shows %v, want %v (frame 0 is the first flip's picture, not the mode set's)", name, got, want)

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"errors"
-	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/vccube/vccube/drm"
+	"github.com/vccube/vccube/internal/imgcmp"
 	"github.com/vccube/vccube/render"
 	"github.com/vccube/vccube/sim/gpu"
 	"github.com/vccube/vccube/sim/hw/jobfile"
@@ -264,15 +264,7 @@ func TestCaptureRG16OddMode(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(shot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	img := imgcmp.MustReadPNG(t, shot)
 	if b := img.Bounds(); b.Dx() != 123 || b.Dy() != 45 {
 		t.Fatalf("the capture is %v, want 123x45", b)
 	}
