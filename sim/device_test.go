@@ -13,6 +13,7 @@ import (
 
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/gem"
+	"github.com/vccube/vccube/internal/simrig"
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/sim/hw"
 	"github.com/vccube/vccube/sim/internal/simtest"
@@ -52,7 +53,7 @@ func TestDispatch(t *testing.T) {
 	// out_sync and pad2) is zero-filled to 176 and works; only its 160
 	// bytes are written back.
 	const size = 4096
-	h := createBO(t, c, size)
+	h := simrig.AllocBO(t, c, size)
 	handles := []uint32{h}
 	s := simtest.ClearJob(t, handles, 1024, 1, 0)
 	s.Pad2 = 0xdeadbeef // beyond the old struct: never read
@@ -248,11 +249,11 @@ func TestPermissionsAndMaster(t *testing.T) {
 func TestCloseFreesEverything(t *testing.T) {
 	d := newDevice(t, sim.Options{})
 	keep := open(t, d) // keeps the binner BO alive so the count is stable
-	createBO(t, keep, 4096)
+	simrig.AllocBO(t, keep, 4096)
 	before, _, _ := d.Pool().Stats()
 	c, _ := d.Open()
 	for i := 0; i < 10; i++ {
-		createBO(t, c, 64*1024)
+		simrig.AllocBO(t, c, 64*1024)
 	}
 	id, err := gem.CreatePerfmon(c, []uint8{1})
 	if err != nil || id == 0 {
@@ -281,8 +282,8 @@ func TestCloseFreesEverything(t *testing.T) {
 func TestCMAExhaustedFault(t *testing.T) {
 	d := newDevice(t, sim.Options{Faults: sim.Faults{CMAExhaustedAt: 4}})
 	c := open(t, d)
-	createBO(t, c, 4096)       // allocations 1 (binner) and 2
-	h3 := createBO(t, c, 4096) // 3
+	simrig.AllocBO(t, c, 4096)       // allocations 1 (binner) and 2
+	h3 := simrig.AllocBO(t, c, 4096) // 3
 	arg := uapi.CreateBO{Size: 4096}
 	err := simtest.Ioctl(c, uapi.IoctlCreateBO, &arg)
 	simtest.WantErrno(t, "4th allocation", err, syscall.ENOMEM)
@@ -292,7 +293,7 @@ func TestCMAExhaustedFault(t *testing.T) {
 	}
 	// A freed BO is reused from the kernel's cache without CMA.
 	simtest.WantErrno(t, "close", drm.CloseHandle(c, h3), 0)
-	createBO(t, c, 4096)
+	simrig.AllocBO(t, c, 4096)
 }
 
 // The trace records each ioctl with its bytes and the kernel's reason.
@@ -305,7 +306,7 @@ func TestTrace(t *testing.T) {
 		return buf.Write(p)
 	})})
 	c := open(t, d)
-	createBO(t, c, 4096)
+	simrig.AllocBO(t, c, 4096)
 	arg := uapi.CreateBO{Size: 0}
 	_ = simtest.Ioctl(c, uapi.IoctlCreateBO, &arg)
 	mu.Lock()
@@ -355,7 +356,7 @@ func TestWaits(t *testing.T) {
 	d := newDevice(t, sim.Options{GPU: g})
 	a, b := open(t, d), open(t, d)
 	const size = 64 * 1024
-	ha, hb := createBO(t, a, size), createBO(t, b, size)
+	ha, hb := simrig.AllocBO(t, a, size), simrig.AllocBO(t, b, size)
 	s1 := clearBO(t, a, ha, size, 1)
 	s2 := clearBO(t, b, hb, size, 2)
 	if s1 != 1 || s2 != 2 {
@@ -401,7 +402,7 @@ func TestHangState(t *testing.T) {
 	}
 	defer root.Close()
 	const size = 64 * 1024
-	h := createBO(t, root, size)
+	h := simrig.AllocBO(t, root, size)
 	g.gate <- struct{}{}
 	seq := clearBO(t, root, h, size, 5)
 	w := uapi.WaitSeqno{Seqno: seq, TimeoutNs: math.MaxUint64}
@@ -421,8 +422,8 @@ func TestHangState(t *testing.T) {
 		t.Fatalf("hang state %+v, BOs %+v", hs, bos)
 	}
 	// The handle names the same memory as h.
-	m1 := mapBO(t, root, h, size)
-	m2 := mapBO(t, root, bos[0].Handle, size)
+	m1 := simrig.MapBO(t, root, h, size)
+	m2 := simrig.MapBO(t, root, bos[0].Handle, size)
 	m1[0] = 0x5a
 	if m2[0] != 0x5a {
 		t.Fatal("the hang state's handle is another BO")
@@ -444,7 +445,7 @@ func TestPerfmonCounts(t *testing.T) {
 		t.Fatal(err)
 	}
 	const size = 64 * 1024
-	h := createBO(t, c, size)
+	h := simrig.AllocBO(t, c, size)
 	handles := []uint32{h}
 	for i := 0; i < 2; i++ {
 		g.gate <- struct{}{}
@@ -602,8 +603,8 @@ func TestDisplaySeam(t *testing.T) {
 func TestCloseDeviceBeforeFile(t *testing.T) {
 	d := newDevice(t, sim.Options{})
 	c := open(t, d)
-	h := createBO(t, c, 4096)
-	m := mapBO(t, c, h, 4096)
+	h := simrig.AllocBO(t, c, 4096)
+	m := simrig.MapBO(t, c, h, 4096)
 	off, err := gem.MapOffset(c, h)
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/vccube/vccube/drm"
+	"github.com/vccube/vccube/internal/simrig"
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/sim/display"
 	"github.com/vccube/vccube/sim/internal/simtest"
@@ -65,7 +66,7 @@ func newFlipRig(t *testing.T, clock display.ClockMode) *flipRig {
 func (r *flipRig) fb(t *testing.T, clear uint32) uint32 {
 	w, h := uint32(r.mode.Hdisplay), uint32(r.mode.Vdisplay)
 	size := uint32(1024 * 4 * h) // clearBO's 1024-pixel-wide target
-	bo := createBO(t, r.c, size)
+	bo := simrig.AllocBO(t, r.c, size)
 	clearBO(t, r.c, bo, size, clear)
 	id, err := drm.AddFramebuffer(r.c, w, h, uapi.FormatXRGB8888, bo, 1024*4, uapi.FormatModLinear)
 	if err != nil {

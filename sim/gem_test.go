@@ -11,6 +11,7 @@ import (
 	"github.com/vccube/vccube/cl"
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/gem"
+	"github.com/vccube/vccube/internal/simrig"
 	"github.com/vccube/vccube/shaders/qpu"
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/sim/internal/simtest"
@@ -25,15 +26,15 @@ import (
 func TestHandles(t *testing.T) {
 	d := newDevice(t, sim.Options{})
 	a, b := open(t, d), open(t, d)
-	h1, h2, h3 := createBO(t, a, 1), createBO(t, a, 4097), createBO(t, a, 4096)
+	h1, h2, h3 := simrig.AllocBO(t, a, 1), simrig.AllocBO(t, a, 4097), simrig.AllocBO(t, a, 4096)
 	if h1 != 1 || h2 != 2 || h3 != 3 {
 		t.Fatalf("handles %d %d %d", h1, h2, h3)
 	}
-	if hb := createBO(t, b, 1); hb != 1 {
+	if hb := simrig.AllocBO(t, b, 1); hb != 1 {
 		t.Fatalf("another file's first handle is %d", hb)
 	}
 	simtest.WantErrno(t, "close 2", drm.CloseHandle(a, h2), 0)
-	if h := createBO(t, a, 1); h != 2 {
+	if h := simrig.AllocBO(t, a, 1); h != 2 {
 		t.Fatalf("lowest free handle not reused: %d", h)
 	}
 	simtest.WantErrno(t, "close unknown", drm.CloseHandle(a, 99), syscall.EINVAL)
@@ -61,8 +62,8 @@ func TestBOCacheExpiry(t *testing.T) {
 	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
 	d := newDevice(t, sim.Options{Now: clock})
 	c := open(t, d)
-	createBO(t, c, 4096) // the binner BO stays
-	h := createBO(t, c, 64*1024)
+	simrig.AllocBO(t, c, 4096) // the binner BO stays
+	h := simrig.AllocBO(t, c, 64*1024)
 	used0, _, _ := d.Pool().Stats()
 	simtest.WantErrno(t, "close", drm.CloseHandle(c, h), 0)
 	if used, _, _ := d.Pool().Stats(); used != used0 {
@@ -72,13 +73,13 @@ func TestBOCacheExpiry(t *testing.T) {
 		t.Fatalf("cache not in the statistics: %+v", stats)
 	}
 	advance(500 * time.Millisecond)
-	h2 := createBO(t, c, 4096)
+	h2 := simrig.AllocBO(t, c, 4096)
 	simtest.WantErrno(t, "close", drm.CloseHandle(c, h2), 0) // a free runs the expiry
 	if !hasLabel(d.Kernel().Stats(), "kernel BO cache", 2) {
 		t.Fatalf("a half-second-old BO was dropped from the cache: %+v", d.Kernel().Stats())
 	}
 	advance(time.Second)
-	h3 := createBO(t, c, 8192)
+	h3 := simrig.AllocBO(t, c, 8192)
 	simtest.WantErrno(t, "close", drm.CloseHandle(c, h3), 0)
 	// The BOs freed 1.5 s and 1 s ago are gone; the new one stays.
 	if !hasLabel(d.Kernel().Stats(), "kernel BO cache", 1) {
@@ -103,11 +104,11 @@ func hasLabel(stats []kernel.LabelStats, name string, count int) bool {
 func TestPurgeOrder(t *testing.T) {
 	d := newDevice(t, sim.Options{CMASize: 20 << 20})
 	c := open(t, d)
-	createBO(t, c, 4096) // 16 MiB binner + 1 page
+	simrig.AllocBO(t, c, 4096) // 16 MiB binner + 1 page
 	const mib = 1 << 20
 	// Pool: [binner 16 MiB][page][purgeable 1 MiB][cached 1 MiB][free].
-	purgeable := createBO(t, c, mib)
-	cached := createBO(t, c, mib)
+	purgeable := simrig.AllocBO(t, c, mib)
+	cached := simrig.AllocBO(t, c, mib)
 	simtest.WantErrno(t, "close", drm.CloseHandle(c, cached), 0)
 	madvise(t, c, purgeable, uapi.MadvDontNeed)
 	if !hasLabel(d.Kernel().Stats(), "userspace BO cache", 1) {
@@ -115,14 +116,14 @@ func TestPurgeOrder(t *testing.T) {
 	}
 	_, free, _ := d.Pool().Stats()
 	// A BO that fits once the cached one is gone: the purgeable one stays.
-	big := createBO(t, c, free+mib)
+	big := simrig.AllocBO(t, c, free+mib)
 	if !madvise(t, c, purgeable, uapi.MadvDontNeed) {
 		t.Fatal("the DONTNEED BO was purged although dropping the cache sufficed")
 	}
 	simtest.WantErrno(t, "close", drm.CloseHandle(c, big), 0)
 	// Everything past the first page: only dropping the cache and
 	// purging make room.
-	createBO(t, c, d.Pool().Size()-16*mib-4096)
+	simrig.AllocBO(t, c, d.Pool().Size()-16*mib-4096)
 	if madvise(t, c, purgeable, uapi.MadvWillNeed) {
 		t.Fatal("the DONTNEED BO survived exhaustion")
 	}
@@ -207,7 +208,7 @@ func TestBinnerSlotsWait(t *testing.T) {
 func TestMmapRules(t *testing.T) {
 	d := newDevice(t, sim.Options{})
 	a, b := open(t, d), open(t, d)
-	h := createBO(t, a, 8192)
+	h := simrig.AllocBO(t, a, 8192)
 	off := mustOffset(t, a, h)
 	rw := unix.PROT_READ | unix.PROT_WRITE
 	if _, err := b.Mmap(off, 4096, rw); !errors.Is(err, syscall.EACCES) {
@@ -245,7 +246,7 @@ func TestMmapRules(t *testing.T) {
 func TestPrime(t *testing.T) {
 	d := newDevice(t, sim.Options{})
 	a, b := open(t, d), open(t, d)
-	h := createBO(t, a, 4096)
+	h := simrig.AllocBO(t, a, 4096)
 	fd, err := drm.PrimeHandleToFD(a, h, uapi.CloExec|uapi.ReadWrite)
 	if err != nil {
 		t.Fatal(err)
@@ -258,7 +259,7 @@ func TestPrime(t *testing.T) {
 	if again, _ := drm.PrimeFDToHandle(b, fd); again != hb {
 		t.Errorf("importing twice gave handles %d and %d", hb, again)
 	}
-	ma, mb := mapBO(t, a, h, 4096), mapBO(t, b, hb, 4096)
+	ma, mb := simrig.MapBO(t, a, h, 4096), simrig.MapBO(t, b, hb, 4096)
 	ma[100] = 0x77
 	if mb[100] != 0x77 {
 		t.Fatal("the imported handle is another BO")
@@ -328,7 +329,7 @@ func TestDumbBuffers(t *testing.T) {
 func TestMadviseAndLabelArguments(t *testing.T) {
 	d := newDevice(t, sim.Options{})
 	c := open(t, d)
-	h := createBO(t, c, 4096)
+	h := simrig.AllocBO(t, c, 4096)
 	for _, a := range []uapi.GemMadvise{{Handle: h, Madv: 2}, {Handle: h, Pad: 1}} {
 		arg := a
 		simtest.WantErrno(t, "madvise", simtest.Ioctl(c, uapi.IoctlGemMadvise, &arg), syscall.EINVAL)

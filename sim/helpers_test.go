@@ -1,7 +1,6 @@
 package sim_test
 
 import (
-	"syscall"
 	"testing"
 
 	"github.com/vccube/vccube/gem"
@@ -37,29 +36,6 @@ func open(t testing.TB, d *sim.Device) *sim.File {
 	}
 	t.Cleanup(func() { f.Close() })
 	return f
-}
-
-func createBO(t testing.TB, c uapi.Conn, size uint32) uint32 {
-	t.Helper()
-	h, err := gem.AllocBO(c, size)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return h
-}
-
-func mapBO(t testing.TB, c uapi.Conn, h uint32, size int) []byte {
-	t.Helper()
-	off, err := gem.MapOffset(c, h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := c.Mmap(off, size, syscall.PROT_READ|syscall.PROT_WRITE)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Munmap(b) })
-	return b
 }
 
 // clearBO submits igt's "cleared BO" job (lib/igt_vc4.c

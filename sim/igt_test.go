@@ -10,6 +10,7 @@ import (
 
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/gem"
+	"github.com/vccube/vccube/internal/simrig"
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/sim/internal/simtest"
 	"github.com/vccube/vccube/uapi"
@@ -24,7 +25,7 @@ func TestIGTCreateBO(t *testing.T) {
 	a, b := open(t, d), open(t, d)
 
 	t.Run("create-bo-4096", func(t *testing.T) {
-		h := createBO(t, a, 4096)
+		h := simrig.AllocBO(t, a, 4096)
 		simtest.WantErrno(t, "GEM_CLOSE", drm.CloseHandle(a, h), 0)
 	})
 	t.Run("create-bo-0", func(t *testing.T) {
@@ -33,7 +34,7 @@ func TestIGTCreateBO(t *testing.T) {
 	})
 	t.Run("create-bo-zeroed", func(t *testing.T) {
 		const size = 3 * 4096
-		ha := createBO(t, a, size)
+		ha := simrig.AllocBO(t, a, size)
 		m, err := a.Mmap(mustOffset(t, a, ha), size, syscall.PROT_READ|syscall.PROT_WRITE)
 		if err != nil {
 			t.Fatal(err)
@@ -44,8 +45,8 @@ func TestIGTCreateBO(t *testing.T) {
 		a.Munmap(m)
 		simtest.WantErrno(t, "GEM_CLOSE", drm.CloseHandle(a, ha), 0)
 
-		hb := createBO(t, b, size)
-		mb := mapBO(t, b, hb, size)
+		hb := simrig.AllocBO(t, b, size)
+		mb := simrig.MapBO(t, b, hb, size)
 		if i := bytes.IndexFunc(mb, func(r rune) bool { return r != 0 }); i >= 0 {
 			t.Fatalf("new BO has %#x at %d: a freed BO leaked through the cache", mb[i], i)
 		}
@@ -70,7 +71,7 @@ func TestIGTMmap(t *testing.T) {
 		simtest.WantErrno(t, "MMAP_BO", simtest.Ioctl(c, uapi.IoctlMmapBO, &arg), syscall.EINVAL)
 	})
 	t.Run("mmap-bo", func(t *testing.T) {
-		h := createBO(t, c, 4096)
+		h := simrig.AllocBO(t, c, 4096)
 		off := mustOffset(t, c, h)
 		if off%4096 != 0 {
 			t.Fatalf("offset %#x not page aligned (igt_vc4_mmap_bo)", off)
@@ -104,7 +105,7 @@ func labelArg(t *testing.T, h uint32, name string) *uapi.LabelBO {
 func TestIGTLabelBO(t *testing.T) {
 	d := newDevice(t, sim.Options{})
 	c := open(t, d)
-	h := createBO(t, c, 4096)
+	h := simrig.AllocBO(t, c, 4096)
 	t.Run("set-label", func(t *testing.T) {
 		simtest.WantErrno(t, "label", simtest.Ioctl(c, uapi.IoctlLabelBO, labelArg(t, h, "a test label")), 0)
 		simtest.WantErrno(t, "label again", simtest.Ioctl(c, uapi.IoctlLabelBO, labelArg(t, h, "a new label")), 0)
@@ -134,7 +135,7 @@ func TestIGTLabelBO(t *testing.T) {
 func TestIGTTiling(t *testing.T) {
 	d := newDevice(t, sim.Options{})
 	c := open(t, d)
-	h := createBO(t, c, 4096)
+	h := simrig.AllocBO(t, c, 4096)
 	t.Run("get-bad-handle", func(t *testing.T) {
 		arg := uapi.GetTiling{Handle: 0xd0d0d0d0}
 		simtest.WantErrno(t, "GET_TILING", simtest.Ioctl(c, uapi.IoctlGetTiling, &arg), syscall.ENOENT)
@@ -169,10 +170,10 @@ func TestIGTTiling(t *testing.T) {
 		}
 	})
 	t.Run("get-after-free", func(t *testing.T) {
-		h2 := createBO(t, c, 4096)
+		h2 := simrig.AllocBO(t, c, 4096)
 		simtest.WantErrno(t, "set T", gem.SetBOTiling(c, h2, uapi.FormatModBroadcomVC4TTiled), 0)
 		simtest.WantErrno(t, "close", drm.CloseHandle(c, h2), 0)
-		h3 := createBO(t, c, 4096) // the same memory, from the kernel's BO cache
+		h3 := simrig.AllocBO(t, c, 4096) // the same memory, from the kernel's BO cache
 		got, err := gem.BOTiling(c, h3)
 		if err != nil || got != uapi.FormatModNone {
 			t.Fatalf("recycled BO reports modifier %#x (%v), want LINEAR", got, err)
@@ -184,7 +185,7 @@ func TestIGTTiling(t *testing.T) {
 func TestIGTWaitBO(t *testing.T) {
 	d := newDevice(t, sim.Options{})
 	c := open(t, d)
-	h := createBO(t, c, 4096)
+	h := simrig.AllocBO(t, c, 4096)
 	t.Run("bad-bo", func(t *testing.T) {
 		arg := uapi.WaitBO{Handle: h + 1}
 		simtest.WantErrno(t, "WAIT_BO", simtest.Ioctl(c, uapi.IoctlWaitBO, &arg), syscall.EINVAL)
@@ -202,7 +203,7 @@ func TestIGTWaitBO(t *testing.T) {
 	t.Run("used-bo", func(t *testing.T) {
 		const size = 256 * 1024
 		for _, ns := range []uint64{0, 1, math.MaxUint64} {
-			hb := createBO(t, c, size)
+			hb := simrig.AllocBO(t, c, size)
 			clearBO(t, c, hb, size, 0xcccccccc)
 			arg := uapi.WaitBO{Handle: hb, TimeoutNs: ns}
 			err := simtest.Ioctl(c, uapi.IoctlWaitBO, &arg)
@@ -211,7 +212,7 @@ func TestIGTWaitBO(t *testing.T) {
 			}
 			if ns == math.MaxUint64 {
 				simtest.WantErrno(t, "WAIT_BO forever", err, 0)
-				m := mapBO(t, c, hb, size)
+				m := simrig.MapBO(t, c, hb, size)
 				for i := 0; i < size; i += 4 {
 					if v := binary.LittleEndian.Uint32(m[i:]); v != 0xcccccccc {
 						t.Fatalf("word %d is %#x, want the clear colour", i/4, v)
@@ -283,13 +284,13 @@ func TestIGTPurgeableBO(t *testing.T) {
 	d := newDevice(t, sim.Options{CMASize: 24 << 20})
 	c := open(t, d)
 	t.Run("mark-willneed", func(t *testing.T) {
-		h := createBO(t, c, 4096)
+		h := simrig.AllocBO(t, c, 4096)
 		if !madvise(t, c, h, uapi.MadvWillNeed) {
 			t.Fatal("not retained")
 		}
 	})
 	t.Run("mark-purgeable-and-back-twice", func(t *testing.T) {
-		h := createBO(t, c, 4096)
+		h := simrig.AllocBO(t, c, 4096)
 		for _, m := range []uint32{uapi.MadvDontNeed, uapi.MadvDontNeed, uapi.MadvWillNeed, uapi.MadvWillNeed} {
 			if !madvise(t, c, h, m) {
 				t.Fatalf("madv %d: not retained", m)
@@ -297,8 +298,8 @@ func TestIGTPurgeableBO(t *testing.T) {
 		}
 	})
 	t.Run("access-purgeable-bo-mem", func(t *testing.T) {
-		h := createBO(t, c, 4096)
-		m := mapBO(t, c, h, 4096)
+		h := simrig.AllocBO(t, c, 4096)
+		m := simrig.MapBO(t, c, h, 4096)
 		madvise(t, c, h, uapi.MadvDontNeed)
 		if touches(m) {
 			t.Fatal("a purgeable BO not yet purged must stay accessible")
@@ -310,10 +311,10 @@ func TestIGTPurgeableBO(t *testing.T) {
 	})
 	t.Run("purge-under-pressure", func(t *testing.T) {
 		const size = 64 * 1024
-		purgeable := createBO(t, c, size)
-		pm := mapBO(t, c, purgeable, size)
-		kept := createBO(t, c, size)
-		km := mapBO(t, c, kept, size)
+		purgeable := simrig.AllocBO(t, c, size)
+		pm := simrig.MapBO(t, c, purgeable, size)
+		kept := simrig.AllocBO(t, c, size)
+		km := simrig.MapBO(t, c, kept, size)
 		copy(km, "retained contents")
 		madvise(t, c, purgeable, uapi.MadvDontNeed)
 		// Allocate until the pool is exhausted: the kernel purges the

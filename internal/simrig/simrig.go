@@ -1,15 +1,19 @@
-// Package simrig holds the rigs that tests outside sim/ build on the
-// simulated device: the whole simulated Pi, closed when the test ends,
-// and the device served to other processes (package simserve) from a
-// directory, as vc4serve serves it.
+// Package simrig holds the rigs that tests build on the simulated device
+// through the client packages: the whole simulated Pi, closed when the
+// test ends; the device served to other processes (package simserve)
+// from a directory, as vc4serve serves it; BOs made and mapped through
+// gem.
 package simrig
 
 import (
 	"sync"
+	"syscall"
 	"testing"
 
+	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/simserve"
+	"github.com/vccube/vccube/uapi"
 )
 
 // System makes a simulated Pi (sim.NewSystem: the GPU model, the display
@@ -67,4 +71,30 @@ func (s *Served) Stop() error {
 		}
 	})
 	return s.err
+}
+
+// AllocBO makes a vc4 BO of size bytes on c (gem.AllocBO).
+func AllocBO(t testing.TB, c uapi.Conn, size uint32) uint32 {
+	t.Helper()
+	h, err := gem.AllocBO(c, size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// MapBO maps size bytes of BO h for reading and writing; the mapping is
+// removed when the test ends.
+func MapBO(t testing.TB, c uapi.Conn, h uint32, size int) []byte {
+	t.Helper()
+	off, err := gem.MapOffset(c, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := c.Mmap(off, size, syscall.PROT_READ|syscall.PROT_WRITE)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Munmap(b) })
+	return b
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/gem"
+	"github.com/vccube/vccube/internal/simrig"
 	"github.com/vccube/vccube/sim/display"
 	"github.com/vccube/vccube/sim/internal/simtest"
 	"github.com/vccube/vccube/uapi"
@@ -16,7 +17,7 @@ func TestAddFB2Errors(t *testing.T) {
 	f := r.open()
 	// 64x64 XRGB8888 with pitch 256 needs (64-1)*256 + 64*4 = 16384
 	// bytes (drm_gem_fb_init_with_funcs), exactly four pages.
-	h := boHandle(t, f, 16384)
+	h := simrig.AllocBO(t, f, 16384)
 	nv12 := uapi.Fourcc('N', 'V', '1', '2')
 	rgb888 := uapi.Fourcc('R', 'G', '2', '4')
 	const sand128 = uapi.FormatModVendorBroadcom<<56 | 4
@@ -95,7 +96,7 @@ func TestAddFB2Errors(t *testing.T) {
 func TestAddFB2TakesTheSetTilingModifier(t *testing.T) {
 	r := newRig(t, display.Options{})
 	f := r.open()
-	h := boHandle(t, f, 64*64*4)
+	h := simrig.AllocBO(t, f, 64*64*4)
 	if err := gem.SetBOTiling(f, h, uapi.FormatModBroadcomVC4TTiled); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/vccube/vccube/drm"
+	"github.com/vccube/vccube/internal/simrig"
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/sim/display"
 	"github.com/vccube/vccube/sim/internal/simtest"
@@ -173,7 +174,7 @@ func TestPageFlipErrors(t *testing.T) {
 	a, _, _ := dumbFB(t, f, 1920, 1080)
 	b, _, _ := dumbFB(t, f, 1920, 1080)
 	small, _, _ := dumbFB(t, f, 800, 600)
-	h := boHandle(t, f, 1920*1080*4)
+	h := simrig.AllocBO(t, f, 1920*1080*4)
 	argb, err := drm.AddFramebuffer(f, 1920, 1080, uapi.FormatARGB8888, h, 1920*4, uapi.FormatModLinear)
 	if err != nil {
 		t.Fatal(err)

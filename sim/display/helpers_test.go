@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/vccube/vccube/drm"
-	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/sim/display"
 	"github.com/vccube/vccube/sim/kernel/cleargpu"
@@ -73,30 +72,6 @@ func dumbFB(t testing.TB, c uapi.Conn, w, h uint32) (fb, pitch uint32, pix []byt
 		t.Fatal(err)
 	}
 	return fb, db.Pitch, pix
-}
-
-// boHandle allocates a vc4 BO of size bytes.
-func boHandle(t testing.TB, c uapi.Conn, size uint32) uint32 {
-	t.Helper()
-	h, err := gem.AllocBO(c, size)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return h
-}
-
-// mapBO maps a vc4 BO.
-func mapBO(t testing.TB, c uapi.Conn, h uint32, size int) []byte {
-	t.Helper()
-	off, err := gem.MapOffset(c, h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := c.Mmap(off, size, syscall.PROT_READ|syscall.PROT_WRITE)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 // connectorModes returns HDMI-A-1's modes through drm.GetConnector.

@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/vccube/vccube/drm"
+	"github.com/vccube/vccube/internal/simrig"
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/sim/display"
 	"github.com/vccube/vccube/sim/internal/simtest"
@@ -396,7 +397,7 @@ func TestClosedDisplayIsENODEV(t *testing.T) {
 func TestGEMReferencesFollowFramebuffers(t *testing.T) {
 	r := newRig(t, display.Options{})
 	f := r.open()
-	h := boHandle(t, f, 1920*1080*4)
+	h := simrig.AllocBO(t, f, 1920*1080*4)
 	fb, err := drm.AddFramebuffer(f, 1920, 1080, uapi.FormatXRGB8888, h, 1920*4, uapi.FormatModLinear)
 	if err != nil {
 		t.Fatal(err)

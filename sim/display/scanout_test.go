@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/vccube/vccube/drm"
+	"github.com/vccube/vccube/internal/simrig"
 	"github.com/vccube/vccube/sim/display"
 	"github.com/vccube/vccube/uapi"
 )
@@ -84,8 +85,8 @@ func TestReadScanoutLinear(t *testing.T) {
 func TestReadScanoutPixelFormats(t *testing.T) {
 	r := newRig(t, display.Options{})
 	f := r.open()
-	h := boHandle(t, f, 4096)
-	mem := mapBO(t, f, h, 4096)
+	h := simrig.AllocBO(t, f, 4096)
+	mem := simrig.MapBO(t, f, h, 4096)
 	mode := smallMode(16, 16)
 	// 5-bit 0b10110 widens to 0b10110101, 6-bit 0b100101 to 0b10010110,
 	// 4-bit 0b1011 to 0b10111011.
@@ -156,8 +157,8 @@ func TestReadScanoutTTiled16(t *testing.T) {
 	r := newRig(t, display.Options{})
 	f := r.open()
 	const size = 128 * 64 * 2 // two tile rows of two tiles
-	h := boHandle(t, f, size)
-	mem := mapBO(t, f, h, size)
+	h := simrig.AllocBO(t, f, size)
+	mem := simrig.MapBO(t, f, h, size)
 	pts := []struct{ x, y, addr int }{
 		{0, 0, 0},
 		{40, 0, 3072 + 64},                // sub-tile (1,0), 4th on an even row; utile (1,0)
@@ -208,8 +209,8 @@ func TestReadScanoutTTiled(t *testing.T) {
 	r := newRig(t, display.Options{})
 	f := r.open()
 	const size = 64 * 64 * 4 // two tile rows of two tiles
-	h := boHandle(t, f, size)
-	mem := mapBO(t, f, h, size)
+	h := simrig.AllocBO(t, f, size)
+	mem := simrig.MapBO(t, f, h, size)
 	for _, tc := range []struct {
 		x, y, addr int
 	}{
