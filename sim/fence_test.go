@@ -43,14 +43,7 @@ func newFlipRig(t *testing.T, clock display.ClockMode) *flipRig {
 	t.Cleanup(func() { r.disp.Close() })
 	r.dev = newDevice(t, sim.Options{GPU: r.g, Display: r.disp})
 	r.c = open(t, r.dev)
-	res, err := drm.GetResources(r.c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := drm.GetConnector(r.c, res.Connectors[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, conn := simrig.FirstConnector(t, r.c)
 	r.crtc, r.conn = res.CRTCs[0], conn.ID
 	for _, m := range conn.Modes {
 		if m.Hdisplay <= 1024 { // clearBO's target is 1024 pixels wide

@@ -35,14 +35,7 @@ func TestFrameStats(t *testing.T) {
 		t.Errorf("OnOpen named pid %d, want this process, %d", pid, os.Getpid())
 	}
 
-	res, err := drm.GetResources(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := drm.GetConnector(c, res.Connectors[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, conn := simrig.FirstConnector(t, c)
 	mode := conn.Modes[0]
 	d := uapi.ModeCreateDumb{Width: uint32(mode.Hdisplay), Height: uint32(mode.Vdisplay), Bpp: 32}
 	if err := c.Ioctl(uapi.IoctlModeCreateDumb, unsafe.Pointer(&d)); err != nil {

@@ -191,14 +191,7 @@ func TestClientEndToEnd(t *testing.T) {
 	}
 
 	// A flip, and its event through poll and read.
-	res, err := drm.GetResources(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := drm.GetConnector(c, res.Connectors[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, conn := simrig.FirstConnector(t, c)
 	var mode drm.ModeInfo
 	for _, md := range conn.Modes {
 		if md.Hdisplay <= 1024 && md.Vdisplay <= 64 || mode.Hdisplay == 0 || md.Hdisplay*md.Vdisplay < mode.Hdisplay*mode.Vdisplay {
@@ -395,14 +388,7 @@ func TestCapture(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	res, err := drm.GetResources(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := drm.GetConnector(c, res.Connectors[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, conn := simrig.FirstConnector(t, c)
 	mode := conn.Modes[0]
 	fb := func(colour uint32) uint32 {
 		d := uapi.ModeCreateDumb{Width: uint32(mode.Hdisplay), Height: uint32(mode.Vdisplay), Bpp: 32}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/gem"
+	"github.com/vccube/vccube/internal/simrig"
 	"github.com/vccube/vccube/render"
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/simserve"
@@ -167,14 +168,7 @@ func TestFaultsDeviceAndDisplay(t *testing.T) {
 	if st := status(t, c); st != uapi.StatusConnected {
 		t.Errorf("unplug-after=1, before the mode set: connector %v", st)
 	}
-	res, err := drm.GetResources(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cn, err := drm.GetConnector(c, res.Connectors[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, cn := simrig.FirstConnector(t, c)
 	m := cn.Modes[0]
 	db, err := drm.CreateDumb(c, uint32(m.Hdisplay), uint32(m.Vdisplay), 32)
 	if err != nil {
@@ -196,13 +190,6 @@ func TestFaultsDeviceAndDisplay(t *testing.T) {
 // status is the first connector's status.
 func status(t *testing.T, c uapi.Conn) uapi.ConnectorStatus {
 	t.Helper()
-	res, err := drm.GetResources(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cn, err := drm.GetConnector(c, res.Connectors[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, cn := simrig.FirstConnector(t, c)
 	return cn.Status
 }

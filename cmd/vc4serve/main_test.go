@@ -12,6 +12,7 @@ import (
 
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/internal/imgcmp"
+	"github.com/vccube/vccube/internal/simrig"
 	"github.com/vccube/vccube/render"
 	"github.com/vccube/vccube/sim/gpu"
 	"github.com/vccube/vccube/sim/hw/jobfile"
@@ -25,14 +26,7 @@ import (
 func TestServeOneClient(t *testing.T) {
 	stats := filepath.Join(t.TempDir(), "stats.jsonl")
 	c, done := serve(t, "-mode", "640x480", "-only-mode", "-stats", stats)
-	res, err := drm.GetResources(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := drm.GetConnector(c, res.Connectors[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, conn := simrig.FirstConnector(t, c)
 	if m := conn.Modes[0]; m.Hdisplay != 640 || m.Vdisplay != 480 {
 		t.Errorf("preferred mode %dx%d, want 640x480", m.Hdisplay, m.Vdisplay)
 	}
@@ -65,14 +59,7 @@ func TestServeAnyMode(t *testing.T) {
 		{"1280x720@50", "1280x720@50"},
 	} {
 		c, done := serve(t, "-mode", tc.mode, "-only-mode")
-		res, err := drm.GetResources(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		conn, err := drm.GetConnector(c, res.Connectors[0])
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, conn := simrig.FirstConnector(t, c)
 		if len(conn.Modes) != 1 || conn.Modes[0].String() != tc.want {
 			t.Errorf("-mode %s -only-mode: the connector offers %v, want %s alone", tc.mode, conn.Modes, tc.want)
 		}
@@ -220,14 +207,7 @@ func TestRecordJobs(t *testing.T) {
 func TestCaptureRG16OddMode(t *testing.T) {
 	shot := filepath.Join(t.TempDir(), "frame.png")
 	c, done := serve(t, "-mode", "123x45", "-capture-frames", "0", "-capture", shot, "-modeset-frame")
-	res, err := drm.GetResources(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cn, err := drm.GetConnector(c, res.Connectors[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, cn := simrig.FirstConnector(t, c)
 	m := cn.Modes[0]
 	db, err := drm.CreateDumb(c, uint32(m.Hdisplay), uint32(m.Vdisplay), 16)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/simserve"
@@ -97,4 +98,19 @@ func MapBO(t testing.TB, c uapi.Conn, h uint32, size int) []byte {
 	}
 	t.Cleanup(func() { c.Munmap(b) })
 	return b
+}
+
+// FirstConnector returns the card's resources and its first connector
+// (on the simulated Pi, HDMI-A-1) with its modes.
+func FirstConnector(t testing.TB, c uapi.Conn) (*drm.Resources, *drm.Connector) {
+	t.Helper()
+	res, err := drm.GetResources(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cn, err := drm.GetConnector(c, res.Connectors[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, cn
 }
