@@ -6,6 +6,7 @@
 package simrig
 
 import (
+	"image"
 	"sync"
 	"syscall"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/sim"
+	"github.com/vccube/vccube/sim/display"
 	"github.com/vccube/vccube/simserve"
 	"github.com/vccube/vccube/uapi"
 )
@@ -113,4 +115,19 @@ func FirstConnector(t testing.TB, c uapi.Conn) (*drm.Resources, *drm.Connector) 
 		t.Fatal(err)
 	}
 	return res, cn
+}
+
+// Scanout returns the picture disp scans out now (display.ReadScanout,
+// converted by Frame.Image), failing the test if there is none.
+func Scanout(t testing.TB, disp *display.Display) *image.RGBA {
+	t.Helper()
+	var fr display.Frame
+	if err := disp.ReadScanout(&fr); err != nil {
+		t.Fatal(err)
+	}
+	img, err := fr.Image()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
 }

@@ -178,14 +178,7 @@ func TestReadScanoutTTiled16(t *testing.T) {
 	if err := drm.SetCrtc(f, display.CrtcID, fb, 0, 0, []uint32{display.ConnectorID}, &mode); err != nil {
 		t.Fatal(err)
 	}
-	var fr display.Frame
-	if err := r.disp.ReadScanout(&fr); err != nil {
-		t.Fatal(err)
-	}
-	img, err := fr.Image()
-	if err != nil {
-		t.Fatal(err)
-	}
+	img := simrig.Scanout(t, r.disp)
 	for _, p := range pts {
 		r5, g6 := byte(p.x&31), byte(p.y)
 		want := color.RGBA{r5<<3 | r5>>2, g6<<2 | g6>>4, 0x15<<3 | 0x15>>2, 255}
@@ -234,14 +227,7 @@ func TestReadScanoutTTiled(t *testing.T) {
 	if err := drm.SetCrtc(f, display.CrtcID, fb, 0, 0, []uint32{display.ConnectorID}, &mode); err != nil {
 		t.Fatal(err)
 	}
-	var fr display.Frame
-	if err := r.disp.ReadScanout(&fr); err != nil {
-		t.Fatal(err)
-	}
-	img, err := fr.Image()
-	if err != nil {
-		t.Fatal(err)
-	}
+	img := simrig.Scanout(t, r.disp)
 	for _, p := range [][2]int{{0, 0}, {16, 0}, {0, 16}, {16, 16}, {32, 0}, {5, 6}, {0, 32}, {33, 40}, {63, 63}} {
 		want := color.RGBA{0xaa, byte(p[1]), byte(p[0]), 255}
 		if got := img.RGBAAt(p[0], p[1]); got != want {
