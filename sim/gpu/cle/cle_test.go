@@ -13,7 +13,7 @@ import (
 // memory gives a test a pool with one readable region of size bytes.
 func memory(t *testing.T, size int) (*mem.View, mem.Region, []byte) {
 	t.Helper()
-	return simtest.Memory(t, size)
+	return simtest.Memory(t, size, mem.Read|mem.Write, "test")
 }
 
 func ops(t *testing.T, th *Thread) ([]spec.Opcode, error) {

@@ -18,7 +18,7 @@ func memory(t *testing.T, size int) (*mem.View, mem.Region, []byte) { return mem
 
 func memoryB(t testing.TB, size int) (*mem.View, mem.Region, []byte) {
 	t.Helper()
-	return simtest.Memory(t, size)
+	return simtest.Memory(t, size, mem.Read|mem.Write, "test")
 }
 
 // pattern fills the buffer with colours that name their pixel.

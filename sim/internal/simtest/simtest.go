@@ -34,9 +34,10 @@ func Reached[T any](t testing.TB, what string, cond func() bool, done <-chan T) 
 }
 
 // Memory gives a test of a GPU unit a pool (of at least 4 MiB) holding
-// one region of size bytes that the returned view lets the job read and
-// write, and the region's bytes for the test to fill.
-func Memory(t testing.TB, size int) (*mem.View, mem.Region, []byte) {
+// one region of size bytes that the returned view grants the job access
+// to (named name in its faults), and the region's bytes for the test to
+// fill. access must include mem.Read.
+func Memory(t testing.TB, size int, access mem.Access, name string) (*mem.View, mem.Region, []byte) {
 	t.Helper()
 	p, err := mem.NewPool(mem.DefaultBase, max(4<<20, size+4096))
 	if err != nil {
@@ -48,8 +49,8 @@ func Memory(t testing.TB, size int) (*mem.View, mem.Region, []byte) {
 		t.Fatal(err)
 	}
 	v := mem.NewView(p)
-	v.Add(r, mem.Read|mem.Write, "test")
-	b, err := v.Write(r.Addr, r.Size, "test setup")
+	v.Add(r, access, name)
+	b, err := v.Read(r.Addr, r.Size, "test setup")
 	if err != nil {
 		t.Fatal(err)
 	}
