@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -65,23 +66,11 @@ func ServeWorker(dir string, in io.Reader, out io.Writer) error {
 // the new lines begin.
 func newLines(prev, now []string) []string {
 	for k := min(len(prev), len(now)); k > 0; k-- {
-		if equal(prev[len(prev)-k:], now[:k]) {
+		if slices.Equal(prev[len(prev)-k:], now[:k]) {
 			return now[k:]
 		}
 	}
 	return now
-}
-
-func equal(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // A worker is one server process and the directory it serves in.

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -96,7 +97,7 @@ func TestFrameZeroSubmit(t *testing.T) {
 	// bo_handles: FS, VS, CS, vertices, texture, colour buffer 1; the
 	// fake numbers handles in creation order (colour 0 is 6). No depth
 	// buffer: Z stays in the tile buffer (see the package documentation).
-	if want := []uint32{1, 2, 3, 4, 5, 7}; !equalU32(s.handles, want) {
+	if want := []uint32{1, 2, 3, 4, 5, 7}; !slices.Equal(s.handles, want) {
 		t.Errorf("bo_handles %v, want %v", s.handles, want)
 	}
 
@@ -165,18 +166,6 @@ func TestFrameZeroSubmit(t *testing.T) {
 			}
 		}
 	}
-}
-
-func equalU32(a, b []uint32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // Every frame from 0 to 89 draws the faces the scene says face the

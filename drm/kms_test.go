@@ -2,6 +2,7 @@ package drm_test
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"unsafe"
@@ -104,8 +105,8 @@ func TestGetResources(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !equal(r.CRTCs, []uint32{31, 32}) || !equal(r.Connectors, []uint32{34}) || !equal(r.Encoders, []uint32{33}) ||
-		!equal(r.FBs, []uint32{70}) || r.MaxWidth != 2048 {
+	if !slices.Equal(r.CRTCs, []uint32{31, 32}) || !slices.Equal(r.Connectors, []uint32{34}) || !slices.Equal(r.Encoders, []uint32{33}) ||
+		!slices.Equal(r.FBs, []uint32{70}) || r.MaxWidth != 2048 {
 		t.Errorf("resources = %+v", r)
 	}
 	if n := d.Calls(uapi.IoctlModeGetResources); n != 2 {
@@ -125,7 +126,7 @@ func TestGetResourcesCountsGrowBetweenPasses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !equal(r.Connectors, []uint32{34, 35}) || !equal(r.Encoders, []uint32{33, 36}) {
+	if !slices.Equal(r.Connectors, []uint32{34, 35}) || !slices.Equal(r.Encoders, []uint32{33, 36}) {
 		t.Errorf("after growth: connectors %v encoders %v", r.Connectors, r.Encoders)
 	}
 	if n := d.Calls(uapi.IoctlModeGetResources); n != 3 {
@@ -141,7 +142,7 @@ func TestGetResourcesCountsShrinkBetweenPasses(t *testing.T) {
 		}
 	}
 	r, err := drm.GetResources(d)
-	if err != nil || !equal(r.CRTCs, []uint32{31}) {
+	if err != nil || !slices.Equal(r.CRTCs, []uint32{31}) {
 		t.Fatalf("crtcs %v, %v; want [31]", r.CRTCs, err)
 	}
 }
@@ -171,7 +172,7 @@ func TestGetConnector(t *testing.T) {
 		t.Fatal(err)
 	}
 	if con.Name() != "HDMI-A-1" || con.Status != uapi.StatusConnected || con.EncoderID != 33 ||
-		!equal(con.Encoders, []uint32{33}) || len(con.Modes) != 2 || con.MmWidth != 510 {
+		!slices.Equal(con.Encoders, []uint32{33}) || len(con.Modes) != 2 || con.MmWidth != 510 {
 		t.Errorf("connector = %+v", con)
 	}
 	if s := con.String(); s != "HDMI-A-1 (connected, 2 modes)" {
@@ -289,7 +290,7 @@ func TestSetCrtcAndGetCrtc(t *testing.T) {
 	if err := drm.SetCrtc(c, 31, 71, 0, 0, []uint32{34}, &m); err != nil {
 		t.Fatal(err)
 	}
-	if got.CrtcID != 31 || got.FbID != 71 || got.ModeValid != 1 || got.Mode != mode1080.ModeModeInfo || !equal(gotConns, []uint32{34}) {
+	if got.CrtcID != 31 || got.FbID != 71 || got.ModeValid != 1 || got.Mode != mode1080.ModeModeInfo || !slices.Equal(gotConns, []uint32{34}) {
 		t.Errorf("SETCRTC got %+v, connectors %v", got, gotConns)
 	}
 	if err := drm.SetCrtc(c, 31, 0, 0, 0, nil, nil); err != nil || got.ModeValid != 0 || got.SetConnectorsPtr != 0 {
@@ -383,16 +384,4 @@ func TestGetEncoderAndRmFB(t *testing.T) {
 	if err := drm.RmFB(c, 71); err != nil || removed != 71 {
 		t.Errorf("RmFB: %v, removed %d", err, removed)
 	}
-}
-
-func equal(a, b []uint32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/gem"
+	"github.com/vccube/vccube/internal/simrig"
 	"github.com/vccube/vccube/present"
 	"github.com/vccube/vccube/sim/display"
 	"github.com/vccube/vccube/uapi"
@@ -406,14 +407,7 @@ func TestCopyFromReachesTheScreen(t *testing.T) {
 	if err := s.Present(b); err != nil {
 		t.Fatal(err)
 	}
-	var fr display.Frame
-	if err := r.disp.ReadScanout(&fr); err != nil {
-		t.Fatal(err)
-	}
-	img, err := fr.Image()
-	if err != nil {
-		t.Fatal(err)
-	}
+	img := simrig.Scanout(t, r.disp)
 	for y := 0; y < 50; y++ {
 		for x := 0; x < 100; x++ {
 			if got, want := img.RGBAAt(x, y), (color.RGBA{byte(y), byte(x), 0x5a, 0xff}); got != want {

@@ -253,85 +253,150 @@ var probeCounters = func() []uint8 {
 const jobWait = 10 * time.Second
 
 // run builds the job on c, submits it, waits, reads back its outputs and
-// frees everything it made.
+// frees everything it made. Its stages, in order: the vertex data, the
+// textures, the render targets (and the perfmon), the bin CL with each
+// draw's shaders, record and uniforms, the render setup, the dump, the
+// submit and its wait, the read-back. The order is the order of the BOs'
+// handles, which the dump shows: keep it.
 func (j *job) run(c uapi.Conn) (out *outputs, err error) {
-	var bos []*gem.BO
-	newBO := func(size int) (*gem.BO, []byte, error) {
-		bo, err := gem.NewBO(c, uint32(size))
-		if err != nil {
-			return nil, nil, err
-		}
-		bos = append(bos, bo)
-		m, err := bo.Map()
-		return bo, m, err
-	}
-	var perfmon *gem.Perfmon
+	r := &jobRun{j: j, c: c, shaderIdx: map[any]uint32{}}
 	defer func() {
-		if perfmon != nil {
-			err = errors.Join(err, perfmon.Close())
-		}
-		for i := len(bos) - 1; i >= 0; i-- {
-			err = errors.Join(err, bos[i].Close())
+		if ferr := r.free(); ferr != nil {
+			err = errors.Join(err, ferr)
 		}
 	}()
+	r.sj.Reset()
+	if err := r.uploadVertices(); err != nil {
+		return nil, err
+	}
+	if err := r.uploadTextures(); err != nil {
+		return nil, err
+	}
+	if err := r.makeTargets(); err != nil {
+		return nil, err
+	}
+	if err := r.buildBinCL(); err != nil {
+		return nil, err
+	}
+	if err := r.setRender(); err != nil {
+		return nil, err
+	}
+	out = &outputs{dump: r.describe()}
+	if err := r.submitAndWait(); err != nil {
+		return out, err
+	}
+	return out, r.readBack(out)
+}
 
-	var sj submit.Job
-	sj.Reset()
-	// Shaders: the pass-through VS and CS for each varying count, and each
-	// distinct FS.
-	shaderIdx := map[any]uint32{}
-	shaderBO := func(key any, code []uint64) (uint32, error) {
-		if i, ok := shaderIdx[key]; ok {
-			return i, nil
-		}
-		bo, err := gem.NewShaderBO(c, qpu.Bytes(code))
-		if err != nil {
-			return 0, fmt.Errorf("uploading a shader: %w", err)
-		}
-		bos = append(bos, bo)
-		i := sj.AddBO(bo.Handle())
-		shaderIdx[key] = i
+// jobRun is one run of a job: what its stages make and hand on.
+type jobRun struct {
+	j       *job
+	c       uapi.Conn
+	sj      submit.Job
+	bos     []*gem.BO // freed in reverse order
+	perfmon *gem.Perfmon
+	// shaderIdx is each uploaded shader's index in bo_handles, by key:
+	// the *fragment or *vertexShader, or [2]int{0, varyings} for passVS
+	// and [2]int{1, 0} for passCS.
+	shaderIdx map[any]uint32
+	offsets   []int  // each draw's first vertex in the vertex BO
+	vIdx      uint32 // the vertex BO's index
+	texs      []texBO
+	cpp       int // of the colour buffer
+	colour    texture.Layout
+	colourMem []byte
+	colourIdx uint32
+	zs        texture.Layout
+	zsMem     []byte
+	zsIdx     uint32
+	shapes    []uniforms.Shape // of the uniform blocks, for the dump
+}
+
+// texBO is one job texture as uploaded: its index in bo_handles and its
+// P0 and P1 words.
+type texBO struct {
+	index  uint32
+	p0, p1 uint32
+}
+
+// free closes the perfmon and every BO, the last made first.
+func (r *jobRun) free() (err error) {
+	if r.perfmon != nil {
+		err = errors.Join(err, r.perfmon.Close())
+	}
+	for i := len(r.bos) - 1; i >= 0; i-- {
+		err = errors.Join(err, r.bos[i].Close())
+	}
+	return err
+}
+
+// newBO makes and maps a BO of size bytes that free closes.
+func (r *jobRun) newBO(size int) (*gem.BO, []byte, error) {
+	bo, err := gem.NewBO(r.c, uint32(size))
+	if err != nil {
+		return nil, nil, err
+	}
+	r.bos = append(r.bos, bo)
+	m, err := bo.Map()
+	return bo, m, err
+}
+
+// shaderBO uploads code once per key and returns its index in bo_handles.
+func (r *jobRun) shaderBO(key any, code []uint64) (uint32, error) {
+	if i, ok := r.shaderIdx[key]; ok {
 		return i, nil
 	}
-	// Vertex data: every draw's vertices, one after the other.
+	bo, err := gem.NewShaderBO(r.c, qpu.Bytes(code))
+	if err != nil {
+		return 0, fmt.Errorf("uploading a shader: %w", err)
+	}
+	r.bos = append(r.bos, bo)
+	i := r.sj.AddBO(bo.Handle())
+	r.shaderIdx[key] = i
+	return i, nil
+}
+
+// uploadVertices writes every draw's vertices, one after the other, into
+// one BO.
+func (r *jobRun) uploadVertices() error {
 	var vdata []byte
-	offsets := make([]int, len(j.draws))
-	for i, d := range j.draws {
-		offsets[i] = len(vdata)
+	r.offsets = make([]int, len(r.j.draws))
+	for i, d := range r.j.draws {
+		r.offsets[i] = len(vdata)
 		for _, v := range d.verts {
 			vdata = appendVertex(vdata, &v, d.fs.varyings)
 		}
 	}
-	vbo, vmem, err := newBO(max(len(vdata), 64))
+	vbo, vmem, err := r.newBO(max(len(vdata), 64))
 	if err != nil {
-		return nil, fmt.Errorf("vertex BO: %w", err)
+		return fmt.Errorf("vertex BO: %w", err)
 	}
 	copy(vmem, vdata)
-	vIdx := sj.AddBO(vbo.Handle())
+	r.vIdx = r.sj.AddBO(vbo.Handle())
+	return nil
+}
 
-	// Textures.
-	type texBO struct {
-		index  uint32
-		p0, p1 uint32
-	}
-	texs := make([]texBO, len(j.textures))
-	for i, t := range j.textures {
+// uploadTextures lays out and uploads each job texture into a BO of its
+// own.
+func (r *jobRun) uploadTextures() error {
+	r.texs = make([]texBO, len(r.j.textures))
+	for i, t := range r.j.textures {
 		plan, p0, p1, err := t.params()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		w, h := t.size()
 		size := plan.Size()
 		var rows texture.Layout
 		if t.stride != 0 {
 			if rows, err = texture.NewLinearLayout(plan.Level(0).Layout.Cpp(), w, h, t.stride); err != nil {
-				return nil, err
+				return err
 			}
 			size = max(size, plan.BaseOffset()+rows.Size())
 		}
-		bo, mem, err := newBO(size)
+		bo, mem, err := r.newBO(size)
 		if err != nil {
-			return nil, fmt.Errorf("texture BO: %w", err)
+			return fmt.Errorf("texture BO: %w", err)
 		}
 		if t.stride != 0 {
 			err = convert.FromLinear(rows, mem[plan.BaseOffset():], t.pics[0], false)
@@ -339,50 +404,55 @@ func (j *job) run(c uapi.Conn) (out *outputs, err error) {
 			err = convert.Upload(&plan, mem, t.pics, false)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("texture upload: %w", err)
+			return fmt.Errorf("texture upload: %w", err)
 		}
-		texs[i].index = sj.AddBO(bo.Handle())
-		texs[i].p0, texs[i].p1 = p0, p1
+		r.texs[i] = texBO{index: r.sj.AddBO(bo.Handle()), p0: p0, p1: p1}
 	}
+	return nil
+}
 
-	// Render targets.
-	cpp := 4
+// makeTargets makes the colour buffer (linear), the Z/stencil buffer
+// (T format) if the job stores it, and a perfmon if the kernel has them.
+func (r *jobRun) makeTargets() (err error) {
+	j := r.j
+	r.cpp = 4
 	if j.format != cl.RenderFormatRGBA8888 {
-		cpp = 2
+		r.cpp = 2
 	}
-	colourLayout, err := texture.NewLayout(texture.Linear, cpp, j.width, j.height)
+	if r.colour, err = texture.NewLayout(texture.Linear, r.cpp, j.width, j.height); err != nil {
+		return err
+	}
+	colour, mem, err := r.newBO(r.colour.Size())
 	if err != nil {
-		return nil, err
+		return fmt.Errorf("colour buffer: %w", err)
 	}
-	colour, colourMem, err := newBO(colourLayout.Size())
-	if err != nil {
-		return nil, fmt.Errorf("colour buffer: %w", err)
-	}
-	colourIdx := sj.AddBO(colour.Handle())
-	var zsLayout texture.Layout
-	var zsMem []byte
-	var zsIdx uint32
+	r.colourMem, r.colourIdx = mem, r.sj.AddBO(colour.Handle())
 	if j.storeZ {
-		if zsLayout, err = texture.NewLayout(texture.TFormat, 4, j.width, j.height); err != nil {
-			return nil, err
+		if r.zs, err = texture.NewLayout(texture.TFormat, 4, j.width, j.height); err != nil {
+			return err
 		}
-		var zs *gem.BO
-		if zs, zsMem, err = newBO(zsLayout.Size()); err != nil {
-			return nil, fmt.Errorf("Z/stencil buffer: %w", err)
+		zs, mem, err := r.newBO(r.zs.Size())
+		if err != nil {
+			return fmt.Errorf("Z/stencil buffer: %w", err)
 		}
-		zsIdx = sj.AddBO(zs.Handle())
+		r.zsMem, r.zsIdx = mem, r.sj.AddBO(zs.Handle())
 	}
-	if v, err := gem.Param(c, uapi.ParamSupportsPerfmon); err == nil && v != 0 {
-		if perfmon, err = gem.NewPerfmon(c, probeCounters...); err != nil {
-			return nil, fmt.Errorf("perfmon: %w", err)
+	if v, err := gem.Param(r.c, uapi.ParamSupportsPerfmon); err == nil && v != 0 {
+		if r.perfmon, err = gem.NewPerfmon(r.c, probeCounters...); err != nil {
+			return fmt.Errorf("perfmon: %w", err)
 		}
-		sj.PerfmonID = perfmon.ID()
+		r.sj.PerfmonID = r.perfmon.ID()
 	}
+	return nil
+}
 
-	// The bin CL.
+// buildBinCL writes the bin CL's prefix and then each draw: its state
+// changes, shaders, shader record, primitive and uniform blocks.
+func (r *jobRun) buildBinCL() error {
+	j := r.j
 	tx, ty, err := bincl.Tiles(j.width, j.height, false)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	cx, cy := j.viewport()
 	clip := j.clip
@@ -390,7 +460,7 @@ func (j *job) run(c uapi.Conn) (out *outputs, err error) {
 		clip = &cl.ClipWindow{Width: uint16(j.width), Height: uint16(j.height)}
 	}
 	first := j.draws[0].config
-	sj.Bin.Begin(&bincl.Prefix{
+	r.sj.Bin.Begin(&bincl.Prefix{
 		Binning:             cl.TileBinningModeConfig{WidthInTiles: tx, HeightInTiles: ty},
 		PrimitiveListFormat: &cl.PrimitiveListFormat{Type: cl.PrimitiveListTypeTriangles, DataType: cl.PrimitiveListData16BitIndex},
 		ClipWindow:          clip,
@@ -400,99 +470,124 @@ func (j *job) run(c uapi.Conn) (out *outputs, err error) {
 		ClipperXY:           &cl.ClipperXYScaling{HalfWidth: float32(j.width * 8), HalfHeight: float32(j.height * 8)},
 		ClipperZ:            &cl.ClipperZScaling{Scale: zScale, Offset: zOffset},
 	})
-	var shapes []uniforms.Shape
-	for i, d := range j.draws {
+	for i := range j.draws {
+		d := &j.draws[i]
 		if i > 0 && d.config != j.draws[i-1].config {
-			bincl.Emit(&sj.Bin, d.config)
+			bincl.Emit(&r.sj.Bin, d.config)
 		}
 		if i > 0 && d.flat != j.draws[i-1].flat {
-			bincl.Emit(&sj.Bin, cl.FlatShadeFlags{Flags: d.flat})
+			bincl.Emit(&r.sj.Bin, cl.FlatShadeFlags{Flags: d.flat})
 		}
-		n := d.fs.varyings
-		fsIdx, err := shaderBO(d.fs, d.fs.code)
-		if err != nil {
-			return nil, err
+		if err := r.addDraw(d, r.offsets[i]); err != nil {
+			return err
 		}
-		var vsIdx uint32
-		if d.vs != nil {
-			vsIdx, err = shaderBO(d.vs, d.vs.code)
-		} else {
-			vsIdx, err = shaderBO([2]int{0, n}, passVS(n))
-		}
-		if err != nil {
-			return nil, err
-		}
-		csIdx, err := shaderBO([2]int{1, 0}, passCS())
-		if err != nil {
-			return nil, err
-		}
-		stride := 4 * (qpu.ShadedClipWords + qpu.ShadedScreenWords + n)
-		rec := shaderrec.GL{NumAttributes: 2}
-		rec.Record = cl.GLShaderRecord{
-			FSSingleThreaded:  !d.fs.threaded,
-			EnableClipping:    true, // as Mesa (vc4_draw.c vc4_emit_gl_shader_state)
-			FSNumVaryings:     uint8(n),
-			VSAttributeSelect: 0b10,
-			VSAttributesSize:  uint8(4 * (qpu.ShadedScreenWords + n)),
-			CSAttributeSelect: 0b01,
-			CSAttributesSize:  4 * (qpu.ShadedClipWords + qpu.ShadedScreenWords),
-		}
-		// Array 0 is the CS's view of the vertex (clip header, Xs|Ys, Zs,
-		// 1/Wc), array 1 the VS's (Xs|Ys onwards): the same bytes.
-		rec.Attributes[0] = cl.AttributeRecord{Address: uint32(offsets[i]),
-			SizeMinusOne: 4*(qpu.ShadedClipWords+qpu.ShadedScreenWords) - 1, Stride: uint8(stride)}
-		rec.Attributes[1] = cl.AttributeRecord{Address: uint32(offsets[i] + 4*qpu.ShadedClipWords),
-			SizeMinusOne: uint8(4*(qpu.ShadedScreenWords+n) - 1), Stride: uint8(stride)}
-		relocs := shaderrec.Relocs{FS: fsIdx, VS: vsIdx, CS: csIdx, Attributes: [8]uint32{vIdx, vIdx}}
-		sj.Bin.Draw(rec.State(), cl.GLArrayPrimitive{Mode: d.mode, Length: uint32(len(d.verts))})
-		if err := sj.ShaderRecs.Add(&rec, &relocs); err != nil {
-			return nil, err
-		}
-		var texIdx []uint32
-		for _, t := range d.samples {
-			texIdx = append(texIdx, texs[t].index)
-		}
-		words := make([]uint32, len(d.unis))
-		sh := uniforms.Shape{Samples: len(d.samples), Uniforms: len(d.unis)}
-		for k, u := range d.unis {
-			switch u.kind {
-			case uniValue:
-				words[k] = u.value
-			case uniP0:
-				words[k] = texs[u.tex].p0
-			case uniP1:
-				words[k] = texs[u.tex].p1
-			}
-			if u.kind != uniValue {
-				s := indexOf(d.samples, u.tex)
-				if sh.Params == nil {
-					sh.Params = make([][]int, len(d.samples))
-				}
-				if s >= 0 {
-					sh.Params[s] = append(sh.Params[s], k)
-				}
-			}
-		}
-		sj.Uniforms.AppendBlock(texIdx, words)
-		sj.Uniforms.AppendBlock(nil, nil)
-		sj.Uniforms.AppendBlock(nil, nil)
-		shapes = append(shapes, sh, uniforms.Shape{}, uniforms.Shape{})
+		r.addUniforms(d)
 	}
-	sj.Bin.End()
-	if err := sj.SetFrame(j.width, j.height, false); err != nil {
-		return nil, err
+	r.sj.Bin.End()
+	return nil
+}
+
+// addDraw uploads d's shaders (once each) and adds its shader record and
+// GL_ARRAY_PRIMITIVE; its vertices start at offset in the vertex BO.
+func (r *jobRun) addDraw(d *draw, offset int) error {
+	n := d.fs.varyings
+	fsIdx, err := r.shaderBO(d.fs, d.fs.code)
+	if err != nil {
+		return err
 	}
-	sj.ColorWrite = uapi.SubmitRCLSurface{HIndex: colourIdx,
+	var vsIdx uint32
+	if d.vs != nil {
+		vsIdx, err = r.shaderBO(d.vs, d.vs.code)
+	} else {
+		vsIdx, err = r.shaderBO([2]int{0, n}, passVS(n))
+	}
+	if err != nil {
+		return err
+	}
+	csIdx, err := r.shaderBO([2]int{1, 0}, passCS())
+	if err != nil {
+		return err
+	}
+	stride := 4 * (qpu.ShadedClipWords + qpu.ShadedScreenWords + n)
+	rec := shaderrec.GL{NumAttributes: 2}
+	rec.Record = cl.GLShaderRecord{
+		FSSingleThreaded:  !d.fs.threaded,
+		EnableClipping:    true, // as Mesa (vc4_draw.c vc4_emit_gl_shader_state)
+		FSNumVaryings:     uint8(n),
+		VSAttributeSelect: 0b10,
+		VSAttributesSize:  uint8(4 * (qpu.ShadedScreenWords + n)),
+		CSAttributeSelect: 0b01,
+		CSAttributesSize:  4 * (qpu.ShadedClipWords + qpu.ShadedScreenWords),
+	}
+	// Array 0 is the CS's view of the vertex (clip header, Xs|Ys, Zs,
+	// 1/Wc), array 1 the VS's (Xs|Ys onwards): the same bytes.
+	rec.Attributes[0] = cl.AttributeRecord{Address: uint32(offset),
+		SizeMinusOne: 4*(qpu.ShadedClipWords+qpu.ShadedScreenWords) - 1, Stride: uint8(stride)}
+	rec.Attributes[1] = cl.AttributeRecord{Address: uint32(offset + 4*qpu.ShadedClipWords),
+		SizeMinusOne: uint8(4*(qpu.ShadedScreenWords+n) - 1), Stride: uint8(stride)}
+	relocs := shaderrec.Relocs{FS: fsIdx, VS: vsIdx, CS: csIdx, Attributes: [8]uint32{r.vIdx, r.vIdx}}
+	r.sj.Bin.Draw(rec.State(), cl.GLArrayPrimitive{Mode: d.mode, Length: uint32(len(d.verts))})
+	return r.sj.ShaderRecs.Add(&rec, &relocs)
+}
+
+// addUniforms appends d's fragment shader's uniform block, with the
+// texture parameters filled in, and the (empty) vertex and coordinate
+// shader blocks.
+func (r *jobRun) addUniforms(d *draw) {
+	var texIdx []uint32
+	for _, t := range d.samples {
+		texIdx = append(texIdx, r.texs[t].index)
+	}
+	words := make([]uint32, len(d.unis))
+	sh := uniforms.Shape{Samples: len(d.samples), Uniforms: len(d.unis)}
+	for k, u := range d.unis {
+		switch u.kind {
+		case uniValue:
+			words[k] = u.value
+		case uniP0:
+			words[k] = r.texs[u.tex].p0
+		case uniP1:
+			words[k] = r.texs[u.tex].p1
+		}
+		if u.kind != uniValue {
+			s := indexOf(d.samples, u.tex)
+			if sh.Params == nil {
+				sh.Params = make([][]int, len(d.samples))
+			}
+			if s >= 0 {
+				sh.Params[s] = append(sh.Params[s], k)
+			}
+		}
+	}
+	r.sj.Uniforms.AppendBlock(texIdx, words)
+	r.sj.Uniforms.AppendBlock(nil, nil)
+	r.sj.Uniforms.AppendBlock(nil, nil)
+	r.shapes = append(r.shapes, sh, uniforms.Shape{}, uniforms.Shape{})
+}
+
+// setRender sets the frame, the surfaces the render list stores and the
+// clear values.
+func (r *jobRun) setRender() error {
+	j := r.j
+	if err := r.sj.SetFrame(j.width, j.height, false); err != nil {
+		return err
+	}
+	r.sj.ColorWrite = uapi.SubmitRCLSurface{HIndex: r.colourIdx,
 		Bits: submit.RenderBits(cl.TileRenderingModeConfig{Format: j.format, Tiling: cl.TilingLinear})}
 	if j.storeZ {
-		sj.ZSWrite = submit.ZSWrite(zsIdx, 0, cl.TilingT)
+		r.sj.ZSWrite = submit.ZSWrite(r.zsIdx, 0, cl.TilingT)
 	}
-	sj.SetClear(j.clearColour, j.clearZ, 0)
+	r.sj.SetClear(j.clearColour, j.clearZ, 0)
+	return nil
+}
 
-	out = &outputs{}
+// describe returns the submit as -dump prints the renderer's, followed by
+// the frame and the shaders' disassembly.
+func (r *jobRun) describe() string {
+	j, sj := r.j, &r.sj
 	var d bytes.Buffer
 	if bin, err := sj.Bin.Bytes(); err == nil {
-		_ = dump.Job(&d, bin, sj.ShaderRecs.Bytes(), sj.Uniforms.Bytes(), shapes)
+		_ = dump.Job(&d, bin, sj.ShaderRecs.Bytes(), sj.Uniforms.Bytes(), r.shapes)
 	}
 	fmt.Fprintf(&d, "bo_handles: %v\nframe %d×%d, colour %v linear, clear colour %#08x", sj.BOHandles, j.width, j.height, j.format, j.clearColour)
 	if j.storeZ {
@@ -513,28 +608,37 @@ func (j *job) run(c uapi.Conn) (out *outputs, err error) {
 		}
 	}
 	fmt.Fprintf(&d, "pass-through coordinate shader:\n%s", qpu.Disassemble(passCS()))
-	out.dump = d.String()
+	return d.String()
+}
 
-	seqno, err := sj.Submit(c)
+// submitAndWait submits the job and waits for it, at most jobWait.
+func (r *jobRun) submitAndWait() error {
+	seqno, err := r.sj.Submit(r.c)
 	if err != nil {
-		return out, err
+		return err
 	}
 	w := uapi.WaitSeqno{Seqno: seqno, TimeoutNs: gem.Timeout(jobWait)}
-	if err := gem.WaitForSeqno(c, &w); err != nil {
-		return out, fmt.Errorf("waiting for the job (seqno %d): %w", seqno, err)
+	if err := gem.WaitForSeqno(r.c, &w); err != nil {
+		return fmt.Errorf("waiting for the job (seqno %d): %w", seqno, err)
 	}
+	return nil
+}
 
+// readBack reads the colour buffer, the Z/stencil buffer if stored and
+// the counters into out.
+func (r *jobRun) readBack(out *outputs) error {
+	j := r.j
 	out.colour = image32{w: j.width, h: j.height, kind: kindRGBA8888, pix: make([]uint32, j.width*j.height)}
-	if cpp == 2 {
+	if r.cpp == 2 {
 		out.colour.kind = kindBGR565
 	}
 	for y := 0; y < j.height; y++ {
 		for x := 0; x < j.width; x++ {
-			o := colourLayout.Offset(x, y)
-			if cpp == 4 {
-				out.colour.pix[y*j.width+x] = binary.LittleEndian.Uint32(colourMem[o:])
+			o := r.colour.Offset(x, y)
+			if r.cpp == 4 {
+				out.colour.pix[y*j.width+x] = binary.LittleEndian.Uint32(r.colourMem[o:])
 			} else {
-				out.colour.pix[y*j.width+x] = uint32(binary.LittleEndian.Uint16(colourMem[o:]))
+				out.colour.pix[y*j.width+x] = uint32(binary.LittleEndian.Uint16(r.colourMem[o:]))
 			}
 		}
 	}
@@ -542,21 +646,21 @@ func (j *job) run(c uapi.Conn) (out *outputs, err error) {
 		z := &image32{w: j.width, h: j.height, kind: kindZS, pix: make([]uint32, j.width*j.height)}
 		for y := 0; y < j.height; y++ {
 			for x := 0; x < j.width; x++ {
-				z.pix[y*j.width+x] = binary.LittleEndian.Uint32(zsMem[zsLayout.Offset(x, y):])
+				z.pix[y*j.width+x] = binary.LittleEndian.Uint32(r.zsMem[r.zs.Offset(x, y):])
 			}
 		}
 		out.z = z
 	}
-	if perfmon != nil {
-		vals, err := perfmon.Values()
+	if r.perfmon != nil {
+		vals, err := r.perfmon.Values()
 		if err != nil {
-			return out, err
+			return err
 		}
 		for i, e := range probeCounters {
 			out.counters = append(out.counters, counter{event: e, value: vals[i]})
 		}
 	}
-	return out, nil
+	return nil
 }
 
 func indexOf(s []int, v int) int {

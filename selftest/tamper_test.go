@@ -351,11 +351,12 @@ func TestGuardBandProbe(t *testing.T) {
 	}
 }
 
-// The varying-ports probe's halves agree (one pop for both ports); on a
-// device that pops one varying for each port, as if the instruction read
-// them one after the other, the left half differs.
-func TestVaryingPortsProbe(t *testing.T) {
-	j, out := runProbeOnSim(t, "varying-ports")
+// halvesAgree runs a ports probe on the simulated device and checks that
+// its two 64-pixel halves agree pixel for pixel and draw at least 1000
+// pixels.
+func halvesAgree(t *testing.T, probe string) {
+	t.Helper()
+	j, out := runProbeOnSim(t, probe)
 	drawn := 0
 	for y := 0; y < j.height; y++ {
 		for x := 0; x < 64; x++ {
@@ -371,6 +372,13 @@ func TestVaryingPortsProbe(t *testing.T) {
 	if drawn < 1000 {
 		t.Fatalf("only %d pixels drawn", drawn)
 	}
+}
+
+// The varying-ports probe's halves agree (one pop for both ports); on a
+// device that pops one varying for each port, as if the instruction read
+// them one after the other, the left half differs.
+func TestVaryingPortsProbe(t *testing.T) {
+	halvesAgree(t, "varying-ports")
 	var a q.Asm
 	a.I(q.Mov(q.R0, q.Vary))
 	a.I(q.FAdd(q.R0, q.R0, q.Vary))
@@ -389,22 +397,7 @@ func TestVaryingPortsProbe(t *testing.T) {
 // device whose vertex shader pops a word for each port, as if it read
 // them one after the other, the left half differs.
 func TestVPMPortsProbe(t *testing.T) {
-	j, out := runProbeOnSim(t, "vpm-ports")
-	drawn := 0
-	for y := 0; y < j.height; y++ {
-		for x := 0; x < 64; x++ {
-			l, r := out.colour.pix[y*128+x], out.colour.pix[y*128+64+x]
-			if l != r {
-				t.Fatalf("(%d,%d): both ports %#08x, one port %#08x", x, y, l, r)
-			}
-			if l != 0 {
-				drawn++
-			}
-		}
-	}
-	if drawn < 1000 {
-		t.Fatalf("only %d pixels drawn", drawn)
-	}
+	halvesAgree(t, "vpm-ports")
 	// The two-pop reading, in as many instructions: the patched
 	// instruction and the read after it become a read into r0 and an add
 	// of the next word, so varying 0 is v0 + v1 (and varying 1 is never

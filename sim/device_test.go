@@ -13,6 +13,7 @@ import (
 
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/gem"
+	"github.com/vccube/vccube/internal/simrig"
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/sim/hw"
 	"github.com/vccube/vccube/sim/internal/simtest"
@@ -29,11 +30,11 @@ func TestDispatch(t *testing.T) {
 
 	// A request of another type is not a DRM ioctl (TCGETS, what isatty
 	// sends).
-	wantErrno(t, "TCGETS", c.Ioctl(uapi.Request(unix.TCGETS), nil), syscall.ENOTTY)
+	simtest.WantErrno(t, "TCGETS", c.Ioctl(uapi.Request(unix.TCGETS), nil), syscall.ENOTTY)
 	// A driver number past vc4's table, and a core number with no entry.
-	wantErrno(t, "nr 0x4f", c.Ioctl(uapi.IOWR(0x4f, 16), unsafe.Pointer(new([16]byte))), syscall.EINVAL)
-	wantErrno(t, "nr 0x03", c.Ioctl(uapi.IOWR(0x03, 16), unsafe.Pointer(new([16]byte))), syscall.EINVAL)
-	wantErrno(t, "nr 0xff", c.Ioctl(uapi.IOWR(0xff, 16), unsafe.Pointer(new([16]byte))), syscall.EINVAL)
+	simtest.WantErrno(t, "nr 0x4f", c.Ioctl(uapi.IOWR(0x4f, 16), unsafe.Pointer(new([16]byte))), syscall.EINVAL)
+	simtest.WantErrno(t, "nr 0x03", c.Ioctl(uapi.IOWR(0x03, 16), unsafe.Pointer(new([16]byte))), syscall.EINVAL)
+	simtest.WantErrno(t, "nr 0xff", c.Ioctl(uapi.IOWR(0xff, 16), unsafe.Pointer(new([16]byte))), syscall.EINVAL)
 
 	// Dispatch is by number only: a GET_PARAM whose request encodes a
 	// larger struct still works, and the bytes past the kernel's struct
@@ -43,7 +44,7 @@ func TestDispatch(t *testing.T) {
 		extra [8]byte
 	}
 	big := bigParam{GetParam: uapi.GetParam{Param: uapi.ParamV3DIdent0}, extra: [8]byte{1, 2, 3}}
-	wantErrno(t, "big GET_PARAM", c.Ioctl(uapi.IOWR(uapi.CommandBase+7, unsafe.Sizeof(big)), unsafe.Pointer(&big)), 0)
+	simtest.WantErrno(t, "big GET_PARAM", c.Ioctl(uapi.IOWR(uapi.CommandBase+7, unsafe.Sizeof(big)), unsafe.Pointer(&big)), 0)
 	if big.Value != 0x02443356 || big.extra != [8]byte{1, 2, 3} {
 		t.Fatalf("big GET_PARAM: %+v", big)
 	}
@@ -52,23 +53,11 @@ func TestDispatch(t *testing.T) {
 	// out_sync and pad2) is zero-filled to 176 and works; only its 160
 	// bytes are written back.
 	const size = 4096
-	h := createBO(t, c, size)
+	h := simrig.AllocBO(t, c, size)
 	handles := []uint32{h}
-	s := uapi.SubmitCL{
-		ColorWrite:     uapi.SubmitRCLSurface{HIndex: 0, Bits: 1 << 2},
-		ColorRead:      uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
-		ZSRead:         uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
-		ZSWrite:        uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
-		MSAAColorWrite: uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
-		MSAAZSWrite:    uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
-		BOHandles:      ptr(t, handles),
-		BOHandleCount:  1,
-		Width:          1024,
-		Height:         1,
-		Flags:          uapi.SubmitUseClearColor,
-		Pad2:           0xdeadbeef, // beyond the old struct: never read
-	}
-	wantErrno(t, "160-byte SUBMIT_CL", c.Ioctl(uapi.IOWR(uapi.CommandBase, 160), unsafe.Pointer(&s)), 0)
+	s := simtest.ClearJob(t, handles, 1024, 1, 0)
+	s.Pad2 = 0xdeadbeef // beyond the old struct: never read
+	simtest.WantErrno(t, "160-byte SUBMIT_CL", c.Ioctl(uapi.IOWR(uapi.CommandBase, 160), unsafe.Pointer(&s)), 0)
 	if s.Seqno == 0 || s.Pad2 != 0xdeadbeef {
 		t.Fatalf("seqno %d, pad2 %#x", s.Seqno, s.Pad2)
 	}
@@ -76,13 +65,13 @@ func TestDispatch(t *testing.T) {
 	// The argument is copied back even when the ioctl fails: WAIT_BO
 	// rewrites the timeout whatever happens.
 	w := uapi.WaitBO{Handle: h + 100, TimeoutNs: 1 << 40}
-	wantErrno(t, "WAIT_BO bad handle", ioctl(c, uapi.IoctlWaitBO, &w), syscall.EINVAL)
+	simtest.WantErrno(t, "WAIT_BO bad handle", simtest.Ioctl(c, uapi.IoctlWaitBO, &w), syscall.EINVAL)
 	if w.TimeoutNs >= 1<<40 {
 		t.Fatalf("timeout not rewritten: %d", w.TimeoutNs)
 	}
 
 	// A nil argument where bytes are to be copied is EFAULT.
-	wantErrno(t, "nil arg", c.Ioctl(uapi.IoctlGetParam, nil), syscall.EFAULT)
+	simtest.WantErrno(t, "nil arg", c.Ioctl(uapi.IoctlGetParam, nil), syscall.EFAULT)
 }
 
 func TestVersionAndCaps(t *testing.T) {
@@ -100,15 +89,15 @@ func TestVersionAndCaps(t *testing.T) {
 	// Without a display, the KMS capabilities are those of a driver
 	// without DRIVER_MODESET.
 	_, err = drm.GetCapability(c, uapi.CapDumbBuffer)
-	wantErrno(t, "DUMB_BUFFER cap", errors.Unwrap(err), syscall.EOPNOTSUPP)
+	simtest.WantErrno(t, "DUMB_BUFFER cap", errors.Unwrap(err), syscall.EOPNOTSUPP)
 	_, err = drm.GetResources(c)
 	if !errors.Is(err, syscall.EOPNOTSUPP) {
 		t.Fatalf("GETRESOURCES without a display: %v", err)
 	}
-	wantErrno(t, "SET_CLIENT_CAP", errors.Unwrap(drm.SetClientCapability(c, uapi.ClientCapUniversalPlanes, 1)), syscall.EOPNOTSUPP)
+	simtest.WantErrno(t, "SET_CLIENT_CAP", errors.Unwrap(drm.SetClientCapability(c, uapi.ClientCapUniversalPlanes, 1)), syscall.EOPNOTSUPP)
 	// Syncobj waits exist in the real core but are not modelled.
 	var wait [40]byte
-	wantErrno(t, "SYNCOBJ_WAIT", c.Ioctl(uapi.IOWR(0xC3, 40), unsafe.Pointer(&wait)), syscall.ENOSYS)
+	simtest.WantErrno(t, "SYNCOBJ_WAIT", c.Ioctl(uapi.IOWR(0xC3, 40), unsafe.Pointer(&wait)), syscall.ENOSYS)
 }
 
 // GET_PARAM as a Pi 3 answers (doc/kernel.md#get_param), and gem's probe.
@@ -131,9 +120,9 @@ func TestGetParam(t *testing.T) {
 		}
 	}
 	arg := uapi.GetParam{Param: 9}
-	wantErrno(t, "param 9", ioctl(c, uapi.IoctlGetParam, &arg), syscall.EINVAL)
+	simtest.WantErrno(t, "param 9", simtest.Ioctl(c, uapi.IoctlGetParam, &arg), syscall.EINVAL)
 	arg = uapi.GetParam{Param: 0, Pad: 1}
-	wantErrno(t, "pad", ioctl(c, uapi.IoctlGetParam, &arg), syscall.EINVAL)
+	simtest.WantErrno(t, "pad", simtest.Ioctl(c, uapi.IoctlGetParam, &arg), syscall.EINVAL)
 
 	info, err := gem.ProbeV3D(c)
 	if err != nil {
@@ -151,7 +140,7 @@ func TestBoards(t *testing.T) {
 		c := open(t, d)
 		for i, req := range []uapi.Request{uapi.IoctlSubmitCL, uapi.IoctlWaitSeqno, uapi.IoctlCreateBO, uapi.IoctlGetParam, uapi.IoctlPerfmonGetValues} {
 			var buf [256]byte
-			wantErrno(t, b.String()+" vc4 ioctl", c.Ioctl(req, unsafe.Pointer(&buf)), syscall.EINVAL)
+			simtest.WantErrno(t, b.String()+" vc4 ioctl", c.Ioctl(req, unsafe.Pointer(&buf)), syscall.EINVAL)
 			_ = i
 		}
 		if _, err := d.OpenWith(sim.OpenOptions{Render: true}); !errors.Is(err, syscall.ENOENT) {
@@ -183,7 +172,7 @@ func TestBoards(t *testing.T) {
 		{"SUBMIT_CL", uapi.IoctlSubmitCL, unsafe.Pointer(&uapi.SubmitCL{})},
 		{"PERFMON_CREATE", uapi.IoctlPerfmonCreate, unsafe.Pointer(&uapi.PerfmonCreate{Ncounters: 1})},
 	} {
-		wantErrno(t, "no V3D "+c2.name, c.Ioctl(c2.req, c2.arg), syscall.ENODEV)
+		simtest.WantErrno(t, "no V3D "+c2.name, c.Ioctl(c2.req, c2.arg), syscall.ENODEV)
 	}
 	if _, err := gem.ProbeV3D(c); !errors.Is(err, gem.ErrNoVideoCoreIV) {
 		t.Errorf("no-V3D probe: %v", err)
@@ -207,27 +196,27 @@ func TestPermissionsAndMaster(t *testing.T) {
 	// DRM_MASTER ioctls: EACCES for a non-master (checked before the
 	// missing display is noticed).
 	var pf uapi.ModeCrtcPageFlip
-	wantErrno(t, "PAGE_FLIP not master", ioctl(second, uapi.IoctlModePageFlip, &pf), syscall.EACCES)
-	wantErrno(t, "PAGE_FLIP master", ioctl(first, uapi.IoctlModePageFlip, &pf), syscall.EOPNOTSUPP)
+	simtest.WantErrno(t, "PAGE_FLIP not master", simtest.Ioctl(second, uapi.IoctlModePageFlip, &pf), syscall.EACCES)
+	simtest.WantErrno(t, "PAGE_FLIP master", simtest.Ioctl(first, uapi.IoctlModePageFlip, &pf), syscall.EOPNOTSUPP)
 	// SET_MASTER by a file that never was master, as a user: EACCES; as
 	// root: EBUSY while another is master.
-	wantErrno(t, "SET_MASTER user", second.Ioctl(uapi.IoctlSetMaster, nil), syscall.EACCES)
+	simtest.WantErrno(t, "SET_MASTER user", second.Ioctl(uapi.IoctlSetMaster, nil), syscall.EACCES)
 	root, _ := d.OpenWith(sim.OpenOptions{Root: true})
 	defer root.Close()
-	wantErrno(t, "SET_MASTER root", root.Ioctl(uapi.IoctlSetMaster, nil), syscall.EBUSY)
+	simtest.WantErrno(t, "SET_MASTER root", root.Ioctl(uapi.IoctlSetMaster, nil), syscall.EBUSY)
 	// DROP_MASTER by a non-master is EINVAL; the master drops and
 	// takes it back (it was master before).
-	wantErrno(t, "DROP_MASTER not master", root.Ioctl(uapi.IoctlDropMaster, nil), syscall.EINVAL)
-	wantErrno(t, "DROP_MASTER", first.Ioctl(uapi.IoctlDropMaster, nil), 0)
-	wantErrno(t, "SET_MASTER again", first.Ioctl(uapi.IoctlSetMaster, nil), 0)
+	simtest.WantErrno(t, "DROP_MASTER not master", root.Ioctl(uapi.IoctlDropMaster, nil), syscall.EINVAL)
+	simtest.WantErrno(t, "DROP_MASTER", first.Ioctl(uapi.IoctlDropMaster, nil), 0)
+	simtest.WantErrno(t, "SET_MASTER again", first.Ioctl(uapi.IoctlSetMaster, nil), 0)
 	// Closing the master frees the role.
 	first.Close()
-	wantErrno(t, "SET_MASTER after close", root.Ioctl(uapi.IoctlSetMaster, nil), 0)
+	simtest.WantErrno(t, "SET_MASTER after close", root.Ioctl(uapi.IoctlSetMaster, nil), 0)
 
 	// GET_HANG_STATE is root only.
 	var hs uapi.GetHangState
-	wantErrno(t, "GET_HANG_STATE user", ioctl(second, uapi.IoctlGetHangState, &hs), syscall.EACCES)
-	wantErrno(t, "GET_HANG_STATE root", ioctl(root, uapi.IoctlGetHangState, &hs), syscall.ENOENT)
+	simtest.WantErrno(t, "GET_HANG_STATE user", simtest.Ioctl(second, uapi.IoctlGetHangState, &hs), syscall.EACCES)
+	simtest.WantErrno(t, "GET_HANG_STATE root", simtest.Ioctl(root, uapi.IoctlGetHangState, &hs), syscall.ENOENT)
 
 	// A render node: vc4 and render-allowed core ioctls only, never master.
 	r, err := d.OpenWith(sim.OpenOptions{Render: true})
@@ -239,10 +228,10 @@ func TestPermissionsAndMaster(t *testing.T) {
 		t.Fatalf("GET_PARAM on a render node: %v", err)
 	}
 	var res uapi.ModeCardRes
-	wantErrno(t, "GETRESOURCES on a render node", ioctl(r, uapi.IoctlModeGetResources, &res), syscall.EACCES)
+	simtest.WantErrno(t, "GETRESOURCES on a render node", simtest.Ioctl(r, uapi.IoctlModeGetResources, &res), syscall.EACCES)
 	var dumb uapi.ModeCreateDumb
-	wantErrno(t, "CREATE_DUMB on a render node", ioctl(r, uapi.IoctlModeCreateDumb, &dumb), syscall.EACCES)
-	wantErrno(t, "SET_MASTER on a render node", r.Ioctl(uapi.IoctlSetMaster, nil), syscall.EACCES)
+	simtest.WantErrno(t, "CREATE_DUMB on a render node", simtest.Ioctl(r, uapi.IoctlModeCreateDumb, &dumb), syscall.EACCES)
+	simtest.WantErrno(t, "SET_MASTER on a render node", r.Ioctl(uapi.IoctlSetMaster, nil), syscall.EACCES)
 
 	// Another program holds master.
 	d2 := newDevice(t, sim.Options{Faults: sim.Faults{MasterHeldElsewhere: true}})
@@ -250,33 +239,33 @@ func TestPermissionsAndMaster(t *testing.T) {
 	if c2.IsMaster() {
 		t.Fatal("master although another program holds it")
 	}
-	wantErrno(t, "PAGE_FLIP", ioctl(c2, uapi.IoctlModePageFlip, &pf), syscall.EACCES)
+	simtest.WantErrno(t, "PAGE_FLIP", simtest.Ioctl(c2, uapi.IoctlModePageFlip, &pf), syscall.EACCES)
 	root2, _ := d2.OpenWith(sim.OpenOptions{Root: true})
 	defer root2.Close()
-	wantErrno(t, "SET_MASTER root, master elsewhere", root2.Ioctl(uapi.IoctlSetMaster, nil), syscall.EBUSY)
+	simtest.WantErrno(t, "SET_MASTER root, master elsewhere", root2.Ioctl(uapi.IoctlSetMaster, nil), syscall.EBUSY)
 }
 
 // Close frees what the file owned; a closed file answers EBADF.
 func TestCloseFreesEverything(t *testing.T) {
 	d := newDevice(t, sim.Options{})
 	keep := open(t, d) // keeps the binner BO alive so the count is stable
-	createBO(t, keep, 4096)
+	simrig.AllocBO(t, keep, 4096)
 	before, _, _ := d.Pool().Stats()
 	c, _ := d.Open()
 	for i := 0; i < 10; i++ {
-		createBO(t, c, 64*1024)
+		simrig.AllocBO(t, c, 64*1024)
 	}
 	id, err := gem.CreatePerfmon(c, []uint8{1})
 	if err != nil || id == 0 {
 		t.Fatal(err)
 	}
 	c.Close()
-	wantErrno(t, "ioctl after close", c.Ioctl(uapi.IoctlGetParam, unsafe.Pointer(&uapi.GetParam{})), syscall.EBADF)
-	wantErrno(t, "close twice", c.Close(), syscall.EBADF)
+	simtest.WantErrno(t, "ioctl after close", c.Ioctl(uapi.IoctlGetParam, unsafe.Pointer(&uapi.GetParam{})), syscall.EBADF)
+	simtest.WantErrno(t, "close twice", c.Close(), syscall.EBADF)
 	// The BOs went to the kernel's BO cache: purge it by asking for more
 	// than is free, then the pool is back where it was.
 	hog := uapi.CreateBO{Size: d.Pool().Size() - before}
-	_ = ioctl(keep, uapi.IoctlCreateBO, &hog)
+	_ = simtest.Ioctl(keep, uapi.IoctlCreateBO, &hog)
 	if hog.Handle != 0 {
 		drm.CloseHandle(keep, hog.Handle)
 	}
@@ -293,18 +282,18 @@ func TestCloseFreesEverything(t *testing.T) {
 func TestCMAExhaustedFault(t *testing.T) {
 	d := newDevice(t, sim.Options{Faults: sim.Faults{CMAExhaustedAt: 4}})
 	c := open(t, d)
-	createBO(t, c, 4096)       // allocations 1 (binner) and 2
-	h3 := createBO(t, c, 4096) // 3
+	simrig.AllocBO(t, c, 4096)       // allocations 1 (binner) and 2
+	h3 := simrig.AllocBO(t, c, 4096) // 3
 	arg := uapi.CreateBO{Size: 4096}
-	err := ioctl(c, uapi.IoctlCreateBO, &arg)
-	wantErrno(t, "4th allocation", err, syscall.ENOMEM)
+	err := simtest.Ioctl(c, uapi.IoctlCreateBO, &arg)
+	simtest.WantErrno(t, "4th allocation", err, syscall.ENOMEM)
 	_, err = gem.AllocBO(c, 4096)
 	if !strings.Contains(err.Error(), "CMA") {
 		t.Fatalf("gem's error has no CMA hint: %v", err)
 	}
 	// A freed BO is reused from the kernel's cache without CMA.
-	wantErrno(t, "close", drm.CloseHandle(c, h3), 0)
-	createBO(t, c, 4096)
+	simtest.WantErrno(t, "close", drm.CloseHandle(c, h3), 0)
+	simrig.AllocBO(t, c, 4096)
 }
 
 // The trace records each ioctl with its bytes and the kernel's reason.
@@ -317,9 +306,9 @@ func TestTrace(t *testing.T) {
 		return buf.Write(p)
 	})})
 	c := open(t, d)
-	createBO(t, c, 4096)
+	simrig.AllocBO(t, c, 4096)
 	arg := uapi.CreateBO{Size: 0}
-	_ = ioctl(c, uapi.IoctlCreateBO, &arg)
+	_ = simtest.Ioctl(c, uapi.IoctlCreateBO, &arg)
 	mu.Lock()
 	out := buf.String()
 	mu.Unlock()
@@ -367,7 +356,7 @@ func TestWaits(t *testing.T) {
 	d := newDevice(t, sim.Options{GPU: g})
 	a, b := open(t, d), open(t, d)
 	const size = 64 * 1024
-	ha, hb := createBO(t, a, size), createBO(t, b, size)
+	ha, hb := simrig.AllocBO(t, a, size), simrig.AllocBO(t, b, size)
 	s1 := clearBO(t, a, ha, size, 1)
 	s2 := clearBO(t, b, hb, size, 2)
 	if s1 != 1 || s2 != 2 {
@@ -375,9 +364,9 @@ func TestWaits(t *testing.T) {
 	}
 	for _, ns := range []uint64{0, 1, uint64(time.Millisecond)} {
 		w := uapi.WaitSeqno{Seqno: s1, TimeoutNs: ns}
-		wantErrno(t, "WAIT_SEQNO while running", ioctl(a, uapi.IoctlWaitSeqno, &w), syscall.ETIME)
+		simtest.WantErrno(t, "WAIT_SEQNO while running", simtest.Ioctl(a, uapi.IoctlWaitSeqno, &w), syscall.ETIME)
 		wb := uapi.WaitBO{Handle: hb, TimeoutNs: ns}
-		wantErrno(t, "WAIT_BO while running", ioctl(b, uapi.IoctlWaitBO, &wb), syscall.ETIME)
+		simtest.WantErrno(t, "WAIT_BO while running", simtest.Ioctl(b, uapi.IoctlWaitBO, &wb), syscall.ETIME)
 		if wb.TimeoutNs != 0 {
 			t.Errorf("WAIT_BO timeout left %d after timing out", wb.TimeoutNs)
 		}
@@ -385,21 +374,21 @@ func TestWaits(t *testing.T) {
 	done := make(chan error)
 	go func() {
 		w := uapi.WaitSeqno{Seqno: s2, TimeoutNs: math.MaxUint64}
-		done <- ioctl(b, uapi.IoctlWaitSeqno, &w)
+		done <- simtest.Ioctl(b, uapi.IoctlWaitSeqno, &w)
 	}()
 	g.gate <- struct{}{}
 	w := uapi.WaitSeqno{Seqno: s1, TimeoutNs: uint64(time.Minute)}
-	wantErrno(t, "WAIT_SEQNO job 1", ioctl(a, uapi.IoctlWaitSeqno, &w), 0)
+	simtest.WantErrno(t, "WAIT_SEQNO job 1", simtest.Ioctl(a, uapi.IoctlWaitSeqno, &w), 0)
 	select {
 	case err := <-done:
 		t.Fatalf("waiting for job 2 returned %v before it ran", err)
 	case <-time.After(10 * time.Millisecond):
 	}
 	g.gate <- struct{}{}
-	wantErrno(t, "WAIT_SEQNO forever", <-done, 0)
+	simtest.WantErrno(t, "WAIT_SEQNO forever", <-done, 0)
 	// Old seqnos and 0 return at once.
 	w = uapi.WaitSeqno{Seqno: 0}
-	wantErrno(t, "WAIT_SEQNO 0", ioctl(a, uapi.IoctlWaitSeqno, &w), 0)
+	simtest.WantErrno(t, "WAIT_SEQNO 0", simtest.Ioctl(a, uapi.IoctlWaitSeqno, &w), 0)
 }
 
 // A hung job is force-completed (it looks finished) and its state is kept
@@ -413,35 +402,35 @@ func TestHangState(t *testing.T) {
 	}
 	defer root.Close()
 	const size = 64 * 1024
-	h := createBO(t, root, size)
+	h := simrig.AllocBO(t, root, size)
 	g.gate <- struct{}{}
 	seq := clearBO(t, root, h, size, 5)
 	w := uapi.WaitSeqno{Seqno: seq, TimeoutNs: math.MaxUint64}
-	wantErrno(t, "hung job completes", ioctl(root, uapi.IoctlWaitSeqno, &w), 0)
+	simtest.WantErrno(t, "hung job completes", simtest.Ioctl(root, uapi.IoctlWaitSeqno, &w), 0)
 
 	// Too small an array: only the count comes back.
 	var hs uapi.GetHangState
-	wantErrno(t, "count", ioctl(root, uapi.IoctlGetHangState, &hs), 0)
+	simtest.WantErrno(t, "count", simtest.Ioctl(root, uapi.IoctlGetHangState, &hs), 0)
 	// The job's BO and the kernel's render-list BO (no bin CL, no exec BO).
 	if hs.BOCount != 2 {
 		t.Fatalf("hang state has %d BOs, want 2", hs.BOCount)
 	}
 	bos := make([]uapi.GetHangStateBO, hs.BOCount)
-	hs = uapi.GetHangState{BO: ptr(t, bos), BOCount: uint32(len(bos))}
-	wantErrno(t, "read", ioctl(root, uapi.IoctlGetHangState, &hs), 0)
+	hs = uapi.GetHangState{BO: simtest.Ptr(t, bos), BOCount: uint32(len(bos))}
+	simtest.WantErrno(t, "read", simtest.Ioctl(root, uapi.IoctlGetHangState, &hs), 0)
 	if hs.StartRender == 0 || hs.Ct1ca != hs.StartRender+5 || bos[0].Size != size || bos[0].Handle == h || bos[0].Handle == 0 {
 		t.Fatalf("hang state %+v, BOs %+v", hs, bos)
 	}
 	// The handle names the same memory as h.
-	m1 := mapBO(t, root, h, size)
-	m2 := mapBO(t, root, bos[0].Handle, size)
+	m1 := simrig.MapBO(t, root, h, size)
+	m2 := simrig.MapBO(t, root, bos[0].Handle, size)
 	m1[0] = 0x5a
 	if m2[0] != 0x5a {
 		t.Fatal("the hang state's handle is another BO")
 	}
 	// Reading consumed it.
 	var again uapi.GetHangState
-	wantErrno(t, "read again", ioctl(root, uapi.IoctlGetHangState, &again), syscall.ENOENT)
+	simtest.WantErrno(t, "read again", simtest.Ioctl(root, uapi.IoctlGetHangState, &again), syscall.ENOENT)
 }
 
 // A perfmon accumulates the events its jobs count.
@@ -456,7 +445,7 @@ func TestPerfmonCounts(t *testing.T) {
 		t.Fatal(err)
 	}
 	const size = 64 * 1024
-	h := createBO(t, c, size)
+	h := simrig.AllocBO(t, c, size)
 	handles := []uint32{h}
 	for i := 0; i < 2; i++ {
 		g.gate <- struct{}{}
@@ -464,11 +453,11 @@ func TestPerfmonCounts(t *testing.T) {
 			ColorWrite: uapi.SubmitRCLSurface{HIndex: 0, Bits: 1 << 2}, ColorRead: uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
 			ZSRead: uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent}, ZSWrite: uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
 			MSAAColorWrite: uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent}, MSAAZSWrite: uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
-			BOHandles: ptr(t, handles), BOHandleCount: 1, Width: 64, Height: 64, PerfmonID: pm.ID(), Flags: uapi.SubmitUseClearColor,
+			BOHandles: simtest.Ptr(t, handles), BOHandleCount: 1, Width: 64, Height: 64, PerfmonID: pm.ID(), Flags: uapi.SubmitUseClearColor,
 		}
-		wantErrno(t, "submit", gem.Submit(c, &s), 0)
+		simtest.WantErrno(t, "submit", gem.Submit(c, &s), 0)
 		w := uapi.WaitSeqno{Seqno: s.Seqno, TimeoutNs: math.MaxUint64}
-		wantErrno(t, "wait", gem.WaitForSeqno(c, &w), 0)
+		simtest.WantErrno(t, "wait", gem.WaitForSeqno(c, &w), 0)
 	}
 	v, err := pm.Values()
 	if err != nil || v[0] != 6 || v[1] != 14 {
@@ -550,7 +539,7 @@ func TestDisplaySeam(t *testing.T) {
 		t.Fatalf("ADDFB2: %d %v", fb, err)
 	}
 	// The framebuffer's reference keeps the BO after its handle goes.
-	wantErrno(t, "destroy dumb", drm.DestroyDumb(c, db.Handle), 0)
+	simtest.WantErrno(t, "destroy dumb", drm.DestroyDumb(c, db.Handle), 0)
 	if disp.bo.Bytes() == nil {
 		t.Fatal("the framebuffer's BO was freed under it")
 	}
@@ -570,7 +559,7 @@ func TestDisplaySeam(t *testing.T) {
 		t.Fatalf("non-blocking read with no event: %v", err)
 	}
 	flip := uapi.ModeCrtcPageFlip{CrtcID: 7, FbID: fb, Flags: uapi.PageFlipEvent, UserData: 0xfeed}
-	wantErrno(t, "PAGE_FLIP", drm.PageFlip(c, &flip), 0)
+	simtest.WantErrno(t, "PAGE_FLIP", drm.PageFlip(c, &flip), 0)
 	if !readable() {
 		t.Fatal("not readable with an event pending")
 	}
@@ -597,7 +586,7 @@ func TestDisplaySeam(t *testing.T) {
 		got <- n
 	}()
 	simtest.Reached(t, "a blocking read", func() bool { return c.Readers() > 0 }, got)
-	wantErrno(t, "PAGE_FLIP", drm.PageFlip(c, &flip), 0)
+	simtest.WantErrno(t, "PAGE_FLIP", drm.PageFlip(c, &flip), 0)
 	if n := <-got; n != int(unsafe.Sizeof(uapi.EventVblank{})) {
 		t.Fatalf("blocking read got %d bytes", n)
 	}
@@ -614,8 +603,8 @@ func TestDisplaySeam(t *testing.T) {
 func TestCloseDeviceBeforeFile(t *testing.T) {
 	d := newDevice(t, sim.Options{})
 	c := open(t, d)
-	h := createBO(t, c, 4096)
-	m := mapBO(t, c, h, 4096)
+	h := simrig.AllocBO(t, c, 4096)
+	m := simrig.MapBO(t, c, h, 4096)
 	off, err := gem.MapOffset(c, h)
 	if err != nil {
 		t.Fatal(err)
@@ -628,9 +617,9 @@ func TestCloseDeviceBeforeFile(t *testing.T) {
 		t.Fatal("mapping lost its contents")
 	}
 	err = drm.CloseHandle(c, h)
-	wantErrno(t, "GEM_CLOSE after the device closed", err, syscall.ENODEV)
+	simtest.WantErrno(t, "GEM_CLOSE after the device closed", err, syscall.ENODEV)
 	_, err = c.Mmap(off, 4096, syscall.PROT_READ)
-	wantErrno(t, "mmap after the device closed", err, syscall.ENODEV)
+	simtest.WantErrno(t, "mmap after the device closed", err, syscall.ENODEV)
 	if err := c.Close(); err != nil {
 		t.Fatalf("closing a file after its device: %v", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/vccube/vccube/drm"
+	"github.com/vccube/vccube/internal/simrig"
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/sim/display"
 	"github.com/vccube/vccube/sim/internal/simtest"
@@ -42,14 +43,7 @@ func newFlipRig(t *testing.T, clock display.ClockMode) *flipRig {
 	t.Cleanup(func() { r.disp.Close() })
 	r.dev = newDevice(t, sim.Options{GPU: r.g, Display: r.disp})
 	r.c = open(t, r.dev)
-	res, err := drm.GetResources(r.c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := drm.GetConnector(r.c, res.Connectors[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, conn := simrig.FirstConnector(t, r.c)
 	r.crtc, r.conn = res.CRTCs[0], conn.ID
 	for _, m := range conn.Modes {
 		if m.Hdisplay <= 1024 { // clearBO's target is 1024 pixels wide
@@ -65,7 +59,7 @@ func newFlipRig(t *testing.T, clock display.ClockMode) *flipRig {
 func (r *flipRig) fb(t *testing.T, clear uint32) uint32 {
 	w, h := uint32(r.mode.Hdisplay), uint32(r.mode.Vdisplay)
 	size := uint32(1024 * 4 * h) // clearBO's 1024-pixel-wide target
-	bo := createBO(t, r.c, size)
+	bo := simrig.AllocBO(t, r.c, size)
 	clearBO(t, r.c, bo, size, clear)
 	id, err := drm.AddFramebuffer(r.c, w, h, uapi.FormatXRGB8888, bo, 1024*4, uapi.FormatModLinear)
 	if err != nil {
@@ -169,7 +163,7 @@ func TestFlipReturnsBeforeRenderUnderRealClock(t *testing.T) {
 	if err := r.disp.ReadScanout(&fr); err != nil || binary.LittleEndian.Uint32(fr.Data) != 0xff112233 {
 		t.Errorf("the screen changed before the render finished (%v)", err)
 	}
-	wantErrno(t, "a second PAGE_FLIP while the first waits for its render",
+	simtest.WantErrno(t, "a second PAGE_FLIP while the first waits for its render",
 		drm.PageFlip(c, &uapi.ModeCrtcPageFlip{CrtcID: r.crtc, FbID: first}), syscall.EBUSY)
 
 	// The GPU runs the job: the flip lands at a vblank after it.

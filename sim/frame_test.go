@@ -11,6 +11,7 @@ import (
 	"github.com/vccube/vccube/cl/shaderrec"
 	"github.com/vccube/vccube/cl/uniforms"
 	"github.com/vccube/vccube/gem"
+	"github.com/vccube/vccube/internal/simrig"
 	"github.com/vccube/vccube/shaders/qpu"
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/sim/hw"
@@ -59,9 +60,9 @@ func newFrame(t testing.TB, c uapi.Conn, width, height int) *frame {
 		a.I()
 	}
 	vs, cs := shader(t, c, vsCS), shader(t, c, vsCS)
-	vbo := createBO(t, c, 4096)
-	color := createBO(t, c, uint32(width*height*4))
-	zs := createBO(t, c, uint32((width+31)/32*32*4*((height+31)/32*32)))
+	vbo := simrig.AllocBO(t, c, 4096)
+	color := simrig.AllocBO(t, c, uint32(width*height*4))
+	zs := simrig.AllocBO(t, c, uint32((width+31)/32*32*4*((height+31)/32*32)))
 
 	tx, ty, err := bincl.Tiles(width, height, false)
 	if err != nil {

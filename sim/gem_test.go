@@ -11,8 +11,10 @@ import (
 	"github.com/vccube/vccube/cl"
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/gem"
+	"github.com/vccube/vccube/internal/simrig"
 	"github.com/vccube/vccube/shaders/qpu"
 	"github.com/vccube/vccube/sim"
+	"github.com/vccube/vccube/sim/internal/simtest"
 	"github.com/vccube/vccube/sim/kernel"
 	"github.com/vccube/vccube/sim/kernel/cleargpu"
 	"github.com/vccube/vccube/uapi"
@@ -24,18 +26,18 @@ import (
 func TestHandles(t *testing.T) {
 	d := newDevice(t, sim.Options{})
 	a, b := open(t, d), open(t, d)
-	h1, h2, h3 := createBO(t, a, 1), createBO(t, a, 4097), createBO(t, a, 4096)
+	h1, h2, h3 := simrig.AllocBO(t, a, 1), simrig.AllocBO(t, a, 4097), simrig.AllocBO(t, a, 4096)
 	if h1 != 1 || h2 != 2 || h3 != 3 {
 		t.Fatalf("handles %d %d %d", h1, h2, h3)
 	}
-	if hb := createBO(t, b, 1); hb != 1 {
+	if hb := simrig.AllocBO(t, b, 1); hb != 1 {
 		t.Fatalf("another file's first handle is %d", hb)
 	}
-	wantErrno(t, "close 2", drm.CloseHandle(a, h2), 0)
-	if h := createBO(t, a, 1); h != 2 {
+	simtest.WantErrno(t, "close 2", drm.CloseHandle(a, h2), 0)
+	if h := simrig.AllocBO(t, a, 1); h != 2 {
 		t.Fatalf("lowest free handle not reused: %d", h)
 	}
-	wantErrno(t, "close unknown", drm.CloseHandle(a, 99), syscall.EINVAL)
+	simtest.WantErrno(t, "close unknown", drm.CloseHandle(a, 99), syscall.EINVAL)
 	bo, err := a.LookupBO(h3)
 	if err != nil {
 		t.Fatal(err)
@@ -60,10 +62,10 @@ func TestBOCacheExpiry(t *testing.T) {
 	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
 	d := newDevice(t, sim.Options{Now: clock})
 	c := open(t, d)
-	createBO(t, c, 4096) // the binner BO stays
-	h := createBO(t, c, 64*1024)
+	simrig.AllocBO(t, c, 4096) // the binner BO stays
+	h := simrig.AllocBO(t, c, 64*1024)
 	used0, _, _ := d.Pool().Stats()
-	wantErrno(t, "close", drm.CloseHandle(c, h), 0)
+	simtest.WantErrno(t, "close", drm.CloseHandle(c, h), 0)
 	if used, _, _ := d.Pool().Stats(); used != used0 {
 		t.Fatalf("the freed BO left the pool at once (%d -> %d): not cached", used0, used)
 	}
@@ -71,14 +73,14 @@ func TestBOCacheExpiry(t *testing.T) {
 		t.Fatalf("cache not in the statistics: %+v", stats)
 	}
 	advance(500 * time.Millisecond)
-	h2 := createBO(t, c, 4096)
-	wantErrno(t, "close", drm.CloseHandle(c, h2), 0) // a free runs the expiry
+	h2 := simrig.AllocBO(t, c, 4096)
+	simtest.WantErrno(t, "close", drm.CloseHandle(c, h2), 0) // a free runs the expiry
 	if !hasLabel(d.Kernel().Stats(), "kernel BO cache", 2) {
 		t.Fatalf("a half-second-old BO was dropped from the cache: %+v", d.Kernel().Stats())
 	}
 	advance(time.Second)
-	h3 := createBO(t, c, 8192)
-	wantErrno(t, "close", drm.CloseHandle(c, h3), 0)
+	h3 := simrig.AllocBO(t, c, 8192)
+	simtest.WantErrno(t, "close", drm.CloseHandle(c, h3), 0)
 	// The BOs freed 1.5 s and 1 s ago are gone; the new one stays.
 	if !hasLabel(d.Kernel().Stats(), "kernel BO cache", 1) {
 		t.Fatalf("expired BOs still cached: %+v", d.Kernel().Stats())
@@ -102,26 +104,26 @@ func hasLabel(stats []kernel.LabelStats, name string, count int) bool {
 func TestPurgeOrder(t *testing.T) {
 	d := newDevice(t, sim.Options{CMASize: 20 << 20})
 	c := open(t, d)
-	createBO(t, c, 4096) // 16 MiB binner + 1 page
+	simrig.AllocBO(t, c, 4096) // 16 MiB binner + 1 page
 	const mib = 1 << 20
 	// Pool: [binner 16 MiB][page][purgeable 1 MiB][cached 1 MiB][free].
-	purgeable := createBO(t, c, mib)
-	cached := createBO(t, c, mib)
-	wantErrno(t, "close", drm.CloseHandle(c, cached), 0)
+	purgeable := simrig.AllocBO(t, c, mib)
+	cached := simrig.AllocBO(t, c, mib)
+	simtest.WantErrno(t, "close", drm.CloseHandle(c, cached), 0)
 	madvise(t, c, purgeable, uapi.MadvDontNeed)
 	if !hasLabel(d.Kernel().Stats(), "userspace BO cache", 1) {
 		t.Fatalf("the DONTNEED BO is not in the statistics: %+v", d.Kernel().Stats())
 	}
 	_, free, _ := d.Pool().Stats()
 	// A BO that fits once the cached one is gone: the purgeable one stays.
-	big := createBO(t, c, free+mib)
+	big := simrig.AllocBO(t, c, free+mib)
 	if !madvise(t, c, purgeable, uapi.MadvDontNeed) {
 		t.Fatal("the DONTNEED BO was purged although dropping the cache sufficed")
 	}
-	wantErrno(t, "close", drm.CloseHandle(c, big), 0)
+	simtest.WantErrno(t, "close", drm.CloseHandle(c, big), 0)
 	// Everything past the first page: only dropping the cache and
 	// purging make room.
-	createBO(t, c, d.Pool().Size()-16*mib-4096)
+	simrig.AllocBO(t, c, d.Pool().Size()-16*mib-4096)
 	if madvise(t, c, purgeable, uapi.MadvWillNeed) {
 		t.Fatal("the DONTNEED BO survived exhaustion")
 	}
@@ -199,14 +201,14 @@ func TestBinnerSlotsWait(t *testing.T) {
 		g.gate <- struct{}{}
 	}
 	w := uapi.WaitSeqno{Seqno: 33, TimeoutNs: math.MaxUint64}
-	wantErrno(t, "wait", gem.WaitForSeqno(c, &w), 0)
+	simtest.WantErrno(t, "wait", gem.WaitForSeqno(c, &w), 0)
 }
 
 // mmap's rules (drm_gem_mmap, vc4_gem_object_mmap).
 func TestMmapRules(t *testing.T) {
 	d := newDevice(t, sim.Options{})
 	a, b := open(t, d), open(t, d)
-	h := createBO(t, a, 8192)
+	h := simrig.AllocBO(t, a, 8192)
 	off := mustOffset(t, a, h)
 	rw := unix.PROT_READ | unix.PROT_WRITE
 	if _, err := b.Mmap(off, 4096, rw); !errors.Is(err, syscall.EACCES) {
@@ -244,7 +246,7 @@ func TestMmapRules(t *testing.T) {
 func TestPrime(t *testing.T) {
 	d := newDevice(t, sim.Options{})
 	a, b := open(t, d), open(t, d)
-	h := createBO(t, a, 4096)
+	h := simrig.AllocBO(t, a, 4096)
 	fd, err := drm.PrimeHandleToFD(a, h, uapi.CloExec|uapi.ReadWrite)
 	if err != nil {
 		t.Fatal(err)
@@ -257,7 +259,7 @@ func TestPrime(t *testing.T) {
 	if again, _ := drm.PrimeFDToHandle(b, fd); again != hb {
 		t.Errorf("importing twice gave handles %d and %d", hb, again)
 	}
-	ma, mb := mapBO(t, a, h, 4096), mapBO(t, b, hb, 4096)
+	ma, mb := simrig.MapBO(t, a, h, 4096), simrig.MapBO(t, b, hb, 4096)
 	ma[100] = 0x77
 	if mb[100] != 0x77 {
 		t.Fatal("the imported handle is another BO")
@@ -276,9 +278,9 @@ func TestPrime(t *testing.T) {
 	}
 	var bad uapi.PrimeHandle
 	bad = uapi.PrimeHandle{Handle: h, Flags: 0x100}
-	wantErrno(t, "bad flags", ioctl(a, uapi.IoctlPrimeHandleToFD, &bad), syscall.EINVAL)
+	simtest.WantErrno(t, "bad flags", simtest.Ioctl(a, uapi.IoctlPrimeHandleToFD, &bad), syscall.EINVAL)
 	bad = uapi.PrimeHandle{Handle: 99}
-	wantErrno(t, "unknown handle", ioctl(a, uapi.IoctlPrimeHandleToFD, &bad), syscall.ENOENT)
+	simtest.WantErrno(t, "unknown handle", simtest.Ioctl(a, uapi.IoctlPrimeHandleToFD, &bad), syscall.ENOENT)
 	if _, err := drm.PrimeFDToHandle(a, 1<<20); !errors.Is(err, syscall.EBADF) {
 		t.Errorf("import of a bad fd: %v, want EBADF", err)
 	}
@@ -302,7 +304,7 @@ func TestDumbBuffers(t *testing.T) {
 	for _, bad := range []uapi.ModeCreateDumb{{Width: 0, Height: 1, Bpp: 32}, {Width: 1, Height: 1, Bpp: 0},
 		{Width: 1 << 31, Height: 1, Bpp: 32}, {Width: 1 << 16, Height: 1 << 16, Bpp: 32}} {
 		arg := bad
-		wantErrno(t, "bad dumb", ioctl(c, uapi.IoctlModeCreateDumb, &arg), syscall.EINVAL)
+		simtest.WantErrno(t, "bad dumb", simtest.Ioctl(c, uapi.IoctlModeCreateDumb, &arg), syscall.EINVAL)
 	}
 	off, err := drm.MapDumb(c, db.Handle)
 	if err != nil || off%4096 != 0 {
@@ -316,40 +318,40 @@ func TestDumbBuffers(t *testing.T) {
 	c.Munmap(m)
 	var md uapi.ModeMapDumb
 	md.Handle = 99
-	wantErrno(t, "MAP_DUMB unknown", ioctl(c, uapi.IoctlModeMapDumb, &md), syscall.ENOENT)
-	wantErrno(t, "DESTROY_DUMB", drm.DestroyDumb(c, db.Handle), 0)
+	simtest.WantErrno(t, "MAP_DUMB unknown", simtest.Ioctl(c, uapi.IoctlModeMapDumb, &md), syscall.ENOENT)
+	simtest.WantErrno(t, "DESTROY_DUMB", drm.DestroyDumb(c, db.Handle), 0)
 	var dd uapi.ModeDestroyDumb
 	dd.Handle = db.Handle
-	wantErrno(t, "DESTROY_DUMB twice", ioctl(c, uapi.IoctlModeDestroyDumb, &dd), syscall.EINVAL)
+	simtest.WantErrno(t, "DESTROY_DUMB twice", simtest.Ioctl(c, uapi.IoctlModeDestroyDumb, &dd), syscall.EINVAL)
 }
 
 // GEM_MADVISE's argument checks, and LABEL_BO's NUL rule.
 func TestMadviseAndLabelArguments(t *testing.T) {
 	d := newDevice(t, sim.Options{})
 	c := open(t, d)
-	h := createBO(t, c, 4096)
+	h := simrig.AllocBO(t, c, 4096)
 	for _, a := range []uapi.GemMadvise{{Handle: h, Madv: 2}, {Handle: h, Pad: 1}} {
 		arg := a
-		wantErrno(t, "madvise", ioctl(c, uapi.IoctlGemMadvise, &arg), syscall.EINVAL)
+		simtest.WantErrno(t, "madvise", simtest.Ioctl(c, uapi.IoctlGemMadvise, &arg), syscall.EINVAL)
 	}
 	arg := uapi.GemMadvise{Handle: 99}
-	wantErrno(t, "madvise unknown", ioctl(c, uapi.IoctlGemMadvise, &arg), syscall.ENOENT)
+	simtest.WantErrno(t, "madvise unknown", simtest.Ioctl(c, uapi.IoctlGemMadvise, &arg), syscall.ENOENT)
 
 	// strndup_user(name, len + 1): a name with no NUL within len + 1
 	// bytes is EINVAL; the label is the string up to the NUL.
 	name := []byte("abcdefgh")
-	l := uapi.LabelBO{Handle: h, Len: 4, Name: ptr(t, name)}
-	wantErrno(t, "label without NUL", ioctl(c, uapi.IoctlLabelBO, &l), syscall.EINVAL)
+	l := uapi.LabelBO{Handle: h, Len: 4, Name: simtest.Ptr(t, name)}
+	simtest.WantErrno(t, "label without NUL", simtest.Ioctl(c, uapi.IoctlLabelBO, &l), syscall.EINVAL)
 	name = []byte("ab\x00defgh")
-	l = uapi.LabelBO{Handle: h, Len: 4, Name: ptr(t, name)}
-	wantErrno(t, "label with early NUL", ioctl(c, uapi.IoctlLabelBO, &l), 0)
+	l = uapi.LabelBO{Handle: h, Len: 4, Name: simtest.Ptr(t, name)}
+	simtest.WantErrno(t, "label with early NUL", simtest.Ioctl(c, uapi.IoctlLabelBO, &l), 0)
 	if !hasLabel(d.Kernel().Stats(), "ab", 1) {
 		t.Fatalf("label: %+v", d.Kernel().Stats())
 	}
-	l = uapi.LabelBO{Handle: h, Len: 0, Name: ptr(t, name)}
-	wantErrno(t, "label of length 0", ioctl(c, uapi.IoctlLabelBO, &l), syscall.EINVAL)
+	l = uapi.LabelBO{Handle: h, Len: 0, Name: simtest.Ptr(t, name)}
+	simtest.WantErrno(t, "label of length 0", simtest.Ioctl(c, uapi.IoctlLabelBO, &l), syscall.EINVAL)
 	// len + 1 is u32 arithmetic in vc4_label_bo_ioctl: 0xFFFFFFFF + 1 is a
 	// count of 0, which strndup_user answers with EFAULT, whatever the name.
-	l = uapi.LabelBO{Handle: h, Len: math.MaxUint32, Name: ptr(t, name)}
-	wantErrno(t, "label of length 0xFFFFFFFF", ioctl(c, uapi.IoctlLabelBO, &l), syscall.EFAULT)
+	l = uapi.LabelBO{Handle: h, Len: math.MaxUint32, Name: simtest.Ptr(t, name)}
+	simtest.WantErrno(t, "label of length 0xFFFFFFFF", simtest.Ioctl(c, uapi.IoctlLabelBO, &l), syscall.EFAULT)
 }

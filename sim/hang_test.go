@@ -13,6 +13,7 @@ import (
 	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/sim/gpu"
+	"github.com/vccube/vccube/sim/internal/simtest"
 	"github.com/vccube/vccube/sim/kernel"
 	"github.com/vccube/vccube/uapi"
 )
@@ -285,11 +286,11 @@ func TestInterruptEachCall(t *testing.T) {
 	f := open(t, d)
 	var p uapi.GetParam
 	p.Param = uapi.ParamV3DIdent0
-	wantErrno(t, "first call", ioctl(f, uapi.IoctlGetParam, &p), syscall.EINTR)
+	simtest.WantErrno(t, "first call", simtest.Ioctl(f, uapi.IoctlGetParam, &p), syscall.EINTR)
 	if p.Value != 0 {
 		t.Error("the interrupted call wrote its result")
 	}
-	wantErrno(t, "the call again", ioctl(f, uapi.IoctlGetParam, &p), 0)
+	simtest.WantErrno(t, "the call again", simtest.Ioctl(f, uapi.IoctlGetParam, &p), 0)
 	if p.Value != uapi.V3DExpectedIdent0 {
 		t.Errorf("IDENT0 %#x", p.Value)
 	}

@@ -1,14 +1,11 @@
 package sim_test
 
 import (
-	"errors"
-	"runtime"
-	"syscall"
 	"testing"
-	"unsafe"
 
 	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/sim"
+	"github.com/vccube/vccube/sim/internal/simtest"
 	"github.com/vccube/vccube/sim/kernel/cleargpu"
 	"github.com/vccube/vccube/uapi"
 )
@@ -41,85 +38,13 @@ func open(t testing.TB, d *sim.Device) *sim.File {
 	return f
 }
 
-// ioctl issues a raw request on a Go value, as igt's do_ioctl does.
-func ioctl[T any](c uapi.Conn, req uapi.Request, arg *T) error {
-	return c.Ioctl(req, unsafe.Pointer(arg))
-}
-
-// wantErrno checks that err is the errno want (nil for success).
-func wantErrno(t testing.TB, what string, err error, want syscall.Errno) {
-	t.Helper()
-	if want == 0 {
-		if err != nil {
-			t.Fatalf("%s: %v, want success", what, err)
-		}
-		return
-	}
-	if !errors.Is(err, want) {
-		t.Fatalf("%s: %v, want %v", what, err, want)
-	}
-}
-
-// ptr returns the address of b's first byte as a uAPI pointer field, and
-// pins it for the test's lifetime.
-func ptr[T any](t testing.TB, b []T) uint64 {
-	t.Helper()
-	if len(b) == 0 {
-		return 0
-	}
-	var p runtime.Pinner
-	p.Pin(&b[0])
-	t.Cleanup(p.Unpin)
-	return uapi.UserPointer(unsafe.Pointer(&b[0]))
-}
-
-func createBO(t testing.TB, c uapi.Conn, size uint32) uint32 {
-	t.Helper()
-	h, err := gem.AllocBO(c, size)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return h
-}
-
-func mapBO(t testing.TB, c uapi.Conn, h uint32, size int) []byte {
-	t.Helper()
-	off, err := gem.MapOffset(c, h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := c.Mmap(off, size, syscall.PROT_READ|syscall.PROT_WRITE)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Munmap(b) })
-	return b
-}
-
 // clearBO submits igt's "cleared BO" job (lib/igt_vc4.c
 // igt_vc4_get_cleared_bo): no bin CL, only a colour-write surface on the
 // BO, a 1024-pixel-wide RGBA8888 target and USE_CLEAR_COLOR.
 func clearBO(t testing.TB, c uapi.Conn, h uint32, size uint32, clear uint32) uint64 {
 	t.Helper()
 	const width = 1024
-	height := size / (width * 4)
-	handles := []uint32{h}
-	s := uapi.SubmitCL{
-		ColorWrite:     uapi.SubmitRCLSurface{HIndex: 0, Bits: 1 << 2}, // RGBA8888 linear
-		ColorRead:      uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
-		ZSRead:         uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
-		ZSWrite:        uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
-		MSAAColorWrite: uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
-		MSAAZSWrite:    uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
-		BOHandles:      ptr(t, handles),
-		BOHandleCount:  1,
-		Width:          width,
-		Height:         uint16(height),
-		MaxXTile:       (width+63)/64 - 1,
-		MaxYTile:       uint8((height+63)/64 - 1),
-		ClearColor:     [2]uint32{clear, clear},
-		Flags:          uapi.SubmitUseClearColor,
-	}
+	s := simtest.ClearJob(t, []uint32{h}, width, int(size)/(width*4), clear)
 	if err := gem.Submit(c, &s); err != nil {
 		t.Fatal(err)
 	}

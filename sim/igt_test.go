@@ -10,7 +10,9 @@ import (
 
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/gem"
+	"github.com/vccube/vccube/internal/simrig"
 	"github.com/vccube/vccube/sim"
+	"github.com/vccube/vccube/sim/internal/simtest"
 	"github.com/vccube/vccube/uapi"
 )
 
@@ -23,16 +25,16 @@ func TestIGTCreateBO(t *testing.T) {
 	a, b := open(t, d), open(t, d)
 
 	t.Run("create-bo-4096", func(t *testing.T) {
-		h := createBO(t, a, 4096)
-		wantErrno(t, "GEM_CLOSE", drm.CloseHandle(a, h), 0)
+		h := simrig.AllocBO(t, a, 4096)
+		simtest.WantErrno(t, "GEM_CLOSE", drm.CloseHandle(a, h), 0)
 	})
 	t.Run("create-bo-0", func(t *testing.T) {
 		arg := uapi.CreateBO{Size: 0}
-		wantErrno(t, "CREATE_BO size 0", ioctl(a, uapi.IoctlCreateBO, &arg), syscall.EINVAL)
+		simtest.WantErrno(t, "CREATE_BO size 0", simtest.Ioctl(a, uapi.IoctlCreateBO, &arg), syscall.EINVAL)
 	})
 	t.Run("create-bo-zeroed", func(t *testing.T) {
 		const size = 3 * 4096
-		ha := createBO(t, a, size)
+		ha := simrig.AllocBO(t, a, size)
 		m, err := a.Mmap(mustOffset(t, a, ha), size, syscall.PROT_READ|syscall.PROT_WRITE)
 		if err != nil {
 			t.Fatal(err)
@@ -41,10 +43,10 @@ func TestIGTCreateBO(t *testing.T) {
 			m[i] = 0xd0
 		}
 		a.Munmap(m)
-		wantErrno(t, "GEM_CLOSE", drm.CloseHandle(a, ha), 0)
+		simtest.WantErrno(t, "GEM_CLOSE", drm.CloseHandle(a, ha), 0)
 
-		hb := createBO(t, b, size)
-		mb := mapBO(t, b, hb, size)
+		hb := simrig.AllocBO(t, b, size)
+		mb := simrig.MapBO(t, b, hb, size)
 		if i := bytes.IndexFunc(mb, func(r rune) bool { return r != 0 }); i >= 0 {
 			t.Fatalf("new BO has %#x at %d: a freed BO leaked through the cache", mb[i], i)
 		}
@@ -66,10 +68,10 @@ func TestIGTMmap(t *testing.T) {
 	c := open(t, d)
 	t.Run("mmap-bad-handle", func(t *testing.T) {
 		arg := uapi.MmapBO{Handle: 0xd0d0d0d0}
-		wantErrno(t, "MMAP_BO", ioctl(c, uapi.IoctlMmapBO, &arg), syscall.EINVAL)
+		simtest.WantErrno(t, "MMAP_BO", simtest.Ioctl(c, uapi.IoctlMmapBO, &arg), syscall.EINVAL)
 	})
 	t.Run("mmap-bo", func(t *testing.T) {
-		h := createBO(t, c, 4096)
+		h := simrig.AllocBO(t, c, 4096)
 		off := mustOffset(t, c, h)
 		if off%4096 != 0 {
 			t.Fatalf("offset %#x not page aligned (igt_vc4_mmap_bo)", off)
@@ -82,13 +84,13 @@ func TestIGTMmap(t *testing.T) {
 			t.Fatal("new BO not zeroed")
 		}
 		m[0], m[4095] = 0x12, 0x34
-		wantErrno(t, "GEM_CLOSE", drm.CloseHandle(c, h), 0)
+		simtest.WantErrno(t, "GEM_CLOSE", drm.CloseHandle(c, h), 0)
 		// The mapping outlives the handle.
 		if m[0] != 0x12 || m[4095] != 0x34 {
 			t.Fatal("mapping lost its contents after GEM_CLOSE")
 		}
 		m[1] = 1
-		wantErrno(t, "munmap", c.Munmap(m), 0)
+		simtest.WantErrno(t, "munmap", c.Munmap(m), 0)
 	})
 }
 
@@ -96,17 +98,17 @@ func TestIGTMmap(t *testing.T) {
 // strings are (the kernel reads it with strndup_user(name, len + 1)).
 func labelArg(t *testing.T, h uint32, name string) *uapi.LabelBO {
 	b := append([]byte(name), 0)
-	return &uapi.LabelBO{Handle: h, Len: uint32(len(name)), Name: ptr(t, b)}
+	return &uapi.LabelBO{Handle: h, Len: uint32(len(name)), Name: simtest.Ptr(t, b)}
 }
 
 // vc4_label_bo
 func TestIGTLabelBO(t *testing.T) {
 	d := newDevice(t, sim.Options{})
 	c := open(t, d)
-	h := createBO(t, c, 4096)
+	h := simrig.AllocBO(t, c, 4096)
 	t.Run("set-label", func(t *testing.T) {
-		wantErrno(t, "label", ioctl(c, uapi.IoctlLabelBO, labelArg(t, h, "a test label")), 0)
-		wantErrno(t, "label again", ioctl(c, uapi.IoctlLabelBO, labelArg(t, h, "a new label")), 0)
+		simtest.WantErrno(t, "label", simtest.Ioctl(c, uapi.IoctlLabelBO, labelArg(t, h, "a test label")), 0)
+		simtest.WantErrno(t, "label again", simtest.Ioctl(c, uapi.IoctlLabelBO, labelArg(t, h, "a new label")), 0)
 		found := false
 		for _, s := range d.Kernel().Stats() {
 			found = found || (s.Name == "a new label" && s.Count == 1 && s.Bytes == 4096)
@@ -116,16 +118,16 @@ func TestIGTLabelBO(t *testing.T) {
 		}
 	})
 	t.Run("set-bad-handle", func(t *testing.T) {
-		wantErrno(t, "label", ioctl(c, uapi.IoctlLabelBO, labelArg(t, h+1, "bad handle")), syscall.ENOENT)
+		simtest.WantErrno(t, "label", simtest.Ioctl(c, uapi.IoctlLabelBO, labelArg(t, h+1, "bad handle")), syscall.ENOENT)
 	})
 	t.Run("set-bad-name", func(t *testing.T) {
 		arg := uapi.LabelBO{Handle: h, Len: 1000, Name: 0}
-		wantErrno(t, "label", ioctl(c, uapi.IoctlLabelBO, &arg), syscall.EFAULT)
+		simtest.WantErrno(t, "label", simtest.Ioctl(c, uapi.IoctlLabelBO, &arg), syscall.EFAULT)
 	})
 	t.Run("set-kernel-name", func(t *testing.T) {
-		wantErrno(t, "label BCL", ioctl(c, uapi.IoctlLabelBO, labelArg(t, h, "BCL")), 0)
-		wantErrno(t, "label back", ioctl(c, uapi.IoctlLabelBO, labelArg(t, h, "a test label")), 0)
-		wantErrno(t, "label BCL again", ioctl(c, uapi.IoctlLabelBO, labelArg(t, h, "BCL")), 0)
+		simtest.WantErrno(t, "label BCL", simtest.Ioctl(c, uapi.IoctlLabelBO, labelArg(t, h, "BCL")), 0)
+		simtest.WantErrno(t, "label back", simtest.Ioctl(c, uapi.IoctlLabelBO, labelArg(t, h, "a test label")), 0)
+		simtest.WantErrno(t, "label BCL again", simtest.Ioctl(c, uapi.IoctlLabelBO, labelArg(t, h, "BCL")), 0)
 	})
 }
 
@@ -133,34 +135,34 @@ func TestIGTLabelBO(t *testing.T) {
 func TestIGTTiling(t *testing.T) {
 	d := newDevice(t, sim.Options{})
 	c := open(t, d)
-	h := createBO(t, c, 4096)
+	h := simrig.AllocBO(t, c, 4096)
 	t.Run("get-bad-handle", func(t *testing.T) {
 		arg := uapi.GetTiling{Handle: 0xd0d0d0d0}
-		wantErrno(t, "GET_TILING", ioctl(c, uapi.IoctlGetTiling, &arg), syscall.ENOENT)
+		simtest.WantErrno(t, "GET_TILING", simtest.Ioctl(c, uapi.IoctlGetTiling, &arg), syscall.ENOENT)
 	})
 	t.Run("set-bad-handle", func(t *testing.T) {
 		arg := uapi.SetTiling{Handle: 0xd0d0d0d0, Modifier: uapi.FormatModNone}
-		wantErrno(t, "SET_TILING", ioctl(c, uapi.IoctlSetTiling, &arg), syscall.ENOENT)
+		simtest.WantErrno(t, "SET_TILING", simtest.Ioctl(c, uapi.IoctlSetTiling, &arg), syscall.ENOENT)
 	})
 	t.Run("get-bad-flags", func(t *testing.T) {
 		arg := uapi.GetTiling{Handle: h, Flags: 0xd0d0d0d0}
-		wantErrno(t, "GET_TILING", ioctl(c, uapi.IoctlGetTiling, &arg), syscall.EINVAL)
+		simtest.WantErrno(t, "GET_TILING", simtest.Ioctl(c, uapi.IoctlGetTiling, &arg), syscall.EINVAL)
 	})
 	t.Run("set-bad-flags", func(t *testing.T) {
 		arg := uapi.SetTiling{Handle: h, Flags: 0xd0d0d0d0, Modifier: uapi.FormatModNone}
-		wantErrno(t, "SET_TILING", ioctl(c, uapi.IoctlSetTiling, &arg), syscall.EINVAL)
+		simtest.WantErrno(t, "SET_TILING", simtest.Ioctl(c, uapi.IoctlSetTiling, &arg), syscall.EINVAL)
 	})
 	t.Run("get-bad-modifier", func(t *testing.T) {
 		arg := uapi.GetTiling{Handle: h, Modifier: 0xd0d0d0d0}
-		wantErrno(t, "GET_TILING", ioctl(c, uapi.IoctlGetTiling, &arg), syscall.EINVAL)
+		simtest.WantErrno(t, "GET_TILING", simtest.Ioctl(c, uapi.IoctlGetTiling, &arg), syscall.EINVAL)
 	})
 	t.Run("set-bad-modifier", func(t *testing.T) {
 		arg := uapi.SetTiling{Handle: h, Modifier: 0xd0d0d0d0}
-		wantErrno(t, "SET_TILING", ioctl(c, uapi.IoctlSetTiling, &arg), syscall.EINVAL)
+		simtest.WantErrno(t, "SET_TILING", simtest.Ioctl(c, uapi.IoctlSetTiling, &arg), syscall.EINVAL)
 	})
 	t.Run("set-get", func(t *testing.T) {
 		for _, m := range []uint64{uapi.FormatModNone, uapi.FormatModBroadcomVC4TTiled, uapi.FormatModNone} {
-			wantErrno(t, "set", gem.SetBOTiling(c, h, m), 0)
+			simtest.WantErrno(t, "set", gem.SetBOTiling(c, h, m), 0)
 			got, err := gem.BOTiling(c, h)
 			if err != nil || got != m {
 				t.Fatalf("modifier %#x after setting %#x (%v)", got, m, err)
@@ -168,10 +170,10 @@ func TestIGTTiling(t *testing.T) {
 		}
 	})
 	t.Run("get-after-free", func(t *testing.T) {
-		h2 := createBO(t, c, 4096)
-		wantErrno(t, "set T", gem.SetBOTiling(c, h2, uapi.FormatModBroadcomVC4TTiled), 0)
-		wantErrno(t, "close", drm.CloseHandle(c, h2), 0)
-		h3 := createBO(t, c, 4096) // the same memory, from the kernel's BO cache
+		h2 := simrig.AllocBO(t, c, 4096)
+		simtest.WantErrno(t, "set T", gem.SetBOTiling(c, h2, uapi.FormatModBroadcomVC4TTiled), 0)
+		simtest.WantErrno(t, "close", drm.CloseHandle(c, h2), 0)
+		h3 := simrig.AllocBO(t, c, 4096) // the same memory, from the kernel's BO cache
 		got, err := gem.BOTiling(c, h3)
 		if err != nil || got != uapi.FormatModNone {
 			t.Fatalf("recycled BO reports modifier %#x (%v), want LINEAR", got, err)
@@ -183,34 +185,34 @@ func TestIGTTiling(t *testing.T) {
 func TestIGTWaitBO(t *testing.T) {
 	d := newDevice(t, sim.Options{})
 	c := open(t, d)
-	h := createBO(t, c, 4096)
+	h := simrig.AllocBO(t, c, 4096)
 	t.Run("bad-bo", func(t *testing.T) {
 		arg := uapi.WaitBO{Handle: h + 1}
-		wantErrno(t, "WAIT_BO", ioctl(c, uapi.IoctlWaitBO, &arg), syscall.EINVAL)
+		simtest.WantErrno(t, "WAIT_BO", simtest.Ioctl(c, uapi.IoctlWaitBO, &arg), syscall.EINVAL)
 	})
 	t.Run("bad-pad", func(t *testing.T) {
 		arg := uapi.WaitBO{Handle: h, Pad: 1}
-		wantErrno(t, "WAIT_BO", ioctl(c, uapi.IoctlWaitBO, &arg), syscall.EINVAL)
+		simtest.WantErrno(t, "WAIT_BO", simtest.Ioctl(c, uapi.IoctlWaitBO, &arg), syscall.EINVAL)
 	})
 	t.Run("unused-bo", func(t *testing.T) {
 		for _, ns := range []uint64{0, 1} {
 			arg := uapi.WaitBO{Handle: h, TimeoutNs: ns}
-			wantErrno(t, "WAIT_BO idle", ioctl(c, uapi.IoctlWaitBO, &arg), 0)
+			simtest.WantErrno(t, "WAIT_BO idle", simtest.Ioctl(c, uapi.IoctlWaitBO, &arg), 0)
 		}
 	})
 	t.Run("used-bo", func(t *testing.T) {
 		const size = 256 * 1024
 		for _, ns := range []uint64{0, 1, math.MaxUint64} {
-			hb := createBO(t, c, size)
+			hb := simrig.AllocBO(t, c, size)
 			clearBO(t, c, hb, size, 0xcccccccc)
 			arg := uapi.WaitBO{Handle: hb, TimeoutNs: ns}
-			err := ioctl(c, uapi.IoctlWaitBO, &arg)
+			err := simtest.Ioctl(c, uapi.IoctlWaitBO, &arg)
 			if ns != math.MaxUint64 && err != nil && !errorsIs(err, syscall.ETIME) {
 				t.Fatalf("WAIT_BO %d ns: %v, want success or ETIME", ns, err)
 			}
 			if ns == math.MaxUint64 {
-				wantErrno(t, "WAIT_BO forever", err, 0)
-				m := mapBO(t, c, hb, size)
+				simtest.WantErrno(t, "WAIT_BO forever", err, 0)
+				m := simrig.MapBO(t, c, hb, size)
 				for i := 0; i < size; i += 4 {
 					if v := binary.LittleEndian.Uint32(m[i:]); v != 0xcccccccc {
 						t.Fatalf("word %d is %#x, want the clear colour", i/4, v)
@@ -232,7 +234,7 @@ func TestIGTWaitSeqno(t *testing.T) {
 	c := open(t, d)
 	for _, ns := range []uint64{0, 1} {
 		arg := uapi.WaitSeqno{Seqno: math.MaxUint64, TimeoutNs: ns}
-		wantErrno(t, "WAIT_SEQNO ~0", ioctl(c, uapi.IoctlWaitSeqno, &arg), syscall.ETIME)
+		simtest.WantErrno(t, "WAIT_SEQNO ~0", simtest.Ioctl(c, uapi.IoctlWaitSeqno, &arg), syscall.ETIME)
 	}
 }
 
@@ -244,23 +246,8 @@ func TestIGTLookupFail(t *testing.T) {
 	const size, width = 4096, 1024
 	const height = size / (width * 4)
 	handle := []uint32{0xd0d0d0d0} // not a BO
-	s := uapi.SubmitCL{
-		ColorWrite:     uapi.SubmitRCLSurface{HIndex: 0, Bits: 1 << 2},
-		ColorRead:      uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
-		ZSRead:         uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
-		ZSWrite:        uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
-		MSAAColorWrite: uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
-		MSAAZSWrite:    uapi.SubmitRCLSurface{HIndex: uapi.SurfaceAbsent},
-		BOHandles:      ptr(t, handle),
-		BOHandleCount:  1,
-		Width:          width,
-		Height:         height,
-		MaxXTile:       width/64 - 1,
-		MaxYTile:       (height+63)/64 - 1,
-		ClearColor:     [2]uint32{0xcccccccc, 0xcccccccc},
-		Flags:          uapi.SubmitUseClearColor,
-	}
-	wantErrno(t, "bad-color-write", ioctl(c, uapi.IoctlSubmitCL, &s), syscall.EINVAL)
+	s := simtest.ClearJob(t, handle, width, height, 0xcccccccc)
+	simtest.WantErrno(t, "bad-color-write", simtest.Ioctl(c, uapi.IoctlSubmitCL, &s), syscall.EINVAL)
 }
 
 func madvise(t *testing.T, c uapi.Conn, h, madv uint32) bool {
@@ -297,13 +284,13 @@ func TestIGTPurgeableBO(t *testing.T) {
 	d := newDevice(t, sim.Options{CMASize: 24 << 20})
 	c := open(t, d)
 	t.Run("mark-willneed", func(t *testing.T) {
-		h := createBO(t, c, 4096)
+		h := simrig.AllocBO(t, c, 4096)
 		if !madvise(t, c, h, uapi.MadvWillNeed) {
 			t.Fatal("not retained")
 		}
 	})
 	t.Run("mark-purgeable-and-back-twice", func(t *testing.T) {
-		h := createBO(t, c, 4096)
+		h := simrig.AllocBO(t, c, 4096)
 		for _, m := range []uint32{uapi.MadvDontNeed, uapi.MadvDontNeed, uapi.MadvWillNeed, uapi.MadvWillNeed} {
 			if !madvise(t, c, h, m) {
 				t.Fatalf("madv %d: not retained", m)
@@ -311,8 +298,8 @@ func TestIGTPurgeableBO(t *testing.T) {
 		}
 	})
 	t.Run("access-purgeable-bo-mem", func(t *testing.T) {
-		h := createBO(t, c, 4096)
-		m := mapBO(t, c, h, 4096)
+		h := simrig.AllocBO(t, c, 4096)
+		m := simrig.MapBO(t, c, h, 4096)
 		madvise(t, c, h, uapi.MadvDontNeed)
 		if touches(m) {
 			t.Fatal("a purgeable BO not yet purged must stay accessible")
@@ -324,10 +311,10 @@ func TestIGTPurgeableBO(t *testing.T) {
 	})
 	t.Run("purge-under-pressure", func(t *testing.T) {
 		const size = 64 * 1024
-		purgeable := createBO(t, c, size)
-		pm := mapBO(t, c, purgeable, size)
-		kept := createBO(t, c, size)
-		km := mapBO(t, c, kept, size)
+		purgeable := simrig.AllocBO(t, c, size)
+		pm := simrig.MapBO(t, c, purgeable, size)
+		kept := simrig.AllocBO(t, c, size)
+		km := simrig.MapBO(t, c, kept, size)
 		copy(km, "retained contents")
 		madvise(t, c, purgeable, uapi.MadvDontNeed)
 		// Allocate until the pool is exhausted: the kernel purges the
@@ -335,9 +322,9 @@ func TestIGTPurgeableBO(t *testing.T) {
 		var hogs []uint32
 		for {
 			arg := uapi.CreateBO{Size: size}
-			err := ioctl(c, uapi.IoctlCreateBO, &arg)
+			err := simtest.Ioctl(c, uapi.IoctlCreateBO, &arg)
 			if err != nil {
-				wantErrno(t, "CREATE_BO under pressure", err, syscall.ENOMEM)
+				simtest.WantErrno(t, "CREATE_BO under pressure", err, syscall.ENOMEM)
 				break
 			}
 			hogs = append(hogs, arg.Handle)
@@ -352,7 +339,7 @@ func TestIGTPurgeableBO(t *testing.T) {
 			t.Fatal("a WILLNEED BO lost its contents")
 		}
 		// Freeing a purged BO works.
-		wantErrno(t, "close purged", drm.CloseHandle(c, purgeable), 0)
+		simtest.WantErrno(t, "close purged", drm.CloseHandle(c, purgeable), 0)
 		for _, h := range hogs {
 			drm.CloseHandle(c, h)
 		}
@@ -369,20 +356,20 @@ func TestIGTPerfmon(t *testing.T) {
 	create := func(events ...uint8) (uint32, error) {
 		arg := uapi.PerfmonCreate{Ncounters: uint32(len(events))}
 		copy(arg.Events[:], events)
-		err := ioctl(c, uapi.IoctlPerfmonCreate, &arg)
+		err := simtest.Ioctl(c, uapi.IoctlPerfmonCreate, &arg)
 		return arg.ID, err
 	}
 	t.Run("create-perfmon-0", func(t *testing.T) {
 		_, err := create()
-		wantErrno(t, "0 counters", err, syscall.EINVAL)
+		simtest.WantErrno(t, "0 counters", err, syscall.EINVAL)
 	})
 	t.Run("create-perfmon-exceed", func(t *testing.T) {
 		arg := uapi.PerfmonCreate{Ncounters: uapi.MaxPerfCounters + 1}
-		wantErrno(t, "17 counters", ioctl(c, uapi.IoctlPerfmonCreate, &arg), syscall.EINVAL)
+		simtest.WantErrno(t, "17 counters", simtest.Ioctl(c, uapi.IoctlPerfmonCreate, &arg), syscall.EINVAL)
 	})
 	t.Run("create-perfmon-invalid-events", func(t *testing.T) {
 		_, err := create(uapi.PerfcntNumEvents)
-		wantErrno(t, "event 30", err, syscall.EINVAL)
+		simtest.WantErrno(t, "event 30", err, syscall.EINVAL)
 	})
 	t.Run("create-two-perfmon", func(t *testing.T) {
 		id1, err1 := create(uapi.PerfcntFEPValidPrimsNoRender)
@@ -391,31 +378,31 @@ func TestIGTPerfmon(t *testing.T) {
 			t.Fatalf("ids %d %d (%v %v)", id1, id2, err1, err2)
 		}
 		values := make([]uint64, 2)
-		arg := uapi.PerfmonGetValues{ID: id2, ValuesPtr: ptr(t, values)}
-		wantErrno(t, "get values", ioctl(c, uapi.IoctlPerfmonGetValues, &arg), 0)
-		wantErrno(t, "destroy", gem.DestroyPerfmon(c, id1), 0)
-		wantErrno(t, "destroy", gem.DestroyPerfmon(c, id2), 0)
+		arg := uapi.PerfmonGetValues{ID: id2, ValuesPtr: simtest.Ptr(t, values)}
+		simtest.WantErrno(t, "get values", simtest.Ioctl(c, uapi.IoctlPerfmonGetValues, &arg), 0)
+		simtest.WantErrno(t, "destroy", gem.DestroyPerfmon(c, id1), 0)
+		simtest.WantErrno(t, "destroy", gem.DestroyPerfmon(c, id2), 0)
 	})
 	t.Run("get-values-invalid-perfmon", func(t *testing.T) {
 		values := make([]uint64, 1)
-		arg := uapi.PerfmonGetValues{ID: 0xdeadbeef, ValuesPtr: ptr(t, values)}
-		wantErrno(t, "get values", ioctl(c, uapi.IoctlPerfmonGetValues, &arg), syscall.EINVAL)
+		arg := uapi.PerfmonGetValues{ID: 0xdeadbeef, ValuesPtr: simtest.Ptr(t, values)}
+		simtest.WantErrno(t, "get values", simtest.Ioctl(c, uapi.IoctlPerfmonGetValues, &arg), syscall.EINVAL)
 	})
 	t.Run("get-values-invalid-pointer", func(t *testing.T) {
 		id, err := create(uapi.PerfcntFEPValidPrimsNoRender)
-		wantErrno(t, "create", err, 0)
+		simtest.WantErrno(t, "create", err, 0)
 		arg := uapi.PerfmonGetValues{ID: id, ValuesPtr: 0}
-		wantErrno(t, "get values at NULL", ioctl(c, uapi.IoctlPerfmonGetValues, &arg), syscall.EFAULT)
+		simtest.WantErrno(t, "get values at NULL", simtest.Ioctl(c, uapi.IoctlPerfmonGetValues, &arg), syscall.EFAULT)
 	})
 	t.Run("destroy-invalid-perfmon", func(t *testing.T) {
-		wantErrno(t, "destroy", gem.DestroyPerfmon(c, 0xdeadbeef), syscall.EINVAL)
+		simtest.WantErrno(t, "destroy", gem.DestroyPerfmon(c, 0xdeadbeef), syscall.EINVAL)
 	})
 	t.Run("destroy-valid-perfmon", func(t *testing.T) {
 		id, err := create(uapi.PerfcntFEPValidPrimsNoRender)
-		wantErrno(t, "create", err, 0)
-		wantErrno(t, "destroy", gem.DestroyPerfmon(c, id), 0)
+		simtest.WantErrno(t, "create", err, 0)
+		simtest.WantErrno(t, "destroy", gem.DestroyPerfmon(c, id), 0)
 		values := make([]uint64, 1)
-		arg := uapi.PerfmonGetValues{ID: id, ValuesPtr: ptr(t, values)}
-		wantErrno(t, "get values after destroy", ioctl(c, uapi.IoctlPerfmonGetValues, &arg), syscall.EINVAL)
+		arg := uapi.PerfmonGetValues{ID: id, ValuesPtr: simtest.Ptr(t, values)}
+		simtest.WantErrno(t, "get values after destroy", simtest.Ioctl(c, uapi.IoctlPerfmonGetValues, &arg), syscall.EINVAL)
 	})
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/sim/display"
+	"github.com/vccube/vccube/sim/internal/simtest"
 	"github.com/vccube/vccube/uapi"
 )
 
@@ -70,7 +71,7 @@ func TestILP32Version(t *testing.T) {
 	var name, date, desc [64]byte
 	v := uapi.Version{NameLen: 64, Name: uintptr(unsafe.Pointer(&name)), DateLen: 64, Date: uintptr(unsafe.Pointer(&date)),
 		DescLen: 64, Desc: uintptr(unsafe.Pointer(&desc))}
-	if err := ioctl(f64, uapi.IoctlVersion, &v); err != nil {
+	if err := simtest.Ioctl(f64, uapi.IoctlVersion, &v); err != nil {
 		t.Fatalf("VERSION (64-bit): %v", err)
 	}
 	if v32.VersionMajor != v.VersionMajor || v32.VersionMinor != v.VersionMinor || v32.VersionPatchlevel != v.VersionPatchlevel {
@@ -115,7 +116,7 @@ func TestILP32UserPointers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f64.Close()
-	wantErrno(t, "GETRESOURCES (64-bit) with a pointer past 4 GiB", ioctl(f64, uapi.IoctlModeGetResources, &res), syscall.EFAULT)
+	simtest.WantErrno(t, "GETRESOURCES (64-bit) with a pointer past 4 GiB", simtest.Ioctl(f64, uapi.IoctlModeGetResources, &res), syscall.EFAULT)
 
 	f32, err := d.OpenWith(sim.OpenOptions{User: mem, ILP32: true})
 	if err != nil {
@@ -123,13 +124,13 @@ func TestILP32UserPointers(t *testing.T) {
 	}
 	defer f32.Close()
 	res = uapi.ModeCardRes{CountCrtcs: 1, CrtcIDPtr: 0xffff_0000_0001_0000}
-	wantErrno(t, "GETRESOURCES (32-bit)", ioctl(f32, uapi.IoctlModeGetResources, &res), 0)
+	simtest.WantErrno(t, "GETRESOURCES (32-bit)", simtest.Ioctl(f32, uapi.IoctlModeGetResources, &res), 0)
 	if id := *(*uint32)(unsafe.Pointer(&mem.buf[0])); res.CountCrtcs < 1 || id == 0 {
 		t.Fatalf("the CRTC id went elsewhere: %d CRTCs, %d at 0x10000 (accesses at %#x)", res.CountCrtcs, id, mem.addrs)
 	}
 	// A range running past the 32-bit address space fails access_ok.
 	res = uapi.ModeCardRes{CountCrtcs: 1, CrtcIDPtr: 0xffff_fffe}
-	wantErrno(t, "GETRESOURCES (32-bit) across 4 GiB", ioctl(f32, uapi.IoctlModeGetResources, &res), syscall.EFAULT)
+	simtest.WantErrno(t, "GETRESOURCES (32-bit) across 4 GiB", simtest.Ioctl(f32, uapi.IoctlModeGetResources, &res), syscall.EFAULT)
 }
 
 // vblankDisplay answers WAIT_VBLANK with a reply, recording the request
@@ -164,7 +165,7 @@ func TestILP32WaitVblank(t *testing.T) {
 	}
 	defer f.Close()
 	w := uapi.WaitVblank32{Type: 1, Sequence: 7, TvalSec: -2} // signal 0xfffffffe
-	wantErrno(t, "WAIT_VBLANK (32-bit)", ioctl(f, uapi.IoctlWaitVblank32, &w), 0)
+	simtest.WantErrno(t, "WAIT_VBLANK (32-bit)", simtest.Ioctl(f, uapi.IoctlWaitVblank32, &w), 0)
 	signal := uint32(0xfffffffe) // zero-extended: an unsigned long
 	if want := (uapi.WaitVblank{Type: 1, Sequence: 7, TvalSec: int(signal)}); disp.got != want {
 		t.Errorf("the display got %+v, want %+v", disp.got, want)

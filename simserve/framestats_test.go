@@ -9,9 +9,9 @@ import (
 
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/gem"
+	"github.com/vccube/vccube/internal/simrig"
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/sim/display"
-	"github.com/vccube/vccube/sim/gpu"
 	"github.com/vccube/vccube/simserve"
 	"github.com/vccube/vccube/uapi"
 )
@@ -21,19 +21,11 @@ import (
 // the previous flip, and the CPU time of the client the server names.
 func TestFrameStats(t *testing.T) {
 	stats := simserve.NewFrameStats()
-	g := gpu.New(gpu.Options{})
-	defer g.Close()
-	disp := display.New(display.Options{OnFlip: stats.OnFlip})
-	defer disp.Close()
-	opts := sim.Options{GPU: g, Display: disp, CMASize: 32 << 20}
-	stats.DeviceOptions(&opts)
-	dev, err := sim.New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dev.Close()
+	o := sim.SystemOptions{Device: sim.Options{CMASize: 32 << 20}, Display: display.Options{OnFlip: stats.OnFlip}}
+	stats.DeviceOptions(&o.Device)
+	sys := simrig.System(t, o)
 	opened := make(chan int, 1)
-	r := newServer(t, dev, simserve.Options{OnOpen: func(pid int, node string) {
+	r := newServer(t, sys.Device, simserve.Options{OnOpen: func(pid int, node string) {
 		stats.SetClient(pid)
 		opened <- pid
 	}})
@@ -43,14 +35,7 @@ func TestFrameStats(t *testing.T) {
 		t.Errorf("OnOpen named pid %d, want this process, %d", pid, os.Getpid())
 	}
 
-	res, err := drm.GetResources(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := drm.GetConnector(c, res.Connectors[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, conn := simrig.FirstConnector(t, c)
 	mode := conn.Modes[0]
 	d := uapi.ModeCreateDumb{Width: uint32(mode.Hdisplay), Height: uint32(mode.Vdisplay), Bpp: 32}
 	if err := c.Ioctl(uapi.IoctlModeCreateDumb, unsafe.Pointer(&d)); err != nil {

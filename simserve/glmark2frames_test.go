@@ -336,8 +336,8 @@ func TestGlmark2Frames(t *testing.T) {
 				continue
 			}
 			name := fmt.Sprintf("frame%03d.png", f)
-			got := loadPNG(t, filepath.Join(vc4, name))
-			want := loadPNG(t, filepath.Join(sw, name))
+			got := imgcmp.MustReadPNG(t, filepath.Join(vc4, name))
+			want := imgcmp.MustReadPNG(t, filepath.Join(sw, name))
 			keep := false
 			if s := check.fragCoord; s != nil {
 				rule = fmt.Sprintf("drawn pixels ≥ %g%% within %d levels of the shader at vc4's gl_FragCoord; ≥ %g%% of pixels drawn or not in both", 100*fragCoordMinMatch, fragCoordLevels, 100*fragCoordMinCovered)

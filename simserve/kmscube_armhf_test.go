@@ -127,8 +127,8 @@ func TestKmscubeArmhf(t *testing.T) {
 			worst, worstK := imgcmp.Result{}, -1
 			for i := 0; i < kmscubeFrames; i++ {
 				name := fmt.Sprintf("frame%03d.png", i)
-				got := loadPNG(t, filepath.Join(r32.frames, name))
-				want := loadPNG(t, filepath.Join(r64.frames, name))
+				got := imgcmp.MustReadPNG(t, filepath.Join(r32.frames, name))
+				want := imgcmp.MustReadPNG(t, filepath.Join(r64.frames, name))
 				r, err := armhfTolerance.Check(got, want)
 				if err != nil {
 					t.Errorf("frame %d: armhf against arm64: %v", i, err)

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"image"
-	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -283,20 +281,6 @@ func runKmscube(t *testing.T, k kmscubeTools, args []string, renderer kmscubeRen
 	return r
 }
 
-func loadPNG(t *testing.T, path string) image.Image {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return img
-}
-
 func TestKmscube(t *testing.T) {
 	if os.Getenv("VC4SIM_KMSCUBE") == "" {
 		t.Skip("needs Debian's arm64 kmscube and Mesa under qemu-user: run .ci/mesa-test (or set VC4SIM_KMSCUBE=1 with them installed)")
@@ -337,7 +321,7 @@ func compareKmscube(t *testing.T, k kmscubeTools, m kmscubeMode, refRuns map[str
 		same := 0
 		for i := 0; i < kmscubeFrames; i++ {
 			name := fmt.Sprintf("frame%03d.png", i)
-			r, err := imgcmp.Compare(loadPNG(t, filepath.Join(vc4.frames, name)), loadPNG(t, filepath.Join(ref.frames, name)), 0)
+			r, err := imgcmp.Compare(imgcmp.MustReadPNG(t, filepath.Join(vc4.frames, name)), imgcmp.MustReadPNG(t, filepath.Join(ref.frames, name)), 0)
 			if err != nil || r.Over != 0 {
 				t.Errorf("frame %d: the fast paths and the general code differ: %v %v", i, r, err)
 				continue
@@ -413,8 +397,8 @@ func compareKmscube(t *testing.T, k kmscubeTools, m kmscubeMode, refRuns map[str
 	var bad []int
 	for i := 0; i < kmscubeFrames; i++ {
 		name := fmt.Sprintf("frame%03d.png", i)
-		got := loadPNG(t, filepath.Join(vc4.frames, name))
-		want := loadPNG(t, filepath.Join(sw.frames, name))
+		got := imgcmp.MustReadPNG(t, filepath.Join(vc4.frames, name))
+		want := imgcmp.MustReadPNG(t, filepath.Join(sw.frames, name))
 		r, err := m.tol.Check(got, want)
 		all = append(all, res{i, r})
 		if err != nil {
@@ -435,8 +419,8 @@ func compareKmscube(t *testing.T, k kmscubeTools, m kmscubeMode, refRuns map[str
 	}
 	for i := range keep {
 		name := fmt.Sprintf("frame%03d.png", i)
-		got := loadPNG(t, filepath.Join(vc4.frames, name))
-		want := loadPNG(t, filepath.Join(sw.frames, name))
+		got := imgcmp.MustReadPNG(t, filepath.Join(vc4.frames, name))
+		want := imgcmp.MustReadPNG(t, filepath.Join(sw.frames, name))
 		if err := imgcmp.WriteDiff(filepath.Join(dst, fmt.Sprintf("frame%03d-vc4-llvmpipe-diff.png", i)), got, want, m.tol.Threshold); err != nil {
 			t.Error(err)
 		}

@@ -12,14 +12,11 @@ import (
 	"github.com/vccube/vccube/simserve"
 )
 
-// The preload library, built for this machine, in front of a small C
-// program that uses the device as libdrm and Mesa do (preload/selftest.c):
-// the fake /dev/dri and sysfs, stat and fstat, ioctls with good and bad
-// user pointers, dup'd fds sharing one file, mappings, PRIME export and
-// import. When the program exits, the server frees what it made.
-// Runs where gcc builds for the host (amd64; the arm64 build runs in
-// TestKmscube).
-func TestPreloadNative(t *testing.T) {
+// buildNativePreload builds the preload library for this machine into a
+// directory of the test's (its amd64/vc4sim.so) and returns the
+// directory; it skips the test where gcc cannot build for the host.
+func buildNativePreload(t *testing.T) string {
+	t.Helper()
 	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
 		t.Skip("the preload's native test runs on amd64")
 	}
@@ -30,6 +27,18 @@ func TestPreloadNative(t *testing.T) {
 	if b, err := exec.Command("sh", "preload/build.sh", out).CombinedOutput(); err != nil {
 		t.Fatalf("building the preload: %v\n%s", err, b)
 	}
+	return out
+}
+
+// The preload library, built for this machine, in front of a small C
+// program that uses the device as libdrm and Mesa do (preload/selftest.c):
+// the fake /dev/dri and sysfs, stat and fstat, ioctls with good and bad
+// user pointers, dup'd fds sharing one file, mappings, PRIME export and
+// import. When the program exits, the server frees what it made.
+// Runs where gcc builds for the host (amd64; the arm64 build runs in
+// TestKmscube).
+func TestPreloadNative(t *testing.T) {
+	out := buildNativePreload(t)
 	prog := filepath.Join(out, "selftest")
 	if b, err := exec.Command("gcc", "-O1", "-Wall", "-Werror", "-o", prog, "preload/selftest.c").CombinedOutput(); err != nil {
 		t.Fatalf("building the self test: %v\n%s", err, b)
@@ -55,16 +64,7 @@ func TestPreloadNative(t *testing.T) {
 // clocklib.c); a step that is not a positive integer stops the program
 // with a message.
 func TestPreloadFrozenClock(t *testing.T) {
-	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
-		t.Skip("the preload's native test runs on amd64")
-	}
-	if _, err := exec.LookPath("gcc"); err != nil {
-		t.Skip("no gcc")
-	}
-	out := t.TempDir()
-	if b, err := exec.Command("sh", "preload/build.sh", out).CombinedOutput(); err != nil {
-		t.Fatalf("building the preload: %v\n%s", err, b)
-	}
+	out := buildNativePreload(t)
 	prog := filepath.Join(out, "clock")
 	for _, c := range [][]string{
 		{"gcc", "-O1", "-Wall", "-Werror", "-shared", "-fPIC", "-o", filepath.Join(out, "libclocklib.so"), "preload/testdata/clocklib.c"},

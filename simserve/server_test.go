@@ -3,7 +3,6 @@ package simserve_test
 import (
 	"encoding/binary"
 	"errors"
-	"image/png"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -15,6 +14,8 @@ import (
 
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/gem"
+	"github.com/vccube/vccube/internal/imgcmp"
+	"github.com/vccube/vccube/internal/simrig"
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/sim/display"
 	"github.com/vccube/vccube/sim/gpu"
@@ -28,48 +29,23 @@ import (
 type rig struct {
 	dev  *sim.Device
 	disp *display.Display
-	srv  *simserve.Server
+	srv  *simrig.Served
 	dir  string
 }
 
 func newRig(t testing.TB, opts simserve.Options) *rig {
 	t.Helper()
-	g := gpu.New(gpu.Options{})
-	t.Cleanup(g.Close)
-	disp := display.New(display.Options{})
-	t.Cleanup(func() { disp.Close() })
-	dev, err := sim.New(sim.Options{GPU: g, Display: disp, CMASize: 32 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { dev.Close() })
-	r := newServer(t, dev, opts)
-	r.disp = disp
+	s := simrig.System(t, sim.SystemOptions{Device: sim.Options{CMASize: 32 << 20}})
+	r := newServer(t, s.Device, opts)
+	r.disp = s.Display
 	return r
 }
 
 // newServer serves dev from a temporary directory until the test ends.
 func newServer(t testing.TB, dev *sim.Device, opts simserve.Options) *rig {
 	t.Helper()
-	opts.Device = dev
-	if opts.Dir == "" {
-		opts.Dir = t.TempDir()
-	}
-	srv, err := simserve.New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve() }()
-	t.Cleanup(func() {
-		if err := srv.Close(); err != nil {
-			t.Error(err)
-		}
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-	})
-	return &rig{dev: dev, srv: srv, dir: opts.Dir}
+	srv := simrig.Serve(t, dev, opts)
+	return &rig{dev: dev, srv: srv, dir: srv.Dir()}
 }
 
 func dial(t testing.TB, r *rig, minor int) *simserve.Client {
@@ -215,14 +191,7 @@ func TestClientEndToEnd(t *testing.T) {
 	}
 
 	// A flip, and its event through poll and read.
-	res, err := drm.GetResources(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := drm.GetConnector(c, res.Connectors[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, conn := simrig.FirstConnector(t, c)
 	var mode drm.ModeInfo
 	for _, md := range conn.Modes {
 		if md.Hdisplay <= 1024 && md.Vdisplay <= 64 || mode.Hdisplay == 0 || md.Hdisplay*md.Vdisplay < mode.Hdisplay*mode.Vdisplay {
@@ -419,14 +388,7 @@ func TestCapture(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	res, err := drm.GetResources(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := drm.GetConnector(c, res.Connectors[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, conn := simrig.FirstConnector(t, c)
 	mode := conn.Modes[0]
 	fb := func(colour uint32) uint32 {
 		d := uapi.ModeCreateDumb{Width: uint32(mode.Hdisplay), Height: uint32(mode.Vdisplay), Bpp: 32}
@@ -464,15 +426,7 @@ func TestCapture(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, want := range map[string][3]uint32{"f0.png": {255, 0, 0}, "f1.png": {0, 0, 255}} {
-		f, err := os.Open(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		img, err := png.Decode(f)
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
+		img := imgcmp.MustReadPNG(t, filepath.Join(dir, name))
 		r, g, b, _ := img.At(10, 10).RGBA()
 		if got := [3]uint32{r >> 8, g >> 8, b >> 8}; got != want {
 			t.Errorf("%s shows %v, want %v (frame 0 is the first flip's picture, not the mode set's)", name, got, want)

@@ -12,56 +12,14 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/vccube/vccube/internal/ptytest"
 )
 
 // openPTY opens a pseudo-terminal pair (pty(7)): what the program writes
 // to the slave, the test reads from the master.
 func openPTY(t *testing.T, cols, rows int) (master, slave *os.File) {
 	t.Helper()
-	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		t.Skipf("no pseudo-terminals here: %v", err)
-	}
-	// Through SyscallConn, not Fd, which would make reads block where
-	// Close cannot end them.
-	var n uint32
-	ioctl(t, m, func(fd int) (err error) {
-		if err = unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0); err != nil { // unlockpt
-			return err
-		}
-		n, err = unix.IoctlGetUint32(fd, unix.TIOCGPTN) // ptsname
-		return err
-	})
-	s, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	setPTYSize(t, m, cols, rows)
-	t.Cleanup(func() { s.Close(); m.Close() })
-	return m, s
-}
-
-func setPTYSize(t *testing.T, m *os.File, cols, rows int) {
-	t.Helper()
-	ioctl(t, m, func(fd int) error {
-		return unix.IoctlSetWinsize(fd, unix.TIOCSWINSZ, &unix.Winsize{Col: uint16(cols), Row: uint16(rows)})
-	})
-}
-
-func ioctl(t *testing.T, f *os.File, op func(fd int) error) {
-	t.Helper()
-	rc, err := f.SyscallConn()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var opErr error
-	if err := rc.Control(func(fd uintptr) { opErr = op(int(fd)) }); err != nil {
-		t.Fatal(err)
-	}
-	if opErr != nil {
-		t.Fatal(opErr)
-	}
+	return ptytest.Open(t, cols, rows)
 }
 
 // readAll copies the master's output into a buffer until it fails.
@@ -131,7 +89,7 @@ func TestOpenFollowsWindowSize(t *testing.T) {
 	}
 
 	// 40×10 cells (40×20 pixels): the picture fills the window.
-	setPTYSize(t, m, 40, 10)
+	ptytest.Resize(t, m, 40, 10)
 	if err := syscall.Kill(os.Getpid(), syscall.SIGWINCH); err != nil {
 		t.Fatal(err)
 	}

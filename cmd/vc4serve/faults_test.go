@@ -10,6 +10,7 @@ import (
 	"github.com/vccube/vccube/cuberender"
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/gem"
+	"github.com/vccube/vccube/internal/simrig"
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/simserve"
 	"github.com/vccube/vccube/uapi"
@@ -19,20 +20,11 @@ import (
 // returns a client, the simulated system and the server's result.
 func serveFaulty(t *testing.T, list string, more ...string) (*simserve.Client, *sim.System, chan error) {
 	t.Helper()
-	dir := t.TempDir()
 	sys := make(chan *sim.System, 1)
 	onSystem = func(s *sim.System) { sys <- s }
 	t.Cleanup(func() { onSystem = nil })
-	done := make(chan error, 1)
-	args := append([]string{"-dir", dir, "-mode", "640x480", "-faults", list, "-exit-when-idle", "-quiet"}, more...)
-	go func() { done <- run(args) }()
-	var s *sim.System
-	select {
-	case s = <-sys:
-	case err := <-done:
-		t.Fatalf("vc4serve %v: %v", args, err)
-	}
-	return dial(t, dir), s, done
+	c, done := serve(t, append([]string{"-mode", "640x480", "-faults", list}, more...)...)
+	return c, <-sys, done
 }
 
 // frames renders n frames one after another and returns each one's wait
@@ -176,14 +168,7 @@ func TestFaultsDeviceAndDisplay(t *testing.T) {
 	if st := status(t, c); st != uapi.StatusConnected {
 		t.Errorf("unplug-after=1, before the mode set: connector %v", st)
 	}
-	res, err := drm.GetResources(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cn, err := drm.GetConnector(c, res.Connectors[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, cn := simrig.FirstConnector(t, c)
 	m := cn.Modes[0]
 	db, err := drm.CreateDumb(c, uint32(m.Hdisplay), uint32(m.Vdisplay), 32)
 	if err != nil {
@@ -205,13 +190,6 @@ func TestFaultsDeviceAndDisplay(t *testing.T) {
 // status is the first connector's status.
 func status(t *testing.T, c uapi.Conn) uapi.ConnectorStatus {
 	t.Helper()
-	res, err := drm.GetResources(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cn, err := drm.GetConnector(c, res.Connectors[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, cn := simrig.FirstConnector(t, c)
 	return cn.Status
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"errors"
-	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +12,8 @@ import (
 
 	"github.com/vccube/vccube/cuberender"
 	"github.com/vccube/vccube/drm"
+	"github.com/vccube/vccube/internal/imgcmp"
+	"github.com/vccube/vccube/internal/simrig"
 	"github.com/vccube/vccube/sim/gpu"
 	"github.com/vccube/vccube/sim/hw/jobfile"
 	"github.com/vccube/vccube/sim/mem"
@@ -23,31 +24,9 @@ import (
 // The server serves a client and, with -exit-when-idle, ends when it has
 // gone; bad flags are refused with what to do.
 func TestServeOneClient(t *testing.T) {
-	dir := t.TempDir()
-	done := make(chan error, 1)
 	stats := filepath.Join(t.TempDir(), "stats.jsonl")
-	serving := make(chan struct{})
-	go func() {
-		done <- runServing([]string{"-dir", dir, "-mode", "640x480", "-only-mode", "-stats", stats, "-exit-when-idle", "-quiet"},
-			func() { close(serving) })
-	}()
-	select {
-	case <-serving:
-	case err := <-done:
-		t.Fatalf("vc4serve ended before it served: %v", err)
-	}
-	c, err := simserve.Dial(dir, simserve.PrimaryMinor)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := drm.GetResources(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := drm.GetConnector(c, res.Connectors[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, done := serve(t, "-mode", "640x480", "-only-mode", "-stats", stats)
+	_, conn := simrig.FirstConnector(t, c)
 	if m := conn.Modes[0]; m.Hdisplay != 640 || m.Vdisplay != 480 {
 		t.Errorf("preferred mode %dx%d, want 640x480", m.Hdisplay, m.Vdisplay)
 	}
@@ -79,20 +58,8 @@ func TestServeAnyMode(t *testing.T) {
 		{"1001x701@50", "1001x701@50"},
 		{"1280x720@50", "1280x720@50"},
 	} {
-		dir := t.TempDir()
-		done := make(chan error, 1)
-		go func() {
-			done <- run([]string{"-dir", dir, "-mode", tc.mode, "-only-mode", "-exit-when-idle", "-quiet"})
-		}()
-		c := dial(t, dir)
-		res, err := drm.GetResources(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		conn, err := drm.GetConnector(c, res.Connectors[0])
-		if err != nil {
-			t.Fatal(err)
-		}
+		c, done := serve(t, "-mode", tc.mode, "-only-mode")
+		_, conn := simrig.FirstConnector(t, c)
 		if len(conn.Modes) != 1 || conn.Modes[0].String() != tc.want {
 			t.Errorf("-mode %s -only-mode: the connector offers %v, want %s alone", tc.mode, conn.Modes, tc.want)
 		}
@@ -103,19 +70,25 @@ func TestServeAnyMode(t *testing.T) {
 	}
 }
 
-// dial connects to the server starting in dir, waiting for its socket.
-func dial(t *testing.T, dir string) *simserve.Client {
+// serve runs vc4serve with -dir (a directory of the test's),
+// -exit-when-idle, -quiet and args, and returns a client of it once it
+// serves (runServing says when) and the channel of its result.
+func serve(t *testing.T, args ...string) (*simserve.Client, chan error) {
 	t.Helper()
-	var err error
-	for i := 0; i < 500; i++ {
-		var c *simserve.Client
-		if c, err = simserve.Dial(dir, simserve.PrimaryMinor); err == nil {
-			return c
-		}
-		time.Sleep(10 * time.Millisecond)
+	args = append([]string{"-dir", t.TempDir(), "-exit-when-idle", "-quiet"}, args...)
+	done := make(chan error, 1)
+	serving := make(chan struct{})
+	go func() { done <- runServing(args, func() { close(serving) }) }()
+	select {
+	case <-serving:
+	case err := <-done:
+		t.Fatalf("vc4serve %v ended before it served: %v", args, err)
 	}
-	t.Fatal(err)
-	return nil
+	c, err := simserve.Dial(args[1], simserve.PrimaryMinor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, done
 }
 
 func TestFlags(t *testing.T) {
@@ -153,24 +126,8 @@ func TestFlags(t *testing.T) {
 // runs on another GPU model to the same picture; a job that never ran is
 // an error when the server ends.
 func TestRecordJobs(t *testing.T) {
-	serve := func(args ...string) (*simserve.Client, chan error) {
-		dir := t.TempDir()
-		done := make(chan error, 1)
-		serving := make(chan struct{})
-		go func() {
-			done <- runServing(append([]string{"-dir", dir, "-mode", "640x480", "-exit-when-idle", "-quiet"}, args...),
-				func() { close(serving) })
-		}()
-		select {
-		case <-serving:
-		case err := <-done:
-			t.Fatalf("vc4serve ended before it served: %v", err)
-		}
-		c, err := simserve.Dial(dir, simserve.PrimaryMinor)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c, done
+	serve640 := func(args ...string) (*simserve.Client, chan error) {
+		return serve(t, append([]string{"-mode", "640x480"}, args...)...)
 	}
 	wait := func(done chan error) error {
 		select {
@@ -183,7 +140,7 @@ func TestRecordJobs(t *testing.T) {
 	}
 
 	path := filepath.Join(t.TempDir(), "frame.vc4job")
-	c, done := serve("-record-jobs", "1", "-record", path)
+	c, done := serve640("-record-jobs", "1", "-record", path)
 	r, err := cuberender.New(c, cuberender.Options{Width: 64, Height: 48, Buffers: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -237,7 +194,7 @@ func TestRecordJobs(t *testing.T) {
 		t.Error("the replayed job drew a different picture from the recorded one")
 	}
 
-	c, done = serve("-record-jobs", "5", "-record", filepath.Join(t.TempDir(), "x.vc4job"))
+	c, done = serve640("-record-jobs", "5", "-record", filepath.Join(t.TempDir(), "x.vc4job"))
 	c.Close()
 	if err := wait(done); err == nil || !strings.Contains(err.Error(), "job 5 never ran") {
 		t.Errorf("recording a job that never ran: %v, want an error saying so", err)
@@ -248,21 +205,9 @@ func TestRecordJobs(t *testing.T) {
 // captured as the monitor shows it: each channel widened by repeating its
 // high bits (doc/mesa-on-sim.md#scanout-colour).
 func TestCaptureRG16OddMode(t *testing.T) {
-	dir := t.TempDir()
 	shot := filepath.Join(t.TempDir(), "frame.png")
-	done := make(chan error, 1)
-	go func() {
-		done <- run([]string{"-dir", dir, "-mode", "123x45", "-capture-frames", "0", "-capture", shot, "-modeset-frame", "-exit-when-idle", "-quiet"})
-	}()
-	c := dial(t, dir)
-	res, err := drm.GetResources(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cn, err := drm.GetConnector(c, res.Connectors[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, done := serve(t, "-mode", "123x45", "-capture-frames", "0", "-capture", shot, "-modeset-frame")
+	res, cn := simrig.FirstConnector(t, c)
 	m := cn.Modes[0]
 	db, err := drm.CreateDumb(c, uint32(m.Hdisplay), uint32(m.Vdisplay), 16)
 	if err != nil {
@@ -299,15 +244,7 @@ func TestCaptureRG16OddMode(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(shot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	img := imgcmp.MustReadPNG(t, shot)
 	if b := img.Bounds(); b.Dx() != 123 || b.Dy() != 45 {
 		t.Fatalf("the capture is %v, want 123x45", b)
 	}

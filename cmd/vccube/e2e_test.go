@@ -7,7 +7,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"image/png"
 	"io"
 	"math"
 	"os"
@@ -201,15 +200,7 @@ func goldenArgs(g refrender.Golden, shot string) []string {
 // channel or a wrong light falls to 97 % or below.
 func checkShot(t *testing.T, shot string, g refrender.Golden) {
 	t.Helper()
-	f, err := os.Open(shot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatalf("the capture is not a PNG: %v", err)
-	}
+	img := imgcmp.MustReadPNG(t, shot)
 	imgcmp.Default.CheckGolden(t, img, filepath.Join(moduleRoot, g.Path()))
 }
 

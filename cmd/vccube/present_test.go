@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"image"
-	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -169,15 +168,7 @@ func TestScanoutIsTheCapture(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
-	f, err := os.Open(shot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	captured, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	captured := imgcmp.MustReadPNG(t, shot)
 	if shown == nil {
 		t.Fatal("nothing was scanned out")
 	}
@@ -366,15 +357,7 @@ func TestOtherDisplayCard(t *testing.T) {
 		t.Errorf("opened %q", opened)
 	}
 	checkShot(t, shot, g)
-	f, err := os.Open(shot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	captured, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	captured := imgcmp.MustReadPNG(t, shot)
 	if res, err := imgcmp.Compare(captured, shown, 0); err != nil || res.Over != 0 {
 		t.Errorf("the other card's scanout differs from the capture: %v %v", res, err)
 	}

@@ -3,10 +3,10 @@ package main
 import (
 	"testing"
 
+	"github.com/vccube/vccube/internal/simrig"
 	"github.com/vccube/vccube/report"
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/sim/display"
-	"github.com/vccube/vccube/sim/gpu"
 	"github.com/vccube/vccube/simserve"
 	"github.com/vccube/vccube/uapi"
 )
@@ -16,28 +16,9 @@ import (
 // frame vccube flips, with its one submit.
 func TestServedDevice(t *testing.T) {
 	stats := simserve.NewFrameStats()
-	g := gpu.New(gpu.Options{})
-	defer g.Close()
-	disp := display.New(display.Options{OnFlip: stats.OnFlip})
-	defer disp.Close()
-	opts := sim.Options{GPU: g, Display: disp, CMASize: 64 << 20}
-	stats.DeviceOptions(&opts)
-	dev, err := sim.New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dev.Close()
-	dir := t.TempDir()
-	srv, err := simserve.New(simserve.Options{Device: dev, Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve() }()
-	defer func() {
-		srv.Close()
-		<-served
-	}()
+	o := sim.SystemOptions{Device: sim.Options{CMASize: 64 << 20}, Display: display.Options{OnFlip: stats.OnFlip}}
+	stats.DeviceOptions(&o.Device)
+	dir := simrig.Serve(t, simrig.System(t, o).Device, simserve.Options{}).Dir()
 
 	r := runOn(t, nil, "-device", "vc4serve:"+dir, "-mode", "640x480", "-frames", "4", "-json")
 	if r.code != exitOK {

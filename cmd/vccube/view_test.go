@@ -19,6 +19,7 @@ import (
 
 	"github.com/vccube/vccube/cmd/vccube/internal/keys"
 	"github.com/vccube/vccube/internal/imgcmp"
+	"github.com/vccube/vccube/internal/ptytest"
 	"github.com/vccube/vccube/sim"
 	"golang.org/x/sys/unix"
 )
@@ -52,26 +53,7 @@ func openPTY(t testing.TB, cols, rows int) *pty {
 // keep (a benchmark discards it, so as not to count its own buffer).
 func openPTYOutput(t testing.TB, cols, rows int, keep bool) *pty {
 	t.Helper()
-	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		t.Skipf("no pseudo-terminals here: %v", err)
-	}
-	var n uint32
-	control(t, m, func(fd int) (err error) {
-		if err = unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0); err != nil { // unlockpt
-			return err
-		}
-		n, err = unix.IoctlGetUint32(fd, unix.TIOCGPTN) // ptsname
-		return err
-	})
-	s, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		m.Close()
-		t.Fatal(err)
-	}
-	control(t, m, func(fd int) error {
-		return unix.IoctlSetWinsize(fd, unix.TIOCSWINSZ, &unix.Winsize{Col: uint16(cols), Row: uint16(rows)})
-	})
+	m, s := ptytest.Open(t, cols, rows)
 	p := &pty{master: m, slave: s}
 	go func() {
 		buf := make([]byte, 1<<16)
@@ -87,25 +69,7 @@ func openPTYOutput(t testing.TB, cols, rows int, keep bool) *pty {
 			}
 		}
 	}()
-	t.Cleanup(func() { s.Close(); m.Close() })
 	return p
-}
-
-// control runs op on f's descriptor (through SyscallConn, so that reads
-// stay interruptible by Close).
-func control(t testing.TB, f *os.File, op func(fd int) error) {
-	t.Helper()
-	rc, err := f.SyscallConn()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var opErr error
-	if err := rc.Control(func(fd uintptr) { opErr = op(int(fd)) }); err != nil {
-		t.Fatal(err)
-	}
-	if opErr != nil {
-		t.Fatal(opErr)
-	}
 }
 
 // output waits until the terminal has received want (the program has
@@ -131,7 +95,7 @@ func (p *pty) output(t *testing.T, want string) string {
 func (p *pty) termios(t *testing.T) unix.Termios {
 	t.Helper()
 	var tio *unix.Termios
-	control(t, p.slave, func(fd int) (err error) {
+	ptytest.Control(t, p.slave, func(fd int) (err error) {
 		tio, err = unix.IoctlGetTermios(fd, unix.TCGETS)
 		return err
 	})

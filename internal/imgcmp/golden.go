@@ -24,6 +24,17 @@ func ReadPNG(path string) (image.Image, error) {
 	return img, nil
 }
 
+// MustReadPNG is ReadPNG for tests: a file that is missing or not a PNG
+// fails the test.
+func MustReadPNG(t testing.TB, path string) image.Image {
+	t.Helper()
+	img, err := ReadPNG(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
+}
+
 // CheckGolden is the one-line golden comparison for tests: it reads the
 // golden PNG, compares got with it under t, logs the result, and on
 // failure writes got | golden | diff side by side into the system's

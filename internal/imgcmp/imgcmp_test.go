@@ -161,15 +161,7 @@ func TestDiffImageAndWriteDiff(t *testing.T) {
 	if err := WriteDiff(path, got, want, 8); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	img := MustReadPNG(t, path)
 	if b := img.Bounds(); b.Dx() != 12 || b.Dy() != 1 {
 		t.Fatalf("diff PNG is %v, want 12×1 (three panels)", b)
 	}

@@ -148,7 +148,7 @@ func TestPlanesAndProperties(t *testing.T) {
 		t.Errorf("primary plane type %d", props.Values["type"])
 	}
 	var arg uapi.ModeAtomic
-	wantErrno(t, "ATOMIC without the capability", ioctl(f, uapi.IoctlModeAtomic, &arg), syscall.EINVAL)
+	simtest.WantErrno(t, "ATOMIC without the capability", simtest.Ioctl(f, uapi.IoctlModeAtomic, &arg), syscall.EINVAL)
 	if err := drm.SetClientCapability(f, uapi.ClientCapAtomic, 1); err != nil {
 		t.Fatal(err)
 	}
@@ -174,8 +174,8 @@ func TestPlanesAndProperties(t *testing.T) {
 			t.Errorf("object %d has %d properties, want %d", obj[0], len(props.IDs), len(want))
 		}
 	}
-	wantErrno(t, "properties of an encoder", errOf(drm.GetObjectProperties(f, display.EncoderID, uapi.ObjectAny)), syscall.EINVAL)
-	wantErrno(t, "a CRTC asked for as a plane", errOf(drm.GetObjectProperties(f, display.CrtcID, uapi.ObjectPlane)), syscall.ENOENT)
+	simtest.WantErrno(t, "properties of an encoder", errOf(drm.GetObjectProperties(f, display.EncoderID, uapi.ObjectAny)), syscall.EINVAL)
+	simtest.WantErrno(t, "a CRTC asked for as a plane", errOf(drm.GetObjectProperties(f, display.CrtcID, uapi.ObjectPlane)), syscall.ENOENT)
 
 	p, err := drm.GetPlane(f, display.PrimaryPlaneID)
 	if err != nil || len(p.Formats) != 30 || p.Formats[0] != uapi.FormatXRGB8888 || p.PossibleCrtcs != 1 {
@@ -212,13 +212,13 @@ func TestPlanesAndProperties(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := r.open()
-	wantErrno(t, "another file's blob", drm.DestroyPropertyBlob(g, id), syscall.EINVAL)
+	simtest.WantErrno(t, "another file's blob", drm.DestroyPropertyBlob(g, id), syscall.EINVAL)
 	if b, err := drm.GetPropertyBlob(g, id); err != nil || string(b) != "\x01\x02\x03" {
 		t.Errorf("GETPROPBLOB: %v %v", b, err)
 	}
-	wantErrno(t, "DESTROYPROPBLOB", drm.DestroyPropertyBlob(f, id), 0)
-	wantErrno(t, "a destroyed blob", errOf(drm.GetPropertyBlob(f, id)), syscall.ENOENT)
-	wantErrno(t, "an empty blob", ioctl(f, uapi.IoctlModeCreatePropBlob, &uapi.ModeCreateBlob{}), syscall.EINVAL)
+	simtest.WantErrno(t, "DESTROYPROPBLOB", drm.DestroyPropertyBlob(f, id), 0)
+	simtest.WantErrno(t, "a destroyed blob", errOf(drm.GetPropertyBlob(f, id)), syscall.ENOENT)
+	simtest.WantErrno(t, "an empty blob", simtest.Ioctl(f, uapi.IoctlModeCreatePropBlob, &uapi.ModeCreateBlob{}), syscall.EINVAL)
 }
 
 func errOf[T any](_ T, err error) error { return err }
@@ -232,16 +232,16 @@ func TestAtomicCommits(t *testing.T) {
 	f := a.f
 	a.first(a.fbA)
 	a.req.AddOutFence(display.CrtcID, a.outFenceProp)
-	wantErrno(t, "modeset without ALLOW_MODESET", a.req.Commit(f, uapi.AtomicNonblock, 0), syscall.EINVAL)
+	simtest.WantErrno(t, "modeset without ALLOW_MODESET", a.req.Commit(f, uapi.AtomicNonblock, 0), syscall.EINVAL)
 	if a.req.OutFence() != -1 {
 		t.Errorf("a failed commit wrote out-fence %d, want -1", a.req.OutFence())
 	}
-	wantErrno(t, "TEST_ONLY with an event", a.req.Commit(f, uapi.AtomicTestOnly|uapi.AtomicAllowModeset|uapi.PageFlipEvent, 0), syscall.EINVAL)
-	wantErrno(t, "TEST_ONLY", a.req.Commit(f, uapi.AtomicTestOnly|uapi.AtomicAllowModeset, 0), 0)
+	simtest.WantErrno(t, "TEST_ONLY with an event", a.req.Commit(f, uapi.AtomicTestOnly|uapi.AtomicAllowModeset|uapi.PageFlipEvent, 0), syscall.EINVAL)
+	simtest.WantErrno(t, "TEST_ONLY", a.req.Commit(f, uapi.AtomicTestOnly|uapi.AtomicAllowModeset, 0), 0)
 	if c, _ := drm.GetCrtc(f, display.CrtcID); c.ModeValid || c.FbID != 0 {
 		t.Errorf("a test-only commit changed the CRTC: %+v", c)
 	}
-	wantErrno(t, "first commit", a.req.Commit(f, uapi.AtomicNonblock|uapi.AtomicAllowModeset, 0), 0)
+	simtest.WantErrno(t, "first commit", a.req.Commit(f, uapi.AtomicNonblock|uapi.AtomicAllowModeset, 0), 0)
 	fd := a.req.OutFence()
 	if fd < 0 || !pollIn(t, fd) {
 		t.Fatalf("out-fence %d of the landed modeset does not poll readable", fd)
@@ -260,7 +260,7 @@ func TestAtomicCommits(t *testing.T) {
 		t.Errorf("CRTC properties after the modeset: %v", crtcProps.Values)
 	}
 	// The user destroys the mode blob; the state keeps it.
-	wantErrno(t, "DESTROYPROPBLOB of the mode in use", drm.DestroyPropertyBlob(f, a.modeBlob), 0)
+	simtest.WantErrno(t, "DESTROYPROPBLOB of the mode in use", drm.DestroyPropertyBlob(f, a.modeBlob), 0)
 	if b, err := drm.GetPropertyBlob(f, a.modeBlob); err != nil || len(b) != int(unsafe.Sizeof(uapi.ModeModeInfo{})) {
 		t.Errorf("the CRTC's mode blob after DESTROYPROPBLOB: %d bytes, %v", len(b), err)
 	}
@@ -308,42 +308,42 @@ func TestAtomicCommits(t *testing.T) {
 	// Refusals.
 	a.req.Reset()
 	a.req.Add(a.planeID, a.fbProp, 9999)
-	wantErrno(t, "an unknown FB_ID", a.req.Commit(f, 0, 0), syscall.EINVAL)
+	simtest.WantErrno(t, "an unknown FB_ID", a.req.Commit(f, 0, 0), syscall.EINVAL)
 	a.req.Reset()
 	a.req.Add(4242, a.fbProp, uint64(a.fbA))
-	wantErrno(t, "an unknown object", a.req.Commit(f, 0, 0), syscall.ENOENT)
+	simtest.WantErrno(t, "an unknown object", a.req.Commit(f, 0, 0), syscall.ENOENT)
 	a.req.Reset()
 	a.req.Add(display.EncoderID, a.fbProp, uint64(a.fbA))
-	wantErrno(t, "an object without properties", a.req.Commit(f, 0, 0), syscall.ENOENT)
+	simtest.WantErrno(t, "an object without properties", a.req.Commit(f, 0, 0), syscall.ENOENT)
 	a.req.Reset()
 	a.req.Add(a.planeID, a.crtc.IDs["ACTIVE"], 1)
-	wantErrno(t, "a CRTC property on a plane", a.req.Commit(f, 0, 0), syscall.ENOENT)
+	simtest.WantErrno(t, "a CRTC property on a plane", a.req.Commit(f, 0, 0), syscall.ENOENT)
 	a.req.Reset()
 	a.req.Add(a.planeID, a.plane.IDs["IN_FORMATS"], 1)
-	wantErrno(t, "an immutable property", a.req.Commit(f, 0, 0), syscall.EINVAL)
+	simtest.WantErrno(t, "an immutable property", a.req.Commit(f, 0, 0), syscall.EINVAL)
 	a.req.Reset()
 	a.req.Add(a.planeID, a.plane.IDs["IN_FENCE_FD"], uint64(pipeEnd(t)))
-	wantErrno(t, "IN_FENCE_FD of a pipe", a.req.Commit(f, 0, 0), syscall.EINVAL)
+	simtest.WantErrno(t, "IN_FENCE_FD of a pipe", a.req.Commit(f, 0, 0), syscall.EINVAL)
 	a.req.Reset()
 	a.req.Add(a.planeID, a.plane.IDs["CRTC_ID"], 0)
-	wantErrno(t, "an FB without a CRTC", a.req.Commit(f, 0, 0), syscall.EINVAL)
+	simtest.WantErrno(t, "an FB without a CRTC", a.req.Commit(f, 0, 0), syscall.EINVAL)
 	a.req.Reset()
 	a.req.Add(display.CursorPlaneID-1, a.fbProp, uint64(a.fbA))
 	a.req.Add(display.CursorPlaneID-1, a.plane.IDs["CRTC_ID"], display.CrtcID)
-	wantErrno(t, "an overlay on screen", a.req.Commit(f, 0, 0), syscall.ENOSYS)
+	simtest.WantErrno(t, "an overlay on screen", a.req.Commit(f, 0, 0), syscall.ENOSYS)
 	a.req.Reset()
 	a.req.Add(a.planeID, a.fbProp, uint64(a.fbA))
-	wantErrno(t, "an event with no CRTC in the commit", a.req.Commit(f, uapi.PageFlipEvent|uapi.AtomicTestOnly, 0), syscall.EINVAL)
+	simtest.WantErrno(t, "an event with no CRTC in the commit", a.req.Commit(f, uapi.PageFlipEvent|uapi.AtomicTestOnly, 0), syscall.EINVAL)
 	big := modeNamed(t, f, "1920x1080@60")
 	blob, _ := drm.CreateModeBlob(f, &big)
 	a.req.Reset()
 	a.req.Add(display.CrtcID, a.crtc.IDs["MODE_ID"], uint64(blob))
-	wantErrno(t, "a mode change without ALLOW_MODESET", a.req.Commit(f, 0, 0), syscall.EINVAL)
+	simtest.WantErrno(t, "a mode change without ALLOW_MODESET", a.req.Commit(f, 0, 0), syscall.EINVAL)
 	var bad uapi.ModeAtomic
 	bad.Reserved = 1
-	wantErrno(t, "reserved set", ioctl(f, uapi.IoctlModeAtomic, &bad), syscall.EINVAL)
+	simtest.WantErrno(t, "reserved set", simtest.Ioctl(f, uapi.IoctlModeAtomic, &bad), syscall.EINVAL)
 	bad = uapi.ModeAtomic{Flags: 0x8000}
-	wantErrno(t, "an unknown flag", ioctl(f, uapi.IoctlModeAtomic, &bad), syscall.EINVAL)
+	simtest.WantErrno(t, "an unknown flag", simtest.Ioctl(f, uapi.IoctlModeAtomic, &bad), syscall.EINVAL)
 
 	// Turning the CRTC off: ACTIVE 0, MODE_ID 0, the connector and plane
 	// detached, in one modeset.
@@ -353,7 +353,7 @@ func TestAtomicCommits(t *testing.T) {
 	a.req.Add(display.CrtcID, a.crtc.IDs["MODE_ID"], 0)
 	a.req.Add(a.planeID, a.fbProp, 0)
 	a.req.Add(a.planeID, a.plane.IDs["CRTC_ID"], 0)
-	wantErrno(t, "disabling", a.req.Commit(f, uapi.AtomicAllowModeset, 0), 0)
+	simtest.WantErrno(t, "disabling", a.req.Commit(f, uapi.AtomicAllowModeset, 0), 0)
 	if err := a.disp.ReadScanout(&display.Frame{}); !errors.Is(err, display.ErrCrtcOff) {
 		t.Errorf("scanout after disabling: %v", err)
 	}
@@ -382,7 +382,7 @@ func TestAtomicNonblockAndInFence(t *testing.T) {
 	if pollIn(t, fd) {
 		t.Error("the out-fence signalled before its vblank")
 	}
-	wantErrno(t, "a second nonblocking commit", a.req.Commit(f, uapi.AtomicNonblock, 2), syscall.EBUSY)
+	simtest.WantErrno(t, "a second nonblocking commit", a.req.Commit(f, uapi.AtomicNonblock, 2), syscall.EBUSY)
 	if _, err := a.disp.AdvanceToVblank(); err != nil {
 		t.Fatal(err)
 	}
@@ -483,7 +483,7 @@ func TestAtomicNonblockInFenceUnderRealClock(t *testing.T) {
 	}
 	out := a.req.OutFence()
 	defer unix.Close(out)
-	wantErrno(t, "a second nonblocking commit while the first waits for its in-fence", a.req.Commit(f, uapi.AtomicNonblock, 2), syscall.EBUSY)
+	simtest.WantErrno(t, "a second nonblocking commit while the first waits for its in-fence", a.req.Commit(f, uapi.AtomicNonblock, 2), syscall.EBUSY)
 	if pollIn(t, out) || pollIn(t, int(f.Fd())) {
 		t.Error("the flip completed before its in-fence signalled")
 	}

@@ -6,7 +6,9 @@ import (
 
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/gem"
+	"github.com/vccube/vccube/internal/simrig"
 	"github.com/vccube/vccube/sim/display"
+	"github.com/vccube/vccube/sim/internal/simtest"
 	"github.com/vccube/vccube/uapi"
 )
 
@@ -15,7 +17,7 @@ func TestAddFB2Errors(t *testing.T) {
 	f := r.open()
 	// 64x64 XRGB8888 with pitch 256 needs (64-1)*256 + 64*4 = 16384
 	// bytes (drm_gem_fb_init_with_funcs), exactly four pages.
-	h := boHandle(t, f, 16384)
+	h := simrig.AllocBO(t, f, 16384)
 	nv12 := uapi.Fourcc('N', 'V', '1', '2')
 	rgb888 := uapi.Fourcc('R', 'G', '2', '4')
 	const sand128 = uapi.FormatModVendorBroadcom<<56 | 4
@@ -83,8 +85,8 @@ func TestAddFB2Errors(t *testing.T) {
 		{"pitch*height fits though rows*pitch exceed the BO", fb(func(c *uapi.ModeFbCmd2) { c.Pitches[0] = 260 }), syscall.EINVAL},
 	} {
 		cmd := *tc.cmd
-		err := ioctl(f, uapi.IoctlModeAddFB2, &cmd)
-		wantErrno(t, tc.name, err, tc.want)
+		err := simtest.Ioctl(f, uapi.IoctlModeAddFB2, &cmd)
+		simtest.WantErrno(t, tc.name, err, tc.want)
 		if err == nil && cmd.FbID == 0 {
 			t.Errorf("%s: no fb id", tc.name)
 		}
@@ -94,7 +96,7 @@ func TestAddFB2Errors(t *testing.T) {
 func TestAddFB2TakesTheSetTilingModifier(t *testing.T) {
 	r := newRig(t, display.Options{})
 	f := r.open()
-	h := boHandle(t, f, 64*64*4)
+	h := simrig.AllocBO(t, f, 64*64*4)
 	if err := gem.SetBOTiling(f, h, uapi.FormatModBroadcomVC4TTiled); err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +113,7 @@ func TestAddFB2TakesTheSetTilingModifier(t *testing.T) {
 	}
 	// A T-tiled BO cannot be made RGB888 without modifiers either.
 	_, err = drm.AddFramebuffer(f, 64, 64, uapi.Fourcc('R', 'G', '2', '4'), h, 192, uapi.FormatModLinear)
-	wantErrno(t, "RGB888 on a T-tiled BO", err, syscall.EINVAL)
+	simtest.WantErrno(t, "RGB888 on a T-tiled BO", err, syscall.EINVAL)
 }
 
 // smallMode is a valid w x h mode with a one-pixel blanking and a 1 MHz
@@ -129,17 +131,17 @@ func TestRmFB(t *testing.T) {
 	b, _, _ := dumbFB(t, f, 1920, 1080)
 	o, _, _ := dumbFB(t, other, 1920, 1080)
 
-	wantErrno(t, "RMFB of an unknown id", drm.RmFB(f, 5000), syscall.ENOENT)
-	wantErrno(t, "RMFB of the CRTC's id", drm.RmFB(f, display.CrtcID), syscall.ENOENT)
-	wantErrno(t, "RMFB of another file's", drm.RmFB(f, o), syscall.ENOENT)
+	simtest.WantErrno(t, "RMFB of an unknown id", drm.RmFB(f, 5000), syscall.ENOENT)
+	simtest.WantErrno(t, "RMFB of the CRTC's id", drm.RmFB(f, display.CrtcID), syscall.ENOENT)
+	simtest.WantErrno(t, "RMFB of another file's", drm.RmFB(f, o), syscall.ENOENT)
 
 	// An unused framebuffer goes at once; its id is free again and the
 	// next framebuffer gets it (idr_alloc: lowest free id).
-	wantErrno(t, "RMFB", drm.RmFB(f, b), 0)
-	wantErrno(t, "RMFB twice", drm.RmFB(f, b), syscall.ENOENT)
+	simtest.WantErrno(t, "RMFB", drm.RmFB(f, b), 0)
+	simtest.WantErrno(t, "RMFB twice", drm.RmFB(f, b), syscall.ENOENT)
 	mode := modeNamed(t, f, "1920x1080@60")
 	err := drm.SetCrtc(f, display.CrtcID, b, 0, 0, []uint32{display.ConnectorID}, &mode)
-	wantErrno(t, "SETCRTC with a removed fb", err, syscall.ENOENT)
+	simtest.WantErrno(t, "SETCRTC with a removed fb", err, syscall.ENOENT)
 	b2, _, _ := dumbFB(t, f, 1920, 1080)
 	if b2 != b {
 		t.Fatalf("new framebuffer id %d, want the freed %d", b2, b)
@@ -149,18 +151,18 @@ func TestRmFB(t *testing.T) {
 	// the CRTC stays on with no framebuffer, a flip is EBUSY, and the
 	// picture is black.
 	setCrtc(t, f, a, mode)
-	wantErrno(t, "RMFB of the fb on screen", drm.RmFB(f, a), 0)
+	simtest.WantErrno(t, "RMFB of the fb on screen", drm.RmFB(f, a), 0)
 	c, err := drm.GetCrtc(f, display.CrtcID)
 	if err != nil || !c.ModeValid || c.FbID != 0 {
 		t.Fatalf("CRTC after removing its fb: %+v, %v", c, err)
 	}
-	wantErrno(t, "PAGE_FLIP with no fb on the plane", flip(f, b2, uapi.PageFlipEvent, 0), syscall.EBUSY)
+	simtest.WantErrno(t, "PAGE_FLIP with no fb on the plane", flip(f, b2, uapi.PageFlipEvent, 0), syscall.EBUSY)
 	var fr display.Frame
 	if err := r.disp.ReadScanout(&fr); err != nil || fr.FbID != 0 {
 		t.Fatalf("scanout after RMFB: fb %d, %v", fr.FbID, err)
 	}
 	setCrtc(t, f, b2, mode) // SETCRTC brings a picture back
-	wantErrno(t, "PAGE_FLIP after SETCRTC", flip(f, b2, uapi.PageFlipEvent, 0), 0)
+	simtest.WantErrno(t, "PAGE_FLIP after SETCRTC", flip(f, b2, uapi.PageFlipEvent, 0), 0)
 }
 
 func TestCloseRemovesTheFilesFramebuffers(t *testing.T) {
@@ -180,5 +182,5 @@ func TestCloseRemovesTheFilesFramebuffers(t *testing.T) {
 		t.Fatalf("CRTC after its master closed: %+v, %v", c, err)
 	}
 	err = drm.SetCrtc(viewer, display.CrtcID, fb, 0, 0, []uint32{display.ConnectorID}, &c.Mode)
-	wantErrno(t, "SETCRTC with the closed file's fb", err, syscall.ENOENT)
+	simtest.WantErrno(t, "SETCRTC with the closed file's fb", err, syscall.ENOENT)
 }

@@ -8,8 +8,10 @@ import (
 	"time"
 
 	"github.com/vccube/vccube/drm"
+	"github.com/vccube/vccube/internal/simrig"
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/sim/display"
+	"github.com/vccube/vccube/sim/internal/simtest"
 	"github.com/vccube/vccube/uapi"
 	"golang.org/x/sys/unix"
 )
@@ -94,12 +96,12 @@ func TestPendingFlipIsEBUSY(t *testing.T) {
 	setCrtc(t, f, a, modeNamed(t, f, "1280x720@60")) // 74.25 MHz / 1650x750: 60 Hz
 	events := drm.NewEventReader(f)
 
-	wantErrno(t, "flip", flip(f, b, uapi.PageFlipEvent, 7), 0)
+	simtest.WantErrno(t, "flip", flip(f, b, uapi.PageFlipEvent, 7), 0)
 	if readable(t, f, 0) {
 		t.Fatal("the Fd is readable before the flip's vblank")
 	}
 	_, err := events.Next()
-	wantErrno(t, "event before the vblank", err, syscall.EAGAIN)
+	simtest.WantErrno(t, "event before the vblank", err, syscall.EAGAIN)
 	// The state has the new framebuffer at once; the screen, not yet.
 	if c, _ := drm.GetCrtc(f, display.CrtcID); c.FbID != b {
 		t.Fatalf("GETCRTC fb %d during the flip, want the new %d", c.FbID, b)
@@ -108,14 +110,14 @@ func TestPendingFlipIsEBUSY(t *testing.T) {
 	if r.disp.ReadScanout(&fr); fr.FbID != a {
 		t.Fatalf("scanned-out fb %d during the flip, want the old %d", fr.FbID, a)
 	}
-	wantErrno(t, "second flip", flip(f, a, uapi.PageFlipEvent, 8), syscall.EBUSY)
-	wantErrno(t, "second flip without event", flip(f, a, 0, 0), syscall.EBUSY)
+	simtest.WantErrno(t, "second flip", flip(f, a, uapi.PageFlipEvent, 8), syscall.EBUSY)
+	simtest.WantErrno(t, "second flip without event", flip(f, a, 0, 0), syscall.EBUSY)
 
 	// Half a frame later it is still pending.
 	if err := r.disp.Advance(8 * time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
-	wantErrno(t, "flip half a frame later", flip(f, a, uapi.PageFlipEvent, 8), syscall.EBUSY)
+	simtest.WantErrno(t, "flip half a frame later", flip(f, a, uapi.PageFlipEvent, 8), syscall.EBUSY)
 	seq, err := r.disp.AdvanceToVblank()
 	if err != nil || seq != 2 {
 		t.Fatalf("AdvanceToVblank: %d, %v; want vblank 2", seq, err)
@@ -135,19 +137,19 @@ func TestPendingFlipIsEBUSY(t *testing.T) {
 	}
 
 	// Without DRM_MODE_PAGE_FLIP_EVENT the flip happens but sends nothing.
-	wantErrno(t, "flip without event", flip(f, a, 0, 99), 0)
+	simtest.WantErrno(t, "flip without event", flip(f, a, 0, 99), 0)
 	if _, err := r.disp.AdvanceToVblank(); err != nil {
 		t.Fatal(err)
 	}
 	_, err = events.Next()
-	wantErrno(t, "event of a flip without the flag", err, syscall.EAGAIN)
+	simtest.WantErrno(t, "event of a flip without the flag", err, syscall.EAGAIN)
 	if r.disp.ReadScanout(&fr); fr.FbID != a || fr.Sequence != 3 {
 		t.Fatalf("scanout %d at %d after the event-less flip", fr.FbID, fr.Sequence)
 	}
 
 	// SETCRTC waits for a pending flip (a blocking commit stalls), whose
 	// event arrives, then lands at the next vblank.
-	wantErrno(t, "flip", flip(f, b, uapi.PageFlipEvent, 10), 0)
+	simtest.WantErrno(t, "flip", flip(f, b, uapi.PageFlipEvent, 10), 0)
 	setCrtc(t, f, b, modeNamed(t, f, "1280x720@60"))
 	ev, err = events.Next()
 	if err != nil || ev.UserData != 10 || ev.Sequence != 4 {
@@ -172,12 +174,12 @@ func TestPageFlipErrors(t *testing.T) {
 	a, _, _ := dumbFB(t, f, 1920, 1080)
 	b, _, _ := dumbFB(t, f, 1920, 1080)
 	small, _, _ := dumbFB(t, f, 800, 600)
-	h := boHandle(t, f, 1920*1080*4)
+	h := simrig.AllocBO(t, f, 1920*1080*4)
 	argb, err := drm.AddFramebuffer(f, 1920, 1080, uapi.FormatARGB8888, h, 1920*4, uapi.FormatModLinear)
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantErrno(t, "flip with the CRTC off", flip(f, b, uapi.PageFlipEvent, 0), syscall.EBUSY)
+	simtest.WantErrno(t, "flip with the CRTC off", flip(f, b, uapi.PageFlipEvent, 0), syscall.EBUSY)
 	mode := modeNamed(t, f, "1920x1080@60")
 	setCrtc(t, f, a, mode)
 	for _, tc := range []struct {
@@ -198,10 +200,10 @@ func TestPageFlipErrors(t *testing.T) {
 		{"good", uapi.ModeCrtcPageFlip{CrtcID: display.CrtcID, FbID: b, Flags: uapi.PageFlipEvent}, 0},
 	} {
 		arg := tc.arg
-		wantErrno(t, tc.name, drm.PageFlip(f, &arg), tc.want)
+		simtest.WantErrno(t, tc.name, drm.PageFlip(f, &arg), tc.want)
 	}
-	wantErrno(t, "SETCRTC off", drm.SetCrtc(f, display.CrtcID, 0, 0, 0, nil, nil), 0)
-	wantErrno(t, "flip after turning the CRTC off", flip(f, b, uapi.PageFlipEvent, 0), syscall.EBUSY)
+	simtest.WantErrno(t, "SETCRTC off", drm.SetCrtc(f, display.CrtcID, 0, 0, 0, nil, nil), 0)
+	simtest.WantErrno(t, "flip after turning the CRTC off", flip(f, b, uapi.PageFlipEvent, 0), syscall.EBUSY)
 }
 
 func TestAsyncFlip(t *testing.T) {
@@ -221,7 +223,7 @@ func TestAsyncFlip(t *testing.T) {
 	}
 	// vc4_async_page_flip: shown at once, with the last vblank's count and
 	// time in the event (drm_crtc_send_vblank_event).
-	wantErrno(t, "async flip", flip(f, b, uapi.PageFlipAsync|uapi.PageFlipEvent, 42), 0)
+	simtest.WantErrno(t, "async flip", flip(f, b, uapi.PageFlipAsync|uapi.PageFlipEvent, 42), 0)
 	ev, err := drm.NewEventReader(f).Next()
 	if err != nil || ev.UserData != 42 || ev.Sequence != 1 || ev.Timestamp() != time.Duration(vblankNS(1)/1000*1000) {
 		t.Fatalf("async flip event %+v, %v", ev, err)
@@ -243,7 +245,7 @@ func TestEventRecordBytes(t *testing.T) {
 	f := r.openNonblock()
 	a, _, _ := dumbFB(t, f, 1920, 1080)
 	setCrtc(t, f, a, modeNamed(t, f, "1920x1080@60"))
-	wantErrno(t, "flip", flip(f, a, uapi.PageFlipEvent, 0x1122334455667788), 0)
+	simtest.WantErrno(t, "flip", flip(f, a, uapi.PageFlipEvent, 0x1122334455667788), 0)
 
 	// drm_read returns whole events only: a buffer too small for the first
 	// one gets nothing (0 bytes) and the event stays queued.
@@ -269,7 +271,7 @@ func TestEventRecordBytes(t *testing.T) {
 		}
 	}
 	_, err = f.Read(buf)
-	wantErrno(t, "read with nothing pending", err, syscall.EAGAIN)
+	simtest.WantErrno(t, "read with nothing pending", err, syscall.EAGAIN)
 }
 
 func TestClosedFilesGetNoEvents(t *testing.T) {
@@ -287,7 +289,7 @@ func TestClosedFilesGetNoEvents(t *testing.T) {
 	a, _, _ := dumbFB(t, f, 1920, 1080)
 	b, _, _ := dumbFB(t, f, 1920, 1080)
 	setCrtc(t, f, a, modeNamed(t, f, "1920x1080@60"))
-	wantErrno(t, "flip", flip(f, b, uapi.PageFlipEvent, 1), 0)
+	simtest.WantErrno(t, "flip", flip(f, b, uapi.PageFlipEvent, 1), 0)
 	// Closing drops the pending event (drm_events_release), then removes
 	// the framebuffers, which waits for the flip and turns the plane off.
 	f.Close()
@@ -317,8 +319,8 @@ func TestOnFlipCanReadTheScanout(t *testing.T) {
 	a, _, _ := dumbFB(t, f, 1920, 1080)
 	b, _, _ := dumbFB(t, f, 1920, 1080)
 	setCrtc(t, f, a, modeNamed(t, f, "1920x1080@60"))
-	wantErrno(t, "flip", flip(f, b, 0, 0), 0)
-	wantErrno(t, "flip", flip(f, a, 0, 0), 0)
+	simtest.WantErrno(t, "flip", flip(f, b, 0, 0), 0)
+	simtest.WantErrno(t, "flip", flip(f, a, 0, 0), 0)
 	if len(seen) != 3 || seen[0] != a || seen[1] != b || seen[2] != a {
 		t.Fatalf("OnFlip saw %v", seen)
 	}
@@ -334,7 +336,7 @@ func TestRealClock(t *testing.T) {
 	events := drm.NewEventReader(f)
 	var first uapi.EventVblank
 	for i := 0; i < 3; i++ {
-		wantErrno(t, "flip", flip(f, []uint32{b, a}[i%2], uapi.PageFlipEvent, uint64(i)), 0)
+		simtest.WantErrno(t, "flip", flip(f, []uint32{b, a}[i%2], uapi.PageFlipEvent, uint64(i)), 0)
 		// The event comes when the wall-clock vblank passes; the Fd
 		// becomes readable then.
 		if !readable(t, f, 2*time.Second) {

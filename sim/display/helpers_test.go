@@ -1,14 +1,10 @@
 package display_test
 
 import (
-	"errors"
-	"runtime"
 	"syscall"
 	"testing"
-	"unsafe"
 
 	"github.com/vccube/vccube/drm"
-	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/sim/display"
 	"github.com/vccube/vccube/sim/kernel/cleargpu"
@@ -78,30 +74,6 @@ func dumbFB(t testing.TB, c uapi.Conn, w, h uint32) (fb, pitch uint32, pix []byt
 	return fb, db.Pitch, pix
 }
 
-// boHandle allocates a vc4 BO of size bytes.
-func boHandle(t testing.TB, c uapi.Conn, size uint32) uint32 {
-	t.Helper()
-	h, err := gem.AllocBO(c, size)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return h
-}
-
-// mapBO maps a vc4 BO.
-func mapBO(t testing.TB, c uapi.Conn, h uint32, size int) []byte {
-	t.Helper()
-	off, err := gem.MapOffset(c, h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := c.Mmap(off, size, syscall.PROT_READ|syscall.PROT_WRITE)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 // connectorModes returns HDMI-A-1's modes through drm.GetConnector.
 func connectorModes(t testing.TB, c uapi.Conn) []drm.ModeInfo {
 	t.Helper()
@@ -130,37 +102,6 @@ func setCrtc(t testing.TB, c uapi.Conn, fb uint32, m drm.ModeInfo) {
 	if err := drm.SetCrtc(c, display.CrtcID, fb, 0, 0, []uint32{display.ConnectorID}, &m); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// wantErrno checks that err is errno want (0: success).
-func wantErrno(t testing.TB, what string, err error, want syscall.Errno) {
-	t.Helper()
-	if want == 0 {
-		if err != nil {
-			t.Fatalf("%s: %v, want success", what, err)
-		}
-		return
-	}
-	if !errors.Is(err, want) {
-		t.Fatalf("%s: %v, want %v", what, err, want)
-	}
-}
-
-// ioctl issues a raw request on a Go value.
-func ioctl[T any](c uapi.Conn, req uapi.Request, arg *T) error {
-	return c.Ioctl(req, unsafe.Pointer(arg))
-}
-
-// ptr pins b for the test and returns its address as a uAPI pointer.
-func ptr[T any](t testing.TB, b []T) uint64 {
-	t.Helper()
-	if len(b) == 0 {
-		return 0
-	}
-	var p runtime.Pinner
-	p.Pin(&b[0])
-	t.Cleanup(p.Unpin)
-	return uapi.UserPointer(unsafe.Pointer(&b[0]))
 }
 
 // flip asks for a page flip to fb with an event carrying userData.

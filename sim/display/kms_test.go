@@ -8,8 +8,10 @@ import (
 	"unsafe"
 
 	"github.com/vccube/vccube/drm"
+	"github.com/vccube/vccube/internal/simrig"
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/sim/display"
+	"github.com/vccube/vccube/sim/internal/simtest"
 	"github.com/vccube/vccube/uapi"
 )
 
@@ -38,8 +40,8 @@ func TestGetResources(t *testing.T) {
 	}
 	ids := []uint32{0xdead, 0xdead, 0xdead}
 	crtcs := []uint32{0xdead}
-	arg := uapi.ModeCardRes{FbIDPtr: ptr(t, ids), CountFbs: 2, CrtcIDPtr: ptr(t, crtcs), CountCrtcs: 0}
-	wantErrno(t, "GETRESOURCES", ioctl(f, uapi.IoctlModeGetResources, &arg), 0)
+	arg := uapi.ModeCardRes{FbIDPtr: simtest.Ptr(t, ids), CountFbs: 2, CrtcIDPtr: simtest.Ptr(t, crtcs), CountCrtcs: 0}
+	simtest.WantErrno(t, "GETRESOURCES", simtest.Ioctl(f, uapi.IoctlModeGetResources, &arg), 0)
 	if arg.CountFbs != 3 || ids[0] != fbs[2] || ids[1] != fbs[1] || ids[2] != 0xdead {
 		t.Fatalf("fb ids %x count %d, want the two newest of %v then untouched, count 3", ids, arg.CountFbs, fbs)
 	}
@@ -55,7 +57,7 @@ func TestGetResources(t *testing.T) {
 	}
 	// A bad array address is EFAULT, as put_user fails.
 	arg = uapi.ModeCardRes{CrtcIDPtr: 8, CountCrtcs: 1}
-	wantErrno(t, "GETRESOURCES to address 8", ioctl(f, uapi.IoctlModeGetResources, &arg), syscall.EFAULT)
+	simtest.WantErrno(t, "GETRESOURCES to address 8", simtest.Ioctl(f, uapi.IoctlModeGetResources, &arg), syscall.EFAULT)
 }
 
 // wantModes is HDMI-A-1's mode list for the default monitor, written from
@@ -113,17 +115,17 @@ func TestGetConnector(t *testing.T) {
 		modes[i].Clock = 0xdead
 	}
 	enc := []uint32{0xdead}
-	arg := uapi.ModeGetConnector{ConnectorID: display.ConnectorID, CountModes: 3, ModesPtr: ptr(t, modes), EncodersPtr: ptr(t, enc)}
-	wantErrno(t, "GETCONNECTOR", ioctl(f, uapi.IoctlModeGetConnector, &arg), 0)
+	arg := uapi.ModeGetConnector{ConnectorID: display.ConnectorID, CountModes: 3, ModesPtr: simtest.Ptr(t, modes), EncodersPtr: simtest.Ptr(t, enc)}
+	simtest.WantErrno(t, "GETCONNECTOR", simtest.Ioctl(f, uapi.IoctlModeGetConnector, &arg), 0)
 	if arg.CountModes != 8 || modes[0].Clock != 0xdead || arg.CountEncoders != 1 || enc[0] != 0xdead || arg.CountProps != 0 {
 		t.Fatalf("short arrays: counts %d modes %d encoders, first mode clock %d, encoder %x", arg.CountModes, arg.CountEncoders, modes[0].Clock, enc[0])
 	}
 	arg = uapi.ModeGetConnector{ConnectorID: display.ConnectorID, CountModes: 8, ModesPtr: 12}
-	wantErrno(t, "GETCONNECTOR into address 12", ioctl(f, uapi.IoctlModeGetConnector, &arg), syscall.EFAULT)
+	simtest.WantErrno(t, "GETCONNECTOR into address 12", simtest.Ioctl(f, uapi.IoctlModeGetConnector, &arg), syscall.EFAULT)
 
 	for _, id := range []uint32{0, display.CrtcID, display.EncoderID, display.ConnectorID + 1} {
 		_, err := drm.GetConnector(f, id)
-		wantErrno(t, "GETCONNECTOR of a non-connector", err, syscall.ENOENT)
+		simtest.WantErrno(t, "GETCONNECTOR of a non-connector", err, syscall.ENOENT)
 	}
 }
 
@@ -177,7 +179,7 @@ func TestGetEncoderAndRouting(t *testing.T) {
 		t.Fatalf("encoder %+v, want %+v", e, want)
 	}
 	_, err = drm.GetEncoder(f, display.ConnectorID)
-	wantErrno(t, "GETENCODER of the connector's id", err, syscall.ENOENT)
+	simtest.WantErrno(t, "GETENCODER of the connector's id", err, syscall.ENOENT)
 
 	fb, _, _ := dumbFB(t, f, 1920, 1080)
 	setCrtc(t, f, fb, modeNamed(t, f, "1920x1080@60"))
@@ -187,7 +189,7 @@ func TestGetEncoderAndRouting(t *testing.T) {
 	if cn, _ := drm.GetConnector(f, display.ConnectorID); cn.EncoderID != display.EncoderID {
 		t.Fatalf("connector encoder %d after SETCRTC", cn.EncoderID)
 	}
-	wantErrno(t, "SETCRTC off", drm.SetCrtc(f, display.CrtcID, 0, 0, 0, nil, nil), 0)
+	simtest.WantErrno(t, "SETCRTC off", drm.SetCrtc(f, display.CrtcID, 0, 0, 0, nil, nil), 0)
 	if e, _ := drm.GetEncoder(f, display.EncoderID); e.CrtcID != 0 {
 		t.Fatalf("encoder CRTC %d after turning it off", e.CrtcID)
 	}
@@ -208,7 +210,7 @@ func TestSetCrtcAndGetCrtc(t *testing.T) {
 	m := modeNamed(t, f, "1280x720@60")
 	m.ModeModeInfo.Name = [32]byte{'m', 'y', 'm', 'o', 'd', 'e'}
 	m.Vrefresh = 0 // the kernel recomputes it
-	wantErrno(t, "SETCRTC", drm.SetCrtc(f, display.CrtcID, fb, 16, 8, []uint32{display.ConnectorID}, &m), 0)
+	simtest.WantErrno(t, "SETCRTC", drm.SetCrtc(f, display.CrtcID, fb, 16, 8, []uint32{display.ConnectorID}, &m), 0)
 	c, err = drm.GetCrtc(f, display.CrtcID)
 	if err != nil {
 		t.Fatal(err)
@@ -218,19 +220,19 @@ func TestSetCrtcAndGetCrtc(t *testing.T) {
 		t.Fatalf("CRTC after SETCRTC %+v", c)
 	}
 	// fb_id -1 keeps the current framebuffer.
-	wantErrno(t, "SETCRTC fb -1", drm.SetCrtc(f, display.CrtcID, ^uint32(0), 0, 0, []uint32{display.ConnectorID}, &m), 0)
+	simtest.WantErrno(t, "SETCRTC fb -1", drm.SetCrtc(f, display.CrtcID, ^uint32(0), 0, 0, []uint32{display.ConnectorID}, &m), 0)
 	if c, _ = drm.GetCrtc(f, display.CrtcID); c.FbID != fb || c.X != 0 {
 		t.Fatalf("CRTC after SETCRTC fb -1 %+v", c)
 	}
 	// Off: mode_valid 0, no framebuffer; the caller's mode bytes are left.
-	wantErrno(t, "SETCRTC off", drm.SetCrtc(f, display.CrtcID, 0, 0, 0, nil, nil), 0)
+	simtest.WantErrno(t, "SETCRTC off", drm.SetCrtc(f, display.CrtcID, 0, 0, 0, nil, nil), 0)
 	arg := uapi.ModeCrtc{CrtcID: display.CrtcID, Mode: uapi.ModeModeInfo{Clock: 1234}}
-	wantErrno(t, "GETCRTC", ioctl(f, uapi.IoctlModeGetCrtc, &arg), 0)
+	simtest.WantErrno(t, "GETCRTC", simtest.Ioctl(f, uapi.IoctlModeGetCrtc, &arg), 0)
 	if arg.ModeValid != 0 || arg.FbID != 0 || arg.Mode.Clock != 1234 {
 		t.Fatalf("GETCRTC of an off CRTC %+v", arg)
 	}
 	_, err = drm.GetCrtc(f, display.EncoderID)
-	wantErrno(t, "GETCRTC of the encoder's id", err, syscall.ENOENT)
+	simtest.WantErrno(t, "GETCRTC of the encoder's id", err, syscall.ENOENT)
 }
 
 func TestSetCrtcErrors(t *testing.T) {
@@ -269,33 +271,33 @@ func TestSetCrtcErrors(t *testing.T) {
 		{"unknown flag", uapi.ModeCrtc{CrtcID: display.CrtcID, FbID: fb, ModeValid: 1,
 			Mode: with(func(m *uapi.ModeModeInfo) { m.Flags |= 1 << 10 })}, syscall.EINVAL},
 		{"fb smaller than the mode", uapi.ModeCrtc{CrtcID: display.CrtcID, FbID: small, ModeValid: 1, Mode: good,
-			SetConnectorsPtr: ptr(t, conns), CountConnectors: 1}, syscall.ENOSPC},
+			SetConnectorsPtr: simtest.Ptr(t, conns), CountConnectors: 1}, syscall.ENOSPC},
 		{"viewport past the fb's right edge", uapi.ModeCrtc{CrtcID: display.CrtcID, FbID: fb, X: 1, ModeValid: 1, Mode: good,
-			SetConnectorsPtr: ptr(t, conns), CountConnectors: 1}, syscall.ENOSPC},
+			SetConnectorsPtr: simtest.Ptr(t, conns), CountConnectors: 1}, syscall.ENOSPC},
 		{"mode without connectors", uapi.ModeCrtc{CrtcID: display.CrtcID, FbID: fb, ModeValid: 1, Mode: good}, syscall.EINVAL},
-		{"connectors without a mode", uapi.ModeCrtc{CrtcID: display.CrtcID, SetConnectorsPtr: ptr(t, conns), CountConnectors: 1}, syscall.EINVAL},
+		{"connectors without a mode", uapi.ModeCrtc{CrtcID: display.CrtcID, SetConnectorsPtr: simtest.Ptr(t, conns), CountConnectors: 1}, syscall.EINVAL},
 		{"more connectors than exist", uapi.ModeCrtc{CrtcID: display.CrtcID, FbID: fb, ModeValid: 1, Mode: good,
-			SetConnectorsPtr: ptr(t, two), CountConnectors: 2}, syscall.EINVAL},
+			SetConnectorsPtr: simtest.Ptr(t, two), CountConnectors: 2}, syscall.EINVAL},
 		{"unknown connector", uapi.ModeCrtc{CrtcID: display.CrtcID, FbID: fb, ModeValid: 1, Mode: good,
-			SetConnectorsPtr: ptr(t, bad), CountConnectors: 1}, syscall.ENOENT},
+			SetConnectorsPtr: simtest.Ptr(t, bad), CountConnectors: 1}, syscall.ENOENT},
 		{"bad connector array", uapi.ModeCrtc{CrtcID: display.CrtcID, FbID: fb, ModeValid: 1, Mode: good,
 			SetConnectorsPtr: 16, CountConnectors: 1}, syscall.EFAULT},
 		{"clock above the HDMI encoder's 162 MHz", uapi.ModeCrtc{CrtcID: display.CrtcID, FbID: fb, ModeValid: 1,
-			Mode: with(func(m *uapi.ModeModeInfo) { m.Clock = 170000 }), SetConnectorsPtr: ptr(t, conns), CountConnectors: 1}, syscall.EINVAL},
+			Mode: with(func(m *uapi.ModeModeInfo) { m.Clock = 170000 }), SetConnectorsPtr: simtest.Ptr(t, conns), CountConnectors: 1}, syscall.EINVAL},
 		{"double scan", uapi.ModeCrtc{CrtcID: display.CrtcID, FbID: fb, ModeValid: 1,
-			Mode: with(func(m *uapi.ModeModeInfo) { m.Flags |= uapi.ModeFlagDblScan }), SetConnectorsPtr: ptr(t, conns), CountConnectors: 1}, syscall.EINVAL},
+			Mode: with(func(m *uapi.ModeModeInfo) { m.Flags |= uapi.ModeFlagDblScan }), SetConnectorsPtr: simtest.Ptr(t, conns), CountConnectors: 1}, syscall.EINVAL},
 	} {
 		arg := tc.arg
-		wantErrno(t, tc.name, ioctl(f, uapi.IoctlModeSetCrtc, &arg), tc.want)
+		simtest.WantErrno(t, tc.name, simtest.Ioctl(f, uapi.IoctlModeSetCrtc, &arg), tc.want)
 	}
 	if c, _ := drm.GetCrtc(f, display.CrtcID); c.ModeValid {
 		t.Fatalf("a refused SETCRTC changed the CRTC: %+v", c)
 	}
 	// With the ASPECT_RATIO capability the aspect bits are accepted, and
 	// GETCRTC shows them only to such files.
-	wantErrno(t, "SET_CLIENT_CAP ASPECT_RATIO", drm.SetClientCapability(f, uapi.ClientCapAspectRatio, 1), 0)
+	simtest.WantErrno(t, "SET_CLIENT_CAP ASPECT_RATIO", drm.SetClientCapability(f, uapi.ClientCapAspectRatio, 1), 0)
 	ar := drm.ModeInfo{ModeModeInfo: with(func(m *uapi.ModeModeInfo) { m.Flags |= 2 << 19 })}
-	wantErrno(t, "SETCRTC 16:9", drm.SetCrtc(f, display.CrtcID, fb, 0, 0, conns, &ar), 0)
+	simtest.WantErrno(t, "SETCRTC 16:9", drm.SetCrtc(f, display.CrtcID, fb, 0, 0, conns, &ar), 0)
 	if c, _ := drm.GetCrtc(f, display.CrtcID); c.Mode.Flags != 0x5|2<<19 {
 		t.Fatalf("flags %#x for a file with ASPECT_RATIO", c.Mode.Flags)
 	}
@@ -303,7 +305,7 @@ func TestSetCrtcErrors(t *testing.T) {
 		t.Fatalf("flags %#x for a file without ASPECT_RATIO", c.Mode.Flags)
 	}
 	ar.Flags = 0x5 | 7<<19
-	wantErrno(t, "SETCRTC with aspect ratio 7", drm.SetCrtc(f, display.CrtcID, fb, 0, 0, conns, &ar), syscall.EINVAL)
+	simtest.WantErrno(t, "SETCRTC with aspect ratio 7", drm.SetCrtc(f, display.CrtcID, fb, 0, 0, conns, &ar), syscall.EINVAL)
 }
 
 func TestMasterRules(t *testing.T) {
@@ -314,28 +316,28 @@ func TestMasterRules(t *testing.T) {
 	mode := modeNamed(t, other, "1920x1080@60") // reading is for anyone
 
 	err := drm.SetCrtc(other, display.CrtcID, fb, 0, 0, []uint32{display.ConnectorID}, &mode)
-	wantErrno(t, "SETCRTC by a non-master", err, syscall.EACCES)
+	simtest.WantErrno(t, "SETCRTC by a non-master", err, syscall.EACCES)
 	setCrtc(t, master, fb, mode)
-	wantErrno(t, "PAGE_FLIP by a non-master", flip(other, fb, uapi.PageFlipEvent, 1), syscall.EACCES)
+	simtest.WantErrno(t, "PAGE_FLIP by a non-master", flip(other, fb, uapi.PageFlipEvent, 1), syscall.EACCES)
 	// A non-master may add framebuffers, and the master may show them:
 	// framebuffer ids are global (drm_framebuffer_lookup).
 	ofb, _, _ := dumbFB(t, other, 1920, 1080)
-	wantErrno(t, "PAGE_FLIP to another file's fb", flip(master, ofb, uapi.PageFlipEvent, 1), 0)
+	simtest.WantErrno(t, "PAGE_FLIP to another file's fb", flip(master, ofb, uapi.PageFlipEvent, 1), 0)
 	// ... but only the maker may remove one (drm_mode_closefb).
-	wantErrno(t, "RMFB of another file's fb", drm.RmFB(master, ofb), syscall.ENOENT)
+	simtest.WantErrno(t, "RMFB of another file's fb", drm.RmFB(master, ofb), syscall.ENOENT)
 
 	// Once the master drops master, the other may not take it (no
 	// CAP_SYS_ADMIN, never master), but a root file may.
-	wantErrno(t, "DROP_MASTER", drm.DropMaster(master), 0)
-	wantErrno(t, "SET_MASTER by a never-master", drm.SetMaster(other), syscall.EACCES)
-	wantErrno(t, "PAGE_FLIP after DROP_MASTER", flip(master, fb, 0, 0), syscall.EACCES)
+	simtest.WantErrno(t, "DROP_MASTER", drm.DropMaster(master), 0)
+	simtest.WantErrno(t, "SET_MASTER by a never-master", drm.SetMaster(other), syscall.EACCES)
+	simtest.WantErrno(t, "PAGE_FLIP after DROP_MASTER", flip(master, fb, 0, 0), syscall.EACCES)
 	root, err := r.dev.OpenWith(sim.OpenOptions{Root: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer root.Close()
-	wantErrno(t, "SET_MASTER by root", drm.SetMaster(root), 0)
-	wantErrno(t, "PAGE_FLIP by the new master", flip(root, fb, 0, 0), 0)
+	simtest.WantErrno(t, "SET_MASTER by root", drm.SetMaster(root), 0)
+	simtest.WantErrno(t, "PAGE_FLIP by the new master", flip(root, fb, 0, 0), 0)
 }
 
 func TestCapabilities(t *testing.T) {
@@ -355,7 +357,7 @@ func TestCapabilities(t *testing.T) {
 		}
 	}
 	_, err := drm.GetCapability(f, 0x99)
-	wantErrno(t, "unknown capability", err, syscall.EINVAL)
+	simtest.WantErrno(t, "unknown capability", err, syscall.EINVAL)
 
 	for _, tc := range []struct {
 		cap, value uint64
@@ -371,7 +373,7 @@ func TestCapabilities(t *testing.T) {
 		{6, 1, syscall.EOPNOTSUPP}, // CURSOR_PLANE_HOTSPOT: not a virtualised driver
 		{99, 1, syscall.EINVAL},
 	} {
-		wantErrno(t, "SET_CLIENT_CAP", drm.SetClientCapability(f, tc.cap, tc.value), tc.want)
+		simtest.WantErrno(t, "SET_CLIENT_CAP", drm.SetClientCapability(f, tc.cap, tc.value), tc.want)
 	}
 }
 
@@ -381,7 +383,7 @@ func TestUnmodelledIoctlsSayENOSYS(t *testing.T) {
 	// DRM_IOCTL_MODE_SETPLANE: DRM_IOWR(0xB7, struct drm_mode_set_plane), 48 bytes.
 	var buf [48]byte
 	err := f.Ioctl(uapi.IOWR(0xB7, 48), unsafe.Pointer(&buf[0]))
-	wantErrno(t, "SETPLANE", err, syscall.ENOSYS)
+	simtest.WantErrno(t, "SETPLANE", err, syscall.ENOSYS)
 }
 
 func TestClosedDisplayIsENODEV(t *testing.T) {
@@ -389,20 +391,20 @@ func TestClosedDisplayIsENODEV(t *testing.T) {
 	f := r.open()
 	r.disp.Close()
 	_, err := drm.GetResources(f)
-	wantErrno(t, "GETRESOURCES after the display closed", err, syscall.ENODEV)
+	simtest.WantErrno(t, "GETRESOURCES after the display closed", err, syscall.ENODEV)
 }
 
 func TestGEMReferencesFollowFramebuffers(t *testing.T) {
 	r := newRig(t, display.Options{})
 	f := r.open()
-	h := boHandle(t, f, 1920*1080*4)
+	h := simrig.AllocBO(t, f, 1920*1080*4)
 	fb, err := drm.AddFramebuffer(f, 1920, 1080, uapi.FormatXRGB8888, h, 1920*4, uapi.FormatModLinear)
 	if err != nil {
 		t.Fatal(err)
 	}
 	setCrtc(t, f, fb, modeNamed(t, f, "1920x1080@60"))
 	// Closing the handle leaves the BO alive: the framebuffer holds it.
-	wantErrno(t, "GEM_CLOSE", drm.CloseHandle(f, h), 0)
+	simtest.WantErrno(t, "GEM_CLOSE", drm.CloseHandle(f, h), 0)
 	var fr display.Frame
 	if err := r.disp.ReadScanout(&fr); err != nil || fr.FbID != fb || len(fr.Data) != 1920*1080*4 {
 		t.Fatalf("scanout after GEM_CLOSE: fb %d, %d bytes, %v", fr.FbID, len(fr.Data), err)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vccube/vccube/internal/simrig"
 	"github.com/vccube/vccube/sim/display"
 	"github.com/vccube/vccube/uapi"
 )
@@ -58,14 +59,7 @@ func TestMonitorPreferringAnySize(t *testing.T) {
 		o := (tc.h-1)*int(pitch) + 4*(tc.w-1)
 		pix[o], pix[o+1], pix[o+2] = 1, 2, 3
 		setCrtc(t, f, fb, m)
-		var fr display.Frame
-		if err := r.disp.ReadScanout(&fr); err != nil {
-			t.Fatal(err)
-		}
-		img, err := fr.Image()
-		if err != nil {
-			t.Fatal(err)
-		}
+		img := simrig.Scanout(t, r.disp)
 		if got := img.RGBAAt(tc.w-1, tc.h-1); got != (color.RGBA{3, 2, 1, 255}) {
 			t.Errorf("%s: the last pixel scans out as %v", tc.name, got)
 		}

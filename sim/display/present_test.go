@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/vccube/vccube/drm"
+	"github.com/vccube/vccube/internal/simrig"
 	"github.com/vccube/vccube/present"
 	"github.com/vccube/vccube/sim/display"
 )
@@ -59,14 +60,7 @@ func TestPresentOnTheSimulatedDisplay(t *testing.T) {
 		st.MinInterval < 16666*time.Microsecond || st.MaxInterval > 16667*time.Microsecond {
 		t.Fatalf("stats %+v", st)
 	}
-	var fr display.Frame
-	if err := r.disp.ReadScanout(&fr); err != nil {
-		t.Fatal(err)
-	}
-	img, err := fr.Image()
-	if err != nil {
-		t.Fatal(err)
-	}
+	img := simrig.Scanout(t, r.disp)
 	if got, want := img.RGBAAt(1000, 500), (color.RGBA{0x80, 0x40, frames - 1, 0xff}); got != want {
 		t.Fatalf("the screen shows %v, want the last frame's %v", got, want)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/vccube/vccube/drm"
+	"github.com/vccube/vccube/internal/simrig"
 	"github.com/vccube/vccube/sim/display"
 	"github.com/vccube/vccube/uapi"
 )
@@ -84,8 +85,8 @@ func TestReadScanoutLinear(t *testing.T) {
 func TestReadScanoutPixelFormats(t *testing.T) {
 	r := newRig(t, display.Options{})
 	f := r.open()
-	h := boHandle(t, f, 4096)
-	mem := mapBO(t, f, h, 4096)
+	h := simrig.AllocBO(t, f, 4096)
+	mem := simrig.MapBO(t, f, h, 4096)
 	mode := smallMode(16, 16)
 	// 5-bit 0b10110 widens to 0b10110101, 6-bit 0b100101 to 0b10010110,
 	// 4-bit 0b1011 to 0b10111011.
@@ -156,8 +157,8 @@ func TestReadScanoutTTiled16(t *testing.T) {
 	r := newRig(t, display.Options{})
 	f := r.open()
 	const size = 128 * 64 * 2 // two tile rows of two tiles
-	h := boHandle(t, f, size)
-	mem := mapBO(t, f, h, size)
+	h := simrig.AllocBO(t, f, size)
+	mem := simrig.MapBO(t, f, h, size)
 	pts := []struct{ x, y, addr int }{
 		{0, 0, 0},
 		{40, 0, 3072 + 64},                // sub-tile (1,0), 4th on an even row; utile (1,0)
@@ -177,14 +178,7 @@ func TestReadScanoutTTiled16(t *testing.T) {
 	if err := drm.SetCrtc(f, display.CrtcID, fb, 0, 0, []uint32{display.ConnectorID}, &mode); err != nil {
 		t.Fatal(err)
 	}
-	var fr display.Frame
-	if err := r.disp.ReadScanout(&fr); err != nil {
-		t.Fatal(err)
-	}
-	img, err := fr.Image()
-	if err != nil {
-		t.Fatal(err)
-	}
+	img := simrig.Scanout(t, r.disp)
 	for _, p := range pts {
 		r5, g6 := byte(p.x&31), byte(p.y)
 		want := color.RGBA{r5<<3 | r5>>2, g6<<2 | g6>>4, 0x15<<3 | 0x15>>2, 255}
@@ -208,8 +202,8 @@ func TestReadScanoutTTiled(t *testing.T) {
 	r := newRig(t, display.Options{})
 	f := r.open()
 	const size = 64 * 64 * 4 // two tile rows of two tiles
-	h := boHandle(t, f, size)
-	mem := mapBO(t, f, h, size)
+	h := simrig.AllocBO(t, f, size)
+	mem := simrig.MapBO(t, f, h, size)
 	for _, tc := range []struct {
 		x, y, addr int
 	}{
@@ -233,14 +227,7 @@ func TestReadScanoutTTiled(t *testing.T) {
 	if err := drm.SetCrtc(f, display.CrtcID, fb, 0, 0, []uint32{display.ConnectorID}, &mode); err != nil {
 		t.Fatal(err)
 	}
-	var fr display.Frame
-	if err := r.disp.ReadScanout(&fr); err != nil {
-		t.Fatal(err)
-	}
-	img, err := fr.Image()
-	if err != nil {
-		t.Fatal(err)
-	}
+	img := simrig.Scanout(t, r.disp)
 	for _, p := range [][2]int{{0, 0}, {16, 0}, {0, 16}, {16, 16}, {32, 0}, {5, 6}, {0, 32}, {33, 40}, {63, 63}} {
 		want := color.RGBA{0xaa, byte(p[1]), byte(p[0]), 255}
 		if got := img.RGBAAt(p[0], p[1]); got != want {

@@ -7,6 +7,7 @@ import (
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/sim/display"
+	"github.com/vccube/vccube/sim/internal/simtest"
 	"github.com/vccube/vccube/uapi"
 )
 
@@ -23,30 +24,30 @@ func TestEventSpaceIsReservedAtPageFlip(t *testing.T) {
 	setCrtc(t, f, a, modeNamed(t, f, "800x600@60"))
 	fbs := [2]uint32{b, a}
 	for i := 0; i < 126; i++ { // 126 events queued, none read
-		wantErrno(t, "flip", flip(f, fbs[i%2], uapi.PageFlipEvent, uint64(i)), 0)
+		simtest.WantErrno(t, "flip", flip(f, fbs[i%2], uapi.PageFlipEvent, uint64(i)), 0)
 		if _, err := r.disp.AdvanceToVblank(); err != nil {
 			t.Fatal(err)
 		}
 	}
-	wantErrno(t, "flip 127, left pending", flip(f, fbs[0], uapi.PageFlipEvent, 126), 0)
+	simtest.WantErrno(t, "flip 127, left pending", flip(f, fbs[0], uapi.PageFlipEvent, 126), 0)
 	// Reserves the 128th slot, then fails: the slot comes back, so the
 	// same flip fails the same way again instead of with ENOMEM.
-	wantErrno(t, "flip during a pending one", flip(f, fbs[1], uapi.PageFlipEvent, 0), syscall.EBUSY)
-	wantErrno(t, "flip during a pending one, again", flip(f, fbs[1], uapi.PageFlipEvent, 0), syscall.EBUSY)
+	simtest.WantErrno(t, "flip during a pending one", flip(f, fbs[1], uapi.PageFlipEvent, 0), syscall.EBUSY)
+	simtest.WantErrno(t, "flip during a pending one, again", flip(f, fbs[1], uapi.PageFlipEvent, 0), syscall.EBUSY)
 	if _, err := r.disp.AdvanceToVblank(); err != nil {
 		t.Fatal(err)
 	}
-	wantErrno(t, "flip 128", flip(f, fbs[1], uapi.PageFlipEvent, 127), 0)
+	simtest.WantErrno(t, "flip 128", flip(f, fbs[1], uapi.PageFlipEvent, 127), 0)
 	if _, err := r.disp.AdvanceToVblank(); err != nil {
 		t.Fatal(err)
 	}
-	wantErrno(t, "flip 129 with 128 events unread", flip(f, fbs[0], uapi.PageFlipEvent, 128), syscall.ENOMEM)
+	simtest.WantErrno(t, "flip 129 with 128 events unread", flip(f, fbs[0], uapi.PageFlipEvent, 128), syscall.ENOMEM)
 	// Refused before the commit: the state keeps its framebuffer.
 	if c, _ := drm.GetCrtc(f, display.CrtcID); c.FbID != fbs[1] {
 		t.Fatalf("GETCRTC fb %d after the refused flip, want %d", c.FbID, fbs[1])
 	}
 	// A flip without an event needs no space.
-	wantErrno(t, "flip without an event", flip(f, fbs[0], 0, 0), 0)
+	simtest.WantErrno(t, "flip without an event", flip(f, fbs[0], 0, 0), 0)
 	if _, err := r.disp.AdvanceToVblank(); err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +59,7 @@ func TestEventSpaceIsReservedAtPageFlip(t *testing.T) {
 	if ev, _, err := drm.ParseEvent(buf[:]); err != nil || ev.UserData != 0 {
 		t.Fatalf("first event %+v, %v", ev, err)
 	}
-	wantErrno(t, "flip after reading an event", flip(f, fbs[1], uapi.PageFlipEvent, 129), 0)
+	simtest.WantErrno(t, "flip after reading an event", flip(f, fbs[1], uapi.PageFlipEvent, 129), 0)
 }
 
 // A framebuffer in the primary plane's state marks its BO in use
@@ -94,7 +95,7 @@ func TestShownBOIsInUse(t *testing.T) {
 	pressure := func() {
 		t.Helper()
 		_, err := gem.AllocBO(f, r.dev.Pool().Size())
-		wantErrno(t, "CREATE_BO of the whole pool", err, syscall.ENOMEM)
+		simtest.WantErrno(t, "CREATE_BO of the whole pool", err, syscall.ENOMEM)
 	}
 	mode := modeNamed(t, f, "800x600@60")
 	setCrtc(t, f, a.fb, mode)
@@ -106,10 +107,10 @@ func TestShownBOIsInUse(t *testing.T) {
 	}
 
 	madvise(b.handle, uapi.MadvDontNeed)
-	wantErrno(t, "flip to a DONTNEED BO", flip(f, b.fb, uapi.PageFlipEvent, 0), syscall.EINVAL)
-	wantErrno(t, "async flip to a DONTNEED BO", flip(f, b.fb, uapi.PageFlipAsync, 0), syscall.EINVAL)
+	simtest.WantErrno(t, "flip to a DONTNEED BO", flip(f, b.fb, uapi.PageFlipEvent, 0), syscall.EINVAL)
+	simtest.WantErrno(t, "async flip to a DONTNEED BO", flip(f, b.fb, uapi.PageFlipAsync, 0), syscall.EINVAL)
 	m := mode
-	wantErrno(t, "SETCRTC of a DONTNEED BO",
+	simtest.WantErrno(t, "SETCRTC of a DONTNEED BO",
 		drm.SetCrtc(f, display.CrtcID, b.fb, 0, 0, []uint32{display.ConnectorID}, &m), syscall.EINVAL)
 	if c, _ := drm.GetCrtc(f, display.CrtcID); c.FbID != a.fb {
 		t.Fatalf("GETCRTC fb %d after the refused commits, want %d", c.FbID, a.fb)
@@ -121,7 +122,7 @@ func TestShownBOIsInUse(t *testing.T) {
 	}
 
 	madvise(b.handle, uapi.MadvWillNeed)
-	wantErrno(t, "flip to b", flip(f, b.fb, 0, 0), 0) // completes at once under VirtualClock
+	simtest.WantErrno(t, "flip to b", flip(f, b.fb, 0, 0), 0) // completes at once under VirtualClock
 	pressure()
 	if madvise(a.handle, uapi.MadvWillNeed) {
 		t.Fatal("the DONTNEED BO survived memory pressure once off screen")

@@ -13,6 +13,7 @@ import (
 	"github.com/vccube/vccube/cl/uniforms"
 	"github.com/vccube/vccube/shaders/qpu"
 	"github.com/vccube/vccube/sim/hw"
+	"github.com/vccube/vccube/sim/internal/simtest"
 	"github.com/vccube/vccube/sim/kernel"
 	"github.com/vccube/vccube/sim/mem"
 	"github.com/vccube/vccube/texture"
@@ -197,21 +198,9 @@ func (fx *fixture) bo(size uint32) uint32 {
 	return arg.Handle
 }
 
-// pinned returns the address of b as a user pointer; b stays pinned until
-// the test ends.
-func pinned[T any](t testing.TB, b []T) uint64 {
-	if len(b) == 0 {
-		return 0
-	}
-	var p runtime.Pinner
-	p.Pin(&b[0])
-	t.Cleanup(p.Unpin)
-	return uapi.UserPointer(unsafe.Pointer(&b[0]))
-}
-
 func (fx *fixture) shaderBO(words []uint64) uint32 {
 	code := qpu.Bytes(words)
-	arg := uapi.CreateShaderBO{Size: uint32(len(code)), Data: pinned(fx.t, code)}
+	arg := uapi.CreateShaderBO{Size: uint32(len(code)), Data: simtest.Ptr(fx.t, code)}
 	if err := fx.f.CreateShaderBO(&arg); err != nil {
 		fx.t.Fatal(err)
 	}

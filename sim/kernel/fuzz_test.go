@@ -7,6 +7,7 @@ import (
 	"github.com/vccube/vccube/cl"
 	"github.com/vccube/vccube/cl/spec"
 	"github.com/vccube/vccube/shaders/qpu"
+	"github.com/vccube/vccube/sim/internal/simtest"
 	"github.com/vccube/vccube/uapi"
 )
 
@@ -114,7 +115,7 @@ func FuzzCreateShaderBO(f *testing.F) {
 			return
 		}
 		before := countLabel(fx.d.Stats(), "V3D shader")
-		arg := uapi.CreateShaderBO{Size: uint32(len(code)), Data: pinned(t, code)}
+		arg := uapi.CreateShaderBO{Size: uint32(len(code)), Data: simtest.Ptr(t, code)}
 		err := fx.f.CreateShaderBO(&arg)
 		after := countLabel(fx.d.Stats(), "V3D shader")
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/vccube/vccube/cl"
 	"github.com/vccube/vccube/cl/spec"
 	"github.com/vccube/vccube/shaders/qpu"
+	"github.com/vccube/vccube/sim/internal/simtest"
 	"github.com/vccube/vccube/sim/kernel"
 	"github.com/vccube/vccube/texture"
 	"github.com/vccube/vccube/uapi"
@@ -564,12 +565,12 @@ func TestCreateShaderBORules(t *testing.T) {
 		arg   uapi.CreateShaderBO
 		errno syscall.Errno
 	}{
-		{"size 0", uapi.CreateShaderBO{Size: 0, Data: pinned(t, code)}, syscall.EINVAL},
-		{"size not a multiple of 8", uapi.CreateShaderBO{Size: 12, Data: pinned(t, code)}, syscall.EINVAL},
-		{"flags", uapi.CreateShaderBO{Size: uint32(len(code)), Flags: 1, Data: pinned(t, code)}, syscall.EINVAL},
-		{"pad", uapi.CreateShaderBO{Size: uint32(len(code)), Pad: 1, Data: pinned(t, code)}, syscall.EINVAL},
+		{"size 0", uapi.CreateShaderBO{Size: 0, Data: simtest.Ptr(t, code)}, syscall.EINVAL},
+		{"size not a multiple of 8", uapi.CreateShaderBO{Size: 12, Data: simtest.Ptr(t, code)}, syscall.EINVAL},
+		{"flags", uapi.CreateShaderBO{Size: uint32(len(code)), Flags: 1, Data: simtest.Ptr(t, code)}, syscall.EINVAL},
+		{"pad", uapi.CreateShaderBO{Size: uint32(len(code)), Pad: 1, Data: simtest.Ptr(t, code)}, syscall.EINVAL},
 		{"bad pointer", uapi.CreateShaderBO{Size: uint32(len(code)), Data: 16}, syscall.EFAULT},
-		{"no delay slots", uapi.CreateShaderBO{Size: uint32(len(code)) - 16, Data: pinned(t, code)}, syscall.EINVAL},
+		{"no delay slots", uapi.CreateShaderBO{Size: uint32(len(code)) - 16, Data: simtest.Ptr(t, code)}, syscall.EINVAL},
 	} {
 		arg := c.arg
 		before := fx.d.Stats()

@@ -46,39 +46,32 @@ func runPresent(args []string) int {
 	return code
 }
 
-// presentRun fills rep and returns the exit status.
+// presentRun fills rep and returns the exit status. Its stages, in order:
+// open the card, set the display up (restored at exit unless noRestore),
+// map the scanout buffers a second time, make the swapchain and the
+// stand-in frames, flip, sum up the flips' timing, restore and check the
+// restore. The deferred steps undo in reverse: the mappings, the signal
+// handler, the display, the card.
 func presentRun(rep *PresentReport, device, connector, modeFlag string, flips int, noRestore bool) (code int) {
-	fail := func(err error) int {
-		if rep.Error == "" {
-			rep.Error = err.Error()
-		}
-		return 1
-	}
+	p := &presentProbe{rep: rep}
 	spec, err := present.ParseModeSpec(modeFlag)
 	if err != nil {
-		return fail(err)
+		return p.fail(err)
 	}
-	f, err := drm.Open(device)
-	if err != nil {
-		return fail(err)
+	if p.f, err = drm.Open(device); err != nil {
+		return p.fail(err)
 	}
-	defer f.Close()
-	if v, err := drm.GetVersion(f); err == nil {
-		rep.Driver = v.Name
-	}
-	if v, err := drm.GetCapability(f, uapi.CapTimestampMonotonic); err == nil {
-		rep.TimestampMonotonic = v == 1
-	}
-	d, err := present.Open(f, present.Config{Connector: connector, Mode: spec})
-	if err != nil {
-		return fail(err)
+	defer p.f.Close()
+	p.describeCard()
+	if p.d, err = present.Open(p.f, present.Config{Connector: connector, Mode: spec}); err != nil {
+		return p.fail(err)
 	}
 	defer func() {
 		if noRestore {
 			return
 		}
-		if err := d.Close(); err != nil {
-			fail(err)
+		if err := p.d.Close(); err != nil {
+			p.fail(err)
 			if code == 0 {
 				code = 1
 			}
@@ -86,152 +79,250 @@ func presentRun(rep *PresentReport, device, connector, modeFlag string, flips in
 	}()
 	ctx, stop := context.Background(), func() {}
 	if !noRestore {
-		ctx, stop = present.RestoreOnSignal(ctx, d)
+		ctx, stop = present.RestoreOnSignal(ctx, p.d)
 	}
 	defer stop()
+	p.describeMode()
+	defer p.unmap()
+	if err := p.mapBuffers(); err != nil {
+		return p.fail(err)
+	}
+	if err := p.makeSwapchain(flips); err != nil {
+		return p.fail(err)
+	}
+	if err := p.flipLoop(ctx, flips); err != nil {
+		return p.fail(err)
+	}
+	p.sumUp()
+	// Restore (again, if a signal did already) and see that it took.
+	if noRestore {
+		return 0
+	}
+	return p.restore(ctx)
+}
 
-	m := d.Mode()
-	rep.Connector, rep.Mode, rep.Crtc = d.Connector().Name(), m.String(), d.CrtcID()
-	rep.PeriodNs = int64(m.FramePeriod())
-	saved, _ := d.Saved()
-	rep.SavedFb = saved.FbID
+// presentProbe is one run of "kmsprobe present": what its stages make
+// and hand on.
+type presentProbe struct {
+	rep   *PresentReport
+	f     *drm.File
+	d     *present.Display
+	saved drm.Crtc // the CRTC as it was before the mode set
+	w, h  uint32
+	bufs  [2]*present.Buffer
+	// readback holds the second mappings of bufs.
+	readback [2][]byte
+	s        *present.Swapchain
+	// frames are the stand-in colour buffers, of pitch srcPitch: three
+	// images, so that the two scanout buffers never hold the same
+	// picture twice in a row.
+	frames   [3][]byte
+	srcPitch int
+	// Each completed flip's event time, vblank sequence and wall-clock
+	// arrival; queued is when each PAGE_FLIP after the first returned
+	// (CLOCK_MONOTONIC).
+	times  []time.Duration
+	seqs   []uint32
+	walls  []time.Time
+	queued []time.Duration
+	start  time.Time // when the first Present returned
+}
 
-	w, h := d.Size()
-	var bufs [2]*present.Buffer
-	var readback [2][]byte // the second mappings
-	for i := range bufs {
-		if bufs[i], err = d.NewDumbBuffer(); err != nil {
-			return fail(err)
+// fail records err as the run's error unless there is one already and
+// returns the failing exit status.
+func (p *presentProbe) fail(err error) int {
+	if p.rep.Error == "" {
+		p.rep.Error = err.Error()
+	}
+	return 1
+}
+
+// describeCard reports the driver's name and the events' clock.
+func (p *presentProbe) describeCard() {
+	if v, err := drm.GetVersion(p.f); err == nil {
+		p.rep.Driver = v.Name
+	}
+	if v, err := drm.GetCapability(p.f, uapi.CapTimestampMonotonic); err == nil {
+		p.rep.TimestampMonotonic = v == 1
+	}
+}
+
+// describeMode reports the connector, mode and CRTC chosen and the CRTC's
+// framebuffer before the mode set.
+func (p *presentProbe) describeMode() {
+	m := p.d.Mode()
+	p.rep.Connector, p.rep.Mode, p.rep.Crtc = p.d.Connector().Name(), m.String(), p.d.CrtcID()
+	p.rep.PeriodNs = int64(m.FramePeriod())
+	p.saved, _ = p.d.Saved()
+	p.rep.SavedFb = p.saved.FbID
+	p.w, p.h = p.d.Size()
+}
+
+// mapBuffers makes the two scanout buffers and maps each a second time,
+// read-only, taking the page faults now rather than in the frame loop.
+func (p *presentProbe) mapBuffers() (err error) {
+	for i := range p.bufs {
+		if p.bufs[i], err = p.d.NewDumbBuffer(); err != nil {
+			return err
 		}
-		off, err := drm.MapDumb(f, bufs[i].Handle)
+		off, err := drm.MapDumb(p.f, p.bufs[i].Handle)
 		if err != nil {
-			return fail(err)
+			return err
 		}
-		mm, err := f.Mmap(off, int(bufs[i].Pitch*h), unix.PROT_READ)
+		mm, err := p.f.Mmap(off, int(p.bufs[i].Pitch*p.h), unix.PROT_READ)
 		if err != nil {
-			return fail(fmt.Errorf("second mapping of scanout buffer %d: %w", i, err))
+			return fmt.Errorf("second mapping of scanout buffer %d: %w", i, err)
 		}
-		defer f.Munmap(mm)
-		readback[i] = mm
+		p.readback[i] = mm
 		for off := 0; off < len(mm); off += 4096 {
-			_ = mm[off] // take the page faults now, not in the frame loop
+			_ = mm[off]
 		}
 	}
-	s, err := d.NewSwapchain(bufs[0], bufs[1])
-	if err != nil {
-		return fail(err)
-	}
-	// The stand-in colour buffers: three images, so that the two scanout
-	// buffers never hold the same picture twice in a row.
-	srcPitch := int(w)*4 + 64
-	var frames [3][]byte
-	for v := range frames {
-		frames[v] = patternImage(int(w), int(h), srcPitch, uint32(v))
-	}
+	return nil
+}
 
+// unmap undoes mapBuffers' second mappings, the last made first.
+func (p *presentProbe) unmap() {
+	for i := len(p.readback) - 1; i >= 0; i-- {
+		if p.readback[i] != nil {
+			p.f.Munmap(p.readback[i])
+		}
+	}
+}
+
+// makeSwapchain makes the swapchain of the two buffers, the stand-in
+// frames, and the records of each flip (room for flips of them, or 1024
+// when flips is 0).
+func (p *presentProbe) makeSwapchain(flips int) (err error) {
+	if p.s, err = p.d.NewSwapchain(p.bufs[0], p.bufs[1]); err != nil {
+		return err
+	}
+	p.srcPitch = int(p.w)*4 + 64
+	for v := range p.frames {
+		p.frames[v] = patternImage(int(p.w), int(p.h), p.srcPitch, uint32(v))
+	}
+	p.times = make([]time.Duration, 0, max(flips, 1024))
+	p.seqs = make([]uint32, 0, max(flips, 1024))
+	p.walls = make([]time.Time, 0, max(flips, 1024))
+	p.queued = make([]time.Duration, 0, max(flips, 1024))
+	p.s.OnFlip = func(fl present.Flip) {
+		p.times, p.seqs, p.walls = append(p.times, fl.Time), append(p.seqs, fl.Sequence), append(p.walls, time.Now())
+		if fl.Missed > 0 && len(p.rep.MissedAt) < 16 {
+			p.rep.MissedAt = append(p.rep.MissedAt, fl.N)
+		}
+	}
+	return nil
+}
+
+// check compares the buffer on screen with frame k, the frame copied
+// into it, as the kernel reports it scanned out. Under emulation a full
+// compare costs a third of a frame, so frames compare row 0 (the stamp)
+// and every eighth row, starting at row k%8: any eight consecutive frames
+// cover every row. The first and the last frame are compared whole.
+func (p *presentProbe) check(k int, b *present.Buffer, whole bool) {
+	rep := p.rep
+	c, err := drm.GetCrtc(p.f, p.d.CrtcID())
+	if (err != nil || c.FbID != b.FbID) && !p.d.Restored() {
+		rep.ScanoutErrors++ // (unless a signal restored the CRTC meanwhile)
+	}
+	mm := p.readback[0]
+	if b == p.bufs[1] {
+		mm = p.readback[1]
+	}
+	src := p.frames[k%3]
+	rep.PatternChecked++
+	step, first := 8, k%8
+	if whole {
+		step, first = 1, 0
+	}
+	row := int(p.w) * 4
+	equal := func(y int) bool {
+		rep.RowsChecked++
+		return bytes.Equal(mm[y*int(b.Pitch):y*int(b.Pitch)+row], src[y*p.srcPitch:y*p.srcPitch+row])
+	}
+	ok := equal(0)
+	for y := first; y < int(p.h) && ok; y += step {
+		ok = equal(y)
+	}
+	if !ok {
+		rep.PatternErrors++
+	}
+}
+
+// flipLoop presents flips+1 frames (the mode set and flips page flips;
+// without end when flips is 0), checking each frame once its flip is on
+// screen, until done, a signal or a restore; then, unless a signal ended
+// it, waits for the last flip and checks the last frame whole.
+func (p *presentProbe) flipLoop(ctx context.Context, flips int) error {
+	rep := p.rep
 	n := flips
 	if n == 0 {
 		n = -1
 	}
-	times := make([]time.Duration, 0, max(flips, 1024))
-	seqs := make([]uint32, 0, max(flips, 1024))
-	walls := make([]time.Time, 0, max(flips, 1024))
-	queued := make([]time.Duration, 0, max(flips, 1024)) // when each PAGE_FLIP returned, CLOCK_MONOTONIC
-	s.OnFlip = func(fl present.Flip) {
-		times, seqs, walls = append(times, fl.Time), append(seqs, fl.Sequence), append(walls, time.Now())
-		if fl.Missed > 0 && len(rep.MissedAt) < 16 {
-			rep.MissedAt = append(rep.MissedAt, fl.N)
-		}
-	}
-	row := int(w) * 4
-	// check compares the buffer on screen with frame k, the frame copied
-	// into it, as the kernel reports it scanned out. Under emulation a
-	// full compare costs a third of a frame, so frames compare row 0 (the
-	// stamp) and every eighth row, starting at row k%8: any eight
-	// consecutive frames cover every row. The first and the last frame
-	// are compared whole.
-	check := func(k int, b *present.Buffer, whole bool) {
-		c, err := drm.GetCrtc(f, d.CrtcID())
-		if (err != nil || c.FbID != b.FbID) && !d.Restored() {
-			rep.ScanoutErrors++ // (unless a signal restored the CRTC meanwhile)
-		}
-		mm := readback[0]
-		if b == bufs[1] {
-			mm = readback[1]
-		}
-		src := frames[k%3]
-		rep.PatternChecked++
-		step, first := 8, k%8
-		if whole {
-			step, first = 1, 0
-		}
-		equal := func(y int) bool {
-			rep.RowsChecked++
-			return bytes.Equal(mm[y*int(b.Pitch):y*int(b.Pitch)+row], src[y*srcPitch:y*srcPitch+row])
-		}
-		ok := equal(0)
-		for y := first; y < int(h) && ok; y += step {
-			ok = equal(y)
-		}
-		if !ok {
-			rep.PatternErrors++
-		}
-	}
-	var start time.Time
 	var prev *present.Buffer
 	k := 0
 	for ; n < 0 || k <= n; k++ {
 		if ctx.Err() != nil {
 			break
 		}
-		b, err := s.Acquire()
+		b, err := p.s.Acquire()
 		if err != nil {
 			if errors.Is(err, present.ErrRestored) {
 				break
 			}
-			return fail(err)
+			return err
 		}
 		t0 := time.Now()
 		if prev != nil {
-			check(k-1, prev, k == 1) // Acquire waited for frame k-1's flip: it is on screen
+			p.check(k-1, prev, k == 1) // Acquire waited for frame k-1's flip: it is on screen
 		}
 		t1 := time.Now()
-		src := frames[k%3]
+		src := p.frames[k%3]
 		stamp(src, k)
-		if err := b.CopyFrom(src, srcPitch); err != nil {
-			return fail(err)
+		if err := b.CopyFrom(src, p.srcPitch); err != nil {
+			return err
 		}
 		t2 := time.Now()
 		rep.CheckMaxNs = max(rep.CheckMaxNs, int64(t1.Sub(t0)))
 		rep.CopyMaxNs = max(rep.CopyMaxNs, int64(t2.Sub(t1)))
 		rep.CheckSumNs += int64(t1.Sub(t0))
 		rep.CopySumNs += int64(t2.Sub(t1))
-		if err := s.Present(b); err != nil {
+		if err := p.s.Present(b); err != nil {
 			if errors.Is(err, present.ErrRestored) {
 				break
 			}
-			return fail(err)
+			return err
 		}
 		if k == 0 {
-			start = time.Now()
+			p.start = time.Now()
 		} else {
-			queued = append(queued, monotonic())
+			p.queued = append(p.queued, monotonic())
 		}
 		prev = b
 	}
 	if ctx.Err() == nil {
-		if err := s.Wait(); err != nil {
-			return fail(err)
+		if err := p.s.Wait(); err != nil {
+			return err
 		}
 		if prev != nil {
-			check(k-1, prev, true)
+			p.check(k-1, prev, true)
 		}
 	}
-	st := s.Stats()
+	return nil
+}
+
+// sumUp reports the swapchain's statistics and, from the flips' records,
+// the vblank steps, the timestamps that disagree with the period, whether
+// each missed vblank was the guest's lateness, and the wall-clock
+// intervals.
+func (p *presentProbe) sumUp() {
+	rep := p.rep
+	st := p.s.Stats()
 	rep.ModeSet, rep.Flips, rep.Completed, rep.Missed = st.ModeSet, st.Flips, st.Completed, st.Missed
 	rep.SeqFirst, rep.SeqLast = st.FirstSequence, st.LastSequence
 	rep.IntervalMeanNs, rep.IntervalMinNs, rep.IntervalMaxNs = int64(st.MeanInterval()), int64(st.MinInterval), int64(st.MaxInterval)
 	rep.VblankPeriodNs = int64(st.VblankPeriod())
+	times, seqs, walls, queued := p.times, p.seqs, p.walls, p.queued
 	for i := 1; i < len(seqs); i++ {
 		step := seqs[i] - seqs[i-1]
 		if step != 1 {
@@ -263,18 +354,19 @@ func presentRun(rep *PresentReport, device, connector, modeFlag string, flips in
 	if len(walls) > 1 {
 		rep.WallMeanNs = int64(walls[len(walls)-1].Sub(walls[0])) / int64(len(walls)-1)
 	}
-	if !start.IsZero() {
-		rep.TotalNs = int64(time.Since(start))
+	if !p.start.IsZero() {
+		rep.TotalNs = int64(time.Since(p.start))
 	}
+}
 
-	// Restore (again, if a signal did already) and see that it took.
-	if noRestore {
-		return 0
-	}
-	if err := d.Restore(); err != nil {
+// restore restores the CRTC, checks with GETCRTC that it is as saved, and
+// returns the exit status: 128+signal if a signal ended the run.
+func (p *presentProbe) restore(ctx context.Context) int {
+	rep, saved := p.rep, p.saved
+	if err := p.d.Restore(); err != nil {
 		rep.RestoreError = err.Error()
 	}
-	if c, err := drm.GetCrtc(f, d.CrtcID()); err == nil {
+	if c, err := drm.GetCrtc(p.f, p.d.CrtcID()); err == nil {
 		rep.Restored = c.FbID == saved.FbID && c.ModeValid == saved.ModeValid && c.Mode == saved.Mode &&
 			c.X == saved.X && c.Y == saved.Y
 	}

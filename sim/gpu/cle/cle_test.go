@@ -6,28 +6,14 @@ import (
 
 	"github.com/vccube/vccube/cl"
 	"github.com/vccube/vccube/cl/spec"
+	"github.com/vccube/vccube/sim/internal/simtest"
 	"github.com/vccube/vccube/sim/mem"
 )
 
 // memory gives a test a pool with one readable region of size bytes.
 func memory(t *testing.T, size int) (*mem.View, mem.Region, []byte) {
 	t.Helper()
-	p, err := mem.NewPool(mem.DefaultBase, 1<<20)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.Close() })
-	r, err := p.Alloc(size, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v := mem.NewView(p)
-	v.Add(r, mem.Read|mem.Write, "test")
-	b, err := v.Write(r.Addr, r.Size, "test setup")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v, r, b
+	return simtest.Memory(t, size, mem.Read|mem.Write, "test")
 }
 
 func ops(t *testing.T, th *Thread) ([]spec.Opcode, error) {

@@ -9,6 +9,7 @@ import (
 	"github.com/vccube/vccube/cl"
 	"github.com/vccube/vccube/cl/spec"
 	"github.com/vccube/vccube/sim/gpu/raster"
+	"github.com/vccube/vccube/sim/internal/simtest"
 	"github.com/vccube/vccube/sim/mem"
 	"github.com/vccube/vccube/texture"
 )
@@ -17,22 +18,7 @@ func memory(t *testing.T, size int) (*mem.View, mem.Region, []byte) { return mem
 
 func memoryB(t testing.TB, size int) (*mem.View, mem.Region, []byte) {
 	t.Helper()
-	p, err := mem.NewPool(mem.DefaultBase, max(4<<20, size+4096))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.Close() })
-	r, err := p.Alloc(size, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v := mem.NewView(p)
-	v.Add(r, mem.Read|mem.Write, "test")
-	b, err := v.Write(r.Addr, r.Size, "test setup")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v, r, b
+	return simtest.Memory(t, size, mem.Read|mem.Write, "test")
 }
 
 // pattern fills the buffer with colours that name their pixel.

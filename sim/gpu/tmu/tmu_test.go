@@ -6,6 +6,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/vccube/vccube/sim/internal/simtest"
 	"github.com/vccube/vccube/sim/mem"
 	"github.com/vccube/vccube/texture"
 	"github.com/vccube/vccube/texture/convert"
@@ -19,21 +20,7 @@ type fixture struct {
 
 func newFixture(t testing.TB, size int) *fixture {
 	t.Helper()
-	p, err := mem.NewPool(mem.DefaultBase, 8<<20)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.Close() })
-	r, err := p.Alloc(size, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v := mem.NewView(p)
-	v.Add(r, mem.Read, "texture")
-	b, err := v.Read(r.Addr, r.Size, "setup")
-	if err != nil {
-		t.Fatal(err)
-	}
+	v, r, b := simtest.Memory(t, size, mem.Read, "texture")
 	return &fixture{v, r, b}
 }
 

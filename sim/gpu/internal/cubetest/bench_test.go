@@ -28,6 +28,29 @@ func (t *timedGPU) Run(j *hw.Job) hw.Result {
 	return r
 }
 
+// newRenderer makes the renderer of a w×h frame (one buffer) on a
+// simulated device whose kernel hands its jobs to g; the renderer, its
+// file and the device are closed when the benchmark ends.
+func newRenderer(b *testing.B, g hw.GPU, w, h int) *cuberender.Renderer {
+	b.Helper()
+	dev, err := sim.New(sim.Options{GPU: g})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { dev.Close() })
+	f, err := dev.Open()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { f.Close() })
+	r, err := cuberender.New(f, cuberender.Options{Width: w, Height: h, Buffers: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { r.Close() })
+	return r
+}
+
 // BenchmarkCubeFrame renders vccube's frames through the whole simulated
 // stack (renderer, kernel, GPU model) and reports frames per second and
 // the milliseconds per frame spent in the GPU model.
@@ -35,22 +58,9 @@ func BenchmarkCubeFrame(b *testing.B) {
 	for _, size := range [][2]int{{800, 600}, {1920, 1080}} {
 		b.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(b *testing.B) {
 			g := gpu.New(gpu.Options{})
-			defer g.Close()
+			b.Cleanup(g.Close) // after the renderer and the device (cleanups run last first)
 			tg := &timedGPU{g: g}
-			dev, err := sim.New(sim.Options{GPU: tg})
-			if err != nil {
-				b.Fatal(err)
-			}
-			f, err := dev.Open()
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer f.Close()
-			r, err := cuberender.New(f, cuberender.Options{Width: size[0], Height: size[1], Buffers: 1})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer r.Close()
+			r := newRenderer(b, tg, size[0], size[1])
 			frame := func(i int) {
 				seq, err := r.Render(0, float32(4*(i%90)))
 				if err != nil {
@@ -110,22 +120,9 @@ func benchGPUJob(b *testing.B, opts gpu.Options) {
 	for _, size := range [][2]int{{800, 600}, {1920, 1080}} {
 		b.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(b *testing.B) {
 			g := gpu.New(opts)
-			defer g.Close()
+			b.Cleanup(g.Close) // after the renderer and the device (cleanups run last first)
 			cg := &captureGPU{g: g}
-			dev, err := sim.New(sim.Options{GPU: cg})
-			if err != nil {
-				b.Fatal(err)
-			}
-			f, err := dev.Open()
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer f.Close()
-			r, err := cuberender.New(f, cuberender.Options{Width: size[0], Height: size[1], Buffers: 1})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer r.Close()
+			r := newRenderer(b, cg, size[0], size[1])
 			seq, err := r.Render(0, 40)
 			if err != nil {
 				b.Fatal(err)

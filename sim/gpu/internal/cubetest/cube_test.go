@@ -60,16 +60,7 @@ func (s *stack) frame(tb testing.TB, k int) {
 }
 
 func golden(tb testing.TB, path string) image.Image {
-	f, err := os.Open(filepath.Join("..", "..", "..", "..", path))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return img
+	return imgcmp.MustReadPNG(tb, filepath.Join("..", "..", "..", "..", path))
 }
 
 // The program's frames, rendered by this GPU model, match the golden
