@@ -143,7 +143,9 @@ func (c *clipper) classify(b *Binner, cs []*vertex.Coord) clipClass {
 		}
 		all &= out
 		any |= out
-		vpAll &= viewportOut(&cc)
+		if len(cs) == 2 {
+			vpAll &= viewportOut(&cc)
+		}
 	}
 	switch {
 	case all != 0, len(cs) == 2 && vpAll != 0:
