@@ -95,7 +95,11 @@ func (j *tjob) beginBin(cfg cl.ConfigurationBits) {
 	j.bin = cl.ClipWindow{Width: uint16(j.w), Height: uint16(j.h)}.Append(j.bin)
 	j.bin = cfg.Append(j.bin)
 	j.bin = cl.ViewportOffset{}.Append(j.bin)
-	j.bin = cl.ClipperXYScaling{HalfWidth: float32(j.w * 8), HalfHeight: float32(j.h * 8)}.Append(j.bin)
+	// With the viewport centre at the frame's origin, a viewport of
+	// twice the frame's size covers the frame, as a driver's does: the
+	// binner discards a line beyond the viewport's edge (sim/gpu/bin
+	// clip.go).
+	j.bin = cl.ClipperXYScaling{HalfWidth: float32(j.w * 16), HalfHeight: float32(j.h * 16)}.Append(j.bin)
 	j.bin = cl.ClipperZScaling{Scale: 0.5, Offset: 0.5}.Append(j.bin)
 	j.rcl.TileAlloc, j.rcl.BinTilesX = j.binMem.Addr+4096, j.tx
 }
@@ -105,7 +109,7 @@ func (j *tjob) beginBin(cfg cl.ConfigurationBits) {
 // it under the clipper scaling of beginBin.
 func (j *tjob) nv(x, y float64, z float32, vary ...float32) gputest.NVVertex {
 	return gputest.NVVertex{
-		Clip: [4]float32{float32(x / float64(j.w/2)), float32(y / float64(j.h/2)), 2*z - 1, 1},
+		Clip: [4]float32{float32(x / float64(j.w)), float32(y / float64(j.h)), 2*z - 1, 1},
 		X:    x, Y: y, Z: z, InvW: 1, Vary: vary,
 	}
 }
