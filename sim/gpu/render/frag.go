@@ -176,7 +176,12 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 					continue
 				}
 			} else if k < span.FullLo || k >= span.FullHi {
-				if mask = f.prim.BlockMask(bx, by); mask == 0 {
+				if w.r.opts.Reference {
+					mask = f.prim.BlockMask(bx, by)
+				} else {
+					mask = f.prim.PartialMask(bx, by)
+				}
+				if mask == 0 {
 					continue
 				}
 			}
