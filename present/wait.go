@@ -48,9 +48,14 @@ func newEventWaiter(fd int) *eventWaiter {
 	if err != nil {
 		return nil
 	}
-	// os.NewFile registers a non-blocking descriptor with the poller.
+	// os.NewFile registers a non-blocking descriptor with the poller; one
+	// epoll cannot watch (a regular file) is left out of it, and then
+	// takes no deadline.
 	f := os.NewFile(uintptr(dup), "display events")
 	rc, err := f.SyscallConn()
+	if err == nil {
+		err = f.SetReadDeadline(time.Time{})
+	}
 	if err != nil {
 		f.Close()
 		return nil
