@@ -67,6 +67,21 @@ type Display struct {
 	dumbs      []*Buffer // dumb buffers we created, freed by Close
 	flipArg    uapi.ModeCrtcPageFlip
 	status     *statusScratch // Connected's argument, made on its first call
+	waiter     *eventWaiter   // made by the first swapchain, closed by Close
+	waiterMade bool
+}
+
+// eventWaiter returns the display's waiter for its events, made on the
+// first call (after the swapchain has made the Conn non-blocking); nil
+// when the Conn's descriptor cannot be waited on in the poller.
+func (d *Display) eventWaiter() *eventWaiter {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.waiterMade && !d.closed {
+		d.waiterMade = true
+		d.waiter = newEventWaiter(d.conn.Fd())
+	}
+	return d.waiter
 }
 
 // Open chooses the connector, mode and CRTC of the display behind c (see
@@ -367,7 +382,8 @@ func (d *Display) Restored() bool {
 }
 
 // Close restores the display (see Restore), then unmaps and frees the
-// dumb buffers it created. Call it from the goroutine that draws, after
+// dumb buffers it created and closes the duplicate of the Conn's
+// descriptor its swapchains wait on (eventWaiter). Call it from the goroutine that draws, after
 // the last frame. It is idempotent; the Conn stays open.
 func (d *Display) Close() error {
 	d.mu.Lock()
@@ -377,7 +393,7 @@ func (d *Display) Close() error {
 		return err
 	}
 	d.closed = true
-	errs := []error{err}
+	errs := []error{err, d.waiter.close()}
 	for _, b := range d.dumbs {
 		errs = append(errs, b.free(d.conn))
 	}

@@ -87,6 +87,7 @@ type Swapchain struct {
 	events  *drm.EventReader
 	pollFds [1]unix.PollFd
 	fenceFd [1]unix.PollFd
+	waiter  *eventWaiter // the Display's; nil: poll(2)
 
 	front, queued int // buffer indices, -1 for none
 	next          int // where Acquire starts looking, for a fixed rotation
@@ -134,7 +135,7 @@ func (d *Display) NewSwapchain(bufs ...*Buffer) (*Swapchain, error) {
 		return nil, err
 	}
 	s := &Swapchain{d: d, bufs: append([]*Buffer(nil), bufs...), events: drm.NewEventReader(d.conn),
-		front: -1, queued: -1, Timeout: DefaultFlipTimeout}
+		front: -1, queued: -1, Timeout: DefaultFlipTimeout, waiter: d.eventWaiter()}
 	s.stats.Atomic = d.Atomic()
 	return s, nil
 }
@@ -283,11 +284,20 @@ func (s *Swapchain) poll(deadline time.Time) error {
 	if fd < 0 {
 		return nil
 	}
+	if s.waiter != nil {
+		revents, err := s.waiter.wait(deadline)
+		if isTimeout(err) {
+			return s.timedOut()
+		}
+		if err != nil {
+			return fmt.Errorf("present: waiting for the display's events: %w", err)
+		}
+		return s.checkRevents(revents)
+	}
 	for {
 		left := time.Until(deadline)
 		if left <= 0 {
-			return fmt.Errorf("present: flip %d on %s did not complete within %v (no flip-complete event); "+
-				"the display driver stopped reporting vblanks", s.flips, s.d, s.Timeout)
+			return s.timedOut()
 		}
 		s.pollFds[0] = unix.PollFd{Fd: int32(fd), Events: unix.POLLIN}
 		ms := int((left + time.Millisecond - 1) / time.Millisecond)
@@ -299,12 +309,24 @@ func (s *Swapchain) poll(deadline time.Time) error {
 			return fmt.Errorf("present: waiting for the display's events: %w", err)
 		}
 		if n > 0 {
-			if s.pollFds[0].Revents&(unix.POLLERR|unix.POLLHUP|unix.POLLNVAL) != 0 && s.pollFds[0].Revents&unix.POLLIN == 0 {
-				return fmt.Errorf("present: the display's descriptor reports an error (poll revents 0x%x)", s.pollFds[0].Revents)
-			}
-			return nil
+			return s.checkRevents(s.pollFds[0].Revents)
 		}
 	}
+}
+
+// timedOut is poll's error when no event came by the deadline.
+func (s *Swapchain) timedOut() error {
+	return fmt.Errorf("present: flip %d on %s did not complete within %v (no flip-complete event); "+
+		"the display driver stopped reporting vblanks", s.flips, s.d, s.Timeout)
+}
+
+// checkRevents is poll's error for a descriptor that woke it with an
+// error and nothing to read.
+func (s *Swapchain) checkRevents(revents int16) error {
+	if revents&(unix.POLLERR|unix.POLLHUP|unix.POLLNVAL) != 0 && revents&unix.POLLIN == 0 {
+		return fmt.Errorf("present: the display's descriptor reports an error (poll revents 0x%x)", revents)
+	}
+	return nil
 }
 
 // complete records a completed flip and moves the buffers on.

@@ -176,7 +176,12 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 					continue
 				}
 			} else if k < span.FullLo || k >= span.FullHi {
-				if mask = f.prim.BlockMask(bx, by); mask == 0 {
+				if w.r.opts.Reference {
+					mask = f.prim.BlockMask(bx, by)
+				} else {
+					mask = f.prim.PartialMask(bx, by)
+				}
+				if mask == 0 {
 					continue
 				}
 			}
@@ -277,13 +282,26 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 }
 
 // quadMask returns bit q set when quad q (elements 4q..4q+3) has an
-// element set: the OR of each nibble, gathered into the low four bits.
+// element set: the OR of each nibble, gathered into the low four bits. It
+// runs several times a block (the FEP and TLB counters), so each byte's
+// two quads come from a table (TestLaneMasks checks every mask).
 func quadMask(m uint16) uint8 {
-	x := m | m>>1
-	x |= x >> 2 // bit 4q: any of elements 4q..4q+3
-	x &= 0x1111
-	return uint8(x|x>>3|x>>6|x>>9) & 0xF
+	return quadsOfByte[m&0xFF] | quadsOfByte[m>>8]<<2
 }
+
+// quadsOfByte[b] has bit 0 set when b's low nibble is not zero, bit 1
+// when its high nibble is not.
+var quadsOfByte = func() (t [256]uint8) {
+	for b := range t {
+		if b&0xF != 0 {
+			t[b] |= 1
+		}
+		if b>>4 != 0 {
+			t[b] |= 2
+		}
+	}
+	return t
+}()
 
 // nonZeroLanes returns bit i set when v[i] is not zero (the elements whose
 // MS_FLAGS still let a sample through).

@@ -1,0 +1,71 @@
+package raster
+
+// PartialMask is BlockMask for a block a row span leaves partial (the
+// fast path's blocks between RowSpan's Lo and FullLo, FullHi and Hi):
+// the same bits, computed without branches for the edge functions of
+// triangles and lines. It tests the 16 pixel centres of each edge at once
+// in raster order (bit 4y+x for pixel (bx+x, by+y)), ANDs the scissor's
+// rows and columns in, and moves the bits to element order with two table
+// lookups. Rectangles (points) go to BlockMask. Both agree bit for bit
+// (TestPartialMaskMatchesBlockMask); BlockMask stays the reference.
+func (p *Prim) PartialMask(bx, by int) uint16 {
+	if p.kind != kindEdges {
+		return p.BlockMask(bx, by)
+	}
+	m := scissorRaster(&p.scissor, bx, by)
+	for j := 0; j < p.nedge && m != 0; j++ {
+		m &= p.edges[j].raster(bx, by)
+	}
+	t := &rasterToLanes[BlockParity(by)]
+	return t[0][m&0xFF] | t[1][m>>8]
+}
+
+// raster returns bit 4y+x set when E > 0 at the centre of pixel
+// (bx+x, by+y), 0 ≤ x, y < 4. E steps by −16·dy a pixel in x and by
+// 16·dx in y (at); v > 0 is the sign bit of −v (|v| < 2⁶²).
+func (e *edge) raster(bx, by int) uint32 {
+	sx, sy := -16*e.dy, 16*e.dx
+	r := e.at(bx, by)
+	var m uint64
+	for y := range 4 {
+		v0, v1, v2, v3 := r, r+sx, r+2*sx, r+3*sx
+		m |= (uint64(-v0)>>63 | uint64(-v1)>>63<<1 | uint64(-v2)>>63<<2 | uint64(-v3)>>63<<3) << (4 * y)
+		r += sy
+	}
+	return uint32(m)
+}
+
+// scissorRaster returns, in raster order, the pixels of the block at
+// (bx, by) inside the scissor s.
+func scissorRaster(s *Rect, bx, by int) uint32 {
+	x0, x1 := min(max(s.X0-bx, 0), 4), min(max(s.X1-bx, 0), 4)
+	y0, y1 := min(max(s.Y0-by, 0), 4), min(max(s.Y1-by, 0), 4)
+	if x0 >= x1 || y0 >= y1 {
+		return 0
+	}
+	cols := uint32(1)<<x1 - uint32(1)<<x0                                       // bit x per column inside
+	rows := uint32(0x1111) & (uint32(1)<<(4*y1) - 1) &^ (uint32(1)<<(4*y0) - 1) // bit 4y per row inside
+	return cols * rows
+}
+
+// rasterToLanes[p][h][b] is the element mask, in a block of parity p, of
+// the pixels whose raster-order bits (bit 4y+x) are byte b of half h
+// (rows 0–1 for h = 0, rows 2–3 for h = 1): LaneX and LaneY inverted.
+var rasterToLanes = func() (t [2][2][256]uint16) {
+	for p := range t {
+		var laneOf [16]int // raster bit → element
+		for i := range 16 {
+			laneOf[4*int(LaneY[p][i]&3)+int(LaneX[p][i]&3)] = i
+		}
+		for h := range 2 {
+			for b := range 256 {
+				for k := range 8 {
+					if b>>k&1 != 0 {
+						t[p][h][b] |= 1 << laneOf[8*h+k]
+					}
+				}
+			}
+		}
+	}
+	return t
+}()

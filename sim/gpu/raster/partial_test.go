@@ -1,0 +1,60 @@
+package raster
+
+import (
+	"math/rand"
+	"testing"
+)
+
+// PartialMask is BlockMask's fast path: on random triangles, lines and
+// points under random scissors, every block around them, inside, outside
+// and on the edges, gets the same mask from both, bit for bit.
+func TestPartialMaskMatchesBlockMask(t *testing.T) {
+	rng := rand.New(rand.NewSource(27))
+	var empty, full, partial int
+	for n := 0; n < 3000; n++ {
+		span := 16 << (2 + rng.Intn(9)) // 1/16 pixels: small primitives as well as huge ones
+		v := func() Vertex {
+			return Vertex{X: int32(rng.Intn(span) - span/4), Y: int32(rng.Intn(span) - span/4), InvW: 1}
+		}
+		a, b, c := v(), v(), v()
+		if n%7 == 0 {
+			b.Y = a.Y // a horizontal edge: the top-left rule's bias
+		}
+		sc := Rect{rng.Intn(80) - 40, rng.Intn(80) - 40, 20 + rng.Intn(200), 20 + rng.Intn(200)}
+		var p Prim
+		var ok bool
+		switch n % 5 {
+		case 0:
+			ok = p.SetupLine(&a, &b, float32(1+rng.Intn(8)), sc)
+		case 1:
+			ok = p.SetupPoint(&a, float32(1+rng.Intn(16)), sc)
+		default:
+			ok = p.SetupTriangle(&a, &b, &c, sc, n%2 == 0)
+		}
+		if !ok {
+			continue
+		}
+		for r := 0; r < 40; r++ {
+			// Blocks over the bounds and a block beyond them.
+			bd := p.Bounds()
+			bx := bd.X0&^3 + 4*(rng.Intn((bd.X1-bd.X0)/4+3)-1)
+			by := bd.Y0&^3 + 4*(rng.Intn((bd.Y1-bd.Y0)/4+3)-1)
+			want, got := p.BlockMask(bx, by), p.PartialMask(bx, by)
+			if got != want {
+				t.Fatalf("%v %v %v scissor %v kind %d, block (%d,%d): PartialMask %#04x, BlockMask %#04x", a, b, c, sc, p.kind, bx, by, got, want)
+			}
+			switch want {
+			case 0:
+				empty++
+			case 0xFFFF:
+				full++
+			default:
+				partial++
+			}
+		}
+	}
+	t.Logf("%d empty, %d full, %d partial", empty, full, partial)
+	if empty < 1000 || full < 1000 || partial < 1000 {
+		t.Fatalf("%d empty, %d full, %d partial blocks: the generator needs a look", empty, full, partial)
+	}
+}
