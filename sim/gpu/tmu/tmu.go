@@ -790,14 +790,14 @@ func lodCube(sm *sampler, r *request, s, t, rz *[16]uint32, face *[16]uint8, lod
 // DERIVED from Mesa CI's Pi 3 record (doc/hardware.md#tmu): piglit's
 // ext_texture_compression_s3tc compressedteximage tests draw each level
 // of a 128×128 mipmap 1:1 with GL's default NEAREST_MIPMAP_LINEAR and
-// fail on a Pi 3, which at an exact level of detail blends nothing of
-// the next level; they fail when that blend's weight is at least 3/256
+// fail on a Pi 3. At an exact level of detail nothing of the next level
+// is blended and they pass; they fail when its weight is at least 3/256
 // (2/256 fails only the sRGB four), which an offset of 0.0117 or more
-// gives. Offsets of ±0.02 to +0.06 change nothing else of dEQP-GLES2's
-// texture group or piglit's texture tests. UNCERTAIN: the sign (−0.02
-// fits as well), the size within that range, and whether it is an offset
-// at all rather than some other imprecision that is not zero at powers
-// of two; 1/64 is the smallest power-of-two fraction that fits.
+// gives. Offsets from there up to at least +0.06, and −0.02, change
+// nothing else of dEQP-GLES2's texture group or piglit's texture tests.
+// UNCERTAIN: the sign, the size, and whether it is an offset at all
+// rather than some other imprecision that is not zero at powers of two;
+// 1/64 is the smallest power-of-two fraction that fits.
 const lodOffset = 1.0 / 64
 
 // lodOfFootprint is log2 of a footprint in texels, with a zero or NaN
