@@ -57,8 +57,9 @@
 // blends the 2×2 texels around (u − ½, v − ½) with weights quantised to
 // 1/256 (the hardware's weight precision is not documented; 8 bits is our
 // choice). Both filters see s and t in fixed point, subTexelBits below a
-// texel of level 0's power-of-two container, truncated toward zero
-// (fixCoord: DERIVED from the Pi 3 record, doc/hardware.md#tmu). The level of detail is log2 of the larger screen-space footprint
+// texel of level 0's power-of-two container for a positive coordinate and
+// a bit less for a negative one, truncated toward zero (fixCoord: DERIVED
+// from the Pi 3 record, doc/hardware.md#tmu). The level of detail is log2 of the larger screen-space footprint
 // of a pixel, computed per 2×2 quad from the differences between its
 // elements (element 1 − 0 across, element 2 − 0 down; the quad layout of
 // doc/hardware.md#rasterisation), plus lodOffset (1/64, DERIVED from the
@@ -516,7 +517,8 @@ type sampler struct {
 	// bil is planBilinear's parameters.
 	bil bilinT32
 	// fixS and fixT are the scales of the fixed-point coordinates the
-	// filters see (fixCoord): 2^(log2 nextpow2(W) + subTexelBits) for
+	// filters see (fixCoord, which halves them for negative
+	// coordinates): 2^(log2 nextpow2(W) + subTexelBits) for
 	// P1's width W, likewise for the height.
 	fixS, fixT float64
 	// fixless says fixCoord cannot change what the plan samples
