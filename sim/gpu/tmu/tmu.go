@@ -794,7 +794,7 @@ func lodCube(sm *sampler, r *request, s, t, rz *[16]uint32, face *[16]uint8, lod
 // of a 128×128 mipmap 1:1 with GL's default NEAREST_MIPMAP_LINEAR and
 // fail on a Pi 3. At an exact level of detail nothing of the next level
 // is blended and they pass; they fail when its weight is at least 3/256
-// (2/256 fails only the sRGB four), which an offset of 0.0117 or more
+// (2/256 fails only the sRGB four), which an offset of 3/256 or more
 // gives. Offsets from there up to at least +0.06, and −0.02, change
 // nothing else of dEQP-GLES2's texture group or piglit's texture tests.
 // UNCERTAIN: the sign, the size, and whether it is an offset at all
