@@ -161,24 +161,28 @@ func BenchmarkBilinearLookup(b *testing.B) {
 	}
 }
 
-// A LINEAR lookup sees its coordinates in fixed point, subTexelBits below
-// a texel of level 0's power-of-two container, truncated toward zero
-// (fixCoord; doc/hardware.md#tmu). On a 9-texel-wide texture that
-// container is 16 texels, so s = 1.5/9, the centre of texel 1, becomes
-// 170/1024 and u = 1.494: 2/256 of texel 0 blends in, as piglit's
-// texwrap NPOT probes on a Pi 3 need (an exact centre would give texel
-// 1 alone). On an 8-texel texture s·w is exact to 1/64 texel: a lookup
-// 1/256 texel right of a centre reads that texel alone. Both the general
-// code (bilinear) and the fast plan (through sample) are checked.
+// A LINEAR lookup sees its coordinates in fixed point below a texel of
+// level 0's power-of-two container, truncated toward zero: positive ones
+// subTexelBits (7) below it, negative ones a bit less (fixCoord;
+// doc/hardware.md#tmu). On a 9-texel-wide texture that container is 16
+// texels, so s = 1.5/9, the centre of texel 1, becomes 341/2048 and u =
+// 1.4985: 1/256 of texel 0 blends in; s = −1.5/9 becomes −170/1024, u =
+// −1.4941, and with REPEAT 1/256 of texel 8 blends into texel 7. On an
+// 8-texel texture s·w is exact to 1/128 texel: a lookup 1/256 texel right
+// of a centre reads that texel alone. Both the general code (bilinear)
+// and the fast plan (through sample, where it takes the sampler) are
+// checked.
 func TestLinearCoordinatesAreFixedPoint(t *testing.T) {
 	for _, tc := range []struct {
 		w    int
 		s    float32
-		want uint32 // byte 0 of the result; texel 0 is 0, texel 1 is 255
+		wrap texture.Wrap
+		want uint32 // byte 0 of the result; even texels are 0, odd ones 255
 	}{
-		{9, float32(1.5 / 9), (255*254 + 128) >> 8},
-		{8, float32((1.5 + 1.0/256) / 8), 255},
-		{9, float32(4.5 / 9), 0}, // texel 4 (even: 0), exact: 1/2 is a multiple of 1/1024
+		{9, float32(1.5 / 9), texture.WrapClamp, (255*255 + 128) >> 8},
+		{9, float32(-1.5 / 9), texture.WrapRepeat, (255*255 + 128) >> 8},
+		{8, float32((1.5 + 1.0/256) / 8), texture.WrapClamp, 255},
+		{9, float32(4.5 / 9), texture.WrapClamp, 0}, // texel 4 (even: 0), exact: 1/2 is a multiple of 1/2048
 	} {
 		pic, _ := texture.NewPicture(tc.w, 1, 4)
 		for x := range tc.w {
@@ -189,7 +193,7 @@ func TestLinearCoordinatesAreFixedPoint(t *testing.T) {
 			copy(pic.Pix[4*x:], []byte{v, v, v, v})
 		}
 		f := newFixture(t, 64<<10)
-		smpl := texture.Sampler{Min: texture.MinLinear, Mag: texture.MagLinear, WrapS: texture.WrapClamp, WrapT: texture.WrapClamp}
+		smpl := texture.Sampler{Min: texture.MinLinear, Mag: texture.MagLinear, WrapS: tc.wrap, WrapT: texture.WrapClamp}
 		u, sm := f.sampler(t, texture.RGBA8888, pic, false, smpl)
 		if got := u.bilinear(sm, 0, tc.s, 0.5) & 0xFF; got != tc.want {
 			t.Errorf("%d wide, s = %g: bilinear gives %d, want %d", tc.w, tc.s, got, tc.want)
