@@ -23,17 +23,17 @@
 //
 // Speed. Run executes a program's compiled form: each instruction decoded
 // once more into a step whose executor was chosen for what it does
-// (fast.go), and a program that runs in address order between jumps known
+// (step_exec.go), and a program that runs in address order between jumps known
 // at load (static branches, one program end, no write delay) bound to
 // each QPU that runs it as micro-operations with pointers to that QPU's
-// registers (bound.go). Every ALU operation, the
-// colour packs and unpacks run as vector kernels (kernels.go; SSE2 and
-// AVX2 assembly on amd64, kernels_amd64.s and kernels_avx2_amd64.s, unless
+// registers (bound_bind.go). Every ALU operation, the
+// colour packs and unpacks run as vector kernels (kern.go; SSE2 and
+// AVX2 assembly on amd64, kern_sse2_amd64.s and kern_avx2_amd64.s, unless
 // built with the purego tag). The general interpreter (Run's own loop, alu, read, write) is the
-// reference: QPU.Reference runs it instead, and fast_test.go runs random
+// reference: QPU.Reference runs it instead, and step_test.go runs random
 // valid and permissive programs on both from equal states and requires
 // the same registers, flags, latches, memory, Env calls, results and
-// errors; kernels_test.go compares every kernel with the general ALU code
+// errors; kern_test.go compares every kernel with the general ALU code
 // and the hardware tables, and the execution tests run on both paths.
 //
 // Faithfulness. The rules are the hardware's as the sources describe it:
@@ -43,8 +43,8 @@
 // (test/opcode_test.h, test/opcode_pack_test.h, doc/sfu_accuracy.txt). The
 // ALU ops, flags and regfile-A packs are tested against every row of VC4C's
 // hardware tables (testdata/README.md). Each file names its sources: float
-// semantics float.go, integer ops and flags alu.go, pack and unpack
-// pack.go, SFU sfu.go, VPM vpm.go, the rest qpu.go and compile.go.
+// semantics ref_float.go, integer ops and flags ref_alu.go, pack and unpack
+// ref_pack.go, SFU ref_sfu.go, VPM vpm.go, the rest qpu.go and compile.go.
 //
 // Choices where the sources disagree or are silent (each explained at the
 // code):
@@ -56,7 +56,7 @@
 //   - The SFU's error is modelled, not its bits: 13 explicit mantissa bits
 //     for recip and rsqrt; for exp2 and log2 the one-sided bias VC4C
 //     measured, exp2 (1 + 2^-15) times the exact value and log2 3 to 4
-//     units of 2^-16 below it (sfu.go).
+//     units of 2^-16 below it (ref_sfu.go).
 //   - r5 writes replicate element 0 of each quad (file A) or element 0 (file
 //     B), per the addendum, not the guide's byte concatenation.
 //   - Rotation is full only with both mul operands in r0-r3, else within

@@ -46,7 +46,7 @@ type Program struct {
 	Warnings []Violation
 
 	code     []inst
-	steps    []step // code compiled for the fast path (fast.go)
+	steps    []step // code compiled for the fast path (step_exec.go)
 	vecs     []vec  // small-immediate and per-element load-immediate vectors
 	usesLast bool   // some operand reads the NOP address (rdLast)
 	// delayWrites says the program needs the register files' one-cycle
@@ -59,8 +59,8 @@ type Program struct {
 	// always, so the tests hold this reasoning to it.
 	delayWrites bool
 	words       []byte      // the program's bytes, as fetched (for the cache)
-	straight    bool        // runs bound to each QPU (bound.go bindable)
-	jumpPts     []jumpPoint // where a bound program's jumps can happen (bound.go bindable)
+	straight    bool        // runs bound to each QPU (bound_bind.go bindable)
+	jumpPts     []jumpPoint // where a bound program's jumps can happen (bound_bind.go bindable)
 	readsCoords bool        // some operand reads X_PIXEL_COORD or Y_PIXEL_COORD
 }
 

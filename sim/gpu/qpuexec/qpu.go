@@ -106,7 +106,7 @@ type QPU struct {
 	// loaded in permissive mode. The caller may reset it.
 	Warnings []Violation
 	// Reference runs programs on the general interpreter, instruction by
-	// instruction as decoded, instead of their compiled steps (fast.go).
+	// instruction as decoded, instead of their compiled steps (step_exec.go).
 	// Both give the same results; the general interpreter is the
 	// reference the fast path is tested against.
 	Reference bool
@@ -123,9 +123,9 @@ type QPU struct {
 	resAdd      vec      // ALU results; kept: a NOP op re-writes the last one (vc4asm addendum)
 	resMul      vec
 	packed      vec
-	mAdd, mMul  uint16 // a bound conditional instruction's write masks (bound.go opFlags)
-	banksStale  bool   // a bound run switched threads: registers 16-31 are due their poison (bound.go settleBanks)
-	endPoison   bool   // a bound run's program end: location 14 of each file is due its poison (bound.go landEnd)
+	mAdd, mMul  uint16 // a bound conditional instruction's write masks (bound_bind.go opFlags)
+	banksStale  bool   // a bound run switched threads: registers 16-31 are due their poison (bound_bind.go settleBanks)
+	endPoison   bool   // a bound run's program end: location 14 of each file is due its poison (bound_bind.go landEnd)
 	qpuNum      vec
 	lastA       vec // elements 12-15 of the last reads, for rdLast
 	lastB       vec
@@ -163,7 +163,7 @@ type QPU struct {
 	njumps    int
 	lastBr    int
 
-	// Programs bound to this QPU (bound.go).
+	// Programs bound to this QPU (bound_bind.go).
 	bnd     [maxBound]boundProg
 	bndNext int
 	seqBase int // a bound run's instruction count less the address (runBound)

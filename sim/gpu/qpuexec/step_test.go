@@ -615,7 +615,7 @@ func TestFailureInProgramEndDelaySlot(t *testing.T) {
 }
 
 // TestDirectWriteLatchOnFailure: a kernel that computes straight into its
-// destination (bound.go directWrites) leaves its result latch stale until
+// destination (bound_bind.go directWrites) leaves its result latch stale until
 // the same ALU's next kernel; a failure in between must show the latch the
 // general loop would have. In the first program the mul latch of the
 // first fmul is left to r0 and the tile-buffer write (an Env call) can
@@ -677,11 +677,11 @@ func TestDirectWriteLatchOnFailure(t *testing.T) {
 }
 
 // TestBoundLoops runs programs with loops and data-dependent branches,
-// which run bound (bound.go bindable), on the fast path and the general
+// which run bound (bound_bind.go bindable), on the fast path and the general
 // code from equal random states, every Env call failing in turn: a loop
 // of five turns with an SFU write and a texture fetch in its body and the
 // counter's flags deciding the jump; an if/else on the sign of random
-// data; a loop whose first instruction a jump lands on (bound.go
+// data; a loop whose first instruction a jump lands on (bound_bind.go
 // latchUnseen); and a loop that never ends, with the run limit lowered so
 // both paths reach it (the bound run hands its last turns to the step
 // loop).

@@ -24,11 +24,11 @@ import (
 // loop would do it, with the general loop's own checks (an SFU result
 // lands where sfuAt says, a jump happens where the branch's pending jump
 // says, as the loop's tests do). An instruction bound does what its step
-// (fast.go) does; instructions the binder does not break up (branches
+// (step_exec.go) does; instructions the binder does not break up (branches
 // among them) run their step.
 //
 // QPU.Reference, and every other program, use the loops of qpu.go and
-// fast.go.
+// step_exec.go.
 
 // uop is one micro-operation of a bound program.
 type uop struct {
@@ -360,10 +360,10 @@ const (
 	opVarying           // d = the next varying (its C to r5 at opR5)
 	opR5                // r5 = the varying's C
 	opVaryingR5         // opVarying then opR5 (nothing between them reads r5 or can fail)
-	opFlags             // a conditional instruction's write masks (q.mAdd, q.mMul) and flags: fast.go stepFlags, a and b the flags' operands
+	opFlags             // a conditional instruction's write masks (q.mAdd, q.mMul) and flags: step_exec.go stepFlags, a and b the flags' operands
 	opCopyAdd           // d = a in the elements of q.mAdd
 	opCopyMul           // d = a in the elements of q.mMul
-	opWriteAdd          // the add result to its I/O target (fast.go writeIO) in the elements of n
+	opWriteAdd          // the add result to its I/O target (step_exec.go writeIO) in the elements of n
 	opWriteMul          // the mul result to its I/O target in the elements of n
 	opWriteAddIf        // the add result to its I/O target in the elements of q.mAdd
 	opWriteMulIf        // the mul result to its I/O target in the elements of q.mMul

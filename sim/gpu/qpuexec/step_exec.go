@@ -42,7 +42,7 @@ import (
 //     reads an operand through the NOP address (Program.usesLast: every
 //     read must then be remembered, which only the general code does).
 //
-// QPU.Reference runs the general interpreter instead; fast_test.go runs
+// QPU.Reference runs the general interpreter instead; step_test.go runs
 // random programs both ways and requires the same results.
 
 // step is one instruction as the fast path runs it.
