@@ -46,7 +46,8 @@ type Program struct {
 	Warnings []Violation
 
 	code     []inst
-	steps    []step // code compiled for the fast path (step_exec.go)
+	ref      []step // the reference table: each instruction on its general executor (loop.go)
+	steps    []step // the compiled table: each on the executor chosen for it (step_plan.go)
 	vecs     []vec  // small-immediate and per-element load-immediate vectors
 	usesLast bool   // some operand reads the NOP address (rdLast)
 	// delayWrites says the program needs the register files' one-cycle

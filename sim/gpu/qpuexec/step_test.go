@@ -347,7 +347,7 @@ func stepKind(st *step) string {
 		return "alu"
 	case reflect.ValueOf(execFast).Pointer():
 		return "fast"
-	case reflect.ValueOf(execGeneral).Pointer():
+	case reflect.ValueOf(execRefALU).Pointer(), reflect.ValueOf(execLoadImm).Pointer(), reflect.ValueOf(execBranch).Pointer():
 		return "general"
 	}
 	return "?"
