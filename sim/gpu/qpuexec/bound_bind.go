@@ -233,26 +233,17 @@ func (q *QPU) bindInst(p *Program, i int, ops []uop) []uop {
 		return append(ops, uop{op: opStep, st: st, pc: pc})
 	}
 	// Port reads, then the operands each mux selects.
-	pa, pb := &q.portA, &q.portB
-	switch st.portA {
-	case portPhys:
-		pa = &q.ra[st.regA&31]
-	case portUnif:
-		ops = append(ops, uop{op: opUniform, d: &q.portA, pc: pc})
-	case portVary:
-		ops = append(ops, uop{op: opVarying, d: &q.portA, pc: pc})
-	}
-	switch st.portB {
-	case portPhys:
-		pb = &q.rb[st.regB&31]
-	case portImm:
-		pb = st.imm
-	case portSame:
-		pb = pa
-	case portUnif:
-		ops = append(ops, uop{op: opUniform, d: &q.portB, pc: pc})
-	case portVary:
-		ops = append(ops, uop{op: opVarying, d: &q.portB, pc: pc})
+	pa, pb := q.portVecs(st)
+	for _, r := range [2]struct {
+		port uint8
+		d    *vec
+	}{{st.portA, pa}, {st.portB, pb}} {
+		switch r.port {
+		case portUnif:
+			ops = append(ops, uop{op: opUniform, d: r.d, pc: pc})
+		case portVary:
+			ops = append(ops, uop{op: opVarying, d: r.d, pc: pc})
+		}
 	}
 	// The varying's C goes to r5 in the write phase; when no operand
 	// reads r5 and no later part of the read phase can fail (the varying

@@ -90,46 +90,16 @@ func execOps(q *QPU, st *step, pc int) error {
 func execFast(q *QPU, st *step, pc int) error {
 	in := st.in
 	// Read phase.
-	var pa, pb *vec
-	switch st.portA {
-	case portPhys:
-		pa = &q.ra[st.regA&31]
-	case portUnif:
-		u, err := q.nextUniform()
-		if err != nil {
+	pa, pb := q.portVecs(st)
+	if isFIFOPort(st.portA) {
+		if err := q.readPort(st.portA, pa); err != nil {
 			return err
 		}
-		fill(&q.portA, u)
-		pa = &q.portA
-	case portVary:
-		if err := q.readVarying(&q.portA); err != nil {
-			return err
-		}
-		pa = &q.portA
-	default:
-		pa = &q.portA
 	}
-	switch st.portB {
-	case portPhys:
-		pb = &q.rb[st.regB&31]
-	case portImm:
-		pb = st.imm
-	case portSame:
-		pb = pa
-	case portUnif:
-		u, err := q.nextUniform()
-		if err != nil {
+	if isFIFOPort(st.portB) {
+		if err := q.readPort(st.portB, pb); err != nil {
 			return err
 		}
-		fill(&q.portB, u)
-		pb = &q.portB
-	case portVary:
-		if err := q.readVarying(&q.portB); err != nil {
-			return err
-		}
-		pb = &q.portB
-	default:
-		pb = &q.portB
 	}
 	if in.unpackA {
 		unpackAVec(in.unpack, in.unpackFloat, &q.unpA, pa)
@@ -189,6 +159,43 @@ func execFast(q *QPU, st *step, pc int) error {
 		return nil
 	}
 	return q.signal(in, pc)
+}
+
+// portVecs returns the vectors a planned step's ports yield: a register,
+// the small immediate, port A's vector again (portSame), or the port's
+// scratch. A FIFO read (isFIFOPort) fills the scratch: readPort in
+// execFast, a micro-operation in a bound program (bindInst).
+func (q *QPU) portVecs(st *step) (pa, pb *vec) {
+	pa, pb = &q.portA, &q.portB
+	if st.portA == portPhys {
+		pa = &q.ra[st.regA&31]
+	}
+	switch st.portB {
+	case portPhys:
+		pb = &q.rb[st.regB&31]
+	case portImm:
+		pb = st.imm
+	case portSame:
+		pb = pa
+	}
+	return pa, pb
+}
+
+// isFIFOPort reports whether a port plan reads a FIFO: the uniforms or
+// the varyings.
+func isFIFOPort(port uint8) bool { return port == portUnif || port == portVary }
+
+// readPort makes a step's FIFO read (portUnif or portVary) into dst.
+func (q *QPU) readPort(port uint8, dst *vec) error {
+	if port == portVary {
+		return q.readVarying(dst)
+	}
+	u, err := q.nextUniform()
+	if err != nil {
+		return err
+	}
+	fill(dst, u)
+	return nil
 }
 
 // stepFlags is conditionsAndFlags (qpu.go) for a planned step: the

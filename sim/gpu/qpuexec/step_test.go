@@ -404,6 +404,13 @@ func TestFastPathMatchesReference(t *testing.T) {
 		if p, err = Load(d.view, d.code.Addr, opts); err != nil {
 			t.Fatalf("program %d: %v", i, err)
 		}
+		for k := range p.ref {
+			// The reference runs every instruction on its general
+			// executor: the two paths differ only in the executors.
+			if st := &p.ref[k]; st.in != &p.code[k] || reflect.ValueOf(st.exec).Pointer() != reflect.ValueOf(generalExec(st.in.kind)).Pointer() {
+				t.Fatalf("program %d, instruction %d: the reference table runs it on %s, not its general executor", i, k, stepKind(st))
+			}
+		}
 		for k := range p.steps {
 			kinds[stepKind(&p.steps[k])]++
 			if p.steps[k].exec != nil && stepKind(&p.steps[k]) == "fast" && p.steps[k].wkMul == wkColour {
