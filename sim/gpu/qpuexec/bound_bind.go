@@ -2,29 +2,37 @@ package qpuexec
 
 import "github.com/vccube/vccube/shaders/qpu"
 
-// Bound programs: the fastest path, for programs whose every run takes
-// its instructions in address order between jumps known at load (the
-// cube's, and most of Mesa's; Mesa's loops and if/else branches too). A
-// program with one program end (at the third instruction from the end,
-// where the fetch put it), the register writes landing at once (strict,
-// jumpsNeedWriteDelay) and no read through the NOP address, whose
-// branches have static targets, are at least four instructions apart and
-// cannot carry a timed event (an SFU result, a uniforms address, a thread
-// switch) across their jump, does the general loop's bookkeeping (qpu.go
-// Run: counting, the SFU and uniforms-address arrivals, the thread
-// switch, the program end's delayed writes and end, the jumps) at
-// instructions known when it is loaded. Such a program is turned, once
-// per QPU that runs it, into micro-operations bound to that QPU's
-// registers: pointers to the operands of each kernel, the destination of
-// each result, and the bookkeeping at the instructions where the general
-// loop would do it, with the general loop's own checks (an SFU result
-// lands where sfuAt says, a jump happens where the branch's pending jump
-// says, as the loop's tests do). An instruction bound does what its step
-// (step_exec.go) does; instructions the binder does not break up (branches
-// among them) run their step.
+// Bound programs: the fastest path. It is for a program whose every run
+// takes its instructions in address order between jumps known at load.
+// The cube's programs are such, and most of Mesa's, loops and if/else
+// branches included. A program binds (bindable) when:
+//   - it has one program end, at the third instruction from the end,
+//     where the fetch put it;
+//   - its register writes land at once (strict, jumpsNeedWriteDelay);
+//   - it reads nothing through the NOP address;
+//   - its branches have static targets and are at least four
+//     instructions apart;
+//   - no timed event (an SFU result, a uniforms address, a thread switch)
+//     is in flight across a jump.
 //
-// QPU.Reference, and every other program, use the loops of qpu.go and
-// step_exec.go.
+// Then the run loop's bookkeeping (loop.go) happens at instructions known
+// at load: the counting, the SFU and uniforms-address arrivals, the
+// thread switch, the program end's delayed writes and end, the jumps.
+//
+// Such a program is bound once to each QPU that runs it. Binding turns it
+// into micro-operations with pointers into that QPU's registers:
+//   - the operands of each kernel;
+//   - the destination of each result;
+//   - the loop's checks, placed at the instructions where the loop would
+//     make them. They are the loop's own functions: an SFU result lands
+//     where sfuAt says, a jump happens where the branch's pending jump
+//     says.
+//
+// A bound instruction does what its step (step_exec.go) does. An
+// instruction the binder does not break up runs its step; branches are
+// among them. bound_run.go runs the micro-operations.
+//
+// QPU.Reference, and every other program, run in the loop of loop.go.
 
 // uop is one micro-operation of a bound program.
 type uop struct {
@@ -68,8 +76,8 @@ func (p *Program) bindable() bool {
 		if in.IsBranch() {
 			// Static, inside the program, not into the program end's
 			// delay slots (the run would leave the program), landing
-			// before the end; no branch in another's delay slots (qpu.go
-			// branch: neither is taken).
+			// before the end; no branch in another's delay slots (ref_exec.go
+			// execBranch: neither is taken).
 			c := &p.code[i]
 			t, ok := p.staticTarget(i)
 			if !ok || c.brReg || i-lastBranch <= 3 || i+3 > n-4 || t > n-3 {
@@ -157,22 +165,22 @@ const (
 	opWriteMul          // the mul result to its I/O target in the elements of n
 	opWriteAddIf        // the add result to its I/O target in the elements of q.mAdd
 	opWriteMulIf        // the mul result to its I/O target in the elements of q.mMul
-	opSignal            // the signal (qpu.go signal)
-	opEnd               // the program end signal (qpu.go programEnd; its writes at opRetire)
-	opSFULand           // the general loop's SFU arrival check, for instruction n-1
+	opSignal            // the signal (ref_exec.go signal)
+	opEnd               // the program end signal (loop.go programEnd; its writes at opRetire)
+	opSFULand           // the run loop's SFU arrival check, for instruction n-1
 	opUnifLand          // its uniforms address arrival check
 	opRetire            // its delayed writes (the program end's)
 	opSwitch            // its thread switch check
-	opJump              // the general loop's jump check after instruction pc: a pending jump lands here, at micro-operation n
+	opJump              // the run loop's jump check after instruction pc: a pending jump lands here, at micro-operation n
 )
 
 // bind appends p's micro-operations, bound to q, to ops.
 func (q *QPU) bind(p *Program, ops []uop) []uop {
 	n := len(p.code)
-	// Where the general loop's timed events can happen: an SFU result
+	// Where the run loop's timed events can happen: an SFU result
 	// arrives three instructions after the write, a new uniforms address
 	// takes effect three after its write, a thread switch two after its
-	// signal; the program end's two poisoned writes (qpu.go programEnd)
+	// signal; the program end's two poisoned writes (loop.go programEnd)
 	// land after the instruction that follows it.
 	sfuLand := make([]bool, n+4)
 	unifLand := make([]bool, n+4)
@@ -273,12 +281,11 @@ func (q *QPU) bindInst(p *Program, i int, ops []uop) []uop {
 		}
 		return &q.acc[m&7]
 	}
-	// Execute, and the plain writes with the kernel: a plain write copies
-	// the latch, which is complete once the kernel has run; the writes of
-	// the add ALU happen before the mul kernel runs, which is safe since
-	// the mul operands were all read (kernels run on registers a plain
-	// write cannot change only if no operand is the add's destination: if
-	// one is, the copy waits until after the mul kernel).
+	// Execute, and the plain writes with the kernel. A plain write copies
+	// the latch, which is complete once the kernel has run. The add ALU's
+	// writes happen before the mul kernel runs. That is safe, since the
+	// mul operands were all read, unless a mul operand is the add's
+	// destination. Then the copy waits until after the mul kernel.
 	addDst, mulDst := q.plainVec(st.dAdd, st.nAdd), q.plainVec(st.dMul, st.nMul)
 	if st.wkAdd != wkPlain {
 		addDst = nil
@@ -374,18 +381,22 @@ func (st *step) readsR5(c *inst) bool {
 }
 
 // Writes straight to the destination. A kernel whose plain write goes
-// with it (w set) computes into its ALU's result latch (resAdd, resMul)
-// and copies the latch to w: the latch is state the general loop keeps
-// (an instruction with a NOP op and a destination writes the last result
-// again, qpu.go resAdd), so it must hold that result wherever anything can
-// see it. Where nothing can before the same ALU's next kernel overwrites
-// it — no general step, no end of the run — the kernel computes into w
-// alone (one 64-byte copy less a write; every kernel may write into its
-// own operands, TestKernelsMatchGeneralALUs). A failure between the two
-// is the one place the latch is seen: there w must still hold the result
-// (nothing wrote it since), and the failing micro-operation's fix puts it
-// back in the latch (TestFastPathMatchesReference compares the latches
-// after every run, failed runs too; TestDirectWriteLatchOnFailure).
+// with it (w set) computes into its ALU's result latch (resAdd, resMul).
+// Then it copies the latch to w. The latch is QPU state: an instruction
+// with a NOP op and a destination writes the last result again (qpu.go
+// resAdd). So the latch must hold that result wherever anything can see
+// it.
+//
+// Often nothing can see it before the same ALU's next kernel overwrites
+// it: no general step, no end of the run. Then the kernel computes into w
+// alone. That saves one 64-byte copy. (Every kernel may write into its own
+// operands: TestKernelsMatchGeneralALUs.)
+//
+// A failure between the two kernels is the one place the latch is seen.
+// There w still holds the result, since nothing wrote it since. The
+// failing micro-operation's fix puts it back in the latch.
+// TestFastPathMatchesReference compares the latches after every run,
+// failed runs too; so does TestDirectWriteLatchOnFailure.
 
 // latchFix is what the result latches hold at a micro-operation that can
 // fail while one or both are left to their kernels' destinations: the

@@ -157,7 +157,7 @@ run:
 			if err = u.st.exec(q, u.st, int(u.pc)); err != nil {
 				goto failed
 			}
-		// The general loop's checks at the instructions where they can
+		// The run loop's checks at the instructions where they can
 		// fire (see bind).
 		case opSFULand:
 			q.landSFU(int(u.n) + q.seqBase)
@@ -182,7 +182,7 @@ run:
 			}
 			if seq+len(p.code) >= runLimit {
 				// The run may be a hang: the step loop counts it to
-				// the instruction where the general loop stops it.
+				// the instruction where the run loop stops it.
 				q.seq = seq
 				q.settleBanks()
 				return q.run(p, p.steps, to)

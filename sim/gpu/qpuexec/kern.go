@@ -9,21 +9,22 @@ import (
 )
 
 // A kernel computes one ALU operation on all 16 elements: d[i] = a[i] op
-// b[i]. The compiled steps (step_exec.go) call the kernel their instruction's
-// opcode selects, once per instruction, instead of the general
-// interpreter's addALU and mulALU, which choose the operation element loop
-// by element loop. Every op has a loop of its own written for speed (no
-// branch on the data, the element function inlined), and on amd64
-// assembly where it pays; every kernel must give the bits addALU or mulALU
-// give (the reference), which kern_test.go checks for every set on
-// random and special operands and on every row of the hardware tables.
+// b[i]. A compiled step (step_exec.go) calls the kernel its opcode
+// selects, once per instruction. The general executors call addALU and
+// mulALU instead, which choose the operation element by element.
+//
+// Every op has a loop of its own, written for speed: no branch on the
+// data, the element function inlined. On amd64 there is assembly where
+// it pays. Every kernel must give the bits addALU or mulALU give (the
+// reference). kern_test.go checks this for every set, on random and
+// special operands and on every row of the hardware tables.
 type kernel func(d, a, b *vec)
 
-// kernelSet is one implementation of every SIMD kernel: goKernels, the Go
-// loops every architecture has, and on amd64 an SSE2 and an AVX2 set
-// (kern_amd64.go), which use assembly where it pays and the Go loops
-// for the rest. colour is the 8-bit colour unpack of every element's byte
-// at bit shift (colourToFloatGo).
+// kernelSet is one implementation of every SIMD kernel. goKernels is the
+// Go loops, which every architecture has. On amd64 there are also an SSE2
+// and an AVX2 set (kern_amd64.go). They use assembly where it pays and
+// the Go loops for the rest. colour is the 8-bit colour unpack of every
+// element's byte at bit shift (colourToFloatGo).
 type kernelSet struct {
 	name                                                                           string
 	fadd, fsub, fmul, v8muld, v8adds, v8subs, v8min, v8max, and, or, xor, add, sub kernel

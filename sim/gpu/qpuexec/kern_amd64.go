@@ -10,14 +10,17 @@ import (
 	"github.com/vccube/vccube/shaders/qpu"
 )
 
-// The amd64 kernels: SSE2 assembly (kern_sse2_amd64.s) for the operations
-// the cube's and Mesa's shaders run most, and AVX2 twins
-// (kern_avx2_amd64.s) used instead where the CPU has AVX2; the ops
-// without assembly in a set use kern.go's Go loops. The fadd, fsub and fmul ones return the
-// elements whose inputs or sum are Inf or NaN, which the Go code's general
-// path (ref_float.go) then computes, as kFAddGo and friends do element by
-// element. A kernel's destination must not be one of its operands (the
-// steps' are the ALU result latches).
+// The amd64 kernels:
+//   - SSE2 assembly (kern_sse2_amd64.s) for the operations the cube's and
+//     Mesa's shaders run most;
+//   - AVX2 twins (kern_avx2_amd64.s), used instead where the CPU has AVX2;
+//   - kern.go's Go loops for the ops without assembly in a set.
+//
+// The fadd, fsub and fmul kernels return the elements whose inputs or sum
+// are Inf or NaN. The Go code's general path (ref_float.go) then computes
+// those, as kFAddGo and friends do element by element. A kernel's
+// destination must not be one of its operands (the steps' are the ALU
+// result latches).
 
 //go:noescape
 func faddSSE2(d, a, b *vec, neg uint32) (slow uint32)

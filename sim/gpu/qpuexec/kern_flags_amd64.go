@@ -9,7 +9,7 @@ func nzFlagsVec(r *vec) (n, z uint16) {
 	return uint16(nz), uint16(nz >> 16)
 }
 
-// mergeLanesVec is mergeLanes (qpu.go) with SSE2, without a branch per
+// mergeLanesVec is mergeLanes (ref_exec.go) with SSE2, without a branch per
 // element: a conditional write's lanes depend on the data.
 func mergeLanesVec(d, v *vec, lanes uint16, bits uint32) {
 	mergeSSE2(d, v, uint32(lanes), bits, &laneMasks)

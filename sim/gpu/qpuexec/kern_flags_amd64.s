@@ -3,7 +3,7 @@
 #include "textflag.h"
 
 // SSE2 versions of the general code's per-element flag and merge loops
-// (nzFlags in ref_alu.go, mergeLanes in qpu.go), four elements per
+// (nzFlags in ref_alu.go, mergeLanes in ref_exec.go), four elements per
 // instruction, for the fast path's conditional instructions; kern_flags_test.go
 // holds them to the Go loops. See kern_flags_amd64.go.
 

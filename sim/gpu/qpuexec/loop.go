@@ -125,13 +125,13 @@ func (q *QPU) fail(pc int, err error) error {
 	return e
 }
 
-// Register-file writes are delayed: a physical register written by
-// instruction N reads its old value at N+1 (AG §3: "one cannot write data to
-// a physical QPU register-file in one instruction and then read that same
-// data for use in the next instruction (no forwarding paths are
-// provided)"), and the new one from N+2. Each instruction's writes wait in
-// pend; retire applies those of the previous instruction once the current
-// one is complete.
+// Register-file writes are delayed. A physical register written by
+// instruction N reads its old value at N+1, and the new one from N+2. AG
+// §3: "one cannot write data to a physical QPU register-file in one
+// instruction and then read that same data for use in the next
+// instruction (no forwarding paths are provided)". Each instruction's
+// writes wait in pend. retire applies those of the previous instruction
+// once the current one is complete.
 
 // retire applies the first old pending writes (the previous instruction's)
 // and keeps the rest (the current instruction's) for the next.
@@ -184,13 +184,14 @@ func (q *QPU) threadSwitch() {
 // file: the accumulators the other thread leaves.
 //
 // The flags are kept. The guide says they are not preserved (AG §3 Thread
-// Control), but Mesa's vc4 compiler reads flags set before a switch after
-// it (vc4_opt_peephole_sf.c drops a flag update that repeats one made
-// before a THRSW), and such shaders pass on a Pi 3 (piglit's
-// fs-input-array-*-index-rd in Mesa CI's record): the two threads of a
-// QPU run the same program in step, so the flags the other thread leaves
-// at a switch are those it set at the same instruction, which equal this
-// thread's when their inputs are uniforms (DERIVED, doc/hardware.md#threads).
+// Control). But Mesa's vc4 compiler reads flags set before a switch after
+// it: vc4_opt_peephole_sf.c drops a flag update that repeats one made
+// before a THRSW. Such shaders pass on a Pi 3 (piglit's
+// fs-input-array-*-index-rd in Mesa CI's record). The two threads of a
+// QPU run the same program in step. So the flags the other thread leaves
+// at a switch are those it set at the same instruction. They equal this
+// thread's when their inputs are uniforms (DERIVED,
+// doc/hardware.md#threads).
 func (q *QPU) switchAccumulators() {
 	for a := range q.acc {
 		copyVec(&q.acc[a], &poisonVec)

@@ -8,41 +8,43 @@ import (
 	"github.com/vccube/vccube/sim/gpu/internal/lanes"
 )
 
-// The fast path. Run executes a program's compiled steps: one step per
-// instruction, each with an executor chosen when the program is loaded
-// for what the instruction does, so that the decisions the general
-// interpreter (qpu.go: alu, read, write) makes at every execution — which
-// port reads what, which operation loop, whether a write is a plain
-// register write — are made once. An executor changes the QPU's state
-// exactly as the general interpreter's code for the instruction does
-// (registers, accumulators, flags, the ALU result latches, the uniform
-// stream, the Env calls in the same order with the same arguments, the
-// same errors); it uses the general code itself for everything it does
-// not specialise. The loop around the steps (runSteps) is the general
-// loop's: the same counting, the same delayed events (SFU, uniforms
-// address, thread switch, program end, branches), the same checks.
+// The compiled step executors. A program's compiled table (Program.steps)
+// names one of these for each instruction. The choice is made at load,
+// for what the instruction does (step_plan.go). So the decisions the
+// general executors (ref_exec.go) make at every execution are made once:
+//   - which port reads what;
+//   - which operation loop runs;
+//   - whether a write is a plain register write.
 //
-// Executors:
-//   - execOps: an ALU instruction that only computes: operands from
-//     registers, accumulators or a small immediate, no unpack, no signal,
-//     no flags, no rotation, and results written unconditionally and
-//     unpacked to accumulators or (without the write delay) physical
-//     registers. The cube's and Mesa's arithmetic is mostly this.
+// An executor changes the QPU's state exactly as the general executor
+// does. That covers the registers, accumulators, flags and ALU result
+// latches, the uniform stream, the Env calls (in the same order, with the
+// same arguments) and the errors. For what it does not specialise, it
+// calls the general code. The run loop around it is loop.go's, the same
+// for both tables.
+//
+// The executors:
+//   - execOps: an ALU instruction that only computes. Its operands come
+//     from registers, accumulators or a small immediate. It has no
+//     unpack, signal, flags or rotation. Its results are written
+//     unconditionally and unpacked, to accumulators or (without the write
+//     delay) to physical registers. The cube's and Mesa's arithmetic is
+//     mostly this.
 //   - execFast: an ALU instruction whose ports read registers, a small
-//     immediate, uniforms or varyings, with unpacks, conditions and
-//     flags, writing registers (whole or under a condition), the TMU, the
-//     tile buffer, or through writeALU, and with a signal; no rotation,
-//     no scoreboard wait (planFast).
-//   - execALU: any other ALU instruction, with reads from the FIFOs,
-//     unpacks, conditions, flags, packs, rotations, I/O writes and
-//     signals; the rarer parts call the general code.
-//   - execGeneral: the general interpreter's code, for load immediates,
-//     semaphores and branches, and for every instruction of a program that
-//     reads an operand through the NOP address (Program.usesLast: every
-//     read must then be remembered, which only the general code does).
+//     immediate, uniforms or varyings (planFast). It may unpack, write
+//     under a condition and set flags. It writes registers (whole or
+//     under a condition), the TMU, the tile buffer, or through writeALU.
+//     It may have a signal. It has no rotation and no scoreboard wait.
+//   - execALU: any other ALU instruction: FIFO reads, unpacks,
+//     conditions, flags, packs, rotations, I/O writes and signals. The
+//     rarer parts call the general code.
+//   - the general executors (ref_exec.go): load immediates, semaphores
+//     and branches. Also every instruction of a program that reads an
+//     operand through the NOP address (Program.usesLast): every read must
+//     then be remembered, and only the general code does that.
 //
-// QPU.Reference runs the general interpreter instead; step_test.go runs
-// random programs both ways and requires the same results.
+// QPU.Reference runs the reference table instead. step_test.go runs
+// random programs on both tables and requires the same results.
 
 // nextUniform is popUniform with the common case, a uniform in the
 // buffer already found, inline.
@@ -85,7 +87,7 @@ func execOps(q *QPU, st *step, pc int) error {
 	return nil
 }
 
-// execFast runs an instruction planFast accepted: alu in qpu.go for the
+// execFast runs an instruction planFast accepted: execRefALU in ref_exec.go for the
 // cases the plan covers.
 func execFast(q *QPU, st *step, pc int) error {
 	in := st.in
@@ -198,7 +200,7 @@ func (q *QPU) readPort(port uint8, dst *vec) error {
 	return nil
 }
 
-// stepFlags is conditionsAndFlags (qpu.go) for a planned step: the
+// stepFlags is conditionsAndFlags (ref_exec.go) for a planned step: the
 // elements each ALU writes, and the flags set from the result of the ALU
 // they come from, whose operands are a and b.
 func (q *QPU) stepFlags(st *step, a, b *vec) (mAdd, mMul uint16) {
@@ -252,14 +254,14 @@ func (q *QPU) storeMul(st *step) {
 
 // colourWrite is writeALU's colour pack of the mul result into register d
 // with every element's condition passing: the packed words in q.packed,
-// their bytes merged into d (qpu.go write).
+// their bytes merged into d (ref_exec.go write).
 func (q *QPU) colourWrite(d *vec, p qpu.Pack) {
 	colourPackVec(p, d, &q.packed, &q.resMul)
 }
 
 // writeIO writes one ALU's result to a TMU, tile-buffer or other
 // register as planned, in the elements of lanes (whose condition passes):
-// write and writeALU in qpu.go for these targets.
+// write and writeALU in ref_exec.go for these targets.
 func (q *QPU) writeIO(st *step, in *inst, pc int, isAdd bool, lanes uint16) error {
 	wk, t, r, tmu := st.wkMul, in.wMul, &q.resMul, st.tmuMul
 	if isAdd {
@@ -296,11 +298,11 @@ func (q *QPU) readVarying(dst *vec) error {
 }
 
 // execALU runs any ALU instruction of a program that does not read
-// through the NOP address: qpu.go's alu with the decisions taken at load
+// through the NOP address: ref_exec.go's execRefALU with the decisions taken at load
 // time where they can be.
 func execALU(q *QPU, st *step, pc int) error {
 	in := st.in
-	// Read phase (alu in qpu.go).
+	// Read phase (execRefALU in ref_exec.go).
 	var pa, pb *vec
 	var err error
 	switch in.rdA {

@@ -32,7 +32,7 @@ type step struct {
 	addCopy, mulCopy bool
 	// conditional says a planned instruction sets flags or writes under a
 	// condition: its write masks and flags are worked out after the
-	// kernels (qpu.go conditionsAndFlags). carry gives the C flags of the
+	// kernels (ref_exec.go conditionsAndFlags). carry gives the C flags of the
 	// ALU the flags come from, whose operands are muxes flagA and flagB.
 	conditional   bool
 	carry         carryFunc
@@ -56,7 +56,7 @@ const (
 	wkPlain   // dAdd/dMul register, whole vector
 	wkTMU     // a TMU parameter register
 	wkTLB     // a tile-buffer register
-	wkGeneral // qpu.go writeALU (a pack that needs no flags, SFU, VPM, r5, ...)
+	wkGeneral // ref_exec.go writeALU (a pack that needs no flags, SFU, VPM, r5, ...)
 	wkColour  // the mul ALU's colour pack into colD/colN
 )
 
@@ -198,7 +198,7 @@ func (p *Program) planFast(c *inst, st *step) bool {
 // every element's condition passes: an accumulator r0-r3 unpacked, or a
 // physical register unpacked when writes land at once (no write delay to
 // model) and not in a program-end instruction (whose register writes are
-// lost, qpu.go write).
+// lost, ref_exec.go write).
 func (p *Program) plainDest(c *inst, t wtarget, pack uint8) (uint8, uint8) {
 	if pack != packNone {
 		return dirNone, 0
