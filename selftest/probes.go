@@ -648,7 +648,7 @@ func sfuProbe() *Probe {
 	return &Probe{
 		Name:   "sfu",
 		Fact:   "SFU recip/rsqrt/exp2/log2 precision",
-		Belief: "recip and rsqrt: the exact value rounded to 13 mantissa bits; exp2: the exact value times 1 + 2⁻¹⁵; log2: 16 fraction bits, 3 to 4 units of 2⁻¹⁶ below the exact value (one above it below 1): the size and direction of VC4C's measured errors, not the hardware's bits (sim/gpu/qpuexec/sfu.go; qpuexec package doc)",
+		Belief: "recip and rsqrt: the exact value rounded to 13 mantissa bits; exp2: the exact value times 1 + 2⁻¹⁵; log2: 16 fraction bits, 3 to 4 units of 2⁻¹⁶ below the exact value (one above it below 1): the size and direction of VC4C's measured errors, not the hardware's bits (sim/gpu/qpuexec/ref_sfu.go; qpuexec package doc)",
 		Answer: "four quadrants, recip, rsqrt, exp2 and log2 of values from the pixel's coordinates (x = (X + 64Y + 1)/256, exp2 over −16…16), written as float bits: the largest error against the model",
 		build:  build,
 		floats: true,
@@ -667,7 +667,7 @@ func fmulProbe() *Probe {
 	return &Probe{
 		Name:   "fmul",
 		Fact:   "fmul rounding",
-		Belief: "toward zero, as VC4C measured for fadd and itof; assumed for fmul (sim/gpu/qpuexec/float.go; qpuexec package doc)",
+		Belief: "toward zero, as VC4C measured for fadd and itof; assumed for fmul (sim/gpu/qpuexec/ref_float.go; qpuexec package doc)",
 		Answer: "(X + 64Y + 1)·(1/3 as float32) for every pixel, written as float bits: round to nearest differs from truncation on about half the pixels",
 		build:  build,
 		floats: true,
@@ -685,7 +685,7 @@ func faddProbe() *Probe {
 	return &Probe{
 		Name:   "fadd",
 		Fact:   "fadd rounding",
-		Belief: "toward zero, as VC4C measured (sim/gpu/qpuexec/float.go; qpuexec package doc; doc/hardware.md#open-questions item 5)",
+		Belief: "toward zero, as VC4C measured (sim/gpu/qpuexec/ref_float.go; qpuexec package doc; doc/hardware.md#open-questions item 5)",
 		Answer: "(X + 64Y + 1) + 1/3 (as float32) for every pixel, written as float bits: the sums are exact integers plus a third, so round to nearest differs from truncation on about a third of the pixels",
 		build:  build,
 		floats: true,
@@ -703,7 +703,7 @@ func colourPackProbe() *Probe {
 	return &Probe{
 		Name:   "colour-pack",
 		Fact:   "float-to-colour pack rounding",
-		Belief: "the byte is x·255 rounded to nearest, ties away from zero, clamped to 0…255 (AG Table 9 says \"round\"; sim/gpu/qpuexec float.go floatToColour; qpuexec package doc)",
+		Belief: "the byte is x·255 rounded to nearest, ties away from zero, clamped to 0…255 (AG Table 9 says \"round\"; sim/gpu/qpuexec ref_float.go floatToColour; qpuexec package doc)",
 		Answer: "x = (X + 64Y)/4095 over the 4096 pixels packed with the mul ALU's 8888 pack: every pixel's byte; truncation gives one less on about half of them",
 		build:  build,
 	}
@@ -719,7 +719,7 @@ func colourUnpackProbe() *Probe {
 	return &Probe{
 		Name:   "colour-unpack",
 		Fact:   "colour-byte-to-float unpack rounding",
-		Belief: "byte/255 rounded toward zero, as the ALUs' float results (sim/gpu/qpuexec pack.go colourToFloat; qpuexec package doc)",
+		Belief: "byte/255 rounded toward zero, as the ALUs' float results (sim/gpu/qpuexec ref_pack.go colourToFloat; qpuexec package doc)",
 		Answer: "every byte 0…255 unpacked to float and written as float bits: round-to-nearest differs on about half of the bytes",
 		build:  build,
 		floats: true,

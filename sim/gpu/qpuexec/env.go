@@ -15,7 +15,7 @@ import "github.com/vccube/vccube/shaders/qpu"
 //     "Uniforms", §4 "TMU setup"), and resets it on UNIFORMS_ADDRESS writes.
 //   - The VPM: it is a unit of this package (VPM, Segment) that both sides
 //     use; the caller gives the QPU a VPM and the batch's segments in Start.
-//   - The SFU: the interpreter computes it (sfu.go) and models its latency.
+//   - The SFU: the interpreter computes it (ref_sfu.go) and models its latency.
 //   - The mutex and HOST_INT: one QPU runs at a time per Run, so the mutex
 //     is always granted (AG §3 "Inter-Processor Mutex"); a host interrupt is
 //     reported in Result.

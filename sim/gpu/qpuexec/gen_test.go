@@ -9,7 +9,7 @@ import (
 )
 
 // progGen makes random QPU programs for the differential test
-// (fast_test.go): instruction words built field by field with
+// (step_test.go): instruction words built field by field with
 // shaders/qpu's encoder (qpu.Inst.Encode), so that every field takes
 // values the assembler would not produce (both ports on one FIFO, NOP ops
 // with write addresses, unmapped read addresses, every pack and unpack).

@@ -46,11 +46,12 @@ type Program struct {
 	Warnings []Violation
 
 	code     []inst
-	steps    []step // code compiled for the fast path (fast.go)
+	ref      []step // the reference table: each instruction on its general executor (loop.go)
+	steps    []step // the compiled table: each on the executor chosen for it (step_plan.go)
 	vecs     []vec  // small-immediate and per-element load-immediate vectors
 	usesLast bool   // some operand reads the NOP address (rdLast)
 	// delayWrites says the program needs the register files' one-cycle
-	// write delay modelled (qpu.go retire). A strict program never reads
+	// write delay modelled (loop.go retire). A strict program never reads
 	// a register the instruction before it in address order wrote (hazard
 	// rule 7); unless a jump can land on an instruction that reads what
 	// the instruction executed before the landing wrote
@@ -59,8 +60,8 @@ type Program struct {
 	// always, so the tests hold this reasoning to it.
 	delayWrites bool
 	words       []byte      // the program's bytes, as fetched (for the cache)
-	straight    bool        // runs bound to each QPU (bound.go bindable)
-	jumpPts     []jumpPoint // where a bound program's jumps can happen (bound.go bindable)
+	straight    bool        // runs bound to each QPU (bound_bind.go bindable)
+	jumpPts     []jumpPoint // where a bound program's jumps can happen (bound_bind.go bindable)
 	readsCoords bool        // some operand reads X_PIXEL_COORD or Y_PIXEL_COORD
 }
 
@@ -212,10 +213,10 @@ func (p *Program) index(a uint32) (int, bool) {
 // jumpsNeedWriteDelay reports whether a jump of the program can land on
 // an instruction that reads a physical register which the instruction
 // executed just before the landing may write. A branch's jump lands after
-// the third instruction executed after it (qpu.go branch): that is b+3,
+// the third instruction executed after it (ref_exec.go execBranch): that is b+3,
 // or, when a branch three instructions before b jumped after b, the
 // third instruction from that jump's target t (branches closer together
-// cancel each other, qpu.go branch). So the instructions a landing can
+// cancel each other, ref_exec.go execBranch). So the instructions a landing can
 // follow are among b+3 and t+2 for every branch b and target t. A
 // register branch's target is not known at load: it needs the delay.
 func (p *Program) jumpsNeedWriteDelay() bool {
@@ -231,7 +232,7 @@ func (p *Program) jumpsNeedWriteDelay() bool {
 		}
 		t, ok := p.staticTarget(b)
 		if !ok {
-			continue // the jump fails (qpu.go branch): nothing runs after it
+			continue // the jump fails (ref_exec.go execBranch): nothing runs after it
 		}
 		from = append(from, b+3, t+2)
 		to = append(to, t)

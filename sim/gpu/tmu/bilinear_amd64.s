@@ -46,7 +46,7 @@
 // the weights fx are at 512+g/8, fy at 576+g/8.
 //
 // Every instruction is VEX-encoded and the function ends with VZEROUPPER
-// (see sim/gpu/qpuexec/kernels_avx2_amd64.s on the transition penalty).
+// (see sim/gpu/qpuexec/kern_avx2_amd64.s on the transition penalty).
 
 // CONST32 defines a 32-byte constant of one 8-byte pattern repeated: four
 // float64s, or eight 32-bit lanes.

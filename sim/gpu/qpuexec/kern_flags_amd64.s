@@ -3,9 +3,9 @@
 #include "textflag.h"
 
 // SSE2 versions of the general code's per-element flag and merge loops
-// (nzFlags in alu.go, mergeLanes in qpu.go), four elements per
-// instruction, for the fast path's conditional instructions; flags_test.go
-// holds them to the Go loops. See flags_amd64.go.
+// (nzFlags in ref_alu.go, mergeLanes in ref_exec.go), four elements per
+// instruction, for the fast path's conditional instructions; kern_flags_test.go
+// holds them to the Go loops. See kern_flags_amd64.go.
 
 // SPLATARG puts a 32-bit argument in all four elements of reg (through BX).
 #define SPLATARG(arg, reg) MOVL arg, BX; MOVQ BX, reg; PSHUFD $0, reg, reg

@@ -4,10 +4,10 @@
 
 // SSE2 (every amd64 CPU) versions of the hot kernels, four elements per
 // instruction. Each computes exactly the integer and float32/float64 steps
-// of its Go counterpart in kernels.go (same IEEE operations, same rounding
+// of its Go counterpart in kern.go (same IEEE operations, same rounding
 // mode: Go leaves MXCSR at round-to-nearest without flush-to-zero), so
-// the results are the same bits; kernels_test.go checks them against the
-// general ALU code. See kernels_amd64.go for the Go side.
+// the results are the same bits; kern_test.go checks them against the
+// general ALU code. See kern_amd64.go for the Go side.
 
 // Four-element constants, built in registers:
 //   X13 expMask 0x7F800000    X12 0x7FFFFFFF    X11 zero

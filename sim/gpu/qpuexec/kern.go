@@ -9,21 +9,22 @@ import (
 )
 
 // A kernel computes one ALU operation on all 16 elements: d[i] = a[i] op
-// b[i]. The compiled steps (fast.go) call the kernel their instruction's
-// opcode selects, once per instruction, instead of the general
-// interpreter's addALU and mulALU, which choose the operation element loop
-// by element loop. Every op has a loop of its own written for speed (no
-// branch on the data, the element function inlined), and on amd64
-// assembly where it pays; every kernel must give the bits addALU or mulALU
-// give (the reference), which kernels_test.go checks for every set on
-// random and special operands and on every row of the hardware tables.
+// b[i]. A compiled step (step_exec.go) calls the kernel its opcode
+// selects, once per instruction. The general executors call addALU and
+// mulALU instead, which choose the operation element by element.
+//
+// Every op has a loop of its own, written for speed: no branch on the
+// data, the element function inlined. On amd64 there is assembly where
+// it pays. Every kernel must give the bits addALU or mulALU give (the
+// reference). kern_test.go checks this for every set, on random and
+// special operands and on every row of the hardware tables.
 type kernel func(d, a, b *vec)
 
-// kernelSet is one implementation of every SIMD kernel: goKernels, the Go
-// loops every architecture has, and on amd64 an SSE2 and an AVX2 set
-// (kernels_amd64.go), which use assembly where it pays and the Go loops
-// for the rest. colour is the 8-bit colour unpack of every element's byte
-// at bit shift (colourToFloatGo).
+// kernelSet is one implementation of every SIMD kernel. goKernels is the
+// Go loops, which every architecture has. On amd64 there are also an SSE2
+// and an AVX2 set (kern_amd64.go). They use assembly where it pays and
+// the Go loops for the rest. colour is the 8-bit colour unpack of every
+// element's byte at bit shift (colourToFloatGo).
 type kernelSet struct {
 	name                                                                           string
 	fadd, fsub, fmul, v8muld, v8adds, v8subs, v8min, v8max, and, or, xor, add, sub kernel
@@ -32,7 +33,7 @@ type kernelSet struct {
 	colour                                                                         func(d, a *vec, shift uint)
 }
 
-// goKernels is the set of Go loops (kernels.go), the one other
+// goKernels is the set of Go loops (kern.go), the one other
 // architectures and the purego build run.
 var goKernels = kernelSet{
 	name: "Go",
@@ -137,7 +138,7 @@ func copyVec(d, s *vec) { lanes.Copy(d, s) }
 
 // addSameIsCopy reports whether add op op returns a when both operands
 // are a: or, and, min and max (signed), fmin and fmax (which return an
-// operand unchanged, float.go).
+// operand unchanged, ref_float.go).
 func addSameIsCopy(op qpu.AddOp) bool {
 	switch op {
 	case qpu.AddOr, qpu.AddAnd, qpu.AddMin, qpu.AddMax, qpu.AddFMin, qpu.AddFMax:
@@ -150,7 +151,7 @@ func addSameIsCopy(op qpu.AddOp) bool {
 // a: v8min and v8max (each byte's min or max with itself).
 func mulSameIsCopy(op qpu.MulOp) bool { return op == qpu.MulV8Min || op == qpu.MulV8Max }
 
-// kFAddGo is fadd: float.go's sumRTZ per element, with its general path
+// kFAddGo is fadd: ref_float.go's sumRTZ per element, with its general path
 // (faddSlow) for the elements whose sum is not finite.
 func kFAddGo(d, a, b *vec) {
 	for i := range d {
@@ -190,7 +191,7 @@ func kFSubGo(d, a, b *vec) {
 	}
 }
 
-// kFMulGo is fmul: float.go's mulRTZ per element, fmulSlow for Inf and NaN
+// kFMulGo is fmul: ref_float.go's mulRTZ per element, fmulSlow for Inf and NaN
 // operands.
 func kFMulGo(d, a, b *vec) {
 	for i := range d {
@@ -283,7 +284,7 @@ func kV8MuldGo(d, a, b *vec) {
 	}
 }
 
-// colourPackGo is the mul ALU's colour pack (pack.go colourPack) of every
+// colourPackGo is the mul ALU's colour pack (ref_pack.go colourPack) of every
 // element, for an unconditional write: d[i] = colourPack(p, r[i]).
 func colourPackGo(p qpu.Pack, d, r *vec) {
 	for i := range d {
@@ -299,7 +300,7 @@ func colourToFloatGo(d, a *vec, shift uint) {
 	}
 }
 
-// unpackAVec is the regfile-A unpack (pack.go unpackA) of every element,
+// unpackAVec is the regfile-A unpack (ref_pack.go unpackA) of every element,
 // with the choice of unpack made once.
 func unpackAVec(u qpu.Unpack, float bool, d, a *vec) {
 	switch {
@@ -321,7 +322,7 @@ func unpackAVec(u qpu.Unpack, float bool, d, a *vec) {
 	}
 }
 
-// unpackR4Vec is the r4 unpack (pack.go unpackR4) of every element.
+// unpackR4Vec is the r4 unpack (ref_pack.go unpackR4) of every element.
 func unpackR4Vec(u qpu.Unpack, d, a *vec) {
 	switch {
 	case u == qpu.Unpack8DRep:
@@ -338,7 +339,7 @@ func unpackR4Vec(u qpu.Unpack, d, a *vec) {
 }
 
 // The remaining ops' Go loops: each is addALU's or mulALU's loop for its
-// op (the reference, which kernels_test.go compares them with), written
+// op (the reference, which kern_test.go compares them with), written
 // without a branch on the data, so that lanes which disagree (a sign, a
 // NaN in one lane) cost nothing to mispredict, and with the element
 // function inlined.
@@ -388,7 +389,7 @@ func kFMaxAbsGo(d, a, b *vec) {
 	}
 }
 
-// kFToIGo is ftoi (float.go): Go's conversion truncates toward zero and
+// kFToIGo is ftoi (ref_float.go): Go's conversion truncates toward zero and
 // gives 0 for denormals and ±0; an exponent of 158 or more (magnitude
 // 2^31 and beyond, Inf and NaN patterns), where Go leaves the
 // conversion's value to the implementation, goes to ftoi, which wraps.
@@ -415,7 +416,7 @@ func ftoiWide(a *vec) bool {
 	return w != 0
 }
 
-// kIToFGo is itof (float.go): the int32 is exact as a float64; clearing
+// kIToFGo is itof (ref_float.go): the int32 is exact as a float64; clearing
 // the 29 mantissa bits a float32 lacks truncates it toward zero, and the
 // conversion to float32 is then exact. (An integer's magnitude is never
 // below the smallest normal nor beyond 2^31, so rtz32's flush and

@@ -2,20 +2,20 @@
 
 package qpuexec
 
-// nzFlagsVec is nzFlags (alu.go) with SSE2 (flags_amd64.s): a register's
+// nzFlagsVec is nzFlags (ref_alu.go) with SSE2 (kern_flags_amd64.s): a register's
 // sign bits and zero tests, sixteen elements in eight instructions.
 func nzFlagsVec(r *vec) (n, z uint16) {
 	nz := nzSSE2(r)
 	return uint16(nz), uint16(nz >> 16)
 }
 
-// mergeLanesVec is mergeLanes (qpu.go) with SSE2, without a branch per
+// mergeLanesVec is mergeLanes (ref_exec.go) with SSE2, without a branch per
 // element: a conditional write's lanes depend on the data.
 func mergeLanesVec(d, v *vec, lanes uint16, bits uint32) {
 	mergeSSE2(d, v, uint32(lanes), bits, &laneMasks)
 }
 
-// The C flags of add, sub, min and max (alu.go addCarry) as one compare
+// The C flags of add, sub, min and max (ref_alu.go addCarry) as one compare
 // each: a < b unsigned is a < b signed once both have their sign bits
 // flipped.
 func carryAddVec(a, _, r *vec) uint16           { return uint16(lessSSE2(r, a, signBit)) }

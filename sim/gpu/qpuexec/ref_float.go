@@ -116,9 +116,9 @@ func rtzSum(a, b float64) uint32 {
 // and NaN patterns) without a data-dependent branch: real fragment data
 // (coordinates that are 0 at a vertex, signs that vary from lane to lane)
 // made the branchy versions mispredict on most lanes. The vector loops of
-// alu.go carry them inlined; their scalar forms (sumRTZ, mulRTZ) are in
-// fastpath_test.go. Each is checked against the general path, which stays
-// the definition, on random and edge operands (alu_test.go
+// ref_alu.go carry them inlined; their scalar forms (sumRTZ, mulRTZ) are in
+// kern_scalar_test.go. Each is checked against the general path, which stays
+// the definition, on random and edge operands (ref_alu_test.go
 // TestFastFloatPathsAgreeWithSlowOnes).
 
 // nonZeroExp is all ones when x's exponent is not zero and zero when it is
@@ -165,7 +165,7 @@ func fsubSlow(a, b uint32) uint32 {
 	return rtzSum(float64(math.Float32frombits(a)), float64(math.Float32frombits(b)))
 }
 
-// fmulSlow is fmul by the definition, for any operands (float.go's model
+// fmulSlow is fmul by the definition, for any operands (ref_float.go's model
 // above): the fast path's reference.
 func fmulSlow(a, b uint32) uint32 {
 	a, b = flushIn(a), flushIn(b)

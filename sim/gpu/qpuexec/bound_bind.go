@@ -1,34 +1,38 @@
 package qpuexec
 
-import (
-	"encoding/binary"
+import "github.com/vccube/vccube/shaders/qpu"
 
-	"github.com/vccube/vccube/shaders/qpu"
-)
-
-// Bound programs: the fastest path, for programs whose every run takes
-// its instructions in address order between jumps known at load (the
-// cube's, and most of Mesa's; Mesa's loops and if/else branches too). A
-// program with one program end (at the third instruction from the end,
-// where the fetch put it), the register writes landing at once (strict,
-// jumpsNeedWriteDelay) and no read through the NOP address, whose
-// branches have static targets, are at least four instructions apart and
-// cannot carry a timed event (an SFU result, a uniforms address, a thread
-// switch) across their jump, does the general loop's bookkeeping (qpu.go
-// Run: counting, the SFU and uniforms-address arrivals, the thread
-// switch, the program end's delayed writes and end, the jumps) at
-// instructions known when it is loaded. Such a program is turned, once
-// per QPU that runs it, into micro-operations bound to that QPU's
-// registers: pointers to the operands of each kernel, the destination of
-// each result, and the bookkeeping at the instructions where the general
-// loop would do it, with the general loop's own checks (an SFU result
-// lands where sfuAt says, a jump happens where the branch's pending jump
-// says, as the loop's tests do). An instruction bound does what its step
-// (fast.go) does; instructions the binder does not break up (branches
-// among them) run their step.
+// Bound programs: the fastest path. It is for a program whose every run
+// takes its instructions in address order between jumps known at load.
+// The cube's programs are such, and most of Mesa's, loops and if/else
+// branches included. A program binds (bindable) when:
+//   - it has one program end, at the third instruction from the end,
+//     where the fetch put it;
+//   - its register writes land at once (strict, jumpsNeedWriteDelay);
+//   - it reads nothing through the NOP address;
+//   - its branches have static targets and are at least four
+//     instructions apart;
+//   - no timed event (an SFU result, a uniforms address, a thread switch)
+//     is in flight across a jump.
 //
-// QPU.Reference, and every other program, use the loops of qpu.go and
-// fast.go.
+// Then the run loop's bookkeeping (loop.go) happens at instructions known
+// at load: the counting, the SFU and uniforms-address arrivals, the
+// thread switch, the program end's delayed writes and end, the jumps.
+//
+// Such a program is bound once to each QPU that runs it. Binding turns it
+// into micro-operations with pointers into that QPU's registers:
+//   - the operands of each kernel;
+//   - the destination of each result;
+//   - the loop's checks, placed at the instructions where the loop would
+//     make them. They are the loop's own functions: an SFU result lands
+//     where sfuAt says, a jump happens where the branch's pending jump
+//     says.
+//
+// A bound instruction does what its step (step_exec.go) does. An
+// instruction the binder does not break up runs its step; branches are
+// among them. bound_run.go runs the micro-operations.
+//
+// QPU.Reference, and every other program, run in the loop of loop.go.
 
 // uop is one micro-operation of a bound program.
 type uop struct {
@@ -72,8 +76,8 @@ func (p *Program) bindable() bool {
 		if in.IsBranch() {
 			// Static, inside the program, not into the program end's
 			// delay slots (the run would leave the program), landing
-			// before the end; no branch in another's delay slots (qpu.go
-			// branch: neither is taken).
+			// before the end; no branch in another's delay slots (ref_exec.go
+			// execBranch: neither is taken).
 			c := &p.code[i]
 			t, ok := p.staticTarget(i)
 			if !ok || c.brReg || i-lastBranch <= 3 || i+3 > n-4 || t > n-3 {
@@ -139,212 +143,6 @@ func (q *QPU) bound(p *Program) *boundProg {
 	return b
 }
 
-// runBound is Run for a bound program: its micro-operations in order,
-// but for the jumps. The simple ones are done here; the others call the
-// general code. Between jumps the instructions run in address order, so
-// the instruction count is the address plus q.seqBase, which each jump
-// moves.
-func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
-	b := q.bound(p)
-	q.begin(p, env, s)
-	q.banksStale, q.endPoison = false, false
-	// A micro-operation that fails jumps to failed with err: the loop
-	// itself carries no error.
-	var err error
-	var u *uop
-	q.seqBase = 0
-	rest := b.ops
-run:
-	for i := range rest {
-		u = &rest[i]
-		switch u.op {
-		case opKernel:
-			u.k(u.d, u.a, u.b)
-			if u.w != nil {
-				copyVec(u.w, u.d)
-			}
-		case opCopy:
-			copyVec(u.d, u.a)
-		case opCopyK:
-			copyVec(u.d, u.a)
-			if u.w != nil {
-				copyVec(u.w, u.a)
-			}
-		case opUnpackA:
-			unpackAVec(u.in.unpack, u.in.unpackFloat, u.d, u.a)
-		case opUnpackR4:
-			unpackR4Vec(u.in.unpack, u.d, u.a)
-		case opColour:
-			q.colourWrite(u.d, qpu.Pack(u.n))
-		case opUniform:
-			var x uint32
-			if q.unifOff+4 <= len(q.unifBuf) {
-				x = binary.LittleEndian.Uint32(q.unifBuf[q.unifOff:])
-				q.unifOff += 4
-				q.unifAddr += 4
-			} else if x, err = q.popUniform(); err != nil {
-				goto failed
-			}
-			fill(u.d, x)
-		case opVarying:
-			if err = q.readVarying(u.d); err != nil {
-				goto failed
-			}
-		case opVaryingR5:
-			if err = q.readVarying(u.d); err != nil {
-				goto failed
-			}
-			copyVec(&q.acc[5], &q.varyC)
-			q.varyPend = false
-		case opR5:
-			q.landVarying()
-		case opFlags:
-			q.mAdd, q.mMul = q.stepFlags(u.st, u.a, u.b)
-		case opCopyAdd:
-			if q.mAdd == 0xFFFF {
-				copyVec(u.d, u.a)
-			} else {
-				mergeLanesVec(u.d, u.a, q.mAdd, 0xFFFFFFFF)
-			}
-		case opCopyMul:
-			if q.mMul == 0xFFFF {
-				copyVec(u.d, u.a)
-			} else {
-				mergeLanesVec(u.d, u.a, q.mMul, 0xFFFFFFFF)
-			}
-		case opWriteAdd:
-			q.seq = int(u.pc) + 1 + q.seqBase
-			if err = q.writeIO(u.st, u.st.in, int(u.pc), true, uint16(u.n)); err != nil {
-				goto failed
-			}
-		case opWriteMul:
-			q.seq = int(u.pc) + 1 + q.seqBase
-			if err = q.writeIO(u.st, u.st.in, int(u.pc), false, uint16(u.n)); err != nil {
-				goto failed
-			}
-		case opWriteAddIf:
-			q.seq = int(u.pc) + 1 + q.seqBase
-			if err = q.writeIO(u.st, u.st.in, int(u.pc), true, q.mAdd); err != nil {
-				goto failed
-			}
-		case opWriteMulIf:
-			q.seq = int(u.pc) + 1 + q.seqBase
-			if err = q.writeIO(u.st, u.st.in, int(u.pc), false, q.mMul); err != nil {
-				goto failed
-			}
-		case opSignal:
-			q.seq = int(u.pc) + 1 + q.seqBase
-			if err = q.signal(u.in, int(u.pc)); err != nil {
-				goto failed
-			}
-		case opEnd:
-			// programEnd, with its two writes of location 14 made
-			// directly at opRetire instead of through the pending
-			// writes.
-			q.seq = int(u.pc) + 1 + q.seqBase
-			q.endAt = q.seq + 2
-			q.endPoison = true
-		case opStep:
-			q.seq = int(u.pc) + 1 + q.seqBase
-			if err = u.st.exec(q, u.st, int(u.pc)); err != nil {
-				goto failed
-			}
-		// The general loop's checks at the instructions where they can
-		// fire (see bind).
-		case opSFULand:
-			if q.sfuAt == int(u.n)+q.seqBase {
-				q.acc[4] = q.sfuVal
-				q.sfuAt = 0
-			}
-		case opUnifLand:
-			if q.unifAt == int(u.n)+q.seqBase {
-				q.setUniforms(q.unifNext)
-				q.unifAt = 0
-			}
-		case opRetire:
-			// The program end's writes, made by the instruction before
-			// (a straight-line program has no other delayed write).
-			q.landEnd()
-			if q.npend > 0 {
-				q.retire(q.npend)
-			}
-		case opSwitch:
-			if q.switchAt == int(u.n)+q.seqBase {
-				q.boundSwitch()
-			}
-		case opJump:
-			seq := int(u.pc) + 1 + q.seqBase
-			if q.njumps == 0 || q.jumps[0].at != seq {
-				break
-			}
-			to := q.jumps[0].to
-			q.jumps[0] = q.jumps[1]
-			q.njumps--
-			if seq+len(p.code) >= runLimit {
-				// The run may be a hang: the step loop counts it to
-				// the instruction where the general loop stops it.
-				q.seq = seq
-				q.settleBanks()
-				return q.stepsFrom(p, to)
-			}
-			q.seqBase += int(u.pc) + 1 - to
-			rest = b.ops[u.n:]
-			goto run
-		}
-	}
-	q.settleBanks()
-	q.seq = len(p.code) + q.seqBase
-	q.commit()
-	if q.vrn > 0 {
-		if err := q.violate(len(p.code)-1, "VPM read count", "all programmed VPM reads must be consumed before program end [AG §7]; reads remain at program end"); err != nil {
-			return q.result(), err
-		}
-	}
-	return q.result(), nil
-
-failed:
-	if u.fix != 0 {
-		b.fixes[u.fix-1].restore(q)
-	}
-	q.seq = int(u.pc) + 1 + q.seqBase
-	q.landEnd()
-	q.settleBanks()
-	return q.result(), q.fail(int(u.pc), err)
-}
-
-// landEnd makes opEnd's writes: the poison programEnd (qpu.go) puts in
-// location 14 of each file.
-func (q *QPU) landEnd() {
-	if q.endPoison {
-		copyVec(&q.ra[14], &poisonVec)
-		copyVec(&q.rb[14], &poisonVec)
-		q.endPoison = false
-	}
-}
-
-// boundSwitch is a bound program's thread switch. A threaded program
-// never touches registers 16-31 (a strict load refuses one that does,
-// program.go extraChecks), so what a switch leaves in them is put there
-// once, when the run ends (settleBanks): Mesa's threaded shaders switch
-// at every texture fetch.
-func (q *QPU) boundSwitch() {
-	if !q.prog.Opts.Threaded {
-		q.threadSwitch()
-		return
-	}
-	q.switchAccumulators()
-	q.banksStale = true
-}
-
-// settleBanks puts in registers 16-31 what the run's thread switches
-// left there.
-func (q *QPU) settleBanks() {
-	if q.banksStale {
-		q.poisonBanks()
-		q.banksStale = false
-	}
-}
-
 // The micro-operations. Those that call the general code set q.seq
 // first: it reads the instruction count (SFU and uniforms-address
 // arrivals, thread switch and program end, VPM read timing).
@@ -360,29 +158,29 @@ const (
 	opVarying           // d = the next varying (its C to r5 at opR5)
 	opR5                // r5 = the varying's C
 	opVaryingR5         // opVarying then opR5 (nothing between them reads r5 or can fail)
-	opFlags             // a conditional instruction's write masks (q.mAdd, q.mMul) and flags: fast.go stepFlags, a and b the flags' operands
+	opFlags             // a conditional instruction's write masks (q.mAdd, q.mMul) and flags: step_exec.go stepFlags, a and b the flags' operands
 	opCopyAdd           // d = a in the elements of q.mAdd
 	opCopyMul           // d = a in the elements of q.mMul
-	opWriteAdd          // the add result to its I/O target (fast.go writeIO) in the elements of n
+	opWriteAdd          // the add result to its I/O target (step_exec.go writeIO) in the elements of n
 	opWriteMul          // the mul result to its I/O target in the elements of n
 	opWriteAddIf        // the add result to its I/O target in the elements of q.mAdd
 	opWriteMulIf        // the mul result to its I/O target in the elements of q.mMul
-	opSignal            // the signal (qpu.go signal)
-	opEnd               // the program end signal (qpu.go programEnd; its writes at opRetire)
-	opSFULand           // the general loop's SFU arrival check, for instruction n-1
+	opSignal            // the signal (ref_exec.go signal)
+	opEnd               // the program end signal (loop.go programEnd; its writes at opRetire)
+	opSFULand           // the run loop's SFU arrival check, for instruction n-1
 	opUnifLand          // its uniforms address arrival check
 	opRetire            // its delayed writes (the program end's)
 	opSwitch            // its thread switch check
-	opJump              // the general loop's jump check after instruction pc: a pending jump lands here, at micro-operation n
+	opJump              // the run loop's jump check after instruction pc: a pending jump lands here, at micro-operation n
 )
 
 // bind appends p's micro-operations, bound to q, to ops.
 func (q *QPU) bind(p *Program, ops []uop) []uop {
 	n := len(p.code)
-	// Where the general loop's timed events can happen: an SFU result
+	// Where the run loop's timed events can happen: an SFU result
 	// arrives three instructions after the write, a new uniforms address
 	// takes effect three after its write, a thread switch two after its
-	// signal; the program end's two poisoned writes (qpu.go programEnd)
+	// signal; the program end's two poisoned writes (loop.go programEnd)
 	// land after the instruction that follows it.
 	sfuLand := make([]bool, n+4)
 	unifLand := make([]bool, n+4)
@@ -443,26 +241,17 @@ func (q *QPU) bindInst(p *Program, i int, ops []uop) []uop {
 		return append(ops, uop{op: opStep, st: st, pc: pc})
 	}
 	// Port reads, then the operands each mux selects.
-	pa, pb := &q.portA, &q.portB
-	switch st.portA {
-	case portPhys:
-		pa = &q.ra[st.regA&31]
-	case portUnif:
-		ops = append(ops, uop{op: opUniform, d: &q.portA, pc: pc})
-	case portVary:
-		ops = append(ops, uop{op: opVarying, d: &q.portA, pc: pc})
-	}
-	switch st.portB {
-	case portPhys:
-		pb = &q.rb[st.regB&31]
-	case portImm:
-		pb = st.imm
-	case portSame:
-		pb = pa
-	case portUnif:
-		ops = append(ops, uop{op: opUniform, d: &q.portB, pc: pc})
-	case portVary:
-		ops = append(ops, uop{op: opVarying, d: &q.portB, pc: pc})
+	pa, pb := q.portVecs(st)
+	for _, r := range [2]struct {
+		port uint8
+		d    *vec
+	}{{st.portA, pa}, {st.portB, pb}} {
+		switch r.port {
+		case portUnif:
+			ops = append(ops, uop{op: opUniform, d: r.d, pc: pc})
+		case portVary:
+			ops = append(ops, uop{op: opVarying, d: r.d, pc: pc})
+		}
 	}
 	// The varying's C goes to r5 in the write phase; when no operand
 	// reads r5 and no later part of the read phase can fail (the varying
@@ -492,12 +281,11 @@ func (q *QPU) bindInst(p *Program, i int, ops []uop) []uop {
 		}
 		return &q.acc[m&7]
 	}
-	// Execute, and the plain writes with the kernel: a plain write copies
-	// the latch, which is complete once the kernel has run; the writes of
-	// the add ALU happen before the mul kernel runs, which is safe since
-	// the mul operands were all read (kernels run on registers a plain
-	// write cannot change only if no operand is the add's destination: if
-	// one is, the copy waits until after the mul kernel).
+	// Execute, and the plain writes with the kernel. A plain write copies
+	// the latch, which is complete once the kernel has run. The add ALU's
+	// writes happen before the mul kernel runs. That is safe, since the
+	// mul operands were all read, unless a mul operand is the add's
+	// destination. Then the copy waits until after the mul kernel.
 	addDst, mulDst := q.plainVec(st.dAdd, st.nAdd), q.plainVec(st.dMul, st.nMul)
 	if st.wkAdd != wkPlain {
 		addDst = nil
@@ -593,18 +381,22 @@ func (st *step) readsR5(c *inst) bool {
 }
 
 // Writes straight to the destination. A kernel whose plain write goes
-// with it (w set) computes into its ALU's result latch (resAdd, resMul)
-// and copies the latch to w: the latch is state the general loop keeps
-// (an instruction with a NOP op and a destination writes the last result
-// again, qpu.go resAdd), so it must hold that result wherever anything can
-// see it. Where nothing can before the same ALU's next kernel overwrites
-// it — no general step, no end of the run — the kernel computes into w
-// alone (one 64-byte copy less a write; every kernel may write into its
-// own operands, TestKernelsMatchGeneralALUs). A failure between the two
-// is the one place the latch is seen: there w must still hold the result
-// (nothing wrote it since), and the failing micro-operation's fix puts it
-// back in the latch (TestFastPathMatchesReference compares the latches
-// after every run, failed runs too; TestDirectWriteLatchOnFailure).
+// with it (w set) computes into its ALU's result latch (resAdd, resMul).
+// Then it copies the latch to w. The latch is QPU state: an instruction
+// with a NOP op and a destination writes the last result again (qpu.go
+// resAdd). So the latch must hold that result wherever anything can see
+// it.
+//
+// Often nothing can see it before the same ALU's next kernel overwrites
+// it: no general step, no end of the run. Then the kernel computes into w
+// alone. That saves one 64-byte copy. (Every kernel may write into its own
+// operands: TestKernelsMatchGeneralALUs.)
+//
+// A failure between the two kernels is the one place the latch is seen.
+// There w still holds the result, since nothing wrote it since. The
+// failing micro-operation's fix puts it back in the latch.
+// TestFastPathMatchesReference compares the latches after every run,
+// failed runs too; so does TestDirectWriteLatchOnFailure.
 
 // latchFix is what the result latches hold at a micro-operation that can
 // fail while one or both are left to their kernels' destinations: the

@@ -30,7 +30,7 @@ func TestUnpackTables(t *testing.T) {
 		{"8a float: 255 -> 1.0", qpu.Unpack8A, true, 0x000000FF, one},
 		{"8b float: 0 -> 0", qpu.Unpack8B, true, 0xFFFF00FF, 0},
 		// 51/255 = 0.2, which float32 cannot hold: 0x3e4ccccd is above it,
-		// 0x3e4ccccc below; the model rounds toward zero (pack.go).
+		// 0x3e4ccccc below; the model rounds toward zero (ref_pack.go).
 		{"8d float: 51 -> 0.2", qpu.Unpack8D, true, 0x33000000, 0x3e4ccccc},
 	}
 	for _, c := range cases {

@@ -145,7 +145,7 @@ func TestHardwareALUTable(t *testing.T) {
 }
 
 // hwPackExceptions are the table entries our pack model does not
-// reproduce, with the reason (pack.go packA).
+// reproduce, with the reason (ref_pack.go packA).
 var hwPackExceptions = map[[4]uint32]string{
 	{0x7fffffff, 0x7fffffff, uint32(qpu.Pack16ASat), 0}: "overflowing add, saturating 16-bit pack: hardware 0x7fff, the N/Z/C rule gives 0",
 	{0x7fffffff, 0x7fffffff, uint32(qpu.Pack16BSat), 0}: "same, high half",
@@ -228,7 +228,7 @@ func TestFloatRounding(t *testing.T) {
 		// ftoi truncates toward zero and keeps the low 32 bits: from
 		// 2^31 to 2^32 the integer wraps (Mesa's f2u32 is ftoi, and
 		// nir_lower_idiv's emit_udiv converts about 2^32 - 512 with it
-		// for a divisor of 1: float.go); from 2^55 on, and for Inf and
+		// for a divisor of 1: ref_float.go); from 2^55 on, and for Inf and
 		// NaN patterns, every bit is shifted out and it gives 0.
 		{"ftoi -2.75", ftoi(f(-2.75)), uint32(0xFFFFFFFE)},
 		{"ftoi 2^31", ftoi(f(0x1p31)), 0x80000000},

@@ -43,8 +43,8 @@ import "math"
 //   - special values: 1/0 and rsqrt(0) = +Inf (denormals and -0 read as 0);
 //     1/±Inf = +0, rsqrt(Inf) = +0; log2(0) = -Inf, log2(Inf) = +Inf;
 //     exp2 overflows to +Inf from 2^128 and flushes to +0 below 2^-126;
-//     NaN patterns act as the Inf they stand for (float.go); results below
-//     the smallest normal are +0. sfu_test.go checks every measured value
+//     NaN patterns act as the Inf they stand for (ref_float.go); results below
+//     the smallest normal are +0. ref_sfu_test.go checks every measured value
 //     of doc/sfu_accuracy.txt against this model.
 //
 // The biases are why piglit's glsl-1.10 built-in-functions tests of exp2,
@@ -70,7 +70,7 @@ const (
 // exponent, which is math.Round at the 14th significant bit followed by
 // math.Ldexp. The rounded magnitude's bits, compared as an integer, decide
 // flush and overflow; in between, rebiasing the exponent and dropping 29
-// bits gives the float32. sfu_test.go compares it with the math-package
+// bits gives the float32. ref_sfu_test.go compares it with the math-package
 // version (round13Reference) on its edges and over every SFU input.
 func round13(x float64) uint32 {
 	const (
@@ -99,7 +99,7 @@ func round13(x float64) uint32 {
 
 // sfuVec computes SFU function fn of each element of src into dst. The
 // function is chosen once for the vector; each element's operand reads
-// denormals and -0 as +0 and NaN as the Inf it stands for (float.go).
+// denormals and -0 as +0 and NaN as the Inf it stands for (ref_float.go).
 //
 //   - recip is 1/x: +Inf for ±0 and denormals, +0 for ±Inf and NaN;
 //   - rsqrt is 1/sqrt(|x|): the same special values;

@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"runtime"
-	"slices"
 	"strings"
 	"testing"
 
@@ -347,7 +346,7 @@ func stepKind(st *step) string {
 		return "alu"
 	case reflect.ValueOf(execFast).Pointer():
 		return "fast"
-	case reflect.ValueOf(execGeneral).Pointer():
+	case reflect.ValueOf(execRefALU).Pointer(), reflect.ValueOf(execLoadImm).Pointer(), reflect.ValueOf(execBranch).Pointer():
 		return "general"
 	}
 	return "?"
@@ -403,6 +402,13 @@ func TestFastPathMatchesReference(t *testing.T) {
 		copy(d.pool.Bytes(d.code), qpu.Bytes(words))
 		if p, err = Load(d.view, d.code.Addr, opts); err != nil {
 			t.Fatalf("program %d: %v", i, err)
+		}
+		for k := range p.ref {
+			// The reference runs every instruction on its general
+			// executor: the two paths differ only in the executors.
+			if st := &p.ref[k]; st.in != &p.code[k] || reflect.ValueOf(st.exec).Pointer() != reflect.ValueOf(generalExec(st.in.kind)).Pointer() {
+				t.Fatalf("program %d, instruction %d: the reference table runs it on %s, not its general executor", i, k, stepKind(st))
+			}
 		}
 		for k := range p.steps {
 			kinds[stepKind(&p.steps[k])]++
@@ -612,207 +618,4 @@ func TestFailureInProgramEndDelaySlot(t *testing.T) {
 		t.Fatal("the program does not run bound")
 	}
 	d.compareFailing(t, p, 0, 3, 1, "program end")
-}
-
-// TestDirectWriteLatchOnFailure: a kernel that computes straight into its
-// destination (bound.go directWrites) leaves its result latch stale until
-// the same ALU's next kernel; a failure in between must show the latch the
-// general loop would have. In the first program the mul latch of the
-// first fmul is left to r0 and the tile-buffer write (an Env call) can
-// fail before the second overwrites it; in the others the destination is
-// overwritten first (by the latch copy of a mov, by a mul kernel's own
-// write), so the first kernel must keep its latch (restoring the
-// destination there would be wrong). Each run fails at each Env call in turn.
-func TestDirectWriteLatchOnFailure(t *testing.T) {
-	d := newDiffRig(t, 17)
-	for _, c := range []struct {
-		name   string
-		direct []int32 // the instructions whose kernels compute into their destination
-		body   func(a *qpu.Asm)
-	}{
-		{"latch left to r0", []int32{2, 4}, func(a *qpu.Asm) {
-			a.I(qpu.FMul(qpu.R0, qpu.RA(3), qpu.RB(3)))
-			a.I(qpu.Mov(qpu.TLBColourAll, qpu.RA(4)))
-			a.I(qpu.FMul(qpu.R2, qpu.RA(5), qpu.RB(5)))
-		}},
-		{"r0 overwritten by a copy before the latch", []int32{5}, func(a *qpu.Asm) {
-			a.I(qpu.FMul(qpu.R0, qpu.RA(3), qpu.RB(3)))
-			a.I(qpu.Mov(qpu.R0, qpu.RA(4)))
-			a.I(qpu.Mov(qpu.TLBColourAll, qpu.RA(6)))
-			a.I(qpu.FMul(qpu.R2, qpu.RA(5), qpu.RB(5)))
-		}},
-		{"r1 overwritten by a kernel before the latch", []int32{3, 5}, func(a *qpu.Asm) {
-			a.I(qpu.FAdd(qpu.R1, qpu.RA(3), qpu.RB(3)))
-			a.I(qpu.MMov(qpu.R1, qpu.RA(4)))
-			a.I(qpu.MMov(qpu.TLBColourAll, qpu.RA(6)))
-			a.I(qpu.FAdd(qpu.R2, qpu.RA(5), qpu.RB(5)))
-		}},
-	} {
-		words := asm(t, func(a *qpu.Asm) {
-			a.I() // no tile-buffer access in a fragment shader's first two instructions
-			a.I()
-			c.body(a)
-			a.I(qpu.Mov(qpu.R1, qpu.RA(7))) // the add latch's last kernel keeps it
-			a.I(qpu.MMov(qpu.R3, qpu.RA(8)))
-			a.I(qpu.SigProgramEnd)
-			a.I()
-			a.I()
-		})
-		p := d.loadFragment(t, words, c.name)
-		if !p.straight {
-			t.Fatalf("%s: the program does not run bound", c.name)
-		}
-		d.compareFailing(t, p, 0, 3, 1, c.name)
-		var direct []int32
-		latch := func(v *vec) bool { return v == &d.fst.resAdd || v == &d.fst.resMul }
-		for _, u := range d.fst.bound(p).ops {
-			if (u.op == opKernel && !latch(u.d)) || (u.op == opCopy && !latch(u.a)) {
-				direct = append(direct, u.pc)
-			}
-		}
-		if !slices.Equal(direct, c.direct) {
-			t.Errorf("%s: the kernels of instructions %v compute into their destinations, want %v", c.name, direct, c.direct)
-		}
-	}
-}
-
-// TestBoundLoops runs programs with loops and data-dependent branches,
-// which run bound (bound.go bindable), on the fast path and the general
-// code from equal random states, every Env call failing in turn: a loop
-// of five turns with an SFU write and a texture fetch in its body and the
-// counter's flags deciding the jump; an if/else on the sign of random
-// data; a loop whose first instruction a jump lands on (bound.go
-// latchUnseen); and a loop that never ends, with the run limit lowered so
-// both paths reach it (the bound run hands its last turns to the step
-// loop).
-func TestBoundLoops(t *testing.T) {
-	d := newDiffRig(t, 23)
-	countdown := func(a *qpu.Asm) {
-		a.I(qpu.LoadImm(qpu.RA(1), 5))
-		a.Label("loop")
-		a.I(qpu.FAdd(qpu.R0, qpu.R0, qpu.RA(2)), qpu.FMul(qpu.R1, qpu.R1, qpu.RB(2)))
-		a.I(qpu.Mov(qpu.SFURecip, qpu.R1))
-		a.I(qpu.Mov(qpu.TMU0S, qpu.R0))
-		a.I(qpu.FAdd(qpu.R3, qpu.R3, qpu.RA(3)))
-		a.I(qpu.FAdd(qpu.R2, qpu.R4, qpu.R2), qpu.SigLoadTMU0)
-		a.I(qpu.Sub(qpu.RA(1), qpu.RA(1), qpu.SmallInt(1)).SetFlags(), qpu.FMul(qpu.R1, qpu.R4, qpu.R0))
-		a.I(qpu.Branch(qpu.BranchAnyZC, "loop"))
-		a.I(qpu.FAdd(qpu.R3, qpu.R3, qpu.R2)) // the three delay slots run every turn
-		a.I()
-		a.I(qpu.Mov(qpu.R2, qpu.R1))
-		a.I(qpu.Mov(qpu.TLBColourAll, qpu.R3))
-	}
-	ifElse := func(a *qpu.Asm) {
-		a.I(qpu.Mov(qpu.R0, qpu.RA(4)).SetFlags())
-		a.I(qpu.Branch(qpu.BranchAllNC, "else"))
-		a.I()
-		a.I()
-		a.I()
-		a.I(qpu.FMul(qpu.R1, qpu.R0, qpu.RB(5)))
-		a.I(qpu.Branch(qpu.BranchAlways, "join"))
-		a.I()
-		a.I()
-		a.I()
-		a.Label("else")
-		a.I(qpu.FAdd(qpu.R1, qpu.R0, qpu.RB(6)))
-		a.Label("join")
-		a.I(qpu.Mov(qpu.TLBColourAll, qpu.R1))
-	}
-	forever := func(a *qpu.Asm) {
-		a.Label("spin")
-		a.I(qpu.FAdd(qpu.R0, qpu.R0, qpu.RA(2)))
-		a.I(qpu.Branch(qpu.BranchAlways, "spin"))
-		a.I(qpu.Mov(qpu.R1, qpu.R0))
-		a.I()
-		a.I()
-	}
-	// The fmul before the loop could compute into r0 alone if the loop
-	// were only entered from above; a jump enters it with the branch's
-	// link address in the latches, which a failing tile-buffer write
-	// must leave there.
-	enteredByJump := func(a *qpu.Asm) {
-		a.I(qpu.LoadImm(qpu.RA(1), 2))
-		a.I(qpu.FMul(qpu.R0, qpu.RA(2), qpu.RB(2)))
-		a.Label("loop")
-		a.I(qpu.Mov(qpu.TLBColourAll, qpu.R1))
-		a.I(qpu.FMul(qpu.R2, qpu.RA(3), qpu.RB(3)))
-		a.I(qpu.Sub(qpu.RA(1), qpu.RA(1), qpu.SmallInt(1)).SetFlags())
-		a.I(qpu.Branch(qpu.BranchAnyZC, "loop"))
-		a.I()
-		a.I()
-		a.I()
-	}
-	defer func(n int) { runLimit = n }(runLimit)
-	for _, c := range []struct {
-		name  string
-		body  func(a *qpu.Asm)
-		limit int
-	}{
-		{"countdown", countdown, MaxInstructions},
-		{"if/else", ifElse, MaxInstructions},
-		{"a loop entered below a direct write", enteredByJump, MaxInstructions},
-		{"forever", forever, 1000},
-		{"countdown stopped by the limit", countdown, 30},
-	} {
-		runLimit = c.limit
-		words := asm(t, func(a *qpu.Asm) {
-			a.I() // no tile-buffer access in a fragment shader's first two instructions
-			a.I()
-			c.body(a)
-			ending(a)
-		})
-		p := d.loadFragment(t, words, c.name)
-		if !p.straight || len(p.jumpPts) == 0 {
-			t.Fatalf("%s: the program does not run bound with its jumps (%d jump points)", c.name, len(p.jumpPts))
-		}
-		d.compareFailing(t, p, -1, 12, 3, c.name)
-	}
-}
-
-// TestNotBound: programs whose jumps the binder cannot place run on the
-// step loop, and agree with the general code there: an SFU result that
-// arrives after a jump, a branch in another's delay slots, a jump into
-// the program end's delay slots.
-func TestNotBound(t *testing.T) {
-	d := newDiffRig(t, 29)
-	for _, c := range []struct {
-		name string
-		body func(a *qpu.Asm)
-	}{
-		{"SFU result across the jump", func(a *qpu.Asm) {
-			a.I(qpu.LoadImm(qpu.RA(1), 3))
-			a.Label("loop")
-			a.I(qpu.FAdd(qpu.R2, qpu.R4, qpu.R2))
-			a.I(qpu.Sub(qpu.RA(1), qpu.RA(1), qpu.SmallInt(1)).SetFlags())
-			a.I(qpu.Branch(qpu.BranchAnyZC, "loop"))
-			a.I()
-			a.I(qpu.Mov(qpu.SFURecip, qpu.R2))
-			a.I()
-			a.I(qpu.Mov(qpu.TLBColourAll, qpu.R2))
-		}},
-		{"a branch in another's delay slots", func(a *qpu.Asm) {
-			a.I(qpu.Mov(qpu.R0, qpu.RA(4)).SetFlags())
-			a.I(qpu.Branch(qpu.BranchAllNC, "there"))
-			a.I()
-			a.I()
-			a.I(qpu.Branch(qpu.BranchAlways, "there")) // the first one's third delay slot
-			a.I()
-			a.I()
-			a.I(qpu.FMul(qpu.R1, qpu.R0, qpu.RB(5)))
-			a.Label("there")
-			a.I(qpu.Mov(qpu.TLBColourAll, qpu.R1))
-		}},
-	} {
-		words := asm(t, func(a *qpu.Asm) {
-			a.I()
-			a.I()
-			c.body(a)
-			ending(a)
-		})
-		p := d.loadFragment(t, words, c.name)
-		if p.straight {
-			t.Errorf("%s: the program runs bound", c.name)
-		}
-		d.compareFailing(t, p, -1, -1, 5, c.name)
-	}
 }

@@ -20,7 +20,7 @@ func sfu(fn int, x uint32) uint32 {
 	return dst[0]
 }
 
-// TestSFUPrecisionBounds checks the model's stated error bounds (sfu.go)
+// TestSFUPrecisionBounds checks the model's stated error bounds (ref_sfu.go)
 // over a spread of inputs: relative 2^-14 for recip and rsqrt; for exp2 a
 // relative error of 2^-15 (the bias) within float32's rounding; for log2
 // an error between 4 units of 2^-16 below and 1 unit above the exact value

@@ -2,12 +2,12 @@
 
 #include "textflag.h"
 
-// AVX2 versions of kernels_amd64.s's kernels, eight elements per
-// instruction, chosen at start-up when the CPU has AVX2 (kernels_amd64.go).
+// AVX2 versions of kern_sse2_amd64.s's kernels, eight elements per
+// instruction, chosen at start-up when the CPU has AVX2 (kern_amd64.go).
 // Each does exactly the integer and float32/float64 operations of its SSE2
 // twin, in the same order, with the VEX three-operand forms (so fewer
 // register copies); the float operations are the same IEEE ones under the
-// same MXCSR, so the results are the same bits. kernels_test.go runs both
+// same MXCSR, so the results are the same bits. kern_test.go runs both
 // sets against the general ALU code. Every instruction is VEX-encoded
 // (VMOVD/VMOVQ, not MOVQ, into an XMM register) and every function ends
 // with VZEROUPPER: a legacy SSE instruction while the upper halves are
@@ -234,7 +234,7 @@ TEXT ·addAVX2(SB), NOSPLIT, $0-24
 TEXT ·subAVX2(SB), NOSPLIT, $0-24
 	BYTEOPY(VPSUBD)
 
-// COLOUR8 is COLOUR4 (kernels_amd64.s) for elements off/4 .. off/4+7: the
+// COLOUR8 is COLOUR4 (kern_sse2_amd64.s) for elements off/4 .. off/4+7: the
 // same float64 product, rounding, saturation (VMINPD's second source,
 // 255, for a NaN product) and truncation, four products an instruction,
 // then the merge into d. Y13 holds 255.0 and Y12 0.5 (float64s), Y6 the
@@ -275,7 +275,7 @@ TEXT ·subAVX2(SB), NOSPLIT, $0-24
 	VPOR Y5, Y10, Y10 \
 	VMOVDQU Y10, off(R8)
 
-// colourAVX2 is colourSSE2 (kernels_amd64.s) eight elements at a time.
+// colourAVX2 is colourSSE2 (kern_sse2_amd64.s) eight elements at a time.
 //
 // func colourAVX2(packed, r *vec, shift uint64, rep uint32, d *vec, mask uint32)
 TEXT ·colourAVX2(SB), NOSPLIT, $0-44
@@ -370,7 +370,7 @@ TEXT ·minAVX2(SB), NOSPLIT, $0-24
 TEXT ·maxAVX2(SB), NOSPLIT, $0-24
 	BYTEOPY(VPMAXSD)
 
-// FTOI8 is FTOI4 (kernels_amd64.s) of eight elements. Y12 holds
+// FTOI8 is FTOI4 (kern_sse2_amd64.s) of eight elements. Y12 holds
 // 0x80000000.
 #define FTOI8(off) \
 	VCVTTPS2DQ off(SI), Y0 \
@@ -406,7 +406,7 @@ TEXT ·itofAVX2(SB), NOSPLIT, $0-24
 	VZEROUPPER
 	RET
 
-// COLOURF4Y is COLOURF4 (kernels_amd64.s) with the float64 steps on four
+// COLOURF4Y is COLOURF4 (kern_sse2_amd64.s) with the float64 steps on four
 // elements at once: X7 the shift, X12 0xFF per element, Y13 1/255 per
 // float64, Y10 the truncation mask. It reads 16 bytes at a time, not 32:
 // the operand is most often r4 just written by the TMU's 16-byte copies

@@ -3,7 +3,7 @@ package qpuexec
 import "math"
 
 // The scalar forms of the float ops' fast paths and of the byte ops,
-// which the vector loops (kernels.go's for fadd, fsub and fmul, alu.go's
+// which the vector loops (kern.go's for fadd, fsub and fmul, ref_alu.go's
 // for the others) carry inlined by hand: the tests check them, and the
 // loops, against the general code.
 

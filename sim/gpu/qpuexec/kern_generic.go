@@ -12,5 +12,5 @@ func colourPackVec(p qpu.Pack, d, packed, r *vec) {
 }
 
 // Without the amd64 assembly (other architectures, or the purego build
-// tag) the kernels are kernels.go's Go loops.
+// tag) the kernels are kern.go's Go loops.
 var kernels = &goKernels

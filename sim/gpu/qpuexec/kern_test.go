@@ -100,7 +100,7 @@ func TestKernelsMatchGeneralALUs(t *testing.T) {
 			}
 			// The same with the destination one of the operands, as a
 			// bound program's kernel writing straight into a register
-			// it reads (r0 = r0 + r5): bound.go directWrites.
+			// it reads (r0 = r0 + r5): bound_bind.go directWrites.
 			for _, alias := range [2]bool{false, true} {
 				x, y := a, *bb
 				d, xp, yp := &x, &x, &y
@@ -337,7 +337,7 @@ func TestIntegerKernelsEdgeCases(t *testing.T) {
 
 // Every set's colour unpack gives colourToFloat of the byte at its shift:
 // all 256 bytes at each of the four byte positions, with random bits in
-// the other bytes, and the table itself is rtz32(b/255) (float.go).
+// the other bytes, and the table itself is rtz32(b/255) (ref_float.go).
 func TestColourToFloatKernels(t *testing.T) {
 	for i := range 256 {
 		if want := rtz32(float64(i) / 255); colourToFloat[i] != want {

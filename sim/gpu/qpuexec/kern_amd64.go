@@ -10,14 +10,17 @@ import (
 	"github.com/vccube/vccube/shaders/qpu"
 )
 
-// The amd64 kernels: SSE2 assembly (kernels_amd64.s) for the operations
-// the cube's and Mesa's shaders run most, and AVX2 twins
-// (kernels_avx2_amd64.s) used instead where the CPU has AVX2; the ops
-// without assembly in a set use kernels.go's Go loops. The fadd, fsub and fmul ones return the
-// elements whose inputs or sum are Inf or NaN, which the Go code's general
-// path (float.go) then computes, as kFAddGo and friends do element by
-// element. A kernel's destination must not be one of its operands (the
-// steps' are the ALU result latches).
+// The amd64 kernels:
+//   - SSE2 assembly (kern_sse2_amd64.s) for the operations the cube's and
+//     Mesa's shaders run most;
+//   - AVX2 twins (kern_avx2_amd64.s), used instead where the CPU has AVX2;
+//   - kern.go's Go loops for the ops without assembly in a set.
+//
+// The fadd, fsub and fmul kernels return the elements whose inputs or sum
+// are Inf or NaN. The Go code's general path (ref_float.go) then computes
+// those, as kFAddGo and friends do element by element. A kernel's
+// destination must not be one of its operands (the steps' are the ALU
+// result latches).
 
 //go:noescape
 func faddSSE2(d, a, b *vec, neg uint32) (slow uint32)
@@ -61,7 +64,7 @@ func addSSE2(d, a, b *vec)
 //go:noescape
 func subSSE2(d, a, b *vec)
 
-// The AVX2 twins (kernels_avx2_amd64.s).
+// The AVX2 twins (kern_avx2_amd64.s).
 
 //go:noescape
 func faddAVX2(d, a, b *vec, neg uint32) (slow uint32)
@@ -177,7 +180,7 @@ func colourToFloatAVX2(d, a *vec, shift uint)
 // The float kernels: the SIMD pass, then the general path for the
 // elements it hands back, which reads those elements' operands again: a
 // destination that is an operand goes through a temporary (every kernel
-// may write into its operands, bound.go directWrites).
+// may write into its operands, bound_bind.go directWrites).
 
 func kFAddSSE2(d, a, b *vec) {
 	if d == a || d == b {

@@ -11,7 +11,7 @@ import (
 type vec = [16]uint32
 
 // addALU computes op_add (AG Table 12) on every element: d[i] = a[i] op
-// b[i]. Semantics of the float ops in float.go; the integer ops, measured
+// b[i]. Semantics of the float ops in ref_float.go; the integer ops, measured
 // against the hardware tables (doe300/VC4C test/opcode_test.h), are:
 // add/sub wrap; shr, asr, ror and shl shift by b & 31; min and max compare
 // signed; clz(0) = 32; v8adds/v8subs saturate each byte to 0..255. The
@@ -19,8 +19,8 @@ type vec = [16]uint32
 func addALU(op qpu.AddOp, d, a, b *vec) {
 	switch op {
 	case qpu.AddFAdd:
-		// sumRTZ per element (float.go; its scalar form is in
-		// fastpath_test.go): one loop, kernels.go's, for both paths.
+		// sumRTZ per element (ref_float.go; its scalar form is in
+		// kern_scalar_test.go): one loop, kern.go's, for both paths.
 		kFAddGo(d, a, b)
 	case qpu.AddFSub:
 		kFSubGo(d, a, b)
@@ -151,8 +151,8 @@ func addALU(op qpu.AddOp, d, a, b *vec) {
 func mulALU(op qpu.MulOp, d, a, b *vec) {
 	switch op {
 	case qpu.MulFMul:
-		// mulRTZ per element (float.go; its scalar form is in
-		// fastpath_test.go): kernels.go's loop, for both paths.
+		// mulRTZ per element (ref_float.go; its scalar form is in
+		// kern_scalar_test.go): kern.go's loop, for both paths.
 		kFMulGo(d, a, b)
 	case qpu.MulMul24:
 		for i := range d {
@@ -242,7 +242,7 @@ func v8min64(a, b uint64) uint64 { return a - v8subs64(a, b) }
 func v8max64(a, b uint64) uint64 { return b + v8subs64(a, b) }
 
 // v8muld computes (a_i*b_i + 127)/255 per byte. t/255 = (t + 1 + (t>>8))>>8
-// for every t up to 65152 (checked exhaustively in alu_test.go), which spares
+// for every t up to 65152 (checked exhaustively in ref_alu_test.go), which spares
 // the division. When b is one byte replicated (the cube's light constants
 // are), the products fit the 16-bit lanes of 64-bit multiplies.
 func v8muld(a, b uint32) uint32 {
@@ -316,7 +316,7 @@ type carryFunc func(a, b, r *vec) uint16
 
 // addCarryFunc returns addCarry for op with the choice of rule made once:
 // a loop with no switch per element, or one SSE2 compare on amd64
-// (flags_amd64.go), for the ops compiled programs set flags with.
+// (kern_flags_amd64.go), for the ops compiled programs set flags with.
 // TestCarryFuncs holds each to addCarry.
 func addCarryFunc(op qpu.AddOp) carryFunc {
 	switch op {
@@ -415,7 +415,7 @@ func nzFlags(r *vec) (n, z uint16) {
 }
 
 // addOverflow returns the elements in which an add or sub overflowed as
-// signed 32-bit integers; the regfile-A packs use it (pack.go).
+// signed 32-bit integers; the regfile-A packs use it (ref_pack.go).
 func addOverflow(op qpu.AddOp, a, b, r *vec) (v uint16) {
 	for i := range r {
 		var o bool

@@ -1,0 +1,242 @@
+package qpuexec
+
+import (
+	"encoding/binary"
+
+	"github.com/vccube/vccube/shaders/qpu"
+)
+
+// Running a bound program. Its unit is the micro-operation, not the
+// instruction, so it cannot be the run loop of loop.go:
+//   - an instruction is several micro-operations, and a micro-operation
+//     can stand for none (a timed check);
+//   - the loop's checks (SFU arrival, uniforms address, delayed writes,
+//     thread switch, jumps) are micro-operations placed at the
+//     instructions where they can fire, not tests made at every one;
+//   - the instruction count is the address plus seqBase, not a counter.
+//
+// It shares the loop's bookkeeping functions instead: landSFU,
+// landUniforms, retire, jumpLands, end and fail (loop.go). A run that may
+// hang goes back to the loop itself (runOps).
+
+// boundState is what only the bound tier keeps in a QPU.
+type boundState struct {
+	bnd     [maxBound]boundProg // the programs bound to this QPU
+	bndNext int                 // the slot the next binding takes
+	// seqBase is the instruction count less the address: each jump
+	// moves it.
+	seqBase int
+	// mAdd and mMul are a conditional instruction's write masks
+	// (opFlags).
+	mAdd, mMul uint16
+	// banksStale says a thread switch happened: registers 16-31 are due
+	// their poison (settleBanks).
+	banksStale bool
+	// endPoison says the program end happened: location 14 of each file
+	// is due its poison (landEnd).
+	endPoison bool
+}
+
+// runBound is Run for a bound program. Its stages:
+//  1. bind the program to q, unless q has it bound already (bound);
+//  2. run the micro-operations in order, but for the jumps;
+//  3. at the end, end the run as the loop does (end);
+//  4. on a failure, leave q as the loop leaves a failed run (failed).
+//
+// The simple micro-operations are done here; the others call the
+// general code. Between jumps the instructions run in address order, so
+// the instruction count is the address plus q.seqBase. Each jump moves
+// seqBase.
+//
+// Stages 2 and 4 stay in this function. Measured with bench/icount on
+// the cube's frame, stage 2 as a function of its own costs 3 % more
+// instructions, and stage 4 as one 1 %: the compiler then keeps the
+// current micro-operation in memory at every step.
+func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
+	b := q.bound(p)
+	q.begin(p, env, s)
+	q.banksStale, q.endPoison = false, false
+	// A micro-operation that fails jumps to failed with err: the loop
+	// itself carries no error.
+	var err error
+	var u *uop
+	q.seqBase = 0
+	rest := b.ops
+run:
+	for i := range rest {
+		u = &rest[i]
+		switch u.op {
+		case opKernel:
+			u.k(u.d, u.a, u.b)
+			if u.w != nil {
+				copyVec(u.w, u.d)
+			}
+		case opCopy:
+			copyVec(u.d, u.a)
+		case opCopyK:
+			copyVec(u.d, u.a)
+			if u.w != nil {
+				copyVec(u.w, u.a)
+			}
+		case opUnpackA:
+			unpackAVec(u.in.unpack, u.in.unpackFloat, u.d, u.a)
+		case opUnpackR4:
+			unpackR4Vec(u.in.unpack, u.d, u.a)
+		case opColour:
+			q.colourWrite(u.d, qpu.Pack(u.n))
+		case opUniform:
+			var x uint32
+			if q.unifOff+4 <= len(q.unifBuf) {
+				x = binary.LittleEndian.Uint32(q.unifBuf[q.unifOff:])
+				q.unifOff += 4
+				q.unifAddr += 4
+			} else if x, err = q.popUniform(); err != nil {
+				goto failed
+			}
+			fill(u.d, x)
+		case opVarying:
+			if err = q.readVarying(u.d); err != nil {
+				goto failed
+			}
+		case opVaryingR5:
+			if err = q.readVarying(u.d); err != nil {
+				goto failed
+			}
+			copyVec(&q.acc[5], &q.varyC)
+			q.varyPend = false
+		case opR5:
+			q.landVarying()
+		case opFlags:
+			q.mAdd, q.mMul = q.stepFlags(u.st, u.a, u.b)
+		case opCopyAdd:
+			if q.mAdd == 0xFFFF {
+				copyVec(u.d, u.a)
+			} else {
+				mergeLanesVec(u.d, u.a, q.mAdd, 0xFFFFFFFF)
+			}
+		case opCopyMul:
+			if q.mMul == 0xFFFF {
+				copyVec(u.d, u.a)
+			} else {
+				mergeLanesVec(u.d, u.a, q.mMul, 0xFFFFFFFF)
+			}
+		case opWriteAdd:
+			q.seq = int(u.pc) + 1 + q.seqBase
+			if err = q.writeIO(u.st, u.st.in, int(u.pc), true, uint16(u.n)); err != nil {
+				goto failed
+			}
+		case opWriteMul:
+			q.seq = int(u.pc) + 1 + q.seqBase
+			if err = q.writeIO(u.st, u.st.in, int(u.pc), false, uint16(u.n)); err != nil {
+				goto failed
+			}
+		case opWriteAddIf:
+			q.seq = int(u.pc) + 1 + q.seqBase
+			if err = q.writeIO(u.st, u.st.in, int(u.pc), true, q.mAdd); err != nil {
+				goto failed
+			}
+		case opWriteMulIf:
+			q.seq = int(u.pc) + 1 + q.seqBase
+			if err = q.writeIO(u.st, u.st.in, int(u.pc), false, q.mMul); err != nil {
+				goto failed
+			}
+		case opSignal:
+			q.seq = int(u.pc) + 1 + q.seqBase
+			if err = q.signal(u.in, int(u.pc)); err != nil {
+				goto failed
+			}
+		case opEnd:
+			// programEnd, with its two writes of location 14 made
+			// directly at opRetire instead of through the pending
+			// writes.
+			q.seq = int(u.pc) + 1 + q.seqBase
+			q.endAt = q.seq + 2
+			q.endPoison = true
+		case opStep:
+			q.seq = int(u.pc) + 1 + q.seqBase
+			if err = u.st.exec(q, u.st, int(u.pc)); err != nil {
+				goto failed
+			}
+		// The run loop's checks at the instructions where they can
+		// fire (see bind).
+		case opSFULand:
+			q.landSFU(int(u.n) + q.seqBase)
+		case opUnifLand:
+			q.landUniforms(int(u.n) + q.seqBase)
+		case opRetire:
+			// The program end's writes, made by the instruction before
+			// (a straight-line program has no other delayed write).
+			q.landEnd()
+			if q.npend > 0 {
+				q.retire(q.npend)
+			}
+		case opSwitch:
+			if q.switchAt == int(u.n)+q.seqBase {
+				q.boundSwitch()
+			}
+		case opJump:
+			seq := int(u.pc) + 1 + q.seqBase
+			to, ok := q.jumpLands(seq)
+			if !ok {
+				break
+			}
+			if seq+len(p.code) >= runLimit {
+				// The run may be a hang: the step loop counts it to
+				// the instruction where the run loop stops it.
+				q.seq = seq
+				q.settleBanks()
+				return q.run(p, p.steps, to)
+			}
+			q.seqBase += int(u.pc) + 1 - to
+			rest = b.ops[u.n:]
+			goto run
+		}
+	}
+	q.settleBanks()
+	q.seq = len(p.code) + q.seqBase
+	return q.end(len(p.code) - 1)
+
+failed:
+	// Leave q as the run loop leaves a failed run: the result latches
+	// as the general code had them, the delayed writes made.
+	if u.fix != 0 {
+		b.fixes[u.fix-1].restore(q)
+	}
+	q.seq = int(u.pc) + 1 + q.seqBase
+	q.landEnd()
+	q.settleBanks()
+	return q.result(), q.fail(int(u.pc), err)
+}
+
+// landEnd makes opEnd's writes: the poison programEnd (loop.go) puts in
+// location 14 of each file.
+func (q *QPU) landEnd() {
+	if q.endPoison {
+		copyVec(&q.ra[14], &poisonVec)
+		copyVec(&q.rb[14], &poisonVec)
+		q.endPoison = false
+	}
+}
+
+// boundSwitch is a bound program's thread switch. A threaded program
+// never touches registers 16-31: a strict load refuses one that does
+// (program.go extraChecks). So their poison is put there once, when the
+// run ends (settleBanks). Mesa's threaded shaders switch at every
+// texture fetch.
+func (q *QPU) boundSwitch() {
+	if !q.prog.Opts.Threaded {
+		q.threadSwitch()
+		return
+	}
+	q.switchAccumulators()
+	q.banksStale = true
+}
+
+// settleBanks puts in registers 16-31 what the run's thread switches
+// left there.
+func (q *QPU) settleBanks() {
+	if q.banksStale {
+		q.poisonBanks()
+		q.banksStale = false
+	}
+}
