@@ -598,7 +598,7 @@ func mipProbe() *Probe {
 	return &Probe{
 		Name:   "mip-lod",
 		Fact:   "LOD and mip level selection",
-		Belief: "LOD = log2 of the larger texel step between the quad's pixels, plus 1/64 (doc/hardware.md#tmu, DERIVED; its sign and size UNCERTAIN: the 1.49 and 1.51 strips settle the sign); NEAR_MIP_NEAR takes level ⌈LOD + ½⌉ − 1, LIN_MIP_LIN blends levels ⌊LOD⌋ and ⌊LOD⌋+1 by its fraction (sim/gpu/tmu filter.go minify; OpenGL ES 2.0 §3.7.7)",
+		Belief: "LOD = log2 of the larger texel step between the quad's pixels, less 1/64 (doc/hardware.md#tmu, DERIVED; its sign and size UNCERTAIN: the 1.49 and 1.51 strips settle the sign); NEAR_MIP_NEAR takes level ⌈LOD + ½⌉ − 1, LIN_MIP_LIN blends levels ⌊LOD⌋ and ⌊LOD⌋+1 by its fraction (sim/gpu/tmu filter.go minify; OpenGL ES 2.0 §3.7.7)",
 		Answer: "a texture whose seven levels are solid colours, in strips at LOD −0.5, 0.3, 0.45, 0.55, 1, 1.49, 1.51, 2.7: with NEAR_MIP_NEAR (left) the colour names the level, with LIN_MIP_LIN (right) the blend shows the fraction",
 		build:  build,
 	}

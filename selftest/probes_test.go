@@ -154,12 +154,12 @@ func TestBGR565Probe(t *testing.T) {
 }
 
 // The mip probe's NEAREST_MIPMAP_NEAREST strips take level ⌈l + ½⌉ − 1
-// (0 when magnified) for the model's level of detail l, OpenGL's plus
-// 1/64 (doc/hardware.md#tmu): the strip at 1.49 takes level 2.
+// (0 when magnified) for the model's level of detail l, OpenGL's less
+// 1/64 (doc/hardware.md#tmu): the strip at 1.51 takes level 1.
 func TestMipProbe(t *testing.T) {
 	_, out := runProbeOnSim(t, "mip-lod")
 	for i, l := range []float64{-0.5, 0.3, 0.45, 0.55, 1.0, 1.49, 1.51, 2.7} {
-		l += 1.0 / 64
+		l -= 1.0 / 64
 		level := 0
 		if l > 0.5 {
 			level = int(math.Ceil(l+0.5)) - 1
