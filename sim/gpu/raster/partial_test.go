@@ -21,16 +21,7 @@ func TestPartialMaskMatchesBlockMask(t *testing.T) {
 			b.Y = a.Y // a horizontal edge: the top-left rule's bias
 		}
 		sc := Rect{rng.Intn(80) - 40, rng.Intn(80) - 40, 20 + rng.Intn(200), 20 + rng.Intn(200)}
-		var p Prim
-		var ok bool
-		switch n % 5 {
-		case 0:
-			ok = p.SetupLine(&a, &b, float32(1+rng.Intn(8)), sc)
-		case 1:
-			ok = p.SetupPoint(&a, float32(1+rng.Intn(16)), sc)
-		default:
-			ok = p.SetupTriangle(&a, &b, &c, sc, n%2 == 0)
-		}
+		p, ok := randomPrim(rng, n, &a, &b, &c, sc)
 		if !ok {
 			continue
 		}
@@ -57,4 +48,22 @@ func TestPartialMaskMatchesBlockMask(t *testing.T) {
 	if empty < 1000 || full < 1000 || partial < 1000 {
 		t.Fatalf("%d empty, %d full, %d partial blocks: the generator needs a look", empty, full, partial)
 	}
+}
+
+// randomPrim sets up one of the three kinds of primitive from a, b and c
+// by turns of n: a line of a random width, a point of a random size, a
+// triangle facing either way. The tests that hold a fast path to
+// BlockMask share it.
+func randomPrim(rng *rand.Rand, n int, a, b, c *Vertex, sc Rect) (Prim, bool) {
+	var p Prim
+	var ok bool
+	switch n % 5 {
+	case 0:
+		ok = p.SetupLine(a, b, float32(1+rng.Intn(8)), sc)
+	case 1:
+		ok = p.SetupPoint(a, float32(1+rng.Intn(16)), sc)
+	default:
+		ok = p.SetupTriangle(a, b, c, sc, n%2 == 0)
+	}
+	return p, ok
 }

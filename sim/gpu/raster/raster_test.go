@@ -583,16 +583,7 @@ func TestRowSpanAgreesWithBlockMask(t *testing.T) {
 		}
 		a, b, c := v(), v(), v()
 		sc := Rect{rng.Intn(80) - 40, rng.Intn(80) - 40, 60 + rng.Intn(160), 60 + rng.Intn(160)}
-		var p Prim
-		var ok bool
-		switch n % 5 {
-		case 0:
-			ok = p.SetupLine(&a, &b, float32(1+rng.Intn(8)), sc)
-		case 1:
-			ok = p.SetupPoint(&a, float32(1+rng.Intn(16)), sc)
-		default:
-			ok = p.SetupTriangle(&a, &b, &c, sc, n%2 == 0)
-		}
+		p, ok := randomPrim(rng, n, &a, &b, &c, sc)
 		if !ok {
 			continue
 		}
