@@ -45,7 +45,8 @@
 
 // FADD8 computes elements off/4 .. off/4+7 of kFAddGo (Y14: the sign
 // flipped on b, zero for fadd), and ORs into BX, at bit shift, the
-// elements whose sum is Inf or NaN. Y13 expMask, Y12 0x7FFFFFFF, Y11 0.
+// elements whose sum's exponent is sumBig's or more (float.go). Y13
+// expMask, Y12 0x7FFFFFFF, Y11 0, Y10 sumBig - 1<<23.
 #define FADD8(off, shift) \
 	LOADY(off, SI, X0, Y0) \
 	LOADY(off, DX, X1, Y1) \
@@ -58,7 +59,7 @@
 	VPXOR Y14, Y3, Y3 \
 	VADDPS Y3, Y2, Y4 \
 	VPAND Y13, Y4, Y5 \
-	VPCMPEQD Y13, Y5, Y5 \
+	VPCMPGTD Y10, Y5, Y5 \
 	VMOVMSKPS Y5, AX \
 	SHLL $shift, AX \
 	ORL AX, BX \
@@ -86,6 +87,7 @@ TEXT ·faddAVX2(SB), NOSPLIT, $0-36
 	SPLATARG(neg+24(FP), X14, Y14)
 	SPLATY(0x7F800000, X13, Y13)
 	SPLATY(0x7FFFFFFF, X12, Y12)
+	SPLATY(0x7E800000, X10, Y10)
 	VPXOR Y11, Y11, Y11
 	XORL BX, BX
 	FADD8(0, 0)

@@ -468,3 +468,49 @@ func TestFloatKernelsDenormals(t *testing.T) {
 	}
 	t.Logf("%d sums and %d products below 2^-126, %d denormal first operands", denSums, denProds, denInputs)
 }
+
+// TestFloatSumsNearOverflow runs fadd and fsub of every kernel set and of
+// the general ALU code on operands of 2^125 and above, whose sums lie
+// near 2^128, against float.go's definition (faddSlow, fsubSlow). The
+// fast paths' error term (Knuth's TwoSum) is exact only while its steps
+// do not overflow: 0x7e7e7e7e - 0x7f7fffff, whose sum rounds to nearest
+// at 2^127.6, has s - a round to -2^128, and the correction went wrong.
+func TestFloatSumsNearOverflow(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	big := func() uint32 { return r.Uint32()&(signBit|mantMask) | (252+r.Uint32()%3)<<23 }
+	for n := range 20000 {
+		var a, b vec
+		for i := range a {
+			a[i], b[i] = big(), big()
+		}
+		if n == 0 {
+			a[0], b[0] = 0x7e7e7e7e, 0x7f7fffff
+			a[1], b[1] = 0x7e7e7e7e, 0xff7fffff
+		}
+		defs := [...]struct {
+			op  string
+			def func(a, b uint32) uint32
+			k   func(set *kernelSet) kernel
+		}{
+			{"fadd", faddSlow, func(set *kernelSet) kernel { return set.fadd }},
+			{"fsub", fsubSlow, func(set *kernelSet) kernel { return set.fsub }},
+		}
+		for _, def := range defs {
+			ks := []testKernel{{name: "general " + def.op, fast: func(d, a, b *vec) {
+				addALU(map[string]qpu.AddOp{"fadd": qpu.AddFAdd, "fsub": qpu.AddFSub}[def.op], d, a, b)
+			}}}
+			for _, set := range kernelSets() {
+				ks = append(ks, testKernel{name: set.name + " " + def.op, fast: def.k(set)})
+			}
+			for _, k := range ks {
+				var got vec
+				k.fast(&got, &a, &b)
+				for i := range got {
+					if want := def.def(a[i], b[i]); got[i] != want {
+						t.Fatalf("%s element %d: (%#08x, %#08x) = %#08x, float.go %#08x", k.name, i, a[i], b[i], got[i], want)
+					}
+				}
+			}
+		}
+	}
+}
