@@ -151,8 +151,10 @@ func addSameIsCopy(op qpu.AddOp) bool {
 // a: v8min and v8max (each byte's min or max with itself).
 func mulSameIsCopy(op qpu.MulOp) bool { return op == qpu.MulV8Min || op == qpu.MulV8Max }
 
-// kFAddGo is fadd: ref_float.go's sumRTZ per element, with its general path
-// (faddSlow) for the elements whose sum is not finite.
+// kFAddGo is fadd: ref_float.go's sumRTZ per element, with its general
+// path (faddSlow) for the elements whose sum rounds to 2^127 or more in
+// magnitude (sumBig): Inf and NaN, and the sums near 2^128 where a step
+// of the error term can overflow.
 func kFAddGo(d, a, b *vec) {
 	for i := range d {
 		x, y := a[i], b[i]
@@ -160,7 +162,7 @@ func kFAddGo(d, a, b *vec) {
 		fb := math.Float32frombits(y & nonZeroExp(y))
 		s := fa + fb
 		r := math.Float32bits(s)
-		if r&expMask == expMask {
+		if r&expMask >= sumBig {
 			d[i] = faddSlow(x, y)
 			continue
 		}
@@ -180,7 +182,7 @@ func kFSubGo(d, a, b *vec) {
 		fb := math.Float32frombits((y & nonZeroExp(y)) ^ signBit)
 		s := fa + fb
 		r := math.Float32bits(s)
-		if r&expMask == expMask {
+		if r&expMask >= sumBig {
 			d[i] = fsubSlow(x, y)
 			continue
 		}

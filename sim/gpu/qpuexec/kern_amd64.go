@@ -14,13 +14,15 @@ import (
 //   - SSE2 assembly (kern_sse2_amd64.s) for the operations the cube's and
 //     Mesa's shaders run most;
 //   - AVX2 twins (kern_avx2_amd64.s), used instead where the CPU has AVX2;
+//     fadd, fsub and fmul have AVX-512 forms there too, used where the CPU
+//     has AVX-512F (they round toward zero in the instruction itself);
 //   - kern.go's Go loops for the ops without assembly in a set.
 //
-// The fadd, fsub and fmul kernels return the elements whose inputs or sum
-// are Inf or NaN. The Go code's general path (ref_float.go) then computes
-// those, as kFAddGo and friends do element by element. A kernel's
-// destination must not be one of its operands (the steps' are the ALU
-// result latches).
+// The fadd, fsub and fmul kernels return the elements that the Go code's
+// general path (ref_float.go) then computes, as kFAddGo and friends do
+// element by element: Inf and NaN operands or results, and sums near
+// 2^128 (sumBig). A kernel's destination must not be one of its operands
+// (the steps' are the ALU result latches).
 
 //go:noescape
 func faddSSE2(d, a, b *vec, neg uint32) (slow uint32)
@@ -228,7 +230,13 @@ func kFAddAVX2(d, a, b *vec) {
 		copyVec(d, &t)
 		return
 	}
-	for m := faddAVX2(d, a, b, 0); m != 0; m &= m - 1 {
+	var m uint32
+	if floatAVX512 {
+		m = faddAVX512(d, a, b, 0)
+	} else {
+		m = faddAVX2(d, a, b, 0)
+	}
+	for ; m != 0; m &= m - 1 {
 		i := bits.TrailingZeros32(m)
 		d[i] = faddSlow(a[i], b[i])
 	}
@@ -241,7 +249,13 @@ func kFSubAVX2(d, a, b *vec) {
 		copyVec(d, &t)
 		return
 	}
-	for m := faddAVX2(d, a, b, signBit); m != 0; m &= m - 1 {
+	var m uint32
+	if floatAVX512 {
+		m = faddAVX512(d, a, b, signBit)
+	} else {
+		m = faddAVX2(d, a, b, signBit)
+	}
+	for ; m != 0; m &= m - 1 {
 		i := bits.TrailingZeros32(m)
 		d[i] = fsubSlow(a[i], b[i])
 	}
@@ -254,7 +268,13 @@ func kFMulAVX2(d, a, b *vec) {
 		copyVec(d, &t)
 		return
 	}
-	for m := fmulAVX2(d, a, b); m != 0; m &= m - 1 {
+	var m uint32
+	if floatAVX512 {
+		m = fmulAVX512(d, a, b)
+	} else {
+		m = fmulAVX2(d, a, b)
+	}
+	for ; m != 0; m &= m - 1 {
 		i := bits.TrailingZeros32(m)
 		d[i] = fmulSlow(a[i], b[i])
 	}
@@ -264,6 +284,12 @@ func kFMulAVX2(d, a, b *vec) {
 // into d in the pack's bits, in one pass with AVX2 where the CPU has it,
 // else SSE2.
 func colourPackVec(p qpu.Pack, d, packed, r *vec) { colourPackWith(colourUsesAVX2, p, d, packed, r) }
+
+// floatAVX512 chooses faddAVX512 and fmulAVX512 (kern_avx2_amd64.s)
+// over faddAVX2 and fmulAVX2 in the AVX2 set's fadd, fsub and fmul: the
+// CPU (and the operating system, which must save the ZMM and mask
+// registers) has AVX-512. Tests run the AVX2 set both ways.
+var floatAVX512 = cpu.X86.HasAVX512F
 
 // colourUsesAVX2 chooses colourAVX2 over colourSSE2.
 var colourUsesAVX2 = cpu.X86.HasAVX2
@@ -337,3 +363,11 @@ func ftoiAVX2Wide(d, a, b *vec) {
 	}
 	ftoiAVX2(d, a, b)
 }
+
+// The AVX-512 forms of faddAVX2 and fmulAVX2 (floatAVX512).
+
+//go:noescape
+func faddAVX512(d, a, b *vec, neg uint32) (slow uint32)
+
+//go:noescape
+func fmulAVX512(d, a, b *vec) (slow uint32)

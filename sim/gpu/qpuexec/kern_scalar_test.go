@@ -23,12 +23,13 @@ func fadd(a, b uint32) uint32 {
 // 4.2.2) says whether s lies beyond the true sum; if so (e ≠ 0 with the
 // opposite sign) the true sum truncates to the float one step closer to
 // zero, which is s's bits minus one (sign-magnitude). A result below the
-// smallest normal is +0. ok is false when s is not finite (overflow, or an
-// Inf or NaN operand): the general path decides then.
+// smallest normal is +0. ok is false when s is 2^127 or more in magnitude
+// (sumBig: overflow, an Inf or NaN operand, or a sum where a step of the
+// error term could overflow): the general path decides then.
 func sumRTZ(a, b float32) (uint32, bool) {
 	s := a + b
 	r := math.Float32bits(s)
-	if r&expMask == expMask {
+	if r&expMask >= sumBig {
 		return 0, false
 	}
 	bb := s - a

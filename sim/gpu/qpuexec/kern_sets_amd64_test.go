@@ -9,12 +9,31 @@ import (
 
 // simdSets returns the kernel sets this machine can run: SSE2 always,
 // AVX2 when the CPU has it (its tests are skipped, and said so, where it
-// does not).
+// does not). Where the AVX2 set's fadd, fsub and fmul run their AVX-512
+// forms (floatAVX512), a copy of the set whose float kernels run their
+// AVX2 forms follows it, so that both are tested.
 func simdSets() []*kernelSet {
-	if cpu.X86.HasAVX2 {
-		return []*kernelSet{&sse2Kernels, &avx2Kernels}
+	if !cpu.X86.HasAVX2 {
+		return []*kernelSet{&sse2Kernels}
 	}
-	return []*kernelSet{&sse2Kernels}
+	sets := []*kernelSet{&sse2Kernels, &avx2Kernels}
+	if floatAVX512 {
+		noZ := avx2Kernels
+		noZ.name = "AVX2 without AVX-512"
+		noZ.fadd, noZ.fsub, noZ.fmul = withoutAVX512(kFAddAVX2), withoutAVX512(kFSubAVX2), withoutAVX512(kFMulAVX2)
+		sets = append(sets, &noZ)
+	}
+	return sets
+}
+
+// withoutAVX512 is k run with floatAVX512 off. The package's tests do not
+// run in parallel, so no other kernel sees the change.
+func withoutAVX512(k kernel) kernel {
+	return func(d, a, b *vec) {
+		floatAVX512 = false
+		defer func() { floatAVX512 = true }()
+		k(d, a, b)
+	}
 }
 
 // colourPackVecs returns colourPackVec's versions this machine can run,

@@ -22,7 +22,9 @@
 
 // FADD4 computes elements off/4 .. off/4+3 of kFAddGo (X14: the sign
 // flipped on b, zero for fadd), and ORs into BX, at bit shift, the
-// elements whose sum is Inf or NaN (the caller's faddSlow/fsubSlow).
+// elements whose sum's exponent is sumBig's or more (ref_float.go: Inf, NaN
+// and sums of 2^127 or more; the caller's faddSlow/fsubSlow). X10 holds
+// sumBig - 1<<23.
 #define FADD4(off, shift) \
 	MOVOU off(SI), X0 \
 	MOVOU off(DX), X1 \
@@ -39,7 +41,7 @@
 	ADDPS X3, X4 \
 	MOVO X4, X5 \
 	PAND X13, X5 \
-	PCMPEQL X13, X5 \
+	PCMPGTL X10, X5 \
 	MOVMSKPS X5, AX \
 	SHLL $shift, AX \
 	ORL AX, BX \
@@ -75,6 +77,7 @@ TEXT ·faddSSE2(SB), NOSPLIT, $0-36
 	PSHUFD $0, X14, X14
 	SPLAT(0x7F800000, X13)
 	SPLAT(0x7FFFFFFF, X12)
+	SPLAT(0x7E800000, X10)
 	PXOR X11, X11
 	XORL BX, BX
 	FADD4(0, 0)

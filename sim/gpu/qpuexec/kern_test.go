@@ -378,3 +378,139 @@ func checkKernel(t *testing.T, name string, k kernel, ref func(d, a, b *vec), a,
 		}
 	}
 }
+
+// TestFloatKernelsDenormals runs fadd, fsub and fmul of every kernel set
+// and of the general ALU code on operands around the smallest normal
+// (2^-126): denormal operands of either sign, sums and differences that
+// cancel into the denormal range, sums whose rounding error lies there,
+// and products just below and above it. These are the operands that make
+// an x86 float unit see a denormal, where it may take a slow assist. Every
+// set gives the general code's bits (ref_float.go: denormal inputs read as
+// +0, a result below the smallest normal is +0), a denormal operand gives
+// what +0 gives, and no result is a denormal or -0.
+func TestFloatKernelsDenormals(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	tiny := func(maxExp uint32) uint32 {
+		return r.Uint32()&(signBit|mantMask) | r.Uint32()%(maxExp+1)<<23
+	}
+	const smallest = 0x1p-126
+	var denSums, denProds, denInputs int
+	for n := range 20000 {
+		var a, b vec
+		for i := range a {
+			x, y := tiny(24), tiny(24)
+			switch (n + i) % 5 {
+			case 1: // near x with the other sign: cancellation
+				y = x ^ signBit
+				if x&mantMask > 64 {
+					y -= uint32(r.IntN(64))
+				}
+			case 2: // x tiny, y up to 2^-76: the sum's rounding error below 2^-126
+				y = y&^expMask | (1+r.Uint32()%50)<<23
+			case 3: // products around 2^-126
+				ea := 1 + r.Uint32()%126
+				x = x&^expMask | ea<<23
+				y = y&^expMask | max(1, 127-ea+r.Uint32()%3)<<23
+			case 4: // denormal operands
+				x &^= expMask
+				if r.IntN(2) == 0 {
+					y &^= expMask
+				}
+			}
+			a[i], b[i] = x, y
+			fa, fb := float64(math.Float32frombits(flushIn(x))), float64(math.Float32frombits(flushIn(y)))
+			if s := math.Abs(fa + fb); s != 0 && s < smallest {
+				denSums++
+			}
+			if p := math.Abs(fa * fb); p != 0 && p < smallest {
+				denProds++
+			}
+			if x&expMask == 0 && x&mantMask != 0 {
+				denInputs++
+			}
+		}
+		flushed := func(v *vec) (f vec) {
+			for i := range v {
+				f[i] = flushIn(v[i])
+			}
+			return f
+		}
+		fa, fb := flushed(&a), flushed(&b)
+		refs := []struct {
+			op  string
+			ref func(d, a, b *vec)
+		}{
+			{"fadd", func(d, a, b *vec) { addALU(qpu.AddFAdd, d, a, b) }},
+			{"fsub", func(d, a, b *vec) { addALU(qpu.AddFSub, d, a, b) }},
+			{"fmul", func(d, a, b *vec) { mulALU(qpu.MulFMul, d, a, b) }},
+		}
+		for _, set := range kernelSets() {
+			for j, k := range [...]kernel{set.fadd, set.fsub, set.fmul} {
+				name := set.name + " " + refs[j].op
+				checkKernel(t, name, k, refs[j].ref, &a, &b)
+				var got, zeroed vec
+				k(&got, &a, &b)
+				k(&zeroed, &fa, &fb)
+				for i := range got {
+					if got[i] != zeroed[i] {
+						t.Fatalf("%s element %d: (%#08x, %#08x) = %#08x, but %#08x with denormals as +0", name, i, a[i], b[i], got[i], zeroed[i])
+					}
+					if got[i]&expMask == 0 && got[i] != 0 {
+						t.Fatalf("%s element %d: (%#08x, %#08x) = %#08x, a denormal or -0", name, i, a[i], b[i], got[i])
+					}
+				}
+			}
+		}
+	}
+	// The operands reached what the test is for.
+	if denSums < 1000 || denProds < 1000 || denInputs < 1000 {
+		t.Fatalf("too few cases: %d sums, %d products below 2^-126, %d denormal operands", denSums, denProds, denInputs)
+	}
+	t.Logf("%d sums and %d products below 2^-126, %d denormal first operands", denSums, denProds, denInputs)
+}
+
+// TestFloatSumsNearOverflow runs fadd and fsub of every kernel set and of
+// the general ALU code on operands of 2^125 and above, whose sums lie
+// near 2^128, against ref_float.go's definition (faddSlow, fsubSlow). The
+// fast paths' error term (Knuth's TwoSum) is exact only while its steps
+// do not overflow: 0x7e7e7e7e - 0x7f7fffff, whose sum rounds to nearest
+// at 2^127.6, has s - a round to -2^128, and the correction went wrong.
+func TestFloatSumsNearOverflow(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	big := func() uint32 { return r.Uint32()&(signBit|mantMask) | (252+r.Uint32()%3)<<23 }
+	for n := range 20000 {
+		var a, b vec
+		for i := range a {
+			a[i], b[i] = big(), big()
+		}
+		if n == 0 {
+			a[0], b[0] = 0x7e7e7e7e, 0x7f7fffff
+			a[1], b[1] = 0x7e7e7e7e, 0xff7fffff
+		}
+		defs := [...]struct {
+			op  string
+			def func(a, b uint32) uint32
+			k   func(set *kernelSet) kernel
+		}{
+			{"fadd", faddSlow, func(set *kernelSet) kernel { return set.fadd }},
+			{"fsub", fsubSlow, func(set *kernelSet) kernel { return set.fsub }},
+		}
+		for _, def := range defs {
+			ks := []testKernel{{name: "general " + def.op, fast: func(d, a, b *vec) {
+				addALU(map[string]qpu.AddOp{"fadd": qpu.AddFAdd, "fsub": qpu.AddFSub}[def.op], d, a, b)
+			}}}
+			for _, set := range kernelSets() {
+				ks = append(ks, testKernel{name: set.name + " " + def.op, fast: def.k(set)})
+			}
+			for _, k := range ks {
+				var got vec
+				k.fast(&got, &a, &b)
+				for i := range got {
+					if want := def.def(a[i], b[i]); got[i] != want {
+						t.Fatalf("%s element %d: (%#08x, %#08x) = %#08x, ref_float.go %#08x", k.name, i, a[i], b[i], got[i], want)
+					}
+				}
+			}
+		}
+	}
+}

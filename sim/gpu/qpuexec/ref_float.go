@@ -121,6 +121,14 @@ func rtzSum(a, b float64) uint32 {
 // the definition, on random and edge operands (ref_alu_test.go
 // TestFastFloatPathsAgreeWithSlowOnes).
 
+// sumBig is the exponent field from which the fast paths of fadd and fsub
+// leave a sum to faddSlow or fsubSlow: a round-to-nearest sum s of 2^127
+// or more. Knuth's TwoSum gives the exact error of s only when none of
+// its steps overflows; s - a overflows only when s's last place is
+// 2^104, that is |s| >= 2^127 (0x7e7e7e7e - 0x7f7fffff rounds to
+// -0x1.80c0cp+127, and s - a to -Inf). Below that its steps stay finite.
+const sumBig = 254 << 23
+
 // nonZeroExp is all ones when x's exponent is not zero and zero when it is
 // (±0 and denormals): x & nonZeroExp(x) is flushIn(x) without a branch.
 func nonZeroExp(x uint32) uint32 { return uint32(-int32(x&expMask) >> 31) }
