@@ -14,9 +14,9 @@
 #
 # The whole glcts is 729 build steps more than deqp-gles2 (every GL and
 # GLES CTS module, dEQP-GLES3 and -GLES31, glslang and SPIRV-Tools); the
-# KHR-GLES2 package needs 18. This script adds a GLCTS_GLES2_ONLY option
-# to the CTS's CMake files (external/openglcts/modules and its common/)
-# that builds the GLES2 package, the nine common sources it uses and
+# KHR-GLES2 package needs 19 (238 in a new directory). This script adds
+# a GLCTS_GLES2_ONLY option to the CTS's CMake files
+# (external/openglcts/modules and its common/) that builds the GLES2 package, the nine common sources it uses and
 # conform/glcts/gles2_only_registry.cpp in place of the registry of every
 # package. It edits those two files once (it is safe to run again), and
 # builds with nice -n 19 and two jobs, as the shared machine wants.
