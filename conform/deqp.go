@@ -16,14 +16,15 @@ import (
 	"github.com/vccube/vccube/conform/piglit"
 )
 
-// DeqpOptions configure a run of a dEQP program (deqp-gles2) as Mesa's
+// DeqpOptions configure a run of a dEQP program (deqp-gles2, or glcts
+// for KHR-GLES2: both take the same --deqp-* arguments) as Mesa's
 // CI runs it with deqp-runner: the cases in groups, each group one
 // process given its cases with --deqp-caselist-file; a case that crashes
 // or runs too long fails, and the group's remaining cases run again in a
 // new process.
 type DeqpOptions struct {
 	// Binary is the dEQP program; it runs in its own directory, where
-	// its data (gles2/data) is.
+	// its data is (deqp-gles2's gles2/data, glcts's gl_cts/data).
 	Binary string
 	// Args are the arguments every process gets (the surface, config).
 	Args []string

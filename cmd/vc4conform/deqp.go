@@ -20,7 +20,8 @@ import (
 	"github.com/vccube/vccube/conform/pi3"
 )
 
-// deqpArgs are the arguments Mesa's CI gave deqp-gles2 on the Pi 3
+// deqpArgs are the arguments Mesa's CI gave deqp-gles2 and glcts (its
+// dEQP-GLES2 and KHR-GLES2 sections) on the Pi 3
 // (src/broadcom/ci/deqp-broadcom-rpi3.toml at 22.3.0, in
 // conform/pi3/testdata): a 256×256 pbuffer, RGBA8888 with depth 24 and
 // stencil 8, no multisampling.
@@ -34,8 +35,8 @@ type deqpOptions struct {
 
 func deqpFlags(fs *flag.FlagSet) *deqpOptions {
 	d := &deqpOptions{}
-	fs.StringVar(&d.binary, "deqp", "", "run this dEQP program (a build's modules/gles2/deqp-gles2) on -caselist's cases instead of piglit (doc/mesa-on-pc.md#deqp-gles2)")
-	fs.StringVar(&d.caselist, "caselist", "", "with -deqp: the case list, one name a line (the mustpass gles2-master.txt)")
+	fs.StringVar(&d.binary, "deqp", "", "run this dEQP program on -caselist's cases instead of piglit: a build's modules/gles2/deqp-gles2 (doc/mesa-on-pc.md#deqp-gles2) or external/openglcts/modules/glcts for KHR-GLES2 (doc/mesa-on-pc.md#khr-gles2)")
+	fs.StringVar(&d.caselist, "caselist", "", "with -deqp: the case list, one name a line (the mustpass gles2-master.txt, or gles2-khr-master.txt for glcts)")
 	fs.StringVar(&d.args, "deqp-args", deqpArgs, "with -deqp: the arguments every dEQP process gets (the Pi 3 record's)")
 	fs.IntVar(&d.perGroup, "deqp-group", 250, "with -deqp: cases per dEQP process (the Pi 3 record's tests_per_group)")
 	fs.BoolVar(&d.logs, "deqp-logs", true, "with -deqp: keep the .qpa log of each process with a case that did not pass, in -o's qpa/")
@@ -58,10 +59,10 @@ func runDeqp(d *deqpOptions, c common, stdout, stderr io.Writer) error {
 		_, err = os.Stat(bin)
 	}
 	if err != nil {
-		return fmt.Errorf("no dEQP program at %s (build deqp-gles2: doc/mesa-on-pc.md#deqp-gles2)", d.binary)
+		return fmt.Errorf("no dEQP program at %s (build deqp-gles2, doc/mesa-on-pc.md#deqp-gles2, or glcts, doc/mesa-on-pc.md#khr-gles2)", d.binary)
 	}
 	if d.caselist == "" {
-		return usageError{errors.New("-deqp needs -caselist FILE (the mustpass list, gles2-master.txt)")}
+		return usageError{errors.New("-deqp needs -caselist FILE (the mustpass list: gles2-master.txt, or gles2-khr-master.txt for glcts)")}
 	}
 	if d.perGroup < 1 {
 		return usageError{fmt.Errorf("-deqp-group %d: say at least 1", d.perGroup)}
