@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/vccube/vccube/texture"
+	"github.com/vccube/vccube/uapi"
 )
 
 // These tests check that each probe asks its question: run on the
@@ -274,5 +275,28 @@ func TestFAddProbe(t *testing.T) {
 	t.Logf("round to nearest differs on %d of %d pixels", nearest, len(out.colour.pix))
 	if nearest < 1000 {
 		t.Errorf("round to nearest differs on only %d pixels", nearest)
+	}
+}
+
+// The viewport probe shows the lines beyond one edge discarded, the
+// point and the line past a corner drawn; the counter counts the two
+// discarded lines.
+func TestLineViewportProbe(t *testing.T) {
+	_, out := runProbeOnSim(t, "line-viewport")
+	for i, d := range lineViewportDraws {
+		n := 0
+		for _, w := range out.colour.pix {
+			if w == palette[i] {
+				n++
+			}
+		}
+		if d.kept != (n > 0) {
+			t.Errorf("draw %d (%v at %v): %d pixels drawn, want drawn %v", i, d.mode, d.verts, n, d.kept)
+		}
+	}
+	for _, c := range out.counters {
+		if c.event == uapi.PerfcntPLBPrimsOutsideViewport && c.value != 2 {
+			t.Errorf("PTB-primitives-discarded-outside-viewport: %d, want 2 (the lines beyond one edge)", c.value)
+		}
 	}
 }
