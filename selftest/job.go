@@ -147,6 +147,10 @@ type job struct {
 	storeZ        bool // also store the Z/stencil buffer (T format)
 	clearZ        uint32
 	clip          *cl.ClipWindow // nil: the whole frame
+	// msaa renders with 4x multisampling (32×32-pixel tiles of four
+	// samples) and stores the 4x decimation: the draws must set
+	// OversampleMode4x.
+	msaa bool
 	// vpW and vpH are the viewport's size in pixels, centred in the
 	// frame (CLIPPER_XY_SCALING); 0 is the frame's.
 	vpW, vpH int
@@ -466,7 +470,7 @@ func (r *jobRun) makeTargets() (err error) {
 // changes, shaders, shader record, primitive and uniform blocks.
 func (r *jobRun) buildBinCL() error {
 	j := r.j
-	tx, ty, err := bincl.Tiles(j.width, j.height, false)
+	tx, ty, err := bincl.Tiles(j.width, j.height, j.msaa)
 	if err != nil {
 		return err
 	}
@@ -486,7 +490,7 @@ func (r *jobRun) buildBinCL() error {
 		lw = &cl.LineWidth{Width: j.lineWidth}
 	}
 	r.sj.Bin.Begin(&bincl.Prefix{
-		Binning:             cl.TileBinningModeConfig{WidthInTiles: tx, HeightInTiles: ty},
+		Binning:             cl.TileBinningModeConfig{WidthInTiles: tx, HeightInTiles: ty, Multisample4x: j.msaa},
 		PrimitiveListFormat: &cl.PrimitiveListFormat{Type: cl.PrimitiveListTypeTriangles, DataType: cl.PrimitiveListData16BitIndex},
 		ClipWindow:          clip,
 		Configuration:       &first,
@@ -596,11 +600,14 @@ func (r *jobRun) addUniforms(d *draw) {
 // clear values.
 func (r *jobRun) setRender() error {
 	j := r.j
-	if err := r.sj.SetFrame(j.width, j.height, false); err != nil {
+	if err := r.sj.SetFrame(j.width, j.height, j.msaa); err != nil {
 		return err
 	}
-	r.sj.ColorWrite = uapi.SubmitRCLSurface{HIndex: r.colourIdx,
-		Bits: submit.RenderBits(cl.TileRenderingModeConfig{Format: j.format, Tiling: cl.TilingLinear})}
+	rc := cl.TileRenderingModeConfig{Format: j.format, Tiling: cl.TilingLinear}
+	if j.msaa { // as Mesa's vc4_job.c vc4_job_submit for a multisampled target
+		rc.Multisample4x, rc.Decimate = true, cl.DecimateMode4x
+	}
+	r.sj.ColorWrite = uapi.SubmitRCLSurface{HIndex: r.colourIdx, Bits: submit.RenderBits(rc)}
 	if j.storeZ {
 		r.sj.ZSWrite = submit.ZSWrite(r.zsIdx, 0, cl.TilingT)
 	}
@@ -617,6 +624,9 @@ func (r *jobRun) describe() string {
 		_ = dump.Job(&d, bin, sj.ShaderRecs.Bytes(), sj.Uniforms.Bytes(), r.shapes)
 	}
 	fmt.Fprintf(&d, "bo_handles: %v\nframe %d×%d, colour %v linear, clear colour %#08x", sj.BOHandles, j.width, j.height, j.format, j.clearColour)
+	if j.msaa {
+		fmt.Fprintf(&d, ", 4x multisampled, stored decimated")
+	}
 	if j.storeZ {
 		fmt.Fprintf(&d, ", Z/S stored (T format), clear Z %#06x", j.clearZ)
 	}

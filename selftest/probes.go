@@ -67,7 +67,7 @@ func Probes() []*Probe {
 		list = append(list, textureProbe(t))
 	}
 	list = append(list, mirrorProbe(), npotMipProbe(), rasterNPOTProbe(), tOrLTProbe(),
-		bilinearProbe(), coordBitsProbe(), mipProbe(), footprintProbe(), bgr565Probe(false), bgr565Probe(true),
+		bilinearProbe(), coordBitsProbe(), mipProbe(), footprintProbe(), bgr565Probe(false), bgr565Probe(true), msFlagsProbe(),
 		sfuProbe(), fmulProbe(), faddProbe(), colourPackProbe(), colourUnpackProbe(), threadProbe())
 	return list
 }
@@ -673,6 +673,34 @@ func bgr565Probe(dither bool) *Probe {
 		p.Belief = "a 4×4 Bayer matrix offset of up to one step of the narrower field added before truncation (sim/gpu/tlb to565, our choice)"
 	}
 	return p
+}
+
+// msFlagsMasks are the MS_FLAGS probe's masks, one a quadrant: the
+// samples its shader keeps (bit n sample n).
+var msFlagsMasks = []uint32{0xF, 0x1, 0x6, 0x0}
+
+// A fragment shader's write to MS_FLAGS.
+func msFlagsProbe() *Probe {
+	build := func() *job {
+		j := &job{width: 64, height: 64, format: cl.RenderFormatRGBA8888, clearColour: background, msaa: true}
+		cfg := bothFaces
+		cfg.Oversample = cl.OversampleMode4x
+		for i, m := range msFlagsMasks {
+			x, y := 32*(i%2), 32*(i/2)
+			j.draws = append(j.draws, draw{config: cfg, mode: cl.PrimitiveModeTriangles, verts: j.rect(x, y, x+32, y+32, 0.5, nil),
+				fs: fsUniformMSMask, unis: []uniform{val(m), val(palette[i])}})
+		}
+		return j
+	}
+	return &Probe{
+		Name: "ms-flags",
+		Fact: "MS_FLAGS written by a fragment shader",
+		Belief: "a shader's write to MS_FLAGS replaces the mask of samples its TLB colour writes reach (AG §3, Register Address Map: ms_flags writable; " +
+			"sim/gpu/qpuexec ref_exec.go wMSFlags; doc/hardware.md#multisampling), though 6 multisample tests would agree with the Pi 3 record if it did nothing (doc/conformance.md#every-disagreement-left-with-its-cause)",
+		Answer: "a 4x multisampled 64×64 frame, stored decimated, whose four 32×32 quadrants each draw a colour after ANDing MS_FLAGS with 0xF, 0x1, 0x6 and 0x0: " +
+			"the resolved colour is the average of the samples kept (all, one, two, none) with the background's; with the write ignored every quadrant is its colour",
+		build: build,
+	}
 }
 
 // 15. SFU precision.

@@ -2,6 +2,7 @@ package selftest
 
 import (
 	"math"
+	"math/bits"
 	"testing"
 
 	"github.com/vccube/vccube/texture"
@@ -297,6 +298,24 @@ func TestLineViewportProbe(t *testing.T) {
 	for _, c := range out.counters {
 		if c.event == uapi.PerfcntPLBPrimsOutsideViewport && c.value != 2 {
 			t.Errorf("PTB-primitives-discarded-outside-viewport: %d, want 2 (the lines beyond one edge)", c.value)
+		}
+	}
+}
+
+// The MS_FLAGS probe's quadrants resolve to the average of the samples
+// the shader's mask kept, in its colour, and of the others, in the
+// background's.
+func TestMSFlagsProbe(t *testing.T) {
+	_, out := runProbeOnSim(t, "ms-flags")
+	for i, m := range msFlagsMasks {
+		k := uint32(bits.OnesCount32(m))
+		got := out.colour.pix[(32*(i/2)+16)*64+32*(i%2)+16]
+		for b := 0; b < 32; b += 8 {
+			c, bg := palette[i]>>b&0xFF, uint32(background)>>b&0xFF
+			want := (k*c + (4-k)*bg + 2) / 4 // within one: the rounding is not the question
+			if g := got >> b & 0xFF; g+1 < want || g > want+1 {
+				t.Errorf("mask %#x: %#08x, byte %d %d, want %d (%d of 4 samples drawn)", m, got, b/8, g, want, k)
+			}
 		}
 	}
 }

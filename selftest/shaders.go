@@ -123,6 +123,19 @@ func fsUniformPSE(prim string, pse int) *fragment {
 	})
 }
 
+// fsUniformMSMask ANDs its first uniform into MS_FLAGS, the samples a
+// TLB colour write reaches (AG §3 "Register Address Map": ms_flags,
+// writable; Mesa's QOP_MS_MASK writes the mask ANDed with the MS_FLAGS
+// read, vc4_qpu_emit.c), then writes its second uniform as the colour.
+var fsUniformMSMask = mustFS("uniform colour, MS_FLAGS &= uniform", 0, false, func(a *q.Asm) {
+	a.I(q.Mov(q.R0, q.Unif))
+	a.I(q.And(q.MSFlags, q.R0, q.MSFlags))
+	a.I(q.Mov(q.R0, q.Unif))
+	a.I()
+	a.I(q.Mov(q.TLBColourAll, q.R0))
+	fsEnd(a)
+})
+
 // fsUniformRev writes its uniform ORed with REV_FLAG (1 in the elements of
 // a reverse-facing primitive, AG §3 "Register Address Map": rev_flag), so
 // a pixel says which face the hardware took its triangle for.
