@@ -188,7 +188,7 @@ func footprintProbe() *Probe {
 			"(sim/gpu/tmu tmu.go clampAbs; doc/hardware.md#tmu, Footprint clamp, DERIVED from the Pi 3 record)",
 		Answer: "a 32×64 texture of seven single-colour levels with LINEAR_MIPMAP_LINEAR, in strips stepping 34.3 and 48 texels a pixel across (0.3 down) and 80 down (0.3 across): " +
 			"the clamp gives level 5 with 4/256 of level 4 in the first two and level 6 with 4/256 of level 5 in the third; " +
-			"OpenGL's LOD blends levels 5 and 6 (by 0.09 and 0.57) and takes level 6 alone",
+			"OpenGL's LOD (with the same offset) blends levels 5 and 6 (by 0.09 and 0.57) and takes level 6 alone",
 		build: build,
 	}
 }
