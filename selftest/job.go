@@ -147,12 +147,32 @@ type job struct {
 	storeZ        bool // also store the Z/stencil buffer (T format)
 	clearZ        uint32
 	clip          *cl.ClipWindow // nil: the whole frame
-	textures      []texSpec
-	draws         []draw
+	// msaa renders with 4x multisampling (32×32-pixel tiles of four
+	// samples) and stores the 4x decimation: the draws must set
+	// OversampleMode4x.
+	msaa bool
+	// vpW and vpH are the viewport's size in pixels, centred in the
+	// frame (CLIPPER_XY_SCALING); 0 is the frame's.
+	vpW, vpH int
+	// pointSize and lineWidth, if not 0, are sent as POINT_SIZE and
+	// LINE_WIDTH.
+	pointSize, lineWidth float32
+	textures             []texSpec
+	draws                []draw
 }
 
 // viewport returns the viewport centre in 1/16 pixel: the frame's centre.
 func (j *job) viewport() (cx, cy int) { return j.width * 8, j.height * 8 }
+
+// halfViewport returns half the viewport's size in 1/16 pixel, the
+// CLIPPER_XY_SCALING that maps clip coordinates ±Wc to its edges.
+func (j *job) halfViewport() (hw, hh float64) {
+	w, h := j.width, j.height
+	if j.vpW != 0 {
+		w, h = j.vpW, j.vpH
+	}
+	return float64(w * 8), float64(h * 8)
+}
 
 // The depth mapping every probe uses, OpenGL's default (Mesa
 // vc4_emit.c: CLIPPER_Z_SCALING from the viewport's depth scale and
@@ -168,7 +188,7 @@ func (j *job) at(x, y, zs, w float64, vary ...float32) vertex {
 	cx, cy := j.viewport()
 	xs := math.Round(x*16) - float64(cx)
 	ys := math.Round(y*16) - float64(cy)
-	hw, hh := float64(j.width*8), float64(j.height*8)
+	hw, hh := j.halfViewport()
 	return vertex{
 		clip: [4]float32{float32(xs / hw * w), float32(ys / hh * w), float32((zs - zOffset) / zScale * w), float32(w)},
 		xs:   int16(xs), ys: int16(ys), zs: float32(zs), invW: float32(1 / w), vary: vary,
@@ -178,7 +198,7 @@ func (j *job) at(x, y, zs, w float64, vary ...float32) vertex {
 // atClip makes a vertex from clip coordinates, with the screen position
 // and depth the viewport gives them (for vertices the binner may clip).
 func (j *job) atClip(c [4]float64, vary ...float32) vertex {
-	hw, hh := float64(j.width*8), float64(j.height*8)
+	hw, hh := j.halfViewport()
 	xs := math.Round(c[0] / c[3] * hw)
 	ys := math.Round(c[1] / c[3] * hh)
 	v := vertex{clip: [4]float32{float32(c[0]), float32(c[1]), float32(c[2]), float32(c[3])},
@@ -450,7 +470,7 @@ func (r *jobRun) makeTargets() (err error) {
 // changes, shaders, shader record, primitive and uniform blocks.
 func (r *jobRun) buildBinCL() error {
 	j := r.j
-	tx, ty, err := bincl.Tiles(j.width, j.height, false)
+	tx, ty, err := bincl.Tiles(j.width, j.height, j.msaa)
 	if err != nil {
 		return err
 	}
@@ -460,14 +480,25 @@ func (r *jobRun) buildBinCL() error {
 		clip = &cl.ClipWindow{Width: uint16(j.width), Height: uint16(j.height)}
 	}
 	first := j.draws[0].config
+	hw, hh := j.halfViewport()
+	var ps *cl.PointSize
+	if j.pointSize != 0 {
+		ps = &cl.PointSize{Size: j.pointSize}
+	}
+	var lw *cl.LineWidth
+	if j.lineWidth != 0 {
+		lw = &cl.LineWidth{Width: j.lineWidth}
+	}
 	r.sj.Bin.Begin(&bincl.Prefix{
-		Binning:             cl.TileBinningModeConfig{WidthInTiles: tx, HeightInTiles: ty},
+		Binning:             cl.TileBinningModeConfig{WidthInTiles: tx, HeightInTiles: ty, Multisample4x: j.msaa},
 		PrimitiveListFormat: &cl.PrimitiveListFormat{Type: cl.PrimitiveListTypeTriangles, DataType: cl.PrimitiveListData16BitIndex},
 		ClipWindow:          clip,
 		Configuration:       &first,
+		PointSize:           ps,
+		LineWidth:           lw,
 		FlatShadeFlags:      &cl.FlatShadeFlags{Flags: j.draws[0].flat},
 		ViewportOffset:      &cl.ViewportOffset{X: cl.Subpixel(cx), Y: cl.Subpixel(cy)},
-		ClipperXY:           &cl.ClipperXYScaling{HalfWidth: float32(j.width * 8), HalfHeight: float32(j.height * 8)},
+		ClipperXY:           &cl.ClipperXYScaling{HalfWidth: float32(hw), HalfHeight: float32(hh)},
 		ClipperZ:            &cl.ClipperZScaling{Scale: zScale, Offset: zOffset},
 	})
 	for i := range j.draws {
@@ -569,11 +600,14 @@ func (r *jobRun) addUniforms(d *draw) {
 // clear values.
 func (r *jobRun) setRender() error {
 	j := r.j
-	if err := r.sj.SetFrame(j.width, j.height, false); err != nil {
+	if err := r.sj.SetFrame(j.width, j.height, j.msaa); err != nil {
 		return err
 	}
-	r.sj.ColorWrite = uapi.SubmitRCLSurface{HIndex: r.colourIdx,
-		Bits: submit.RenderBits(cl.TileRenderingModeConfig{Format: j.format, Tiling: cl.TilingLinear})}
+	rc := cl.TileRenderingModeConfig{Format: j.format, Tiling: cl.TilingLinear}
+	if j.msaa { // as Mesa's vc4_job.c vc4_job_submit for a multisampled target
+		rc.Multisample4x, rc.Decimate = true, cl.DecimateMode4x
+	}
+	r.sj.ColorWrite = uapi.SubmitRCLSurface{HIndex: r.colourIdx, Bits: submit.RenderBits(rc)}
 	if j.storeZ {
 		r.sj.ZSWrite = submit.ZSWrite(r.zsIdx, 0, cl.TilingT)
 	}
@@ -590,6 +624,9 @@ func (r *jobRun) describe() string {
 		_ = dump.Job(&d, bin, sj.ShaderRecs.Bytes(), sj.Uniforms.Bytes(), r.shapes)
 	}
 	fmt.Fprintf(&d, "bo_handles: %v\nframe %d×%d, colour %v linear, clear colour %#08x", sj.BOHandles, j.width, j.height, j.format, j.clearColour)
+	if j.msaa {
+		fmt.Fprintf(&d, ", 4x multisampled, stored decimated")
+	}
 	if j.storeZ {
 		fmt.Fprintf(&d, ", Z/S stored (T format), clear Z %#06x", j.clearZ)
 	}

@@ -58,7 +58,7 @@ func Probes() []*Probe {
 	list := []*Probe{
 		cullProbe(), fillRuleProbe(), clipWindowProbe(), nearClipProbe(),
 		zRoundingProbe(), zTestProbe(), noTLBZProbe(),
-		guardBandProbe(), vpmLayoutProbe(), flatShadeProbe(), varyingProbe(), varyingPortsProbe(), vpmPortsProbe(),
+		guardBandProbe(), lineViewportProbe(), vpmLayoutProbe(), flatShadeProbe(), varyingProbe(), varyingPortsProbe(), vpmPortsProbe(),
 	}
 	for _, t := range textureTypes {
 		list = append(list, textureProbe(t))
@@ -67,7 +67,7 @@ func Probes() []*Probe {
 		list = append(list, textureProbe(t))
 	}
 	list = append(list, mirrorProbe(), npotMipProbe(), rasterNPOTProbe(), tOrLTProbe(),
-		bilinearProbe(), mipProbe(), bgr565Probe(false), bgr565Probe(true),
+		bilinearProbe(), coordBitsProbe(), mipProbe(), footprintProbe(), bgr565Probe(false), bgr565Probe(true), msFlagsProbe(),
 		sfuProbe(), fmulProbe(), faddProbe(), colourPackProbe(), colourUnpackProbe(), threadProbe())
 	return list
 }
@@ -250,6 +250,52 @@ func guardBandProbe() *Probe {
 			return flatReference(j, false, func(d, _ int) ([2]bool, uint32) { return [2]bool{true, true}, palette[d%len(palette)] })
 		},
 		refTolerance: 16,
+	}
+}
+
+// lineViewportDraws are the viewport probe's draws, in a 64×64 frame
+// whose viewport is its middle 32×32 pixels (16 to 48): each a mode and
+// two vertices (one for the point), in pixels.
+var lineViewportDraws = []struct {
+	mode  cl.PrimitiveMode
+	verts [][2]float64
+	kept  bool // the model draws it
+}{
+	{cl.PrimitiveModeLines, [][2]float64{{20, 32}, {44, 32}}, true},      // inside: the control
+	{cl.PrimitiveModeLines, [][2]float64{{20, 48.5}, {40, 48.5}}, false}, // beyond the bottom edge
+	{cl.PrimitiveModeLines, [][2]float64{{15.5, 22}, {15.5, 42}}, false}, // beyond the left edge
+	{cl.PrimitiveModePoints, [][2]float64{{32, 15.5}}, true},             // beyond the top edge
+	{cl.PrimitiveModeLines, [][2]float64{{49.5, 17}, {47, 14.5}}, true},  // beyond the right and top edges
+}
+
+// Wide lines and points beyond a viewport edge.
+func lineViewportProbe() *Probe {
+	build := func() *job {
+		j := &job{width: 64, height: 64, format: cl.RenderFormatRGBA8888, clearColour: background,
+			vpW: 32, vpH: 32, pointSize: 5, lineWidth: 5}
+		for i, d := range lineViewportDraws {
+			var verts []vertex
+			for _, v := range d.verts {
+				verts = append(verts, j.at(v[0], v[1], 0.5, 1))
+			}
+			fs := fsUniformLine
+			if d.mode == cl.PrimitiveModePoints {
+				fs = fsUniformPoint
+			}
+			j.draws = append(j.draws, draw{config: bothFaces, mode: d.mode, verts: verts, fs: fs, unis: []uniform{val(palette[i])}})
+		}
+		return j
+	}
+	return &Probe{
+		Name: "line-viewport",
+		Fact: "wide lines and points beyond the viewport",
+		Belief: "a line whose two vertices are beyond the same viewport edge (|Xc| or |Yc| > Wc) is discarded however wide, and counted in PTB-primitives-discarded-outside-viewport; " +
+			"a point is not; a line beyond two different edges, past a corner, is kept (UNCERTAIN) " +
+			"(sim/gpu/bin/clip.go; doc/hardware.md#binning, Lines beyond the viewport, DERIVED from the Pi 3 record)",
+		Answer: "a 32×32 viewport in the middle of a 64×64 frame (clip window the whole frame), a 5-pixel line inside it (the control), 5-pixel lines half a pixel beyond its bottom and its left edge, a 5-pixel point half a pixel beyond its top edge, " +
+			"and a 5-pixel line beyond its right and top edges past the corner, each reaching 2 pixels into it: " +
+			"the model draws the control, the point and the corner line and not the other two; OpenGL draws all five (at least inside the viewport)",
+		build: build,
 	}
 }
 
@@ -627,6 +673,34 @@ func bgr565Probe(dither bool) *Probe {
 		p.Belief = "a 4×4 Bayer matrix offset of up to one step of the narrower field added before truncation (sim/gpu/tlb to565, our choice)"
 	}
 	return p
+}
+
+// msFlagsMasks are the MS_FLAGS probe's masks, one a quadrant: the
+// samples its shader keeps (bit n sample n).
+var msFlagsMasks = []uint32{0xF, 0x1, 0x6, 0x0}
+
+// A fragment shader's write to MS_FLAGS.
+func msFlagsProbe() *Probe {
+	build := func() *job {
+		j := &job{width: 64, height: 64, format: cl.RenderFormatRGBA8888, clearColour: background, msaa: true}
+		cfg := bothFaces
+		cfg.Oversample = cl.OversampleMode4x
+		for i, m := range msFlagsMasks {
+			x, y := 32*(i%2), 32*(i/2)
+			j.draws = append(j.draws, draw{config: cfg, mode: cl.PrimitiveModeTriangles, verts: j.rect(x, y, x+32, y+32, 0.5, nil),
+				fs: fsUniformMSMask, unis: []uniform{val(m), val(palette[i])}})
+		}
+		return j
+	}
+	return &Probe{
+		Name: "ms-flags",
+		Fact: "MS_FLAGS written by a fragment shader",
+		Belief: "a shader's write to MS_FLAGS replaces the mask of samples its TLB colour writes reach (AG §3, Register Address Map: ms_flags writable; " +
+			"sim/gpu/qpuexec ref_exec.go wMSFlags; doc/hardware.md#multisampling), though 6 multisample tests would agree with the Pi 3 record if it did nothing (doc/conformance.md#every-disagreement-left-with-its-cause)",
+		Answer: "a 4x multisampled 64×64 frame, stored decimated, whose four 32×32 quadrants each draw a colour after ANDing MS_FLAGS with 0xF, 0x1, 0x6 and 0x0: " +
+			"the resolved colour is the average of the samples kept (all, one, two, none) with the background's; with the write ignored every quadrant is its colour",
+		build: build,
+	}
 }
 
 // 15. SFU precision.

@@ -2,9 +2,11 @@ package selftest
 
 import (
 	"math"
+	"math/bits"
 	"testing"
 
 	"github.com/vccube/vccube/texture"
+	"github.com/vccube/vccube/uapi"
 )
 
 // These tests check that each probe asks its question: run on the
@@ -274,5 +276,46 @@ func TestFAddProbe(t *testing.T) {
 	t.Logf("round to nearest differs on %d of %d pixels", nearest, len(out.colour.pix))
 	if nearest < 1000 {
 		t.Errorf("round to nearest differs on only %d pixels", nearest)
+	}
+}
+
+// The viewport probe shows the lines beyond one edge discarded, the
+// point and the line past a corner drawn; the counter counts the two
+// discarded lines.
+func TestLineViewportProbe(t *testing.T) {
+	_, out := runProbeOnSim(t, "line-viewport")
+	for i, d := range lineViewportDraws {
+		n := 0
+		for _, w := range out.colour.pix {
+			if w == palette[i] {
+				n++
+			}
+		}
+		if d.kept != (n > 0) {
+			t.Errorf("draw %d (%v at %v): %d pixels drawn, want drawn %v", i, d.mode, d.verts, n, d.kept)
+		}
+	}
+	for _, c := range out.counters {
+		if c.event == uapi.PerfcntPLBPrimsOutsideViewport && c.value != 2 {
+			t.Errorf("PTB-primitives-discarded-outside-viewport: %d, want 2 (the lines beyond one edge)", c.value)
+		}
+	}
+}
+
+// The MS_FLAGS probe's quadrants resolve to the average of the samples
+// the shader's mask kept, in its colour, and of the others, in the
+// background's.
+func TestMSFlagsProbe(t *testing.T) {
+	_, out := runProbeOnSim(t, "ms-flags")
+	for i, m := range msFlagsMasks {
+		k := uint32(bits.OnesCount32(m))
+		got := out.colour.pix[(32*(i/2)+16)*64+32*(i%2)+16]
+		for b := 0; b < 32; b += 8 {
+			c, bg := palette[i]>>b&0xFF, uint32(background)>>b&0xFF
+			want := (k*c + (4-k)*bg + 2) / 4 // within one: the rounding is not the question
+			if g := got >> b & 0xFF; g+1 < want || g > want+1 {
+				t.Errorf("mask %#x: %#08x, byte %d %d, want %d (%d of 4 samples drawn)", m, got, b/8, g, want, k)
+			}
+		}
 	}
 }

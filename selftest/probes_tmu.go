@@ -156,3 +156,103 @@ func tOrLTProbe() *Probe {
 		build:  build,
 	}
 }
+
+// footprintW, footprintH are the non-square texture of the footprint
+// probe: 32×64, as dEQP-GLES2's texture.mipmap.2d.basic.*_non_square
+// cases draw it, with seven single-colour levels.
+const footprintW, footprintH, footprintLevels = 32, 64, 7
+
+// footprintStrips are the footprint probe's strips: texel steps per
+// pixel across (du) and down (dv) in level 0's texels.
+var footprintStrips = []struct{ du, dv float64 }{{34.3, 0.3}, {48, 0.3}, {0.3, 80}}
+
+// The level of detail of a footprint wider (or higher) than the texture.
+func footprintProbe() *Probe {
+	build := func() *job {
+		j := &job{width: 64, height: 64, format: cl.RenderFormatRGBA8888, clearColour: background}
+		var pics []texture.Picture
+		for l := 0; l < footprintLevels; l++ {
+			pics = append(pics, solidPicture(max(1, footprintW>>l), max(1, footprintH>>l), palette[l]))
+		}
+		j.textures = []texSpec{{typ: texture.RGBA8888, pics: pics,
+			sampler: texture.Sampler{Min: texture.MinLinMipLin, Mag: texture.MagNearest, WrapS: texture.WrapRepeat, WrapT: texture.WrapRepeat}}}
+		for i, st := range footprintStrips {
+			j.texDraw(0, 0, 16*i, 64, 8, 0, 0, st.du/footprintW, st.dv/footprintH)
+		}
+		return j
+	}
+	return &Probe{
+		Name: "mip-footprint",
+		Fact: "LOD of a footprint wider than the texture",
+		Belief: "each texel-space step is limited to the texture's size on its axis, |∂u| ≤ width and |∂v| ≤ height, before the LOD is taken " +
+			"(sim/gpu/tmu tmu.go clampAbs; doc/hardware.md#tmu, Footprint clamp, DERIVED from the Pi 3 record)",
+		Answer: "a 32×64 texture of seven single-colour levels with LINEAR_MIPMAP_LINEAR, in strips stepping 34.3 and 48 texels a pixel across (0.3 down) and 80 down (0.3 across): " +
+			"the clamp gives level 5 with 4/256 of level 4 in the first two and level 6 with 4/256 of level 5 in the third; " +
+			"OpenGL's LOD (with the same offset) blends levels 5 and 6 (by 0.09 and 0.57) and takes level 6 alone",
+		build: build,
+	}
+}
+
+// solidPicture is a w×h RGBA8888 picture of one colour word.
+func solidPicture(w, h int, c uint32) texture.Picture {
+	p, _ := texture.NewPicture(w, h, 4)
+	for i := 0; i < w*h; i++ {
+		p.Pix[4*i], p.Pix[4*i+1], p.Pix[4*i+2], p.Pix[4*i+3] = byte(c), byte(c>>8), byte(c>>16), byte(c>>24)
+	}
+	return p
+}
+
+// coordBitsTexels is the width of the coordinate-precision probe's
+// texture (a power of two: its container is itself), and coordBitsEps
+// how far, in texels, its coordinates lie from the steps they straddle.
+const coordBitsTexels, coordBitsEps = 16, 1.0 / 4096
+
+// coordBitsCells are the coordinate-precision probe's u (= s·16) values,
+// four a step, one per 4×4-pixel cell: for a positive step g = j/128,
+// g − ε, g, g + ε and g + 1/128 − ε; for a negative one g = −m/64,
+// g + ε, g, g − ε and g − 1/64 + ε. Truncated toward zero to 1/128 of a
+// texel (positive) and 1/64 (negative), the last three of each four are
+// one value and the first another.
+var coordBitsCells = func() (u []float64) {
+	const e = coordBitsEps
+	for k := 0; k < 32; k++ {
+		g := float64(1+6*k) / 128 // 1/128 … 187/128: blends texel 15 or 1 with texel 0
+		u = append(u, g-e, g, g+e, g+1.0/128-e)
+	}
+	for m := 1; m < 32; m++ {
+		g := -float64(m) / 64 // −1/64 … −31/64: blends texels 15 and 0
+		u = append(u, g+e, g, g-e, g-1.0/64+e)
+	}
+	return u
+}()
+
+// Bilinear filtering's coordinate precision, positive and negative.
+func coordBitsProbe() *Probe {
+	build := func() *job {
+		j := &job{width: 64, height: 64, format: cl.RenderFormatRGBA8888, clearColour: background}
+		// Channel 0 is 0 in column 0 and 255 in the others: LINEAR across
+		// column 0's edges shows the fraction of u − ½ as a ramp.
+		pic := solidPicture(coordBitsTexels, coordBitsTexels, 0xFFFFFFFF)
+		for y := 0; y < coordBitsTexels; y++ {
+			pic.Pix[y*pic.Stride] = 0
+		}
+		j.textures = []texSpec{{typ: texture.RGBA8888, pics: []texture.Picture{pic},
+			sampler: texture.Sampler{Min: texture.MinLinear, Mag: texture.MagLinear, WrapS: texture.WrapRepeat, WrapT: texture.WrapRepeat}}}
+		for c, u := range coordBitsCells {
+			// A constant coordinate per cell: the interpolation gives it
+			// exactly (VP = 0), and the LOD is that of magnification.
+			j.texDraw(0, 4*(c%16), 4*(c/16), 4, 4, u/coordBitsTexels, 0.5, 0, 0)
+		}
+		return j
+	}
+	return &Probe{
+		Name: "coord-bits",
+		Fact: "bilinear coordinate bits, positive/negative",
+		Belief: "the filters see s and t truncated toward zero to 1/128 of a texel of level 0's power-of-two container when positive, 1/64 when negative " +
+			"(sim/gpu/tmu filter.go fixCoord, subTexelBits; doc/hardware.md#tmu, Coordinate precision, DERIVED from the Pi 3 record)",
+		Answer: "a 16×16 texture, channel 0 black in column 0 and white elsewhere, LINEAR with REPEAT, sampled at one constant u per 4×4-pixel cell, in fours around steps of 1/128 texel (u from 0 to 1.47) " +
+			"and of 1/64 (u from −0.5 to 0): g − ε, g, g + ε, g + 1/128 − ε, and g + ε, g, g − ε, g − 1/64 + ε for ε = 1/4096: " +
+			"the last three of each four agree and the first differs; exact, rounded, floored or 7-bit negative coordinates break a four",
+		build: build,
+	}
+}

@@ -2,6 +2,7 @@ package selftest
 
 import (
 	"encoding/binary"
+	"math"
 	"testing"
 
 	"github.com/vccube/vccube/texture"
@@ -172,4 +173,45 @@ func TestTOrLTProbe(t *testing.T) {
 		}
 	}
 	differsOn(t, "tex-t-or-lt", f)
+}
+
+// The coordinate-precision probe's cells in each four around a step:
+// truncated toward zero to 1/128 texel (positive) or 1/64 (negative),
+// the last three are one coordinate and the first is another.
+func TestCoordBitsProbe(t *testing.T) {
+	_, out := runProbeOnSim(t, "coord-bits")
+	cell := func(c int) uint32 { return out.colour.pix[(4*(c/16)+2)*64+4*(c%16)+2] & 0xFF }
+	for c := 0; c < len(coordBitsCells); c += 4 {
+		sign := "positive"
+		if coordBitsCells[c+1] < 0 {
+			sign = "negative"
+		}
+		v := [4]uint32{cell(c), cell(c + 1), cell(c + 2), cell(c + 3)}
+		if v[1] != v[2] || v[1] != v[3] {
+			t.Errorf("%s step u = %v: cells %v: the last three should agree", sign, coordBitsCells[c+1], v)
+		}
+		if v[0] == v[1] {
+			t.Errorf("%s step u = %v: cells %v: the first should differ", sign, coordBitsCells[c+1], v)
+		}
+	}
+}
+
+// The footprint probe's strips show the LOD of the clamped footprint:
+// log2 of the step limited to the texture's size, less 1/64, blending
+// levels ⌊LOD⌋ and ⌊LOD⌋ + 1 by its fraction in 1/256.
+func TestFootprintProbe(t *testing.T) {
+	_, out := runProbeOnSim(t, "mip-footprint")
+	for i, st := range footprintStrips {
+		lod := math.Log2(math.Max(math.Min(st.du, footprintW), math.Min(st.dv, footprintH))) - 1.0/64
+		l := int(math.Floor(lod))
+		f := uint32(math.Round((lod - float64(l)) * 256))
+		got := out.colour.pix[(16*i+4)*64+30]
+		for b := 0; b < 32; b += 8 {
+			c0, c1 := palette[l]>>b&0xFF, palette[min(l+1, footprintLevels-1)]>>b&0xFF
+			want := (c0*(256-f) + c1*f + 128) >> 8
+			if g := got >> b & 0xFF; g+1 < want || g > want+1 {
+				t.Errorf("strip %d (LOD %.3f): %#08x, byte %d %d, want %d (levels %d and %d by %d/256)", i, lod, got, b/8, g, want, l, l+1, f)
+			}
+		}
+	}
 }

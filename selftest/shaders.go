@@ -104,6 +104,38 @@ var fsUniform = mustFS("uniform colour", 0, false, func(a *q.Asm) {
 	fsEnd(a)
 })
 
+// fsUniformPoint and fsUniformLine are fsUniform for points and lines:
+// they first read the varyings the PSE adds to the primitive, two for a
+// point (the point coordinate) and one for a line, which a fragment
+// shader must read however many of its own it has
+// (doc/hardware.md#varyings, The PSE's own varyings).
+var fsUniformPoint, fsUniformLine = fsUniformPSE("point", 2), fsUniformPSE("line", 1)
+
+func fsUniformPSE(prim string, pse int) *fragment {
+	return mustFS("uniform colour, "+prim, 0, false, func(a *q.Asm) {
+		for i := 0; i < pse; i++ {
+			a.I(q.Mov(q.R1, q.Vary))
+		}
+		a.I(q.Mov(q.R0, q.Unif))
+		a.I()
+		a.I(q.Mov(q.TLBColourAll, q.R0))
+		fsEnd(a)
+	})
+}
+
+// fsUniformMSMask ANDs its first uniform into MS_FLAGS, the samples a
+// TLB colour write reaches (AG §3 "Register Address Map": ms_flags,
+// writable; Mesa's QOP_MS_MASK writes the mask ANDed with the MS_FLAGS
+// read, vc4_qpu_emit.c), then writes its second uniform as the colour.
+var fsUniformMSMask = mustFS("uniform colour, MS_FLAGS &= uniform", 0, false, func(a *q.Asm) {
+	a.I(q.Mov(q.R0, q.Unif))
+	a.I(q.And(q.MSFlags, q.R0, q.MSFlags))
+	a.I(q.Mov(q.R0, q.Unif))
+	a.I()
+	a.I(q.Mov(q.TLBColourAll, q.R0))
+	fsEnd(a)
+})
+
 // fsUniformRev writes its uniform ORed with REV_FLAG (1 in the elements of
 // a reverse-facing primitive, AG §3 "Register Address Map": rev_flag), so
 // a pixel says which face the hardware took its triangle for.
