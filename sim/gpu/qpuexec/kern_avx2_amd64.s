@@ -393,22 +393,26 @@ TEXT ·minAVX2(SB), NOSPLIT, $0-24
 TEXT ·maxAVX2(SB), NOSPLIT, $0-24
 	BYTEOPY(VPMAXSD)
 
-// FTOI8 is FTOI4 (kern_sse2_amd64.s) of eight elements. Y12 holds
-// 0x80000000.
-#define FTOI8(off) \
-	LOADY(off, SI, X0, Y0) \
-	VCVTTPS2DQ Y0, Y0 \
-	VPCMPEQD Y12, Y0, Y1 \
-	VPANDN Y0, Y1, Y1 \
-	VMOVDQU Y1, off(DI)
-
-// func ftoiAVX2(d, a, b *vec)
-TEXT ·ftoiAVX2(SB), NOSPLIT, $0-24
+// func ftoiAVX2(d, a, b *vec) (wide uint32) is ftoiSSE2 eight elements
+// an instruction (FTOI4, kern_sse2_amd64.s).
+TEXT ·ftoiAVX2(SB), NOSPLIT, $0-28
 	ARGS3
 	SPLATY(0x80000000, X12, Y12)
-	FTOI8(0)
-	FTOI8(32)
+	LOADY(0, SI, X0, Y0)
+	LOADY(32, SI, X1, Y1)
+	VCVTTPS2DQ Y0, Y0
+	VCVTTPS2DQ Y1, Y1
+	VPCMPEQD Y12, Y0, Y2
+	VPCMPEQD Y12, Y1, Y3
+	VPOR Y3, Y2, Y2
+	VPMOVMSKB Y2, AX
+	TESTL AX, AX
+	JNZ wide
+	VMOVDQU Y0, 0(DI)
+	VMOVDQU Y1, 32(DI)
+wide:
 	VZEROUPPER
+	MOVL AX, wide+24(FP)
 	RET
 
 // ITOF4Y is kIToFGo of four elements: int32 to float64, the 29 low
