@@ -105,8 +105,9 @@ func addAVX2(d, a, b *vec)
 func subAVX2(d, a, b *vec)
 
 // The kernels of the other add ops and mul24: fmin, fmax and their abs
-// forms as integer compares of the bit patterns (floatOrder), ftoi with
-// the conversion's out-of-range value 0x80000000 made 0, itof through
+// forms as integer compares of the bit patterns (floatOrder), ftoi
+// handing vectors with the conversion's out-of-range value 0x80000000
+// back to kFToIGo (ftoiSSE2Wide), itof through
 // float64 as kIToFGo; colourToFloat* is colourToFloatGo. The AVX2 set
 // also has the shifts (a count per element) and mul24.
 

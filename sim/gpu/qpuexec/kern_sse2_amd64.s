@@ -449,8 +449,8 @@ TEXT ·maxSSE2(SB), NOSPLIT, $0-24
 // func ftoiSSE2(d, a, b *vec) (wide uint32)
 //
 // ftoiSSE2 stores kFToIGo of a in d and returns 0, or, where an element
-// of a has a magnitude of 2^31 or more (ftoiWide), leaves d as it was and
-// returns nonzero: the caller then converts with kFToIGo.
+// of a has a magnitude of 2^31 or more (NaN and Inf included), leaves d
+// as it was and returns nonzero: the caller then converts with kFToIGo.
 TEXT ·ftoiSSE2(SB), NOSPLIT, $0-28
 	ARGS3
 	SPLAT(0x80000000, X12)
