@@ -407,17 +407,6 @@ func kFToIGo(d, a, _ *vec) {
 	}
 }
 
-// ftoiWide reports whether an element of a has a magnitude of 2^31 or
-// more (exponent 158 or more), which the assembly kernels convert to 0
-// and ftoi wraps modulo 2^32.
-func ftoiWide(a *vec) bool {
-	w := uint32(0)
-	for _, x := range a {
-		w |= uint32(int32(157<<23-x&expMask) >> 31)
-	}
-	return w != 0
-}
-
 // kIToFGo is itof (ref_float.go): the int32 is exact as a float64; clearing
 // the 29 mantissa bits a float32 lacks truncates it toward zero, and the
 // conversion to float32 is then exact. (An integer's magnitude is never

@@ -36,10 +36,12 @@
 // spans two pending stores cannot take its data from the store buffer and
 // waits until both stores have been written to the cache, while a 16-byte
 // load that lies within one store (16 or 32 bytes wide) is forwarded
-// (as COLOUR8 and COLOURF4Y below). Measured on this project's machine
+// (as COLOUR8 and COLOURF4Y below). Every kernel here reads its operands
+// through LOADY, or 16 bytes at a time. Measured on this project's machine
 // (BenchmarkKernels, which copies the operands in with lanes.Copy first;
-// medians of three): fadd 17.0 ns a call with 32-byte loads, 9.3 with
-// 16-byte ones; fsub 21.5 and 8.0; fmul 17.8 and 10.5.
+// medians): fadd 17.0 ns a call with 32-byte loads, 9.3 with 16-byte
+// ones; fsub 21.5 and 8.0; fmul 17.8 and 10.5; and the others 7.6-9.9 ns
+// with 32-byte loads, 5.5-5.8 with 16-byte ones (v8muld 11.7 and 5.7).
 #define LOADY(off, base, x, y) \
 	VMOVDQU off(base), x \
 	VINSERTI128 $1, off+16(base), y, y
@@ -167,8 +169,8 @@ TEXT ·fmulAVX2(SB), NOSPLIT, $0-28
 // work within each 128-bit half, so the bytes come back in order). Y12
 // holds 127 per word, Y13 1 per word, Y11 zero.
 #define V8MULD8(off) \
-	VMOVDQU off(SI), Y0 \
-	VMOVDQU off(DX), Y1 \
+	LOADY(off, SI, X0, Y0) \
+	LOADY(off, DX, X1, Y1) \
 	VPUNPCKLBW Y11, Y0, Y2 \
 	VPUNPCKHBW Y11, Y0, Y0 \
 	VPUNPCKLBW Y11, Y1, Y3 \
@@ -201,15 +203,17 @@ TEXT ·v8muldAVX2(SB), NOSPLIT, $0-24
 	VZEROUPPER
 	RET
 
-// BYTEOPY is one AVX2 instruction on all 64 bytes: d = a op b.
+// BYTEOPY is one AVX2 instruction on each 32 bytes: d = a op b.
 #define BYTEOPY(op) \
 	MOVQ d+0(FP), DI \
 	MOVQ a+8(FP), SI \
 	MOVQ b+16(FP), DX \
-	VMOVDQU 0(SI), Y0 \
-	VMOVDQU 32(SI), Y1 \
-	op 0(DX), Y0, Y0 \
-	op 32(DX), Y1, Y1 \
+	LOADY(0, SI, X0, Y0) \
+	LOADY(32, SI, X1, Y1) \
+	LOADY(0, DX, X2, Y2) \
+	LOADY(32, DX, X3, Y3) \
+	op Y2, Y0, Y0 \
+	op Y3, Y1, Y1 \
 	VMOVDQU Y0, 0(DI) \
 	VMOVDQU Y1, 32(DI) \
 	VZEROUPPER \
@@ -329,16 +333,18 @@ TEXT ·colourAVX2(SB), NOSPLIT, $0-44
 	VMOVDQU Y0, off(DI)
 
 #define FMINMAX8(off, keep) \
-	VMOVDQU off(SI), Y4 \
-	VMOVDQU off(DX), Y5 \
+	LOADY(off, SI, X4, Y4) \
+	LOADY(off, DX, X5, Y5) \
 	FLOATKEY8(Y4, Y3) \
 	FLOATKEY8(Y5, Y6) \
 	VPCMPGTD Y6, Y3, Y3 \
 	SELECT8(off, keep)
 
 #define ABSMINMAX8(off, keep) \
-	VPAND off(SI), Y12, Y4 \
-	VPAND off(DX), Y12, Y5 \
+	LOADY(off, SI, X4, Y4) \
+	LOADY(off, DX, X5, Y5) \
+	VPAND Y12, Y4, Y4 \
+	VPAND Y12, Y5, Y5 \
 	VPCMPGTD Y5, Y4, Y3 \
 	SELECT8(off, keep)
 
@@ -387,21 +393,26 @@ TEXT ·minAVX2(SB), NOSPLIT, $0-24
 TEXT ·maxAVX2(SB), NOSPLIT, $0-24
 	BYTEOPY(VPMAXSD)
 
-// FTOI8 is FTOI4 (kern_sse2_amd64.s) of eight elements. Y12 holds
-// 0x80000000.
-#define FTOI8(off) \
-	VCVTTPS2DQ off(SI), Y0 \
-	VPCMPEQD Y12, Y0, Y1 \
-	VPANDN Y0, Y1, Y1 \
-	VMOVDQU Y1, off(DI)
-
-// func ftoiAVX2(d, a, b *vec)
-TEXT ·ftoiAVX2(SB), NOSPLIT, $0-24
+// func ftoiAVX2(d, a, b *vec) (wide uint32) is ftoiSSE2 eight elements
+// an instruction (FTOI4, kern_sse2_amd64.s).
+TEXT ·ftoiAVX2(SB), NOSPLIT, $0-28
 	ARGS3
 	SPLATY(0x80000000, X12, Y12)
-	FTOI8(0)
-	FTOI8(32)
+	LOADY(0, SI, X0, Y0)
+	LOADY(32, SI, X1, Y1)
+	VCVTTPS2DQ Y0, Y0
+	VCVTTPS2DQ Y1, Y1
+	VPCMPEQD Y12, Y0, Y2
+	VPCMPEQD Y12, Y1, Y3
+	VPOR Y3, Y2, Y2
+	VPMOVMSKB Y2, AX
+	TESTL AX, AX
+	JNZ wide
+	VMOVDQU Y0, 0(DI)
+	VMOVDQU Y1, 32(DI)
+wide:
 	VZEROUPPER
+	MOVL AX, wide+24(FP)
 	RET
 
 // ITOF4Y is kIToFGo of four elements: int32 to float64, the 29 low
@@ -460,10 +471,12 @@ TEXT ·colourToFloatAVX2(SB), NOSPLIT, $0-24
 #define SHIFTY(op) \
 	ARGS3 \
 	SPLATY(31, X15, Y15) \
-	VPAND 0(DX), Y15, Y2 \
-	VPAND 32(DX), Y15, Y3 \
-	VMOVDQU 0(SI), Y0 \
-	VMOVDQU 32(SI), Y1 \
+	LOADY(0, DX, X2, Y2) \
+	LOADY(32, DX, X3, Y3) \
+	VPAND Y15, Y2, Y2 \
+	VPAND Y15, Y3, Y3 \
+	LOADY(0, SI, X0, Y0) \
+	LOADY(32, SI, X1, Y1) \
 	op Y2, Y0, Y0 \
 	op Y3, Y1, Y1 \
 	VMOVDQU Y0, 0(DI) \
@@ -487,9 +500,10 @@ TEXT ·shlAVX2(SB), NOSPLIT, $0-24
 // VPSLLVD gives 0 for the count 32 (s = 0), leaving a. Y15 holds 31, Y14
 // 32.
 #define ROR8(off) \
-	VPAND off(DX), Y15, Y2 \
+	LOADY(off, DX, X2, Y2) \
+	VPAND Y15, Y2, Y2 \
 	VPSUBD Y2, Y14, Y3 \
-	VMOVDQU off(SI), Y0 \
+	LOADY(off, SI, X0, Y0) \
 	VPSRLVD Y2, Y0, Y1 \
 	VPSLLVD Y3, Y0, Y0 \
 	VPOR Y1, Y0, Y0 \
@@ -508,8 +522,10 @@ TEXT ·rorAVX2(SB), NOSPLIT, $0-24
 // MUL24Y is mul24 of eight elements: the low 24 bits of each operand (Y15
 // 0xFFFFFF), VPMULLD keeping the low 32 bits of the product.
 #define MUL24Y(off) \
-	VPAND off(SI), Y15, Y0 \
-	VPAND off(DX), Y15, Y1 \
+	LOADY(off, SI, X0, Y0) \
+	LOADY(off, DX, X1, Y1) \
+	VPAND Y15, Y0, Y0 \
+	VPAND Y15, Y1, Y1 \
 	VPMULLD Y1, Y0, Y0 \
 	VMOVDQU Y0, off(DI)
 

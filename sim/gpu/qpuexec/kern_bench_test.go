@@ -44,3 +44,37 @@ func BenchmarkKernels(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkKernelsUniform is BenchmarkKernels for a few ops whose second
+// operand is a uniform just read into a register (fill, as opUniform
+// does) rather than a vector copied in: a kernel's 16-byte loads meet
+// fill's stores there.
+func BenchmarkKernelsUniform(b *testing.B) {
+	var src vec
+	for i := range src {
+		src[i] = fbits(float32(i)*3.7 - 20)
+	}
+	u := fbits(0.75)
+	for _, set := range kernelSets() {
+		for _, op := range []qpu.AddOp{qpu.AddFAdd, qpu.AddFMin, qpu.AddAnd, qpu.AddAdd} {
+			k := set.addKernel(op)
+			b.Run(set.name+"/"+op.String(), func(b *testing.B) {
+				var x, y, d vec
+				for range b.N {
+					copyVec(&x, &src)
+					fill(&y, u)
+					k(&d, &x, &y)
+				}
+			})
+		}
+		k := set.mulKernel(qpu.MulFMul)
+		b.Run(set.name+"/fmul", func(b *testing.B) {
+			var x, y, d vec
+			for range b.N {
+				copyVec(&x, &src)
+				fill(&y, u)
+				k(&d, &x, &y)
+			}
+		})
+	}
+}

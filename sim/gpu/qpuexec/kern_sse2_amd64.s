@@ -434,26 +434,40 @@ TEXT ·maxSSE2(SB), NOSPLIT, $0-24
 	INTMINMAX4(48, X5)
 	RET
 
-// FTOI4 is kFToIGo of four elements: CVTTPS2PL truncates toward zero
+// FTOI4 converts elements off/4 .. off/4+3 of a into x, as kFToIGo
+// does those below 2^31 in magnitude: CVTTPS2PL truncates toward zero
 // (denormals and ±0 give 0) and gives 0x80000000 for NaN, Inf and every
-// magnitude of 2^31 or more, -2^31 itself included: exactly the inputs
-// ftoi makes 0, so those elements become 0. X12 holds 0x80000000.
-#define FTOI4(off) \
-	MOVOU off(SI), X0 \
-	CVTTPS2PL X0, X0 \
-	MOVO X0, X1 \
-	PCMPEQL X12, X1 \
-	PANDN X0, X1 \
-	MOVOU X1, off(DI)
+// magnitude of 2^31 or more, -2^31 itself included, and for no other
+// input. It ORs into X4 the elements that are 0x80000000 (X12).
+#define FTOI4(off, x, t) \
+	MOVOU off(SI), x \
+	CVTTPS2PL x, x \
+	MOVO x, t \
+	PCMPEQL X12, t \
+	POR t, X4
 
-// func ftoiSSE2(d, a, b *vec)
-TEXT ·ftoiSSE2(SB), NOSPLIT, $0-24
+// func ftoiSSE2(d, a, b *vec) (wide uint32)
+//
+// ftoiSSE2 stores kFToIGo of a in d and returns 0, or, where an element
+// of a has a magnitude of 2^31 or more (NaN and Inf included), leaves d
+// as it was and returns nonzero: the caller then converts with kFToIGo.
+TEXT ·ftoiSSE2(SB), NOSPLIT, $0-28
 	ARGS3
 	SPLAT(0x80000000, X12)
-	FTOI4(0)
-	FTOI4(16)
-	FTOI4(32)
-	FTOI4(48)
+	PXOR X4, X4
+	FTOI4(0, X0, X5)
+	FTOI4(16, X1, X6)
+	FTOI4(32, X2, X7)
+	FTOI4(48, X3, X8)
+	PMOVMSKB X4, AX
+	TESTL AX, AX
+	JNZ wide
+	MOVOU X0, 0(DI)
+	MOVOU X1, 16(DI)
+	MOVOU X2, 32(DI)
+	MOVOU X3, 48(DI)
+wide:
+	MOVL AX, wide+24(FP)
 	RET
 
 // CVT4 converts the four int32s in X0 to float64s in X1 (elements 0, 1)

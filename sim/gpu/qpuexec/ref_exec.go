@@ -439,14 +439,17 @@ func (q *QPU) signal(in *inst, pc int) error {
 // Immediate Instructions", "Semaphore Instruction").
 func execLoadImm(q *QPU, st *step, pc int) error {
 	in := st.in
+	// Both latches are written 16 bytes a store (copyVec, fill), as the
+	// kernels and the register writes that read them next load them: a
+	// loop of 4-byte stores here made each of those loads wait for the
+	// stores to reach the cache.
 	if in.vec >= 0 {
-		q.resAdd = q.prog.vecs[in.vec]
+		copyVec(&q.resAdd, &q.prog.vecs[in.vec])
+		copyVec(&q.resMul, &q.prog.vecs[in.vec])
 	} else {
-		for i := range q.resAdd {
-			q.resAdd[i] = in.imm
-		}
+		fill(&q.resAdd, in.imm)
+		fill(&q.resMul, in.imm)
 	}
-	q.resMul = q.resAdd
 	mAdd, mMul := q.cond(in.condAdd), q.cond(in.condMul)
 	if in.sf {
 		q.setFlags(&q.resAdd, 0, mAdd)

@@ -15,9 +15,9 @@ func Copy(d, s *[16]uint32) {
 	dh[1] = sh[1]
 }
 
-// Fill stores x in every element of d, two elements a store (inlined
-// where it is called).
-func Fill(d *[16]uint32, x uint32) {
+// fillWords is Fill where there is no assembly: two elements a store
+// (inlined where it is called).
+func fillWords(d *[16]uint32, x uint32) {
 	w := uint64(x) | uint64(x)<<32
 	p := (*[8]uint64)(unsafe.Pointer(d))
 	p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7] = w, w, w, w, w, w, w, w

@@ -21,7 +21,7 @@ func TestCopy(t *testing.T) {
 // Fill stores the word in every element and nothing else.
 func TestFill(t *testing.T) {
 	for _, x := range []uint32{0, 1, 0x80000000, 0xDEADBEEF, 0xFFFFFFFF} {
-		for _, f := range []func(*[16]uint32, uint32){Fill} {
+		for _, f := range []func(*[16]uint32, uint32){Fill, fillWords} {
 			var g struct {
 				before [4]uint32
 				d      [16]uint32
