@@ -441,3 +441,33 @@ func BenchmarkBilinearT32(b *testing.B) {
 		})
 	}
 }
+
+// coordFix is fixCoord's fast path: on random coordinates of both signs
+// and the special values, at every power-of-two container from 1 to
+// 2,048 texels, it gives fixCoord's bits.
+func TestCoordFixMatchesFixCoord(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 0))
+	special := []float32{0, float32(math.Copysign(0, -1)), 1, -1, 0.5, -0.5, 1.0 / 256, -1.0 / 256,
+		float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), -float32(math.NaN()),
+		math.MaxFloat32, -math.MaxFloat32, math.SmallestNonzeroFloat32, -math.SmallestNonzeroFloat32}
+	for k := 0; k <= 11; k++ {
+		scale := math.Ldexp(1, k+subTexelBits)
+		f := newCoordFix(scale)
+		for n := 0; n < 3000; n++ {
+			var c float32
+			switch n % 4 {
+			case 0:
+				c = special[rng.IntN(len(special))]
+			case 1:
+				c = math.Float32frombits(rng.Uint32())
+			default:
+				c = float32(rng.NormFloat64() * 4)
+			}
+			got := f.fix(math.Float32bits(c))
+			want := math.Float32bits(fixCoord(c, scale))
+			if got != want {
+				t.Fatalf("scale 2^%d: coordFix(%#08x) = %#08x, fixCoord %#08x", k+subTexelBits, math.Float32bits(c), got, want)
+			}
+		}
+	}
+}

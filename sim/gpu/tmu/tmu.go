@@ -521,6 +521,8 @@ type sampler struct {
 	// coordinates): 2^(log2 nextpow2(W) + subTexelBits) for
 	// P1's width W, likewise for the height.
 	fixS, fixT float64
+	// lanesS and lanesT are fixS and fixT as fixLanes applies them.
+	lanesS, lanesT coordFix
 	// fixless says fixCoord cannot change what the plan samples
 	// (planNearestClampT32 on a power-of-two level), so the plan
 	// skips it.
@@ -692,6 +694,7 @@ func (u *Unit) decode(sm *sampler, k *samplerKey) error {
 	sm.tex, sm.nlev = sm.faces[0], sm.faces[0].n
 	sm.fixS = math.Ldexp(float64(nextPow2(int(sm.p1.Width))), subTexelBits)
 	sm.fixT = math.Ldexp(float64(nextPow2(int(sm.p1.Height))), subTexelBits)
+	sm.lanesS, sm.lanesT = newCoordFix(sm.fixS), newCoordFix(sm.fixT)
 	u.planLookups(sm)
 	return nil
 }
