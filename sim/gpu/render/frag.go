@@ -519,15 +519,6 @@ func samplesIn(ms *[16]uint32, s int, mask uint16) uint16 {
 	return m & mask
 }
 
-// tlbWriteMS is TLBWrite in 4× multisample mode ([AG] §5 "Color Read and
-// Write", "Z and Stencil"): each sample whose MS_FLAGS bit is set takes
-// part. A TLB_Z write tests and updates every such sample's Z and stencil
-// against the element's one Z value (the shader writes one Z a pixel; the
-// guide keeps Z and stencil per sample and says the test updates
-// MS_FLAGS, so a sample that fails loses its bit: DERIVED,
-// doc/hardware.md#multisampling); TLB_COLOUR_ALL writes the colour to
-// all of them; the n-th TLB_COLOUR_MS write of the thread goes to sample
-// n ("written back ... one multisample at a time, in the same order").
 // keepToClip is mask without the elements outside the clip window
 // (f.clip) unless the shader wrote MS_FLAGS before its first Z or colour
 // write. The coverage BlockSamples gives the pixels of a 2×2 quad cut by
@@ -559,6 +550,15 @@ func (f *fragment) keepToClip(mask uint16, ms *[16]uint32) uint16 {
 	return mask
 }
 
+// tlbWriteMS is TLBWrite in 4× multisample mode ([AG] §5 "Color Read and
+// Write", "Z and Stencil"): each sample whose MS_FLAGS bit is set takes
+// part. A TLB_Z write tests and updates every such sample's Z and stencil
+// against the element's one Z value (the shader writes one Z a pixel; the
+// guide keeps Z and stencil per sample and says the test updates
+// MS_FLAGS, so a sample that fails loses its bit: DERIVED,
+// doc/hardware.md#multisampling); TLB_COLOUR_ALL writes the colour to
+// all of them; the n-th TLB_COLOUR_MS write of the thread goes to sample
+// n ("written back ... one multisample at a time, in the same order").
 func (f *fragment) tlbWriteMS(reg qpuexec.TLBReg, v *[16]uint32, mask uint16, ms *[16]uint32) error {
 	if reg != qpuexec.TLBStencilSetup && mask&^f.clip != 0 {
 		mask = f.keepToClip(mask, ms)

@@ -222,6 +222,7 @@ func (w *Worker) primitive(lp *listPrim) error {
 	}
 	ok := false
 	reverse := false
+	pr.QuadRect = raster.Rect{} // triangles only (see below)
 	switch lp.nv {
 	case 1:
 		size := w.st.pointSize
@@ -245,6 +246,9 @@ func (w *Worker) primitive(lp *listPrim) error {
 			return nil
 		}
 		ok = pr.SetupTriangle(&f.verts[0], &f.verts[1], &f.verts[2], sc, reverse)
+		// The multisample clip-window rule (raster BlockSamples) comes
+		// from blits, which are triangles; lines and points keep a
+		// per-pixel clip window.
 		pr.QuadRect = w.tileInFrame()
 		if ok && w.st.config.EnableDepthOffset {
 			pr.SetDepthOffset(w.st.depth.Factor, w.st.depth.Units)
