@@ -67,7 +67,7 @@ func Probes() []*Probe {
 		list = append(list, textureProbe(t))
 	}
 	list = append(list, mirrorProbe(), npotMipProbe(), rasterNPOTProbe(), tOrLTProbe(),
-		bilinearProbe(), coordBitsProbe(), mipProbe(), footprintProbe(), bgr565Probe(false), bgr565Probe(true), msFlagsProbe(),
+		bilinearProbe(), coordBitsProbe(), npotTieProbe(), mipProbe(), footprintProbe(), bgr565Probe(false), bgr565Probe(true), msFlagsProbe(), msClipProbe(),
 		sfuProbe(), fmulProbe(), faddProbe(), colourPackProbe(), colourUnpackProbe(), threadProbe())
 	return list
 }
@@ -699,6 +699,41 @@ func msFlagsProbe() *Probe {
 			"sim/gpu/qpuexec ref_exec.go wMSFlags; doc/hardware.md#multisampling), though 6 multisample tests would agree with the Pi 3 record if it did nothing (doc/conformance.md#every-disagreement-left-with-its-cause)",
 		Answer: "a 4x multisampled 64×64 frame, stored decimated, whose four 32×32 quadrants each draw a colour after ANDing MS_FLAGS with 0xF, 0x1, 0x6 and 0x0: " +
 			"the resolved colour is the average of the samples kept (all, one, two, none) with the background's; with the write ignored every quadrant is its colour",
+		build: build,
+	}
+}
+
+// msClipMasks are the clip-window probe's MS_FLAGS masks, one a 16-pixel
+// column strip: 0x1 and 0x6 change MS_FLAGS, 0xF leaves them as they
+// started (the model cannot tell that from no write), and the last strip
+// does not write MS_FLAGS.
+var msClipMasks = []uint32{0x1, 0x6, 0xF}
+
+// The clip window in multisample mode: quads or pixels.
+func msClipProbe() *Probe {
+	build := func() *job {
+		j := &job{width: 64, height: 64, format: cl.RenderFormatRGBA8888, clearColour: background, msaa: true}
+		// Rows 0–6 and columns 0–62: the window's top and right edges
+		// cut 2×2 quads in half.
+		j.clip = &cl.ClipWindow{Width: 63, Height: 7}
+		cfg := bothFaces
+		cfg.Oversample = cl.OversampleMode4x
+		for i, m := range msClipMasks {
+			j.draws = append(j.draws, draw{config: cfg, mode: cl.PrimitiveModeTriangles, verts: j.rect(16*i, 0, 16*i+16, 64, 0.5, nil),
+				fs: fsUniformMSMask, unis: []uniform{val(m), val(palette[i])}})
+		}
+		j.draws = append(j.draws, draw{config: cfg, mode: cl.PrimitiveModeTriangles, verts: j.rect(48, 0, 64, 64, 0.5, nil),
+			fs: fsUniform, unis: []uniform{val(palette[3])}})
+		return j
+	}
+	return &Probe{
+		Name: "ms-clip",
+		Fact: "4x multisample clip window: quads or pixels",
+		Belief: "the rasteriser gives its coverage to every pixel of a 2×2 quad the clip window cuts, and the TLB drops the pixels outside the window only while a shader's MS_FLAGS are the rasteriser's " +
+			"(sim/gpu/raster BlockSamples, sim/gpu/render keepToClip; doc/hardware.md#multisampling, Clip window, DERIVED from the Pi 3 record): " +
+			"row 7 and column 63 get the samples a MS_FLAGS write keeps, nothing past them",
+		Answer: "a 4x multisampled 64×64 frame, stored decimated, under a clip window of rows 0–6 and columns 0–62, drawn in four 16-pixel column strips: MS_FLAGS ANDed with 0x1, 0x6 and 0xF, and no MS_FLAGS write: " +
+			"rows 7 and up, and column 63, show whether clipped pixels of cut quads are drawn (one, two or four samples with the background's), for which strips",
 		build: build,
 	}
 }

@@ -319,3 +319,38 @@ func TestMSFlagsProbe(t *testing.T) {
 		}
 	}
 }
+
+// The ms-clip probe on the model: rows 0–6 get the samples each strip's
+// MS_FLAGS keep; row 7, whose quads the clip window cuts, gets them only
+// where the shader changed MS_FLAGS (masks 0x1 and 0x6); row 8 and column
+// 63 (cut, but in the strip without a MS_FLAGS write) are background.
+func TestMSClipProbe(t *testing.T) {
+	_, out := runProbeOnSim(t, "ms-clip")
+	check := func(x, y int, c uint32, k uint32) {
+		t.Helper()
+		got := out.colour.pix[y*64+x]
+		for b := 0; b < 32; b += 8 {
+			cb, bg := c>>b&0xFF, uint32(background)>>b&0xFF
+			want := (k*cb + (4-k)*bg + 2) / 4
+			if g := got >> b & 0xFF; g+1 < want || g > want+1 {
+				t.Errorf("(%d, %d) = %#08x, byte %d %d, want %d (%d of 4 samples drawn)", x, y, got, b/8, g, want, k)
+			}
+		}
+	}
+	for i := range 4 {
+		k := uint32(4)
+		if i < len(msClipMasks) {
+			k = uint32(bits.OnesCount32(msClipMasks[i]))
+		}
+		x := 16*i + 8
+		check(x, 3, palette[i], k)
+		row7 := uint32(0)
+		if i < 2 {
+			row7 = k
+		}
+		check(x, 7, palette[i], row7)
+		check(x, 8, palette[i], 0)
+	}
+	check(63, 3, palette[3], 0)
+	check(62, 3, palette[3], 4)
+}

@@ -226,6 +226,88 @@ var coordBitsCells = func() (u []float64) {
 	return u
 }()
 
+// npotTieWidths are the NPOT-tie probe's texture widths, whose
+// power-of-two containers are 128 and 16 texels, and npotTieSteps[i] how
+// far below (negative: above) a texel edge each of its cells' u = s·width
+// lies, in 1/(container·128) of a texel: s is then a multiple of
+// 1/(container·128), which the model's 7 bits below a container texel
+// keep exactly. 64 and 8 are 1/256 of a texel, half a step of 7 fraction
+// bits: where u = 48 + 255/256 lies on dEQP's 113-texel ETC1 texture, and
+// u = 255/256 on its 15-texel cube faces.
+var npotTieWidths, npotTieSteps = []int{113, 15}, [][]int{
+	{1, 16, 32, 63, 64, 65, 96, 127, 128, -1, -64},
+	{1, 2, 4, 7, 8, 9, 12, 15, 16, -1, -8},
+}
+
+// npotTieS returns the coordinate s = m/(container·128) whose u =
+// s·width lies d steps below a texel edge (above it for d < 0), and that
+// texel's index below the edge. m·width ≡ −d (mod container·128) has
+// one solution, the width being odd.
+func npotTieS(width, d int) (s float64, texel int) {
+	scale := nextPow2(width) * 128
+	for m := 0; m < scale; m++ {
+		if ((m*width+d)%scale+scale)%scale == 0 {
+			return float64(m) / float64(scale), (m*width+d)/scale - 1 + boolInt(d < 0)
+		}
+	}
+	panic("no coordinate")
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func nextPow2(n int) int {
+	p := 1
+	for p < n {
+		p <<= 1
+	}
+	return p
+}
+
+// Nearest sampling of NPOT textures at coordinates a fraction of a step
+// below a texel edge.
+func npotTieProbe() *Probe {
+	build := func() *job {
+		j := &job{width: 64, height: 32, format: cl.RenderFormatRGBA8888, clearColour: background}
+		for _, w := range npotTieWidths {
+			// Byte 0 of column k is k: the cell's colour names the texel.
+			pic, _ := texture.NewPicture(w, 4, 4)
+			for y := 0; y < 4; y++ {
+				for x := 0; x < w; x++ {
+					copy(pic.Pix[y*pic.Stride+4*x:], []byte{byte(x), 0x40, 0x80, 0xFF})
+				}
+			}
+			j.textures = append(j.textures, texSpec{typ: texture.RGBA8888, pics: []texture.Picture{pic},
+				sampler: texture.Sampler{Min: texture.MinNearest, Mag: texture.MagNearest, WrapS: texture.WrapClamp, WrapT: texture.WrapClamp}})
+		}
+		for ti, w := range npotTieWidths {
+			for c, d := range npotTieSteps[ti] {
+				s, _ := npotTieS(w, d)
+				k := ti*len(npotTieSteps[ti]) + c
+				// A constant coordinate per 8×8 cell: the interpolation
+				// gives it exactly.
+				j.texDraw(ti, 8*(k%8), 8*(k/8), 8, 8, s, 0.5, 0, 0)
+			}
+		}
+		return j
+	}
+	return &Probe{
+		Name: "npot-tie",
+		Fact: "NPOT nearest just below a texel edge",
+		Belief: "NEAREST takes texel ⌊s·width⌋ of s as the filters see it (truncated to 1/128 of a texel of the power-of-two container, exact here), " +
+			"however close below an edge (sim/gpu/tmu filter.go nearest); a Pi 3 fails dEQP-GLES2's clamp_clamp_nearest_npot_etc1 with one line of pixels, " +
+			"exactly where u = 48 + 255/256 on its 113-texel ETC1 texture (doc/conformance.md#deqp-gles2)",
+		Answer: "113- and 15-texel-wide RGBA8888 textures whose column k has byte 0 = k, sampled NEAREST at one constant s per 8×8-pixel cell, " +
+			"u = s·width from 1/16384 to 1/128 of a texel below a texel edge (113) and from 1/2048 to 1/128 (15), and just above one: " +
+			"byte 0 of each cell is the texel taken; rounding u to 7 fraction bits would move the cells up to 1/256 below an edge to the next texel",
+		build: build,
+	}
+}
+
 // Bilinear filtering's coordinate precision, positive and negative.
 func coordBitsProbe() *Probe {
 	build := func() *job {

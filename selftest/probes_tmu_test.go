@@ -215,3 +215,19 @@ func TestFootprintProbe(t *testing.T) {
 		}
 	}
 }
+
+// The npot-tie probe on the model: every cell takes the texel below the
+// edge its u lies under (above it for the last two of each width).
+func TestNPOTTieProbe(t *testing.T) {
+	_, out := runProbeOnSim(t, "npot-tie")
+	for ti, w := range npotTieWidths {
+		for c, d := range npotTieSteps[ti] {
+			_, texel := npotTieS(w, d)
+			k := ti*len(npotTieSteps[ti]) + c
+			got := out.colour.pix[(8*(k/8)+4)*64+8*(k%8)+4]
+			if want := uint32(0xFF804000 | texel); got != want {
+				t.Errorf("width %d, %d steps below an edge: %#08x, want %#08x (texel %d)", w, d, got, want, texel)
+			}
+		}
+	}
+}

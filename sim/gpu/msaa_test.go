@@ -230,3 +230,51 @@ func TestMultisampleColourPerSample(t *testing.T) {
 		}
 	}
 }
+
+// The clip window in 4× multisample mode cuts 2×2 quads, not pixels, in
+// the coverage a fragment shader's MS_FLAGS start from, and the TLB drops
+// the pixels outside it only while the shader leaves MS_FLAGS alone
+// (render keepToClip; doc/hardware.md#multisampling, Clip window). A
+// frame-filling rectangle under a clip window of rows 0–6: without a
+// MS_FLAGS write, rows 0–6 are drawn; with MS_FLAGS ANDed with 1 before
+// the colour write (Mesa's per-sample blit draws, vc4_qpu_emit.c
+// QOP_MS_MASK), sample 0 of row 7 too, the other half of the quads that
+// row 6 cuts, and nothing from row 8.
+func TestMultisampleClipWindowCutsQuads(t *testing.T) {
+	const red = 0xFF0000FF
+	var and qpu.Asm
+	and.I()
+	and.I()
+	and.I(qpu.And(qpu.MSFlags, qpu.MSFlags, qpu.SmallInt(1)))
+	and.I(qpu.Mov(qpu.TLBColourAll, qpu.Unif))
+	for _, c := range []struct {
+		name string
+		fs   []uint64
+		row7 [4]bool // samples of row 7 drawn
+		rows [4]bool // samples of rows 0–6 drawn
+	}{
+		{"no MS_FLAGS write", fsConst(), [4]bool{}, [4]bool{true, true, true, true}},
+		{"MS_FLAGS &= 1", fsEnd(&and), [4]bool{true}, [4]bool{true}},
+	} {
+		g := newGPU(t)
+		j, full := msaaJob(t, cl.ConfigurationBits{EnableForwardFacing: true, EnableReverseFacing: true,
+			DepthFunc: cl.DepthFuncAlways, Oversample: cl.OversampleMode4x})
+		j.bin = cl.ClipWindow{Left: 0, Bottom: 0, Width: 64, Height: 7}.Append(j.bin)
+		j.drawNV(j.program(c.fs), []uint32{red}, cl.PrimitiveModeTriangles, j.quad(0.5)...)
+		mustRun(t, j, g)
+		for _, y := range []int{0, 6, 7, 8, 9, 40} {
+			for _, x := range []int{0, 1, 33, 63} {
+				for s := range tlb.Samples {
+					drawn := y < 7 && c.rows[s] || y == 7 && c.row7[s]
+					want := uint32(0)
+					if drawn {
+						want = red
+					}
+					if got := sample(full, x, y, s); got != want {
+						t.Errorf("%s: sample %d of (%d, %d) = %#08x, want %#08x", c.name, s, x, y, got, want)
+					}
+				}
+			}
+		}
+	}
+}

@@ -188,6 +188,10 @@ type Prim struct {
 	bounds Rect
 	// scissor is the rectangle pixels must lie in.
 	scissor Rect
+	// QuadRect is where BlockSamples may give coverage to a pixel
+	// outside the scissor whose 2×2 quad has one inside (the tile ∩ the
+	// frame; the zero Rect gives none).
+	QuadRect Rect
 
 	// x0, y0 is vertex 0 in pixels: the origin of every plane.
 	x0, y0 float64
@@ -262,21 +266,34 @@ func (p *Prim) candidates(minX, maxX, minY, maxY int64) Rect {
 // internal MS_FLAGS register"). Without Oversample, and for points, a
 // pixel's samples are all covered or none, as its centre is
 // (BlockMask).
-func (p *Prim) BlockSamples(bx, by int, cov *[16]uint8) uint16 {
+//
+// With Oversample a triangle's pixel outside the scissor but inside
+// QuadRect whose 2×2 quad (elements 4q to 4q+3) has a pixel inside the
+// scissor gets its coverage too, and clip has the elements inside the
+// scissor: the clip window cuts quads, not pixels, in the coverage a
+// shader reads, and the TLB applies it per pixel only while the shader
+// has not written MS_FLAGS (DERIVED from the Pi 3 record,
+// doc/hardware.md#multisampling, Clip window). Elsewhere clip is 0xFFFF.
+func (p *Prim) BlockSamples(bx, by int, cov *[16]uint8) (mask, clip uint16) {
 	if !p.Oversample || p.kind != kindEdges {
 		m := p.BlockMask(bx, by)
 		for i := range cov {
 			cov[i] = uint8(m>>i&1) * 0xF
 		}
-		return m
+		return m, 0xFFFF
 	}
 	par := BlockParity(by)
-	s := p.scissor
-	var mask uint16
+	s, o := p.scissor, p.QuadRect
+	for i := range 16 {
+		x, y := bx+int(LaneX[par][i]), by+int(LaneY[par][i])
+		if x >= s.X0 && x < s.X1 && y >= s.Y0 && y < s.Y1 {
+			clip |= 1 << i
+		}
+	}
 	for i := range 16 {
 		cov[i] = 0
 		x, y := bx+int(LaneX[par][i]), by+int(LaneY[par][i])
-		if x < s.X0 || x >= s.X1 || y < s.Y0 || y >= s.Y1 {
+		if clip&(1<<i) == 0 && (clip>>(i&^3)&0xF == 0 || x < o.X0 || x >= o.X1 || y < o.Y0 || y >= o.Y1) {
 			continue
 		}
 		for k := range 4 {
@@ -295,7 +312,7 @@ func (p *Prim) BlockSamples(bx, by int, cov *[16]uint8) uint16 {
 			mask |= 1 << i
 		}
 	}
-	return mask
+	return mask, clip
 }
 
 // Facing results of a triangle.

@@ -72,6 +72,13 @@ type fragment struct {
 	stencil         tlb.Stencil
 	depth           tlb.DepthState
 	reverse         bool
+
+	// clip is the elements inside the clip window when BlockSamples
+	// gave coverage beyond it (else 0xFFFF), and clipState whether the
+	// thread's TLB writes keep to it: 0 not decided yet, 1 yes (the
+	// shader left MS_FLAGS as they started), 2 no (keepToClip).
+	clip      uint16
+	clipState uint8
 }
 
 func (f *fragment) init(w *Worker, qpuNum int) {
@@ -172,8 +179,11 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 			bx := bx0 + 4*k
 			mask := uint16(0xFFFF)
 			if ms {
-				if mask = f.prim.BlockSamples(bx, by, &f.cov); mask == 0 {
+				if mask, f.clip = f.prim.BlockSamples(bx, by, &f.cov); mask == 0 {
 					continue
+				}
+				if mask&^f.clip == 0 {
+					f.clip = 0xFFFF // no covered pixel beyond the clip window
 				}
 			} else if k < span.FullLo || k >= span.FullHi {
 				if w.r.opts.Reference {
@@ -254,6 +264,7 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 			f.bx, f.by = bx, by
 			f.stencil.Reset()
 			f.msWrite, f.msRead = 0, 0
+			f.clipState = 0
 			f.tmu[0].Reset(nil)
 			f.tmu[1].Reset(nil)
 			res, err := f.qpu.Run(st.fs, f, s)
@@ -508,6 +519,37 @@ func samplesIn(ms *[16]uint32, s int, mask uint16) uint16 {
 	return m & mask
 }
 
+// keepToClip is mask without the elements outside the clip window
+// (f.clip) unless the shader wrote MS_FLAGS before its first Z or colour
+// write. The coverage BlockSamples gives the pixels of a 2×2 quad cut by
+// the clip window reaches the TLB through MS_FLAGS, and the TLB drops the
+// pixels outside the window only while MS_FLAGS are the rasteriser's: a
+// shader's MS_FLAGS write replaces the mask, clip included. DERIVED from
+// the Pi 3 record: real Pi 3 boards fail piglit's
+// ext_framebuffer_multisample clip-and-scissor-blit msaa tests (2 and 4
+// samples), whose blits u_blitter draws one sample at a time, each
+// shader writing MS_FLAGS ANDed with 1 << sample (Mesa vc4_qpu_emit.c,
+// QOP_MS_MASK), under clip windows with edges on odd rows; they pass the
+// upsample twins, the same blits drawn once without a MS_FLAGS write
+// (doc/hardware.md#multisampling, Clip window). UNCERTAIN: the model
+// cannot see the write itself and takes MS_FLAGS that differ from their
+// start on any element as written.
+func (f *fragment) keepToClip(mask uint16, ms *[16]uint32) uint16 {
+	if f.clipState == 0 {
+		f.clipState = 1
+		for i := range 16 {
+			if mask&(1<<i) != 0 && ms[i] != uint32(f.cov[i]) {
+				f.clipState = 2
+				break
+			}
+		}
+	}
+	if f.clipState == 1 {
+		return mask & f.clip
+	}
+	return mask
+}
+
 // tlbWriteMS is TLBWrite in 4× multisample mode ([AG] §5 "Color Read and
 // Write", "Z and Stencil"): each sample whose MS_FLAGS bit is set takes
 // part. A TLB_Z write tests and updates every such sample's Z and stencil
@@ -518,6 +560,9 @@ func samplesIn(ms *[16]uint32, s int, mask uint16) uint16 {
 // all of them; the n-th TLB_COLOUR_MS write of the thread goes to sample
 // n ("written back ... one multisample at a time, in the same order").
 func (f *fragment) tlbWriteMS(reg qpuexec.TLBReg, v *[16]uint32, mask uint16, ms *[16]uint32) error {
+	if reg != qpuexec.TLBStencilSetup && mask&^f.clip != 0 {
+		mask = f.keepToClip(mask, ms)
+	}
 	b := &f.w.buf
 	c := &f.w.counters
 	switch reg {

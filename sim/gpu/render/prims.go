@@ -178,14 +178,20 @@ func (d *directSink) Primitive(nv int, a, b, c int) error {
 // scissor is the pixel region primitives may cover in the current tile:
 // the tile ∩ the frame ∩ the clip window.
 func (w *Worker) scissor() raster.Rect {
-	side := w.frame.Side()
-	x0, y0 := w.tile.X*side, w.tile.Y*side
-	r := raster.Rect{X0: x0, Y0: y0, X1: x0 + side, Y1: y0 + side}
-	r = r.Intersect(raster.Rect{X1: w.frame.Width, Y1: w.frame.Height})
+	r := w.tileInFrame()
 	if w.st.hasClip {
 		r = r.Intersect(w.st.clip)
 	}
 	return r
+}
+
+// tileInFrame is the pixel region of the current tile inside the frame:
+// scissor's without the clip window.
+func (w *Worker) tileInFrame() raster.Rect {
+	side := w.frame.Side()
+	x0, y0 := w.tile.X*side, w.tile.Y*side
+	r := raster.Rect{X0: x0, Y0: y0, X1: x0 + side, Y1: y0 + side}
+	return r.Intersect(raster.Rect{X1: w.frame.Width, Y1: w.frame.Height})
 }
 
 // primitive sets up and renders one primitive.
@@ -216,6 +222,7 @@ func (w *Worker) primitive(lp *listPrim) error {
 	}
 	ok := false
 	reverse := false
+	pr.QuadRect = raster.Rect{} // triangles only (see below)
 	switch lp.nv {
 	case 1:
 		size := w.st.pointSize
@@ -239,6 +246,10 @@ func (w *Worker) primitive(lp *listPrim) error {
 			return nil
 		}
 		ok = pr.SetupTriangle(&f.verts[0], &f.verts[1], &f.verts[2], sc, reverse)
+		// The multisample clip-window rule (raster BlockSamples) comes
+		// from blits, which are triangles; lines and points keep a
+		// per-pixel clip window.
+		pr.QuadRect = w.tileInFrame()
 		if ok && w.st.config.EnableDepthOffset {
 			pr.SetDepthOffset(w.st.depth.Factor, w.st.depth.Units)
 		}
