@@ -30,6 +30,8 @@ const MaxBatch = 4
 type Batch struct {
 	qs   [MaxBatch]QPU
 	last int // the QPU the last block in block order ran on
+	// splits counts the batches split at a jump, for the tests.
+	splits int
 }
 
 // NewBatch returns a Batch whose QPUs are number num and read uniforms
@@ -86,15 +88,41 @@ func (g *Batch) Run(p *Program, envs []Env, starts []*Start, res []Result) (int,
 		return n, nil
 	}
 	var errs [MaxBatch]error
+	qp := g.assign(n)
 	g.lockstep(p, envs, starts, res, errs[:n])
 	for j := 0; j < n; j++ {
 		if errs[j] != nil {
-			g.last = j
+			g.last = g.index(qp[j])
 			return j + 1, errs[j]
 		}
 	}
-	g.last = n - 1
 	return n, nil
+}
+
+// assign returns the QPU each of n blocks runs on: the last block on the
+// QPU the last block before it ran on, the others on the rest, in order.
+// What the program does not write then stays as a run of the blocks in
+// order on one QPU would leave it (batch_plan.go).
+func (g *Batch) assign(n int) (qp [MaxBatch]*QPU) {
+	k := 0
+	for i := range g.qs {
+		if i != g.last && k < n-1 {
+			qp[k] = &g.qs[i]
+			k++
+		}
+	}
+	qp[n-1] = &g.qs[g.last]
+	return qp
+}
+
+// index returns q's place in g.qs.
+func (g *Batch) index(q *QPU) int {
+	for i := range g.qs {
+		if q == &g.qs[i] {
+			return i
+		}
+	}
+	return g.last
 }
 
 // lockstep runs p's micro-operations for n blocks at once. It is
@@ -104,8 +132,9 @@ func (g *Batch) lockstep(p *Program, envs []Env, starts []*Start, res []Result, 
 	n := len(starts)
 	var ops [MaxBatch][]uop
 	var bs [MaxBatch]*boundProg
+	qp := g.assign(n)
 	for j := 0; j < n; j++ {
-		q := &g.qs[j]
+		q := qp[j]
 		if q.src[0] == nil {
 			q.init()
 		}
@@ -115,7 +144,6 @@ func (g *Batch) lockstep(p *Program, envs []Env, starts []*Start, res []Result, 
 		q.banksStale, q.endPoison = false, false
 		q.seqBase = 0
 	}
-	qs := g.qs[:n]
 	total := len(ops[0])
 	for pos := 0; pos < total; pos++ {
 		u0 := &ops[0][pos]
@@ -123,7 +151,7 @@ func (g *Batch) lockstep(p *Program, envs []Env, starts []*Start, res []Result, 
 		j := 0
 		switch u0.op {
 		case opKernel:
-			for j = range qs {
+			for j = 0; j < n; j++ {
 				u := &ops[j][pos]
 				u.k(u.d, u.a, u.b)
 				if u.w != nil {
@@ -131,12 +159,12 @@ func (g *Batch) lockstep(p *Program, envs []Env, starts []*Start, res []Result, 
 				}
 			}
 		case opCopy:
-			for j = range qs {
+			for j = 0; j < n; j++ {
 				u := &ops[j][pos]
 				copyVec(u.d, u.a)
 			}
 		case opCopyK:
-			for j = range qs {
+			for j = 0; j < n; j++ {
 				u := &ops[j][pos]
 				copyVec(u.d, u.a)
 				if u.w != nil {
@@ -144,23 +172,23 @@ func (g *Batch) lockstep(p *Program, envs []Env, starts []*Start, res []Result, 
 				}
 			}
 		case opUnpackA:
-			for j = range qs {
+			for j = 0; j < n; j++ {
 				u := &ops[j][pos]
 				unpackAVec(u.in.unpack, u.in.unpackFloat, u.d, u.a)
 			}
 		case opUnpackR4:
-			for j = range qs {
+			for j = 0; j < n; j++ {
 				u := &ops[j][pos]
 				unpackR4Vec(u.in.unpack, u.d, u.a)
 			}
 		case opColour:
-			for j = range qs {
+			for j = 0; j < n; j++ {
 				u := &ops[j][pos]
-				qs[j].colourWrite(u.d, qpu.Pack(u.n))
+				qp[j].colourWrite(u.d, qpu.Pack(u.n))
 			}
 		case opUniform:
-			for j = range qs {
-				q, u := &qs[j], &ops[j][pos]
+			for j = 0; j < n; j++ {
+				q, u := qp[j], &ops[j][pos]
 				var x uint32
 				if q.unifOff+4 <= len(q.unifBuf) {
 					x = binary.LittleEndian.Uint32(q.unifBuf[q.unifOff:])
@@ -172,14 +200,14 @@ func (g *Batch) lockstep(p *Program, envs []Env, starts []*Start, res []Result, 
 				fill(u.d, x)
 			}
 		case opVarying:
-			for j = range qs {
-				if err = qs[j].readVarying(ops[j][pos].d); err != nil {
+			for j = 0; j < n; j++ {
+				if err = qp[j].readVarying(ops[j][pos].d); err != nil {
 					break
 				}
 			}
 		case opVaryingR5:
-			for j = range qs {
-				q := &qs[j]
+			for j = 0; j < n; j++ {
+				q := qp[j]
 				if err = q.readVarying(ops[j][pos].d); err != nil {
 					break
 				}
@@ -187,17 +215,17 @@ func (g *Batch) lockstep(p *Program, envs []Env, starts []*Start, res []Result, 
 				q.varyPend = false
 			}
 		case opR5:
-			for j = range qs {
-				qs[j].landVarying()
+			for j = 0; j < n; j++ {
+				qp[j].landVarying()
 			}
 		case opFlags:
-			for j = range qs {
-				q, u := &qs[j], &ops[j][pos]
+			for j = 0; j < n; j++ {
+				q, u := qp[j], &ops[j][pos]
 				q.mAdd, q.mMul = q.stepFlags(u.st, u.a, u.b)
 			}
 		case opCopyAdd:
-			for j = range qs {
-				q, u := &qs[j], &ops[j][pos]
+			for j = 0; j < n; j++ {
+				q, u := qp[j], &ops[j][pos]
 				if q.mAdd == 0xFFFF {
 					copyVec(u.d, u.a)
 				} else {
@@ -205,8 +233,8 @@ func (g *Batch) lockstep(p *Program, envs []Env, starts []*Start, res []Result, 
 				}
 			}
 		case opCopyMul:
-			for j = range qs {
-				q, u := &qs[j], &ops[j][pos]
+			for j = 0; j < n; j++ {
+				q, u := qp[j], &ops[j][pos]
 				if q.mMul == 0xFFFF {
 					copyVec(u.d, u.a)
 				} else {
@@ -215,8 +243,8 @@ func (g *Batch) lockstep(p *Program, envs []Env, starts []*Start, res []Result, 
 			}
 		case opWriteAdd, opWriteMul, opWriteAddIf, opWriteMulIf:
 			isAdd := u0.op == opWriteAdd || u0.op == opWriteAddIf
-			for j = range qs {
-				q, u := &qs[j], &ops[j][pos]
+			for j = 0; j < n; j++ {
+				q, u := qp[j], &ops[j][pos]
 				mask := uint16(u.n)
 				switch u.op {
 				case opWriteAddIf:
@@ -230,49 +258,49 @@ func (g *Batch) lockstep(p *Program, envs []Env, starts []*Start, res []Result, 
 				}
 			}
 		case opSignal:
-			for j = range qs {
-				q, u := &qs[j], &ops[j][pos]
+			for j = 0; j < n; j++ {
+				q, u := qp[j], &ops[j][pos]
 				q.seq = int(u.pc) + 1 + q.seqBase
 				if err = q.signal(u.in, int(u.pc)); err != nil {
 					break
 				}
 			}
 		case opEnd:
-			for j = range qs {
-				q, u := &qs[j], &ops[j][pos]
+			for j = 0; j < n; j++ {
+				q, u := qp[j], &ops[j][pos]
 				q.seq = int(u.pc) + 1 + q.seqBase
 				q.endAt = q.seq + 2
 				q.endPoison = true
 			}
 		case opStep:
-			for j = range qs {
-				q, u := &qs[j], &ops[j][pos]
+			for j = 0; j < n; j++ {
+				q, u := qp[j], &ops[j][pos]
 				q.seq = int(u.pc) + 1 + q.seqBase
 				if err = u.st.exec(q, u.st, int(u.pc)); err != nil {
 					break
 				}
 			}
 		case opSFULand:
-			for j = range qs {
-				q := &qs[j]
+			for j = 0; j < n; j++ {
+				q := qp[j]
 				q.landSFU(int(u0.n) + q.seqBase)
 			}
 		case opUnifLand:
-			for j = range qs {
-				q := &qs[j]
+			for j = 0; j < n; j++ {
+				q := qp[j]
 				q.landUniforms(int(u0.n) + q.seqBase)
 			}
 		case opRetire:
-			for j = range qs {
-				q := &qs[j]
+			for j = 0; j < n; j++ {
+				q := qp[j]
 				q.landEnd()
 				if q.npend > 0 {
 					q.retire(q.npend)
 				}
 			}
 		case opSwitch:
-			for j = range qs {
-				q := &qs[j]
+			for j = 0; j < n; j++ {
+				q := qp[j]
 				if q.switchAt == int(u0.n)+q.seqBase {
 					q.boundSwitch()
 				}
@@ -280,28 +308,29 @@ func (g *Batch) lockstep(p *Program, envs []Env, starts []*Start, res []Result, 
 		case opJump:
 			// Every block is at the same instruction count: they took
 			// the same jumps so far.
-			seq := int(u0.pc) + 1 + qs[0].seqBase
+			seq := int(u0.pc) + 1 + qp[0].seqBase
 			var to [MaxBatch]int
 			var taken [MaxBatch]bool
 			same := true
-			for j = range qs {
-				to[j], taken[j] = qs[j].jumpLands(seq)
+			for j = 0; j < n; j++ {
+				to[j], taken[j] = qp[j].jumpLands(seq)
 				same = same && taken[j] == taken[0]
 			}
 			if same && !taken[0] {
 				continue
 			}
 			if same && seq+len(p.code) < runLimit {
-				for j = range qs {
-					qs[j].seqBase += int(u0.pc) + 1 - to[j]
+				for j = 0; j < n; j++ {
+					qp[j].seqBase += int(u0.pc) + 1 - to[j]
 				}
 				pos = int(u0.n) - 1
 				continue
 			}
 			// The blocks part here (or the run may be a hang, which the
 			// step loop counts, as runBound does): each goes on alone.
-			for j = range qs {
-				q := &qs[j]
+			g.splits++
+			for j = 0; j < n; j++ {
+				q := qp[j]
 				switch {
 				case !taken[j]:
 					res[j], errs[j] = q.runBound(p, nil, nil, pos+1)
@@ -321,17 +350,17 @@ func (g *Batch) lockstep(p *Program, envs []Env, starts []*Start, res []Result, 
 			// micro-operation and go on alone; those after it would not
 			// have run.
 			for k := 0; k < j; k++ {
-				res[k], errs[k] = qs[k].runBound(p, nil, nil, pos+1)
+				res[k], errs[k] = qp[k].runBound(p, nil, nil, pos+1)
 			}
-			res[j], errs[j] = qs[j].boundFailed(bs[j], &ops[j][pos], err)
+			res[j], errs[j] = qp[j].boundFailed(bs[j], &ops[j][pos], err)
 			for k := j + 1; k < n; k++ {
 				errs[k] = errNotRun
 			}
 			return
 		}
 	}
-	for j := range qs {
-		q := &qs[j]
+	for j := 0; j < n; j++ {
+		q := qp[j]
 		q.settleBanks()
 		q.seq = len(p.code) + q.seqBase
 		res[j], errs[j] = q.end(len(p.code) - 1)

@@ -20,6 +20,16 @@ import "github.com/vccube/vccube/shaders/qpu"
 // r5); as a read, every operand a mux selects, a condition, a partial
 // write (under a condition, with a pack), and an ALU with a NOP op and a
 // destination (it writes its latch's last result).
+//
+// The blocks run in order on one QPU would also leave it as the last
+// block's run leaves it from the state the others left. The Batch runs
+// the last block on the QPU the block before the batch ran on, so what no
+// run writes stays as it was. That is the same state when every location
+// some run can write (wholly or in part) is written whole on every path
+// to the end: then none depends on which blocks wrote it on the way. A
+// thread switch (the accumulators and registers 16-31 poisoned, loop.go
+// threadSwitch) and the program end (locations 14 poisoned) count as
+// whole writes.
 
 // locSet is a set of locations, one bit each.
 type locSet [2]uint64
@@ -60,7 +70,7 @@ func regLoc(t wtarget) int {
 // instLocs returns what instruction i reads of the previous state and
 // what it writes whole, for selfContained. ok is false for an
 // instruction the analysis does not follow.
-func (p *Program) instLocs(i int) (reads, writes locSet, ok bool) {
+func (p *Program) instLocs(i int) (reads, writes, partial locSet, ok bool) {
 	c := &p.code[i]
 	// An ALU's write to a register: whole when unconditional and
 	// unpacked; partial (it keeps the other elements or bits: a read)
@@ -77,6 +87,7 @@ func (p *Program) instLocs(i int) (reads, writes locSet, ok bool) {
 			writes.add(l)
 		} else {
 			reads.add(l)
+			partial.add(l)
 		}
 	}
 	flags := func(cond qpu.Cond) {
@@ -86,6 +97,7 @@ func (p *Program) instLocs(i int) (reads, writes locSet, ok bool) {
 		case qpu.CondNever:
 		default:
 			reads.add(locFlags)
+			partial.add(locFlags)
 		}
 	}
 	switch c.kind {
@@ -144,10 +156,11 @@ func (p *Program) instLocs(i int) (reads, writes locSet, ok bool) {
 			// Flags from the loaded value where the add condition passes
 			// (ref_exec.go execLoadImm): counted as partial.
 			reads.add(locFlags)
+			partial.add(locFlags)
 		}
 	case kBranch:
 		if c.brReg || c.brSF {
-			return reads, writes, false
+			return reads, writes, partial, false
 		}
 		if c.brCond != qpu.BranchAlways {
 			reads.add(locFlags)
@@ -156,31 +169,52 @@ func (p *Program) instLocs(i int) (reads, writes locSet, ok bool) {
 		write(c.wAdd, qpu.CondAlways, packNone)
 		write(c.wMul, qpu.CondAlways, packNone)
 	default:
-		return reads, writes, false
+		return reads, writes, partial, false
 	}
-	return reads, writes, true
+	return reads, writes, partial, true
 }
 
 // selfContained reports whether no run of the bound program p reads a
-// location (see above) it has not written itself first.
+// location (see above) it has not written itself first, and every run
+// leaves the same locations written.
 func (p *Program) selfContained() bool {
 	n := len(p.code)
 	reads := make([]locSet, n)
 	defs := make([]locSet, n)
+	var touched locSet // every location some instruction writes, wholly or in part
+	// A timed write (an SFU result, a thread switch's poison) lands two
+	// instructions after its cause only if the run came through the
+	// cause: not where a jump lands in between. There it may or may not
+	// land, which the analysis counts as touched but not written.
+	landing := make([]bool, n+1)
+	for _, j := range p.jumpPts {
+		landing[j.to] = true
+	}
+	timed := func(i int, l ...int) {
+		for _, x := range l {
+			if i+2 < n && !landing[i+1] && !landing[i+2] {
+				defs[i+2].add(x)
+			} else {
+				touched.add(x)
+			}
+		}
+	}
 	for i := range p.code {
-		r, w, ok := p.instLocs(i)
+		r, w, part, ok := p.instLocs(i)
 		if !ok {
 			return false
 		}
-		reads[i], defs[i] = r, w
+		reads[i], defs[i] = r, defs[i].or(w) // defs[i] may have a timed write already
+		touched = touched.or(part)
 		c := &p.code[i]
+		if c.wAdd.kind == wSFU || c.wMul.kind == wSFU {
+			timed(i, locAcc+4)
+		}
 		if c.kind != kALU {
 			continue
 		}
 		// What lands at the end of the instruction: a TMU or tile buffer
-		// load into r4, a varying's C into r5; an SFU result written
-		// three instructions before lands in r4 before the next (no jump
-		// is between them: bindable).
+		// load into r4, a varying's C into r5.
 		switch c.sig {
 		case qpu.SigLoadTMU0, qpu.SigLoadTMU1, qpu.SigColourLoad, qpu.SigColourLoadProgramEnd, qpu.SigCoverageLoad, qpu.SigAlphaMaskLoad:
 			defs[i].add(locAcc + 4)
@@ -188,9 +222,21 @@ func (p *Program) selfContained() bool {
 		if c.rdA == rdVarying || c.rdB == rdVarying {
 			defs[i].add(locAcc + 5)
 		}
-		if (c.wAdd.kind == wSFU || c.wMul.kind == wSFU) && i+2 < n {
-			defs[i+2].add(locAcc + 4)
+		if c.sig == qpu.SigThreadSwitch || c.sig == qpu.SigLastThreadSwitch {
+			for l := range 6 {
+				timed(i, locAcc+l)
+			}
+			for r := 16; r < 32; r++ {
+				timed(i, r, 32+r)
+			}
 		}
+	}
+	// The program end's poison, after the instruction that follows it
+	// (bound_bind.go opRetire).
+	defs[n-2].add(14)
+	defs[n-2].add(32 + 14)
+	for i := range defs {
+		touched = touched.or(defs[i])
 	}
 	// in[i]: written on every path to i. The entry has W and Z (ra15,
 	// rb15); every other instruction starts from all and shrinks.
@@ -231,5 +277,5 @@ func (p *Program) selfContained() bool {
 			return false
 		}
 	}
-	return true
+	return in[n-1].or(defs[n-1]).covers(touched)
 }
