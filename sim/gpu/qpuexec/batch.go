@@ -3,6 +3,7 @@ package qpuexec
 import (
 	"encoding/binary"
 	"errors"
+	"math/bits"
 
 	"github.com/vccube/vccube/shaders/qpu"
 	"github.com/vccube/vccube/sim/mem"
@@ -151,6 +152,28 @@ func (g *Batch) lockstep(p *Program, envs []Env, starts []*Start, res []Result, 
 		j := 0
 		switch u0.op {
 		case opKernel:
+			if u0.n != 0 {
+				// A float kernel: one call for every block where the
+				// build has the batch form; the blocks it leaves run
+				// their own.
+				var d, a, b [MaxBatch]*vec
+				for j = 0; j < n; j++ {
+					u := &ops[j][pos]
+					d[j], a[j], b[j] = u.d, u.a, u.b
+				}
+				if slow, ok := floatN(u0.n, &d, &a, &b, n); ok {
+					for ; slow != 0; slow &= slow - 1 {
+						u := &ops[bits.TrailingZeros32(slow)][pos]
+						u.k(u.d, u.a, u.b)
+					}
+					for j = 0; j < n; j++ {
+						if u := &ops[j][pos]; u.w != nil {
+							copyVec(u.w, u.d)
+						}
+					}
+					break
+				}
+			}
 			for j = 0; j < n; j++ {
 				u := &ops[j][pos]
 				u.k(u.d, u.a, u.b)
