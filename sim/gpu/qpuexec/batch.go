@@ -33,6 +33,8 @@ type Batch struct {
 	last int // the QPU the last block in block order ran on
 	// splits counts the batches split at a jump, for the tests.
 	splits int
+	// always makes Takes ignore minFloatShare, for the tests.
+	always bool
 }
 
 // NewBatch returns a Batch whose QPUs are number num and read uniforms
@@ -65,7 +67,8 @@ func (g *Batch) SetReference(ref bool) {
 // last block.
 func (g *Batch) QPU() *QPU { return &g.qs[g.last] }
 
-// Batched reports whether Run takes p in lockstep.
+// Batched reports whether p runs the same from any state it starts in
+// (batch_plan.go), so that a Batch can run it in lockstep.
 func (p *Program) Batched() bool { return p.batchable }
 
 // errNotRun marks a block a Batch left when an earlier one failed.
@@ -78,7 +81,7 @@ var errNotRun = errors.New("qpuexec: block not run: an earlier block of its batc
 // blocks after a failed one may have made some of their Env calls.
 func (g *Batch) Run(p *Program, envs []Env, starts []*Start, res []Result) (int, error) {
 	n := len(starts)
-	if n == 1 || !p.batchable || g.qs[0].Reference {
+	if n == 1 || !g.Takes(p) {
 		q := &g.qs[g.last]
 		for j := 0; j < n; j++ {
 			var err error
@@ -98,6 +101,24 @@ func (g *Batch) Run(p *Program, envs []Env, starts []*Start, res []Result) (int,
 		}
 	}
 	return n, nil
+}
+
+// minFloatShare is the share of a bound program's micro-operations, in
+// percent, that must be float kernels with a batch form (floatN) for a
+// batch to pay: the lockstep saves on those calls and costs a little on
+// every other micro-operation and block (doc/performance.md, "Several
+// blocks per dispatch").
+const minFloatShare = 30
+
+// Takes reports whether Run takes p in lockstep: p runs the same from
+// any state it starts in (Program.Batched), and it pays
+// (minFloatShare). Otherwise Run runs the blocks one after another.
+func (g *Batch) Takes(p *Program) bool {
+	if !p.batchable || g.qs[0].Reference {
+		return false
+	}
+	b := g.qs[g.last].bound(p)
+	return g.always || 100*b.floats >= minFloatShare*len(b.ops)
 }
 
 // assign returns the QPU each of n blocks runs on: the last block on the

@@ -120,6 +120,7 @@ func (d *diffRig) batchCase(p *Program, n int, failAt [MaxBatch]int) (string, *B
 	}
 
 	b := NewBatch(num, d.view)
+	b.always = true
 	b.last = d.r.IntN(MaxBatch)
 	for i := range b.qs {
 		setRegs(&b.qs[i], randomRegs(g))

@@ -51,6 +51,9 @@ type boundProg struct {
 	p     *Program
 	ops   []uop
 	fixes []latchFix
+	// floats counts the float kernels with a batch form (batch.go
+	// floatN) among ops.
+	floats int
 }
 
 // maxBound is the number of programs a QPU keeps bound: the render
@@ -140,6 +143,12 @@ func (q *QPU) bound(p *Program) *boundProg {
 	b.p = p
 	b.ops = q.bind(p, b.ops[:0])
 	b.ops, b.fixes = q.directWrites(b.ops, b.fixes[:0])
+	b.floats = 0
+	for i := range b.ops {
+		if b.ops[i].op == opKernel && b.ops[i].n != 0 {
+			b.floats++
+		}
+	}
 	return b
 }
 

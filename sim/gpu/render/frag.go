@@ -64,6 +64,7 @@ type fragment struct {
 	blocks [qpuexec.MaxBatch]fragBlock
 	nblk   int
 	envs   [qpuexec.MaxBatch]qpuexec.Env
+	self   [1]qpuexec.Env // f: a lone block's Env, without fragBlock's step
 	starts [qpuexec.MaxBatch]*qpuexec.Start
 	res    [qpuexec.MaxBatch]qpuexec.Result
 }
@@ -105,6 +106,7 @@ func (f *fragment) init(w *Worker, qpuNum int) {
 		f.envs[k], f.starts[k] = b, &b.start
 	}
 	f.fragBlock = &f.blocks[0]
+	f.self[0] = f
 }
 
 func (f *fragment) setView(v *mem.View) {
@@ -185,11 +187,12 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 		}
 	}
 	c := &w.counters
-	// The blocks gathered for one batch: several in the fast path, when
-	// the batch takes the program in lockstep (qpuexec.Batch); one at a
-	// time otherwise.
+	// The blocks gathered for one batch: several when the batch takes
+	// the program in lockstep (qpuexec.Batch: not on the reference path,
+	// and not for a program it would gain nothing on); one at a time
+	// otherwise.
 	batchOf := 1
-	if !ms && !w.r.opts.Reference && st.fs.Batched() {
+	if !ms && f.batch.Takes(st.fs) {
 		batchOf = batchBlocks
 	}
 	f.nblk = 0
@@ -334,7 +337,11 @@ func (f *fragment) runBatch(hw, nvary int) error {
 	c := &f.w.counters
 	n := f.nblk
 	f.nblk = 0
-	k, err := f.batch.Run(st.fs, f.envs[:n], f.starts[:n], f.res[:n])
+	envs := f.envs[:n]
+	if n == 1 {
+		envs = f.self[:] // f.fragBlock is blocks[0]
+	}
+	k, err := f.batch.Run(st.fs, envs, f.starts[:n], f.res[:n])
 	f.fragBlock = &f.blocks[0]
 	for j := 0; j < k; j++ {
 		res := &f.res[j]
