@@ -339,7 +339,8 @@ func (f *fragment) runBatch(hw, nvary int) error {
 	f.nblk = 0
 	envs := f.envs[:n]
 	if n == 1 {
-		envs = f.self[:] // f.fragBlock is blocks[0]
+		envs = f.self[:]
+		f.fragBlock = &f.blocks[0]
 	}
 	k, err := f.batch.Run(st.fs, envs, f.starts[:n], f.res[:n])
 	f.fragBlock = &f.blocks[0]
