@@ -302,7 +302,13 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 			f.tmu[0].Reset(nil)
 			f.tmu[1].Reset(nil)
 			shaded = true
-			if f.nblk++; f.nblk == batchOf {
+			if batchOf == 1 {
+				// One block at a time, straight to the QPU.
+				res, err := f.batch.QPU().Run(st.fs, f, s)
+				if err := f.ran(f.fragBlock, &res, err, hw, nvary); err != nil {
+					return err
+				}
+			} else if f.nblk++; f.nblk == batchOf {
 				if err := f.runBatch(hw, nvary); err != nil {
 					return err
 				}
@@ -334,7 +340,6 @@ const batchBlocks = qpuexec.MaxBatch
 // shader record's.
 func (f *fragment) runBatch(hw, nvary int) error {
 	st := &f.w.st
-	c := &f.w.counters
 	n := f.nblk
 	f.nblk = 0
 	envs := f.envs[:n]
@@ -345,20 +350,34 @@ func (f *fragment) runBatch(hw, nvary int) error {
 	k, err := f.batch.Run(st.fs, envs, f.starts[:n], f.res[:n])
 	f.fragBlock = &f.blocks[0]
 	for j := 0; j < k; j++ {
-		res := &f.res[j]
-		c[uapi.PerfcntQPUTotalClkCyclesFragmentShading] += 4 * uint64(res.Instructions)
-		c[uapi.PerfcntQPUTotalClkCyclesExecValidInst] += 4 * uint64(res.Instructions)
-		if j == k-1 && err != nil {
-			return err
+		var e error
+		if j == k-1 {
+			e = err
 		}
-		if b := &f.blocks[j]; b.next < f.nvary && !st.fs.Opts.Permissive {
-			// "All of the set up varyings must be read before the
-			// shader completes" ([AG] §6 "Varyings Interpolation"):
-			// the next thread would read the rest. A broken
-			// restriction fails the job in strict mode, as the
-			// interpreter's own run-time checks do.
-			return fmt.Errorf("fragment shader at %#08x ended after reading %d of the %d varyings set up (%d of the PSE's own for the primitive, then the shader record's %d; [AG] §6: all must be read)", st.fs.Addr, b.next, f.nvary, hw, nvary)
+		if e := f.ran(&f.blocks[j], &f.res[j], e, hw, nvary); e != nil {
+			return e
 		}
+	}
+	return nil
+}
+
+// ran counts block b's run, whose result was res and error err, and
+// checks that it read its varyings.
+func (f *fragment) ran(b *fragBlock, res *qpuexec.Result, err error, hw, nvary int) error {
+	st := &f.w.st
+	c := &f.w.counters
+	c[uapi.PerfcntQPUTotalClkCyclesFragmentShading] += 4 * uint64(res.Instructions)
+	c[uapi.PerfcntQPUTotalClkCyclesExecValidInst] += 4 * uint64(res.Instructions)
+	if err != nil {
+		return err
+	}
+	if b.next < f.nvary && !st.fs.Opts.Permissive {
+		// "All of the set up varyings must be read before the
+		// shader completes" ([AG] §6 "Varyings Interpolation"):
+		// the next thread would read the rest. A broken
+		// restriction fails the job in strict mode, as the
+		// interpreter's own run-time checks do.
+		return fmt.Errorf("fragment shader at %#08x ended after reading %d of the %d varyings set up (%d of the PSE's own for the primitive, then the shader record's %d; [AG] §6: all must be read)", st.fs.Addr, b.next, f.nvary, hw, nvary)
 	}
 	return nil
 }
