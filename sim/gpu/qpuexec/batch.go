@@ -108,7 +108,7 @@ func (g *Batch) Run(p *Program, envs []Env, starts []*Start, res []Result) (int,
 // batch to pay: the lockstep saves on those calls and costs a little on
 // every other micro-operation and block (doc/performance.md, "Several
 // blocks per dispatch").
-const minFloatShare = 30
+const minFloatShare = 35
 
 // Takes reports whether Run takes p in lockstep: p runs the same from
 // any state it starts in (Program.Batched), and it pays
