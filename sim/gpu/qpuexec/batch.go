@@ -377,14 +377,14 @@ func (g *Batch) lockstep(p *Program, envs []Env, starts []*Start, res []Result, 
 				q := qp[j]
 				switch {
 				case !taken[j]:
-					res[j], errs[j] = q.runBound(p, nil, nil, pos+1)
+					res[j], errs[j] = q.resumeBound(p, pos+1)
 				case seq+len(p.code) >= runLimit:
 					q.seq = seq
 					q.settleBanks()
 					res[j], errs[j] = q.run(p, p.steps, to[j])
 				default:
 					q.seqBase += int(u0.pc) + 1 - to[j]
-					res[j], errs[j] = q.runBound(p, nil, nil, int(u0.n))
+					res[j], errs[j] = q.resumeBound(p, int(u0.n))
 				}
 			}
 			return
@@ -394,7 +394,7 @@ func (g *Batch) lockstep(p *Program, envs []Env, starts []*Start, res []Result, 
 			// micro-operation and go on alone; those after it would not
 			// have run.
 			for k := 0; k < j; k++ {
-				res[k], errs[k] = qp[k].runBound(p, nil, nil, pos+1)
+				res[k], errs[k] = qp[k].resumeBound(p, pos+1)
 			}
 			res[j], errs[j] = qp[j].boundFailed(bs[j], &ops[j][pos], err)
 			for k := j + 1; k < n; k++ {
@@ -422,4 +422,11 @@ func (q *QPU) boundFailed(b *boundProg, u *uop, err error) (Result, error) {
 	q.landEnd()
 	q.settleBanks()
 	return q.result(), q.fail(int(u.pc), err)
+}
+
+// resumeBound resumes at micro-operation from a bound run of p that a
+// Batch began on q.
+func (q *QPU) resumeBound(p *Program, from int) (Result, error) {
+	q.resume = from + 1
+	return q.runBound(p, nil, nil)
 }

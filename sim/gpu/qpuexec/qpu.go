@@ -227,7 +227,7 @@ func (q *QPU) Run(p *Program, env Env, s *Start) (Result, error) {
 	case q.Reference:
 		steps = p.ref
 	case p.straight:
-		return q.runBound(p, env, s, -1)
+		return q.runBound(p, env, s)
 	}
 	q.begin(p, env, s)
 	return q.run(p, steps, 0)
