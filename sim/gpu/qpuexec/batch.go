@@ -111,14 +111,19 @@ func (g *Batch) Run(p *Program, envs []Env, starts []*Start, res []Result) (int,
 const minFloatShare = 35
 
 // Takes reports whether Run takes p in lockstep: p runs the same from
-// any state it starts in (Program.Batched), and it pays
+// any state it starts in (Program.Batched), and it pays: the float
+// kernels have their one-call forms on this CPU (hasFloatN; without them
+// a batch only costs: doc/performance.md) and are enough of p
 // (minFloatShare). Otherwise Run runs the blocks one after another.
 func (g *Batch) Takes(p *Program) bool {
 	if !p.batchable || g.qs[0].Reference {
 		return false
 	}
+	if g.always {
+		return true
+	}
 	b := g.qs[g.last].bound(p)
-	return g.always || 100*b.floats >= minFloatShare*len(b.ops)
+	return hasFloatN() && 100*b.floats >= minFloatShare*len(b.ops)
 }
 
 // assign returns the QPU each of n blocks runs on: the last block on the

@@ -388,7 +388,7 @@ func fmulAVX512N(d, a, b *[MaxBatch]*vec, n int) (slow uint32)
 // to their own kernel (a lane for the Go path), or ok false to have every
 // block run its own.
 func floatN(op int32, d, a, b *[MaxBatch]*vec, n int) (slow uint32, ok bool) {
-	if !floatAVX512 || kernels != &avx2Kernels {
+	if !hasFloatN() {
 		return 0, false
 	}
 	switch op {
@@ -399,3 +399,6 @@ func floatN(op int32, d, a, b *[MaxBatch]*vec, n int) (slow uint32, ok bool) {
 	}
 	return fmulAVX512N(d, a, b, n), true
 }
+
+// hasFloatN reports whether floatN has the batch forms.
+func hasFloatN() bool { return floatAVX512 && kernels == &avx2Kernels }
