@@ -51,6 +51,9 @@ type boundProg struct {
 	p     *Program
 	ops   []uop
 	fixes []latchFix
+	// floats counts the float kernels with a batch form (batch.go
+	// floatN) among ops.
+	floats int
 }
 
 // maxBound is the number of programs a QPU keeps bound: the render
@@ -140,6 +143,12 @@ func (q *QPU) bound(p *Program) *boundProg {
 	b.p = p
 	b.ops = q.bind(p, b.ops[:0])
 	b.ops, b.fixes = q.directWrites(b.ops, b.fixes[:0])
+	b.floats = 0
+	for i := range b.ops {
+		if b.ops[i].op == opKernel && b.ops[i].n != 0 {
+			b.floats++
+		}
+	}
 	return b
 }
 
@@ -148,7 +157,7 @@ func (q *QPU) bound(p *Program) *boundProg {
 // arrivals, thread switch and program end, VPM read timing).
 const (
 	opStep       = iota // the instruction's step (st)
-	opKernel            // k(d, a, b), then w = d if w is set (d a result latch; or d the destination itself, directWrites)
+	opKernel            // k(d, a, b), then w = d if w is set (d a result latch; or d the destination itself, directWrites); n: its batch form (wideFAdd...), or 0
 	opCopy              // d = a
 	opCopyK             // d = a (the copy kernel), then w = a if w is set
 	opColour            // the mul result's colour pack (pack n) into d
@@ -172,6 +181,13 @@ const (
 	opRetire            // its delayed writes (the program end's)
 	opSwitch            // its thread switch check
 	opJump              // the run loop's jump check after instruction pc: a pending jump lands here, at micro-operation n
+)
+
+// The float kernels with a batch form (batch.go floatN), as an opKernel's n.
+const (
+	wideFAdd = 1 + iota
+	wideFSub
+	wideFMul
 )
 
 // bind appends p's micro-operations, bound to q, to ops.
@@ -306,17 +322,28 @@ func (q *QPU) bindInst(p *Program, i int, ops []uop) []uop {
 	if (st.wkAdd != wkNone && st.wkAdd != wkPlain) || (addDst == mulDst && early == nil) || st.conditional {
 		mulEarly = nil
 	}
-	kern := func(k kernel, isCopy bool, d, a, b, w *vec) uop {
+	kern := func(k kernel, isCopy bool, wide int32, d, a, b, w *vec) uop {
 		if isCopy {
 			return uop{op: opCopyK, d: d, a: a, w: w, pc: pc}
 		}
-		return uop{op: opKernel, k: k, d: d, a: a, b: b, w: w, pc: pc}
+		return uop{op: opKernel, k: k, d: d, a: a, b: b, w: w, pc: pc, n: wide}
 	}
 	if st.addK != nil {
-		ops = append(ops, kern(st.addK, st.addCopy, &q.resAdd, src(c.addA), src(c.addB), early))
+		wide := int32(0)
+		switch c.opAdd {
+		case qpu.AddFAdd:
+			wide = wideFAdd
+		case qpu.AddFSub:
+			wide = wideFSub
+		}
+		ops = append(ops, kern(st.addK, st.addCopy, wide, &q.resAdd, src(c.addA), src(c.addB), early))
 	}
 	if st.mulK != nil {
-		ops = append(ops, kern(st.mulK, st.mulCopy, &q.resMul, ma, mb, mulEarly))
+		wide := int32(0)
+		if c.opMul == qpu.MulFMul {
+			wide = wideFMul
+		}
+		ops = append(ops, kern(st.mulK, st.mulCopy, wide, &q.resMul, ma, mb, mulEarly))
 	}
 	// The masks and flags, after the kernels and before the varying's C
 	// reaches r5 (the general order: conditionsAndFlags, then the write

@@ -42,6 +42,11 @@
 //     micro-operations with pointers into that QPU's registers. Static
 //     branches, one program end and no write delay make it so.
 //     bound_bind.go binds; bound_run.go runs.
+//   - batch*.go: batches. A Batch runs a bound fragment shader on up to
+//     four blocks in lockstep, each on a QPU of its own, a
+//     micro-operation for every block before the next. batch_plan.go
+//     says which programs it may: those no run of which reads what a
+//     run before it left.
 //   - kern*.go and kern*.s: the vector kernels that every ALU operation
 //     and the colour packs and unpacks run as. On amd64 they are SSE2 and
 //     AVX2 assembly (kern_sse2_amd64.s, kern_avx2_amd64.s), unless built
@@ -51,6 +56,9 @@
 //   - step_test.go runs random valid and permissive programs on both
 //     tables from equal states. It requires the same registers, flags,
 //     latches, memory, Env calls, results and errors.
+//   - batch_test.go runs programs batched and one block at a time on
+//     one QPU. It requires the same Env calls, results, errors and the
+//     state left for the next run.
 //   - kern_test.go compares every kernel with the general ALU code and
 //     the hardware tables.
 //   - The execution tests run on both paths.

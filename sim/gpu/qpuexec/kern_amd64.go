@@ -371,3 +371,34 @@ func faddAVX512(d, a, b *vec, neg uint32) (slow uint32)
 
 //go:noescape
 func fmulAVX512(d, a, b *vec) (slow uint32)
+
+// The batch forms of the AVX-512 fadd, fsub and fmul (batch.go
+// floatN), used when the kernels are the AVX2 set's float kernels with
+// floatAVX512.
+
+//go:noescape
+func faddAVX512N(d, a, b *[MaxBatch]*vec, n int, neg uint32) (slow uint32)
+
+//go:noescape
+func fmulAVX512N(d, a, b *[MaxBatch]*vec, n int) (slow uint32)
+
+// floatN runs float kernel op (wideFAdd, wideFSub, wideFMul) on n
+// blocks in one call, if this build and CPU have the batch forms and
+// the programs' kernels are the AVX2 set's; it returns the blocks left
+// to their own kernel (a lane for the Go path), or ok false to have every
+// block run its own.
+func floatN(op int32, d, a, b *[MaxBatch]*vec, n int) (slow uint32, ok bool) {
+	if !hasFloatN() {
+		return 0, false
+	}
+	switch op {
+	case wideFAdd:
+		return faddAVX512N(d, a, b, n, 0), true
+	case wideFSub:
+		return faddAVX512N(d, a, b, n, signBit), true
+	}
+	return fmulAVX512N(d, a, b, n), true
+}
+
+// hasFloatN reports whether floatN has the batch forms.
+func hasFloatN() bool { return floatAVX512 && kernels == &avx2Kernels }

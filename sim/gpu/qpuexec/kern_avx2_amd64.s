@@ -621,3 +621,103 @@ TEXT ·fmulAVX512(SB), NOSPLIT, $0-28
 	VZEROUPPER
 	MOVL AX, slow+24(FP)
 	RET
+
+// The batch forms of faddAVX512 and fmulAVX512 (batch.go): n blocks,
+// block j's operands at a[j] and b[j], its result to d[j]. A block with
+// a lane for the Go path is not stored: its bit in slow says so, and the
+// caller runs the block's kernel on it.
+
+// func faddAVX512N(d, a, b *[MaxBatch]*vec, n int, neg uint32) (slow uint32)
+TEXT ·faddAVX512N(SB), NOSPLIT, $0-44
+	MOVQ d+0(FP), R8
+	MOVQ a+8(FP), R9
+	MOVQ b+16(FP), R10
+	MOVQ n+24(FP), CX
+	MOVL neg+32(FP), AX
+	VPBROADCASTD AX, Z14
+	MOVL $0x7F800000, AX
+	VPBROADCASTD AX, Z13
+	MOVL $0x7FFFFFFF, AX
+	VPBROADCASTD AX, Z12
+	MOVL $0x7F7FFFFE, AX
+	VPBROADCASTD AX, Z11
+	XORL BX, BX
+	XORQ R11, R11
+faddN_loop:
+	CMPQ R11, CX
+	JGE faddN_done
+	MOVQ (R9)(R11*8), SI
+	MOVQ (R10)(R11*8), DX
+	MOVQ (R8)(R11*8), DI
+	LOADZ(SI, X0, Z0)
+	LOADZ(DX, X1, Z1)
+	VPTESTMD Z13, Z0, K1
+	VPTESTMD Z13, Z1, K2
+	VMOVDQU32.Z Z0, K1, Z0
+	VMOVDQU32.Z Z1, K2, Z1
+	VPXORD Z14, Z1, Z1
+	VADDPS.RZ_SAE Z1, Z0, Z2
+	VPANDD Z12, Z2, Z3
+	VPCMPGTD Z11, Z3, K3
+	KMOVW K3, AX
+	TESTL AX, AX
+	JNZ faddN_slow
+	VPTESTMD Z13, Z2, K4
+	VMOVDQU32.Z Z2, K4, Z2
+	VMOVDQU32 Z2, 0(DI)
+	INCQ R11
+	JMP faddN_loop
+faddN_slow:
+	BTSL R11, BX
+	INCQ R11
+	JMP faddN_loop
+faddN_done:
+	VZEROUPPER
+	MOVL BX, slow+40(FP)
+	RET
+
+// func fmulAVX512N(d, a, b *[MaxBatch]*vec, n int) (slow uint32)
+TEXT ·fmulAVX512N(SB), NOSPLIT, $0-36
+	MOVQ d+0(FP), R8
+	MOVQ a+8(FP), R9
+	MOVQ b+16(FP), R10
+	MOVQ n+24(FP), CX
+	MOVL $0x7F800000, AX
+	VPBROADCASTD AX, Z13
+	MOVL $0x7FFFFFFF, AX
+	VPBROADCASTD AX, Z12
+	MOVL $0x7F7FFFFE, AX
+	VPBROADCASTD AX, Z11
+	XORL BX, BX
+	XORQ R11, R11
+fmulN_loop:
+	CMPQ R11, CX
+	JGE fmulN_done
+	MOVQ (R9)(R11*8), SI
+	MOVQ (R10)(R11*8), DX
+	MOVQ (R8)(R11*8), DI
+	LOADZ(SI, X0, Z0)
+	LOADZ(DX, X1, Z1)
+	VPTESTMD Z13, Z0, K1
+	VPTESTMD Z13, Z1, K2
+	VMOVDQU32.Z Z0, K1, Z0
+	VMOVDQU32.Z Z1, K2, Z1
+	VMULPS.RZ_SAE Z1, Z0, Z2
+	VPANDD Z12, Z2, Z3
+	VPCMPGTD Z11, Z3, K3
+	KMOVW K3, AX
+	TESTL AX, AX
+	JNZ fmulN_slow
+	VPTESTMD Z13, Z2, K4
+	VMOVDQU32.Z Z2, K4, Z2
+	VMOVDQU32 Z2, 0(DI)
+	INCQ R11
+	JMP fmulN_loop
+fmulN_slow:
+	BTSL R11, BX
+	INCQ R11
+	JMP fmulN_loop
+fmulN_done:
+	VZEROUPPER
+	MOVL BX, slow+32(FP)
+	RET

@@ -14,3 +14,11 @@ func colourPackVec(p qpu.Pack, d, packed, r *vec) {
 // Without the amd64 assembly (other architectures, or the purego build
 // tag) the kernels are kern.go's Go loops.
 var kernels = &goKernels
+
+// floatN has no batch form in this build: every block runs its own
+// kernel.
+func floatN(op int32, d, a, b *[MaxBatch]*vec, n int) (slow uint32, ok bool) { return 0, false }
+
+// hasFloatN reports whether floatN has the batch forms: not in this
+// build.
+func hasFloatN() bool { return false }

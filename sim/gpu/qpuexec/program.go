@@ -63,6 +63,7 @@ type Program struct {
 	straight    bool        // runs bound to each QPU (bound_bind.go bindable)
 	jumpPts     []jumpPoint // where a bound program's jumps can happen (bound_bind.go bindable)
 	readsCoords bool        // some operand reads X_PIXEL_COORD or Y_PIXEL_COORD
+	batchable   bool        // a Batch runs it in lockstep (batch_plan.go)
 }
 
 // ReadsPixelCoords reports whether the program reads X_PIXEL_COORD or
@@ -191,6 +192,7 @@ func decodeBytes(addr uint32, b []byte, opts Options) (*Program, error) {
 	}
 	p.compileSteps()
 	p.straight = p.bindable()
+	p.batchable = p.straight && opts.Stage == hazard.Fragment && !opts.Permissive && p.selfContained()
 	return p, nil
 }
 

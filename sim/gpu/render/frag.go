@@ -34,9 +34,7 @@ const maxSetup = maxVaryings + 2
 // talk to.
 type fragment struct {
 	w     *Worker
-	qpu   *qpuexec.QPU
-	tmu   [2]*tmu.Unit
-	start qpuexec.Start
+	batch *qpuexec.Batch
 
 	prim     raster.Prim
 	verts    [3]raster.Vertex
@@ -56,7 +54,30 @@ type fragment struct {
 	colVary [maxSetup][tileBlocks][4]float32
 	rowVary [maxSetup][4]float32
 
-	// Per thread.
+	depth   tlb.DepthState
+	reverse bool
+
+	// The blocks gathered for the batch (qpuexec.Batch), and the one
+	// whose Env call is being served, or being set up: its fields are
+	// f's (f.next is f.fragBlock.next).
+	*fragBlock
+	blocks [qpuexec.MaxBatch]fragBlock
+	nblk   int
+	envs   [qpuexec.MaxBatch]qpuexec.Env
+	self   [1]qpuexec.Env // f: a lone block's Env, without fragBlock's step
+	starts [qpuexec.MaxBatch]*qpuexec.Start
+	res    [qpuexec.MaxBatch]qpuexec.Result
+}
+
+// fragBlock is one thread's state: a 4×4 block's inputs and its
+// conversation with the TMUs and the tile buffer. Its Env methods serve
+// the batch's QPU that runs the block: they make it f's current block,
+// then do what f's do.
+type fragBlock struct {
+	f     *fragment
+	tmu   [2]*tmu.Unit
+	start qpuexec.Start
+
 	col    int // the block's column in colWZ and colVary
 	next   int // next varying to read
 	bx, by int
@@ -70,8 +91,6 @@ type fragment struct {
 	sidx            [tlb.Samples][16]uint16
 	msWrite, msRead int
 	stencil         tlb.Stencil
-	depth           tlb.DepthState
-	reverse         bool
 
 	// clip is the elements inside the clip window when BlockSamples
 	// gave coverage beyond it (else 0xFFFF), and clipState whether the
@@ -83,16 +102,26 @@ type fragment struct {
 
 func (f *fragment) init(w *Worker, qpuNum int) {
 	f.w = w
-	f.qpu = qpuexec.NewQPU(qpuNum, nil)
-	f.tmu[0], f.tmu[1] = tmu.New(nil), tmu.New(nil)
+	f.batch = qpuexec.NewBatch(qpuNum, nil)
 	ref := w.r.opts.Reference
-	f.qpu.Reference, f.tmu[0].Reference, f.tmu[1].Reference = ref, ref, ref
+	f.batch.SetReference(ref)
+	for k := range f.blocks {
+		b := &f.blocks[k]
+		b.f = f
+		b.tmu[0], b.tmu[1] = tmu.New(nil), tmu.New(nil)
+		b.tmu[0].Reference, b.tmu[1].Reference = ref, ref
+		f.envs[k], f.starts[k] = b, &b.start
+	}
+	f.fragBlock = &f.blocks[0]
+	f.self[0] = f
 }
 
 func (f *fragment) setView(v *mem.View) {
-	f.qpu.Mem = v
-	f.tmu[0].Reset(v)
-	f.tmu[1].Reset(v)
+	f.batch.SetMem(v)
+	for k := range f.blocks {
+		f.blocks[k].tmu[0].Reset(v)
+		f.blocks[k].tmu[1].Reset(v)
+	}
 }
 
 // shadePrim rasterises f.prim and runs the fragment shader on every 4×4
@@ -165,7 +194,23 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 		}
 	}
 	c := &w.counters
+	// The blocks gathered for one batch: several when the batch takes
+	// the program in lockstep (qpuexec.Batch: not on the reference path,
+	// and not for a program it would gain nothing on); one at a time
+	// otherwise.
+	batchOf := 1
+	if !ms && f.batch.Takes(st.fs) {
+		batchOf = batchBlocks
+	}
+	f.nblk = 0
+	f.fragBlock = &f.blocks[0]
 	for by := b.Y0 &^ 3; by < b.Y1; by += 4 {
+		// A batch keeps to a row: the varyings' row terms are the row's.
+		if f.nblk > 0 {
+			if err := f.runBatch(hw, nvary); err != nil {
+				return err
+			}
+		}
 		rowReady := false
 		// The fast path visits only the row's blocks that can be covered
 		// and knows the whole ones without testing their pixels
@@ -195,7 +240,7 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 					continue
 				}
 			}
-			s := &f.start
+			s := &f.start // the next slot's (f.fragBlock is blocks[f.nblk])
 			if f.terms {
 				if !rowReady {
 					f.prim.Row(by, &f.rowWZ)
@@ -267,21 +312,25 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 			f.clipState = 0
 			f.tmu[0].Reset(nil)
 			f.tmu[1].Reset(nil)
-			res, err := f.qpu.Run(st.fs, f, s)
-			c[uapi.PerfcntQPUTotalClkCyclesFragmentShading] += 4 * uint64(res.Instructions)
-			c[uapi.PerfcntQPUTotalClkCyclesExecValidInst] += 4 * uint64(res.Instructions)
-			if err != nil {
-				return err
-			}
-			if f.next < f.nvary && !st.fs.Opts.Permissive {
-				// "All of the set up varyings must be read before the
-				// shader completes" ([AG] §6 "Varyings Interpolation"):
-				// the next thread would read the rest. A broken
-				// restriction fails the job in strict mode, as the
-				// interpreter's own run-time checks do.
-				return fmt.Errorf("fragment shader at %#08x ended after reading %d of the %d varyings set up (%d of the PSE's own for the primitive, then the shader record's %d; [AG] §6: all must be read)", st.fs.Addr, f.next, f.nvary, hw, nvary)
-			}
 			shaded = true
+			if batchOf == 1 {
+				// One block at a time, straight to the QPU.
+				res, err := f.batch.QPU().Run(st.fs, f, s)
+				if err := f.ran(f.fragBlock, &res, err, hw, nvary); err != nil {
+					return err
+				}
+			} else if f.nblk++; f.nblk == batchOf {
+				if err := f.runBatch(hw, nvary); err != nil {
+					return err
+				}
+			} else {
+				f.fragBlock = &f.blocks[f.nblk]
+			}
+		}
+	}
+	if f.nblk > 0 {
+		if err := f.runBatch(hw, nvary); err != nil {
+			return err
 		}
 	}
 	if shaded {
@@ -291,6 +340,97 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 	}
 	return nil
 }
+
+// batchBlocks is the number of blocks a batch gathers (at most
+// qpuexec.MaxBatch).
+const batchBlocks = qpuexec.MaxBatch
+
+// runBatch runs the fragment shader on the f.nblk blocks gathered, as if
+// one after another in their order, and makes blocks[0] the next slot.
+// hw and nvary are the primitive's varyings: the PSE's own and the
+// shader record's.
+func (f *fragment) runBatch(hw, nvary int) error {
+	st := &f.w.st
+	n := f.nblk
+	f.nblk = 0
+	envs := f.envs[:n]
+	if n == 1 {
+		envs = f.self[:]
+		f.fragBlock = &f.blocks[0]
+	}
+	k, err := f.batch.Run(st.fs, envs, f.starts[:n], f.res[:n])
+	f.fragBlock = &f.blocks[0]
+	for j := 0; j < k; j++ {
+		var e error
+		if j == k-1 {
+			e = err
+		}
+		if e := f.ran(&f.blocks[j], &f.res[j], e, hw, nvary); e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// ran counts block b's run, whose result was res and error err, and
+// checks that it read its varyings.
+func (f *fragment) ran(b *fragBlock, res *qpuexec.Result, err error, hw, nvary int) error {
+	st := &f.w.st
+	c := &f.w.counters
+	c[uapi.PerfcntQPUTotalClkCyclesFragmentShading] += 4 * uint64(res.Instructions)
+	c[uapi.PerfcntQPUTotalClkCyclesExecValidInst] += 4 * uint64(res.Instructions)
+	if err != nil {
+		return err
+	}
+	if b.next < f.nvary && !st.fs.Opts.Permissive {
+		// "All of the set up varyings must be read before the
+		// shader completes" ([AG] §6 "Varyings Interpolation"):
+		// the next thread would read the rest. A broken
+		// restriction fails the job in strict mode, as the
+		// interpreter's own run-time checks do.
+		return fmt.Errorf("fragment shader at %#08x ended after reading %d of the %d varyings set up (%d of the PSE's own for the primitive, then the shader record's %d; [AG] §6: all must be read)", st.fs.Addr, b.next, f.nvary, hw, nvary)
+	}
+	return nil
+}
+
+// The Env of a block's QPU: each call makes the block f's current one,
+// then does what f's Env methods do.
+
+// Varying implements qpuexec.Env for block b.
+func (b *fragBlock) Varying(vp, c *[16]uint32) error {
+	b.f.fragBlock = b
+	return b.f.Varying(vp, c)
+}
+
+// TMUWrite implements qpuexec.Env for block b.
+func (b *fragBlock) TMUWrite(unit int, reg qpuexec.TMUReg, v *[16]uint32, mask uint16, param uint32, direct bool) error {
+	b.f.fragBlock = b
+	return b.f.TMUWrite(unit, reg, v, mask, param, direct)
+}
+
+// TMULoad implements qpuexec.Env for block b.
+func (b *fragBlock) TMULoad(unit int, r4 *[16]uint32) error {
+	b.f.fragBlock = b
+	return b.f.TMULoad(unit, r4)
+}
+
+// TLBWrite implements qpuexec.Env for block b.
+func (b *fragBlock) TLBWrite(reg qpuexec.TLBReg, v *[16]uint32, mask uint16, ms *[16]uint32) error {
+	b.f.fragBlock = b
+	return b.f.TLBWrite(reg, v, mask, ms)
+}
+
+// TLBLoad implements qpuexec.Env for block b.
+func (b *fragBlock) TLBLoad(kind qpuexec.TLBLoad, r4 *[16]uint32) error {
+	b.f.fragBlock = b
+	return b.f.TLBLoad(kind, r4)
+}
+
+// Scoreboard implements qpuexec.Env for block b.
+func (b *fragBlock) Scoreboard(unlock bool) error { return b.f.Scoreboard(unlock) }
+
+// Semaphore implements qpuexec.Env for block b.
+func (b *fragBlock) Semaphore(n int, acquire bool) error { return b.f.Semaphore(n, acquire) }
 
 // quadMask returns bit q set when quad q (elements 4q..4q+3) has an
 // element set: the OR of each nibble, gathered into the low four bits. It

@@ -1,0 +1,437 @@
+package qpuexec
+
+import (
+	"encoding/binary"
+	"errors"
+	"math/bits"
+
+	"github.com/vccube/vccube/shaders/qpu"
+	"github.com/vccube/vccube/sim/mem"
+)
+
+// MaxBatch is the most blocks a Batch runs in lockstep.
+const MaxBatch = 4
+
+// A Batch runs one fragment shader on several blocks in lockstep: each
+// micro-operation of the bound program (bound_bind.go) is done for every
+// block before the next, so that one dispatch serves them all. Each block
+// has a QPU of its own, with its own Env and Start; the Envs must accept
+// their calls interleaved (the blocks' pixels are disjoint, so their tile
+// buffer writes and tests commute).
+//
+// Only a program that reads nothing a run before it left (batch_plan.go
+// selfContained) runs in lockstep; the others run one block after
+// another on one QPU, as QPU.Run would. A jump that some blocks take and
+// others do not splits the batch: from there each block finishes alone
+// on its own QPU (QPU.runBound resumes it).
+//
+// A Batch is the render model's one processor: its blocks run in block
+// order as far as anything outside can tell, and the QPU the last block
+// ran on is where the next lone run continues.
+type Batch struct {
+	qs   [MaxBatch]QPU
+	last int // the QPU the last block in block order ran on
+	// splits counts the batches split at a jump, for the tests.
+	splits int
+	// always makes Takes ignore minFloatShare, for the tests.
+	always bool
+}
+
+// NewBatch returns a Batch whose QPUs are number num and read uniforms
+// through m.
+func NewBatch(num int, m *mem.View) *Batch {
+	g := &Batch{}
+	for i := range g.qs {
+		g.qs[i].Num, g.qs[i].Mem = num, m
+		g.qs[i].init()
+	}
+	return g
+}
+
+// SetMem sets every QPU's view (QPU.Mem).
+func (g *Batch) SetMem(m *mem.View) {
+	for i := range g.qs {
+		g.qs[i].Mem = m
+	}
+}
+
+// SetReference sets every QPU's QPU.Reference. The reference runs one
+// block at a time.
+func (g *Batch) SetReference(ref bool) {
+	for i := range g.qs {
+		g.qs[i].Reference = ref
+	}
+}
+
+// QPU returns the QPU the next lone run goes to: the one that ran the
+// last block.
+func (g *Batch) QPU() *QPU { return &g.qs[g.last] }
+
+// Batched reports whether p runs the same from any state it starts in
+// (batch_plan.go), so that a Batch can run it in lockstep.
+func (p *Program) Batched() bool { return p.batchable }
+
+// errNotRun marks a block a Batch left when an earlier one failed.
+var errNotRun = errors.New("qpuexec: block not run: an earlier block of its batch failed")
+
+// Run runs p on len(starts) blocks (at most MaxBatch), block j from
+// starts[j] with envs[j], its result into res[j]. It returns k, the
+// number of blocks whose results count, and the error of block k-1 if it
+// failed: blocks run in block order would have stopped there. The
+// blocks after a failed one may have made some of their Env calls.
+func (g *Batch) Run(p *Program, envs []Env, starts []*Start, res []Result) (int, error) {
+	n := len(starts)
+	if n == 1 || !g.Takes(p) {
+		q := &g.qs[g.last]
+		for j := 0; j < n; j++ {
+			var err error
+			if res[j], err = q.Run(p, envs[j], starts[j]); err != nil {
+				return j + 1, err
+			}
+		}
+		return n, nil
+	}
+	var errs [MaxBatch]error
+	qp := g.assign(n)
+	g.lockstep(p, envs, starts, res, errs[:n])
+	for j := 0; j < n; j++ {
+		if errs[j] != nil {
+			g.last = g.index(qp[j])
+			return j + 1, errs[j]
+		}
+	}
+	return n, nil
+}
+
+// minFloatShare is the share of a bound program's micro-operations, in
+// percent, that must be float kernels with a batch form (floatN) for a
+// batch to pay: the lockstep saves on those calls and costs a little on
+// every other micro-operation and block (doc/performance.md, "Several
+// blocks per dispatch").
+const minFloatShare = 35
+
+// Takes reports whether Run takes p in lockstep: p runs the same from
+// any state it starts in (Program.Batched), and it pays: the float
+// kernels have their one-call forms on this CPU (hasFloatN; without them
+// a batch only costs: doc/performance.md) and are enough of p
+// (minFloatShare). Otherwise Run runs the blocks one after another.
+func (g *Batch) Takes(p *Program) bool {
+	if !p.batchable || g.qs[0].Reference {
+		return false
+	}
+	if g.always {
+		return true
+	}
+	b := g.qs[g.last].bound(p)
+	return hasFloatN() && 100*b.floats >= minFloatShare*len(b.ops)
+}
+
+// assign returns the QPU each of n blocks runs on: the last block on the
+// QPU the last block before it ran on, the others on the rest, in order.
+// What the program does not write then stays as a run of the blocks in
+// order on one QPU would leave it (batch_plan.go).
+func (g *Batch) assign(n int) (qp [MaxBatch]*QPU) {
+	k := 0
+	for i := range g.qs {
+		if i != g.last && k < n-1 {
+			qp[k] = &g.qs[i]
+			k++
+		}
+	}
+	qp[n-1] = &g.qs[g.last]
+	return qp
+}
+
+// index returns q's place in g.qs.
+func (g *Batch) index(q *QPU) int {
+	for i := range g.qs {
+		if q == &g.qs[i] {
+			return i
+		}
+	}
+	return g.last
+}
+
+// lockstep runs p's micro-operations for n blocks at once. It is
+// runBound (bound_run.go) with each case done for every block; the cases
+// that decide the path (a jump, a failure) leave the lockstep.
+func (g *Batch) lockstep(p *Program, envs []Env, starts []*Start, res []Result, errs []error) {
+	n := len(starts)
+	var ops [MaxBatch][]uop
+	var bs [MaxBatch]*boundProg
+	qp := g.assign(n)
+	for j := 0; j < n; j++ {
+		q := qp[j]
+		if q.src[0] == nil {
+			q.init()
+		}
+		bs[j] = q.bound(p)
+		ops[j] = bs[j].ops
+		q.begin(p, envs[j], starts[j])
+		q.banksStale, q.endPoison = false, false
+		q.seqBase = 0
+	}
+	total := len(ops[0])
+	for pos := 0; pos < total; pos++ {
+		u0 := &ops[0][pos]
+		var err error
+		j := 0
+		switch u0.op {
+		case opKernel:
+			if u0.n != 0 {
+				// A float kernel: one call for every block where the
+				// build has the batch form; the blocks it leaves run
+				// their own.
+				var d, a, b [MaxBatch]*vec
+				for j = 0; j < n; j++ {
+					u := &ops[j][pos]
+					d[j], a[j], b[j] = u.d, u.a, u.b
+				}
+				if slow, ok := floatN(u0.n, &d, &a, &b, n); ok {
+					for ; slow != 0; slow &= slow - 1 {
+						u := &ops[bits.TrailingZeros32(slow)][pos]
+						u.k(u.d, u.a, u.b)
+					}
+					for j = 0; j < n; j++ {
+						if u := &ops[j][pos]; u.w != nil {
+							copyVec(u.w, u.d)
+						}
+					}
+					break
+				}
+			}
+			for j = 0; j < n; j++ {
+				u := &ops[j][pos]
+				u.k(u.d, u.a, u.b)
+				if u.w != nil {
+					copyVec(u.w, u.d)
+				}
+			}
+		case opCopy:
+			for j = 0; j < n; j++ {
+				u := &ops[j][pos]
+				copyVec(u.d, u.a)
+			}
+		case opCopyK:
+			for j = 0; j < n; j++ {
+				u := &ops[j][pos]
+				copyVec(u.d, u.a)
+				if u.w != nil {
+					copyVec(u.w, u.a)
+				}
+			}
+		case opUnpackA:
+			for j = 0; j < n; j++ {
+				u := &ops[j][pos]
+				unpackAVec(u.in.unpack, u.in.unpackFloat, u.d, u.a)
+			}
+		case opUnpackR4:
+			for j = 0; j < n; j++ {
+				u := &ops[j][pos]
+				unpackR4Vec(u.in.unpack, u.d, u.a)
+			}
+		case opColour:
+			for j = 0; j < n; j++ {
+				u := &ops[j][pos]
+				qp[j].colourWrite(u.d, qpu.Pack(u.n))
+			}
+		case opUniform:
+			for j = 0; j < n; j++ {
+				q, u := qp[j], &ops[j][pos]
+				var x uint32
+				if q.unifOff+4 <= len(q.unifBuf) {
+					x = binary.LittleEndian.Uint32(q.unifBuf[q.unifOff:])
+					q.unifOff += 4
+					q.unifAddr += 4
+				} else if x, err = q.popUniform(); err != nil {
+					break
+				}
+				fill(u.d, x)
+			}
+		case opVarying:
+			for j = 0; j < n; j++ {
+				if err = qp[j].readVarying(ops[j][pos].d); err != nil {
+					break
+				}
+			}
+		case opVaryingR5:
+			for j = 0; j < n; j++ {
+				q := qp[j]
+				if err = q.readVarying(ops[j][pos].d); err != nil {
+					break
+				}
+				copyVec(&q.acc[5], &q.varyC)
+				q.varyPend = false
+			}
+		case opR5:
+			for j = 0; j < n; j++ {
+				qp[j].landVarying()
+			}
+		case opFlags:
+			for j = 0; j < n; j++ {
+				q, u := qp[j], &ops[j][pos]
+				q.mAdd, q.mMul = q.stepFlags(u.st, u.a, u.b)
+			}
+		case opCopyAdd:
+			for j = 0; j < n; j++ {
+				q, u := qp[j], &ops[j][pos]
+				if q.mAdd == 0xFFFF {
+					copyVec(u.d, u.a)
+				} else {
+					mergeLanesVec(u.d, u.a, q.mAdd, 0xFFFFFFFF)
+				}
+			}
+		case opCopyMul:
+			for j = 0; j < n; j++ {
+				q, u := qp[j], &ops[j][pos]
+				if q.mMul == 0xFFFF {
+					copyVec(u.d, u.a)
+				} else {
+					mergeLanesVec(u.d, u.a, q.mMul, 0xFFFFFFFF)
+				}
+			}
+		case opWriteAdd, opWriteMul, opWriteAddIf, opWriteMulIf:
+			isAdd := u0.op == opWriteAdd || u0.op == opWriteAddIf
+			for j = 0; j < n; j++ {
+				q, u := qp[j], &ops[j][pos]
+				mask := uint16(u.n)
+				switch u.op {
+				case opWriteAddIf:
+					mask = q.mAdd
+				case opWriteMulIf:
+					mask = q.mMul
+				}
+				q.seq = int(u.pc) + 1 + q.seqBase
+				if err = q.writeIO(u.st, u.st.in, int(u.pc), isAdd, mask); err != nil {
+					break
+				}
+			}
+		case opSignal:
+			for j = 0; j < n; j++ {
+				q, u := qp[j], &ops[j][pos]
+				q.seq = int(u.pc) + 1 + q.seqBase
+				if err = q.signal(u.in, int(u.pc)); err != nil {
+					break
+				}
+			}
+		case opEnd:
+			for j = 0; j < n; j++ {
+				q, u := qp[j], &ops[j][pos]
+				q.seq = int(u.pc) + 1 + q.seqBase
+				q.endAt = q.seq + 2
+				q.endPoison = true
+			}
+		case opStep:
+			for j = 0; j < n; j++ {
+				q, u := qp[j], &ops[j][pos]
+				q.seq = int(u.pc) + 1 + q.seqBase
+				if err = u.st.exec(q, u.st, int(u.pc)); err != nil {
+					break
+				}
+			}
+		case opSFULand:
+			for j = 0; j < n; j++ {
+				q := qp[j]
+				q.landSFU(int(u0.n) + q.seqBase)
+			}
+		case opUnifLand:
+			for j = 0; j < n; j++ {
+				q := qp[j]
+				q.landUniforms(int(u0.n) + q.seqBase)
+			}
+		case opRetire:
+			for j = 0; j < n; j++ {
+				q := qp[j]
+				q.landEnd()
+				if q.npend > 0 {
+					q.retire(q.npend)
+				}
+			}
+		case opSwitch:
+			for j = 0; j < n; j++ {
+				q := qp[j]
+				if q.switchAt == int(u0.n)+q.seqBase {
+					q.boundSwitch()
+				}
+			}
+		case opJump:
+			// Every block is at the same instruction count: they took
+			// the same jumps so far.
+			seq := int(u0.pc) + 1 + qp[0].seqBase
+			var to [MaxBatch]int
+			var taken [MaxBatch]bool
+			same := true
+			for j = 0; j < n; j++ {
+				to[j], taken[j] = qp[j].jumpLands(seq)
+				same = same && taken[j] == taken[0]
+			}
+			if same && !taken[0] {
+				continue
+			}
+			if same && seq+len(p.code) < runLimit {
+				for j = 0; j < n; j++ {
+					qp[j].seqBase += int(u0.pc) + 1 - to[j]
+				}
+				pos = int(u0.n) - 1
+				continue
+			}
+			// The blocks part here (or the run may be a hang, which the
+			// step loop counts, as runBound does): each goes on alone.
+			g.splits++
+			for j = 0; j < n; j++ {
+				q := qp[j]
+				switch {
+				case !taken[j]:
+					res[j], errs[j] = q.resumeBound(p, pos+1)
+				case seq+len(p.code) >= runLimit:
+					q.seq = seq
+					q.settleBanks()
+					res[j], errs[j] = q.run(p, p.steps, to[j])
+				default:
+					q.seqBase += int(u0.pc) + 1 - to[j]
+					res[j], errs[j] = q.resumeBound(p, int(u0.n))
+				}
+			}
+			return
+		}
+		if err != nil {
+			// Block j failed here. The blocks before it have done this
+			// micro-operation and go on alone; those after it would not
+			// have run.
+			for k := 0; k < j; k++ {
+				res[k], errs[k] = qp[k].resumeBound(p, pos+1)
+			}
+			res[j], errs[j] = qp[j].boundFailed(bs[j], &ops[j][pos], err)
+			for k := j + 1; k < n; k++ {
+				errs[k] = errNotRun
+			}
+			return
+		}
+	}
+	for j := 0; j < n; j++ {
+		q := qp[j]
+		q.settleBanks()
+		q.seq = len(p.code) + q.seqBase
+		res[j], errs[j] = q.end(len(p.code) - 1)
+	}
+}
+
+// boundFailed leaves q as the run loop leaves a failed run, failed at
+// micro-operation u of b: the result latches as the general code had
+// them, the delayed writes made (runBound's failed).
+func (q *QPU) boundFailed(b *boundProg, u *uop, err error) (Result, error) {
+	if u.fix != 0 {
+		b.fixes[u.fix-1].restore(q)
+	}
+	q.seq = int(u.pc) + 1 + q.seqBase
+	q.landEnd()
+	q.settleBanks()
+	return q.result(), q.fail(int(u.pc), err)
+}
+
+// resumeBound resumes at micro-operation from a bound run of p that a
+// Batch began on q.
+func (q *QPU) resumeBound(p *Program, from int) (Result, error) {
+	q.resume = from + 1
+	return q.runBound(p, nil, nil)
+}
