@@ -112,7 +112,7 @@ func (w *Worker) runChain(c *chain) error {
 		// The previous chain this worker ran ended with the store that
 		// cleared the whole buffer to these values: it is clear already.
 	default:
-		w.buf.Clear(s.clear, true, true)
+		w.clearBuf(s.clear, true, true)
 	}
 	w.cleared = false
 	w.control = s.control
@@ -393,6 +393,16 @@ func (w *Worker) store(t *transfer) error {
 	if err != nil {
 		return err
 	}
-	w.buf.Clear(w.clear, t.clearColor, t.clearZS)
+	w.clearBuf(w.clear, t.clearColor, t.clearZS)
 	return nil
+}
+
+// clearBuf clears the tile buffer: only the rows written since it was
+// last cleared to the same values, or with Options.Reference all of it.
+func (w *Worker) clearBuf(c tlb.ClearValues, color, zs bool) {
+	if w.r.opts.Reference {
+		w.buf.Clear(c, color, zs)
+		return
+	}
+	w.buf.ClearWritten(c, color, zs)
 }
