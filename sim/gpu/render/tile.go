@@ -66,6 +66,12 @@ type Worker struct {
 	vsTexSeen uint64 // w.vs.TexQuads already counted
 	// vertices counts the vertices direct draws named in the chain.
 	vertices uint64
+	// ops and stateOps are the pass's slices as published for the chain
+	// being run; last is the index of the last chain of the batch this
+	// worker ran (-1 for none).
+	ops      []op
+	stateOps []int
+	last     int
 	// cleared says the last chain this worker ran ended with the store
 	// that cleared the whole buffer, to clearedTo: the next chain need not
 	// clear it again.
@@ -119,13 +125,13 @@ func (w *Worker) runChain(c *chain) error {
 	w.st.reset()
 	w.newShader()
 	w.vertices = 0
-	for _, i := range r.stateOps[:s.nstate] {
-		if err := w.state(r.ops[i].bytes()); err != nil {
+	for _, i := range w.stateOps[:s.nstate] {
+		if err := w.state(w.ops[i].bytes()); err != nil {
 			return err
 		}
 	}
 	for i := c.first; i < c.end; i++ {
-		o := &r.ops[i]
+		o := &w.ops[i]
 		if err := w.op(o); err != nil {
 			var h *cle.HangError
 			if errors.As(err, &h) {
