@@ -24,7 +24,10 @@
 // vc4_render_cl.c) clears after every tile's last store, so every tile is a
 // chain. If two chains load or store the same tile, the chains are run in
 // order on one worker instead, so the result never depends on the
-// schedule.
+// schedule. Once the binner has finished, the workers start on each chain
+// as soon as the pass has closed it, while the pass reads on; a chain
+// that shares a tile with an earlier one waits, with the chains after
+// it, for the flush, and then runs in order.
 //
 // Each tile list starts from the render list's own state at the chain's
 // start (its state packets outside the tile lists), not from what the
