@@ -169,6 +169,7 @@ func (g *GPU) Run(job *hw.Job) (res hw.Result) {
 		if err == nil && !renderDone {
 			pc, sem := g.renderer.Thread().PC(), g.sem.Count
 			var st cle.Status
+			g.renderer.SetConcurrent(binDone)
 			st, err = g.renderer.Run()
 			renderDone = st == cle.Done
 			progressed = progressed || renderDone || pc != g.renderer.Thread().PC() || sem != g.sem.Count

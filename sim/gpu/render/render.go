@@ -24,7 +24,10 @@
 // vc4_render_cl.c) clears after every tile's last store, so every tile is a
 // chain. If two chains load or store the same tile, the chains are run in
 // order on one worker instead, so the result never depends on the
-// schedule.
+// schedule. Once the binner has finished, the workers start on each chain
+// as soon as the pass has closed it, while the pass reads on; a chain
+// that shares a tile with an earlier one waits, with the chains after
+// it, for the flush, and then runs in order.
 //
 // Each tile list starts from the render list's own state at the chain's
 // start (its state packets outside the tile lists), not from what the
@@ -122,17 +125,35 @@ type Renderer struct {
 	work    chan *frameWork
 	fw      frameWork
 	closed  bool
+
+	// concurrent says nothing else runs on the job's memory while the
+	// render thread does (SetConcurrent); streaming says the workers
+	// have the current batch and take its chains as the pass closes
+	// them.
+	concurrent, streaming bool
 }
 
-// frameWork is one batch of chains handed to the workers.
+// frameWork is one batch of chains handed to the workers. The workers
+// take the chains the pass has published, in order, and wait for more
+// until the batch is closed. What they read of the pass's slices is
+// published under mu: the pass appends to its own slices while they
+// render, and never changes an element it has published.
 type frameWork struct {
 	r      *Renderer
-	next   atomic.Int64
 	done   sync.WaitGroup
 	failed atomic.Bool
-	mu     sync.Mutex
-	err    error
-	errAt  int
+
+	mu   sync.Mutex
+	more sync.Cond // a chain published, the batch closed or failed
+	// The pass's slices as published: chains[:n] may be taken.
+	ops      []op
+	stateOps []int
+	chains   []chain
+	n, next  int
+	closed   bool
+	waiting  int // workers waiting on more
+	err      error
+	errAt    int
 }
 
 // New returns a renderer that loads shaders through cache.
@@ -144,6 +165,8 @@ func New(cache *qpuexec.Cache, o Options) *Renderer {
 		o.Limits = cle.DefaultLimits
 	}
 	r := &Renderer{opts: o, cache: cache}
+	r.fw.r = r
+	r.fw.more.L = &r.fw.mu
 	r.owner = make([]int32, 256*256)
 	r.ownerGen = make([]uint32, 256*256)
 	r.work = make(chan *frameWork)
@@ -193,6 +216,15 @@ func (r *Renderer) Start(v *mem.View, start, end uint32, c *hw.Counters, sem *cl
 	}
 }
 
+// SetConcurrent says whether the render thread runs alone on the job's
+// memory from now on: the binner has finished, so nothing but the
+// rendering writes memory. Then the workers may render each chain as soon
+// as the pass over the render list has closed it, while the pass reads
+// on. Otherwise (and with Options.Reference) they start when the pass
+// reaches a flush, as before the binner is done a chain could read tile
+// lists the binner has yet to write.
+func (r *Renderer) SetConcurrent(alone bool) { r.concurrent = alone }
+
 // Thread returns the CLE thread (for its registers).
 func (r *Renderer) Thread() *cle.Thread { return r.th }
 
@@ -204,7 +236,9 @@ func (r *Renderer) snap() snapshot {
 }
 
 // Run executes the list until it ends or waits on the semaphore; it
-// renders the tiles before returning Done.
+// renders the tiles before returning Done. It never returns with a worker
+// still rendering: a batch the workers have is finished (at a wait) or
+// abandoned (on an error, as the pass's error is the job's).
 func (r *Renderer) Run() (cle.Status, error) {
 	if r.waiting {
 		if !r.sem.Take() {
@@ -212,15 +246,23 @@ func (r *Renderer) Run() (cle.Status, error) {
 		}
 		r.waiting = false
 	}
+	defer func() {
+		if r.streaming {
+			// A panic in the pass: the job ends, its workers first.
+			r.abandon()
+		}
+	}()
 	for {
 		p, err := r.th.Next()
 		switch {
 		case errors.Is(err, cle.ErrEnd), errors.Is(err, cle.ErrHalted):
 			return cle.Done, r.flush()
 		case err != nil:
+			r.abandon()
 			return cle.Done, err
 		}
 		if err := r.packet(&p); err != nil {
+			r.abandon()
 			var h *cle.HangError
 			if errors.As(err, &h) {
 				return cle.Done, err
@@ -228,6 +270,13 @@ func (r *Renderer) Run() (cle.Status, error) {
 			return cle.Done, r.th.Hang(p.Addr, fmt.Sprintf("%v: %v", p.Op, err), err)
 		}
 		if r.waiting {
+			if r.streaming {
+				// What the thread has done so far is rendered before
+				// it waits, as at a signal.
+				if err := r.flush(); err != nil {
+					return cle.Done, err
+				}
+			}
 			return cle.Waiting, nil
 		}
 	}
@@ -249,6 +298,16 @@ func (r *Renderer) endChain(cleared bool) {
 	r.chains = append(r.chains, chain{first: r.curFirst, end: len(r.ops), start: r.cur, cleared: cleared})
 	r.curFirst = len(r.ops)
 	r.cur = r.snap()
+	if !r.serial && r.concurrent && !r.opts.Reference && len(r.workers) > 1 {
+		// The chain shares no tile with an earlier one of the batch:
+		// the workers may render it now. (Once one does, the rest of
+		// the batch waits for the flush, to run in order.)
+		if !r.streaming {
+			r.startBatch(len(r.workers))
+			r.streaming = true
+		}
+		r.publish(false)
+	}
 }
 
 // packet follows one packet's effect on the control state and records it,
@@ -366,30 +425,101 @@ func (r *Renderer) flush() error {
 	return err
 }
 
-// renderChains runs r.chains on the workers (or on one, in order, when
-// chains share tiles) and keeps the last chain's tile buffer.
-func (r *Renderer) renderChains() error {
-	if len(r.chains) == 0 {
-		return nil
-	}
+// startBatch hands a new batch, with no chain published yet, to n
+// workers. The pass has closed its first chain.
+func (r *Renderer) startBatch(n int) {
 	if r.chains[0].start.carry {
 		r.carryIn = r.carry
 	}
 	fw := &r.fw
-	fw.r = r
-	fw.next.Store(0)
 	fw.failed.Store(false)
+	fw.ops, fw.stateOps, fw.chains = nil, nil, nil
+	fw.n, fw.next, fw.closed, fw.waiting = 0, 0, false, 0
 	fw.err, fw.errAt = nil, -1
-	n := len(r.workers)
-	if r.serial || len(r.chains) == 1 {
-		n = 1
+	for _, w := range r.workers {
+		w.last = -1
 	}
 	fw.done.Add(n)
 	for i := 0; i < n; i++ {
 		r.work <- fw
 	}
-	fw.done.Wait()
+}
+
+// publish lets the workers take every chain closed so far and, with
+// closed, tells them no more will come.
+func (r *Renderer) publish(closed bool) {
+	fw := &r.fw
+	fw.mu.Lock()
+	fw.ops, fw.stateOps, fw.chains, fw.n = r.ops, r.stateOps, r.chains, len(r.chains)
+	fw.closed = closed
+	switch {
+	case closed:
+		fw.more.Broadcast()
+	case fw.waiting > 0:
+		fw.more.Signal()
+	}
+	fw.mu.Unlock()
+}
+
+// abandon ends the batch the workers have without rendering the chains
+// they have not taken, and forgets their counts: the pass failed, and
+// its error is the job's.
+func (r *Renderer) abandon() {
+	if !r.streaming {
+		return
+	}
+	r.streaming = false
+	r.fw.failed.Store(true)
+	r.publish(true)
+	r.fw.done.Wait()
 	for _, w := range r.workers {
+		w.counters = hw.Counters{}
+	}
+}
+
+// renderChains runs r.chains on the workers (or on one, in order, when
+// chains share tiles) and keeps the last chain's tile buffer. When the
+// workers have the batch already, it closes it: they finish the chains
+// published, then one of them runs those the pass held back (the ones
+// from the first that shares a tile with an earlier chain), in order.
+func (r *Renderer) renderChains() error {
+	fw := &r.fw
+	if r.streaming {
+		r.streaming = false
+		if fw.n == len(r.chains) {
+			r.publish(true)
+			fw.done.Wait()
+		} else {
+			// Close the batch on the chains published, then hand the
+			// rest to one worker.
+			fw.mu.Lock()
+			fw.closed = true
+			fw.more.Broadcast()
+			fw.mu.Unlock()
+			fw.done.Wait()
+			if !fw.failed.Load() {
+				r.publish(true)
+				fw.done.Add(1)
+				r.work <- fw
+				fw.done.Wait()
+			}
+		}
+	} else {
+		if len(r.chains) == 0 {
+			return nil
+		}
+		n := len(r.workers)
+		if r.serial || len(r.chains) == 1 {
+			n = 1
+		}
+		r.startBatch(n)
+		r.publish(true)
+		fw.done.Wait()
+	}
+	for _, w := range r.workers {
+		if w.last == len(r.chains)-1 {
+			r.carry = w.buf
+		}
 		if r.counters != nil {
 			for i, v := range w.counters {
 				r.counters[i] += v
@@ -406,8 +536,29 @@ func (fw *frameWork) fail(at int, err error) {
 	if fw.err == nil || at < fw.errAt {
 		fw.err, fw.errAt = err, at
 	}
-	fw.mu.Unlock()
 	fw.failed.Store(true)
+	fw.more.Broadcast()
+	fw.mu.Unlock()
+}
+
+// take returns the next chain of the batch, its index, and the pass's
+// slices it reads, waiting for the pass to publish one; false when the
+// batch is closed and every chain taken, or failed.
+func (fw *frameWork) take(w *Worker) (*chain, int, bool) {
+	fw.mu.Lock()
+	defer fw.mu.Unlock()
+	for fw.next >= fw.n && !fw.closed && !fw.failed.Load() {
+		fw.waiting++
+		fw.more.Wait()
+		fw.waiting--
+	}
+	if fw.failed.Load() || fw.next >= fw.n {
+		return nil, 0, false
+	}
+	i := fw.next
+	fw.next++
+	w.ops, w.stateOps = fw.ops, fw.stateOps
+	return &fw.chains[i], i, true
 }
 
 // runChainSafely is runChain with a panic — a bug in the model, never an
@@ -422,20 +573,18 @@ func (w *Worker) runChainSafely(c *chain) (err error) {
 // loop is a worker goroutine: it takes chains from each batch it is sent.
 func (w *Worker) loop(work chan *frameWork) {
 	for fw := range work {
-		r := fw.r
-		for !fw.failed.Load() {
-			i := int(fw.next.Add(1) - 1)
-			if i >= len(r.chains) {
+		for {
+			c, i, ok := fw.take(w)
+			if !ok {
 				break
 			}
-			if err := w.runChainSafely(&r.chains[i]); err != nil {
+			if err := w.runChainSafely(c); err != nil {
 				fw.fail(i, err)
 				break
 			}
-			if i == len(r.chains)-1 {
-				r.carry = w.buf
-			}
+			w.last = i
 		}
+		w.ops, w.stateOps = nil, nil
 		fw.done.Done()
 	}
 }

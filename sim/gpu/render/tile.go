@@ -66,6 +66,12 @@ type Worker struct {
 	vsTexSeen uint64 // w.vs.TexQuads already counted
 	// vertices counts the vertices direct draws named in the chain.
 	vertices uint64
+	// ops and stateOps are the pass's slices as published for the chain
+	// being run; last is the index of the last chain of the batch this
+	// worker ran (-1 for none).
+	ops      []op
+	stateOps []int
+	last     int
 	// cleared says the last chain this worker ran ended with the store
 	// that cleared the whole buffer, to clearedTo: the next chain need not
 	// clear it again.
@@ -112,20 +118,20 @@ func (w *Worker) runChain(c *chain) error {
 		// The previous chain this worker ran ended with the store that
 		// cleared the whole buffer to these values: it is clear already.
 	default:
-		w.buf.Clear(s.clear, true, true)
+		w.clearBuf(s.clear, true, true)
 	}
 	w.cleared = false
 	w.control = s.control
 	w.st.reset()
 	w.newShader()
 	w.vertices = 0
-	for _, i := range r.stateOps[:s.nstate] {
-		if err := w.state(r.ops[i].bytes()); err != nil {
+	for _, i := range w.stateOps[:s.nstate] {
+		if err := w.state(w.ops[i].bytes()); err != nil {
 			return err
 		}
 	}
 	for i := c.first; i < c.end; i++ {
-		o := &r.ops[i]
+		o := &w.ops[i]
 		if err := w.op(o); err != nil {
 			var h *cle.HangError
 			if errors.As(err, &h) {
@@ -393,6 +399,16 @@ func (w *Worker) store(t *transfer) error {
 	if err != nil {
 		return err
 	}
-	w.buf.Clear(w.clear, t.clearColor, t.clearZS)
+	w.clearBuf(w.clear, t.clearColor, t.clearZS)
 	return nil
+}
+
+// clearBuf clears the tile buffer: only the rows written since it was
+// last cleared to the same values, or with Options.Reference all of it.
+func (w *Worker) clearBuf(c tlb.ClearValues, color, zs bool) {
+	if w.r.opts.Reference {
+		w.buf.Clear(c, color, zs)
+		return
+	}
+	w.buf.ClearWritten(c, color, zs)
 }

@@ -28,16 +28,22 @@ func TestChainStartsFromAClearBuffer(t *testing.T) {
 			t.Fatalf("%s: buffer %#x %#x, want %#x %#x", what, w.buf.Color[100], w.buf.ZS[100], c.Color, tlb.ZS(c.Z, c.Stencil))
 		}
 	}
-	w.buf.Color[100] = 0xBAD
+	// What a chain drew: a write through the buffer's methods, which
+	// record the rows a clear must fill again.
+	draw := func() {
+		idx, c := [16]uint16{100}, [16]uint32{0xBAD}
+		w.buf.WriteColor(&idx, &c, 1)
+	}
+	draw()
 	run(x, false)
 	check("first chain", x)
 
 	// A chain that does not end with a clearing store (the last of a
 	// batch) leaves what it drew: the next chain clears.
-	w.buf.Color[100] = 0xBAD
+	draw()
 	run(x, false)
 	check("after a chain that did not end clear", x)
-	w.buf.Color[100] = 0xBAD // what that chain drew
+	draw()
 	run(x, false)
 	check("after a chain that drew", x)
 

@@ -1,6 +1,7 @@
 package tlb
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -102,5 +103,49 @@ func BenchmarkFragmentBlock(b *testing.B) {
 				buf.WriteColorBlock(&k.blk, &k.c, pass)
 			}
 		})
+	}
+}
+
+// BenchmarkClear is the clear after a tile's store, of both buffers to
+// the values they were cleared to before, when no row, an eighth of the
+// rows or every row was written since (one pixel of each, written
+// before every clear): Clear, the general code, fills the whole buffer
+// every time, ClearWritten the rows written.
+func BenchmarkClear(b *testing.B) {
+	cv := ClearValues{Color: 0xFF102030, Z: 0xFFFFFF, Stencil: 0}
+	for _, rows := range []int{0, Size / 8, Size} {
+		var writes [][16]uint16 // 16 pixels a write, one a row
+		for r := 0; r < rows; r += 16 {
+			var idx [16]uint16
+			for i := range idx {
+				idx[i] = uint16((r+i)%Size*Size + i)
+			}
+			writes = append(writes, idx)
+		}
+		mask := uint16(1<<min(rows, 16) - 1)
+		var c, z [16]uint32
+		for _, general := range []bool{true, false} {
+			name := fmt.Sprintf("rows=%d/ClearWritten", rows)
+			if general {
+				name = fmt.Sprintf("rows=%d/Clear", rows)
+			}
+			b.Run(name, func(b *testing.B) {
+				var buf Buffer
+				buf.Clear(cv, true, true)
+				d := DepthState{Func: cl.DepthFuncAlways, Update: true}
+				var st Stencil
+				for i := 0; i < b.N; i++ {
+					for k := range writes {
+						buf.WriteColor(&writes[k], &c, mask)
+						buf.ZWrite(&writes[k], &z, mask, d, &st, false)
+					}
+					if general {
+						buf.Clear(cv, true, true)
+					} else {
+						buf.ClearWritten(cv, true, true)
+					}
+				}
+			})
+		}
 	}
 }

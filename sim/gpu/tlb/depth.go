@@ -30,6 +30,24 @@ import (
 type Block struct {
 	_    [0]uint64 // aligned for Offset's two words
 	Pair [8]uint16
+	// rows has bit r set for each row r of the tile a pair lies in, and
+	// right is the largest column + 1 of any pixel; rows is 0 when not
+	// worked out (a Block literal), and rowMask then works it out.
+	rows  uint64
+	right uint8
+}
+
+// rowMask returns the rows of the tile the block's pixels lie in, once
+// masked as the Block methods mask them.
+func (blk *Block) rowMask() uint64 {
+	if blk.rows != 0 {
+		return blk.rows
+	}
+	var m uint64
+	for _, p := range &blk.Pair {
+		m |= 1 << (p & pairMask / Size)
+	}
+	return m
 }
 
 // Offset sets b to from with base added to every pair: a block's pixels
@@ -41,6 +59,12 @@ func (b *Block) Offset(from *Block, base uint16) {
 	d, s := (*[2]uint64)(unsafe.Pointer(&b.Pair)), (*[2]uint64)(unsafe.Pointer(&from.Pair))
 	add := uint64(base) * 0x0001_0001_0001_0001
 	d[0], d[1] = s[0]+add, s[1]+add
+	// The rows move down by base's row when no pixel crosses into the
+	// next row or past the tile; otherwise rowMask works them out.
+	b.rows, b.right = 0, 0
+	if r, col := uint(base/Size), uint(from.right)+uint(base%Size); from.rows != 0 && r < 64 && col <= Size && from.rows<<r>>r == from.rows {
+		b.rows, b.right = from.rows<<r, uint8(col)
+	}
 }
 
 // pairMask keeps a pair's pixel even and inside the tile.
@@ -61,6 +85,8 @@ func BlockOf(idx *[16]uint16) (Block, bool) {
 			}
 		}
 		blk.Pair[k] = p
+		blk.rows |= 1 << (p / Size)
+		blk.right = max(blk.right, uint8(p%Size+2))
 	}
 	return blk, true
 }
@@ -100,13 +126,18 @@ func (b *Buffer) ZWriteBlock(blk *Block, z *[16]uint32, mask uint16, d DepthStat
 	if mask == 0 {
 		return 0, 0
 	}
-	return zBlock(&b.ZS, blk, z, mask, d.Func, d.Update), 0
+	pass = zBlock(&b.ZS, blk, z, mask, d.Func, d.Update)
+	if d.Update && pass != 0 {
+		b.zs.dirty |= blk.rowMask()
+	}
+	return pass, 0
 }
 
 // WriteColorBlock is WriteColor for the elements of a Block.
 func (b *Buffer) WriteColorBlock(blk *Block, c *[16]uint32, mask uint16) {
 	if mask != 0 {
 		colorBlock(&b.Color, blk, c, mask)
+		b.color.dirty |= blk.rowMask()
 	}
 }
 

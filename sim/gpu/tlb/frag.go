@@ -136,6 +136,7 @@ func (b *Buffer) ZWrite(idx *[16]uint16, z *[16]uint32, mask uint16, d DepthStat
 				pass &^= 1 << i
 			} else if d.Update {
 				*p = zf<<8 | *p&0xFF
+				b.zs.dirty |= 1 << (idx[i] / Size)
 			}
 		}
 		return pass, 0
@@ -151,6 +152,7 @@ func (b *Buffer) zWrite(idx *[16]uint16, z *[16]uint32, mask uint16, d DepthStat
 			continue
 		}
 		p := &b.ZS[idx[i]]
+		b.zs.dirty |= 1 << (idx[i] / Size) // written below, changed or not
 		zb, sb := *p>>8, uint8(*p)
 		zf := z[i] & 0xFFFFFF
 		if face.enabled {
@@ -187,6 +189,7 @@ func (b *Buffer) WriteColor(idx *[16]uint16, c *[16]uint32, mask uint16) {
 	for i := range 16 {
 		if mask&(1<<i) != 0 {
 			b.Color[idx[i]] = c[i]
+			b.color.dirty |= 1 << (idx[i] / Size)
 		}
 	}
 }

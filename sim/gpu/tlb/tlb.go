@@ -20,6 +20,7 @@ package tlb
 import (
 	"encoding/binary"
 	"fmt"
+	"math/bits"
 
 	"github.com/vccube/vccube/cl"
 	"github.com/vccube/vccube/cl/spec"
@@ -150,6 +151,11 @@ func ZS(z uint32, s uint8) uint32 { return z<<8 | uint32(s) }
 // Buffer is one tile buffer. Pixel (x, y) of the tile is element y·64 + x
 // without multisampling; sample s of pixel (x, y) is element MSIndex(x, y,
 // s) with.
+//
+// Color and ZS may be read directly. They are written through the
+// Buffer's methods only (or, in a test, followed by Touch): the methods
+// keep the record of which rows were written since the last clear, which
+// ClearWritten relies on.
 type Buffer struct {
 	Color [Pixels]uint32
 	// ZS holds Z24 << 8 | stencil per pixel.
@@ -157,16 +163,69 @@ type Buffer struct {
 	// pix is the multisample buffer's pixels as a load or store moves
 	// them: pixel (x, y) at y·64 + x, as a non-multisample buffer's.
 	pix [Pixels]uint32
+	// color and zs record, for each array, the rows (elements 64r to
+	// 64r+63; sample rows in multisample mode) that may hold something
+	// other than the value the last clear of that array wrote. The zero
+	// Buffer is all zeros, cleared to zero.
+	color, zs rows
 }
 
-// Clear sets the colour and/or the Z/stencil buffer to the clear values.
+// rows is the record of one array's rows written since its last clear:
+// every row whose bit is clear in dirty holds clean in all its elements.
+type rows struct {
+	dirty uint64
+	clean uint32
+}
+
+// Clear sets the colour and/or the Z/stencil buffer to the clear values,
+// every element of them: the general code ClearWritten stands for.
 func (b *Buffer) Clear(c ClearValues, color, zs bool) {
 	if color {
 		fill(b.Color[:], c.Color)
+		b.color = rows{clean: c.Color}
 	}
 	if zs {
-		fill(b.ZS[:], ZS(c.Z, c.Stencil))
+		v := ZS(c.Z, c.Stencil)
+		fill(b.ZS[:], v)
+		b.zs = rows{clean: v}
 	}
+}
+
+// ClearWritten is Clear, filling only the rows written since the last
+// clear when that clear wrote the same value: a store clears the tile
+// buffer after every tile, and most of a frame's tiles have few or no
+// fragments. TestClearWrittenMatchesClear compares it with Clear.
+func (b *Buffer) ClearWritten(c ClearValues, color, zs bool) {
+	if color {
+		b.color.clear(&b.Color, c.Color)
+	}
+	if zs {
+		b.zs.clear(&b.ZS, ZS(c.Z, c.Stencil))
+	}
+}
+
+// clear sets every element of a to v, writing only the dirty rows when
+// the clean ones hold v already.
+func (r *rows) clear(a *[Pixels]uint32, v uint32) {
+	if v != r.clean {
+		fill(a[:], v)
+		*r = rows{clean: v}
+		return
+	}
+	for d := r.dirty; d != 0; {
+		// A run of dirty rows at once.
+		first := bits.TrailingZeros64(d)
+		n := bits.TrailingZeros64(^(d >> first))
+		fill(a[first*Size:(first+n)*Size], v)
+		d &^= (1<<n - 1) << first
+	}
+	r.dirty = 0
+}
+
+// Touch records that Color and ZS were written other than through the
+// Buffer's methods: the next clear writes them whole.
+func (b *Buffer) Touch() {
+	b.color.dirty, b.zs.dirty = ^uint64(0), ^uint64(0)
 }
 
 // Tile is a tile's position: its column and row in tiles.
@@ -374,6 +433,7 @@ func (b *Buffer) storeColor(v *mem.View, addr uint32, tiling cl.Tiling, format c
 // each pixel's value goes to all four of its samples (Mesa vc4_job.c
 // vc4_job_submit: "multisample loads replicate out to the other samples").
 func (b *Buffer) LoadColor(v *mem.View, addr uint32, tiling cl.Tiling, format cl.LoadStoreFormat, t Tile, f *Frame) error {
+	b.color.dirty = ^uint64(0) // before anything is written, even on a fault
 	cpp := 4
 	if format != cl.LoadStoreFormatRGBA8888 {
 		cpp = 2
@@ -451,6 +511,7 @@ func (b *Buffer) StoreZS(v *mem.View, addr uint32, tiling cl.Tiling, t Tile, f *
 // LoadZS loads the Z/stencil buffer, each pixel to all its samples in
 // multisample mode.
 func (b *Buffer) LoadZS(v *mem.View, addr uint32, tiling cl.Tiling, t Tile, f *Frame) error {
+	b.zs.dirty = ^uint64(0) // before anything is written, even on a fault
 	im, err := newImage(addr, tiling, 4, f)
 	if err != nil {
 		return err
@@ -506,12 +567,14 @@ func (b *Buffer) StoreFullRes(v *mem.View, addr uint32, color, zs bool) error {
 // LoadFullRes reloads what StoreFullRes dumped.
 func (b *Buffer) LoadFullRes(v *mem.View, addr uint32, color, zs bool) error {
 	if color {
+		b.color.dirty = ^uint64(0)
 		if err := undump(v, addr, &b.Color); err != nil {
 			return err
 		}
 		addr += spec.FullResTileBytes
 	}
 	if zs {
+		b.zs.dirty = ^uint64(0)
 		return undump(v, addr, &b.ZS)
 	}
 	return nil
