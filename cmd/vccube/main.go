@@ -46,6 +46,9 @@ type env struct {
 	// waitTimeout, if not 0, replaces cuberender.DefaultWaitTimeout (tests
 	// of a GPU that stays hung need not wait five seconds).
 	waitTimeout time.Duration
+	// flipTimeout, if not 0, replaces present.DefaultFlipTimeout (tests
+	// of a display that never flips need not wait ten seconds).
+	flipTimeout time.Duration
 }
 
 func main() {

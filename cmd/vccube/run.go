@@ -570,6 +570,9 @@ func (p *program) newSwapchain() error {
 		return err
 	}
 	p.sc.OnFlip = p.pacing.Flip
+	if p.env.flipTimeout != 0 {
+		p.sc.Timeout = p.env.flipTimeout
+	}
 	return nil
 }
 

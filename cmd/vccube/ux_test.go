@@ -81,8 +81,9 @@ func TestAskedRunIsNotLimited(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	// (-benchmark's periodic lines may come first: the last report is
-	// the whole run's.)
-	if !strings.Contains(out.String(), "Rendered 100 frames in ") || errb.Len() != 0 {
+	// the whole run's. A frame the loaded machine drew slowly is said on
+	// stderr, which is not a hint.)
+	if !strings.Contains(out.String(), "Rendered 100 frames in ") || withoutSlowFrames(errb.String()) != "" {
 		t.Errorf("stdout %q\nstderr %q", out.String(), errb.String())
 	}
 }
@@ -354,4 +355,17 @@ func checkTermiosRestored(t *testing.T, before, after unix.Termios) {
 		after.Cc != before.Cc {
 		t.Errorf("terminal settings not restored:\nafter  %+v\nbefore %+v", after, before)
 	}
+}
+
+// withoutSlowFrames is stderr without the lines saying that the simulated
+// GPU drew a frame slowly (hangWatch.simulatedSlowFrame): they depend on
+// the machine's load, not on the run.
+func withoutSlowFrames(stderr string) string {
+	var kept []string
+	for _, l := range strings.SplitAfter(stderr, "\n") {
+		if !strings.Contains(l, "the simulated GPU drew it slowly") {
+			kept = append(kept, l)
+		}
+	}
+	return strings.Join(kept, "")
 }
