@@ -19,7 +19,7 @@
 #                32552010d1e0243948aebd6b6642ba9aeb979004 (22.3.0, the
 #                release of the Pi 3 record: doc/mesa-on-pc.md). That
 #                commit's files are exported (git archive, nothing is
-#                written into REPO) to CACHE/src-mesa-<commit>, then built
+#                written into REPO) to CACHE/git/mesa-<commit>, then built
 #                as -src is, in CACHE/build-mesa-<commit>
 #   -print-env   only print the shell lines that point a program at the
 #                build (it must have been built: nothing is built then)
@@ -69,7 +69,7 @@ if [ -n "$git_repo" ] || [ -n "$git_rev" ]; then
 	[ -z "$src" ] || die "-src and -git are two ways to name the source: give one"
 	full=$(git -C "$git_repo" rev-parse --verify --quiet "$git_rev^{commit}") ||
 		die "no commit $git_rev in $git_repo (git -C $git_repo fetch it first)"
-	src=$cache/src-mesa-$full
+	src=$cache/git/mesa-$full
 	if [ ! -f "$src/.vccube-exported" ]; then
 		log "exporting $git_rev ($full) of $git_repo to $src"
 		rm -rf "$src" "$src.tmp"
