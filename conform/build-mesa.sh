@@ -6,6 +6,7 @@
 #
 #   conform/build-mesa.sh                # Debian bookworm's Mesa 22.3.6 source
 #   conform/build-mesa.sh -src DIR       # your own Mesa tree instead
+#   conform/build-mesa.sh -git REPO -commit REV   # one commit of a Mesa clone
 #   conform/build-mesa.sh -print-env     # print the environment a program needs
 #
 # Options:
@@ -13,6 +14,13 @@
 #                (default ${VCCUBE_CACHE:-$HOME/.cache/vccube}/mesa)
 #   -src DIR     build this Mesa tree (a git checkout of yours); the build
 #                goes to CACHE/build-<basename of DIR>
+#   -git REPO    a Mesa git repository (a clone, or a bare one), with
+#   -commit REV  the commit to build, such as mesa-22.3.0 or
+#                32552010d1e0243948aebd6b6642ba9aeb979004 (22.3.0, the
+#                release of the Pi 3 record: doc/mesa-on-pc.md). That
+#                commit's files are exported (git archive, nothing is
+#                written into REPO) to CACHE/git/mesa-<commit>, then built
+#                as -src is, in CACHE/build-mesa-<commit>
 #   -print-env   only print the shell lines that point a program at the
 #                build (it must have been built: nothing is built then)
 #
@@ -24,9 +32,10 @@
 #
 # Installs what it needs when missing (root or sudo): meson ninja-build
 # python3-mako bison flex libdrm-dev libexpat1-dev zlib1g-dev libglvnd-dev
-# glslang-tools dpkg-dev pkg-config. The source comes from Debian's archive
-# through a private apt configuration (a deb-src entry for bookworm main in
-# the cache), so the machine's own apt sources are left as they are.
+# glslang-tools dpkg-dev pkg-config. Without -src or -git the source comes
+# from Debian's archive through a private apt configuration (a deb-src
+# entry for bookworm main in the cache), so the machine's own apt sources
+# are left as they are.
 #
 # Time on a 2-core machine: about 5 minutes for the first build, seconds
 # for a rerun.
@@ -37,18 +46,42 @@ die() { printf 'build-mesa: %s\n' "$*" >&2; exit 1; }
 
 cache=${VCCUBE_CACHE:-$HOME/.cache/vccube}/mesa
 src=
+git_repo=
+git_rev=
 print_env=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	-cache) cache=$2; shift 2 ;;
 	-src) src=$(cd "$2" && pwd); shift 2 ;;
+	-git) git_repo=$2; shift 2 ;;
+	-commit) git_rev=$2; shift 2 ;;
 	-print-env) print_env=1; shift ;;
-	-h|-help|--help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|-help|--help) sed -n '2,41p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown option $1 (see -h)" ;;
 	esac
 done
 mkdir -p "$cache"
 cache=$(cd "$cache" && pwd)
+
+# -git REPO -commit REV: that commit's tree, exported once into the cache.
+if [ -n "$git_repo" ] || [ -n "$git_rev" ]; then
+	[ -n "$git_repo" ] && [ -n "$git_rev" ] || die "-git and -commit go together (see -h)"
+	[ -z "$src" ] || die "-src and -git are two ways to name the source: give one"
+	full=$(git -C "$git_repo" rev-parse --verify --quiet "$git_rev^{commit}") ||
+		die "no commit $git_rev in $git_repo (git -C $git_repo fetch it first)"
+	src=$cache/git/mesa-$full
+	if [ ! -f "$src/.vccube-exported" ]; then
+		log "exporting $git_rev ($full) of $git_repo to $src"
+		rm -rf "$src" "$src.tmp"
+		mkdir -p "$src.tmp"
+		git -C "$git_repo" archive "$full" | tar -x -C "$src.tmp" ||
+			{ rm -rf "$src.tmp"; die "git archive $full of $git_repo failed"; }
+		[ -f "$src.tmp/meson.build" ] && [ -d "$src.tmp/src/gallium/drivers/vc4" ] ||
+			{ rm -rf "$src.tmp"; die "$git_rev of $git_repo is not a Mesa tree with vc4 (no meson.build or src/gallium/drivers/vc4)"; }
+		echo "$full" >"$src.tmp/.vccube-exported"
+		mv "$src.tmp" "$src"
+	fi
+fi
 
 # The upstream version this project serves and compares with: bookworm's
 # (22.3.6, Debian revisions 22.3.6-1+deb12uN carry only security fixes).
