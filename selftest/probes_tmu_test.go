@@ -225,7 +225,7 @@ func TestNPOTTieProbe(t *testing.T) {
 			_, texel := npotTieS(w, d)
 			k := ti*len(npotTieSteps[ti]) + c
 			got := out.colour.pix[(8*(k/8)+4)*64+8*(k%8)+4]
-			if want := uint32(0xFF804000 | texel); got != want {
+			if want := 0xFF804000 | uint32(texel); got != want {
 				t.Errorf("width %d, %d steps below an edge: %#08x, want %#08x (texel %d)", w, d, got, want, texel)
 			}
 		}
