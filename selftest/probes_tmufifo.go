@@ -38,8 +38,9 @@ func fifoNext(a *q.Asm) { a.I(q.Sub(q.R2, q.R2, q.SmallInt(1)).SetFlags()) }
 // fifo2D makes 2D lookup k of TMU0 at its texel's centre, T then (if
 // bias) B = 0.0 then S, each write taking the next uniform (P0, P1, then
 // P2 for B: Mesa vc4_program.c ntq_emit_tex writes B with a uniform of
-// its own), reads it back and keeps it in dst where Z is set.
-func fifo2D(a *q.Asm, k int, bias bool, dst q.Reg) {
+// its own), reads it back and keeps it in dst where Z is set (counting
+// the cell down first if next).
+func fifo2D(a *q.Asm, k int, bias, next bool, dst q.Reg) {
 	x, y := fifoTexel(k)
 	a.I(q.LoadImmFloat(q.R0, (float32(x)+0.5)/16))
 	a.I(q.LoadImmFloat(q.R1, (float32(y)+0.5)/16))
@@ -48,7 +49,9 @@ func fifo2D(a *q.Asm, k int, bias bool, dst q.Reg) {
 		a.I(q.Mov(q.TMU0B, q.SmallInt(0))) // 0.0
 	}
 	a.I(q.Mov(q.TMU0S, q.R0))
-	fifoNext(a)
+	if next {
+		fifoNext(a)
+	}
 	a.I(q.SigLoadTMU0)
 	a.I(q.Mov(dst, q.R4).If(q.CondZS))
 }
@@ -66,7 +69,7 @@ func fsFIFOSlots(odd bool) *fragment {
 	return mustFS(name, 0, false, func(a *q.Asm) {
 		fifoSelect(a)
 		for k := 0; k < fifoLookups; k++ {
-			fifo2D(a, k, odd && k == 0, q.R3)
+			fifo2D(a, k, odd && k == 0, true, q.R3)
 		}
 		a.I(q.Mov(q.TLBColourAll, q.R3))
 		fsEnd(a)
@@ -106,6 +109,77 @@ func tmuSlotsProbe() *Probe {
 		Answer: "16 NEAREST lookups of distinct texels of a 16×16 RGBA8888 texture, one after the other on TMU0, lookup k's texel in columns 4k…4k+3; " +
 			"top rows: the first lookup also writes B (0.0), so lookups 3, 7, 11 and 15 take the eighth slot and the first; bottom rows: T and S only, none does. " +
 			"Wrong texels in those four cells of the top rows alone say a request across the FIFO's end goes wrong",
+		build: build,
+	}
+}
+
+// fifoUBO is the tmu-mixed probe's uniform buffer: word k is what direct
+// lookup k reads, distinct for every k.
+var fifoUBO = func() []uint32 {
+	w := make([]uint32, fifoLookups)
+	for k := range w {
+		w[k] = uint32(0xFF000000) | uint32(k)<<16 | uint32(0x5A00+37*k)
+	}
+	return w
+}()
+
+// fsFIFOMixed makes fifoLookups iterations, unrolled, of a direct lookup
+// of UBO word k followed by 2D lookup k, both on TMU0, each read back
+// before the next is made. The direct lookup is the kernel's clamped
+// form (Linux vc4_validate_shaders.c check_tmu_write, track_live_clamps;
+// Mesa vc4_program.c indirect_uniform_load writes the same): max(4k, 0), min
+// that with a uniform (the clamp), add a uniform (the UBO's address,
+// which the kernel relocates) into S alone. Iteration k takes slots 3k+1
+// (direct) and 3k+2, 3k+3 (2D) counted from 1, so the 2D requests of
+// iterations 2 and 10 take the eighth slot and the first of the next
+// round, and the direct ones of iterations 5 and 13 the eighth. The
+// pixels of cell k keep iteration k's direct word in r3 and its texel in
+// rb3; rows 0–15 show the word, rows 16–31 the texel.
+var fsFIFOMixed = mustFS("direct then 2D lookups, one TMU", 0, false, func(a *q.Asm) {
+	fifoSelect(a)
+	for k := 0; k < fifoLookups; k++ {
+		a.I(q.LoadImm(q.R0, uint32(4*k)))
+		a.I(q.Max(q.R0, q.R0, q.SmallInt(0)))
+		a.I(q.Min(q.R0, q.R0, q.Unif))
+		a.I(q.Add(q.TMU0S, q.R0, q.Unif))
+		fifoNext(a)
+		a.I(q.SigLoadTMU0)
+		a.I(q.Mov(q.R3, q.R4).If(q.CondZS))
+		fifo2D(a, k, false, false, q.RB(3))
+	}
+	a.I(q.Mov(q.R0, q.YCoord))
+	a.I(q.Shr(q.R0, q.R0, q.SmallInt(4)).SetFlags())
+	a.I(q.Mov(q.R3, q.RB(3)).If(q.CondZC))
+	a.I(q.Mov(q.TLBColourAll, q.R3))
+	fsEnd(a)
+})
+
+// Direct and 2D lookups on one TMU, as glsl-fs-convolution-2 makes them.
+func tmuMixedProbe() *Probe {
+	build := func() *job {
+		j := &job{width: 64, height: 32, format: cl.RenderFormatRGBA8888, clearColour: background, ubo: fifoUBO}
+		j.textures = []texSpec{{typ: texture.RGBA8888, pics: []texture.Picture{noisePicture(16, 16, 4, 71)}, sampler: fifoNearest}}
+		var unis []uniform
+		var samples []int
+		for k := 0; k < fifoLookups; k++ {
+			// The clamp (the last word's offset: the kernel wants
+			// offset + clamp + 4 within the BO) and the UBO's offset,
+			// then the texture's P0 and P1.
+			unis = append(unis, val(uint32(4*(len(fifoUBO)-1))), val(0), texP0(0), texP1(0))
+			samples = append(samples, uboSample, 0)
+		}
+		j.draws = append(j.draws, draw{config: bothFaces, mode: cl.PrimitiveModeTriangles,
+			verts: j.rect(0, 0, 64, 32, 0.5, nil), fs: fsFIFOMixed, unis: unis, samples: samples})
+		return j
+	}
+	return &Probe{
+		Name: "tmu-mixed",
+		Fact: "direct then 2D lookups on one TMU",
+		Belief: "direct (general-memory: S alone, no uniform, AG §4 \"Texture and Memory Lookup Unit Setup\") and 2D lookups mix freely on one TMU: each returns what it would alone, " +
+			"whatever slots of the request FIFO it takes (sim/gpu/tmu tmu.go Unit.Write; doc/hardware.md#open-questions item 16)",
+		Answer: "16 iterations (unrolled) of a clamped direct lookup of word k of a 16-word uniform buffer and then a NEAREST lookup of a distinct texel of a 16×16 RGBA8888 texture, all on TMU0, " +
+			"iteration k in columns 4k…4k+3: rows 0–15 its direct word, rows 16–31 its texel; a wrong cell names the lookup and the iteration " +
+			"(iterations 2 and 10: the 2D request takes the eighth slot and the first, counting from the thread's start; 5 and 13: the direct one takes the eighth)",
 		build: build,
 	}
 }

@@ -24,3 +24,12 @@ func TestTMUSlotsProbe(t *testing.T) {
 	fifoCheck(t, "first lookup with B", out.colour.pix, 0, texel)
 	fifoCheck(t, "T and S only", out.colour.pix, 16, texel)
 }
+
+// The tmu-mixed probe on the model: every iteration's direct lookup
+// returns its word of the buffer and its 2D lookup its texel.
+func TestTMUMixedProbe(t *testing.T) {
+	j, out := runProbeOnSim(t, "tmu-mixed")
+	pic := j.textures[0].pics[0]
+	fifoCheck(t, "direct", out.colour.pix, 0, func(k int) uint32 { return j.ubo[k] })
+	fifoCheck(t, "2D", out.colour.pix, 16, func(k int) uint32 { x, y := fifoTexel(k); return texelWord(pic, x, y) })
+}
