@@ -1,6 +1,8 @@
 package selftest
 
 import (
+	"fmt"
+
 	"github.com/vccube/vccube/cl"
 	q "github.com/vccube/vccube/shaders/qpu"
 	"github.com/vccube/vccube/texture"
@@ -113,63 +115,105 @@ func tmuSlotsProbe() *Probe {
 	}
 }
 
-// fifoUBO is the tmu-mixed probe's uniform buffer: word k is what direct
-// lookup k reads, distinct for every k.
+// fifoUBO is the tmu-mixed probe's uniform buffer of 48 distinct words:
+// the shader of one direct lookup an iteration reads word k in iteration
+// k, that of three reads words 3k, 3k+1 and 3k+2.
 var fifoUBO = func() []uint32 {
-	w := make([]uint32, fifoLookups)
+	w := make([]uint32, 3*fifoLookups)
 	for k := range w {
 		w[k] = uint32(0xFF000000) | uint32(k)<<16 | uint32(0x5A00+37*k)
 	}
 	return w
 }()
 
-// fsFIFOMixed makes fifoLookups iterations, unrolled, of a direct lookup
-// of UBO word k followed by 2D lookup k, both on TMU0, each read back
-// before the next is made. The direct lookup is the kernel's clamped
-// form (Linux vc4_validate_shaders.c check_tmu_write, track_live_clamps;
-// Mesa vc4_program.c indirect_uniform_load writes the same): max(4k, 0), min
-// that with a uniform (the clamp), add a uniform (the UBO's address,
-// which the kernel relocates) into S alone. Iteration k takes slots 3k+1
-// (direct) and 3k+2, 3k+3 (2D) counted from 1, so the 2D requests of
-// iterations 2 and 10 take the eighth slot and the first of the next
-// round, and the direct ones of iterations 5 and 13 the eighth. The
-// pixels of cell k keep iteration k's direct word in r3 and its texel in
-// rb3; rows 0–15 show the word, rows 16–31 the texel.
-var fsFIFOMixed = mustFS("direct then 2D lookups, one TMU", 0, false, func(a *q.Asm) {
-	fifoSelect(a)
-	for k := 0; k < fifoLookups; k++ {
-		a.I(q.LoadImm(q.R0, uint32(4*k)))
-		a.I(q.Max(q.R0, q.R0, q.SmallInt(0)))
-		a.I(q.Min(q.R0, q.R0, q.Unif))
-		a.I(q.Add(q.TMU0S, q.R0, q.Unif))
-		fifoNext(a)
-		a.I(q.SigLoadTMU0)
-		a.I(q.Mov(q.R3, q.R4).If(q.CondZS))
-		fifo2D(a, k, false, false, q.RB(3))
+// fifoMixedWord is what the pixels of iteration k show for its direct
+// lookups in a shader of n a iteration: the word, or the XOR of the
+// words.
+func fifoMixedWord(n, k int) uint32 {
+	var w uint32
+	for d := 0; d < n; d++ {
+		w ^= fifoUBO[n*k+d]
 	}
-	a.I(q.Mov(q.R0, q.YCoord))
-	a.I(q.Shr(q.R0, q.R0, q.SmallInt(4)).SetFlags())
-	a.I(q.Mov(q.R3, q.RB(3)).If(q.CondZC))
-	a.I(q.Mov(q.TLBColourAll, q.R3))
-	fsEnd(a)
-})
+	return w
+}
+
+// fsFIFOMixed makes fifoLookups iterations, unrolled, of n direct
+// lookups of UBO words nk … nk+n−1 and then 2D lookup k, all on TMU0.
+// The direct lookups are the kernel's clamped form (Linux
+// vc4_validate_shaders.c check_tmu_write, track_live_clamps; Mesa
+// vc4_program.c indirect_uniform_load writes the same): max(offset, 0),
+// min that with a uniform (the clamp), add a uniform (the UBO's address,
+// which the kernel relocates) into S alone. They are all made before
+// their results are read back (ldtmu0) and XORed, and the 2D lookup is
+// made after that and read back at once: with n = 3 the order of
+// glsl-fs-convolution-2's loop (doc/conformance.md, The program).
+// Iteration k takes slots (n+2)k+1 … (n+2)k+n+2 counted from 1, so the
+// 2D requests of iterations 2 and 10 (n = 1) or 4 and 12 (n = 3, as
+// convolution-2's 4, 12, 20, 28) take the eighth slot and the first of
+// the next round. The pixels of cell k keep iteration k's direct word (or
+// XOR) in r3 and its texel in rb3; rows 16m … 16m+15 show the word for
+// even m, the texel for odd m.
+func fsFIFOMixed(n int) *fragment {
+	name := "a direct then a 2D lookup, one TMU"
+	if n > 1 {
+		name = fmt.Sprintf("%d direct then a 2D lookup, one TMU", n)
+	}
+	return mustFS(name, 0, false, func(a *q.Asm) {
+		fifoSelect(a)
+		for k := 0; k < fifoLookups; k++ {
+			for d := 0; d < n; d++ {
+				a.I(q.LoadImm(q.R0, uint32(4*(n*k+d))))
+				a.I(q.Max(q.R0, q.R0, q.SmallInt(0)))
+				a.I(q.Min(q.R0, q.R0, q.Unif))
+				a.I(q.Add(q.TMU0S, q.R0, q.Unif))
+			}
+			fifoNext(a)
+			a.I(q.SigLoadTMU0)
+			a.I(q.Mov(q.R1, q.R4))
+			for d := 1; d < n; d++ {
+				a.I(q.SigLoadTMU0)
+				a.I(q.Xor(q.R1, q.R1, q.R4))
+			}
+			a.I(q.Mov(q.R3, q.R1).If(q.CondZS))
+			fifo2D(a, k, false, false, q.RB(3))
+		}
+		a.I(q.Mov(q.R0, q.YCoord))
+		a.I(q.Shr(q.R0, q.R0, q.SmallInt(4)))
+		a.I(q.And(q.R0, q.R0, q.SmallInt(1)).SetFlags())
+		a.I(q.Mov(q.R3, q.RB(3)).If(q.CondZC))
+		a.I(q.Mov(q.TLBColourAll, q.R3))
+		fsEnd(a)
+	})
+}
+
+// fifoMixedDirects are the tmu-mixed probe's shaders' direct lookups an
+// iteration: rows 0–31 and 32–63.
+var fifoMixedDirects = []int{1, 3}
+
+var fsFIFOMixed1, fsFIFOMixed3 = fsFIFOMixed(1), fsFIFOMixed(3)
 
 // Direct and 2D lookups on one TMU, as glsl-fs-convolution-2 makes them.
 func tmuMixedProbe() *Probe {
 	build := func() *job {
-		j := &job{width: 64, height: 32, format: cl.RenderFormatRGBA8888, clearColour: background, ubo: fifoUBO}
+		j := &job{width: 64, height: 64, format: cl.RenderFormatRGBA8888, clearColour: background, ubo: fifoUBO}
 		j.textures = []texSpec{{typ: texture.RGBA8888, pics: []texture.Picture{noisePicture(16, 16, 4, 71)}, sampler: fifoNearest}}
-		var unis []uniform
-		var samples []int
-		for k := 0; k < fifoLookups; k++ {
-			// The clamp (the last word's offset: the kernel wants
-			// offset + clamp + 4 within the BO) and the UBO's offset,
-			// then the texture's P0 and P1.
-			unis = append(unis, val(uint32(4*(len(fifoUBO)-1))), val(0), texP0(0), texP1(0))
-			samples = append(samples, uboSample, 0)
+		for i, fs := range []*fragment{fsFIFOMixed1, fsFIFOMixed3} {
+			var unis []uniform
+			var samples []int
+			for k := 0; k < fifoLookups; k++ {
+				for d := 0; d < fifoMixedDirects[i]; d++ {
+					// The clamp (the last word's offset: the kernel
+					// wants offset + clamp + 4 within the BO) and the
+					// UBO's offset.
+					unis = append(unis, val(uint32(4*(len(fifoUBO)-1))), val(0))
+					samples = append(samples, uboSample)
+				}
+				unis = append(unis, texUnis(0)...)
+				samples = append(samples, 0)
+			}
+			j.draws = append(j.draws, draw{config: bothFaces, mode: cl.PrimitiveModeTriangles,
+				verts: j.rect(0, 32*i, 64, 32*i+32, 0.5, nil), fs: fs, unis: unis, samples: samples})
 		}
-		j.draws = append(j.draws, draw{config: bothFaces, mode: cl.PrimitiveModeTriangles,
-			verts: j.rect(0, 0, 64, 32, 0.5, nil), fs: fsFIFOMixed, unis: unis, samples: samples})
 		return j
 	}
 	return &Probe{
@@ -177,9 +221,10 @@ func tmuMixedProbe() *Probe {
 		Fact: "direct then 2D lookups on one TMU",
 		Belief: "direct (general-memory: S alone, no uniform, AG §4 \"Texture and Memory Lookup Unit Setup\") and 2D lookups mix freely on one TMU: each returns what it would alone, " +
 			"whatever slots of the request FIFO it takes (sim/gpu/tmu tmu.go Unit.Write; doc/hardware.md#open-questions item 16)",
-		Answer: "16 iterations (unrolled) of a clamped direct lookup of word k of a 16-word uniform buffer and then a NEAREST lookup of a distinct texel of a 16×16 RGBA8888 texture, all on TMU0, " +
-			"iteration k in columns 4k…4k+3: rows 0–15 its direct word, rows 16–31 its texel; a wrong cell names the lookup and the iteration " +
-			"(iterations 2 and 10: the 2D request takes the eighth slot and the first, counting from the thread's start; 5 and 13: the direct one takes the eighth)",
+		Answer: "16 iterations (unrolled) of clamped direct lookups of a 48-word uniform buffer, then a NEAREST lookup of a distinct texel of a 16×16 RGBA8888 texture, all on TMU0, " +
+			"iteration k in columns 4k…4k+3. Rows 0–31: one direct lookup an iteration, its word in rows 0–15 and the texel in 16–31 (iterations 2 and 10: the 2D request takes the eighth slot and the first, counted from the thread's start); " +
+			"rows 32–63: three, all made before they are read, as glsl-fs-convolution-2's loop, their XOR in rows 32–47 and the texel in 48–63 (iterations 4 and 12 cross). " +
+			"A wrong cell names the lookup and the iteration",
 		build: build,
 	}
 }

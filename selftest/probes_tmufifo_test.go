@@ -1,6 +1,9 @@
 package selftest
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 // fifoCheck fails unless every pixel of rows [y0, y0+16) of a 64-wide
 // output holds want(k) for its cell k = x/4.
@@ -25,11 +28,14 @@ func TestTMUSlotsProbe(t *testing.T) {
 	fifoCheck(t, "T and S only", out.colour.pix, 16, texel)
 }
 
-// The tmu-mixed probe on the model: every iteration's direct lookup
-// returns its word of the buffer and its 2D lookup its texel.
+// The tmu-mixed probe on the model: every iteration's direct lookups
+// return their words of the buffer and its 2D lookup its texel.
 func TestTMUMixedProbe(t *testing.T) {
 	j, out := runProbeOnSim(t, "tmu-mixed")
 	pic := j.textures[0].pics[0]
-	fifoCheck(t, "direct", out.colour.pix, 0, func(k int) uint32 { return j.ubo[k] })
-	fifoCheck(t, "2D", out.colour.pix, 16, func(k int) uint32 { x, y := fifoTexel(k); return texelWord(pic, x, y) })
+	texel := func(k int) uint32 { x, y := fifoTexel(k); return texelWord(pic, x, y) }
+	for i, n := range fifoMixedDirects {
+		fifoCheck(t, fmt.Sprintf("%d direct an iteration, direct", n), out.colour.pix, 32*i, func(k int) uint32 { return fifoMixedWord(n, k) })
+		fifoCheck(t, fmt.Sprintf("%d direct an iteration, 2D", n), out.colour.pix, 32*i+16, texel)
+	}
 }
