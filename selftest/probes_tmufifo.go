@@ -14,9 +14,11 @@ import (
 // The FIFO holds eight request slots, one per S, T, R or B written
 // (AG §4 "QPU Interface"); the lead left open is a request that takes the
 // eighth slot and the first, counting from the thread's start. Each
-// probe's shader makes its lookups one after the other, each read back
-// (ldtmu0) before the next is made, and keeps the result of lookup k in
-// the pixels of cell k: pixel columns 4k … 4k+3 (X_PIXEL_COORD >> 2).
+// probe's shader makes its lookups one after the other, each 2D lookup
+// read back (ldtmu0) before the next request (a shader's direct lookups
+// of one iteration are read back together), and keeps the results of
+// iteration k in the pixels of cell k: pixel columns 4k … 4k+3
+// (X_PIXEL_COORD >> 2).
 
 // fifoLookups is the number of lookups a probe shader makes in a row: 16,
 // one per 4-pixel-wide cell of a 64-pixel row.
