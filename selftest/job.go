@@ -158,8 +158,15 @@ type job struct {
 	// LINE_WIDTH.
 	pointSize, lineWidth float32
 	textures             []texSpec
-	draws                []draw
+	// ubo, if not nil, is a buffer of words for direct TMU lookups,
+	// uploaded into a BO of its own; a draw's samples name it as
+	// uboSample.
+	ubo   []uint32
+	draws []draw
 }
+
+// uboSample stands for the job's ubo in a draw's samples.
+const uboSample = -1
 
 // viewport returns the viewport centre in 1/16 pixel: the frame's centre.
 func (j *job) viewport() (cx, cy int) { return j.width * 8, j.height * 8 }
@@ -322,7 +329,8 @@ type jobRun struct {
 	offsets   []int  // each draw's first vertex in the vertex BO
 	vIdx      uint32 // the vertex BO's index
 	texs      []texBO
-	cpp       int // of the colour buffer
+	uboIdx    uint32 // the ubo's index, if the job has one
+	cpp       int    // of the colour buffer
 	colour    texture.Layout
 	colourMem []byte
 	colourIdx uint32
@@ -427,6 +435,16 @@ func (r *jobRun) uploadTextures() error {
 			return fmt.Errorf("texture upload: %w", err)
 		}
 		r.texs[i] = texBO{index: r.sj.AddBO(bo.Handle()), p0: p0, p1: p1}
+	}
+	if r.j.ubo != nil {
+		bo, mem, err := r.newBO(4 * len(r.j.ubo))
+		if err != nil {
+			return fmt.Errorf("uniform buffer BO: %w", err)
+		}
+		for i, w := range r.j.ubo {
+			binary.LittleEndian.PutUint32(mem[4*i:], w)
+		}
+		r.uboIdx = r.sj.AddBO(bo.Handle())
 	}
 	return nil
 }
@@ -567,8 +585,15 @@ func (r *jobRun) addDraw(d *draw, offset int) error {
 func (r *jobRun) addUniforms(d *draw) {
 	var texIdx []uint32
 	for _, t := range d.samples {
+		if t == uboSample {
+			texIdx = append(texIdx, r.uboIdx)
+			continue
+		}
 		texIdx = append(texIdx, r.texs[t].index)
 	}
+	// A texture sampled more than once: its k-th P0 (P1) belongs to its
+	// k-th sample.
+	seen := map[[2]int]int{}
 	words := make([]uint32, len(d.unis))
 	sh := uniforms.Shape{Samples: len(d.samples), Uniforms: len(d.unis)}
 	for k, u := range d.unis {
@@ -581,7 +606,9 @@ func (r *jobRun) addUniforms(d *draw) {
 			words[k] = r.texs[u.tex].p1
 		}
 		if u.kind != uniValue {
-			s := indexOf(d.samples, u.tex)
+			key := [2]int{int(u.kind), u.tex}
+			s := nthIndex(d.samples, u.tex, seen[key])
+			seen[key]++
 			if sh.Params == nil {
 				sh.Params = make([][]int, len(d.samples))
 			}
@@ -700,10 +727,14 @@ func (r *jobRun) readBack(out *outputs) error {
 	return nil
 }
 
-func indexOf(s []int, v int) int {
+// nthIndex returns the index of the n-th (from 0) v in s, or -1.
+func nthIndex(s []int, v, n int) int {
 	for i, x := range s {
 		if x == v {
-			return i
+			if n == 0 {
+				return i
+			}
+			n--
 		}
 	}
 	return -1
