@@ -245,16 +245,22 @@ func TestMultisampleColourPerSample(t *testing.T) {
 // the TLB skips that pixel; k = 0 draws nothing. Pixel (63, 0) is split
 // by the rectangle's diagonal: samples 0 and 1 in its first triangle, 2
 // and 3 in its second, whose MS_FLAGS have neither bit 0 nor bit 1, so
-// only samples 0 and 1 are drawn there.
+// only samples 0 and 1 are drawn there. The QPU's compiled steps and its
+// general code (Options.Reference) draw the same.
 func TestMultisampleFlagsSwitchPixels(t *testing.T) {
 	const red = 0xFF0000FF
-	for _, k := range []int{1, 2, 0} {
+	for _, c := range []struct {
+		k   int
+		ref bool
+	}{{1, false}, {2, false}, {0, false}, {1, true}, {2, true}, {0, true}} {
+		k := c.k
 		var and qpu.Asm
 		and.I()
 		and.I()
 		and.I(qpu.And(qpu.MSFlags, qpu.MSFlags, qpu.SmallInt(k)))
 		and.I(qpu.Mov(qpu.TLBColourAll, qpu.Unif))
-		g := newGPU(t)
+		g := New(Options{Workers: 2, Reference: c.ref})
+		t.Cleanup(g.Close)
 		j, full := msaaJob(t, cl.ConfigurationBits{EnableForwardFacing: true, EnableReverseFacing: true,
 			DepthFunc: cl.DepthFuncAlways, Oversample: cl.OversampleMode4x})
 		x0 := 20 + 5.0/16
@@ -274,7 +280,7 @@ func TestMultisampleFlagsSwitchPixels(t *testing.T) {
 						want = red
 					}
 					if got := sample(full, x, y, s); got != want {
-						t.Errorf("MS_FLAGS &= %d: sample %d of (%d, %d) = %#08x, want %#08x", k, s, x, y, got, want)
+						t.Errorf("MS_FLAGS &= %d (reference %v): sample %d of (%d, %d) = %#08x, want %#08x", k, c.ref, s, x, y, got, want)
 					}
 				}
 			}
