@@ -695,10 +695,11 @@ func msFlagsProbe() *Probe {
 	return &Probe{
 		Name: "ms-flags",
 		Fact: "MS_FLAGS written by a fragment shader",
-		Belief: "a shader's write to MS_FLAGS replaces the mask of samples its TLB colour writes reach (AG §3, Register Address Map: ms_flags writable; " +
-			"sim/gpu/qpuexec ref_exec.go wMSFlags; doc/hardware.md#multisampling), though 6 multisample tests would agree with the Pi 3 record if it did nothing (doc/conformance.md#every-disagreement-left-with-its-cause)",
+		Belief: "a shader's write to MS_FLAGS picks pixels, not samples: the TLB writes every covered sample of a pixel whose MS_FLAGS are not 0 and nothing of one whose MS_FLAGS are 0 " +
+			"(sim/gpu/render tlbWriteMS; doc/hardware.md#multisampling, MS_FLAGS writes: DERIVED from the Pi 3 record, where 4 multisample tests fail as if Mesa's masks picked no samples and 2 as if its writes lifted the clip window, " +
+			"doc/conformance.md#ms_flags-writes), though the guide lists MS_FLAGS as writable and the multisamples written as masked by them (AG §3, Register Address Map; §5)",
 		Answer: "a 4x multisampled 64×64 frame, stored decimated, whose four 32×32 quadrants each draw a colour after ANDing MS_FLAGS with 0xF, 0x1, 0x6 and 0x0: " +
-			"the resolved colour is the average of the samples kept (all, one, two, none) with the background's; with the write ignored every quadrant is its colour",
+			"the resolved colour is the average of the samples drawn with the background's: all, all, all and none in the model; all, one, two and none if the mask picks samples; all four quadrants if the write is ignored",
 		build: build,
 	}
 }
@@ -731,9 +732,9 @@ func msClipProbe() *Probe {
 		Fact: "4x multisample clip window: quads or pixels",
 		Belief: "the rasteriser gives its coverage to every pixel of a 2×2 quad the clip window cuts, and the TLB drops the pixels outside the window only while a shader's MS_FLAGS are the rasteriser's " +
 			"(sim/gpu/raster BlockSamples, sim/gpu/render keepToClip; doc/hardware.md#multisampling, Clip window, DERIVED from the Pi 3 record): " +
-			"row 7 and column 63 get the samples a MS_FLAGS write keeps, nothing past them",
+			"row 7 gets every covered sample in the strips whose write changed MS_FLAGS (MS_FLAGS pick pixels, not samples: the ms-flags probe), nothing past it",
 		Answer: "a 4x multisampled 64×64 frame, stored decimated, under a clip window of rows 0–6 and columns 0–62, drawn in four 16-pixel column strips: MS_FLAGS ANDed with 0x1, 0x6 and 0xF, and no MS_FLAGS write: " +
-			"rows 7 and up, and column 63, show whether clipped pixels of cut quads are drawn (one, two or four samples with the background's), for which strips",
+			"rows 7 and up, and column 63, show whether clipped pixels of cut quads are drawn (how many samples, with the background's), for which strips",
 		build: build,
 	}
 }

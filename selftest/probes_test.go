@@ -2,7 +2,6 @@ package selftest
 
 import (
 	"math"
-	"math/bits"
 	"testing"
 
 	"github.com/vccube/vccube/texture"
@@ -302,13 +301,16 @@ func TestLineViewportProbe(t *testing.T) {
 	}
 }
 
-// The MS_FLAGS probe's quadrants resolve to the average of the samples
-// the shader's mask kept, in its colour, and of the others, in the
-// background's.
+// The MS_FLAGS probe's quadrants are their colour where the shader's mask
+// left MS_FLAGS non-zero (every covered sample drawn: MS_FLAGS pick
+// pixels, not samples) and the background where it left them 0.
 func TestMSFlagsProbe(t *testing.T) {
 	_, out := runProbeOnSim(t, "ms-flags")
 	for i, m := range msFlagsMasks {
-		k := uint32(bits.OnesCount32(m))
+		k := uint32(4)
+		if m == 0 {
+			k = 0
+		}
 		got := out.colour.pix[(32*(i/2)+16)*64+32*(i%2)+16]
 		for b := 0; b < 32; b += 8 {
 			c, bg := palette[i]>>b&0xFF, uint32(background)>>b&0xFF
@@ -320,10 +322,11 @@ func TestMSFlagsProbe(t *testing.T) {
 	}
 }
 
-// The ms-clip probe on the model: rows 0–6 get the samples each strip's
-// MS_FLAGS keep; row 7, whose quads the clip window cuts, gets them only
-// where the shader changed MS_FLAGS (masks 0x1 and 0x6); row 8 and column
-// 63 (cut, but in the strip without a MS_FLAGS write) are background.
+// The ms-clip probe on the model: rows 0–6 get every covered sample in
+// each strip (its MS_FLAGS stay non-zero: they pick pixels, not samples);
+// row 7, whose quads the clip window cuts, gets them only where the
+// shader changed MS_FLAGS (masks 0x1 and 0x6); row 8 and column 63 (cut,
+// but in the strip without a MS_FLAGS write) are background.
 func TestMSClipProbe(t *testing.T) {
 	_, out := runProbeOnSim(t, "ms-clip")
 	check := func(x, y int, c uint32, k uint32) {
@@ -339,9 +342,6 @@ func TestMSClipProbe(t *testing.T) {
 	}
 	for i := range 4 {
 		k := uint32(4)
-		if i < len(msClipMasks) {
-			k = uint32(bits.OnesCount32(msClipMasks[i]))
-		}
 		x := 16*i + 8
 		check(x, 3, palette[i], k)
 		row7 := uint32(0)

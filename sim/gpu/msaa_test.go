@@ -231,6 +231,63 @@ func TestMultisampleColourPerSample(t *testing.T) {
 	}
 }
 
+// MS_FLAGS switch whole pixels on and off in 4× multisample mode; the
+// samples the TLB writes are the rasteriser's coverage (render
+// tlbWriteMS; doc/hardware.md#multisampling, MS_FLAGS writes: DERIVED
+// from the Pi 3 record, where Mesa's alpha-to-coverage and per-sample
+// blit draws, which AND MS_FLAGS with a mask, fail as if the mask did not
+// pick samples). A rectangle from x = 20 + 5/16 to the right edge covers
+// samples 0, 2 and 3 of column 20 and every sample from column 21 on; its
+// shader ANDs MS_FLAGS with k before the colour write. k = 1 (Mesa's
+// blit of sample 0) leaves MS_FLAGS non-zero in every covered pixel, so
+// the TLB writes each one's covered samples, not sample 0 alone; k = 2
+// (sample 1, which column 20 lacks) leaves column 20's MS_FLAGS 0, and
+// the TLB skips that pixel; k = 0 draws nothing. Pixel (63, 0) is split
+// by the rectangle's diagonal: samples 0 and 1 in its first triangle, 2
+// and 3 in its second, whose MS_FLAGS have neither bit 0 nor bit 1, so
+// only samples 0 and 1 are drawn there. The QPU's compiled steps and its
+// general code (Options.Reference) draw the same.
+func TestMultisampleFlagsSwitchPixels(t *testing.T) {
+	const red = 0xFF0000FF
+	for _, c := range []struct {
+		k   int
+		ref bool
+	}{{1, false}, {2, false}, {0, false}, {1, true}, {2, true}, {0, true}} {
+		k := c.k
+		var and qpu.Asm
+		and.I()
+		and.I()
+		and.I(qpu.And(qpu.MSFlags, qpu.MSFlags, qpu.SmallInt(k)))
+		and.I(qpu.Mov(qpu.TLBColourAll, qpu.Unif))
+		g := New(Options{Workers: 2, Reference: c.ref})
+		t.Cleanup(g.Close)
+		j, full := msaaJob(t, cl.ConfigurationBits{EnableForwardFacing: true, EnableReverseFacing: true,
+			DepthFunc: cl.DepthFuncAlways, Oversample: cl.OversampleMode4x})
+		x0 := 20 + 5.0/16
+		j.drawNV(j.program(fsEnd(&and)), []uint32{red}, cl.PrimitiveModeTriangles,
+			j.nv(x0, 0, 0.5), j.nv(64, 0, 0.5), j.nv(x0, 48, 0.5),
+			j.nv(x0, 48, 0.5), j.nv(64, 0, 0.5), j.nv(64, 48, 0.5))
+		mustRun(t, j, g)
+		for _, y := range []int{0, 5, 40} {
+			for _, x := range []int{19, 20, 21, 40, 63} {
+				for s := range tlb.Samples {
+					drawn := k != 0 && (x > 20 || x == 20 && s != 1 && k != 2)
+					if x == 63 && y == 0 {
+						drawn = k != 0 && s < 2
+					}
+					want := uint32(0)
+					if drawn {
+						want = red
+					}
+					if got := sample(full, x, y, s); got != want {
+						t.Errorf("MS_FLAGS &= %d (reference %v): sample %d of (%d, %d) = %#08x, want %#08x", k, c.ref, s, x, y, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
 // The clip window in 4× multisample mode cuts 2×2 quads, not pixels, in
 // the coverage a fragment shader's MS_FLAGS start from, and the TLB drops
 // the pixels outside it only while the shader leaves MS_FLAGS alone
@@ -238,8 +295,12 @@ func TestMultisampleColourPerSample(t *testing.T) {
 // frame-filling rectangle under a clip window of rows 0–6: without a
 // MS_FLAGS write, rows 0–6 are drawn; with MS_FLAGS ANDed with 1 before
 // the colour write (Mesa's per-sample blit draws, vc4_qpu_emit.c
-// QOP_MS_MASK), sample 0 of row 7 too, the other half of the quads that
-// row 6 cuts, and nothing from row 8.
+// QOP_MS_MASK), row 7 too, the other half of the quads that row 6 cuts,
+// and nothing from row 8. The MS_FLAGS write picks no samples
+// (TestMultisampleFlagsSwitchPixels): each drawn pixel gets all four,
+// but for (63, 0), which the diagonal splits, samples 0 and 1 in the
+// first triangle and 2 and 3 in the second, whose MS_FLAGS ANDed with 1
+// are 0.
 func TestMultisampleClipWindowCutsQuads(t *testing.T) {
 	const red = 0xFF0000FF
 	var and qpu.Asm
@@ -254,7 +315,7 @@ func TestMultisampleClipWindowCutsQuads(t *testing.T) {
 		rows [4]bool // samples of rows 0–6 drawn
 	}{
 		{"no MS_FLAGS write", fsConst(), [4]bool{}, [4]bool{true, true, true, true}},
-		{"MS_FLAGS &= 1", fsEnd(&and), [4]bool{true}, [4]bool{true}},
+		{"MS_FLAGS &= 1", fsEnd(&and), [4]bool{true, true, true, true}, [4]bool{true, true, true, true}},
 	} {
 		g := newGPU(t)
 		j, full := msaaJob(t, cl.ConfigurationBits{EnableForwardFacing: true, EnableReverseFacing: true,
@@ -266,6 +327,9 @@ func TestMultisampleClipWindowCutsQuads(t *testing.T) {
 			for _, x := range []int{0, 1, 33, 63} {
 				for s := range tlb.Samples {
 					drawn := y < 7 && c.rows[s] || y == 7 && c.row7[s]
+					if x == 63 && y == 0 && c.name == "MS_FLAGS &= 1" {
+						drawn = s < 2
+					}
 					want := uint32(0)
 					if drawn {
 						want = red

@@ -85,9 +85,12 @@ type fragBlock struct {
 	blk    tlb.Block  // the same pixels as pairs, for the fast paths
 	msMask uint16     // the coverage start.MSFlags was made from
 	// Multisample mode: the samples each element's pixel covers, the
-	// tile buffer element of each sample (tlb.MSIndex), and the samples
-	// the thread's next TLB_COLOUR_MS write and colour load reach.
+	// TLB's own mask of them (cov less the samples a Z test failed: the
+	// samples its writes reach, tlbWriteMS), the tile buffer element of
+	// each sample (tlb.MSIndex), and the samples the thread's next
+	// TLB_COLOUR_MS write and colour load reach.
 	cov             [16]uint8
+	samples         [16]uint8
 	sidx            [tlb.Samples][16]uint16
 	msWrite, msRead int
 	stencil         tlb.Stencil
@@ -310,6 +313,7 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 			f.stencil.Reset()
 			f.msWrite, f.msRead = 0, 0
 			f.clipState = 0
+			f.samples = f.cov
 			f.tmu[0].Reset(nil)
 			f.tmu[1].Reset(nil)
 			shaded = true
@@ -650,30 +654,30 @@ func (f *fragment) TLBLoad(kind qpuexec.TLBLoad, r4 *[16]uint32) error {
 	return nil
 }
 
-// samplesIn returns the elements in mask whose MS_FLAGS have sample s.
-func samplesIn(ms *[16]uint32, s int, mask uint16) uint16 {
+// samplesIn returns the elements in mask whose samples include sample s.
+func samplesIn(smp *[16]uint8, s int, mask uint16) uint16 {
 	var m uint16
-	for i := range ms {
-		m |= uint16(ms[i]>>s&1) << i
+	for i := range smp {
+		m |= uint16(smp[i]>>s&1) << i
 	}
 	return m & mask
 }
 
 // keepToClip is mask without the elements outside the clip window
 // (f.clip) unless the shader wrote MS_FLAGS before its first Z or colour
-// write. The coverage BlockSamples gives the pixels of a 2×2 quad cut by
-// the clip window reaches the TLB through MS_FLAGS, and the TLB drops the
-// pixels outside the window only while MS_FLAGS are the rasteriser's: a
-// shader's MS_FLAGS write replaces the mask, clip included. DERIVED from
-// the Pi 3 record: real Pi 3 boards fail piglit's
-// ext_framebuffer_multisample clip-and-scissor-blit msaa tests (2 and 4
-// samples), whose blits u_blitter draws one sample at a time, each
-// shader writing MS_FLAGS ANDed with 1 << sample (Mesa vc4_qpu_emit.c,
-// QOP_MS_MASK), under clip windows with edges on odd rows; they pass the
-// upsample twins, the same blits drawn once without a MS_FLAGS write
-// (doc/hardware.md#multisampling, Clip window). UNCERTAIN: the model
-// cannot see the write itself and takes MS_FLAGS that differ from their
-// start on any element as written.
+// write. BlockSamples gives the pixels of a 2×2 quad cut by the clip
+// window their coverage, and the TLB drops the pixels outside the window
+// only while MS_FLAGS are the rasteriser's: a shader's MS_FLAGS write
+// replaces the TLB's pixel mask, clip included, by MS_FLAGS ≠ 0
+// (tlbWriteMS). DERIVED from the Pi 3 record: real Pi 3 boards fail
+// piglit's ext_framebuffer_multisample clip-and-scissor-blit msaa tests
+// (2 and 4 samples), whose blits u_blitter draws one sample at a time,
+// each shader writing MS_FLAGS ANDed with 1 << sample (Mesa
+// vc4_qpu_emit.c, QOP_MS_MASK), under clip windows with edges on odd
+// rows; they pass the upsample twins, the same blits drawn once without a
+// MS_FLAGS write (doc/hardware.md#multisampling, Clip window).
+// UNCERTAIN: the model cannot see the write itself and takes MS_FLAGS
+// that differ from their start on any element as written.
 func (f *fragment) keepToClip(mask uint16, ms *[16]uint32) uint16 {
 	if f.clipState == 0 {
 		f.clipState = 1
@@ -691,17 +695,31 @@ func (f *fragment) keepToClip(mask uint16, ms *[16]uint32) uint16 {
 }
 
 // tlbWriteMS is TLBWrite in 4× multisample mode ([AG] §5 "Color Read and
-// Write", "Z and Stencil"): each sample whose MS_FLAGS bit is set takes
-// part. A TLB_Z write tests and updates every such sample's Z and stencil
-// against the element's one Z value (the shader writes one Z a pixel; the
-// guide keeps Z and stencil per sample and says the test updates
-// MS_FLAGS, so a sample that fails loses its bit: DERIVED,
-// doc/hardware.md#multisampling); TLB_COLOUR_ALL writes the colour to
-// all of them; the n-th TLB_COLOUR_MS write of the thread goes to sample
-// n ("written back ... one multisample at a time, in the same order").
+// Write", "Z and Stencil"). The samples of a pixel it reaches are the
+// TLB's own (f.samples: those the rasteriser covered, less those a Z test
+// failed), in the pixels whose MS_FLAGS are not 0: MS_FLAGS switch whole
+// pixels on and off, as in non-multisample mode, and a shader's write to
+// them cannot pick samples. DERIVED from the Pi 3 record
+// (doc/hardware.md#multisampling, MS_FLAGS writes): real Pi 3 boards fail
+// piglit's ext_framebuffer_multisample sample-alpha-to-coverage color
+// and unaligned-blit color msaa tests (2 and 4 samples), whose draws AND
+// MS_FLAGS with an alpha-to-coverage mask or with 1 << sample (Mesa
+// vc4_nir_lower_blend.c, vc4_qpu_emit.c QOP_MS_MASK): they pass if the
+// TLB writes only the samples left in MS_FLAGS, and fail, as on a Pi 3,
+// if the masks pick no samples. A TLB_Z write tests and
+// updates each such sample's Z and stencil against the element's one Z
+// value (the shader writes one Z a pixel; the guide keeps Z and stencil
+// per sample and says the test updates MS_FLAGS, so a sample that fails
+// leaves the TLB's mask and MS_FLAGS: DERIVED); TLB_COLOUR_ALL writes
+// the colour to all of them; the n-th TLB_COLOUR_MS write of the thread
+// goes to sample n ("written back ... one multisample at a time, in the
+// same order").
 func (f *fragment) tlbWriteMS(reg qpuexec.TLBReg, v *[16]uint32, mask uint16, ms *[16]uint32) error {
-	if reg != qpuexec.TLBStencilSetup && mask&^f.clip != 0 {
-		mask = f.keepToClip(mask, ms)
+	if reg != qpuexec.TLBStencilSetup {
+		if mask&^f.clip != 0 {
+			mask = f.keepToClip(mask, ms)
+		}
+		mask &= nonZeroLanes(ms)
 	}
 	b := &f.w.buf
 	c := &f.w.counters
@@ -711,10 +729,12 @@ func (f *fragment) tlbWriteMS(reg qpuexec.TLBReg, v *[16]uint32, mask uint16, ms
 	case qpuexec.TLBZ:
 		var in, pass, sfail uint16
 		for s := range tlb.Samples {
-			ins := samplesIn(ms, s, mask)
+			ins := samplesIn(&f.samples, s, mask)
 			ps, sf := b.ZWrite(&f.sidx[s], v, ins, f.depth, &f.stencil, f.reverse)
 			for fail := ins &^ ps; fail != 0; fail &= fail - 1 {
-				ms[bits.TrailingZeros16(fail)] &^= 1 << s
+				i := bits.TrailingZeros16(fail)
+				f.samples[i] &^= 1 << s
+				ms[i] &^= 1 << s
 			}
 			in, pass, sfail = in|ins, pass|ps, sfail|sf
 		}
@@ -731,7 +751,7 @@ func (f *fragment) tlbWriteMS(reg qpuexec.TLBReg, v *[16]uint32, mask uint16, ms
 		}
 		var m uint16
 		for s := first; s <= last; s++ {
-			sm := samplesIn(ms, s, mask)
+			sm := samplesIn(&f.samples, s, mask)
 			b.WriteColor(&f.sidx[s], v, sm)
 			m |= sm
 		}
