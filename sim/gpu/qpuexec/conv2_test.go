@@ -4,7 +4,9 @@ import "testing"
 
 // conv2Program is the fragment shader Mesa's vc4 compiles for piglit's
 // glsl-fs-convolution-2 (the same 76 instructions from Mesa 22.3.0, the
-// Pi 3 record's release, and 22.3.6; VC4_DEBUG=qpu), the one test that
+// Pi 3 record's release, 22.3.6 and Mesa main of 2021-03-18,
+// e3f703e4646, on which the first Pi 3 list that ran the test, with
+// it as Fail, was committed; VC4_DEBUG=qpu), the one test that
 // passes on the model and fails on a Pi 3 without a known cause
 // (doc/conformance.md#every-disagreement-left-with-its-cause). It is
 // single-threaded. A loop of 34 iterations (branch back at 63 to 9):
