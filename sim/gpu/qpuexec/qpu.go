@@ -341,9 +341,17 @@ func (q *QPU) tmuWrite(u int, reg TMUReg, v *vec, lanes uint16) error {
 	direct := reg == TMUS && q.tmuParams[u] == 0
 	var param uint32
 	if !direct {
-		var err error
-		if param, err = q.popUniform(); err != nil {
-			return err
+		// popUniform, its common case inlined as runBound's opUniform
+		// has it.
+		if q.unifOff+4 <= len(q.unifBuf) {
+			param = binary.LittleEndian.Uint32(q.unifBuf[q.unifOff:])
+			q.unifOff += 4
+			q.unifAddr += 4
+		} else {
+			var err error
+			if param, err = q.popUniform(); err != nil {
+				return err
+			}
 		}
 		q.tmuParams[u]++
 	}
