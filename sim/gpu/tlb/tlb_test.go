@@ -614,9 +614,19 @@ func randomBlock(r *rand.Rand, n int) Block {
 // WriteColor's answers for blocks of distinct pixel pairs: random depths
 // with many ties and bits above 24, stored depths, masks, every
 // function, with and without update, and stencil tests on either face;
-// 100000 blocks. zBlock and colorBlock (SSE2 on amd64) are compared with
-// their Go loops on the way.
+// 100000 blocks. zBlock, each version (SSE2 and AVX2 on amd64), and
+// colorBlock (SSE2 on amd64) are compared with their Go loops on the
+// way.
 func TestZWriteBlock(t *testing.T) {
+	for _, v := range zBlockVersions() {
+		t.Run(v, func(t *testing.T) {
+			defer useZBlock(v)()
+			testZWriteBlock(t)
+		})
+	}
+}
+
+func testZWriteBlock(t *testing.T) {
 	r := rand.New(rand.NewPCG(31, 32))
 	var a, b, c, e Buffer
 	for n := 0; n < 100000; n++ {
