@@ -114,8 +114,9 @@ TEXT ·nearestClampT32SSE2(SB), NOSPLIT, $0-32
 // products, clamps and truncation four elements to a register, the
 // utile arithmetic eight to a register; the 16 utile indices and
 // offsets in the utile go to the frame, and each texel is then fetched
-// with scalar loads (no VPGATHERDD: bilinear_amd64.s says why). Every
-// instruction is VEX-encoded and the function ends with VZEROUPPER.
+// with a scalar load (no VPGATHERDD: bilinear_amd64.s says why) into its
+// lane, four to a 16-byte store. Every instruction is VEX-encoded and
+// the function ends with VZEROUPPER.
 //
 // The frame: the utile indices at 0(SP), the offsets in the utile at
 // 64(SP), element i's at 4i.
@@ -157,18 +158,28 @@ TEXT ·nearestClampT32SSE2(SB), NOSPLIT, $0-32
 	VMOVDQU Y4, off(SP) \
 	VMOVDQU Y1, off+64(SP)
 
-// TEXEL2 fetches elements i and i+1 (byte offsets off and off+4).
-#define TEXEL2(off) \
+// TEXEL4 fetches elements i to i+3 (byte offsets off to off+12) and
+// stores them with one 16-byte store: the QPU's ldtmu copies the result
+// 16 bytes at a time soon after, and a load spanning several narrower
+// stores still in the store buffer waits for them to reach the cache.
+#define TEXEL4(off) \
 	MOVL off(SP), R8 \
 	MOVL off+4(SP), R9 \
+	MOVL off+8(SP), R12 \
+	MOVL off+12(SP), R13 \
 	MOVL (AX)(R8*4), R8 \
 	MOVL (AX)(R9*4), R9 \
+	MOVL (AX)(R12*4), R12 \
+	MOVL (AX)(R13*4), R13 \
 	ADDL off+64(SP), R8 \
 	ADDL off+68(SP), R9 \
-	MOVL (BX)(R8*1), R8 \
-	MOVL (BX)(R9*1), R9 \
-	MOVL R8, off(DI) \
-	MOVL R9, off+4(DI)
+	ADDL off+72(SP), R12 \
+	ADDL off+76(SP), R13 \
+	VMOVD (BX)(R8*1), X0 \
+	VPINSRD $1, (BX)(R9*1), X0, X0 \
+	VPINSRD $2, (BX)(R12*1), X0, X0 \
+	VPINSRD $3, (BX)(R13*1), X0, X0 \
+	VMOVDQU X0, off(DI)
 
 // func nearestClampT32AVX2(p *clampT32, s, t, out *[16]uint32)
 TEXT ·nearestClampT32AVX2(SB), NOSPLIT, $128-32
@@ -191,13 +202,9 @@ TEXT ·nearestClampT32AVX2(SB), NOSPLIT, $128-32
 	VPBROADCASTD X6, Y6
 	INDEX8(0)
 	INDEX8(32)
+	TEXEL4(0)
+	TEXEL4(16)
+	TEXEL4(32)
+	TEXEL4(48)
 	VZEROUPPER
-	TEXEL2(0)
-	TEXEL2(8)
-	TEXEL2(16)
-	TEXEL2(24)
-	TEXEL2(32)
-	TEXEL2(40)
-	TEXEL2(48)
-	TEXEL2(56)
 	RET
