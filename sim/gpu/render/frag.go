@@ -53,6 +53,10 @@ type fragment struct {
 	rowWZ   raster.RowTerms
 	colVary [maxSetup][tileBlocks][4]float32
 	rowVary [maxSetup][4]float32
+	// varyC is each varying's C in all 16 elements, filled once per
+	// primitive when terms is set, so that a varying read copies it
+	// (inlined) instead of filling it (lanes.Fill, a call).
+	varyC [maxSetup][16]uint32
 
 	depth   tlb.DepthState
 	reverse bool
@@ -191,6 +195,9 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 			for j := 0; j < f.nvary; j++ {
 				f.setup[j].Col(bx0+4*k, &f.colVary[j][k])
 			}
+		}
+		for j := 0; j < f.nvary; j++ {
+			lanes.Fill(&f.varyC[j], math.Float32bits(f.setup[j].C))
 		}
 	}
 	c := &w.counters
@@ -553,12 +560,13 @@ func (f *fragment) Varying(vp, c *[16]uint32) error {
 		*vp, *c = [16]uint32{}, [16]uint32{}
 		return nil
 	}
-	s := &f.setup[j]
 	if f.terms {
 		raster.BlockVPOf(&f.colVary[j][f.col], &f.rowVary[j], f.by, vp)
-	} else {
-		s.BlockVP(f.bx, f.by, vp)
+		lanes.Copy(c, &f.varyC[j])
+		return nil
 	}
+	s := &f.setup[j]
+	s.BlockVP(f.bx, f.by, vp)
 	lanes.Fill(c, math.Float32bits(s.C))
 	return nil
 }
