@@ -60,6 +60,9 @@ type fragment struct {
 
 	depth   tlb.DepthState
 	reverse bool
+	// rowBlk is the pixels of the current block row's first column
+	// (tlb.Block.Offset): each block's are a shift of them.
+	rowBlk tlb.Block
 
 	// The blocks gathered for the batch (qpuexec.Batch), and the one
 	// whose Env call is being served, or being set up: its fields are
@@ -219,6 +222,9 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 			}
 		}
 		rowReady := false
+		// The row's first block column's pixels (tlb.Block.Offset), from
+		// which each block's are a shift (Shifted): once a row.
+		rowBlk := false
 		// The fast path visits only the row's blocks that can be covered
 		// and knows the whole ones without testing their pixels
 		// (raster.RowSpan: BlockMask's own tests, a row at a time); the
@@ -282,7 +288,11 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 				}
 			}
 			if !ms {
-				f.blk.Offset(&laneBlock[par], uint16(base))
+				if !rowBlk {
+					f.rowBlk.Offset(&laneBlock[par], uint16((by-ty0)*tlb.Size+bx0-tx0))
+					rowBlk = true
+				}
+				f.blk.Shifted(&f.rowBlk, uint16(4*k))
 			}
 			quads := quadMask(mask)
 			c[uapi.PerfcntFEPValidQuads] += uint64(bits.OnesCount8(quads))

@@ -741,6 +741,29 @@ func TestBlockOffset(t *testing.T) {
 	}
 }
 
+// Shifted gives Offset's pairs and rows: a block moved right from its
+// row's first is the block Offset makes at its own base, for every
+// block of every row of blocks in the tile.
+func TestBlockShifted(t *testing.T) {
+	layout := Block{Pair: [8]uint16{0, 2, Size, Size + 2, 4, 6, Size + 4, Size + 6}}
+	idx := layout.Idx()
+	layout, _ = BlockOf(&idx)
+	for y := 0; y+4 <= Size; y++ {
+		for x0 := 0; x0+4 <= Size; x0 += 2 {
+			var first Block
+			first.Offset(&layout, uint16(y*Size+x0))
+			for x := x0; x+4 <= Size; x += 2 {
+				var got, want Block
+				got.Shifted(&first, uint16(x-x0))
+				want.Offset(&layout, uint16(y*Size+x))
+				if got.Pair != want.Pair || got.rowMask() != want.rowMask() || got.rowMask() != exactRows(&got) {
+					t.Fatalf("row %d from x %d, block at x %d: pairs %v rows %#x, Offset's %v rows %#x", y, x0, x, got.Pair, got.rowMask(), want.Pair, want.rowMask())
+				}
+			}
+		}
+	}
+}
+
 // A Block that breaks the rules (odd pixels, pixels past the tile) still
 // writes only inside the buffer, and the SSE2 and Go versions agree on it.
 func TestBlockOutOfRange(t *testing.T) {
