@@ -209,3 +209,25 @@ func TestNotBound(t *testing.T) {
 		d.compareFailing(t, p, -1, -1, 5, c.name)
 	}
 }
+
+// Each run starts with REV_FLAG from its Start in every element, even
+// after a run whose program wrote REV_FLAG (begin fills it only when it
+// may have changed). The program sends REV_FLAG to the tile buffer, then
+// writes it with W, whose element 0 is the next run's flag.
+func TestRevFlagStartsEachRun(t *testing.T) {
+	r := newRig(t)
+	words := asm(t, func(a *qpu.Asm) {
+		a.I(qpu.Mov(qpu.TLBColourAll, qpu.RevFlag))
+		a.I(qpu.Mov(qpu.RevFlag, qpu.RA(15)))
+		ending(a)
+	})
+	for n, flag := range []uint32{1, 1, 0, 0, 1} {
+		s := &Start{RevFlag: flag, W: seq(func(i int) uint32 { return uint32(1 + i%2) })}
+		s.W[0] = flag
+		r.env.tlbWrites = nil
+		r.run(words, permissiveFrag, s)
+		if len(r.env.tlbWrites) != 1 || r.env.tlbWrites[0].v != splat(flag) {
+			t.Fatalf("run %d with REV_FLAG %d: TLB writes %+v", n, flag, r.env.tlbWrites)
+		}
+	}
+}

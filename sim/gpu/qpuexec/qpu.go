@@ -149,16 +149,19 @@ type QPU struct {
 	mutex     bool
 	hostInt   bool
 	ms, rev   vec
-	vpm       *VPM
-	vrq       [2]vpmRead
-	vrn       int
-	vw        vpmSetup
-	vwSet     bool
-	endAt     int
-	switchAt  int
-	jumps     [2]jump
-	njumps    int
-	lastBr    int
+	// revStale says a program wrote REV_FLAG since begin last filled
+	// rev: its elements may differ from each other.
+	revStale bool
+	vpm      *VPM
+	vrq      [2]vpmRead
+	vrn      int
+	vw       vpmSetup
+	vwSet    bool
+	endAt    int
+	switchAt int
+	jumps    [2]jump
+	njumps   int
+	lastBr   int
 
 	// The bound tier's own state (bound_run.go).
 	boundState
@@ -274,7 +277,12 @@ func (q *QPU) begin(p *Program, env Env, s *Start) {
 		copyVec(&q.ra[15], &s.W)
 		copyVec(&q.rb[15], &s.Z)
 		copyVec(&q.ms, &s.MSFlags)
-		fill(&q.rev, s.RevFlag)
+		// REV_FLAG changes only by a program's write, which marks it
+		// stale (writeIO), or here: fill it when it changes.
+		if q.revStale || q.rev[0] != s.RevFlag {
+			fill(&q.rev, s.RevFlag)
+			q.revStale = false
+		}
 		q.vpm = nil
 	} else {
 		q.vpm = s.VPM
@@ -312,10 +320,18 @@ func (q *QPU) setFlags(r *vec, c, lanes uint16) {
 	q.c = q.c&^lanes | c&lanes
 }
 
+// scoreboardWait is the implicit scoreboard wait of a thread's first
+// tile-buffer access (AG §5 "Scoreboard"): small enough to be inlined
+// at every TLB access, which after the first have nothing to do.
 func (q *QPU) scoreboardWait() error {
 	if q.sbWaited {
 		return nil
 	}
+	return q.scoreboardWaitFirst()
+}
+
+// scoreboardWaitFirst is scoreboardWait's first wait of a thread.
+func (q *QPU) scoreboardWaitFirst() error {
 	q.sbWaited = true
 	if q.env == nil {
 		return errors.New("scoreboard wait with no Env")
@@ -341,9 +357,17 @@ func (q *QPU) tmuWrite(u int, reg TMUReg, v *vec, lanes uint16) error {
 	direct := reg == TMUS && q.tmuParams[u] == 0
 	var param uint32
 	if !direct {
-		var err error
-		if param, err = q.popUniform(); err != nil {
-			return err
+		// popUniform, its common case inlined as runBound's opUniform
+		// has it.
+		if q.unifOff+4 <= len(q.unifBuf) {
+			param = binary.LittleEndian.Uint32(q.unifBuf[q.unifOff:])
+			q.unifOff += 4
+			q.unifAddr += 4
+		} else {
+			var err error
+			if param, err = q.popUniform(); err != nil {
+				return err
+			}
 		}
 		q.tmuParams[u]++
 	}

@@ -363,6 +363,7 @@ func (q *QPU) write(in *inst, pc int, t wtarget, v *vec, lanes uint16, bits uint
 		mergeLanes(&q.ms, v, lanes, bits)
 	case wRevFlag:
 		mergeLanes(&q.rev, v, lanes, bits)
+		q.revStale = true
 	case wQuadXY:
 		return errors.New("QUAD_X/QUAD_Y writes are not modelled (AG Table 14 names them without describing them)")
 	case wMutexRelease:

@@ -53,9 +53,16 @@ type fragment struct {
 	rowWZ   raster.RowTerms
 	colVary [maxSetup][tileBlocks][4]float32
 	rowVary [maxSetup][4]float32
+	// varyC is each varying's C in all 16 elements, filled once per
+	// primitive when terms is set, so that a varying read copies it
+	// (inlined) instead of filling it (lanes.Fill, a call).
+	varyC [maxSetup][16]uint32
 
 	depth   tlb.DepthState
 	reverse bool
+	// rowBlk is the pixels of the current block row's first column
+	// (tlb.Block.Offset): each block's are a shift of them.
+	rowBlk tlb.Block
 
 	// The blocks gathered for the batch (qpuexec.Batch), and the one
 	// whose Env call is being served, or being set up: its fields are
@@ -195,6 +202,9 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 				f.setup[j].Col(bx0+4*k, &f.colVary[j][k])
 			}
 		}
+		for j := 0; j < f.nvary; j++ {
+			lanes.Fill(&f.varyC[j], math.Float32bits(f.setup[j].C))
+		}
 	}
 	c := &w.counters
 	// The blocks gathered for one batch: several when the batch takes
@@ -215,6 +225,9 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 			}
 		}
 		rowReady := false
+		// The row's first block column's pixels (tlb.Block.Offset), from
+		// which each block's are a shift (Shifted): once a row.
+		rowBlk := false
 		// The fast path visits only the row's blocks that can be covered
 		// and knows the whole ones without testing their pixels
 		// (raster.RowSpan: BlockMask's own tests, a row at a time); the
@@ -278,7 +291,11 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 				}
 			}
 			if !ms {
-				f.blk.Offset(&laneBlock[par], uint16(base))
+				if !rowBlk {
+					f.rowBlk.Offset(&laneBlock[par], uint16((by-ty0)*tlb.Size+bx0-tx0))
+					rowBlk = true
+				}
+				f.blk.Shifted(&f.rowBlk, uint16(4*k))
 			}
 			quads := quadMask(mask)
 			c[uapi.PerfcntFEPValidQuads] += uint64(bits.OnesCount8(quads))
@@ -557,12 +574,13 @@ func (f *fragment) Varying(vp, c *[16]uint32) error {
 		*vp, *c = [16]uint32{}, [16]uint32{}
 		return nil
 	}
-	s := &f.setup[j]
 	if f.terms {
 		raster.BlockVPOf(&f.colVary[j][f.col], &f.rowVary[j], f.by, vp)
-	} else {
-		s.BlockVP(f.bx, f.by, vp)
+		lanes.Copy(c, &f.varyC[j])
+		return nil
 	}
+	s := &f.setup[j]
+	s.BlockVP(f.bx, f.by, vp)
 	lanes.Fill(c, math.Float32bits(s.C))
 	return nil
 }

@@ -48,6 +48,7 @@ func BenchmarkStore(b *testing.B) {
 // (the cube's faces over the cleared buffer, then the same depths again);
 // "mixed" has partial masks and depths that fail about half the time
 // (the stored depths are put back, a 16 KiB copy, every 256 blocks).
+// Each runs with every version of zBlock (zBlockVersions).
 func BenchmarkFragmentBlock(b *testing.B) {
 	type block struct {
 		blk  Block
@@ -87,22 +88,25 @@ func BenchmarkFragmentBlock(b *testing.B) {
 				zs[p] = ZS(r.Uint32()&0xFFFFFF, 0)
 			}
 		}
-		b.Run(name, func(b *testing.B) {
-			var buf Buffer
-			buf.ZS = zs
-			var st Stencil
-			d := DepthState{Func: cl.DepthFuncLessEqual, Update: true}
-			for i := 0; i < b.N; i++ {
-				n := i % len(blocks)
-				if n == 0 && mixed {
-					buf.ZS = zs
+		for _, v := range zBlockVersions() {
+			b.Run(name+"/"+v, func(b *testing.B) {
+				defer useZBlock(v)()
+				var buf Buffer
+				buf.ZS = zs
+				var st Stencil
+				d := DepthState{Func: cl.DepthFuncLessEqual, Update: true}
+				for i := 0; i < b.N; i++ {
+					n := i % len(blocks)
+					if n == 0 && mixed {
+						buf.ZS = zs
+					}
+					k := &blocks[n]
+					m := buf.DepthPasses(&k.blk, &k.z, k.mask, d.Func)
+					pass, _ := buf.ZWriteBlock(&k.blk, &k.z, m, d, &st, false)
+					buf.WriteColorBlock(&k.blk, &k.c, pass)
 				}
-				k := &blocks[n]
-				m := buf.DepthPasses(&k.blk, &k.z, k.mask, d.Func)
-				pass, _ := buf.ZWriteBlock(&k.blk, &k.z, m, d, &st, false)
-				buf.WriteColorBlock(&k.blk, &k.c, pass)
-			}
-		})
+			})
+		}
 	}
 }
 

@@ -19,8 +19,9 @@ func exactRows(blk *Block) uint64 {
 
 // ClearWritten leaves the buffer as Clear does, bit for bit, after any
 // sequence of the writes that change it: colour and Z writes of single
-// elements and of blocks (made by BlockOf, by Offset with any base, with
-// pixels crossing rows or wrapping past the tile, or as literals), stencil
+// elements and of blocks (made by BlockOf, by Offset with any base, by
+// Shifted, with pixels crossing rows or wrapping past the tile, or as
+// literals), stencil
 // updates, loads and full-resolution loads, and clears of either buffer
 // to values that repeat often; 20000 operations.
 func TestClearWrittenMatchesClear(t *testing.T) {
@@ -43,7 +44,7 @@ func TestClearWrittenMatchesClear(t *testing.T) {
 	values := []ClearValues{{}, {Color: 0xFF102030, Z: 0xFFFFFF, Stencil: 7}, {Color: 1, Z: 0x123456}}
 	for n := 0; n < 20000; n++ {
 		var blk Block
-		switch r.IntN(4) {
+		switch r.IntN(5) {
 		case 0:
 			blk = randomBlock(r, n)
 			idx := blk.Idx()
@@ -52,6 +53,11 @@ func TestClearWrittenMatchesClear(t *testing.T) {
 			blk.Offset(&layout, uint16(4*r.IntN(Pixels/4)))
 		case 2:
 			blk.Offset(&layout, uint16(r.IntN(1<<16)))
+		case 3:
+			// A block of a row from the row's first, as render's.
+			var first Block
+			first.Offset(&layout, uint16(4*r.IntN(Pixels/4)))
+			blk.Shifted(&first, uint16(4*r.IntN(Size/4+2)))
 		default:
 			for k := range blk.Pair {
 				blk.Pair[k] = uint16(r.Uint32())

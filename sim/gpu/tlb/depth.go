@@ -67,6 +67,21 @@ func (b *Block) Offset(from *Block, base uint16) {
 	}
 }
 
+// Shifted sets b to from moved dx pixels to the right: a block of a row
+// of blocks from the row's first (Offset), with what Offset works out
+// of the rows kept. The sums do not carry, as in Offset, while the
+// block lies in the tile; a block that would reach past the tile's
+// right edge gets rows 0, which rowMask then works out from its pairs.
+func (b *Block) Shifted(from *Block, dx uint16) {
+	d, s := (*[2]uint64)(unsafe.Pointer(&b.Pair)), (*[2]uint64)(unsafe.Pointer(&from.Pair))
+	add := uint64(dx) * 0x0001_0001_0001_0001
+	d[0], d[1] = s[0]+add, s[1]+add
+	b.rows, b.right = 0, 0
+	if col := uint(from.right) + uint(dx); col <= Size {
+		b.rows, b.right = from.rows, uint8(col)
+	}
+}
+
 // pairMask keeps a pair's pixel even and inside the tile.
 const pairMask = Pixels - 2
 

@@ -245,3 +245,159 @@ TEXT ·nonZeroSSE2(SB), NOSPLIT, $0-12
 	XORL $0xFFFF, AX
 	MOVL AX, ret+8(FP)
 	RET
+
+// zBlockAVX2 is zBlockSSE2 with AVX2, eight elements (four pixel pairs)
+// to a register: the same loads and stores of pairs, eight bytes each,
+// the same comparisons and updates. Every instruction is VEX-encoded and
+// the function ends with VZEROUPPER (sim/gpu/qpuexec/kern_avx2_amd64.s
+// says why).
+//
+// Registers: DI the buffer, BX the Block, SI the elements' values, AX
+// the mask still to use (8 bits per group), R11 the passing elements;
+// Y7, Y8 and Y9 the function's answers as in zBlockSSE2, Y10 0xFFFFFF,
+// Y11 0xFF, Y13 the lane bits 1 to 128.
+
+DATA lanebits8<>+0(SB)/4, $1
+DATA lanebits8<>+4(SB)/4, $2
+DATA lanebits8<>+8(SB)/4, $4
+DATA lanebits8<>+12(SB)/4, $8
+DATA lanebits8<>+16(SB)/4, $16
+DATA lanebits8<>+20(SB)/4, $32
+DATA lanebits8<>+24(SB)/4, $64
+DATA lanebits8<>+28(SB)/4, $128
+GLOBL lanebits8<>(SB), RODATA|NOPTR, $32
+
+// PAIRS8(g) loads group g's four pixel offsets (Pair[4g] to Pair[4g+3],
+// masked even and inside the tile) into R8, R9, R12 and R13.
+#define PAIRS8(g) \
+	MOVWLZX (g*8)(BX), R8 \
+	ANDL $4094, R8 \
+	MOVWLZX (g*8+2)(BX), R9 \
+	ANDL $4094, R9 \
+	MOVWLZX (g*8+4)(BX), R12 \
+	ANDL $4094, R12 \
+	MOVWLZX (g*8+6)(BX), R13 \
+	ANDL $4094, R13
+
+// TEST8(g) tests group g: Y0 the stored words, Y1 the fragments' 24-bit
+// depths, Y4 all ones in the lanes that pass the function.
+#define TEST8(g) \
+	PAIRS8(g) \
+	VMOVQ (DI)(R8*4), X0 \
+	VMOVHPS (DI)(R9*4), X0, X0 \
+	VMOVQ (DI)(R12*4), X2 \
+	VMOVHPS (DI)(R13*4), X2, X2 \
+	VINSERTI128 $1, X2, Y0, Y0 \
+	VPAND (g*32)(SI), Y10, Y1 \
+	VPSRLD $8, Y0, Y2 \
+	VPCMPGTD Y2, Y1, Y4 \
+	VPCMPGTD Y1, Y2, Y5 \
+	VPAND Y9, Y4, Y4 \
+	VPAND Y7, Y5, Y5 \
+	VPXOR Y5, Y4, Y4 \
+	VPXOR Y8, Y4, Y4
+
+// PASSED8(g) ORs group g's passing lanes, Y4, into R11.
+#define PASSED8(g) \
+	VMOVMSKPS Y4, R10 \
+	SHLL $(g*8), R10 \
+	ORL R10, R11
+
+// MASKED8 limits Y4 to the group's lanes of the mask (AX's low byte) and
+// moves AX on to the next group.
+#define MASKED8 \
+	VMOVD AX, X5 \
+	VPBROADCASTD X5, Y5 \
+	VPAND Y13, Y5, Y5 \
+	VPCMPEQD Y13, Y5, Y5 \
+	SHRL $8, AX \
+	VPAND Y5, Y4, Y4
+
+// UPDATE8 stores the group: the fragment's Z with the stored stencil
+// where it passed, the stored word elsewhere.
+#define UPDATE8 \
+	VPSLLD $8, Y1, Y1 \
+	VPAND Y11, Y0, Y6 \
+	VPOR Y6, Y1, Y1 \
+	VPXOR Y0, Y1, Y1 \
+	VPAND Y4, Y1, Y1 \
+	VPXOR Y0, Y1, Y1 \
+	VMOVQ X1, (DI)(R8*4) \
+	VMOVHPS X1, (DI)(R9*4) \
+	VEXTRACTI128 $1, Y1, X1 \
+	VMOVQ X1, (DI)(R12*4) \
+	VMOVHPS X1, (DI)(R13*4)
+
+// SPLAT8(bit, y, x) sets y (x its low half) to all ones when bit of CX
+// is set, else zeros.
+#define SPLAT8(bit, y, x) \
+	MOVL CX, DX \
+	SHRL $bit, DX \
+	ANDL $1, DX \
+	NEGL DX \
+	VMOVD DX, x \
+	VPBROADCASTD x, y
+
+// func zBlockAVX2(zs *[Pixels]uint32, blk *Block, z *[16]uint32, mask, f uint32, update bool) (pass uint32)
+TEXT ·zBlockAVX2(SB), NOSPLIT, $0-44
+	MOVQ zs+0(FP), DI
+	MOVQ blk+8(FP), BX
+	MOVQ z+16(FP), SI
+	MOVL mask+24(FP), AX
+	MOVL f+28(FP), CX
+	SPLAT8(0, Y7, X7)
+	SPLAT8(1, Y8, X8)
+	SPLAT8(2, Y9, X9)
+	VPXOR Y8, Y7, Y7
+	VPXOR Y8, Y9, Y9
+	MOVL $0xFFFFFF, DX
+	VMOVD DX, X10
+	VPBROADCASTD X10, Y10
+	XORL R11, R11
+	CMPL AX, $0xFFFF
+	JEQ all
+	VMOVDQU lanebits8<>(SB), Y13
+	CMPB update+32(FP), $0
+	JEQ testmasked
+	TEST8(0)
+	MASKED8
+	PASSED8(0)
+	MOVL $0xFF, DX
+	VMOVD DX, X11
+	VPBROADCASTD X11, Y11
+	UPDATE8
+	TEST8(1)
+	MASKED8
+	PASSED8(1)
+	UPDATE8
+	JMP done
+testmasked:
+	TEST8(0)
+	MASKED8
+	PASSED8(0)
+	TEST8(1)
+	MASKED8
+	PASSED8(1)
+	JMP done
+all:
+	CMPB update+32(FP), $0
+	JEQ testall
+	MOVL $0xFF, DX
+	VMOVD DX, X11
+	VPBROADCASTD X11, Y11
+	TEST8(0)
+	PASSED8(0)
+	UPDATE8
+	TEST8(1)
+	PASSED8(1)
+	UPDATE8
+	JMP done
+testall:
+	TEST8(0)
+	PASSED8(0)
+	TEST8(1)
+	PASSED8(1)
+done:
+	VZEROUPPER
+	MOVL R11, pass+40(FP)
+	RET

@@ -614,9 +614,19 @@ func randomBlock(r *rand.Rand, n int) Block {
 // WriteColor's answers for blocks of distinct pixel pairs: random depths
 // with many ties and bits above 24, stored depths, masks, every
 // function, with and without update, and stencil tests on either face;
-// 100000 blocks. zBlock and colorBlock (SSE2 on amd64) are compared with
-// their Go loops on the way.
+// 100000 blocks. zBlock, each version (SSE2 and AVX2 on amd64), and
+// colorBlock (SSE2 on amd64) are compared with their Go loops on the
+// way.
 func TestZWriteBlock(t *testing.T) {
+	for _, v := range zBlockVersions() {
+		t.Run(v, func(t *testing.T) {
+			defer useZBlock(v)()
+			testZWriteBlock(t)
+		})
+	}
+}
+
+func testZWriteBlock(t *testing.T) {
 	r := rand.New(rand.NewPCG(31, 32))
 	var a, b, c, e Buffer
 	for n := 0; n < 100000; n++ {
@@ -726,6 +736,29 @@ func TestBlockOffset(t *testing.T) {
 		for k, p := range layout.Pair {
 			if got.Pair[k] != p+uint16(base) {
 				t.Fatalf("base %d: pair %d is %d, want %d", base, k, got.Pair[k], p+uint16(base))
+			}
+		}
+	}
+}
+
+// Shifted gives Offset's pairs and rows: a block moved right from its
+// row's first is the block Offset makes at its own base, for every
+// block of every row of blocks in the tile.
+func TestBlockShifted(t *testing.T) {
+	layout := Block{Pair: [8]uint16{0, 2, Size, Size + 2, 4, 6, Size + 4, Size + 6}}
+	idx := layout.Idx()
+	layout, _ = BlockOf(&idx)
+	for y := 0; y+4 <= Size; y++ {
+		for x0 := 0; x0+4 <= Size; x0 += 2 {
+			var first Block
+			first.Offset(&layout, uint16(y*Size+x0))
+			for x := x0; x+4 <= Size; x += 2 {
+				var got, want Block
+				got.Shifted(&first, uint16(x-x0))
+				want.Offset(&layout, uint16(y*Size+x))
+				if got.Pair != want.Pair || got.rowMask() != want.rowMask() || got.rowMask() != exactRows(&got) {
+					t.Fatalf("row %d from x %d, block at x %d: pairs %v rows %#x, Offset's %v rows %#x", y, x0, x, got.Pair, got.rowMask(), want.Pair, want.rowMask())
+				}
 			}
 		}
 	}

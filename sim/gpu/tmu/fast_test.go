@@ -218,12 +218,22 @@ func randomRequest(r *rand.Rand, w, h int, coord func(n int) float32) (s, t [16]
 	return s, t
 }
 
-// nearestClampT32 (SSE2 on amd64) gives nearestClampT32Go's texels on
-// 200000 random 16-element requests: coordinates of every kind (in range,
-// texel edges, negative, ±0, huge, ±Inf, NaN, any bits), sizes 1 to 2048,
+// nearestClampT32, each version (SSE2 and AVX2 on amd64), gives
+// nearestClampT32Go's texels on 200000 random 16-element requests:
+// coordinates of every kind (in range, texel edges, negative, ±0, huge,
+// ±Inf, NaN, any bits), sizes 1 to 2048,
 // both FLIPY settings, utile tables of random offsets into random bytes
 // cut just after the furthest utile (as planLookups allows).
 func TestNearestClampT32MatchesGo(t *testing.T) {
+	for _, v := range nearestClampT32Versions() {
+		t.Run(v, func(t *testing.T) {
+			defer useNearestClampT32(v)()
+			testNearestClampT32MatchesGo(t)
+		})
+	}
+}
+
+func testNearestClampT32MatchesGo(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 14))
 	bytes := randomBytes(r)
 	textures, requests := 1000, 200
@@ -469,5 +479,39 @@ func TestCoordFixMatchesFixCoord(t *testing.T) {
 				t.Fatalf("scale 2^%d: coordFix(%#08x) = %#08x, fixCoord %#08x", k+subTexelBits, math.Float32bits(c), got, want)
 			}
 		}
+	}
+}
+
+// BenchmarkNearestClampT32 is nearestClampT32 alone, per version, on
+// requests of the cube's kind: a 512×512 level, its 128×128 utiles one
+// after another in memory (1 MiB), the lanes a 4×4 block 1/700 apart in
+// s and t at positions that wander over it.
+func BenchmarkNearestClampT32(b *testing.B) {
+	const n = 512
+	const upr = n / 4
+	utab := make([]int32, upr*upr)
+	for i := range utab {
+		utab[i] = int32(i * 64)
+	}
+	mem := randomBytes(rand.New(rand.NewPCG(1, 2)))[:len(utab)*64]
+	p := newClampT32(n, n, 0, upr, utab, mem)
+	// The requests, made first: 61·53 positions.
+	var s, t [61 * 53][16]uint32
+	for i := range s {
+		x0, y0 := float32(i%61)/64, float32(i%53)/64
+		for l := range s[i] {
+			s[i][l] = math.Float32bits(x0 + float32(l%4)/700)
+			t[i][l] = math.Float32bits(y0 + float32(l/4)/700)
+		}
+	}
+	for _, v := range nearestClampT32Versions() {
+		b.Run(v, func(b *testing.B) {
+			defer useNearestClampT32(v)()
+			var out [16]uint32
+			for i := 0; i < b.N; i++ {
+				k := i % len(s)
+				nearestClampT32(&p, &s[k], &t[k], &out)
+			}
+		})
 	}
 }

@@ -2,8 +2,22 @@
 
 package tmu
 
-// nearestClampT32 is nearestClampT32Go with SSE2 (nearest_amd64.s), the
-// texel fetches included; fast_test.go compares the two.
-//
+// nearestClampT32 is nearestClampT32Go with AVX2 where the CPU has it,
+// else with SSE2 (nearest_amd64.s), the texel fetches included;
+// TestNearestClampT32MatchesGo compares each with it.
+func nearestClampT32(p *clampT32, s, t, out *[16]uint32) {
+	if useNearestAVX2 {
+		nearestClampT32AVX2(p, s, t, out)
+		return
+	}
+	nearestClampT32SSE2(p, s, t, out)
+}
+
+// useNearestAVX2 chooses nearestClampT32AVX2 (the tests switch it).
+var useNearestAVX2 = hasAVX2
+
 //go:noescape
-func nearestClampT32(p *clampT32, s, t, out *[16]uint32)
+func nearestClampT32SSE2(p *clampT32, s, t, out *[16]uint32)
+
+//go:noescape
+func nearestClampT32AVX2(p *clampT32, s, t, out *[16]uint32)

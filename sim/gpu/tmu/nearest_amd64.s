@@ -3,8 +3,8 @@
 #include "go_asm.h"
 #include "textflag.h"
 
-// nearestClampT32 is nearestClampT32Go (filter.go) four elements at a
-// time with SSE2: the same float64 products, the clamp as max(·, 0) then
+// nearestClampT32SSE2 is nearestClampT32Go (filter.go) four elements at
+// a time with SSE2: the same float64 products, the clamp as max(·, 0) then
 // min(·, n-1) (MAXPD returns its second operand, 0, for a NaN first
 // one), truncation, and the utile arithmetic in 32-bit integers; then
 // each element's utile offset and texel are fetched without bounds
@@ -75,8 +75,8 @@
 	MOVQ X1, R9 \
 	FETCH2(off+8)
 
-// func nearestClampT32(p *clampT32, s, t, out *[16]uint32)
-TEXT ·nearestClampT32(SB), NOSPLIT, $0-32
+// func nearestClampT32SSE2(p *clampT32, s, t, out *[16]uint32)
+TEXT ·nearestClampT32SSE2(SB), NOSPLIT, $0-32
 	MOVQ p+0(FP), CX
 	MOVQ s+8(FP), SI
 	MOVQ t+16(FP), DX
@@ -108,4 +108,103 @@ TEXT ·nearestClampT32(SB), NOSPLIT, $0-32
 	GROUP4(16)
 	GROUP4(32)
 	GROUP4(48)
+	RET
+
+// nearestClampT32AVX2 is nearestClampT32SSE2 with AVX2: the same float64
+// products, clamps and truncation four elements to a register, the
+// utile arithmetic eight to a register; the 16 utile indices and
+// offsets in the utile go to the frame, and each texel is then fetched
+// with a scalar load (no VPGATHERDD: bilinear_amd64.s says why) into its
+// lane, four to a 16-byte store. Every instruction is VEX-encoded and
+// the function ends with VZEROUPPER.
+//
+// The frame: the utile indices at 0(SP), the offsets in the utile at
+// 64(SP), element i's at 4i.
+
+// AXIS8 leaves in Y1 the eight clamped texel indices of the coordinates
+// at off(src): scale holds n, maxv n-1, as four float64s; Y12 is zero.
+// VMAXPD returns its second source, 0, for a NaN first one.
+#define AXIS8(src, off, scale, maxv) \
+	VCVTPS2PD off(src), Y1 \
+	VCVTPS2PD off+16(src), Y2 \
+	VMULPD scale, Y1, Y1 \
+	VMULPD scale, Y2, Y2 \
+	VMAXPD Y12, Y1, Y1 \
+	VMAXPD Y12, Y2, Y2 \
+	VMINPD maxv, Y1, Y1 \
+	VMINPD maxv, Y2, Y2 \
+	VCVTTPD2DQY Y1, X1 \
+	VCVTTPD2DQY Y2, X2 \
+	VINSERTI128 $1, X2, Y1, Y1
+
+// INDEX8 does elements off/4 .. off/4+7: utile index (y>>2)·upr + x>>2
+// (VPMADDWD on the 16-bit halves, both factors below 2^15) and offset in
+// the utile (y&3)<<4 | (x&3)<<2, stored to the frame.
+#define INDEX8(off) \
+	AXIS8(SI, off, Y8, Y10) \
+	VMOVDQA Y1, Y3 \
+	AXIS8(DX, off, Y9, Y11) \
+	VPXOR Y13, Y1, Y1 \
+	VPADDD Y14, Y1, Y1 \
+	VPSRAD $2, Y1, Y4 \
+	VPMADDWD Y7, Y4, Y4 \
+	VPSRAD $2, Y3, Y5 \
+	VPADDD Y5, Y4, Y4 \
+	VPAND Y6, Y1, Y1 \
+	VPSLLD $4, Y1, Y1 \
+	VPAND Y6, Y3, Y3 \
+	VPSLLD $2, Y3, Y3 \
+	VPOR Y3, Y1, Y1 \
+	VMOVDQU Y4, off(SP) \
+	VMOVDQU Y1, off+64(SP)
+
+// TEXEL4 fetches elements i to i+3 (byte offsets off to off+12) and
+// stores them with one 16-byte store: the QPU's ldtmu copies the result
+// 16 bytes at a time soon after, and a load spanning several narrower
+// stores still in the store buffer waits for them to reach the cache.
+#define TEXEL4(off) \
+	MOVL off(SP), R8 \
+	MOVL off+4(SP), R9 \
+	MOVL off+8(SP), R12 \
+	MOVL off+12(SP), R13 \
+	MOVL (AX)(R8*4), R8 \
+	MOVL (AX)(R9*4), R9 \
+	MOVL (AX)(R12*4), R12 \
+	MOVL (AX)(R13*4), R13 \
+	ADDL off+64(SP), R8 \
+	ADDL off+68(SP), R9 \
+	ADDL off+72(SP), R12 \
+	ADDL off+76(SP), R13 \
+	VMOVD (BX)(R8*1), X0 \
+	VPINSRD $1, (BX)(R9*1), X0, X0 \
+	VPINSRD $2, (BX)(R12*1), X0, X0 \
+	VPINSRD $3, (BX)(R13*1), X0, X0 \
+	VMOVDQU X0, off(DI)
+
+// func nearestClampT32AVX2(p *clampT32, s, t, out *[16]uint32)
+TEXT ·nearestClampT32AVX2(SB), NOSPLIT, $128-32
+	MOVQ p+0(FP), CX
+	MOVQ s+8(FP), SI
+	MOVQ t+16(FP), DX
+	MOVQ out+24(FP), DI
+	MOVQ clampT32_utab(CX), AX
+	MOVQ clampT32_mem(CX), BX
+	VBROADCASTSD clampT32_fw(CX), Y8
+	VBROADCASTSD clampT32_fh(CX), Y9
+	VBROADCASTSD clampT32_wm1(CX), Y10
+	VBROADCASTSD clampT32_hm1(CX), Y11
+	VPXOR Y12, Y12, Y12
+	VPBROADCASTD clampT32_flip(CX), Y13
+	VPBROADCASTD clampT32_hf(CX), Y14
+	VPBROADCASTD clampT32_upr(CX), Y7
+	MOVL $3, R8
+	VMOVD R8, X6
+	VPBROADCASTD X6, Y6
+	INDEX8(0)
+	INDEX8(32)
+	TEXEL4(0)
+	TEXEL4(16)
+	TEXEL4(32)
+	TEXEL4(48)
+	VZEROUPPER
 	RET
