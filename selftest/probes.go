@@ -67,7 +67,7 @@ func Probes() []*Probe {
 		list = append(list, textureProbe(t))
 	}
 	list = append(list, mirrorProbe(), npotMipProbe(), rasterNPOTProbe(), tOrLTProbe(),
-		bilinearProbe(), coordBitsProbe(), npotTieProbe(), tmuSlotsProbe(), tmuMixedProbe(), mipProbe(), footprintProbe(), bgr565Probe(false), bgr565Probe(true), msFlagsProbe(), msClipProbe(),
+		bilinearProbe(), coordBitsProbe(), npotTieProbe(), etc1EdgesProbe(), tmuSlotsProbe(), tmuMixedProbe(), mipProbe(), footprintProbe(), bgr565Probe(false), bgr565Probe(true), msFlagsProbe(), msClipProbe(),
 		sfuProbe(), fmulProbe(), faddProbe(), colourPackProbe(), colourUnpackProbe(), threadProbe())
 	return list
 }

@@ -3,6 +3,7 @@ package selftest
 import (
 	"github.com/vccube/vccube/cl"
 	"github.com/vccube/vccube/texture"
+	"github.com/vccube/vccube/uapi"
 )
 
 // The TMU's probes beyond the texture types: wrap modes, non-power-of-two
@@ -300,11 +301,108 @@ func npotTieProbe() *Probe {
 		Fact: "NPOT nearest just below a texel edge",
 		Belief: "NEAREST takes texel ⌊s·width⌋ of s as the filters see it (truncated to 1/128 of a texel of the power-of-two container, exact here), " +
 			"however close below an edge (sim/gpu/tmu filter.go nearest); a Pi 3 fails dEQP-GLES2's clamp_clamp_nearest_npot_etc1 with one line of pixels, " +
-			"exactly where u = 48 + 255/256 on its 113-texel ETC1 texture (doc/conformance.md#deqp-gles2)",
+			"exactly where u = 48 + 255/256 on its 113-texel ETC1 texture (doc/conformance.md#deqp-gles2), which the model reproduces by rounding ETC1's u alone (etc1-edges)",
 		Answer: "113- and 15-texel-wide RGBA8888 textures whose column k has byte 0 = k, sampled NEAREST at one constant s per 8×8-pixel cell, " +
 			"u = s·width from 1/16384 to 1/128 of a texel below a texel edge (113) and from 1/2048 to 1/128 (15), and just above one: " +
 			"byte 0 of each cell is the texel taken; rounding u to 7 fraction bits would move the cells up to 1/256 below an edge to the next texel",
 		build: build,
+	}
+}
+
+// The etc1-edges probe's texture is 3×2 blocks (12×8 texels: an NPOT
+// width, as dEQP's 113), each in the OES_compressed_ETC1_RGB8_texture
+// specification's individual mode, its two sub-blocks side by side, table
+// 0 (modifiers 2 and 8), and the modifier index of a texel its row within
+// the block, so that every two neighbours differ. etc1EdgesBase is the
+// 4-bit base colour of texel (x, y)'s sub-block.
+func etc1EdgesBase(x, y int) (r, g, b int) {
+	bx, by, sub := x/4, y/4, x&3/2
+	return 2 + 4*bx + 2*sub, 3 + 8*by + sub, 8
+}
+
+// etc1EdgesTexel is texel (x, y) as the specification decodes it, in the
+// TMU's returned word, row 0 being the block's first row of data, which
+// the TMU reads as its lowest t with ETCFLIP (doc/hardware.md#tmu, ETC1).
+func etc1EdgesTexel(x, y int) uint32 {
+	r, g, b := etc1EdgesBase(x, y)
+	mod := []int{2, 8, -2, -8}[y&3]
+	c := func(v int) uint32 { return uint32(max(0, min(255, 17*v+mod))) }
+	return 0xFF000000 | c(b)<<16 | c(g)<<8 | c(r)
+}
+
+// etc1EdgesPicture is the probe's texture, on its block grid.
+func etc1EdgesPicture() texture.Picture {
+	pic, _ := texture.NewPicture(3, 2, 8)
+	for by := 0; by < 2; by++ {
+		for bx := 0; bx < 3; bx++ {
+			r1, g1, b1 := etc1EdgesBase(4*bx, 4*by)
+			r2, g2, b2 := etc1EdgesBase(4*bx+2, 4*by)
+			var msb, lsb uint32 // pixel i = 4x + y: index y
+			for i := 0; i < 16; i++ {
+				y := uint32(i & 3)
+				msb |= y >> 1 << (16 + i)
+				lsb |= y & 1 << i
+			}
+			idx := msb | lsb
+			o := by*pic.Stride + 8*bx
+			copy(pic.Pix[o:], []byte{byte(r1<<4 | r2), byte(g1<<4 | g2), byte(b1<<4 | b2), 0,
+				byte(idx >> 24), byte(idx >> 16), byte(idx >> 8), byte(idx)})
+		}
+	}
+	return pic
+}
+
+// etc1EdgesCells are the etc1-edges probe's coordinates, one per 8×8
+// cell, with the texel the model takes and the one ⌊u⌋, ⌊v⌋ take: rows
+// 1 to 7 at t = k/8, exactly on the edge below row k (s at column 1's
+// centre), then u = s·12 at 4 − 1/256 and 8 − 1/256 (s = 682/2048 and
+// 1365/2048, on the 1/2048 grid of the 16-texel container) and at
+// 4 − 7/256 (681/2048), which stays below.
+var etc1EdgesCells = func() (c []struct {
+	s, t       float64
+	x, y       int
+	floorX, fY int
+}) {
+	add := func(s, t float64, x, y, fx, fy int) {
+		c = append(c, struct {
+			s, t       float64
+			x, y       int
+			floorX, fY int
+		}{s, t, x, y, fx, fy})
+	}
+	for k := 1; k < 8; k++ {
+		add(1.5/12, float64(k)/8, 1, k-1, 1, k)
+	}
+	add(682.0/2048, 1.5/8, 4, 1, 3, 1)
+	add(1365.0/2048, 5.5/8, 8, 5, 7, 5)
+	add(681.0/2048, 1.5/8, 3, 1, 3, 1)
+	return c
+}()
+
+// ETC1 nearest sampling on texel edges.
+func etc1EdgesProbe() *Probe {
+	build := func() *job {
+		j := &job{width: 64, height: 16, format: cl.RenderFormatRGBA8888, clearColour: background}
+		j.textures = []texSpec{{typ: texture.ETC1, pics: []texture.Picture{etc1EdgesPicture()},
+			sampler: texture.Sampler{Min: texture.MinNearest, Mag: texture.MagNearest, WrapS: texture.WrapClamp, WrapT: texture.WrapClamp}}}
+		for k, c := range etc1EdgesCells {
+			// A constant coordinate per 8×8 cell: the interpolation
+			// gives it exactly.
+			j.texDraw(0, 8*(k%8), 8*(k/8), 8, 8, c.s, c.t, 0, 0)
+		}
+		return j
+	}
+	return &Probe{
+		Name: "etc1-edges",
+		Fact: "ETC1 nearest on texel edges",
+		Belief: "ETC1 NEAREST takes column ⌊u + 1/256⌋ and row ⌈v⌉ − 1, where the other types take ⌊u⌋ and ⌊v⌋ (sim/gpu/tmu filter.go etc1Nearest): " +
+			"DERIVED from the two ETC1 cases a Pi 3 fails, piglit's oes_compressed_etc1_rgb8_texture miptree (coordinates exactly on texel edges) " +
+			"and dEQP-GLES2's clamp_clamp_nearest_npot_etc1 (u = 48 + 255/256 took texel 49) (doc/hardware.md#tmu, ETC1)",
+		Answer: "a 12×8 ETC1 texture whose neighbouring texels all differ, sampled NEAREST at one constant coordinate per 8×8-pixel cell: " +
+			"t exactly on each of the 7 row edges, and u = s·12 at 1/256 of a texel below the two block edges and 7/256 below one: " +
+			"each cell's colour names the texel taken; ⌊v⌋ moves the first 7 cells up a row, ⌊u⌋ the next two left a column",
+		build: build,
+		needs: uapi.ParamSupportsETC1,
 	}
 }
 

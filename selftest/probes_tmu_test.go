@@ -231,3 +231,21 @@ func TestNPOTTieProbe(t *testing.T) {
 		}
 	}
 }
+
+// The etc1-edges probe on the model: every cell shows the texel
+// etc1Nearest's rule takes, which differs from the one ⌊u⌋, ⌊v⌋ take
+// where the two differ; its texture decodes as etc1EdgesTexel says.
+func TestETC1EdgesProbe(t *testing.T) {
+	_, out := runProbeOnSim(t, "etc1-edges")
+	for k, c := range etc1EdgesCells {
+		want := etc1EdgesTexel(c.x, c.y)
+		if (c.x != c.floorX || c.y != c.fY) && want == etc1EdgesTexel(c.floorX, c.fY) {
+			t.Fatalf("cell %d: texels (%d, %d) and (%d, %d) are alike", k, c.x, c.y, c.floorX, c.fY)
+		}
+		got := out.colour.pix[(8*(k/8)+4)*64+8*(k%8)+4]
+		if got != want {
+			t.Errorf("cell %d (s = %g, t = %g): %#08x, want texel (%d, %d) %#08x (⌊u⌋, ⌊v⌋ take (%d, %d) %#08x)",
+				k, c.s, c.t, got, c.x, c.y, want, c.floorX, c.fY, etc1EdgesTexel(c.floorX, c.fY))
+		}
+	}
+}

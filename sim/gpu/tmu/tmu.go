@@ -53,7 +53,8 @@
 // # Filtering (doc/hardware.md#tmu; OpenGL ES 2.0 §3.7.7–3.7.8 where the AG is silent)
 //
 // Texel space is u = s·w, v = t·h for a level of w×h (the power-of-two
-// container below level 0, [AG] §4). NEAREST picks texel floor(u), LINEAR
+// container below level 0, [AG] §4). NEAREST picks texel floor(u) (ETC1
+// rounds u and moves a row edge down, etc1Nearest), LINEAR
 // blends the 2×2 texels around (u − ½, v − ½) with weights quantised to
 // 1/256 (the hardware's weight precision is not documented; 8 bits is our
 // choice). Both filters see s and t in fixed point, subTexelBits below a

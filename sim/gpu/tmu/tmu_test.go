@@ -543,3 +543,78 @@ func TestETC1Blocks(t *testing.T) {
 		}
 	}
 }
+
+// ETC1 NEAREST on edges (etc1Nearest): a coordinate exactly on a row edge
+// takes the row below, and one 1/256 of a texel below a column edge of an
+// NPOT texture takes the column beyond, where other types take ⌊u⌋ and
+// ⌊v⌋ — the two ETC1 cases the Pi 3 record fails (piglit's
+// oes_compressed_etc1_rgb8_texture miptree and dEQP-GLES2's
+// clamp_clamp_nearest_npot_etc1). A 12×8 texture (NPOT width, as dEQP's
+// 113) of six blocks, sampled one element per coordinate.
+func TestETC1NearestEdges(t *testing.T) {
+	const w, h = 12, 8
+	f := newFixture(t, 8192)
+	plan, err := texture.NewMipPlan(texture.ETC1, w, h, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := plan.Level(0).Layout
+	blocks := [6][8]byte{
+		{0xA5, 0x3C, 0x0F, 0xFC, 0x1B, 0xE4, 0x72, 0x8D},
+		{0x5A, 0xC3, 0xF0, 0xE4, 0xD8, 0x27, 0x4E, 0xB1},
+		{0x96, 0x69, 0x3C, 0xB4, 0x33, 0xCC, 0x55, 0xAA},
+		{0x0F, 0xF0, 0x96, 0xDC, 0x6C, 0x93, 0xA9, 0x56},
+		{0xC3, 0x5A, 0x69, 0xFC, 0x87, 0x78, 0x1E, 0xE1},
+		{0x3C, 0xA5, 0xC3, 0xE0, 0xF4, 0x0B, 0x8B, 0x74},
+	}
+	for i, b := range blocks {
+		copy(f.b[plan.Level(0).Offset+l.Offset(i%3, i/3):], b[:])
+	}
+	texel := func(x, y int) uint32 {
+		return etc1Texel(blocks[y/4*3+x/4][:], x&3, y&3)
+	}
+	p0, p1 := params(t, &plan, f.r.Addr, false, nearest)
+	type probe struct {
+		s, t     float32
+		x, y     int // the texel etc1Nearest takes
+		notX, nY int // the one ⌊u⌋, ⌊v⌋ take
+	}
+	var probes []probe
+	// Rows: t = k/8 exactly on the edge between rows k−1 and k (on the
+	// 1/1024 grid fixCoord keeps for a power-of-two height of 8).
+	// Each row edge is probed at the first column whose two texels differ.
+	for k := 1; k < h; k++ {
+		x := 0
+		for x < w-1 && texel(x, k-1) == texel(x, k) {
+			x++
+		}
+		probes = append(probes, probe{s: (float32(x) + 0.5) / w, t: float32(k) / h, x: x, y: k - 1, notX: x, nY: k})
+	}
+	// Columns: s = m/2048 (fixCoord's grid for the 16-texel container)
+	// with u = 12m/2048 = k − 1/256 for k = 4 and 8, the block edges
+	// (m = 682, 1365); m = 681 gives u = 4 − 7/256, which stays.
+	probes = append(probes,
+		probe{s: 682.0 / 2048, t: 1.5 / h, x: 4, y: 1, notX: 3, nY: 1},
+		probe{s: 1365.0 / 2048, t: 5.5 / h, x: 8, y: 5, notX: 7, nY: 5},
+		probe{s: 681.0 / 2048, t: 1.5 / h, x: 3, y: 1, notX: 3, nY: 1},
+	)
+	if len(probes) > 16 {
+		t.Fatal("more probes than elements")
+	}
+	var s, tt [16]float32
+	for i := range s {
+		p := probes[min(i, len(probes)-1)]
+		s[i], tt[i] = p.s, p.t
+	}
+	got := lookup(t, New(f.view), p0, p1, s, tt)
+	for i, p := range probes {
+		want := texel(p.x, p.y)
+		if moved := p.x != p.notX || p.y != p.nY; moved && want == texel(p.notX, p.nY) {
+			t.Fatalf("probe %d: texels (%d, %d) and (%d, %d) are alike: choose other blocks", i, p.x, p.y, p.notX, p.nY)
+		}
+		if got[i] != want {
+			t.Errorf("s = %g, t = %g: %#08x, want texel (%d, %d) %#08x (texel (%d, %d) is %#08x)",
+				p.s, p.t, got[i], p.x, p.y, want, p.notX, p.nY, texel(p.notX, p.nY))
+		}
+	}
+}
