@@ -272,23 +272,20 @@ func (g *Batch) lockstep(p *Program, envs []Env, starts []*Start, res []Result, 
 				q, u := qp[j], &ops[j][pos]
 				q.mAdd, q.mMul = q.stepFlags(u.st, u.a, u.b)
 			}
+		case opCond:
+			for j = 0; j < n; j++ {
+				q := qp[j]
+				q.mAdd, q.mMul = q.cond(u0.in.condAdd), q.cond(u0.in.condMul)
+			}
 		case opCopyAdd:
 			for j = 0; j < n; j++ {
-				q, u := qp[j], &ops[j][pos]
-				if q.mAdd == 0xFFFF {
-					copyVec(u.d, u.a)
-				} else {
-					mergeLanesVec(u.d, u.a, q.mAdd, 0xFFFFFFFF)
-				}
+				u := &ops[j][pos]
+				condCopy(u.d, u.a, qp[j].mAdd)
 			}
 		case opCopyMul:
 			for j = 0; j < n; j++ {
-				q, u := qp[j], &ops[j][pos]
-				if q.mMul == 0xFFFF {
-					copyVec(u.d, u.a)
-				} else {
-					mergeLanesVec(u.d, u.a, q.mMul, 0xFFFFFFFF)
-				}
+				u := &ops[j][pos]
+				condCopy(u.d, u.a, qp[j].mMul)
 			}
 		case opWriteAdd, opWriteMul, opWriteAddIf, opWriteMulIf:
 			isAdd := u0.op == opWriteAdd || u0.op == opWriteAddIf
@@ -320,6 +317,11 @@ func (g *Batch) lockstep(p *Program, envs []Env, starts []*Start, res []Result, 
 				q.seq = int(u.pc) + 1 + q.seqBase
 				q.endAt = q.seq + 2
 				q.endPoison = true
+			}
+		case opBranch:
+			for j = 0; j < n; j++ {
+				q := qp[j]
+				q.branch(&ops[j][pos], int(u0.pc)+1+q.seqBase)
 			}
 		case opStep:
 			for j = 0; j < n; j++ {

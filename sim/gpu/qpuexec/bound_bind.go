@@ -29,8 +29,11 @@ import "github.com/vccube/vccube/shaders/qpu"
 //     says.
 //
 // A bound instruction does what its step (step_exec.go) does. An
-// instruction the binder does not break up runs its step; branches are
-// among them. bound_run.go runs the micro-operations.
+// instruction the binder does not break up runs its step. A branch with
+// an immediate target that writes nothing is one micro-operation
+// (opBranch), and so is a condition that sets no flags (opCond); a load
+// immediate without flags, conditions or packs is two copies
+// (plainLoadImm). bound_run.go runs the micro-operations.
 //
 // QPU.Reference, and every other program, run in the loop of loop.go.
 
@@ -181,6 +184,8 @@ const (
 	opRetire            // its delayed writes (the program end's)
 	opSwitch            // its thread switch check
 	opJump              // the run loop's jump check after instruction pc: a pending jump lands here, at micro-operation n
+	opBranch            // a static branch at pc that writes nothing (ref_exec.go execBranch), to instruction n
+	opCond              // a conditional instruction's write masks (q.mAdd, q.mMul) when it sets no flags: opFlags without them
 )
 
 // The float kernels with a batch form (batch.go floatN), as an opKernel's n.
@@ -253,7 +258,19 @@ func (q *QPU) bindInst(p *Program, i int, ops []uop) []uop {
 	st := &p.steps[i]
 	c := st.in
 	pc := int32(i)
-	if c.kind != kALU || !st.planned {
+	switch {
+	case c.kind == kLoadImm && st.planned:
+		// execLoadImm's latches and plain writes (planLoadImm): the add's
+		// write, then the mul's, as writeALU makes them.
+		return append(ops,
+			uop{op: opCopyK, d: &q.resAdd, a: st.imm, w: q.plainVec(st.dAdd, st.nAdd), pc: pc},
+			uop{op: opCopyK, d: &q.resMul, a: st.imm, w: q.plainVec(st.dMul, st.nMul), pc: pc})
+	case c.kind == kBranch && !c.brReg && !c.brSF && c.wAdd.kind == wNone && c.wMul.kind == wNone:
+		// A static branch that writes nothing: opBranch with its target
+		// worked out here (bindable has checked it is one of p's).
+		to, _ := p.staticTarget(i)
+		return append(ops, uop{op: opBranch, in: c, pc: pc, n: int32(to)})
+	case c.kind != kALU || !st.planned:
 		return append(ops, uop{op: opStep, st: st, pc: pc})
 	}
 	// Port reads, then the operands each mux selects.
@@ -348,7 +365,10 @@ func (q *QPU) bindInst(p *Program, i int, ops []uop) []uop {
 	// The masks and flags, after the kernels and before the varying's C
 	// reaches r5 (the general order: conditionsAndFlags, then the write
 	// phase).
-	if st.conditional {
+	switch {
+	case st.conditional && !c.sf:
+		ops = append(ops, uop{op: opCond, in: c, pc: pc})
+	case st.conditional:
 		ops = append(ops, uop{op: opFlags, st: st, a: src(st.flagA), b: src(st.flagB), pc: pc})
 	}
 	if (st.portA == portVary || st.portB == portVary) && !r5Now {
@@ -524,7 +544,7 @@ func (q *QPU) latchUnseen(rest []uop, landing []bool, latch, w *vec, base int, f
 			if v.st.in.sf && (latch == &q.resMul) == v.st.in.flagsMul {
 				return false
 			}
-		case opUnpackA, opUnpackR4, opR5, opSFULand, opUnifLand, opEnd:
+		case opUnpackA, opUnpackR4, opR5, opSFULand, opUnifLand, opEnd, opCond:
 			// They write only temporaries, r4 and r5.
 		case opUniform, opVarying, opVaryingR5, opSignal:
 			// They write ports, r4 or r5, and can fail.

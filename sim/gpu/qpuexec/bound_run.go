@@ -121,18 +121,12 @@ run:
 			q.landVarying()
 		case opFlags:
 			q.mAdd, q.mMul = q.stepFlags(u.st, u.a, u.b)
+		case opCond:
+			q.mAdd, q.mMul = q.cond(u.in.condAdd), q.cond(u.in.condMul)
 		case opCopyAdd:
-			if q.mAdd == 0xFFFF {
-				copyVec(u.d, u.a)
-			} else {
-				mergeLanesVec(u.d, u.a, q.mAdd, 0xFFFFFFFF)
-			}
+			condCopy(u.d, u.a, q.mAdd)
 		case opCopyMul:
-			if q.mMul == 0xFFFF {
-				copyVec(u.d, u.a)
-			} else {
-				mergeLanesVec(u.d, u.a, q.mMul, 0xFFFFFFFF)
-			}
+			condCopy(u.d, u.a, q.mMul)
 		case opWriteAdd:
 			q.seq = int(u.pc) + 1 + q.seqBase
 			if err = q.writeIO(u.st, u.st.in, int(u.pc), true, uint16(u.n)); err != nil {
@@ -165,6 +159,8 @@ run:
 			q.seq = int(u.pc) + 1 + q.seqBase
 			q.endAt = q.seq + 2
 			q.endPoison = true
+		case opBranch:
+			q.branch(u, int(u.pc)+1+q.seqBase)
 		case opStep:
 			q.seq = int(u.pc) + 1 + q.seqBase
 			if err = u.st.exec(q, u.st, int(u.pc)); err != nil {
@@ -219,6 +215,36 @@ failed:
 	q.landEnd()
 	q.settleBanks()
 	return q.result(), q.fail(int(u.pc), err)
+}
+
+// condCopy is a conditional write's copy of a into d in the elements of
+// mask (ref_exec.go mergeLanes). Conditions are most often the same in
+// every element (a loop's count, a uniform's test): all of them copy the
+// whole vector, none copies nothing.
+func condCopy(d, a *vec, mask uint16) {
+	switch mask {
+	case 0xFFFF:
+		copyVec(d, a)
+	case 0:
+	default:
+		mergeLanesVec(d, a, mask, 0xFFFFFFFF)
+	}
+}
+
+// branch is opBranch, u's static branch run as instruction seq:
+// execBranch (ref_exec.go) for a branch bindable has placed (at least
+// three instructions from the one before, whatever jumps came between),
+// which writes nothing. A taken branch leaves its link address in both
+// result latches and its jump pending, to land at opJump.
+func (q *QPU) branch(u *uop, seq int) {
+	q.lastBr = seq
+	if !q.branchTaken(u.in.brCond) {
+		return
+	}
+	fill(&q.resAdd, q.prog.link(int(u.pc)))
+	copyVec(&q.resMul, &q.resAdd)
+	q.jumps[q.njumps] = jump{at: seq + 3, to: int(u.n)}
+	q.njumps++
 }
 
 // landEnd makes opEnd's writes: the poison programEnd (loop.go) puts in

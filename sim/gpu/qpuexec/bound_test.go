@@ -1,9 +1,11 @@
 package qpuexec
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
+	"github.com/vccube/vccube/shaders/hazard"
 	"github.com/vccube/vccube/shaders/qpu"
 )
 
@@ -208,4 +210,82 @@ func TestNotBound(t *testing.T) {
 		}
 		d.compareFailing(t, p, -1, -1, 5, c.name)
 	}
+}
+
+// TestBoundBranchesMatchReference runs random strict fragment shaders
+// whose branches are a compiler's (an immediate target, no write, no
+// flags: the branches a bound program runs as opBranch) on both paths,
+// from random states, some with a failing Env call. The random flags
+// make the all and any conditions pass in some runs and fail in others.
+func TestBoundBranchesMatchReference(t *testing.T) {
+	d := newDiffRig(t, 31)
+	progs := 1500
+	if testing.Short() {
+		progs /= 4
+	}
+	q := NewQPU(0, d.view)
+	branches, jumping := 0, 0
+	for i := 0; i < progs; i++ {
+		g := &progGen{r: d.r, strict: true, stage: hazard.Fragment, branches: true, plainBranches: true}
+		g.threaded = d.r.IntN(2) == 0
+		g.tame = []int{0, 50, 90}[d.r.IntN(3)]
+		words := g.program(8 + d.r.IntN(40))
+		opts := Options{Stage: hazard.Fragment, Threaded: g.threaded}
+		copy(d.pool.Bytes(d.code), qpu.Bytes(words))
+		p, err := Load(d.view, d.code.Addr, opts)
+		if err != nil {
+			t.Fatalf("program %d: a strict program the generator kept fails to load: %v", i, err)
+		}
+		if !p.straight || len(p.jumpPts) == 0 {
+			continue
+		}
+		jumping++
+		for _, u := range q.bound(p).ops {
+			if u.op == opBranch {
+				branches++
+			}
+		}
+		for j := 0; j < 6; j++ {
+			d.randomize()
+			failAt := 0
+			if d.r.IntN(4) == 0 {
+				failAt = 1 + d.r.IntN(6)
+			}
+			if !d.compare(t, p, d.start(hazard.Fragment), d.r.Uint64(), failAt, fmt.Sprintf("program %d (threaded %v), input %d", i, g.threaded, j)) {
+				t.FailNow()
+			}
+		}
+	}
+	if branches == 0 {
+		t.Fatal("no bound program had an opBranch")
+	}
+	t.Logf("%d programs, %d bound with jumps, %d opBranch micro-operations", progs, jumping, branches)
+}
+
+// TestConditionsAllNoneSome: conditional writes of a bound program whose
+// condition holds in every element, in none, and in some (condCopy's
+// three cases), on both ALUs, with flags set from a constant and from a
+// random register, against the reference.
+func TestConditionsAllNoneSome(t *testing.T) {
+	d := newDiffRig(t, 37)
+	words := asm(t, func(a *qpu.Asm) {
+		a.I()
+		a.I()
+		// Z and not N in every element: zs and nc write all, zc and ns none.
+		a.I(qpu.Mov(qpu.R0, qpu.SmallInt(0)).SetFlags())
+		a.I(qpu.Mov(qpu.RA(1), qpu.RB(2)).If(qpu.CondZS), qpu.MMov(qpu.RB(3), qpu.RA(4)).If(qpu.CondZC))
+		a.I(qpu.FAdd(qpu.RA(5), qpu.RA(6), qpu.RB(7)).If(qpu.CondNC), qpu.FMul(qpu.RB(8), qpu.RA(6), qpu.R1).If(qpu.CondNS))
+		a.I(qpu.Sub(qpu.R3, qpu.R0, qpu.SmallInt(1)).If(qpu.CondZC))
+		// Flags from a random register: some elements each.
+		a.I(qpu.Mov(qpu.R1, qpu.RA(11)).SetFlags())
+		a.I(qpu.Mov(qpu.RA(12), qpu.RB(13)).If(qpu.CondZC), qpu.MMov(qpu.RB(14), qpu.RA(15)).If(qpu.CondNS))
+		a.I(qpu.Mov(qpu.R2, qpu.RB(2)).If(qpu.CondCS))
+		a.I(qpu.Mov(qpu.TLBColourAll, qpu.R2))
+		ending(a)
+	})
+	p := d.loadFragment(t, words, "conditions")
+	if !p.straight {
+		t.Fatal("the program does not run bound")
+	}
+	d.compareFailing(t, p, -1, 2, 6, "conditions in all, none and some elements")
 }
