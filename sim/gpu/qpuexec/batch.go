@@ -339,7 +339,7 @@ func (g *Batch) lockstep(p *Program, envs []Env, starts []*Start, res []Result, 
 		case opUnifLand:
 			for j = 0; j < n; j++ {
 				q := qp[j]
-				q.landUniforms(int(u0.n) + q.seqBase)
+				q.moveUniforms(int(u0.n) + q.seqBase)
 			}
 		case opRetire:
 			for j = 0; j < n; j++ {

@@ -171,7 +171,7 @@ run:
 		case opSFULand:
 			q.landSFU(int(u.n) + q.seqBase)
 		case opUnifLand:
-			q.landUniforms(int(u.n) + q.seqBase)
+			q.moveUniforms(int(u.n) + q.seqBase)
 		case opRetire:
 			// The program end's writes, made by the instruction before
 			// (a straight-line program has no other delayed write).
@@ -245,6 +245,26 @@ func (q *QPU) branch(u *uop, seq int) {
 	copyVec(&q.resMul, &q.resAdd)
 	q.jumps[q.njumps] = jump{at: seq + 3, to: int(u.n)}
 	q.njumps++
+}
+
+// moveUniforms is landUniforms (loop.go) in a bound run: a new address
+// inside the memory span the stream reads from now stays in that span,
+// without looking it up again (setUniforms, popUniform). mem.View.Span
+// gives the whole region holding an address, so it would give the same
+// bytes; the view's regions do not change during a run. Mesa's loops
+// rewind the stream to the same buffer at every turn (glmark2 loop).
+func (q *QPU) moveUniforms(seq int) {
+	if q.unifAt != seq {
+		return
+	}
+	q.unifAt = 0
+	addr := q.unifNext
+	base := q.unifAddr - uint32(q.unifOff) // the span's first byte
+	if q.unifBuf != nil && addr-base < uint32(len(q.unifBuf)) {
+		q.unifAddr, q.unifOff = addr, int(addr-base)
+		return
+	}
+	q.setUniforms(addr)
 }
 
 // landEnd makes opEnd's writes: the poison programEnd (loop.go) puts in

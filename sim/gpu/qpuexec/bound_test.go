@@ -289,3 +289,47 @@ func TestConditionsAllNoneSome(t *testing.T) {
 	}
 	d.compareFailing(t, p, -1, 2, 6, "conditions in all, none and some elements")
 }
+
+// TestUniformsAddressMoves: a bound program that moves its uniform
+// stream (a write to unif_addr) to addresses inside the span it reads
+// from (moveUniforms keeps to the span: back to its start, forward, its
+// last word, unaligned) and outside it (before it, just past its end,
+// where the next read faults), twice in a run, against the reference.
+func TestUniformsAddressMoves(t *testing.T) {
+	d := newDiffRig(t, 41)
+	base, size := d.unif.Addr, d.unif.Size
+	for _, c := range []struct {
+		name   string
+		first  uint32
+		second uint32
+	}{
+		{"back to the start, then forward", base, base + 4000},
+		{"forward, then back", base + 1000, base + 4},
+		{"to the last word", base + 40, base + size - 4},
+		{"unaligned", base + 2, base + 4097},
+		{"before the span", base + 8, base - 8},
+		{"just past the span", base + 12, base + size},
+	} {
+		words := asm(t, func(a *qpu.Asm) {
+			a.I()
+			a.I()
+			for k, addr := range []uint32{c.first, c.second} {
+				a.I(qpu.LoadImm(qpu.R0, addr))
+				a.I(qpu.Mov(qpu.UnifAddr, qpu.R0))
+				a.I()
+				a.I()
+				a.I()
+				a.I(qpu.Mov(qpu.RA(1+k), qpu.Unif))
+				a.I(qpu.Mov(qpu.RB(1+k), qpu.Unif))
+				a.I(qpu.FAdd(qpu.R1, qpu.RA(1+k), qpu.Unif))
+			}
+			a.I(qpu.Mov(qpu.TLBColourAll, qpu.R1))
+			ending(a)
+		})
+		p := d.loadFragment(t, words, c.name)
+		if !p.straight {
+			t.Fatalf("%s: the program does not run bound", c.name)
+		}
+		d.compareFailing(t, p, -1, 1, 4, c.name)
+	}
+}
