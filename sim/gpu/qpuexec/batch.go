@@ -122,8 +122,7 @@ func (g *Batch) Takes(p *Program) bool {
 	if g.always {
 		return true
 	}
-	b := g.qs[g.last].bound(p)
-	return hasFloatN() && 100*b.floats >= minFloatShare*len(b.ops)
+	return g.qs[g.last].bound(p).paysBatch
 }
 
 // assign returns the QPU each of n blocks runs on: the last block on the
@@ -276,6 +275,32 @@ func (g *Batch) lockstep(p *Program, envs []Env, starts []*Start, res []Result, 
 			for j = 0; j < n; j++ {
 				q := qp[j]
 				q.mAdd, q.mMul = q.cond(u0.in.condAdd), q.cond(u0.in.condMul)
+			}
+		case opKernelIf:
+			for j = 0; j < n; j++ {
+				q, u := qp[j], &ops[j][pos]
+				u.k(u.d, u.a, u.b)
+				q.mAdd, q.mMul = q.cond(u.in.condAdd), q.cond(u.in.condMul)
+				condCopy(u.w, u.d, q.mAdd)
+			}
+		case opCopyIf:
+			for j = 0; j < n; j++ {
+				q, u := qp[j], &ops[j][pos]
+				copyVec(u.d, u.a)
+				q.mAdd, q.mMul = q.cond(u.in.condAdd), q.cond(u.in.condMul)
+				condCopy(u.w, u.a, q.mAdd)
+			}
+		case opKernelFlags:
+			for j = 0; j < n; j++ {
+				q, u := qp[j], &ops[j][pos]
+				u.k(u.d, u.a, u.b)
+				q.mAdd, q.mMul = q.stepFlags(u.st, u.a, u.b)
+			}
+		case opCopyFlags:
+			for j = 0; j < n; j++ {
+				q, u := qp[j], &ops[j][pos]
+				copyVec(u.d, u.a)
+				q.mAdd, q.mMul = q.stepFlags(u.st, u.a, u.b)
 			}
 		case opCopyAdd:
 			for j = 0; j < n; j++ {

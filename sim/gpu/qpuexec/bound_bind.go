@@ -55,8 +55,10 @@ type boundProg struct {
 	ops   []uop
 	fixes []latchFix
 	// floats counts the float kernels with a batch form (batch.go
-	// floatN) among ops.
-	floats int
+	// floatN) among ops, before fuse; paysBatch says they are enough of
+	// ops, then, for a Batch to take the program (Batch.Takes).
+	floats    int
+	paysBatch bool
 }
 
 // maxBound is the number of programs a QPU keeps bound: the render
@@ -152,7 +154,76 @@ func (q *QPU) bound(p *Program) *boundProg {
 			b.floats++
 		}
 	}
+	b.paysBatch = hasFloatN() && 100*b.floats >= minFloatShare*len(b.ops)
+	b.ops = q.fuse(b.ops, !b.paysBatch)
 	return b
+}
+
+// Fused micro-operations: the sequences one instruction's
+// micro-operations most often form in Mesa's shaders, done by one
+// dispatch. fuse makes them after directWrites, from:
+//   - a kernel (or copy) into the add latch, opCond, and opCopyAdd of
+//     that latch: a conditional write of the add ALU (opKernelIf,
+//     opCopyIf; the conditional destination in w);
+//   - a kernel (or copy) into the latch flags come from, and opFlags
+//     with the kernel's operands: an instruction that sets flags
+//     (opKernelFlags, opCopyFlags).
+//
+// A float kernel with a batch form stays alone where a Batch takes the
+// program for its float kernels (paysBatch): the lockstep calls it once
+// for all the blocks.
+const (
+	opKernelIf    = opCond + 1 + iota // k(d, a, b); the masks (opCond, in); w = d in the elements of q.mAdd
+	opCopyIf                          // d = a; the masks; w = a in the elements of q.mAdd
+	opKernelFlags                     // k(d, a, b); masks and flags (opFlags, st) from a and b
+	opCopyFlags                       // d = a; masks and flags from a and b
+)
+
+// fuse returns ops with the sequences above fused, each jump's landing
+// moved with them; floats says whether float kernels with a batch form
+// may be fused.
+func (q *QPU) fuse(ops []uop, floats bool) []uop {
+	at := make([]int32, len(ops)) // each micro-operation's new index
+	out := ops[:0]                // fused in place: out never passes i
+	for i := 0; i < len(ops); {
+		at[i] = int32(len(out))
+		u := ops[i]
+		kern := (u.op == opKernel && (u.n == 0 || floats)) || u.op == opCopyK
+		if kern && u.w == nil && u.fix == 0 && i+1 < len(ops) {
+			v := &ops[i+1]
+			switch {
+			case i+2 < len(ops) && u.d == &q.resAdd && v.op == opCond && v.pc == u.pc &&
+				ops[i+2].op == opCopyAdd && ops[i+2].a == &q.resAdd && ops[i+2].pc == u.pc:
+				u.op, u.in, u.w = opKernelIf, v.in, ops[i+2].d
+				if u.k == nil {
+					u.op = opCopyIf
+				}
+				at[i+1], at[i+2] = at[i], at[i]
+				out = append(out, u)
+				i += 3
+				continue
+			case v.op == opFlags && v.pc == u.pc && v.a == u.a && (v.b == u.b || u.k == nil) &&
+				(u.d == &q.resMul) == v.st.in.flagsMul:
+				// (A copy reads a alone; the flags' carry may read b.)
+				u.op, u.st, u.b = opKernelFlags, v.st, v.b
+				if u.k == nil {
+					u.op = opCopyFlags
+				}
+				at[i+1] = at[i]
+				out = append(out, u)
+				i += 2
+				continue
+			}
+		}
+		out = append(out, u)
+		i++
+	}
+	for i := range out {
+		if out[i].op == opJump {
+			out[i].n = at[out[i].n]
+		}
+	}
+	return out
 }
 
 // The micro-operations. Those that call the general code set q.seq

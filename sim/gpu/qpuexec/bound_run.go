@@ -123,6 +123,20 @@ run:
 			q.mAdd, q.mMul = q.stepFlags(u.st, u.a, u.b)
 		case opCond:
 			q.mAdd, q.mMul = q.cond(u.in.condAdd), q.cond(u.in.condMul)
+		case opKernelIf:
+			u.k(u.d, u.a, u.b)
+			q.mAdd, q.mMul = q.cond(u.in.condAdd), q.cond(u.in.condMul)
+			condCopy(u.w, u.d, q.mAdd)
+		case opCopyIf:
+			copyVec(u.d, u.a)
+			q.mAdd, q.mMul = q.cond(u.in.condAdd), q.cond(u.in.condMul)
+			condCopy(u.w, u.a, q.mAdd)
+		case opKernelFlags:
+			u.k(u.d, u.a, u.b)
+			q.mAdd, q.mMul = q.stepFlags(u.st, u.a, u.b)
+		case opCopyFlags:
+			copyVec(u.d, u.a)
+			q.mAdd, q.mMul = q.stepFlags(u.st, u.a, u.b)
 		case opCopyAdd:
 			condCopy(u.d, u.a, q.mAdd)
 		case opCopyMul:

@@ -280,6 +280,16 @@ func TestConditionsAllNoneSome(t *testing.T) {
 		a.I(qpu.Mov(qpu.R1, qpu.RA(11)).SetFlags())
 		a.I(qpu.Mov(qpu.RA(12), qpu.RB(13)).If(qpu.CondZC), qpu.MMov(qpu.RB(14), qpu.RA(15)).If(qpu.CondNS))
 		a.I(qpu.Mov(qpu.R2, qpu.RB(2)).If(qpu.CondCS))
+		// The add ALU alone (fuse's forms): a copy and a kernel under a
+		// condition, flags from a copy and from a kernel with a carry.
+		a.I(qpu.Mov(qpu.RA(7), qpu.RB(8)).If(qpu.CondZC))
+		a.I(qpu.Add(qpu.RA(9), qpu.RA(9), qpu.RB(9)).If(qpu.CondNS))
+		a.I(qpu.Mov(qpu.R0, qpu.RA(11)).SetFlags())
+		a.I(qpu.Sub(qpu.Null, qpu.RA(10), qpu.RB(10)).SetFlags())
+		a.I(qpu.Mov(qpu.RA(12), qpu.RB(12)).If(qpu.CondCS))
+		a.I(qpu.Mov(qpu.R0, qpu.SmallInt(0)).SetFlags())
+		a.I(qpu.Mov(qpu.RA(13), qpu.RB(13)).If(qpu.CondZS))
+		a.I(qpu.Add(qpu.RA(6), qpu.RA(6), qpu.RB(6)).If(qpu.CondZC))
 		a.I(qpu.Mov(qpu.TLBColourAll, qpu.R2))
 		ending(a)
 	})

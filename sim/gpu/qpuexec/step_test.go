@@ -442,7 +442,7 @@ func TestFastPathMatchesReference(t *testing.T) {
 	if jumping == 0 {
 		t.Error("no random program with a branch ran bound: the jumps of bound programs went untested")
 	}
-	for _, f := range []string{"branch", "load immediate", "condition"} {
+	for _, f := range []string{"branch", "load immediate", "condition", "fused conditional write", "fused flags"} {
 		if forms[f] == 0 {
 			t.Errorf("no bound program had a %s micro-operation: that form went untested", f)
 		}
@@ -453,7 +453,8 @@ func TestFastPathMatchesReference(t *testing.T) {
 
 // boundForms counts the micro-operations of p bound to q that stand for
 // whole instructions of their own kinds: a branch (opBranch), a load
-// immediate (its copies), a condition without flags (opCond).
+// immediate (its copies), a condition without flags (opCond), and the
+// fused forms (fuse).
 func boundForms(q *QPU, p *Program, forms map[string]int) {
 	for _, u := range q.bound(p).ops {
 		switch {
@@ -461,6 +462,10 @@ func boundForms(q *QPU, p *Program, forms map[string]int) {
 			forms["branch"]++
 		case u.op == opCond:
 			forms["condition"]++
+		case u.op == opKernelIf || u.op == opCopyIf:
+			forms["fused conditional write"]++
+		case u.op == opKernelFlags || u.op == opCopyFlags:
+			forms["fused flags"]++
 		case (u.op == opCopyK || u.op == opCopy) && p.code[u.pc].kind == kLoadImm:
 			forms["load immediate"]++
 		}
