@@ -34,10 +34,14 @@ type step struct {
 	// condition: its write masks and flags are worked out after the
 	// kernels (ref_exec.go conditionsAndFlags). carry gives the C flags of the
 	// ALU the flags come from, whose operands are muxes flagA and flagB.
-	conditional   bool
-	carry         carryFunc
-	carryPositive bool // carry is carryPositive
-	flagA, flagB  uint8
+	conditional bool
+	carry       carryFunc
+	// flagsAll says the flags come from the add ALU, whose condition is
+	// always: every element's flags are set (stepFlags), by the C rule
+	// carryKind (addCarryKind).
+	flagsAll     bool
+	carryKind    uint8
+	flagA, flagB uint8
 }
 
 // Port reads execFast does itself.
@@ -209,7 +213,8 @@ func (p *Program) planFast(c *inst, st *step) bool {
 		if c.flagsMul {
 			st.carry, st.flagA, st.flagB = mulCarryFunc(c.opMul), c.mulA, c.mulB
 		}
-		st.carryPositive = !c.flagsMul && (c.opAdd == qpu.AddFAdd || c.opAdd == qpu.AddFSub || c.opAdd == qpu.AddIToF)
+		st.flagsAll = !c.flagsMul && c.condAdd == qpu.CondAlways
+		st.carryKind = addCarryKind(c.opAdd)
 	}
 	return true
 }
