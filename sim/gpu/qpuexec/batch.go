@@ -381,23 +381,34 @@ func (g *Batch) lockstep(p *Program, envs []Env, starts []*Start, res []Result, 
 					q.boundSwitch()
 				}
 			}
-		case opJump:
+		case opJump, opBranchJump:
 			// Every block is at the same instruction count: they took
-			// the same jumps so far.
-			seq := int(u0.pc) + 1 + qp[0].seqBase
+			// the same jumps so far. at is the instruction after which
+			// the jump lands.
+			at := int(u0.pc)
 			var to [MaxBatch]int
 			var taken [MaxBatch]bool
 			same := true
-			for j = 0; j < n; j++ {
-				to[j], taken[j] = qp[j].jumpLands(seq)
-				same = same && taken[j] == taken[0]
+			if u0.op == opBranchJump {
+				at += 3
+				for j = 0; j < n; j++ {
+					q := qp[j]
+					taken[j], to[j] = q.branchNow(u0, int(u0.pc)+1+q.seqBase), int(u0.to)
+					same = same && taken[j] == taken[0]
+				}
+			} else {
+				for j = 0; j < n; j++ {
+					to[j], taken[j] = qp[j].jumpLands(at + 1 + qp[j].seqBase)
+					same = same && taken[j] == taken[0]
+				}
 			}
+			seq := at + 1 + qp[0].seqBase
 			if same && !taken[0] {
 				continue
 			}
 			if same && seq+len(p.code) < runLimit {
 				for j = 0; j < n; j++ {
-					qp[j].seqBase += int(u0.pc) + 1 - to[j]
+					qp[j].seqBase += at + 1 - to[j]
 				}
 				pos = int(u0.n) - 1
 				continue
@@ -415,7 +426,7 @@ func (g *Batch) lockstep(p *Program, envs []Env, starts []*Start, res []Result, 
 					q.settleBanks()
 					res[j], errs[j] = q.run(p, p.steps, to[j])
 				default:
-					q.seqBase += int(u0.pc) + 1 - to[j]
+					q.seqBase += at + 1 - to[j]
 					res[j], errs[j] = q.resumeBound(p, int(u0.n))
 				}
 			}

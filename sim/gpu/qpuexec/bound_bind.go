@@ -41,6 +41,7 @@ import "github.com/vccube/vccube/shaders/qpu"
 type uop struct {
 	op         uint8  // op*
 	fix        uint16 // if not 0, boundProg.fixes[fix-1] says what a failure here must put in the result latches
+	to         int32  // opBranchJump: the instruction the jump lands on
 	k          kernel
 	d, a, b, w *vec // kernel destination and operands; w: a whole-vector copy of d's result
 	in         *inst
@@ -167,7 +168,10 @@ func (q *QPU) bound(p *Program) *boundProg {
 //     opCopyIf; the conditional destination in w);
 //   - a kernel (or copy) into the latch flags come from, and opFlags
 //     with the kernel's operands: an instruction that sets flags
-//     (opKernelFlags, opCopyFlags).
+//     (opKernelFlags, opCopyFlags);
+//   - opBranch and its opJump with no micro-operation between them (the
+//     delay slots are nops): the branch and, if taken, the jump at once
+//     (opBranchJump). Nothing between them could see the pending jump.
 //
 // A float kernel with a batch form stays alone where a Batch takes the
 // program for its float kernels (paysBatch): the lockstep calls it once
@@ -177,6 +181,7 @@ const (
 	opCopyIf                          // d = a; the masks; w = a in the elements of q.mAdd
 	opKernelFlags                     // k(d, a, b); masks and flags (opFlags, st) from a and b
 	opCopyFlags                       // d = a; masks and flags from a and b
+	opBranchJump                      // opBranch at pc, to instruction to; if taken, the jump after pc+3 to micro-operation n
 )
 
 // fuse returns ops with the sequences above fused, each jump's landing
@@ -184,7 +189,13 @@ const (
 // may be fused.
 func (q *QPU) fuse(ops []uop, floats bool) []uop {
 	at := make([]int32, len(ops)) // each micro-operation's new index
-	out := ops[:0]                // fused in place: out never passes i
+	landing := make([]bool, len(ops)+1)
+	for i := range ops {
+		if ops[i].op == opJump {
+			landing[ops[i].n] = true
+		}
+	}
+	out := ops[:0] // fused in place: out never passes i
 	for i := 0; i < len(ops); {
 		at[i] = int32(len(out))
 		u := ops[i]
@@ -215,11 +226,19 @@ func (q *QPU) fuse(ops []uop, floats bool) []uop {
 				continue
 			}
 		}
+		// (A jump landing in the delay slots reaches the opJump alone.)
+		if u.op == opBranch && i+1 < len(ops) && ops[i+1].op == opJump && ops[i+1].pc == u.pc+3 && !landing[i+1] {
+			u.op, u.to, u.n = opBranchJump, u.n, ops[i+1].n
+			at[i+1] = at[i]
+			out = append(out, u)
+			i += 2
+			continue
+		}
 		out = append(out, u)
 		i++
 	}
 	for i := range out {
-		if out[i].op == opJump {
+		if out[i].op == opJump || out[i].op == opBranchJump {
 			out[i].n = at[out[i].n]
 		}
 	}

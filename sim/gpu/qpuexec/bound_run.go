@@ -175,6 +175,20 @@ run:
 			q.endPoison = true
 		case opBranch:
 			q.branch(u, int(u.pc)+1+q.seqBase)
+		case opBranchJump:
+			if !q.branchNow(u, int(u.pc)+1+q.seqBase) {
+				break
+			}
+			// The jump lands after the third delay slot, at pc+3.
+			seq := int(u.pc) + 4 + q.seqBase
+			if seq+len(p.code) >= runLimit {
+				q.seq = seq
+				q.settleBanks()
+				return q.run(p, p.steps, int(u.to))
+			}
+			q.seqBase += int(u.pc) + 4 - int(u.to)
+			rest = b.ops[u.n:]
+			goto run
 		case opStep:
 			q.seq = int(u.pc) + 1 + q.seqBase
 			if err = u.st.exec(q, u.st, int(u.pc)); err != nil {
@@ -251,14 +265,22 @@ func condCopy(d, a *vec, mask uint16) {
 // which writes nothing. A taken branch leaves its link address in both
 // result latches and its jump pending, to land at opJump.
 func (q *QPU) branch(u *uop, seq int) {
+	if q.branchNow(u, seq) {
+		q.jumps[q.njumps] = jump{at: seq + 3, to: int(u.n)}
+		q.njumps++
+	}
+}
+
+// branchNow is branch without the pending jump: whether the branch is
+// taken, with its link address in the latches if it is.
+func (q *QPU) branchNow(u *uop, seq int) bool {
 	q.lastBr = seq
 	if !q.branchTaken(u.in.brCond) {
-		return
+		return false
 	}
 	fill(&q.resAdd, q.prog.link(int(u.pc)))
 	copyVec(&q.resMul, &q.resAdd)
-	q.jumps[q.njumps] = jump{at: seq + 3, to: int(u.n)}
-	q.njumps++
+	return true
 }
 
 // moveUniforms is landUniforms (loop.go) in a bound run: a new address

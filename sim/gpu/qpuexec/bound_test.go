@@ -137,6 +137,25 @@ func TestBoundLoops(t *testing.T) {
 		a.I()
 		a.I()
 	}
+	// A jump into the delay slots of another branch, empty of
+	// micro-operations: it must reach that branch's jump check without
+	// running the branch (fuse keeps the two apart there).
+	intoDelaySlots := func(a *qpu.Asm) {
+		a.I(qpu.Mov(qpu.R0, qpu.RA(4)).SetFlags())
+		a.I(qpu.Branch(qpu.BranchAnyZC, "slot"))
+		a.I()
+		a.I()
+		a.I()
+		a.I(qpu.FAdd(qpu.R1, qpu.R0, qpu.RB(5)))
+		a.I(qpu.Branch(qpu.BranchAnyNC, "out"))
+		a.I()
+		a.Label("slot")
+		a.I()
+		a.I()
+		a.I(qpu.FAdd(qpu.R1, qpu.R1, qpu.RB(6)))
+		a.Label("out")
+		a.I(qpu.Mov(qpu.TLBColourAll, qpu.R1))
+	}
 	defer func(n int) { runLimit = n }(runLimit)
 	for _, c := range []struct {
 		name  string
@@ -145,6 +164,7 @@ func TestBoundLoops(t *testing.T) {
 	}{
 		{"countdown", countdown, MaxInstructions},
 		{"if/else", ifElse, MaxInstructions},
+		{"a jump into another branch's delay slots", intoDelaySlots, MaxInstructions},
 		{"a loop entered below a direct write", enteredByJump, MaxInstructions},
 		{"forever", forever, 1000},
 		{"countdown stopped by the limit", countdown, 30},
@@ -241,7 +261,7 @@ func TestBoundBranchesMatchReference(t *testing.T) {
 		}
 		jumping++
 		for _, u := range q.bound(p).ops {
-			if u.op == opBranch {
+			if u.op == opBranch || u.op == opBranchJump {
 				branches++
 			}
 		}

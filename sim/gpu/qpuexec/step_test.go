@@ -460,6 +460,8 @@ func boundForms(q *QPU, p *Program, forms map[string]int) {
 		switch {
 		case u.op == opBranch:
 			forms["branch"]++
+		case u.op == opBranchJump:
+			forms["branch and jump"]++
 		case u.op == opCond:
 			forms["condition"]++
 		case u.op == opKernelIf || u.op == opCopyIf:
