@@ -343,6 +343,12 @@ func (g *Batch) lockstep(p *Program, envs []Env, starts []*Start, res []Result, 
 				q.endAt = q.seq + 2
 				q.endPoison = true
 			}
+		case opSFU:
+			for j = 0; j < n; j++ {
+				q := qp[j]
+				sfuFast(int(u0.n), &q.sfuVal, ops[j][pos].a)
+				q.sfuAt = int(u0.pc) + 4 + q.seqBase
+			}
 		case opBranch:
 			for j = 0; j < n; j++ {
 				q := qp[j]

@@ -177,11 +177,11 @@ func (q *QPU) bound(p *Program) *boundProg {
 // program for its float kernels (paysBatch): the lockstep calls it once
 // for all the blocks.
 const (
-	opKernelIf    = opCond + 1 + iota // k(d, a, b); the masks (opCond, in); w = d in the elements of q.mAdd
-	opCopyIf                          // d = a; the masks; w = a in the elements of q.mAdd
-	opKernelFlags                     // k(d, a, b); masks and flags (opFlags, st) from a and b
-	opCopyFlags                       // d = a; masks and flags from a and b
-	opBranchJump                      // opBranch at pc, to instruction to; if taken, the jump after pc+3 to micro-operation n
+	opKernelIf    = opSFU + 1 + iota // k(d, a, b); the masks (opCond, in); w = d in the elements of q.mAdd
+	opCopyIf                         // d = a; the masks; w = a in the elements of q.mAdd
+	opKernelFlags                    // k(d, a, b); masks and flags (opFlags, st) from a and b
+	opCopyFlags                      // d = a; masks and flags from a and b
+	opBranchJump                     // opBranch at pc, to instruction to; if taken, the jump after pc+3 to micro-operation n
 )
 
 // fuse returns ops with the sequences above fused, each jump's landing
@@ -276,6 +276,7 @@ const (
 	opJump              // the run loop's jump check after instruction pc: a pending jump lands here, at micro-operation n
 	opBranch            // a static branch at pc that writes nothing (ref_exec.go execBranch), to instruction n
 	opCond              // a conditional instruction's write masks (q.mAdd, q.mMul) when it sets no flags: opFlags without them
+	opSFU               // an ALU's unpacked write of a to the SFU, function n (ref_exec.go write: the whole vector, whatever the condition), in sfuFast
 )
 
 // The float kernels with a batch form (batch.go floatN), as an opKernel's n.
@@ -474,6 +475,8 @@ func (q *QPU) bindInst(p *Program, i int, ops []uop) []uop {
 	switch {
 	case addDst != nil && early == nil:
 		ops = append(ops, uop{op: copyOp, d: addDst, a: &q.resAdd, pc: pc})
+	case st.wkAdd == wkGeneral && c.wAdd.kind == wSFU && c.packAdd == packNone:
+		ops = append(ops, uop{op: opSFU, a: &q.resAdd, n: int32(c.wAdd.n), pc: pc})
 	case st.wkAdd == wkTMU || st.wkAdd == wkTLB || st.wkAdd == wkGeneral:
 		ops = append(ops, uop{op: ioOp, st: st, n: n, pc: pc})
 	}
@@ -485,6 +488,8 @@ func (q *QPU) bindInst(p *Program, i int, ops []uop) []uop {
 	case mulDst != nil && mulEarly == nil:
 		ops = append(ops, uop{op: copyOp, d: mulDst, a: &q.resMul, pc: pc})
 	case mulDst != nil:
+	case st.wkMul == wkGeneral && c.wMul.kind == wSFU && c.packMul == packNone:
+		ops = append(ops, uop{op: opSFU, a: &q.resMul, n: int32(c.wMul.n), pc: pc})
 	case st.wkMul == wkColour:
 		ops = append(ops, uop{op: opColour, d: q.plainVec(st.colD, st.colN), n: int32(c.pack), pc: pc})
 	case st.wkMul == wkTMU || st.wkMul == wkTLB || st.wkMul == wkGeneral:
@@ -629,6 +634,11 @@ func (q *QPU) latchUnseen(rest []uop, landing []bool, latch, w *vec, base int, f
 				return false
 			}
 			clobbered = clobbered || v.d == w
+		case opSFU:
+			// It reads a latch, writes no register and cannot fail.
+			if v.a == latch {
+				return false
+			}
 		case opFlags:
 			// N and Z come from the latch of the ALU that sets flags.
 			if v.st.in.sf && (latch == &q.resMul) == v.st.in.flagsMul {

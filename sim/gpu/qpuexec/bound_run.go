@@ -173,6 +173,10 @@ run:
 			q.seq = int(u.pc) + 1 + q.seqBase
 			q.endAt = q.seq + 2
 			q.endPoison = true
+		case opSFU:
+			// write's wSFU: the result arrives three instructions on.
+			sfuFast(int(u.n), &q.sfuVal, u.a)
+			q.sfuAt = int(u.pc) + 4 + q.seqBase
 		case opBranch:
 			q.branch(u, int(u.pc)+1+q.seqBase)
 		case opBranchJump:

@@ -442,7 +442,7 @@ func TestFastPathMatchesReference(t *testing.T) {
 	if jumping == 0 {
 		t.Error("no random program with a branch ran bound: the jumps of bound programs went untested")
 	}
-	for _, f := range []string{"branch", "load immediate", "condition", "fused conditional write", "fused flags"} {
+	for _, f := range []string{"branch", "load immediate", "condition", "fused conditional write", "fused flags", "SFU write"} {
 		if forms[f] == 0 {
 			t.Errorf("no bound program had a %s micro-operation: that form went untested", f)
 		}
@@ -462,6 +462,8 @@ func boundForms(q *QPU, p *Program, forms map[string]int) {
 			forms["branch"]++
 		case u.op == opBranchJump:
 			forms["branch and jump"]++
+		case u.op == opSFU:
+			forms["SFU write"]++
 		case u.op == opCond:
 			forms["condition"]++
 		case u.op == opKernelIf || u.op == opCopyIf:
