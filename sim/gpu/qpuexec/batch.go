@@ -302,6 +302,12 @@ func (g *Batch) lockstep(p *Program, envs []Env, starts []*Start, res []Result, 
 				copyVec(u.d, u.a)
 				q.mAdd, q.mMul = q.stepFlags(u.st, u.a, u.b)
 			}
+		case opSubFlags:
+			for j = 0; j < n; j++ {
+				q, u := qp[j], &ops[j][pos]
+				q.mAdd, q.mMul = q.cond(u.st.in.condAdd), q.cond(u.st.in.condMul)
+				q.n, q.z, q.c = subFlagsVec(u.d, u.a, u.b)
+			}
 		case opCopyAdd:
 			for j = 0; j < n; j++ {
 				u := &ops[j][pos]

@@ -168,7 +168,8 @@ func (q *QPU) bound(p *Program) *boundProg {
 //     opCopyIf; the conditional destination in w);
 //   - a kernel (or copy) into the latch flags come from, and opFlags
 //     with the kernel's operands: an instruction that sets flags
-//     (opKernelFlags, opCopyFlags);
+//     (opKernelFlags, opCopyFlags; a sub that sets every element's
+//     flags, Mesa's loop counts and comparisons, is opSubFlags);
 //   - opBranch and its opJump with no micro-operation between them (the
 //     delay slots are nops): the branch and, if taken, the jump at once
 //     (opBranchJump). Nothing between them could see the pending jump.
@@ -182,6 +183,7 @@ const (
 	opKernelFlags                    // k(d, a, b); masks and flags (opFlags, st) from a and b
 	opCopyFlags                      // d = a; masks and flags from a and b
 	opBranchJump                     // opBranch at pc, to instruction to; if taken, the jump after pc+3 to micro-operation n
+	opSubFlags                       // opKernelFlags of sub, with flagsAll: d = a - b and every element's flags in one pass (subFlagsVec)
 )
 
 // fuse returns ops with the sequences above fused, each jump's landing
@@ -217,8 +219,11 @@ func (q *QPU) fuse(ops []uop, floats bool) []uop {
 				(u.d == &q.resMul) == v.st.in.flagsMul:
 				// (A copy reads a alone; the flags' carry may read b.)
 				u.op, u.st, u.b = opKernelFlags, v.st, v.b
-				if u.k == nil {
+				switch {
+				case u.k == nil:
 					u.op = opCopyFlags
+				case v.st.flagsAll && v.st.in.opAdd == qpu.AddSub && !v.st.addCopy && u.d == &q.resAdd:
+					u.op = opSubFlags
 				}
 				at[i+1] = at[i]
 				out = append(out, u)

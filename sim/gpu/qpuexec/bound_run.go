@@ -137,6 +137,10 @@ run:
 		case opCopyFlags:
 			copyVec(u.d, u.a)
 			q.mAdd, q.mMul = q.stepFlags(u.st, u.a, u.b)
+		case opSubFlags:
+			// stepFlags' masks first: they read the flags before.
+			q.mAdd, q.mMul = q.cond(u.st.in.condAdd), q.cond(u.st.in.condMul)
+			q.n, q.z, q.c = subFlagsVec(u.d, u.a, u.b)
 		case opCopyAdd:
 			condCopy(u.d, u.a, q.mAdd)
 		case opCopyMul:

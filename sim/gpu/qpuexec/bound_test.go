@@ -317,6 +317,13 @@ func TestConditionsAllNoneSome(t *testing.T) {
 	if !p.straight {
 		t.Fatal("the program does not run bound")
 	}
+	forms := map[string]int{}
+	boundForms(d.fst, p, forms)
+	for _, f := range []string{"fused conditional write", "fused flags", "sub with flags", "condition"} {
+		if forms[f] == 0 {
+			t.Errorf("no %s micro-operation: %v", f, forms)
+		}
+	}
 	d.compareFailing(t, p, -1, 2, 6, "conditions in all, none and some elements")
 }
 

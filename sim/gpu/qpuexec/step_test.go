@@ -470,6 +470,8 @@ func boundForms(q *QPU, p *Program, forms map[string]int) {
 			forms["fused conditional write"]++
 		case u.op == opKernelFlags || u.op == opCopyFlags:
 			forms["fused flags"]++
+		case u.op == opSubFlags:
+			forms["sub with flags"]++
 		case (u.op == opCopyK || u.op == opCopy) && p.code[u.pc].kind == kLoadImm:
 			forms["load immediate"]++
 		}
