@@ -122,8 +122,7 @@ func (g *Batch) Takes(p *Program) bool {
 	if g.always {
 		return true
 	}
-	b := g.qs[g.last].bound(p)
-	return hasFloatN() && 100*b.floats >= minFloatShare*len(b.ops)
+	return g.qs[g.last].bound(p).paysBatch
 }
 
 // assign returns the QPU each of n blocks runs on: the last block on the
@@ -272,23 +271,52 @@ func (g *Batch) lockstep(p *Program, envs []Env, starts []*Start, res []Result, 
 				q, u := qp[j], &ops[j][pos]
 				q.mAdd, q.mMul = q.stepFlags(u.st, u.a, u.b)
 			}
-		case opCopyAdd:
+		case opCond:
+			for j = 0; j < n; j++ {
+				q := qp[j]
+				q.mAdd, q.mMul = q.cond(u0.in.condAdd), q.cond(u0.in.condMul)
+			}
+		case opKernelIf:
 			for j = 0; j < n; j++ {
 				q, u := qp[j], &ops[j][pos]
-				if q.mAdd == 0xFFFF {
-					copyVec(u.d, u.a)
-				} else {
-					mergeLanesVec(u.d, u.a, q.mAdd, 0xFFFFFFFF)
-				}
+				u.k(u.d, u.a, u.b)
+				q.mAdd, q.mMul = q.cond(u.in.condAdd), q.cond(u.in.condMul)
+				condCopy(u.w, u.d, q.mAdd)
+			}
+		case opCopyIf:
+			for j = 0; j < n; j++ {
+				q, u := qp[j], &ops[j][pos]
+				copyVec(u.d, u.a)
+				q.mAdd, q.mMul = q.cond(u.in.condAdd), q.cond(u.in.condMul)
+				condCopy(u.w, u.a, q.mAdd)
+			}
+		case opKernelFlags:
+			for j = 0; j < n; j++ {
+				q, u := qp[j], &ops[j][pos]
+				u.k(u.d, u.a, u.b)
+				q.mAdd, q.mMul = q.stepFlags(u.st, u.a, u.b)
+			}
+		case opCopyFlags:
+			for j = 0; j < n; j++ {
+				q, u := qp[j], &ops[j][pos]
+				copyVec(u.d, u.a)
+				q.mAdd, q.mMul = q.stepFlags(u.st, u.a, u.b)
+			}
+		case opSubFlags:
+			for j = 0; j < n; j++ {
+				q, u := qp[j], &ops[j][pos]
+				q.mAdd, q.mMul = q.cond(u.st.in.condAdd), q.cond(u.st.in.condMul)
+				q.n, q.z, q.c = subFlagsVec(u.d, u.a, u.b)
+			}
+		case opCopyAdd:
+			for j = 0; j < n; j++ {
+				u := &ops[j][pos]
+				condCopy(u.d, u.a, qp[j].mAdd)
 			}
 		case opCopyMul:
 			for j = 0; j < n; j++ {
-				q, u := qp[j], &ops[j][pos]
-				if q.mMul == 0xFFFF {
-					copyVec(u.d, u.a)
-				} else {
-					mergeLanesVec(u.d, u.a, q.mMul, 0xFFFFFFFF)
-				}
+				u := &ops[j][pos]
+				condCopy(u.d, u.a, qp[j].mMul)
 			}
 		case opWriteAdd, opWriteMul, opWriteAddIf, opWriteMulIf:
 			isAdd := u0.op == opWriteAdd || u0.op == opWriteAddIf
@@ -321,6 +349,17 @@ func (g *Batch) lockstep(p *Program, envs []Env, starts []*Start, res []Result, 
 				q.endAt = q.seq + 2
 				q.endPoison = true
 			}
+		case opSFU:
+			for j = 0; j < n; j++ {
+				q := qp[j]
+				sfuFast(int(u0.n), &q.sfuVal, ops[j][pos].a)
+				q.sfuAt = int(u0.pc) + 4 + q.seqBase
+			}
+		case opBranch:
+			for j = 0; j < n; j++ {
+				q := qp[j]
+				q.branch(&ops[j][pos], int(u0.pc)+1+q.seqBase)
+			}
 		case opStep:
 			for j = 0; j < n; j++ {
 				q, u := qp[j], &ops[j][pos]
@@ -337,7 +376,7 @@ func (g *Batch) lockstep(p *Program, envs []Env, starts []*Start, res []Result, 
 		case opUnifLand:
 			for j = 0; j < n; j++ {
 				q := qp[j]
-				q.landUniforms(int(u0.n) + q.seqBase)
+				q.moveUniforms(int(u0.n) + q.seqBase)
 			}
 		case opRetire:
 			for j = 0; j < n; j++ {
@@ -354,23 +393,34 @@ func (g *Batch) lockstep(p *Program, envs []Env, starts []*Start, res []Result, 
 					q.boundSwitch()
 				}
 			}
-		case opJump:
+		case opJump, opBranchJump:
 			// Every block is at the same instruction count: they took
-			// the same jumps so far.
-			seq := int(u0.pc) + 1 + qp[0].seqBase
+			// the same jumps so far. at is the instruction after which
+			// the jump lands.
+			at := int(u0.pc)
 			var to [MaxBatch]int
 			var taken [MaxBatch]bool
 			same := true
-			for j = 0; j < n; j++ {
-				to[j], taken[j] = qp[j].jumpLands(seq)
-				same = same && taken[j] == taken[0]
+			if u0.op == opBranchJump {
+				at += 3
+				for j = 0; j < n; j++ {
+					q := qp[j]
+					taken[j], to[j] = q.branchNow(u0, int(u0.pc)+1+q.seqBase), int(u0.to)
+					same = same && taken[j] == taken[0]
+				}
+			} else {
+				for j = 0; j < n; j++ {
+					to[j], taken[j] = qp[j].jumpLands(at + 1 + qp[j].seqBase)
+					same = same && taken[j] == taken[0]
+				}
 			}
+			seq := at + 1 + qp[0].seqBase
 			if same && !taken[0] {
 				continue
 			}
 			if same && seq+len(p.code) < runLimit {
 				for j = 0; j < n; j++ {
-					qp[j].seqBase += int(u0.pc) + 1 - to[j]
+					qp[j].seqBase += at + 1 - to[j]
 				}
 				pos = int(u0.n) - 1
 				continue
@@ -388,7 +438,7 @@ func (g *Batch) lockstep(p *Program, envs []Env, starts []*Start, res []Result, 
 					q.settleBanks()
 					res[j], errs[j] = q.run(p, p.steps, to[j])
 				default:
-					q.seqBase += int(u0.pc) + 1 - to[j]
+					q.seqBase += at + 1 - to[j]
 					res[j], errs[j] = q.resumeBound(p, int(u0.n))
 				}
 			}

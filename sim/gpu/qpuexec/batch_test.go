@@ -228,6 +228,31 @@ func TestBatchMatchesOneAtATime(t *testing.T) {
 			t.Fatalf("the branching program is not batched (%v) or never splits a batch", p.Batched())
 		}
 	}
+	// Conditional writes and flags of the add ALU alone (bound_bind.go
+	// fuse's forms), the flags from W, whose sign batchCase makes each
+	// block's own.
+	{
+		g := &progGen{r: d.r}
+		var words []uint64
+		for _, in := range g.prologue(false) {
+			words = append(words, in.Encode())
+		}
+		words = append(words, asm(t, func(a *qpu.Asm) {
+			a.I(qpu.Mov(qpu.R0, qpu.RA(15)).SetFlags())
+			a.I(qpu.Mov(qpu.RA(7), qpu.RB(8)).If(qpu.CondNC))
+			a.I(qpu.Add(qpu.RA(9), qpu.RA(9), qpu.RB(9)).If(qpu.CondNS))
+			a.I(qpu.Sub(qpu.Null, qpu.RA(15), qpu.RB(10)).SetFlags())
+			a.I(qpu.Mov(qpu.RA(12), qpu.RB(12)).If(qpu.CondCS))
+			a.I(qpu.FAdd(qpu.RA(13), qpu.RA(13), qpu.RB(13)).If(qpu.CondCC))
+			a.I(qpu.Mov(qpu.TLBColourAll, qpu.R0))
+			ending(a)
+		})...)
+		p := d.loadFragment(t, words, "the conditions program")
+		if !p.Batched() {
+			t.Fatal("the conditions program is not batched")
+		}
+		runCase(p, "the conditions program")
+	}
 	batched, splitting, other, jumping := 0, 0, 0, 0
 	for i := range progs {
 		g := &progGen{r: d.r, strict: true, stage: hazard.Fragment}

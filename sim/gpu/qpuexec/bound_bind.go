@@ -29,8 +29,11 @@ import "github.com/vccube/vccube/shaders/qpu"
 //     says.
 //
 // A bound instruction does what its step (step_exec.go) does. An
-// instruction the binder does not break up runs its step; branches are
-// among them. bound_run.go runs the micro-operations.
+// instruction the binder does not break up runs its step. A branch with
+// an immediate target that writes nothing is one micro-operation
+// (opBranch), and so is a condition that sets no flags (opCond); a load
+// immediate without flags, conditions or packs is two copies
+// (plainLoadImm). bound_run.go runs the micro-operations.
 //
 // QPU.Reference, and every other program, run in the loop of loop.go.
 
@@ -38,6 +41,7 @@ import "github.com/vccube/vccube/shaders/qpu"
 type uop struct {
 	op         uint8  // op*
 	fix        uint16 // if not 0, boundProg.fixes[fix-1] says what a failure here must put in the result latches
+	to         int32  // opBranchJump: the instruction the jump lands on
 	k          kernel
 	d, a, b, w *vec // kernel destination and operands; w: a whole-vector copy of d's result
 	in         *inst
@@ -52,8 +56,10 @@ type boundProg struct {
 	ops   []uop
 	fixes []latchFix
 	// floats counts the float kernels with a batch form (batch.go
-	// floatN) among ops.
-	floats int
+	// floatN) among ops, before fuse; paysBatch says they are enough of
+	// ops, then, for a Batch to take the program (Batch.Takes).
+	floats    int
+	paysBatch bool
 }
 
 // maxBound is the number of programs a QPU keeps bound: the render
@@ -149,7 +155,99 @@ func (q *QPU) bound(p *Program) *boundProg {
 			b.floats++
 		}
 	}
+	b.paysBatch = hasFloatN() && 100*b.floats >= minFloatShare*len(b.ops)
+	b.ops = q.fuse(b.ops, !b.paysBatch)
 	return b
+}
+
+// Fused micro-operations: the sequences one instruction's
+// micro-operations most often form in Mesa's shaders, done by one
+// dispatch. fuse makes them after directWrites, from:
+//   - a kernel (or copy) into the add latch, opCond, and opCopyAdd of
+//     that latch: a conditional write of the add ALU (opKernelIf,
+//     opCopyIf; the conditional destination in w);
+//   - a kernel (or copy) into the latch flags come from, and opFlags
+//     with the kernel's operands: an instruction that sets flags
+//     (opKernelFlags, opCopyFlags; a sub that sets every element's
+//     flags, Mesa's loop counts and comparisons, is opSubFlags);
+//   - opBranch and its opJump with no micro-operation between them (the
+//     delay slots are nops): the branch and, if taken, the jump at once
+//     (opBranchJump). Nothing between them could see the pending jump.
+//
+// A float kernel with a batch form stays alone where a Batch takes the
+// program for its float kernels (paysBatch): the lockstep calls it once
+// for all the blocks.
+const (
+	opKernelIf    = opSFU + 1 + iota // k(d, a, b); the masks (opCond, in); w = d in the elements of q.mAdd
+	opCopyIf                         // d = a; the masks; w = a in the elements of q.mAdd
+	opKernelFlags                    // k(d, a, b); masks and flags (opFlags, st) from a and b
+	opCopyFlags                      // d = a; masks and flags from a and b
+	opBranchJump                     // opBranch at pc, to instruction to; if taken, the jump after pc+3 to micro-operation n
+	opSubFlags                       // opKernelFlags of sub, with flagsAll: d = a - b and every element's flags in one pass (subFlagsVec)
+)
+
+// fuse returns ops with the sequences above fused, each jump's landing
+// moved with them; floats says whether float kernels with a batch form
+// may be fused.
+func (q *QPU) fuse(ops []uop, floats bool) []uop {
+	at := make([]int32, len(ops)) // each micro-operation's new index
+	landing := make([]bool, len(ops)+1)
+	for i := range ops {
+		if ops[i].op == opJump {
+			landing[ops[i].n] = true
+		}
+	}
+	out := ops[:0] // fused in place: out never passes i
+	for i := 0; i < len(ops); {
+		at[i] = int32(len(out))
+		u := ops[i]
+		kern := (u.op == opKernel && (u.n == 0 || floats)) || u.op == opCopyK
+		if kern && u.w == nil && u.fix == 0 && i+1 < len(ops) {
+			v := &ops[i+1]
+			switch {
+			case i+2 < len(ops) && u.d == &q.resAdd && v.op == opCond && v.pc == u.pc &&
+				ops[i+2].op == opCopyAdd && ops[i+2].a == &q.resAdd && ops[i+2].pc == u.pc:
+				u.op, u.in, u.w = opKernelIf, v.in, ops[i+2].d
+				if u.k == nil {
+					u.op = opCopyIf
+				}
+				at[i+1], at[i+2] = at[i], at[i]
+				out = append(out, u)
+				i += 3
+				continue
+			case v.op == opFlags && v.pc == u.pc && v.a == u.a && (v.b == u.b || u.k == nil) &&
+				(u.d == &q.resMul) == v.st.in.flagsMul:
+				// (A copy reads a alone; the flags' carry may read b.)
+				u.op, u.st, u.b = opKernelFlags, v.st, v.b
+				switch {
+				case u.k == nil:
+					u.op = opCopyFlags
+				case v.st.flagsAll && v.st.in.opAdd == qpu.AddSub && !v.st.addCopy && u.d == &q.resAdd:
+					u.op = opSubFlags
+				}
+				at[i+1] = at[i]
+				out = append(out, u)
+				i += 2
+				continue
+			}
+		}
+		// (A jump landing in the delay slots reaches the opJump alone.)
+		if u.op == opBranch && i+1 < len(ops) && ops[i+1].op == opJump && ops[i+1].pc == u.pc+3 && !landing[i+1] {
+			u.op, u.to, u.n = opBranchJump, u.n, ops[i+1].n
+			at[i+1] = at[i]
+			out = append(out, u)
+			i += 2
+			continue
+		}
+		out = append(out, u)
+		i++
+	}
+	for i := range out {
+		if out[i].op == opJump || out[i].op == opBranchJump {
+			out[i].n = at[out[i].n]
+		}
+	}
+	return out
 }
 
 // The micro-operations. Those that call the general code set q.seq
@@ -181,6 +279,9 @@ const (
 	opRetire            // its delayed writes (the program end's)
 	opSwitch            // its thread switch check
 	opJump              // the run loop's jump check after instruction pc: a pending jump lands here, at micro-operation n
+	opBranch            // a static branch at pc that writes nothing (ref_exec.go execBranch), to instruction n
+	opCond              // a conditional instruction's write masks (q.mAdd, q.mMul) when it sets no flags: opFlags without them
+	opSFU               // an ALU's unpacked write of a to the SFU, function n (ref_exec.go write: the whole vector, whatever the condition), in sfuFast
 )
 
 // The float kernels with a batch form (batch.go floatN), as an opKernel's n.
@@ -253,7 +354,19 @@ func (q *QPU) bindInst(p *Program, i int, ops []uop) []uop {
 	st := &p.steps[i]
 	c := st.in
 	pc := int32(i)
-	if c.kind != kALU || !st.planned {
+	switch {
+	case c.kind == kLoadImm && st.planned:
+		// execLoadImm's latches and plain writes (planLoadImm): the add's
+		// write, then the mul's, as writeALU makes them.
+		return append(ops,
+			uop{op: opCopyK, d: &q.resAdd, a: st.imm, w: q.plainVec(st.dAdd, st.nAdd), pc: pc},
+			uop{op: opCopyK, d: &q.resMul, a: st.imm, w: q.plainVec(st.dMul, st.nMul), pc: pc})
+	case c.kind == kBranch && !c.brReg && !c.brSF && c.wAdd.kind == wNone && c.wMul.kind == wNone:
+		// A static branch that writes nothing: opBranch with its target
+		// worked out here (bindable has checked it is one of p's).
+		to, _ := p.staticTarget(i)
+		return append(ops, uop{op: opBranch, in: c, pc: pc, n: int32(to)})
+	case c.kind != kALU || !st.planned:
 		return append(ops, uop{op: opStep, st: st, pc: pc})
 	}
 	// Port reads, then the operands each mux selects.
@@ -348,7 +461,10 @@ func (q *QPU) bindInst(p *Program, i int, ops []uop) []uop {
 	// The masks and flags, after the kernels and before the varying's C
 	// reaches r5 (the general order: conditionsAndFlags, then the write
 	// phase).
-	if st.conditional {
+	switch {
+	case st.conditional && !c.sf:
+		ops = append(ops, uop{op: opCond, in: c, pc: pc})
+	case st.conditional:
 		ops = append(ops, uop{op: opFlags, st: st, a: src(st.flagA), b: src(st.flagB), pc: pc})
 	}
 	if (st.portA == portVary || st.portB == portVary) && !r5Now {
@@ -364,6 +480,8 @@ func (q *QPU) bindInst(p *Program, i int, ops []uop) []uop {
 	switch {
 	case addDst != nil && early == nil:
 		ops = append(ops, uop{op: copyOp, d: addDst, a: &q.resAdd, pc: pc})
+	case st.wkAdd == wkGeneral && c.wAdd.kind == wSFU && c.packAdd == packNone:
+		ops = append(ops, uop{op: opSFU, a: &q.resAdd, n: int32(c.wAdd.n), pc: pc})
 	case st.wkAdd == wkTMU || st.wkAdd == wkTLB || st.wkAdd == wkGeneral:
 		ops = append(ops, uop{op: ioOp, st: st, n: n, pc: pc})
 	}
@@ -375,6 +493,8 @@ func (q *QPU) bindInst(p *Program, i int, ops []uop) []uop {
 	case mulDst != nil && mulEarly == nil:
 		ops = append(ops, uop{op: copyOp, d: mulDst, a: &q.resMul, pc: pc})
 	case mulDst != nil:
+	case st.wkMul == wkGeneral && c.wMul.kind == wSFU && c.packMul == packNone:
+		ops = append(ops, uop{op: opSFU, a: &q.resMul, n: int32(c.wMul.n), pc: pc})
 	case st.wkMul == wkColour:
 		ops = append(ops, uop{op: opColour, d: q.plainVec(st.colD, st.colN), n: int32(c.pack), pc: pc})
 	case st.wkMul == wkTMU || st.wkMul == wkTLB || st.wkMul == wkGeneral:
@@ -519,12 +639,17 @@ func (q *QPU) latchUnseen(rest []uop, landing []bool, latch, w *vec, base int, f
 				return false
 			}
 			clobbered = clobbered || v.d == w
+		case opSFU:
+			// It reads a latch, writes no register and cannot fail.
+			if v.a == latch {
+				return false
+			}
 		case opFlags:
 			// N and Z come from the latch of the ALU that sets flags.
 			if v.st.in.sf && (latch == &q.resMul) == v.st.in.flagsMul {
 				return false
 			}
-		case opUnpackA, opUnpackR4, opR5, opSFULand, opUnifLand, opEnd:
+		case opUnpackA, opUnpackR4, opR5, opSFULand, opUnifLand, opEnd, opCond:
 			// They write only temporaries, r4 and r5.
 		case opUniform, opVarying, opVaryingR5, opSignal:
 			// They write ports, r4 or r5, and can fail.

@@ -121,18 +121,30 @@ run:
 			q.landVarying()
 		case opFlags:
 			q.mAdd, q.mMul = q.stepFlags(u.st, u.a, u.b)
+		case opCond:
+			q.mAdd, q.mMul = q.cond(u.in.condAdd), q.cond(u.in.condMul)
+		case opKernelIf:
+			u.k(u.d, u.a, u.b)
+			q.mAdd, q.mMul = q.cond(u.in.condAdd), q.cond(u.in.condMul)
+			condCopy(u.w, u.d, q.mAdd)
+		case opCopyIf:
+			copyVec(u.d, u.a)
+			q.mAdd, q.mMul = q.cond(u.in.condAdd), q.cond(u.in.condMul)
+			condCopy(u.w, u.a, q.mAdd)
+		case opKernelFlags:
+			u.k(u.d, u.a, u.b)
+			q.mAdd, q.mMul = q.stepFlags(u.st, u.a, u.b)
+		case opCopyFlags:
+			copyVec(u.d, u.a)
+			q.mAdd, q.mMul = q.stepFlags(u.st, u.a, u.b)
+		case opSubFlags:
+			// stepFlags' masks first: they read the flags before.
+			q.mAdd, q.mMul = q.cond(u.st.in.condAdd), q.cond(u.st.in.condMul)
+			q.n, q.z, q.c = subFlagsVec(u.d, u.a, u.b)
 		case opCopyAdd:
-			if q.mAdd == 0xFFFF {
-				copyVec(u.d, u.a)
-			} else {
-				mergeLanesVec(u.d, u.a, q.mAdd, 0xFFFFFFFF)
-			}
+			condCopy(u.d, u.a, q.mAdd)
 		case opCopyMul:
-			if q.mMul == 0xFFFF {
-				copyVec(u.d, u.a)
-			} else {
-				mergeLanesVec(u.d, u.a, q.mMul, 0xFFFFFFFF)
-			}
+			condCopy(u.d, u.a, q.mMul)
 		case opWriteAdd:
 			q.seq = int(u.pc) + 1 + q.seqBase
 			if err = q.writeIO(u.st, u.st.in, int(u.pc), true, uint16(u.n)); err != nil {
@@ -165,6 +177,26 @@ run:
 			q.seq = int(u.pc) + 1 + q.seqBase
 			q.endAt = q.seq + 2
 			q.endPoison = true
+		case opSFU:
+			// write's wSFU: the result arrives three instructions on.
+			sfuFast(int(u.n), &q.sfuVal, u.a)
+			q.sfuAt = int(u.pc) + 4 + q.seqBase
+		case opBranch:
+			q.branch(u, int(u.pc)+1+q.seqBase)
+		case opBranchJump:
+			if !q.branchNow(u, int(u.pc)+1+q.seqBase) {
+				break
+			}
+			// The jump lands after the third delay slot, at pc+3.
+			seq := int(u.pc) + 4 + q.seqBase
+			if seq+len(p.code) >= runLimit {
+				q.seq = seq
+				q.settleBanks()
+				return q.run(p, p.steps, int(u.to))
+			}
+			q.seqBase += int(u.pc) + 4 - int(u.to)
+			rest = b.ops[u.n:]
+			goto run
 		case opStep:
 			q.seq = int(u.pc) + 1 + q.seqBase
 			if err = u.st.exec(q, u.st, int(u.pc)); err != nil {
@@ -175,7 +207,7 @@ run:
 		case opSFULand:
 			q.landSFU(int(u.n) + q.seqBase)
 		case opUnifLand:
-			q.landUniforms(int(u.n) + q.seqBase)
+			q.moveUniforms(int(u.n) + q.seqBase)
 		case opRetire:
 			// The program end's writes, made by the instruction before
 			// (a straight-line program has no other delayed write).
@@ -219,6 +251,64 @@ failed:
 	q.landEnd()
 	q.settleBanks()
 	return q.result(), q.fail(int(u.pc), err)
+}
+
+// condCopy is a conditional write's copy of a into d in the elements of
+// mask (ref_exec.go mergeLanes). Conditions are most often the same in
+// every element (a loop's count, a uniform's test): all of them copy the
+// whole vector, none copies nothing.
+func condCopy(d, a *vec, mask uint16) {
+	switch mask {
+	case 0xFFFF:
+		copyVec(d, a)
+	case 0:
+	default:
+		mergeLanesVec(d, a, mask, 0xFFFFFFFF)
+	}
+}
+
+// branch is opBranch, u's static branch run as instruction seq:
+// execBranch (ref_exec.go) for a branch bindable has placed (at least
+// three instructions from the one before, whatever jumps came between),
+// which writes nothing. A taken branch leaves its link address in both
+// result latches and its jump pending, to land at opJump.
+func (q *QPU) branch(u *uop, seq int) {
+	if q.branchNow(u, seq) {
+		q.jumps[q.njumps] = jump{at: seq + 3, to: int(u.n)}
+		q.njumps++
+	}
+}
+
+// branchNow is branch without the pending jump: whether the branch is
+// taken, with its link address in the latches if it is.
+func (q *QPU) branchNow(u *uop, seq int) bool {
+	q.lastBr = seq
+	if !q.branchTaken(u.in.brCond) {
+		return false
+	}
+	fill(&q.resAdd, q.prog.link(int(u.pc)))
+	copyVec(&q.resMul, &q.resAdd)
+	return true
+}
+
+// moveUniforms is landUniforms (loop.go) in a bound run: a new address
+// inside the memory span the stream reads from now stays in that span,
+// without looking it up again (setUniforms, popUniform). mem.View.Span
+// gives the whole region holding an address, so it would give the same
+// bytes; the view's regions do not change during a run. Mesa's loops
+// rewind the stream to the same buffer at every turn (glmark2 loop).
+func (q *QPU) moveUniforms(seq int) {
+	if q.unifAt != seq {
+		return
+	}
+	q.unifAt = 0
+	addr := q.unifNext
+	base := q.unifAddr - uint32(q.unifOff) // the span's first byte
+	if q.unifBuf != nil && addr-base < uint32(len(q.unifBuf)) {
+		q.unifAddr, q.unifOff = addr, int(addr-base)
+		return
+	}
+	q.setUniforms(addr)
 }
 
 // landEnd makes opEnd's writes: the poison programEnd (loop.go) puts in

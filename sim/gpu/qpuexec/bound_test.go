@@ -1,9 +1,11 @@
 package qpuexec
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
+	"github.com/vccube/vccube/shaders/hazard"
 	"github.com/vccube/vccube/shaders/qpu"
 )
 
@@ -135,6 +137,25 @@ func TestBoundLoops(t *testing.T) {
 		a.I()
 		a.I()
 	}
+	// A jump into the delay slots of another branch, empty of
+	// micro-operations: it must reach that branch's jump check without
+	// running the branch (fuse keeps the two apart there).
+	intoDelaySlots := func(a *qpu.Asm) {
+		a.I(qpu.Mov(qpu.R0, qpu.RA(4)).SetFlags())
+		a.I(qpu.Branch(qpu.BranchAnyZC, "slot"))
+		a.I()
+		a.I()
+		a.I()
+		a.I(qpu.FAdd(qpu.R1, qpu.R0, qpu.RB(5)))
+		a.I(qpu.Branch(qpu.BranchAnyNC, "out"))
+		a.I()
+		a.Label("slot")
+		a.I()
+		a.I()
+		a.I(qpu.FAdd(qpu.R1, qpu.R1, qpu.RB(6)))
+		a.Label("out")
+		a.I(qpu.Mov(qpu.TLBColourAll, qpu.R1))
+	}
 	defer func(n int) { runLimit = n }(runLimit)
 	for _, c := range []struct {
 		name  string
@@ -143,6 +164,7 @@ func TestBoundLoops(t *testing.T) {
 	}{
 		{"countdown", countdown, MaxInstructions},
 		{"if/else", ifElse, MaxInstructions},
+		{"a jump into another branch's delay slots", intoDelaySlots, MaxInstructions},
 		{"a loop entered below a direct write", enteredByJump, MaxInstructions},
 		{"forever", forever, 1000},
 		{"countdown stopped by the limit", countdown, 30},
@@ -229,5 +251,144 @@ func TestRevFlagStartsEachRun(t *testing.T) {
 		if len(r.env.tlbWrites) != 1 || r.env.tlbWrites[0].v != splat(flag) {
 			t.Fatalf("run %d with REV_FLAG %d: TLB writes %+v", n, flag, r.env.tlbWrites)
 		}
+	}
+}
+
+// TestBoundBranchesMatchReference runs random strict fragment shaders
+// whose branches are a compiler's (an immediate target, no write, no
+// flags: the branches a bound program runs as opBranch) on both paths,
+// from random states, some with a failing Env call. The random flags
+// make the all and any conditions pass in some runs and fail in others.
+func TestBoundBranchesMatchReference(t *testing.T) {
+	d := newDiffRig(t, 31)
+	progs := 1500
+	if testing.Short() {
+		progs /= 4
+	}
+	q := NewQPU(0, d.view)
+	branches, jumping := 0, 0
+	for i := 0; i < progs; i++ {
+		g := &progGen{r: d.r, strict: true, stage: hazard.Fragment, branches: true, plainBranches: true}
+		g.threaded = d.r.IntN(2) == 0
+		g.tame = []int{0, 50, 90}[d.r.IntN(3)]
+		words := g.program(8 + d.r.IntN(40))
+		opts := Options{Stage: hazard.Fragment, Threaded: g.threaded}
+		copy(d.pool.Bytes(d.code), qpu.Bytes(words))
+		p, err := Load(d.view, d.code.Addr, opts)
+		if err != nil {
+			t.Fatalf("program %d: a strict program the generator kept fails to load: %v", i, err)
+		}
+		if !p.straight || len(p.jumpPts) == 0 {
+			continue
+		}
+		jumping++
+		for _, u := range q.bound(p).ops {
+			if u.op == opBranch || u.op == opBranchJump {
+				branches++
+			}
+		}
+		for j := 0; j < 6; j++ {
+			d.randomize()
+			failAt := 0
+			if d.r.IntN(4) == 0 {
+				failAt = 1 + d.r.IntN(6)
+			}
+			if !d.compare(t, p, d.start(hazard.Fragment), d.r.Uint64(), failAt, fmt.Sprintf("program %d (threaded %v), input %d", i, g.threaded, j)) {
+				t.FailNow()
+			}
+		}
+	}
+	if branches == 0 {
+		t.Fatal("no bound program had an opBranch")
+	}
+	t.Logf("%d programs, %d bound with jumps, %d opBranch micro-operations", progs, jumping, branches)
+}
+
+// TestConditionsAllNoneSome: conditional writes of a bound program whose
+// condition holds in every element, in none, and in some (condCopy's
+// three cases), on both ALUs, with flags set from a constant and from a
+// random register, against the reference.
+func TestConditionsAllNoneSome(t *testing.T) {
+	d := newDiffRig(t, 37)
+	words := asm(t, func(a *qpu.Asm) {
+		a.I()
+		a.I()
+		// Z and not N in every element: zs and nc write all, zc and ns none.
+		a.I(qpu.Mov(qpu.R0, qpu.SmallInt(0)).SetFlags())
+		a.I(qpu.Mov(qpu.RA(1), qpu.RB(2)).If(qpu.CondZS), qpu.MMov(qpu.RB(3), qpu.RA(4)).If(qpu.CondZC))
+		a.I(qpu.FAdd(qpu.RA(5), qpu.RA(6), qpu.RB(7)).If(qpu.CondNC), qpu.FMul(qpu.RB(8), qpu.RA(6), qpu.R1).If(qpu.CondNS))
+		a.I(qpu.Sub(qpu.R3, qpu.R0, qpu.SmallInt(1)).If(qpu.CondZC))
+		// Flags from a random register: some elements each.
+		a.I(qpu.Mov(qpu.R1, qpu.RA(11)).SetFlags())
+		a.I(qpu.Mov(qpu.RA(12), qpu.RB(13)).If(qpu.CondZC), qpu.MMov(qpu.RB(14), qpu.RA(15)).If(qpu.CondNS))
+		a.I(qpu.Mov(qpu.R2, qpu.RB(2)).If(qpu.CondCS))
+		// The add ALU alone (fuse's forms): a copy and a kernel under a
+		// condition, flags from a copy and from a kernel with a carry.
+		a.I(qpu.Mov(qpu.RA(7), qpu.RB(8)).If(qpu.CondZC))
+		a.I(qpu.Add(qpu.RA(9), qpu.RA(9), qpu.RB(9)).If(qpu.CondNS))
+		a.I(qpu.Mov(qpu.R0, qpu.RA(11)).SetFlags())
+		a.I(qpu.Sub(qpu.Null, qpu.RA(10), qpu.RB(10)).SetFlags())
+		a.I(qpu.Mov(qpu.RA(12), qpu.RB(12)).If(qpu.CondCS))
+		a.I(qpu.Mov(qpu.R0, qpu.SmallInt(0)).SetFlags())
+		a.I(qpu.Mov(qpu.RA(13), qpu.RB(13)).If(qpu.CondZS))
+		a.I(qpu.Add(qpu.RA(6), qpu.RA(6), qpu.RB(6)).If(qpu.CondZC))
+		a.I(qpu.Mov(qpu.TLBColourAll, qpu.R2))
+		ending(a)
+	})
+	p := d.loadFragment(t, words, "conditions")
+	if !p.straight {
+		t.Fatal("the program does not run bound")
+	}
+	forms := map[string]int{}
+	boundForms(d.fst, p, forms)
+	for _, f := range []string{"fused conditional write", "fused flags", "sub with flags", "condition"} {
+		if forms[f] == 0 {
+			t.Errorf("no %s micro-operation: %v", f, forms)
+		}
+	}
+	d.compareFailing(t, p, -1, 2, 6, "conditions in all, none and some elements")
+}
+
+// TestUniformsAddressMoves: a bound program that moves its uniform
+// stream (a write to unif_addr) to addresses inside the span it reads
+// from (moveUniforms keeps to the span: back to its start, forward, its
+// last word, unaligned) and outside it (before it, just past its end,
+// where the next read faults), twice in a run, against the reference.
+func TestUniformsAddressMoves(t *testing.T) {
+	d := newDiffRig(t, 41)
+	base, size := d.unif.Addr, d.unif.Size
+	for _, c := range []struct {
+		name   string
+		first  uint32
+		second uint32
+	}{
+		{"back to the start, then forward", base, base + 4000},
+		{"forward, then back", base + 1000, base + 4},
+		{"to the last word", base + 40, base + size - 4},
+		{"unaligned", base + 2, base + 4097},
+		{"before the span", base + 8, base - 8},
+		{"just past the span", base + 12, base + size},
+	} {
+		words := asm(t, func(a *qpu.Asm) {
+			a.I()
+			a.I()
+			for k, addr := range []uint32{c.first, c.second} {
+				a.I(qpu.LoadImm(qpu.R0, addr))
+				a.I(qpu.Mov(qpu.UnifAddr, qpu.R0))
+				a.I()
+				a.I()
+				a.I()
+				a.I(qpu.Mov(qpu.RA(1+k), qpu.Unif))
+				a.I(qpu.Mov(qpu.RB(1+k), qpu.Unif))
+				a.I(qpu.FAdd(qpu.R1, qpu.RA(1+k), qpu.Unif))
+			}
+			a.I(qpu.Mov(qpu.TLBColourAll, qpu.R1))
+			ending(a)
+		})
+		p := d.loadFragment(t, words, c.name)
+		if !p.straight {
+			t.Fatalf("%s: the program does not run bound", c.name)
+		}
+		d.compareFailing(t, p, -1, 1, 4, c.name)
 	}
 }

@@ -27,8 +27,11 @@ type progGen struct {
 	threaded bool // a threaded fragment shader: registers 0-15 only
 	strict   bool
 	branches bool // forward branches allowed
-	nopReads bool // operands may read the NOP address (the general code's last-value reads)
-	tame     int  // percent of ALU instructions made plain: no condition, flags, pack or unpack
+	// plainBranches makes every branch a compiler's: an immediate
+	// target, no write, no flags.
+	plainBranches bool
+	nopReads      bool // operands may read the NOP address (the general code's last-value reads)
+	tame          int  // percent of ALU instructions made plain: no condition, flags, pack or unpack
 	// Counts of pieces tried and kept, for the test's report.
 	tried, kept int
 }
@@ -249,6 +252,10 @@ func (g *progGen) branch(at int) qpu.Inst {
 	in.WS = g.chance(50)
 	if g.chance(20) {
 		in.RaddrA |= 1 // odd raddr_a: the branch sets flags (vc4asm addendum)
+	}
+	if g.plainBranches {
+		in.Reg, in.RaddrA = false, 0
+		in.WaddrAdd, in.WaddrMul = qpu.WNop, qpu.WNop
 	}
 	return in
 }

@@ -42,3 +42,14 @@ func lessSSE2(a, b *vec, flip uint32) (lt uint32)
 
 //go:noescape
 func mergeSSE2(d, v *vec, lanes uint32, bits uint32, masks *[16][4]uint32)
+
+// subFlagsVec is the sub kernel of a and b into d with the N, Z and C
+// flags of every element (ref_alu.go nzFlags, carrySub) in one pass,
+// for a bound sub.sf (opSubFlags). d may be a or b.
+func subFlagsVec(d, a, b *vec) (n, z, c uint16) {
+	x := subNZCSSE2(d, a, b)
+	return uint16(x), uint16(x >> 16), uint16(x >> 32)
+}
+
+//go:noescape
+func subNZCSSE2(d, a, b *vec) (nzc uint64)

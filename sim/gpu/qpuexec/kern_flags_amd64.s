@@ -92,3 +92,48 @@ TEXT ·lessSSE2(SB), NOSPLIT, $0-28
 	LT4(48, 12)
 	MOVL AX, lt+24(FP)
 	RET
+
+// SUBNZC4(off, shift) stores SI's elements off/4 .. off/4+3 less DX's
+// at DI and ORs into AX, at bit shift, the differences' sign bits, into
+// BX their all-zero bits, and into R9 where SI's is below DX's unsigned.
+// X6 holds the sign bit, X7 zero.
+#define SUBNZC4(off, shift) \
+	MOVOU off(SI), X0 \
+	MOVOU off(DX), X1 \
+	MOVO X0, X2 \
+	PSUBL X1, X2 \
+	MOVOU X2, off(DI) \
+	MOVMSKPS X2, CX \
+	SHLL $shift, CX \
+	ORL CX, AX \
+	PCMPEQL X7, X2 \
+	MOVMSKPS X2, CX \
+	SHLL $shift, CX \
+	ORL CX, BX \
+	PXOR X6, X0 \
+	PXOR X6, X1 \
+	PCMPGTL X0, X1 \
+	MOVMSKPS X1, CX \
+	SHLL $shift, CX \
+	ORL CX, R9
+
+// func subNZCSSE2(d, a, b *vec) (nzc uint64)
+TEXT ·subNZCSSE2(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	SPLATARG($0x80000000, X6)
+	PXOR X7, X7
+	XORL AX, AX
+	XORL BX, BX
+	XORL R9, R9
+	SUBNZC4(0, 0)
+	SUBNZC4(16, 4)
+	SUBNZC4(32, 8)
+	SUBNZC4(48, 12)
+	SHLQ $16, BX
+	ORQ BX, AX
+	SHLQ $32, R9
+	ORQ R9, AX
+	MOVQ AX, nzc+24(FP)
+	RET

@@ -14,3 +14,21 @@ var (
 	carrySubVec           = carrySub
 	carrySignedGreaterVec = carrySignedGreater
 )
+
+// subFlagsVec is the sub kernel of a and b into d with the N, Z and C
+// flags of every element (nzFlags, carrySub). d may be a or b.
+func subFlagsVec(d, a, b *vec) (n, z, c uint16) {
+	for i := range d {
+		x, y := a[i], b[i]
+		r := x - y
+		d[i] = r
+		n |= uint16(r>>31) << i
+		if r == 0 {
+			z |= 1 << i
+		}
+		if x < y {
+			c |= 1 << i
+		}
+	}
+	return n, z, c
+}

@@ -3,6 +3,8 @@ package qpuexec
 import (
 	"math/rand/v2"
 	"testing"
+
+	"github.com/vccube/vccube/shaders/qpu"
 )
 
 // The fast path's flag and merge loops (SSE2 on amd64) against the general
@@ -42,6 +44,44 @@ func TestFlagsAndMergeVec(t *testing.T) {
 		mergeLanes(&want, &a, lanes, bits)
 		if got != want {
 			t.Fatalf("mergeLanesVec(lanes %#04x, bits %#08x) = %x, mergeLanes %x", lanes, bits, got, want)
+		}
+	}
+}
+
+// TestSubFlagsVec holds subFlagsVec (opSubFlags) to the general code:
+// addALU's sub, nzFlags and addCarry, on random and edge operands, with
+// the result written over a, over b, or elsewhere.
+func TestSubFlagsVec(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 42))
+	edges := [...]uint32{0, 1, 0x7FFFFFFF, 0x80000000, 0x80000001, 0xFFFFFFFF}
+	for n := 0; n < 20000; n++ {
+		var a, b vec
+		for i := range a {
+			a[i], b[i] = r.Uint32(), r.Uint32()
+			switch r.IntN(6) {
+			case 0:
+				b[i] = a[i]
+			case 1:
+				a[i], b[i] = edges[r.IntN(len(edges))], edges[r.IntN(len(edges))]
+			}
+		}
+		var want vec
+		addALU(qpu.AddSub, &want, &a, &b)
+		wn, wz := nzFlags(&want)
+		wc := addCarry(qpu.AddSub, &a, &b, &want)
+		for k, what := range []string{"apart", "over a", "over b"} {
+			x, y := a, b
+			d := &vec{}
+			switch k {
+			case 1:
+				d = &x
+			case 2:
+				d = &y
+			}
+			gn, gz, gc := subFlagsVec(d, &x, &y)
+			if *d != want || gn != wn || gz != wz || gc != wc {
+				t.Fatalf("sub %x - %x (%s): %x N %#04x Z %#04x C %#04x; the general code %x N %#04x Z %#04x C %#04x", a, b, what, *d, gn, gz, gc, want, wn, wz, wc)
+			}
 		}
 	}
 }

@@ -22,3 +22,6 @@ func floatN(op int32, d, a, b *[MaxBatch]*vec, n int) (slow uint32, ok bool) { r
 // hasFloatN reports whether floatN has the batch forms: not in this
 // build.
 func hasFloatN() bool { return false }
+
+// sfuFast is sfuVec (sfu_amd64.go has the assembly).
+func sfuFast(fn int, d, s *vec) { sfuVec(fn, d, s) }

@@ -319,20 +319,47 @@ type carryFunc func(a, b, r *vec) uint16
 // (kern_flags_amd64.go), for the ops compiled programs set flags with.
 // TestCarryFuncs holds each to addCarry.
 func addCarryFunc(op qpu.AddOp) carryFunc {
-	switch op {
-	case qpu.AddFAdd, qpu.AddFSub, qpu.AddIToF:
+	switch addCarryKind(op) {
+	case carryKPositive:
 		return carryPositive
-	case qpu.AddAdd:
+	case carryKAdd:
 		return carryAddVec
-	case qpu.AddSub:
+	case carryKSub:
 		return carrySubVec
-	case qpu.AddMin, qpu.AddMax:
+	case carryKSigned:
 		return carrySignedGreaterVec
-	case qpu.AddFMin, qpu.AddFMax, qpu.AddFMinAbs, qpu.AddFMaxAbs,
-		qpu.AddShr, qpu.AddAsr, qpu.AddShl:
+	case carryKOther:
 		return func(a, b, r *vec) uint16 { return addCarry(op, a, b, r) }
 	}
 	return carryNone
+}
+
+// The add ALU's C rules as addCarryFunc tells them apart.
+const (
+	carryKNone     = iota // C is 0
+	carryKPositive        // the result is > 0 as a float (carryPositive)
+	carryKAdd             // carryAddVec
+	carryKSub             // carrySubVec
+	carryKSigned          // carrySignedGreaterVec
+	carryKOther           // addCarry itself
+)
+
+// addCarryKind returns the C rule of add op (addCarry).
+func addCarryKind(op qpu.AddOp) uint8 {
+	switch op {
+	case qpu.AddFAdd, qpu.AddFSub, qpu.AddIToF:
+		return carryKPositive
+	case qpu.AddAdd:
+		return carryKAdd
+	case qpu.AddSub:
+		return carryKSub
+	case qpu.AddMin, qpu.AddMax:
+		return carryKSigned
+	case qpu.AddFMin, qpu.AddFMax, qpu.AddFMinAbs, qpu.AddFMaxAbs,
+		qpu.AddShr, qpu.AddAsr, qpu.AddShl:
+		return carryKOther
+	}
+	return carryKNone
 }
 
 // mulCarryFunc returns mulCarry for op.

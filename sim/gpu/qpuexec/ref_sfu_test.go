@@ -278,6 +278,29 @@ func TestSFUMatchesReference(t *testing.T) {
 	}
 }
 
+// TestSFUFastMatchesReference is TestSFUMatchesReference for sfuFast,
+// the fast paths' SFU (assembly on CPUs with AVX-512).
+func TestSFUFastMatchesReference(t *testing.T) {
+	xs := sfuSample()
+	for fn := range sfuNames {
+		bad := 0
+		for i := 0; i < len(xs); i += 16 {
+			var src, dst vec
+			copy(src[:], xs[i:])
+			sfuFast(fn, &dst, &src)
+			for j, x := range src {
+				if want := sfuReference(fn, x); dst[j] != want {
+					t.Errorf("%s(%#08x) = %#08x, reference %#08x", sfuNames[fn], x, dst[j], want)
+					bad++
+				}
+			}
+			if bad >= 10 {
+				break
+			}
+		}
+	}
+}
+
 // TestRound13MatchesReference compares round13 with round13Reference on
 // float64s built to sit on the rounding's edges (exact midpoints of the
 // 14-bit grid and their neighbours, mantissas that carry into the
@@ -321,8 +344,8 @@ func TestRound13MatchesReference(t *testing.T) {
 	}
 }
 
-// TestSFUExhaustive compares sfuVec with sfuReference on all 2^32 inputs of
-// each function. It takes minutes, so it runs only when
+// TestSFUExhaustive compares sfuVec and sfuFast with sfuReference on all
+// 2^32 inputs of each function. It takes minutes, so it runs only when
 // VCCUBE_SFU_EXHAUSTIVE is set (to anything but empty):
 //
 //	VCCUBE_SFU_EXHAUSTIVE=1 go test ./sim/gpu/qpuexec -run SFUExhaustive -v
@@ -351,12 +374,14 @@ func TestSFUExhaustive(t *testing.T) {
 							for j := range src {
 								src[j] = uint32(x) + uint32(j)
 							}
+							var fast vec
 							sfuVec(fn, &dst, &src)
+							sfuFast(fn, &fast, &src)
 							for j, x := range src {
-								if want := sfuReference(fn, x); dst[j] != want {
+								if want := sfuReference(fn, x); dst[j] != want || fast[j] != want {
 									mu.Lock()
 									if len(bad) < 10 {
-										bad = append(bad, fmt.Sprintf("%s(%#08x) = %#08x, reference %#08x", sfuNames[fn], x, dst[j], want))
+										bad = append(bad, fmt.Sprintf("%s(%#08x) = %#08x, fast %#08x, reference %#08x", sfuNames[fn], x, dst[j], fast[j], want))
 									}
 									mu.Unlock()
 								}
@@ -394,6 +419,11 @@ func BenchmarkSFU(b *testing.B) {
 		b.Run(sfuNames[fn], func(b *testing.B) {
 			for b.Loop() {
 				sfuVec(fn, &dst, &src)
+			}
+		})
+		b.Run(sfuNames[fn]+"-fast", func(b *testing.B) {
+			for b.Loop() {
+				sfuFast(fn, &dst, &src)
 			}
 		})
 		b.Run(sfuNames[fn]+"-reference", func(b *testing.B) {

@@ -206,6 +206,25 @@ func (q *QPU) readPort(port uint8, dst *vec) error {
 func (q *QPU) stepFlags(st *step, a, b *vec) (mAdd, mMul uint16) {
 	in := st.in
 	mAdd, mMul = q.cond(in.condAdd), q.cond(in.condMul)
+	if st.flagsAll {
+		// Every element's flags, from the add ALU: the common case,
+		// with its C rule chosen without an indirect call.
+		n, z := nzFlagsVec(&q.resAdd)
+		var c uint16
+		switch st.carryKind {
+		case carryKPositive:
+			// fadd, fsub, itof: C where the result is > 0, that is
+			// neither negative nor zero (addCarry).
+			c = ^(n | z)
+		case carryKSub:
+			c = carrySubVec(a, b, &q.resAdd)
+		case carryKNone:
+		default:
+			c = st.carry(a, b, &q.resAdd)
+		}
+		q.n, q.z, q.c = n, z, c
+		return mAdd, mMul
+	}
 	if !in.sf || (in.flagsMul && in.opMul == qpu.MulNop) {
 		return mAdd, mMul
 	}
@@ -215,9 +234,7 @@ func (q *QPU) stepFlags(st *step, a, b *vec) (mAdd, mMul uint16) {
 	}
 	n, z := nzFlagsVec(r)
 	var c uint16
-	if st.carryPositive {
-		// fadd, fsub, itof: C where the result is > 0, that is neither
-		// negative nor zero (addCarry).
+	if !in.flagsMul && st.carryKind == carryKPositive {
 		c = ^(n | z)
 	} else {
 		c = st.carry(a, b, r)

@@ -14,7 +14,7 @@ type step struct {
 	planned    bool
 	in         *inst
 	addK, mulK kernel // the ALUs' operations, nil for NOP
-	imm        *vec   // port B's small immediate (rdImm)
+	imm        *vec   // port B's small immediate (rdImm); a planned load immediate's value in every element
 	// dAdd and dMul say where a result goes when it can be stored as a
 	// whole vector (every element's condition passes, no pack): dirNone,
 	// or a register below.
@@ -34,10 +34,14 @@ type step struct {
 	// condition: its write masks and flags are worked out after the
 	// kernels (ref_exec.go conditionsAndFlags). carry gives the C flags of the
 	// ALU the flags come from, whose operands are muxes flagA and flagB.
-	conditional   bool
-	carry         carryFunc
-	carryPositive bool // carry is carryPositive
-	flagA, flagB  uint8
+	conditional bool
+	carry       carryFunc
+	// flagsAll says the flags come from the add ALU, whose condition is
+	// always: every element's flags are set (stepFlags), by the C rule
+	// carryKind (addCarryKind).
+	flagsAll     bool
+	carryKind    uint8
+	flagA, flagB uint8
 }
 
 // Port reads execFast does itself.
@@ -85,11 +89,31 @@ func generalExec(k uint8) executor {
 func (p *Program) compileSteps() {
 	p.ref = make([]step, len(p.code))
 	p.steps = make([]step, len(p.code))
+	// A plain 32-bit load immediate's value as a vector (planLoadImm),
+	// appended before any step takes a pointer into p.vecs.
+	ldVec := make([]int32, len(p.code))
+	for i := range p.code {
+		ldVec[i] = p.code[i].vec
+		if c := &p.code[i]; c.kind == kLoadImm && c.vec < 0 && p.plainLoadImm(c) {
+			var x vec
+			for e := range x {
+				x[e] = c.imm
+			}
+			ldVec[i] = int32(len(p.vecs))
+			p.vecs = append(p.vecs, x)
+		}
+	}
 	for i := range p.code {
 		c := &p.code[i]
 		p.ref[i] = step{exec: generalExec(c.kind), in: c}
 		st := &p.steps[i]
 		*st = p.ref[i]
+		if c.kind == kLoadImm && ldVec[i] >= 0 && p.plainLoadImm(c) {
+			st.imm, st.planned = &p.vecs[ldVec[i]], true
+			st.dAdd, st.nAdd = p.plainDest(c, c.wAdd, c.packAdd)
+			st.dMul, st.nMul = p.plainDest(c, c.wMul, c.packMul)
+			continue
+		}
 		if c.kind != kALU || p.usesLast {
 			continue
 		}
@@ -189,7 +213,36 @@ func (p *Program) planFast(c *inst, st *step) bool {
 		if c.flagsMul {
 			st.carry, st.flagA, st.flagB = mulCarryFunc(c.opMul), c.mulA, c.mulB
 		}
-		st.carryPositive = !c.flagsMul && (c.opAdd == qpu.AddFAdd || c.opAdd == qpu.AddFSub || c.opAdd == qpu.AddIToF)
+		st.flagsAll = !c.flagsMul && c.condAdd == qpu.CondAlways
+		st.carryKind = addCarryKind(c.opAdd)
+	}
+	return true
+}
+
+// plainLoadImm reports whether a bound program can run load immediate c
+// as two copies of its value, into the result latches and on into their
+// plain destinations (bound_bind.go bindLoadImm): no flags, no condition
+// on a write, no pack, and every write to a register that takes it at
+// once (plainDest). What execLoadImm (ref_exec.go) does with it is then
+// exactly that: both latches hold the value, and writeALU makes each
+// write whole.
+func (p *Program) plainLoadImm(c *inst) bool {
+	if c.kind != kLoadImm || c.sf || c.pack != 0 {
+		return false
+	}
+	for _, w := range [2]struct {
+		t    wtarget
+		cond qpu.Cond
+	}{{c.wAdd, c.condAdd}, {c.wMul, c.condMul}} {
+		if w.t.kind == wNone {
+			continue
+		}
+		if w.cond != qpu.CondAlways {
+			return false
+		}
+		if d, _ := p.plainDest(c, w.t, packNone); d == dirNone {
+			return false
+		}
 	}
 	return true
 }

@@ -376,7 +376,7 @@ func TestFastPathMatchesReference(t *testing.T) {
 		progs, perm = progs/6, perm/6
 	}
 	d := newDiffRig(t, 1)
-	kinds := map[string]int{}
+	kinds, forms := map[string]int{}, map[string]int{}
 	runs, failed, straight, jumping := 0, 0, 0, 0
 	var tried, kept int
 	for i := 0; i < progs+perm; i++ {
@@ -421,6 +421,7 @@ func TestFastPathMatchesReference(t *testing.T) {
 		}
 		if p.straight {
 			straight++
+			boundForms(d.fst, p, forms)
 		}
 		d.randomize()
 		for j := 0; j < inputs; j++ {
@@ -441,8 +442,40 @@ func TestFastPathMatchesReference(t *testing.T) {
 	if jumping == 0 {
 		t.Error("no random program with a branch ran bound: the jumps of bound programs went untested")
 	}
-	t.Logf("%d strict and %d permissive programs × %d inputs: %d runs on each path; %d programs bound, %d of them with jumps; steps: %v; strict generator kept %d of %d pieces",
-		progs, perm, inputs, runs, straight, jumping, kinds, kept, tried)
+	for _, f := range []string{"branch", "load immediate", "condition", "fused conditional write", "fused flags", "SFU write"} {
+		if forms[f] == 0 {
+			t.Errorf("no bound program had a %s micro-operation: that form went untested", f)
+		}
+	}
+	t.Logf("%d strict and %d permissive programs × %d inputs: %d runs on each path; %d programs bound, %d of them with jumps; steps: %v; bound forms: %v; strict generator kept %d of %d pieces",
+		progs, perm, inputs, runs, straight, jumping, kinds, forms, kept, tried)
+}
+
+// boundForms counts the micro-operations of p bound to q that stand for
+// whole instructions of their own kinds: a branch (opBranch), a load
+// immediate (its copies), a condition without flags (opCond), and the
+// fused forms (fuse).
+func boundForms(q *QPU, p *Program, forms map[string]int) {
+	for _, u := range q.bound(p).ops {
+		switch {
+		case u.op == opBranch:
+			forms["branch"]++
+		case u.op == opBranchJump:
+			forms["branch and jump"]++
+		case u.op == opSFU:
+			forms["SFU write"]++
+		case u.op == opCond:
+			forms["condition"]++
+		case u.op == opKernelIf || u.op == opCopyIf:
+			forms["fused conditional write"]++
+		case u.op == opKernelFlags || u.op == opCopyFlags:
+			forms["fused flags"]++
+		case u.op == opSubFlags:
+			forms["sub with flags"]++
+		case (u.op == opCopyK || u.op == opCopy) && p.code[u.pc].kind == kLoadImm:
+			forms["load immediate"]++
+		}
+	}
 }
 
 // A program that reads an operand through the NOP address runs every
