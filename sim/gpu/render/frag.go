@@ -120,6 +120,11 @@ func (f *fragment) init(w *Worker, qpuNum int) {
 		b.f = f
 		b.tmu[0], b.tmu[1] = tmu.New(nil), tmu.New(nil)
 		b.tmu[0].Reference, b.tmu[1].Reference = ref, ref
+		if !ref {
+			// The QPU calls the block's units itself; the reference
+			// path goes through the Env (TMUWrite, TMULoad).
+			b.start.TMU = b.tmu
+		}
 		f.envs[k], f.starts[k] = b, &b.start
 	}
 	f.fragBlock = &f.blocks[0]
@@ -400,6 +405,11 @@ func (f *fragment) ran(b *fragBlock, res *qpuexec.Result, err error, hw, nvary i
 	c := &f.w.counters
 	c[uapi.PerfcntQPUTotalClkCyclesFragmentShading] += 4 * uint64(res.Instructions)
 	c[uapi.PerfcntQPUTotalClkCyclesExecValidInst] += 4 * uint64(res.Instructions)
+	// One lookup serves the thread's four quads: the results the
+	// shader received (ldtmu), whether through the Env or straight
+	// from the units (qpuexec.Start.TMU).
+	c[uapi.PerfcntTMUTotalTextQuadsProcessed] += 4 * (b.tmu[0].Received + b.tmu[1].Received)
+	b.tmu[0].Received, b.tmu[1].Received = 0, 0
 	if err != nil {
 		return err
 	}
@@ -590,15 +600,10 @@ func (f *fragment) TMUWrite(unit int, reg qpuexec.TMUReg, v *[16]uint32, mask ui
 	return f.tmu[unit&1].Write(int(reg), v, 0xFFFF, param, direct)
 }
 
-// TMULoad implements qpuexec.Env.
+// TMULoad implements qpuexec.Env. The quads are counted from the
+// unit's Received when the block has run (ran).
 func (f *fragment) TMULoad(unit int, r4 *[16]uint32) error {
-	u := f.tmu[unit&1]
-	if err := u.Receive(r4); err != nil {
-		return err
-	}
-	// One lookup serves the thread's four quads.
-	f.w.counters[uapi.PerfcntTMUTotalTextQuadsProcessed] += 4
-	return nil
+	return f.tmu[unit&1].Receive(r4)
 }
 
 // TLBWrite implements qpuexec.Env: stencil setup (element 0's word), the
