@@ -28,6 +28,16 @@ type Start struct {
 	X, Y    [16]uint32
 	MSFlags [16]uint32
 	RevFlag uint32
+	// WZInRegs says the caller has written W and Z straight into ra15
+	// and rb15 of the QPU that runs the thread (RA(15), RB(15)), so the
+	// thread's start does not copy them from W and Z, which it then
+	// leaves unread.
+	WZInRegs bool
+	// InOrder says the caller runs the tile's fragment threads one at a
+	// time in primitive order, the order the scoreboard enforces (AG §5
+	// "Scoreboard"), so that its waits and unlocks have nothing to do:
+	// the QPU makes no Env.Scoreboard call for them.
+	InOrder bool
 
 	// TMU, if set, are the thread's texture units, physical TMU0 and
 	// TMU1 (after the QPU2/QPU3 swap, as Env.TMUWrite's unit). The QPU
@@ -270,7 +280,7 @@ func (q *QPU) begin(p *Program, env Env, s *Start) {
 	q.setUniforms(s.Uniforms)
 	q.tmuParams = [2]int{}
 	q.noSwap = false
-	q.sbWaited = false
+	q.sbWaited = s.InOrder // the wait has nothing to do
 	q.mutex = false
 	q.hostInt = false
 	q.vrn = 0
@@ -285,8 +295,10 @@ func (q *QPU) begin(p *Program, env Env, s *Start) {
 		}
 	}
 	if p.Opts.Stage == hazard.Fragment {
-		copyVec(&q.ra[15], &s.W)
-		copyVec(&q.rb[15], &s.Z)
+		if !s.WZInRegs {
+			copyVec(&q.ra[15], &s.W)
+			copyVec(&q.rb[15], &s.Z)
+		}
 		copyVec(&q.ms, &s.MSFlags)
 		// REV_FLAG changes only by a program's write, which marks it
 		// stale (writeIO), or here: fill it when it changes.

@@ -409,6 +409,9 @@ func (q *QPU) signal(in *inst, pc int) error {
 	case qpu.SigProgramEnd:
 		q.programEnd()
 	case qpu.SigScoreboardUnlock:
+		if q.start.InOrder {
+			return nil
+		}
 		if q.env == nil {
 			return errors.New("scoreboard unlock with no Env")
 		}

@@ -2,6 +2,7 @@ package qpuexec
 
 import (
 	"encoding/binary"
+	"fmt"
 	"testing"
 
 	"github.com/vccube/vccube/shaders/qpu"
@@ -95,6 +96,56 @@ func TestStartTMUMatchesEnv(t *testing.T) {
 		// The first lookup read the data's first 16 words.
 		if got, want := q2.Acc(1)[3], binary.LittleEndian.Uint32(b[12:]); got != want {
 			t.Errorf("QPU %d: r1[3] = %#x, want the word at +12, %#x", tc.num, got, want)
+		}
+	}
+}
+
+// TestStartWZInRegs: with Start.WZInRegs the thread starts from the W
+// and Z the caller wrote into ra15 and rb15, not from Start.W and Z;
+// without it, from Start's.
+func TestStartWZInRegs(t *testing.T) {
+	prog := func(a *qpu.Asm) {
+		a.I(qpu.Mov(qpu.R0, qpu.RA(15)), qpu.MMov(qpu.R1, qpu.RB(15)))
+		ending(a)
+	}
+	for _, inRegs := range []bool{false, true} {
+		r := newRig(t)
+		w := asm(t, prog)
+		inW, inZ := seq(func(i int) uint32 { return 100 + uint32(i) }), seq(func(i int) uint32 { return 200 + uint32(i) })
+		s := &Start{W: splat(1), Z: splat(2), WZInRegs: inRegs}
+		*r.q.RA(15), *r.q.RB(15) = inW, inZ
+		r.run(w, strictFragment, s)
+		wantW, wantZ := vec(s.W), vec(s.Z)
+		if inRegs {
+			wantW, wantZ = inW, inZ
+		}
+		if *r.q.Acc(0) != wantW || *r.q.Acc(1) != wantZ {
+			t.Errorf("WZInRegs %v: ra15 %v rb15 %v, want %v %v", inRegs, *r.q.Acc(0), *r.q.Acc(1), wantW, wantZ)
+		}
+	}
+}
+
+// TestStartInOrder: with Start.InOrder the scoreboard's implicit wait
+// and its unlock make no Env call, and the TLB accesses still reach the
+// Env; without it, both reach Env.Scoreboard.
+func TestStartInOrder(t *testing.T) {
+	prog := func(a *qpu.Asm) {
+		a.I()
+		a.I()
+		a.I(qpu.Mov(qpu.TLBZ, qpu.RB(15)))
+		a.I(qpu.LoadImm(qpu.TLBColourAll, 0xFF00FF00))
+		a.I(qpu.SigScoreboardUnlock)
+		ending(a)
+	}
+	for _, inOrder := range []bool{false, true} {
+		r := newRig(t)
+		r.run(asm(t, prog), strictFragment, &Start{InOrder: inOrder})
+		want := []string{"sbwait", "tlb_z", "tlb_colour_all", "sbdone"}
+		if inOrder {
+			want = []string{"tlb_z", "tlb_colour_all"}
+		}
+		if fmt.Sprint(r.env.log) != fmt.Sprint(want) {
+			t.Errorf("InOrder %v: Env calls %v, want %v", inOrder, r.env.log, want)
 		}
 	}
 }

@@ -60,6 +60,9 @@ type fragment struct {
 
 	depth   tlb.DepthState
 	reverse bool
+	// z is the current block's Z: its Start's, or the rb15 of the QPU
+	// it runs on (qpuexec.Start.WZInRegs).
+	z *[16]uint32
 	// rowBlk is the pixels of the current block row's first column
 	// (tlb.Block.Offset): each block's are a shift of them.
 	rowBlk tlb.Block
@@ -91,6 +94,7 @@ type fragBlock struct {
 	idx    [16]uint16 // tile pixel of each element (the reference path's; the fast path fills it when it reads colours)
 	blk    tlb.Block  // the same pixels as pairs, for the fast paths
 	msMask uint16     // the coverage start.MSFlags was made from
+
 	// Multisample mode: the samples each element's pixel covers, the
 	// TLB's own mask of them (cov less the samples a Z test failed: the
 	// samples its writes reach, tlbWriteMS), the tile buffer element of
@@ -121,9 +125,11 @@ func (f *fragment) init(w *Worker, qpuNum int) {
 		b.tmu[0], b.tmu[1] = tmu.New(nil), tmu.New(nil)
 		b.tmu[0].Reference, b.tmu[1].Reference = ref, ref
 		if !ref {
-			// The QPU calls the block's units itself; the reference
-			// path goes through the Env (TMUWrite, TMULoad).
+			// The QPU calls the block's units itself and skips the
+			// scoreboard (Scoreboard has nothing to do); the reference
+			// path goes through the Env (TMUWrite, TMULoad, Scoreboard).
 			b.start.TMU = b.tmu
+			b.start.InOrder = true
 		}
 		f.envs[k], f.starts[k] = b, &b.start
 	}
@@ -262,6 +268,15 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 				}
 			}
 			s := &f.start // the next slot's (f.fragBlock is blocks[f.nblk])
+			// W and Z: straight into the registers of the QPU that runs
+			// a lone block (qpuexec.Start.WZInRegs), else into the Start.
+			s.WZInRegs = batchOf == 1 && f.terms
+			sw, sz := &s.W, &s.Z
+			if s.WZInRegs {
+				q := f.batch.QPU()
+				sw, sz = q.RA(15), q.RB(15)
+			}
+			f.z = sz
 			if f.terms {
 				if !rowReady {
 					f.prim.Row(by, &f.rowWZ)
@@ -271,7 +286,7 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 					rowReady = true
 				}
 				f.col = k
-				f.prim.BlockWZ(&f.colWZ[f.col], &f.rowWZ, &s.W, &s.Z)
+				f.prim.BlockWZ(&f.colWZ[f.col], &f.rowWZ, sw, sz)
 				if coords {
 					raster.BlockCoords(bx, by, &s.X, &s.Y)
 				}
@@ -563,7 +578,7 @@ func (f *fragment) earlyTest(mask uint16) uint16 {
 	if f.w.r.opts.Reference {
 		zs := &f.w.buf.ZS
 		for i := range 16 {
-			if mask&(1<<i) != 0 && !tlb.Passes(f.depth.Func, f.start.Z[i], zs[f.idx[i]]>>8) {
+			if mask&(1<<i) != 0 && !tlb.Passes(f.depth.Func, f.z[i], zs[f.idx[i]]>>8) {
 				mask &^= 1 << i
 			}
 		}
@@ -571,7 +586,7 @@ func (f *fragment) earlyTest(mask uint16) uint16 {
 	}
 	// The block's pixels are distinct and its Z values 24-bit
 	// (raster.BlockInputs), so the block-wide test is Passes for each.
-	return f.w.buf.DepthPasses(&f.blk, &f.start.Z, mask, f.depth.Func)
+	return f.w.buf.DepthPasses(&f.blk, f.z, mask, f.depth.Func)
 }
 
 // Varying implements qpuexec.Env: the next varying's VP for the block's
