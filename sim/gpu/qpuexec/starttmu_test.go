@@ -29,7 +29,8 @@ func (e *unitEnv) TMULoad(unit int, r4 *[16]uint32) error { return e.u[unit&1].R
 // same registers afterwards, the same results received from each unit,
 // and no TMU call reaching the Env, on QPU 0 and on QPU 2 (which sees the
 // units swapped, AG §4), with and without TMU_NOSWAP, and with a write
-// whose condition passes in some elements only.
+// whose condition passes in some elements only; QPU 3 on the general
+// interpreter.
 func TestStartTMUMatchesEnv(t *testing.T) {
 	for _, tc := range []struct {
 		num    int
@@ -70,6 +71,7 @@ func TestStartTMUMatchesEnv(t *testing.T) {
 		// Through the Env.
 		viaEnv := &unitEnv{u: [2]*tmu.Unit{tmu.New(r.view), tmu.New(r.view)}}
 		q1 := NewQPU(tc.num, r.view)
+		q1.Reference = tc.num == 3 // and on the general interpreter
 		if _, err := q1.Run(p, viaEnv, &Start{}); err != nil {
 			t.Fatalf("QPU %d through the Env: %v", tc.num, err)
 		}
@@ -77,6 +79,7 @@ func TestStartTMUMatchesEnv(t *testing.T) {
 		units := [2]*tmu.Unit{tmu.New(r.view), tmu.New(r.view)}
 		env := &fakeEnv{}
 		q2 := NewQPU(tc.num, r.view)
+		q2.Reference = tc.num == 3
 		if _, err := q2.Run(p, env, &Start{TMU: units}); err != nil {
 			t.Fatalf("QPU %d with Start.TMU: %v", tc.num, err)
 		}
