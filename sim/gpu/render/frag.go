@@ -218,6 +218,12 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 		}
 	}
 	c := &w.counters
+	// The TMU quads are counted from the units once the primitive's
+	// blocks have run, or failed (countTMU).
+	defer f.countTMU()
+	// W and Z go straight into the registers of the QPU that runs a
+	// lone block (qpuexec.Start.WZInRegs), else into the Start.
+	var regW, regZ *[16]uint32
 	// The blocks gathered for one batch: several when the batch takes
 	// the program in lockstep (qpuexec.Batch: not on the reference path,
 	// and not for a program it would gain nothing on); one at a time
@@ -225,6 +231,10 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 	batchOf := 1
 	if !ms && f.batch.Takes(st.fs) {
 		batchOf = batchBlocks
+	}
+	if batchOf == 1 && f.terms {
+		q := f.batch.QPU()
+		regW, regZ = q.RA(15), q.RB(15)
 	}
 	f.nblk = 0
 	f.fragBlock = &f.blocks[0]
@@ -268,14 +278,11 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 				}
 			}
 			s := &f.start // the next slot's (f.fragBlock is blocks[f.nblk])
-			// W and Z: straight into the registers of the QPU that runs
-			// a lone block (qpuexec.Start.WZInRegs), else into the Start.
-			s.WZInRegs = batchOf == 1 && f.terms
 			sw, sz := &s.W, &s.Z
-			if s.WZInRegs {
-				q := f.batch.QPU()
-				sw, sz = q.RA(15), q.RB(15)
+			if regW != nil {
+				sw, sz = regW, regZ
 			}
+			s.WZInRegs = regW != nil
 			f.z = sz
 			if f.terms {
 				if !rowReady {
@@ -420,11 +427,6 @@ func (f *fragment) ran(b *fragBlock, res *qpuexec.Result, err error, hw, nvary i
 	c := &f.w.counters
 	c[uapi.PerfcntQPUTotalClkCyclesFragmentShading] += 4 * uint64(res.Instructions)
 	c[uapi.PerfcntQPUTotalClkCyclesExecValidInst] += 4 * uint64(res.Instructions)
-	// One lookup serves the thread's four quads: the results the
-	// shader received (ldtmu), whether through the Env or straight
-	// from the units (qpuexec.Start.TMU).
-	c[uapi.PerfcntTMUTotalTextQuadsProcessed] += 4 * (b.tmu[0].Received + b.tmu[1].Received)
-	b.tmu[0].Received, b.tmu[1].Received = 0, 0
 	if err != nil {
 		return err
 	}
@@ -437,6 +439,21 @@ func (f *fragment) ran(b *fragBlock, res *qpuexec.Result, err error, hw, nvary i
 		return fmt.Errorf("fragment shader at %#08x ended after reading %d of the %d varyings set up (%d of the PSE's own for the primitive, then the shader record's %d; [AG] §6: all must be read)", st.fs.Addr, b.next, f.nvary, hw, nvary)
 	}
 	return nil
+}
+
+// countTMU counts the TMU quads of the lookups the blocks' shaders
+// received (tmu.Unit.Received): one lookup serves the thread's four
+// quads. It counts them whether the QPU called the units itself
+// (qpuexec.Start.TMU) or through TMULoad.
+func (f *fragment) countTMU() {
+	var n uint64
+	for k := range f.blocks {
+		for _, u := range f.blocks[k].tmu {
+			n += u.Received
+			u.Received = 0
+		}
+	}
+	f.w.counters[uapi.PerfcntTMUTotalTextQuadsProcessed] += 4 * n
 }
 
 // The Env of a block's QPU: each call makes the block f's current one,
@@ -616,7 +633,7 @@ func (f *fragment) TMUWrite(unit int, reg qpuexec.TMUReg, v *[16]uint32, mask ui
 }
 
 // TMULoad implements qpuexec.Env. The quads are counted from the
-// unit's Received when the block has run (ran).
+// unit's Received once the primitive's blocks have run (countTMU).
 func (f *fragment) TMULoad(unit int, r4 *[16]uint32) error {
 	return f.tmu[unit&1].Receive(r4)
 }
