@@ -8,6 +8,7 @@ import (
 	"github.com/vccube/vccube/cl"
 	"github.com/vccube/vccube/texture"
 	"github.com/vccube/vccube/texture/convert"
+	"github.com/vccube/vccube/uapi"
 )
 
 // texFormat is a texture type with the 32-bit word the TMU returns for
@@ -152,6 +153,29 @@ func TestTexturedQuadRasterAndPartialTiles(t *testing.T) {
 					t.Fatalf("%v %dx%d: pixel (%d,%d) = %#08x, want %#08x", c.typ, c.w, c.h, x, y, got, want)
 				}
 			}
+		}
+	}
+}
+
+// TestTexturedQuadCountsTMUQuads: the shader of texturedQuad (fsTexture,
+// straight-line) reads one lookup a thread, and a lookup serves the
+// thread's four quads, so the TMU quad counter is four a thread: a
+// 4×4 block of the quad, twice on the blocks of the diagonal between
+// its two triangles. The fragment stage's QPUs call their units
+// themselves (qpuexec.Start.TMU), and the stage counts what the units
+// handed out.
+func TestTexturedQuadCountsTMUQuads(t *testing.T) {
+	g := newGPU(t)
+	insts := uint64(len(fsTexture()))
+	for _, c := range [][2]int{{64, 32}, {100, 70}} {
+		w, h := c[0], c[1]
+		j := texturedQuad(t, g, w, h, texture.RGBA8888, randomPicture(w, h, 4, 3), texture.FlipByCPU)
+		threads := j.counters[uapi.PerfcntQPUTotalClkCyclesFragmentShading] / (4 * insts)
+		if blocks := uint64((w + 3) / 4 * ((h + 3) / 4)); threads < blocks {
+			t.Fatalf("%dx%d: %d fragment threads for %d blocks", w, h, threads, blocks)
+		}
+		if got := j.counters[uapi.PerfcntTMUTotalTextQuadsProcessed]; got != 4*threads {
+			t.Errorf("%dx%d: %d TMU quads, want 4 for each of the %d threads", w, h, got, threads)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/vccube/vccube/shaders/hazard"
 	"github.com/vccube/vccube/shaders/qpu"
+	"github.com/vccube/vccube/sim/gpu/tmu"
 	"github.com/vccube/vccube/sim/mem"
 )
 
@@ -27,6 +28,26 @@ type Start struct {
 	X, Y    [16]uint32
 	MSFlags [16]uint32
 	RevFlag uint32
+	// WZInRegs says the caller has written W and Z straight into ra15
+	// and rb15 of the QPU that runs the thread (RA(15), RB(15)), so the
+	// thread's start does not copy them from W and Z, which it then
+	// leaves unread.
+	WZInRegs bool
+	// InOrder says the caller runs the tile's fragment threads one at a
+	// time in primitive order, the order the scoreboard enforces (AG §5
+	// "Scoreboard"), so that its waits and unlocks have nothing to do:
+	// the QPU makes no Env.Scoreboard call for them.
+	InOrder bool
+
+	// TMU, if set, are the thread's texture units, physical TMU0 and
+	// TMU1 (after the QPU2/QPU3 swap, as Env.TMUWrite's unit). The QPU
+	// then writes their parameters and pops their results itself
+	// (tmu.Unit.Write and Receive) instead of calling Env.TMUWrite and
+	// Env.TMULoad: a call and an interface dispatch fewer a TMU access.
+	// The unit receives all 16 lanes of a write whatever its condition,
+	// as Env's contract says the hardware's FIFO does (mask 0xFFFF). Set
+	// both or neither.
+	TMU [2]*tmu.Unit
 
 	// Vertex and coordinate shaders: the VPM and the batch's read segment
 	// (where the VCD put the attributes) and write segment (where the PSE
@@ -259,7 +280,7 @@ func (q *QPU) begin(p *Program, env Env, s *Start) {
 	q.setUniforms(s.Uniforms)
 	q.tmuParams = [2]int{}
 	q.noSwap = false
-	q.sbWaited = false
+	q.sbWaited = s.InOrder // the wait has nothing to do
 	q.mutex = false
 	q.hostInt = false
 	q.vrn = 0
@@ -274,8 +295,10 @@ func (q *QPU) begin(p *Program, env Env, s *Start) {
 		}
 	}
 	if p.Opts.Stage == hazard.Fragment {
-		copyVec(&q.ra[15], &s.W)
-		copyVec(&q.rb[15], &s.Z)
+		if !s.WZInRegs {
+			copyVec(&q.ra[15], &s.W)
+			copyVec(&q.rb[15], &s.Z)
+		}
 		copyVec(&q.ms, &s.MSFlags)
 		// REV_FLAG changes only by a program's write, which marks it
 		// stale (writeIO), or here: fill it when it changes.
@@ -350,10 +373,10 @@ func (q *QPU) tmuUnit(u int) int {
 }
 
 func (q *QPU) tmuWrite(u int, reg TMUReg, v *vec, lanes uint16) error {
-	if q.env == nil {
+	u = q.tmuUnit(u)
+	if q.env == nil && q.start.TMU[u] == nil {
 		return errors.New("TMU write with no Env")
 	}
-	u = q.tmuUnit(u)
 	direct := reg == TMUS && q.tmuParams[u] == 0
 	var param uint32
 	if !direct {
@@ -374,7 +397,24 @@ func (q *QPU) tmuWrite(u int, reg TMUReg, v *vec, lanes uint16) error {
 	if reg == TMUS {
 		q.tmuParams[u] = 0
 	}
+	if t := q.start.TMU[u]; t != nil {
+		return t.Write(int(reg), v, 0xFFFF, param, direct)
+	}
 	return q.env.TMUWrite(u, reg, v, lanes, param, direct)
+}
+
+// tmuLoad serves an ldtmu0/ldtmu1 signal for program TMU u (AG Table 4):
+// the oldest result of its physical unit into r4, from Start.TMU's unit
+// when there is one, else through Env.TMULoad.
+func (q *QPU) tmuLoad(u int) error {
+	u = q.tmuUnit(u)
+	if t := q.start.TMU[u]; t != nil {
+		return t.Receive(&q.acc[4])
+	}
+	if q.env == nil {
+		return errors.New("TMU load with no Env")
+	}
+	return q.env.TMULoad(u, &q.acc[4])
 }
 
 func (q *QPU) setUniforms(addr uint32) {

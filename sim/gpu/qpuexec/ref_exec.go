@@ -409,6 +409,9 @@ func (q *QPU) signal(in *inst, pc int) error {
 	case qpu.SigProgramEnd:
 		q.programEnd()
 	case qpu.SigScoreboardUnlock:
+		if q.start.InOrder {
+			return nil
+		}
 		if q.env == nil {
 			return errors.New("scoreboard unlock with no Env")
 		}
@@ -427,10 +430,7 @@ func (q *QPU) signal(in *inst, pc int) error {
 		}
 		return q.env.TLBLoad(kind, &q.acc[4])
 	case qpu.SigLoadTMU0, qpu.SigLoadTMU1:
-		if q.env == nil {
-			return errors.New("TMU load with no Env")
-		}
-		return q.env.TMULoad(q.tmuUnit(int(in.sig-qpu.SigLoadTMU0)), &q.acc[4])
+		return q.tmuLoad(int(in.sig - qpu.SigLoadTMU0))
 	}
 	return nil
 }

@@ -60,6 +60,9 @@ type fragment struct {
 
 	depth   tlb.DepthState
 	reverse bool
+	// z is the current block's Z: its Start's, or the rb15 of the QPU
+	// it runs on (qpuexec.Start.WZInRegs).
+	z *[16]uint32
 	// rowBlk is the pixels of the current block row's first column
 	// (tlb.Block.Offset): each block's are a shift of them.
 	rowBlk tlb.Block
@@ -91,6 +94,7 @@ type fragBlock struct {
 	idx    [16]uint16 // tile pixel of each element (the reference path's; the fast path fills it when it reads colours)
 	blk    tlb.Block  // the same pixels as pairs, for the fast paths
 	msMask uint16     // the coverage start.MSFlags was made from
+
 	// Multisample mode: the samples each element's pixel covers, the
 	// TLB's own mask of them (cov less the samples a Z test failed: the
 	// samples its writes reach, tlbWriteMS), the tile buffer element of
@@ -120,6 +124,13 @@ func (f *fragment) init(w *Worker, qpuNum int) {
 		b.f = f
 		b.tmu[0], b.tmu[1] = tmu.New(nil), tmu.New(nil)
 		b.tmu[0].Reference, b.tmu[1].Reference = ref, ref
+		if !ref {
+			// The QPU calls the block's units itself and skips the
+			// scoreboard (Scoreboard has nothing to do); the reference
+			// path goes through the Env (TMUWrite, TMULoad, Scoreboard).
+			b.start.TMU = b.tmu
+			b.start.InOrder = true
+		}
 		f.envs[k], f.starts[k] = b, &b.start
 	}
 	f.fragBlock = &f.blocks[0]
@@ -207,6 +218,12 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 		}
 	}
 	c := &w.counters
+	// The TMU quads are counted from the units once the primitive's
+	// blocks have run, or failed (countTMU).
+	defer f.countTMU()
+	// W and Z go straight into the registers of the QPU that runs a
+	// lone block (qpuexec.Start.WZInRegs), else into the Start.
+	var regW, regZ *[16]uint32
 	// The blocks gathered for one batch: several when the batch takes
 	// the program in lockstep (qpuexec.Batch: not on the reference path,
 	// and not for a program it would gain nothing on); one at a time
@@ -214,6 +231,10 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 	batchOf := 1
 	if !ms && f.batch.Takes(st.fs) {
 		batchOf = batchBlocks
+	}
+	if batchOf == 1 && f.terms {
+		q := f.batch.QPU()
+		regW, regZ = q.RA(15), q.RB(15)
 	}
 	f.nblk = 0
 	f.fragBlock = &f.blocks[0]
@@ -257,6 +278,12 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 				}
 			}
 			s := &f.start // the next slot's (f.fragBlock is blocks[f.nblk])
+			sw, sz := &s.W, &s.Z
+			if regW != nil {
+				sw, sz = regW, regZ
+			}
+			s.WZInRegs = regW != nil
+			f.z = sz
 			if f.terms {
 				if !rowReady {
 					f.prim.Row(by, &f.rowWZ)
@@ -266,7 +293,7 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 					rowReady = true
 				}
 				f.col = k
-				f.prim.BlockWZ(&f.colWZ[f.col], &f.rowWZ, &s.W, &s.Z)
+				f.prim.BlockWZ(&f.colWZ[f.col], &f.rowWZ, sw, sz)
 				if coords {
 					raster.BlockCoords(bx, by, &s.X, &s.Y)
 				}
@@ -414,6 +441,21 @@ func (f *fragment) ran(b *fragBlock, res *qpuexec.Result, err error, hw, nvary i
 	return nil
 }
 
+// countTMU counts the TMU quads of the lookups the blocks' shaders
+// received (tmu.Unit.Received): one lookup serves the thread's four
+// quads. It counts them whether the QPU called the units itself
+// (qpuexec.Start.TMU) or through TMULoad.
+func (f *fragment) countTMU() {
+	var n uint64
+	for k := range f.blocks {
+		for _, u := range f.blocks[k].tmu {
+			n += u.Received
+			u.Received = 0
+		}
+	}
+	f.w.counters[uapi.PerfcntTMUTotalTextQuadsProcessed] += 4 * n
+}
+
 // The Env of a block's QPU: each call makes the block f's current one,
 // then does what f's Env methods do.
 
@@ -553,7 +595,7 @@ func (f *fragment) earlyTest(mask uint16) uint16 {
 	if f.w.r.opts.Reference {
 		zs := &f.w.buf.ZS
 		for i := range 16 {
-			if mask&(1<<i) != 0 && !tlb.Passes(f.depth.Func, f.start.Z[i], zs[f.idx[i]]>>8) {
+			if mask&(1<<i) != 0 && !tlb.Passes(f.depth.Func, f.z[i], zs[f.idx[i]]>>8) {
 				mask &^= 1 << i
 			}
 		}
@@ -561,7 +603,7 @@ func (f *fragment) earlyTest(mask uint16) uint16 {
 	}
 	// The block's pixels are distinct and its Z values 24-bit
 	// (raster.BlockInputs), so the block-wide test is Passes for each.
-	return f.w.buf.DepthPasses(&f.blk, &f.start.Z, mask, f.depth.Func)
+	return f.w.buf.DepthPasses(&f.blk, f.z, mask, f.depth.Func)
 }
 
 // Varying implements qpuexec.Env: the next varying's VP for the block's
@@ -590,15 +632,10 @@ func (f *fragment) TMUWrite(unit int, reg qpuexec.TMUReg, v *[16]uint32, mask ui
 	return f.tmu[unit&1].Write(int(reg), v, 0xFFFF, param, direct)
 }
 
-// TMULoad implements qpuexec.Env.
+// TMULoad implements qpuexec.Env. The quads are counted from the
+// unit's Received once the primitive's blocks have run (countTMU).
 func (f *fragment) TMULoad(unit int, r4 *[16]uint32) error {
-	u := f.tmu[unit&1]
-	if err := u.Receive(r4); err != nil {
-		return err
-	}
-	// One lookup serves the thread's four quads.
-	f.w.counters[uapi.PerfcntTMUTotalTextQuadsProcessed] += 4
-	return nil
+	return f.tmu[unit&1].Receive(r4)
 }
 
 // TLBWrite implements qpuexec.Env: stencil setup (element 0's word), the

@@ -160,6 +160,10 @@ type Unit struct {
 
 	// Lookups counts completed lookups (quads are counted by the caller).
 	Lookups uint64
+	// Received counts the results popped by Receive: the lookups the
+	// shader read, which the V3D's TMU quad counter counts (the caller
+	// turns them into quads).
+	Received uint64
 
 	// Reference runs every lookup on the general code: the request FIFO
 	// for every request, and nearest(), bilinear() and minify() per
@@ -312,6 +316,7 @@ func (u *Unit) Receive(out *[16]uint32) error {
 	lanes.Copy(out, &u.recv[u.rhead])
 	u.rhead = (u.rhead + 1) % ReceiveSlots
 	u.rlen--
+	u.Received++
 	if u.npending == 0 {
 		return nil // drain would find nothing to do
 	}
