@@ -184,6 +184,10 @@ const (
 	opCopyFlags                      // d = a; masks and flags from a and b
 	opBranchJump                     // opBranch at pc, to instruction to; if taken, the jump after pc+3 to micro-operation n
 	opSubFlags                       // opKernelFlags of sub, with flagsAll: d = a - b and every element's flags in one pass (subFlagsVec)
+	opSubFlagsIf                     // opKernelFlags of sub setting the flags of the elements of a condition (add ALU, not flagsAll): subFlagsVec, merged in q.mAdd's elements
+	opKernelNZ                       // opKernelFlags with flagsAll and a C of 0 or "> 0": k(d, a, b), the masks, N and Z of the add latch, C = ^(N|Z) & n
+	opCopyNZ                         // opCopyFlags so: d = a, the masks, N and Z of the add latch, C = ^(N|Z) & n
+	opUnifAddr                       // bindInst: an unpacked write of a to unif_addr (ref_exec.go write: element 0, whatever the condition), which cannot fail
 )
 
 // fuse returns ops with the sequences above fused, each jump's landing
@@ -219,11 +223,28 @@ func (q *QPU) fuse(ops []uop, floats bool) []uop {
 				(u.d == &q.resMul) == v.st.in.flagsMul:
 				// (A copy reads a alone; the flags' carry may read b.)
 				u.op, u.st, u.b = opKernelFlags, v.st, v.b
+				sub := v.st.in.opAdd == qpu.AddSub && !v.st.addCopy && u.d == &q.resAdd
+				// stepFlags' C rules that need no operand: none, and
+				// "> 0" (carryKPositive), as a mask of N|Z's complement.
+				nz := v.st.flagsAll && u.d == &q.resAdd &&
+					(v.st.carryKind == carryKNone || v.st.carryKind == carryKPositive)
 				switch {
+				case u.k == nil && nz:
+					u.op = opCopyNZ
 				case u.k == nil:
 					u.op = opCopyFlags
-				case v.st.flagsAll && v.st.in.opAdd == qpu.AddSub && !v.st.addCopy && u.d == &q.resAdd:
+				case v.st.flagsAll && sub:
 					u.op = opSubFlags
+				case sub && v.st.in.sf && !v.st.in.flagsMul:
+					u.op = opSubFlagsIf
+				case nz:
+					u.op = opKernelNZ
+				}
+				if nz {
+					u.n = 0
+					if v.st.carryKind == carryKPositive {
+						u.n = 0xFFFF
+					}
 				}
 				at[i+1] = at[i]
 				out = append(out, u)
@@ -482,6 +503,8 @@ func (q *QPU) bindInst(p *Program, i int, ops []uop) []uop {
 		ops = append(ops, uop{op: copyOp, d: addDst, a: &q.resAdd, pc: pc})
 	case st.wkAdd == wkGeneral && c.wAdd.kind == wSFU && c.packAdd == packNone:
 		ops = append(ops, uop{op: opSFU, a: &q.resAdd, n: int32(c.wAdd.n), pc: pc})
+	case st.wkAdd == wkGeneral && c.wAdd.kind == wUnifAddr && c.packAdd == packNone:
+		ops = append(ops, uop{op: opUnifAddr, a: &q.resAdd, pc: pc})
 	case st.wkAdd == wkTMU || st.wkAdd == wkTLB || st.wkAdd == wkGeneral:
 		ops = append(ops, uop{op: ioOp, st: st, n: n, pc: pc})
 	}
@@ -495,6 +518,8 @@ func (q *QPU) bindInst(p *Program, i int, ops []uop) []uop {
 	case mulDst != nil:
 	case st.wkMul == wkGeneral && c.wMul.kind == wSFU && c.packMul == packNone:
 		ops = append(ops, uop{op: opSFU, a: &q.resMul, n: int32(c.wMul.n), pc: pc})
+	case st.wkMul == wkGeneral && c.wMul.kind == wUnifAddr && c.packMul == packNone:
+		ops = append(ops, uop{op: opUnifAddr, a: &q.resMul, pc: pc})
 	case st.wkMul == wkColour:
 		ops = append(ops, uop{op: opColour, d: q.plainVec(st.colD, st.colN), n: int32(c.pack), pc: pc})
 	case st.wkMul == wkTMU || st.wkMul == wkTLB || st.wkMul == wkGeneral:
@@ -639,7 +664,7 @@ func (q *QPU) latchUnseen(rest []uop, landing []bool, latch, w *vec, base int, f
 				return false
 			}
 			clobbered = clobbered || v.d == w
-		case opSFU:
+		case opSFU, opUnifAddr:
 			// It reads a latch, writes no register and cannot fail.
 			if v.a == latch {
 				return false

@@ -332,6 +332,20 @@ func TestConditionsAllNoneSome(t *testing.T) {
 		a.I(qpu.Mov(qpu.R0, qpu.SmallInt(0)).SetFlags())
 		a.I(qpu.Mov(qpu.RA(13), qpu.RB(13)).If(qpu.CondZS))
 		a.I(qpu.Add(qpu.RA(6), qpu.RA(6), qpu.RB(6)).If(qpu.CondZC))
+		// Flags from an add (its own C rule), from a float kernel (C
+		// where > 0: opKernelNZ), and a sub's flags under a condition
+		// (opSubFlagsIf): some elements each.
+		a.I(qpu.Add(qpu.R0, qpu.RA(3), qpu.RB(4)).SetFlags())
+		a.I(qpu.Mov(qpu.RA(2), qpu.RB(5)).If(qpu.CondCC))
+		a.I(qpu.FSub(qpu.R1, qpu.RA(4), qpu.RB(6)).SetFlags())
+		a.I(qpu.Mov(qpu.RA(8), qpu.RB(11)).If(qpu.CondCS))
+		a.I(qpu.Sub(qpu.Null, qpu.RA(0), qpu.RB(1)).SetFlags().If(qpu.CondNC))
+		a.I(qpu.Mov(qpu.RA(13), qpu.RB(15)).If(qpu.CondCS))
+		a.I(qpu.Mov(qpu.RA(10), qpu.RB(0)).If(qpu.CondZS))
+		a.I(qpu.Mov(qpu.RA(1), qpu.RB(9)).If(qpu.CondNS))
+		// A copy's flags clear C (opCopyNZ).
+		a.I(qpu.Mov(qpu.R0, qpu.RA(11)).SetFlags())
+		a.I(qpu.Mov(qpu.RA(3), qpu.RB(3)).If(qpu.CondCC))
 		a.I(qpu.Mov(qpu.TLBColourAll, qpu.R2))
 		ending(a)
 	})
@@ -341,7 +355,8 @@ func TestConditionsAllNoneSome(t *testing.T) {
 	}
 	forms := map[string]int{}
 	boundForms(d.fst, p, forms)
-	for _, f := range []string{"fused conditional write", "fused flags", "sub with flags", "condition"} {
+	for _, f := range []string{"fused conditional write", "fused flags", "sub with flags", "condition",
+		"flags of N and Z", "sub with flags under a condition"} {
 		if forms[f] == 0 {
 			t.Errorf("no %s micro-operation: %v", f, forms)
 		}
@@ -374,6 +389,8 @@ func TestUniformsAddressMoves(t *testing.T) {
 			a.I()
 			for k, addr := range []uint32{c.first, c.second} {
 				a.I(qpu.LoadImm(qpu.R0, addr))
+				// Each element's own address: the write takes element 0's.
+				a.I(qpu.Add(qpu.R0, qpu.R0, qpu.ElemNum))
 				a.I(qpu.Mov(qpu.UnifAddr, qpu.R0))
 				a.I()
 				a.I()
@@ -388,6 +405,11 @@ func TestUniformsAddressMoves(t *testing.T) {
 		p := d.loadFragment(t, words, c.name)
 		if !p.straight {
 			t.Fatalf("%s: the program does not run bound", c.name)
+		}
+		forms := map[string]int{}
+		boundForms(d.fst, p, forms)
+		if forms["uniforms address write"] != 2 {
+			t.Fatalf("%s: %d opUnifAddr micro-operations, want 2: %v", c.name, forms["uniforms address write"], forms)
 		}
 		d.compareFailing(t, p, -1, 1, 4, c.name)
 	}
