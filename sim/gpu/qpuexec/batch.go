@@ -324,6 +324,17 @@ func (g *Batch) lockstep(p *Program, envs []Env, starts []*Start, res []Result, 
 				fn, fz := nzFlagsVec(&q.resAdd)
 				q.n, q.z, q.c = fn, fz, ^(fn|fz)&uint16(u.n)
 			}
+		case opFloatNZ:
+			for j = 0; j < n; j++ {
+				q, u := qp[j], &ops[j][pos]
+				fn, fz, ok := faddFlagsVec(u.d, u.a, u.b, uint32(u.n)<<31)
+				if !ok {
+					u.k(u.d, u.a, u.b)
+					fn, fz = nzFlagsVec(&q.resAdd)
+				}
+				q.mAdd, q.mMul = q.cond(u.st.in.condAdd), q.cond(u.st.in.condMul)
+				q.n, q.z, q.c = fn, fz, ^(fn | fz)
+			}
 		case opCopyNZ:
 			for j = 0; j < n; j++ {
 				q, u := qp[j], &ops[j][pos]

@@ -187,6 +187,7 @@ const (
 	opSubFlagsIf                     // opKernelFlags of sub setting the flags of the elements of a condition (add ALU, not flagsAll): subFlagsVec, merged in q.mAdd's elements
 	opKernelNZ                       // opKernelFlags with flagsAll and a C of 0 or "> 0": k(d, a, b), the masks, N and Z of the add latch, C = ^(N|Z) & n
 	opCopyNZ                         // opCopyFlags so: d = a, the masks, N and Z of the add latch, C = ^(N|Z) & n
+	opFloatNZ                        // opKernelNZ of fadd (n 0) or fsub (n 1): the kernel and N and Z in one pass where faddFlagsVec has it, C where > 0
 	opUnifAddr                       // bindInst: an unpacked write of a to unif_addr (ref_exec.go write: element 0, whatever the condition), which cannot fail
 )
 
@@ -244,6 +245,12 @@ func (q *QPU) fuse(ops []uop, floats bool) []uop {
 					u.n = 0
 					if v.st.carryKind == carryKPositive {
 						u.n = 0xFFFF
+					}
+				}
+				if op := v.st.in.opAdd; u.op == opKernelNZ && (op == qpu.AddFAdd || op == qpu.AddFSub) {
+					u.op, u.n = opFloatNZ, 0
+					if op == qpu.AddFSub {
+						u.n = 1
 					}
 				}
 				at[i+1] = at[i]

@@ -153,6 +153,14 @@ run:
 			q.mAdd, q.mMul = q.cond(u.st.in.condAdd), q.cond(u.st.in.condMul)
 			n, z := nzFlagsVec(&q.resAdd)
 			q.n, q.z, q.c = n, z, ^(n|z)&uint16(u.n)
+		case opFloatNZ:
+			n, z, ok := faddFlagsVec(u.d, u.a, u.b, uint32(u.n)<<31)
+			if !ok {
+				u.k(u.d, u.a, u.b)
+				n, z = nzFlagsVec(&q.resAdd)
+			}
+			q.mAdd, q.mMul = q.cond(u.st.in.condAdd), q.cond(u.st.in.condMul)
+			q.n, q.z, q.c = n, z, ^(n | z)
 		case opCopyNZ:
 			copyVec(u.d, u.a)
 			q.mAdd, q.mMul = q.cond(u.st.in.condAdd), q.cond(u.st.in.condMul)

@@ -333,7 +333,7 @@ func TestConditionsAllNoneSome(t *testing.T) {
 		a.I(qpu.Mov(qpu.RA(13), qpu.RB(13)).If(qpu.CondZS))
 		a.I(qpu.Add(qpu.RA(6), qpu.RA(6), qpu.RB(6)).If(qpu.CondZC))
 		// Flags from an add (its own C rule), from a float kernel (C
-		// where > 0: opKernelNZ), and a sub's flags under a condition
+		// where > 0: opFloatNZ), and a sub's flags under a condition
 		// (opSubFlagsIf): some elements each.
 		a.I(qpu.Add(qpu.R0, qpu.RA(3), qpu.RB(4)).SetFlags())
 		a.I(qpu.Mov(qpu.RA(2), qpu.RB(5)).If(qpu.CondCC))
@@ -356,7 +356,7 @@ func TestConditionsAllNoneSome(t *testing.T) {
 	forms := map[string]int{}
 	boundForms(d.fst, p, forms)
 	for _, f := range []string{"fused conditional write", "fused flags", "sub with flags", "condition",
-		"flags of N and Z", "sub with flags under a condition"} {
+		"flags of N and Z", "float flags of N and Z", "sub with flags under a condition"} {
 		if forms[f] == 0 {
 			t.Errorf("no %s micro-operation: %v", f, forms)
 		}
