@@ -247,7 +247,7 @@ func (q *QPU) fuse(ops []uop, floats bool) []uop {
 						u.n = 0xFFFF
 					}
 				}
-				if op := v.st.in.opAdd; u.op == opKernelNZ && (op == qpu.AddFAdd || op == qpu.AddFSub) {
+				if op := v.st.in.opAdd; u.op == opKernelNZ && (op == qpu.AddFAdd || op == qpu.AddFSub) && hasFAddFlags() {
 					u.op, u.n = opFloatNZ, 0
 					if op == qpu.AddFSub {
 						u.n = 1

@@ -375,6 +375,12 @@ func fmulAVX512(d, a, b *vec) (slow uint32)
 //go:noescape
 func faddNZAVX512(d, a, b *vec, neg uint32) (r uint64)
 
+// hasFAddFlags says whether faddFlagsVec has its one-pass form here: the
+// bound programs use opFloatNZ only then (elsewhere it would be
+// opKernelNZ with a call more: 2 % more instructions on glmark2
+// conditionals, bench/icount on the AVX2 path).
+func hasFAddFlags() bool { return floatAVX512 }
+
 // faddFlagsVec is the fadd (neg 0) or fsub (neg signBit) kernel of a and
 // b into d with the N and Z flags of the result (ref_alu.go nzFlags), in
 // one AVX-512 pass, for a bound fadd.sf or fsub.sf (opFloatNZ). ok is

@@ -444,7 +444,7 @@ func TestFastPathMatchesReference(t *testing.T) {
 	}
 	for _, f := range []string{"branch", "load immediate", "condition", "fused conditional write", "fused flags", "SFU write",
 		"flags of N and Z", "float flags of N and Z", "uniforms address write"} {
-		if forms[f] == 0 {
+		if forms[f] == 0 && (f != "float flags of N and Z" || hasFAddFlags()) {
 			t.Errorf("no bound program had a %s micro-operation: that form went untested", f)
 		}
 	}
