@@ -3,6 +3,7 @@ package qpuexec
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/vccube/vccube/shaders/hazard"
@@ -36,6 +37,11 @@ func TestDirectWriteLatchOnFailure(t *testing.T) {
 			a.I(qpu.Mov(qpu.TLBColourAll, qpu.RA(6)))
 			a.I(qpu.FMul(qpu.R2, qpu.RA(5), qpu.RB(5)))
 		}},
+		{"a load immediate's mul latch left out", []int32{2, 4}, func(a *qpu.Asm) {
+			a.I(qpu.LoadImm(qpu.R0, 0x3F800001))
+			a.I(qpu.Mov(qpu.TLBColourAll, qpu.RA(4)))
+			a.I(qpu.FMul(qpu.R2, qpu.RA(5), qpu.RB(5)))
+		}},
 		{"r1 overwritten by a kernel before the latch", []int32{3, 5}, func(a *qpu.Asm) {
 			a.I(qpu.FAdd(qpu.R1, qpu.RA(3), qpu.RB(3)))
 			a.I(qpu.MMov(qpu.R1, qpu.RA(4)))
@@ -63,6 +69,13 @@ func TestDirectWriteLatchOnFailure(t *testing.T) {
 		for _, u := range d.fst.bound(p).ops {
 			if (u.op == opKernel && !latch(u.d)) || (u.op == opCopy && !latch(u.a)) {
 				direct = append(direct, u.pc)
+			}
+		}
+		if strings.HasPrefix(c.name, "a load immediate") {
+			for _, u := range d.fst.bound(p).ops {
+				if u.pc == 2 && u.d == &d.fst.resMul {
+					t.Errorf("%s: the load immediate still copies into the mul latch", c.name)
+				}
 			}
 		}
 		if !slices.Equal(direct, c.direct) {
