@@ -375,11 +375,13 @@ func fmulAVX512(d, a, b *vec) (slow uint32)
 //go:noescape
 func faddNZAVX512(d, a, b *vec, neg uint32) (r uint64)
 
-// hasFAddFlags says whether faddFlagsVec has its one-pass form here: the
-// bound programs use opFloatNZ only then (elsewhere it would be
-// opKernelNZ with a call more: 2 % more instructions on glmark2
-// conditionals, bench/icount on the AVX2 path).
-func hasFAddFlags() bool { return floatAVX512 }
+// hasFAddFlags says whether faddFlagsVec has its one-pass form here and
+// the float kernels are the AVX2 set's, whose AVX-512 forms it shares
+// (as hasFloatN): the bound programs use opFloatNZ only then (elsewhere
+// it would be opKernelNZ with a call more: 2 % more instructions on
+// glmark2 conditionals, bench/icount on the AVX2 path), and a test of
+// another kernel set runs that set's fadd and fsub.
+func hasFAddFlags() bool { return floatAVX512 && kernels == &avx2Kernels }
 
 // faddFlagsVec is the fadd (neg 0) or fsub (neg signBit) kernel of a and
 // b into d with the N and Z flags of the result (ref_alu.go nzFlags), in
