@@ -308,6 +308,46 @@ func (g *Batch) lockstep(p *Program, envs []Env, starts []*Start, res []Result, 
 				q.mAdd, q.mMul = q.cond(u.st.in.condAdd), q.cond(u.st.in.condMul)
 				q.n, q.z, q.c = subFlagsVec(u.d, u.a, u.b)
 			}
+		case opSubFlagsIf:
+			for j = 0; j < n; j++ {
+				q, u := qp[j], &ops[j][pos]
+				q.mAdd, q.mMul = q.cond(u.st.in.condAdd), q.cond(u.st.in.condMul)
+				fn, fz, fc := subFlagsVec(u.d, u.a, u.b)
+				m := q.mAdd
+				q.n, q.z, q.c = q.n&^m|fn&m, q.z&^m|fz&m, q.c&^m|fc&m
+			}
+		case opKernelNZ:
+			for j = 0; j < n; j++ {
+				q, u := qp[j], &ops[j][pos]
+				u.k(u.d, u.a, u.b)
+				q.mAdd, q.mMul = q.cond(u.st.in.condAdd), q.cond(u.st.in.condMul)
+				fn, fz := nzFlagsVec(&q.resAdd)
+				q.n, q.z, q.c = fn, fz, ^(fn|fz)&uint16(u.n)
+			}
+		case opFloatNZ:
+			for j = 0; j < n; j++ {
+				q, u := qp[j], &ops[j][pos]
+				fn, fz, ok := faddFlagsVec(u.d, u.a, u.b, uint32(u.n)<<31)
+				if !ok {
+					u.k(u.d, u.a, u.b)
+					fn, fz = nzFlagsVec(&q.resAdd)
+				}
+				q.mAdd, q.mMul = q.cond(u.st.in.condAdd), q.cond(u.st.in.condMul)
+				q.n, q.z, q.c = fn, fz, ^(fn | fz)
+			}
+		case opCopyNZ:
+			for j = 0; j < n; j++ {
+				q, u := qp[j], &ops[j][pos]
+				copyVec(u.d, u.a)
+				q.mAdd, q.mMul = q.cond(u.st.in.condAdd), q.cond(u.st.in.condMul)
+				fn, fz := nzFlagsVec(&q.resAdd)
+				q.n, q.z, q.c = fn, fz, ^(fn|fz)&uint16(u.n)
+			}
+		case opUnifAddr:
+			for j = 0; j < n; j++ {
+				q := qp[j]
+				q.unifNext, q.unifAt = ops[j][pos].a[0], int(u0.pc)+4+q.seqBase
+			}
 		case opCopyAdd:
 			for j = 0; j < n; j++ {
 				u := &ops[j][pos]

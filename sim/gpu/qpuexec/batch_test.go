@@ -244,12 +244,28 @@ func TestBatchMatchesOneAtATime(t *testing.T) {
 			a.I(qpu.Sub(qpu.Null, qpu.RA(15), qpu.RB(10)).SetFlags())
 			a.I(qpu.Mov(qpu.RA(12), qpu.RB(12)).If(qpu.CondCS))
 			a.I(qpu.FAdd(qpu.RA(13), qpu.RA(13), qpu.RB(13)).If(qpu.CondCC))
+			// A sub's flags under a condition (opSubFlagsIf), an add's
+			// (opKernelFlags), then an or's N and Z (opKernelNZ).
+			a.I(qpu.Sub(qpu.Null, qpu.RA(15), qpu.RB(11)).SetFlags().If(qpu.CondNC))
+			a.I(qpu.Mov(qpu.RA(5), qpu.RB(5)).If(qpu.CondCS))
+			a.I(qpu.Mov(qpu.RA(6), qpu.RB(6)).If(qpu.CondZC))
+			a.I(qpu.Add(qpu.R2, qpu.RA(15), qpu.RB(2)).SetFlags())
+			a.I(qpu.Mov(qpu.RA(3), qpu.RB(3)).If(qpu.CondCS))
+			a.I(qpu.Or(qpu.R1, qpu.RA(15), qpu.RB(3)).SetFlags())
+			a.I(qpu.Mov(qpu.RA(4), qpu.RB(4)).If(qpu.CondNS))
 			a.I(qpu.Mov(qpu.TLBColourAll, qpu.R0))
 			ending(a)
 		})...)
 		p := d.loadFragment(t, words, "the conditions program")
 		if !p.Batched() {
 			t.Fatal("the conditions program is not batched")
+		}
+		forms := map[string]int{}
+		boundForms(d.fst, p, forms)
+		for _, f := range []string{"fused flags", "flags of N and Z", "sub with flags under a condition"} {
+			if forms[f] == 0 {
+				t.Errorf("the conditions program has no %s micro-operation: %v", f, forms)
+			}
 		}
 		runCase(p, "the conditions program")
 	}

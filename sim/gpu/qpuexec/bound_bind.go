@@ -184,6 +184,12 @@ const (
 	opCopyFlags                      // d = a; masks and flags from a and b
 	opBranchJump                     // opBranch at pc, to instruction to; if taken, the jump after pc+3 to micro-operation n
 	opSubFlags                       // opKernelFlags of sub, with flagsAll: d = a - b and every element's flags in one pass (subFlagsVec)
+	opSubFlagsIf                     // opKernelFlags of sub setting the flags of the elements of a condition (add ALU, not flagsAll): subFlagsVec, merged in q.mAdd's elements
+	opKernelNZ                       // opKernelFlags with flagsAll and a C of 0 or "> 0": k(d, a, b), the masks, N and Z of the add latch, C = ^(N|Z) & n
+	opCopyNZ                         // opCopyFlags so: d = a, the masks, N and Z of the add latch, C = ^(N|Z) & n
+	opFloatNZ                        // opKernelNZ of fadd (n 0) or fsub (n 1): the kernel and N and Z in one pass where faddFlagsVec has it, C where > 0
+	opNone                           // directWrites: a load immediate's copy into a latch nothing reads, which fuse leaves out
+	opUnifAddr                       // bindInst: an unpacked write of a to unif_addr (ref_exec.go write: element 0, whatever the condition), which cannot fail
 )
 
 // fuse returns ops with the sequences above fused, each jump's landing
@@ -201,6 +207,10 @@ func (q *QPU) fuse(ops []uop, floats bool) []uop {
 	for i := 0; i < len(ops); {
 		at[i] = int32(len(out))
 		u := ops[i]
+		if u.op == opNone {
+			i++
+			continue
+		}
 		kern := (u.op == opKernel && (u.n == 0 || floats)) || u.op == opCopyK
 		if kern && u.w == nil && u.fix == 0 && i+1 < len(ops) {
 			v := &ops[i+1]
@@ -219,11 +229,34 @@ func (q *QPU) fuse(ops []uop, floats bool) []uop {
 				(u.d == &q.resMul) == v.st.in.flagsMul:
 				// (A copy reads a alone; the flags' carry may read b.)
 				u.op, u.st, u.b = opKernelFlags, v.st, v.b
+				sub := v.st.in.opAdd == qpu.AddSub && !v.st.addCopy && u.d == &q.resAdd
+				// stepFlags' C rules that need no operand: none, and
+				// "> 0" (carryKPositive), as a mask of N|Z's complement.
+				nz := v.st.flagsAll && u.d == &q.resAdd &&
+					(v.st.carryKind == carryKNone || v.st.carryKind == carryKPositive)
 				switch {
+				case u.k == nil && nz:
+					u.op = opCopyNZ
 				case u.k == nil:
 					u.op = opCopyFlags
-				case v.st.flagsAll && v.st.in.opAdd == qpu.AddSub && !v.st.addCopy && u.d == &q.resAdd:
+				case v.st.flagsAll && sub:
 					u.op = opSubFlags
+				case sub && v.st.in.sf && !v.st.in.flagsMul:
+					u.op = opSubFlagsIf
+				case nz:
+					u.op = opKernelNZ
+				}
+				if nz {
+					u.n = 0
+					if v.st.carryKind == carryKPositive {
+						u.n = 0xFFFF
+					}
+				}
+				if op := v.st.in.opAdd; u.op == opKernelNZ && (op == qpu.AddFAdd || op == qpu.AddFSub) && hasFAddFlags() {
+					u.op, u.n = opFloatNZ, 0
+					if op == qpu.AddFSub {
+						u.n = 1
+					}
 				}
 				at[i+1] = at[i]
 				out = append(out, u)
@@ -358,9 +391,11 @@ func (q *QPU) bindInst(p *Program, i int, ops []uop) []uop {
 	case c.kind == kLoadImm && st.planned:
 		// execLoadImm's latches and plain writes (planLoadImm): the add's
 		// write, then the mul's, as writeALU makes them.
+		// (n 1: a is the program's constant, which directWrites may
+		// leave out of a latch nothing reads.)
 		return append(ops,
-			uop{op: opCopyK, d: &q.resAdd, a: st.imm, w: q.plainVec(st.dAdd, st.nAdd), pc: pc},
-			uop{op: opCopyK, d: &q.resMul, a: st.imm, w: q.plainVec(st.dMul, st.nMul), pc: pc})
+			uop{op: opCopyK, d: &q.resAdd, a: st.imm, w: q.plainVec(st.dAdd, st.nAdd), pc: pc, n: 1},
+			uop{op: opCopyK, d: &q.resMul, a: st.imm, w: q.plainVec(st.dMul, st.nMul), pc: pc, n: 1})
 	case c.kind == kBranch && !c.brReg && !c.brSF && c.wAdd.kind == wNone && c.wMul.kind == wNone:
 		// A static branch that writes nothing: opBranch with its target
 		// worked out here (bindable has checked it is one of p's).
@@ -482,6 +517,8 @@ func (q *QPU) bindInst(p *Program, i int, ops []uop) []uop {
 		ops = append(ops, uop{op: copyOp, d: addDst, a: &q.resAdd, pc: pc})
 	case st.wkAdd == wkGeneral && c.wAdd.kind == wSFU && c.packAdd == packNone:
 		ops = append(ops, uop{op: opSFU, a: &q.resAdd, n: int32(c.wAdd.n), pc: pc})
+	case st.wkAdd == wkGeneral && c.wAdd.kind == wUnifAddr && c.packAdd == packNone:
+		ops = append(ops, uop{op: opUnifAddr, a: &q.resAdd, pc: pc})
 	case st.wkAdd == wkTMU || st.wkAdd == wkTLB || st.wkAdd == wkGeneral:
 		ops = append(ops, uop{op: ioOp, st: st, n: n, pc: pc})
 	}
@@ -495,6 +532,8 @@ func (q *QPU) bindInst(p *Program, i int, ops []uop) []uop {
 	case mulDst != nil:
 	case st.wkMul == wkGeneral && c.wMul.kind == wSFU && c.packMul == packNone:
 		ops = append(ops, uop{op: opSFU, a: &q.resMul, n: int32(c.wMul.n), pc: pc})
+	case st.wkMul == wkGeneral && c.wMul.kind == wUnifAddr && c.packMul == packNone:
+		ops = append(ops, uop{op: opUnifAddr, a: &q.resMul, pc: pc})
 	case st.wkMul == wkColour:
 		ops = append(ops, uop{op: opColour, d: q.plainVec(st.colD, st.colN), n: int32(c.pack), pc: pc})
 	case st.wkMul == wkTMU || st.wkMul == wkTLB || st.wkMul == wkGeneral:
@@ -575,6 +614,20 @@ func (q *QPU) directWrites(ops []uop, fixes []latchFix) ([]uop, []latchFix) {
 	}
 	for i := range ops {
 		u := &ops[i]
+		if u.op == opCopyK && u.w == nil && u.n == 1 {
+			// A load immediate with no destination on this ALU (Mesa's
+			// ldi writes one register, the other ALU's copy goes
+			// nowhere): if nothing reads the latch before the next
+			// kernel into it, the copy is left out, and a failure in
+			// between puts the constant in the latch.
+			failAt = failAt[:0]
+			if len(fixes) >= 0xFFFF-len(ops) || !q.latchUnseen(ops[i+1:], landing[i+1:], u.d, u.a, i+1, &failAt) {
+				continue
+			}
+			fixes = q.addFixes(ops, fixes, failAt, u.d, u.a)
+			u.op = opNone
+			continue
+		}
 		if (u.op != opKernel && u.op != opCopyK) || u.w == nil {
 			continue
 		}
@@ -582,18 +635,7 @@ func (q *QPU) directWrites(ops []uop, fixes []latchFix) ([]uop, []latchFix) {
 		if len(fixes) >= 0xFFFF-len(ops) || !q.latchUnseen(ops[i+1:], landing[i+1:], u.d, u.w, i+1, &failAt) {
 			continue
 		}
-		for _, j := range failAt {
-			v := &ops[j]
-			if v.fix == 0 {
-				fixes = append(fixes, latchFix{})
-				v.fix = uint16(len(fixes))
-			}
-			if u.d == &q.resAdd {
-				fixes[v.fix-1].add = u.w
-			} else {
-				fixes[v.fix-1].mul = u.w
-			}
-		}
+		fixes = q.addFixes(ops, fixes, failAt, u.d, u.w)
 		if u.op == opCopyK {
 			*u = uop{op: opCopy, d: u.w, a: u.a, pc: u.pc, fix: u.fix}
 		} else {
@@ -601,6 +643,24 @@ func (q *QPU) directWrites(ops []uop, fixes []latchFix) ([]uop, []latchFix) {
 		}
 	}
 	return ops, fixes
+}
+
+// addFixes records in fixes that at each micro-operation of failAt a
+// failure puts v in latch.
+func (q *QPU) addFixes(ops []uop, fixes []latchFix, failAt []int, latch, v *vec) []latchFix {
+	for _, j := range failAt {
+		o := &ops[j]
+		if o.fix == 0 {
+			fixes = append(fixes, latchFix{})
+			o.fix = uint16(len(fixes))
+		}
+		if latch == &q.resAdd {
+			fixes[o.fix-1].add = v
+		} else {
+			fixes[o.fix-1].mul = v
+		}
+	}
+	return fixes
 }
 
 // latchUnseen reports whether, in rest (the micro-operations after a
@@ -639,7 +699,7 @@ func (q *QPU) latchUnseen(rest []uop, landing []bool, latch, w *vec, base int, f
 				return false
 			}
 			clobbered = clobbered || v.d == w
-		case opSFU:
+		case opSFU, opUnifAddr:
 			// It reads a latch, writes no register and cannot fail.
 			if v.a == latch {
 				return false

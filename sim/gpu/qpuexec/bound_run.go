@@ -141,6 +141,35 @@ run:
 			// stepFlags' masks first: they read the flags before.
 			q.mAdd, q.mMul = q.cond(u.st.in.condAdd), q.cond(u.st.in.condMul)
 			q.n, q.z, q.c = subFlagsVec(u.d, u.a, u.b)
+		case opSubFlagsIf:
+			// stepFlags for flags under a condition: only the elements
+			// of the add's condition take the new flags.
+			q.mAdd, q.mMul = q.cond(u.st.in.condAdd), q.cond(u.st.in.condMul)
+			n, z, c := subFlagsVec(u.d, u.a, u.b)
+			m := q.mAdd
+			q.n, q.z, q.c = q.n&^m|n&m, q.z&^m|z&m, q.c&^m|c&m
+		case opKernelNZ:
+			u.k(u.d, u.a, u.b)
+			q.mAdd, q.mMul = q.cond(u.st.in.condAdd), q.cond(u.st.in.condMul)
+			n, z := nzFlagsVec(&q.resAdd)
+			q.n, q.z, q.c = n, z, ^(n|z)&uint16(u.n)
+		case opFloatNZ:
+			n, z, ok := faddFlagsVec(u.d, u.a, u.b, uint32(u.n)<<31)
+			if !ok {
+				u.k(u.d, u.a, u.b)
+				n, z = nzFlagsVec(&q.resAdd)
+			}
+			q.mAdd, q.mMul = q.cond(u.st.in.condAdd), q.cond(u.st.in.condMul)
+			q.n, q.z, q.c = n, z, ^(n | z)
+		case opCopyNZ:
+			copyVec(u.d, u.a)
+			q.mAdd, q.mMul = q.cond(u.st.in.condAdd), q.cond(u.st.in.condMul)
+			n, z := nzFlagsVec(&q.resAdd)
+			q.n, q.z, q.c = n, z, ^(n|z)&uint16(u.n)
+		case opUnifAddr:
+			// write's wUnifAddr, as instruction pc: the new stream starts
+			// three instructions on (moveUniforms at opUnifLand).
+			q.unifNext, q.unifAt = u.a[0], int(u.pc)+4+q.seqBase
 		case opCopyAdd:
 			condCopy(u.d, u.a, q.mAdd)
 		case opCopyMul:

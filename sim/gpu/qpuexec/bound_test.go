@@ -3,6 +3,7 @@ package qpuexec
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/vccube/vccube/shaders/hazard"
@@ -36,6 +37,11 @@ func TestDirectWriteLatchOnFailure(t *testing.T) {
 			a.I(qpu.Mov(qpu.TLBColourAll, qpu.RA(6)))
 			a.I(qpu.FMul(qpu.R2, qpu.RA(5), qpu.RB(5)))
 		}},
+		{"a load immediate's mul latch left out", []int32{2, 4}, func(a *qpu.Asm) {
+			a.I(qpu.LoadImm(qpu.R0, 0x3F800001))
+			a.I(qpu.Mov(qpu.TLBColourAll, qpu.RA(4)))
+			a.I(qpu.FMul(qpu.R2, qpu.RA(5), qpu.RB(5)))
+		}},
 		{"r1 overwritten by a kernel before the latch", []int32{3, 5}, func(a *qpu.Asm) {
 			a.I(qpu.FAdd(qpu.R1, qpu.RA(3), qpu.RB(3)))
 			a.I(qpu.MMov(qpu.R1, qpu.RA(4)))
@@ -63,6 +69,13 @@ func TestDirectWriteLatchOnFailure(t *testing.T) {
 		for _, u := range d.fst.bound(p).ops {
 			if (u.op == opKernel && !latch(u.d)) || (u.op == opCopy && !latch(u.a)) {
 				direct = append(direct, u.pc)
+			}
+		}
+		if strings.HasPrefix(c.name, "a load immediate") {
+			for _, u := range d.fst.bound(p).ops {
+				if u.pc == 2 && u.d == &d.fst.resMul {
+					t.Errorf("%s: the load immediate still copies into the mul latch", c.name)
+				}
 			}
 		}
 		if !slices.Equal(direct, c.direct) {
@@ -332,6 +345,20 @@ func TestConditionsAllNoneSome(t *testing.T) {
 		a.I(qpu.Mov(qpu.R0, qpu.SmallInt(0)).SetFlags())
 		a.I(qpu.Mov(qpu.RA(13), qpu.RB(13)).If(qpu.CondZS))
 		a.I(qpu.Add(qpu.RA(6), qpu.RA(6), qpu.RB(6)).If(qpu.CondZC))
+		// Flags from an add (its own C rule), from a float kernel (C
+		// where > 0: opFloatNZ), and a sub's flags under a condition
+		// (opSubFlagsIf): some elements each.
+		a.I(qpu.Add(qpu.R0, qpu.RA(3), qpu.RB(4)).SetFlags())
+		a.I(qpu.Mov(qpu.RA(2), qpu.RB(5)).If(qpu.CondCC))
+		a.I(qpu.FSub(qpu.R1, qpu.RA(4), qpu.RB(6)).SetFlags())
+		a.I(qpu.Mov(qpu.RA(8), qpu.RB(11)).If(qpu.CondCS))
+		a.I(qpu.Sub(qpu.Null, qpu.RA(0), qpu.RB(1)).SetFlags().If(qpu.CondNC))
+		a.I(qpu.Mov(qpu.RA(13), qpu.RB(15)).If(qpu.CondCS))
+		a.I(qpu.Mov(qpu.RA(10), qpu.RB(0)).If(qpu.CondZS))
+		a.I(qpu.Mov(qpu.RA(1), qpu.RB(9)).If(qpu.CondNS))
+		// A copy's flags clear C (opCopyNZ).
+		a.I(qpu.Mov(qpu.R0, qpu.RA(11)).SetFlags())
+		a.I(qpu.Mov(qpu.RA(3), qpu.RB(3)).If(qpu.CondCC))
 		a.I(qpu.Mov(qpu.TLBColourAll, qpu.R2))
 		ending(a)
 	})
@@ -341,8 +368,9 @@ func TestConditionsAllNoneSome(t *testing.T) {
 	}
 	forms := map[string]int{}
 	boundForms(d.fst, p, forms)
-	for _, f := range []string{"fused conditional write", "fused flags", "sub with flags", "condition"} {
-		if forms[f] == 0 {
+	for _, f := range []string{"fused conditional write", "fused flags", "sub with flags", "condition",
+		"flags of N and Z", "float flags of N and Z", "sub with flags under a condition"} {
+		if forms[f] == 0 && (f != "float flags of N and Z" || hasFAddFlags()) {
 			t.Errorf("no %s micro-operation: %v", f, forms)
 		}
 	}
@@ -374,6 +402,8 @@ func TestUniformsAddressMoves(t *testing.T) {
 			a.I()
 			for k, addr := range []uint32{c.first, c.second} {
 				a.I(qpu.LoadImm(qpu.R0, addr))
+				// Each element's own address: the write takes element 0's.
+				a.I(qpu.Add(qpu.R0, qpu.R0, qpu.ElemNum))
 				a.I(qpu.Mov(qpu.UnifAddr, qpu.R0))
 				a.I()
 				a.I()
@@ -388,6 +418,11 @@ func TestUniformsAddressMoves(t *testing.T) {
 		p := d.loadFragment(t, words, c.name)
 		if !p.straight {
 			t.Fatalf("%s: the program does not run bound", c.name)
+		}
+		forms := map[string]int{}
+		boundForms(d.fst, p, forms)
+		if forms["uniforms address write"] != 2 {
+			t.Fatalf("%s: %d opUnifAddr micro-operations, want 2: %v", c.name, forms["uniforms address write"], forms)
 		}
 		d.compareFailing(t, p, -1, 1, 4, c.name)
 	}

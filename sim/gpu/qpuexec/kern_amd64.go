@@ -372,6 +372,43 @@ func faddAVX512(d, a, b *vec, neg uint32) (slow uint32)
 //go:noescape
 func fmulAVX512(d, a, b *vec) (slow uint32)
 
+//go:noescape
+func faddNZAVX512(d, a, b *vec, neg uint32) (r uint64)
+
+// hasFAddFlags says whether faddFlagsVec has its one-pass form here and
+// the float kernels are the AVX2 set's, whose AVX-512 forms it shares
+// (as hasFloatN): the bound programs use opFloatNZ only then (elsewhere
+// it would be opKernelNZ with a call more: 2 % more instructions on
+// glmark2 conditionals, bench/icount on the AVX2 path), and a test of
+// another kernel set runs that set's fadd and fsub.
+func hasFAddFlags() bool { return floatAVX512 && kernels == &avx2Kernels }
+
+// faddFlagsVec is the fadd (neg 0) or fsub (neg signBit) kernel of a and
+// b into d with the N and Z flags of the result (ref_alu.go nzFlags), in
+// one AVX-512 pass, for a bound fadd.sf or fsub.sf (opFloatNZ). ok is
+// false, and d untouched, where the CPU lacks AVX-512 (floatAVX512) or d
+// is an operand: the caller runs the kernel and nzFlagsVec.
+func faddFlagsVec(d, a, b *vec, neg uint32) (n, z uint16, ok bool) {
+	if !floatAVX512 || d == a || d == b {
+		return 0, 0, false
+	}
+	r := faddNZAVX512(d, a, b, neg)
+	m := uint32(r) & 0xFFFF
+	if m == 0 {
+		return uint16(r >> 16), uint16(r >> 32), true
+	}
+	for ; m != 0; m &= m - 1 {
+		i := bits.TrailingZeros32(m)
+		if neg != 0 {
+			d[i] = fsubSlow(a[i], b[i])
+		} else {
+			d[i] = faddSlow(a[i], b[i])
+		}
+	}
+	n, z = nzFlagsVec(d)
+	return n, z, true
+}
+
 // The batch forms of the AVX-512 fadd, fsub and fmul (batch.go
 // floatN), used when the kernels are the AVX2 set's float kernels with
 // floatAVX512.

@@ -594,6 +594,53 @@ TEXT ·faddAVX512(SB), NOSPLIT, $0-36
 	MOVL AX, slow+32(FP)
 	RET
 
+// faddNZAVX512 is faddAVX512 that also returns the N and Z flags of the
+// result it stores (ref_alu.go nzFlags: the sign bit, all bits zero), for
+// a bound fadd.sf or fsub.sf (opFloatNZ): slow in bits 15:0, N in 31:16,
+// Z in 47:32. The flags of a slow element are those of what was stored;
+// the caller recomputes them after fixing it.
+
+// func faddNZAVX512(d, a, b *vec, neg uint32) (r uint64)
+TEXT ·faddNZAVX512(SB), NOSPLIT, $0-40
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVL neg+24(FP), AX
+	VPBROADCASTD AX, Z14
+	MOVL $0x7F800000, AX
+	VPBROADCASTD AX, Z13
+	MOVL $0x7FFFFFFF, AX
+	VPBROADCASTD AX, Z12
+	MOVL $0x7F7FFFFE, AX
+	VPBROADCASTD AX, Z11
+	LOADZ(SI, X0, Z0)
+	LOADZ(DX, X1, Z1)
+	VPTESTMD Z13, Z0, K1
+	VPTESTMD Z13, Z1, K2
+	VMOVDQU32.Z Z0, K1, Z0
+	VMOVDQU32.Z Z1, K2, Z1
+	VPXORD Z14, Z1, Z1
+	VADDPS.RZ_SAE Z1, Z0, Z2
+	VPANDD Z12, Z2, Z3
+	VPCMPGTD Z11, Z3, K3
+	KMOVW K3, AX
+	VPTESTMD Z13, Z2, K4
+	VMOVDQU32.Z Z2, K4, Z2
+	VMOVDQU32 Z2, 0(DI)
+	// N: 0 > the element as a signed integer; Z: no bit set.
+	VPXORD Z5, Z5, Z5
+	VPCMPGTD Z2, Z5, K5
+	VPTESTNMD Z2, Z2, K6
+	KMOVW K5, BX
+	KMOVW K6, CX
+	SHLQ $16, BX
+	SHLQ $32, CX
+	ORQ BX, AX
+	ORQ CX, AX
+	VZEROUPPER
+	MOVQ AX, r+32(FP)
+	RET
+
 // func fmulAVX512(d, a, b *vec) (slow uint32)
 TEXT ·fmulAVX512(SB), NOSPLIT, $0-28
 	MOVQ d+0(FP), DI

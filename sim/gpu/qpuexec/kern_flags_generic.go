@@ -32,3 +32,9 @@ func subFlagsVec(d, a, b *vec) (n, z, c uint16) {
 	}
 	return n, z, c
 }
+
+// faddFlagsVec has no one-pass form here: the caller runs the kernel and
+// nzFlagsVec (kern_amd64.go).
+func faddFlagsVec(d, a, b *vec, neg uint32) (n, z uint16, ok bool) { return 0, 0, false }
+
+func hasFAddFlags() bool { return false }

@@ -85,3 +85,54 @@ func TestSubFlagsVec(t *testing.T) {
 		}
 	}
 }
+
+// TestFAddFlagsVec holds faddFlagsVec (opFloatNZ) to the general code:
+// addALU's fadd and fsub and nzFlags, on random floats and on the edges
+// its slow elements come from (zeros of both signs, denormals, the
+// largest finite values, infinities, NaNs), where the CPU has the
+// one-pass form.
+func TestFAddFlagsVec(t *testing.T) {
+	var d, a0 vec
+	if _, _, ok := faddFlagsVec(&d, &a0, &a0, 0); !ok {
+		t.Skip("no one-pass fadd with flags on this build or CPU")
+	}
+	r := rand.New(rand.NewPCG(43, 44))
+	edges := [...]uint32{0, 0x80000000, 1, 0x807FFFFF, 0x3F800000, 0xBF800000, 0x7F7FFFFF, 0xFF7FFFFF, 0x7F7FFFFE, 0x7F800000, 0xFF800000, 0x7FC00000, 0xFFFFFFFF}
+	slow := 0
+	for n := 0; n < 20000; n++ {
+		var a, b vec
+		for i := range a {
+			a[i], b[i] = r.Uint32(), r.Uint32()
+			switch r.IntN(5) {
+			case 0:
+				b[i] = a[i]
+			case 1:
+				b[i] = a[i] ^ 0x80000000
+			case 2:
+				a[i], b[i] = edges[r.IntN(len(edges))], edges[r.IntN(len(edges))]
+			}
+		}
+		for _, op := range []qpu.AddOp{qpu.AddFAdd, qpu.AddFSub} {
+			var want vec
+			addALU(op, &want, &a, &b)
+			wn, wz := nzFlags(&want)
+			neg := uint32(0)
+			if op == qpu.AddFSub {
+				neg = signBit
+			}
+			var got vec
+			gn, gz, _ := faddFlagsVec(&got, &a, &b, neg)
+			if got != want || gn != wn || gz != wz {
+				t.Fatalf("%v %x, %x: %x N %#04x Z %#04x; the general code %x N %#04x Z %#04x", op, a, b, got, gn, gz, want, wn, wz)
+			}
+			for _, x := range want {
+				if x&0x7FFFFFFF >= 0x7F7FFFFF {
+					slow++ // a result the assembly leaves to faddSlow or fsubSlow
+				}
+			}
+		}
+	}
+	if slow == 0 {
+		t.Error("no operands took the slow elements' path")
+	}
+}
