@@ -223,7 +223,8 @@ func randomRequest(r *rand.Rand, w, h int, coord func(n int) float32) (s, t [16]
 // coordinates of every kind (in range, texel edges, negative, ±0, huge,
 // ±Inf, NaN, any bits), sizes 1 to 2048,
 // both FLIPY settings, utile tables of random offsets into random bytes
-// cut just after the furthest utile (as planLookups allows).
+// cut just after the furthest utile (as planLookups allows), with and
+// without fixCoord (setFix, at the scales a sampler of the size has).
 func TestNearestClampT32MatchesGo(t *testing.T) {
 	for _, v := range nearestClampT32Versions() {
 		t.Run(v, func(t *testing.T) {
@@ -246,6 +247,9 @@ func testNearestClampT32MatchesGo(t *testing.T) {
 		// Offsets anywhere, not only 4-aligned.
 		upr, utab, end := randomUtiles(r, w, h, len(bytes), 1)
 		p := newClampT32(w, h, flip, upr, utab, bytes[:end])
+		if n%2 == 1 {
+			p.setFix(math.Ldexp(float64(nextPow2(w)), subTexelBits), math.Ldexp(float64(nextPow2(h)), subTexelBits))
+		}
 		for k := 0; k < requests; k++ {
 			s, tt := randomRequest(r, w, h, func(n int) float32 {
 				if r.IntN(5) == 0 {
@@ -257,7 +261,7 @@ func testNearestClampT32MatchesGo(t *testing.T) {
 			nearestClampT32(&p, &s, &tt, &got)
 			nearestClampT32Go(&p, &s, &tt, &want)
 			if got != want {
-				t.Fatalf("%dx%d flip %d: s %#x t %#x: texels %#x, Go %#x", w, h, flip, s, tt, got, want)
+				t.Fatalf("%dx%d flip %d fix %v: s %#x t %#x: texels %#x, Go %#x", w, h, flip, p.fix, s, tt, got, want)
 			}
 		}
 	}

@@ -208,3 +208,76 @@ TEXT ·nearestClampT32AVX2(SB), NOSPLIT, $128-32
 	TEXEL4(48)
 	VZEROUPPER
 	RET
+
+// nearestFixClampT32AVX2 is nearestClampT32AVX2 for a clampT32 with fix
+// set: each coordinate is first fixed as setFix says (filter.go), the
+// float64 c·sx truncated toward zero (VROUNDPD's mode 3) and multiplied
+// by gx = w/sx in place of the product c·w; the rest is the same. Here Y8
+// and Y9 hold sx and sy, Y15 and Y0 gx and gy.
+
+// AXIS8FIX is AXIS8 with the fix: scale holds sx, g gx, maxv n-1.
+#define AXIS8FIX(src, off, scale, g, maxv) \
+	VCVTPS2PD off(src), Y1 \
+	VCVTPS2PD off+16(src), Y2 \
+	VMULPD scale, Y1, Y1 \
+	VMULPD scale, Y2, Y2 \
+	VROUNDPD $3, Y1, Y1 \
+	VROUNDPD $3, Y2, Y2 \
+	VMULPD g, Y1, Y1 \
+	VMULPD g, Y2, Y2 \
+	VMAXPD Y12, Y1, Y1 \
+	VMAXPD Y12, Y2, Y2 \
+	VMINPD maxv, Y1, Y1 \
+	VMINPD maxv, Y2, Y2 \
+	VCVTTPD2DQY Y1, X1 \
+	VCVTTPD2DQY Y2, X2 \
+	VINSERTI128 $1, X2, Y1, Y1
+
+// INDEX8FIX is INDEX8 with AXIS8FIX.
+#define INDEX8FIX(off) \
+	AXIS8FIX(SI, off, Y8, Y15, Y10) \
+	VMOVDQA Y1, Y3 \
+	AXIS8FIX(DX, off, Y9, Y0, Y11) \
+	VPXOR Y13, Y1, Y1 \
+	VPADDD Y14, Y1, Y1 \
+	VPSRAD $2, Y1, Y4 \
+	VPMADDWD Y7, Y4, Y4 \
+	VPSRAD $2, Y3, Y5 \
+	VPADDD Y5, Y4, Y4 \
+	VPAND Y6, Y1, Y1 \
+	VPSLLD $4, Y1, Y1 \
+	VPAND Y6, Y3, Y3 \
+	VPSLLD $2, Y3, Y3 \
+	VPOR Y3, Y1, Y1 \
+	VMOVDQU Y4, off(SP) \
+	VMOVDQU Y1, off+64(SP)
+
+// func nearestFixClampT32AVX2(p *clampT32, s, t, out *[16]uint32)
+TEXT ·nearestFixClampT32AVX2(SB), NOSPLIT, $128-32
+	MOVQ p+0(FP), CX
+	MOVQ s+8(FP), SI
+	MOVQ t+16(FP), DX
+	MOVQ out+24(FP), DI
+	MOVQ clampT32_utab(CX), AX
+	MOVQ clampT32_mem(CX), BX
+	VBROADCASTSD clampT32_sx(CX), Y8
+	VBROADCASTSD clampT32_sy(CX), Y9
+	VBROADCASTSD clampT32_gx(CX), Y15
+	VBROADCASTSD clampT32_gy(CX), Y0
+	VBROADCASTSD clampT32_wm1(CX), Y10
+	VBROADCASTSD clampT32_hm1(CX), Y11
+	VPXOR Y12, Y12, Y12
+	VPBROADCASTD clampT32_flip(CX), Y13
+	VPBROADCASTD clampT32_hf(CX), Y14
+	VPBROADCASTD clampT32_upr(CX), Y7
+	MOVL $3, R8
+	VMOVD R8, X6
+	VPBROADCASTD X6, Y6
+	INDEX8FIX(0)
+	INDEX8FIX(32)
+	TEXEL4(0)
+	TEXEL4(16)
+	TEXEL4(32)
+	TEXEL4(48)
+	VZEROUPPER
+	RET
