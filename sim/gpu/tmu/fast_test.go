@@ -491,16 +491,9 @@ func TestCoordFixMatchesFixCoord(t *testing.T) {
 // BenchmarkNearestClampT32 is nearestClampT32 alone, per version, on
 // requests of the cube's kind: a 512×512 level, its 128×128 utiles one
 // after another in memory (1 MiB), the lanes a 4×4 block 1/700 apart in
-// s and t at positions that wander over it.
+// s and t at positions that wander over it; "fix" is the same requests
+// on a 640×480 level, which fixes its coordinates (glmark2's effect2d).
 func BenchmarkNearestClampT32(b *testing.B) {
-	const n = 512
-	const upr = n / 4
-	utab := make([]int32, upr*upr)
-	for i := range utab {
-		utab[i] = int32(i * 64)
-	}
-	mem := randomBytes(rand.New(rand.NewPCG(1, 2)))[:len(utab)*64]
-	p := newClampT32(n, n, 0, upr, utab, mem)
 	// The requests, made first: 61·53 positions.
 	var s, t [61 * 53][16]uint32
 	for i := range s {
@@ -510,14 +503,29 @@ func BenchmarkNearestClampT32(b *testing.B) {
 			t[i][l] = math.Float32bits(y0 + float32(l/4)/700)
 		}
 	}
-	for _, v := range nearestClampT32Versions() {
-		b.Run(v, func(b *testing.B) {
-			defer useNearestClampT32(v)()
-			var out [16]uint32
-			for i := 0; i < b.N; i++ {
-				k := i % len(s)
-				nearestClampT32(&p, &s[k], &t[k], &out)
-			}
-		})
+	mem := randomBytes(rand.New(rand.NewPCG(1, 2)))
+	for _, size := range [][2]int{{512, 512}, {640, 480}} {
+		w, h := size[0], size[1]
+		upr := w / 4
+		utab := make([]int32, upr*h/4)
+		for i := range utab {
+			utab[i] = int32(i * 64)
+		}
+		p := newClampT32(w, h, 0, upr, utab, mem[:len(utab)*64])
+		name := ""
+		if w != nextPow2(w) {
+			p.setFix(math.Ldexp(float64(nextPow2(w)), subTexelBits), math.Ldexp(float64(nextPow2(h)), subTexelBits))
+			name = "fix-"
+		}
+		for _, v := range nearestClampT32Versions() {
+			b.Run(name+v, func(b *testing.B) {
+				defer useNearestClampT32(v)()
+				var out [16]uint32
+				for i := 0; i < b.N; i++ {
+					k := i % len(s)
+					nearestClampT32(&p, &s[k], &t[k], &out)
+				}
+			})
+		}
 	}
 }
