@@ -377,6 +377,12 @@ type clampT32 struct {
 	// trunc(c·sx)·gx, gx = w/sx (likewise v with sy, gy), not c·w.
 	fix            bool
 	sx, sy, gx, gy float64
+	// The same for the AVX2 loop (setFix): sx and sy as float32s, the
+	// sizes and the sizes less one as int32s, and log2 sx and log2 sy
+	// as shift counts (the low word of 128 bits, for VPSRLD).
+	sx32, sy32         float32
+	iw, ih, iwm1, ihm1 int32
+	ex, ey             [2]uint64
 }
 
 // newClampT32 returns the clampT32 of a w×h level with the given FLIPY
@@ -402,8 +408,21 @@ func newClampT32(w, h, flip, upr int, utab []int32, mem []byte) clampT32 {
 // also 0 or negative, does; NaN and ±Inf pass through both unchanged.
 // TestNearestClampT32MatchesGo and TestNearestLevel0AgreesWithNearest
 // hold the loops to fixCoord and nearest().
+//
+// The AVX2 loop works it out in float32 and int32: c·sx is exact in
+// float32 too (sx is a power of two; an overflow to +Inf clamps as c
+// ≥ 1 does), clamped to [0, sx] (NaN to 0) and truncated it is the
+// integer m = trunc(c·sx), or sx when c ≥ 1, and the texel is
+// min(⌊m·w/sx⌋, w-1) = min(m·w >> log2 sx, w-1), since m·w/sx is what
+// trunc(c·sx)·gx rounds and a float64 holds it exactly (m·w ≤ 2^29: P1's
+// sizes are at most 2048, [AG] Table 16, so sx ≤ 2^18).
 func (p *clampT32) setFix(sx, sy float64) {
 	p.fix, p.sx, p.sy, p.gx, p.gy = true, sx, sy, p.fw/sx, p.fh/sy
+	p.sx32, p.sy32 = float32(sx), float32(sy)
+	p.iw, p.ih, p.iwm1, p.ihm1 = int32(p.w), int32(p.h), int32(p.w-1), int32(p.h-1)
+	_, ex := math.Frexp(sx)
+	_, ey := math.Frexp(sy)
+	p.ex[0], p.ey[0] = uint64(ex-1), uint64(ey-1)
 }
 
 // nearestClampT32Go is nearestLevel0 for 32-bit texels in 4×4 utiles with
