@@ -122,10 +122,10 @@ TEXT ·nearestClampT32SSE2(SB), NOSPLIT, $0-32
 // The utile indices and offsets go from the vector registers to the
 // fetches through general registers (VMOVQ, VPEXTRQ), eight elements at
 // a time, as the SSE2 loop does. They used to go through the frame, with
-// 32-byte stores and 4-byte loads: the register moves took 20 % less
-// time for the kernel alone (BenchmarkNearestClampT32) and 3 % less for
-// glmark2's effect2d blur job (doc/performance.md, "The TMU's clamped
-// lookups").
+// 32-byte stores and 4-byte loads: the register moves took 14 to 16 %
+// less time for the kernels alone (BenchmarkNearestClampT32) and 3 %
+// less for glmark2's effect2d blur job (doc/performance.md, "The TMU's
+// clamped lookups").
 //
 // Registers: Y8 and Y9 hold w and h (AXIS8) or sx and sy (AXIS8FIX),
 // Y10 and Y11 w-1 and h-1, Y15 and Y0 w and h as int32s (AXIS8FIX), Y12
