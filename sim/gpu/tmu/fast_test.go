@@ -492,7 +492,8 @@ func TestCoordFixMatchesFixCoord(t *testing.T) {
 // requests of the cube's kind: a 512×512 level, its 128×128 utiles one
 // after another in memory (1 MiB), the lanes a 4×4 block 1/700 apart in
 // s and t at positions that wander over it; "fix" is the same requests
-// on a 640×480 level, which fixes its coordinates (glmark2's effect2d).
+// on a 640×480 level, which fixes its coordinates (as the 800×600
+// texture of glmark2's effect2d does).
 func BenchmarkNearestClampT32(b *testing.B) {
 	// The requests, made first: 61·53 positions.
 	var s, t [61 * 53][16]uint32
