@@ -223,7 +223,8 @@ func randomRequest(r *rand.Rand, w, h int, coord func(n int) float32) (s, t [16]
 // coordinates of every kind (in range, texel edges, negative, ±0, huge,
 // ±Inf, NaN, any bits), sizes 1 to 2048,
 // both FLIPY settings, utile tables of random offsets into random bytes
-// cut just after the furthest utile (as planLookups allows).
+// cut just after the furthest utile (as planLookups allows), with and
+// without fixCoord (setFix, at the scales a sampler of the size has).
 func TestNearestClampT32MatchesGo(t *testing.T) {
 	for _, v := range nearestClampT32Versions() {
 		t.Run(v, func(t *testing.T) {
@@ -246,6 +247,9 @@ func testNearestClampT32MatchesGo(t *testing.T) {
 		// Offsets anywhere, not only 4-aligned.
 		upr, utab, end := randomUtiles(r, w, h, len(bytes), 1)
 		p := newClampT32(w, h, flip, upr, utab, bytes[:end])
+		if n%2 == 1 {
+			p.setFix(math.Ldexp(float64(nextPow2(w)), subTexelBits), math.Ldexp(float64(nextPow2(h)), subTexelBits))
+		}
 		for k := 0; k < requests; k++ {
 			s, tt := randomRequest(r, w, h, func(n int) float32 {
 				if r.IntN(5) == 0 {
@@ -257,7 +261,7 @@ func testNearestClampT32MatchesGo(t *testing.T) {
 			nearestClampT32(&p, &s, &tt, &got)
 			nearestClampT32Go(&p, &s, &tt, &want)
 			if got != want {
-				t.Fatalf("%dx%d flip %d: s %#x t %#x: texels %#x, Go %#x", w, h, flip, s, tt, got, want)
+				t.Fatalf("%dx%d flip %d fix %v: s %#x t %#x: texels %#x, Go %#x", w, h, flip, p.fix, s, tt, got, want)
 			}
 		}
 	}
@@ -487,16 +491,10 @@ func TestCoordFixMatchesFixCoord(t *testing.T) {
 // BenchmarkNearestClampT32 is nearestClampT32 alone, per version, on
 // requests of the cube's kind: a 512×512 level, its 128×128 utiles one
 // after another in memory (1 MiB), the lanes a 4×4 block 1/700 apart in
-// s and t at positions that wander over it.
+// s and t at positions that wander over it; "fix" is the same requests
+// on a 640×480 level, which fixes its coordinates (as the 800×600
+// texture of glmark2's effect2d does).
 func BenchmarkNearestClampT32(b *testing.B) {
-	const n = 512
-	const upr = n / 4
-	utab := make([]int32, upr*upr)
-	for i := range utab {
-		utab[i] = int32(i * 64)
-	}
-	mem := randomBytes(rand.New(rand.NewPCG(1, 2)))[:len(utab)*64]
-	p := newClampT32(n, n, 0, upr, utab, mem)
 	// The requests, made first: 61·53 positions.
 	var s, t [61 * 53][16]uint32
 	for i := range s {
@@ -506,14 +504,29 @@ func BenchmarkNearestClampT32(b *testing.B) {
 			t[i][l] = math.Float32bits(y0 + float32(l/4)/700)
 		}
 	}
-	for _, v := range nearestClampT32Versions() {
-		b.Run(v, func(b *testing.B) {
-			defer useNearestClampT32(v)()
-			var out [16]uint32
-			for i := 0; i < b.N; i++ {
-				k := i % len(s)
-				nearestClampT32(&p, &s[k], &t[k], &out)
-			}
-		})
+	mem := randomBytes(rand.New(rand.NewPCG(1, 2)))
+	for _, size := range [][2]int{{512, 512}, {640, 480}} {
+		w, h := size[0], size[1]
+		upr := w / 4
+		utab := make([]int32, upr*h/4)
+		for i := range utab {
+			utab[i] = int32(i * 64)
+		}
+		p := newClampT32(w, h, 0, upr, utab, mem[:len(utab)*64])
+		name := ""
+		if w != nextPow2(w) {
+			p.setFix(math.Ldexp(float64(nextPow2(w)), subTexelBits), math.Ldexp(float64(nextPow2(h)), subTexelBits))
+			name = "fix-"
+		}
+		for _, v := range nearestClampT32Versions() {
+			b.Run(name+v, func(b *testing.B) {
+				defer useNearestClampT32(v)()
+				var out [16]uint32
+				for i := 0; i < b.N; i++ {
+					k := i % len(s)
+					nearestClampT32(&p, &s[k], &t[k], &out)
+				}
+			})
+		}
 	}
 }

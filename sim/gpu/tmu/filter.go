@@ -275,8 +275,10 @@ func (u *Unit) planLookups(sm *sampler) {
 			// cannot change the texel (it moves a positive s·w by
 			// less than 1/128 texel, never across an integer, and
 			// only toward zero; a negative one clamps to texel 0
-			// either way).
-			sm.fixless = w == nextPow2(w) && h == nextPow2(h)
+			// either way). On other levels the kernel applies it.
+			if w != nextPow2(w) || h != nextPow2(h) {
+				sm.clamp.setFix(sm.fixS, sm.fixT)
+			}
 		}
 	}
 }
@@ -289,20 +291,17 @@ func (u *Unit) planLookups(sm *sampler) {
 // planLookups; TestNearestLevel0AgreesWithNearest checks it against
 // nearest().
 func (u *Unit) nearestLevel0(sm *sampler, rs, rt *[16]uint32, out *[16]uint32) bool {
-	s, t := rs, rt
-	if !sm.fixless {
-		var fs, ft [16]uint32
-		sm.fixLanes(rs, rt, &fs, &ft)
-		s, t = &fs, &ft
-	}
 	switch sm.plan {
 	case planNearestClampT32:
-		nearestClampT32(&sm.clamp, s, t, out)
+		nearestClampT32(&sm.clamp, rs, rt, out) // fixCoord included
 		return true
 	case planNearest:
 	default:
 		return false
 	}
+	var fs, ft [16]uint32
+	sm.fixLanes(rs, rt, &fs, &ft)
+	s, t := &fs, &ft
 	lv := &sm.tex.levels[0]
 	mem := sm.mem[0]
 	ax, ay := &sm.ax, &sm.ay
@@ -364,14 +363,26 @@ func (u *Unit) nearestLevel0(sm *sampler, rs, rt *[16]uint32, out *[16]uint32) b
 // 0's size w×h (also as float64s, and w-1 and h-1), FLIPY's flip (0 or
 // -1) and hf = h & flip, the utile table utab with upr utiles a row, cut
 // to the utiles a clamped texel can reach, and the level's bytes, which
-// hold every one of those utiles whole (planLookups checks it). The
-// assembly reads the fields by name (go_asm.h).
+// hold every one of those utiles whole (planLookups checks it). With fix
+// set (setFix) the loop applies fixCoord itself. The assembly reads the
+// fields by name (go_asm.h).
 type clampT32 struct {
 	fw, fh, wm1, hm1 float64
 	flip, hf, upr    int32
 	w, h             int
 	utab             []int32
 	mem              []byte
+
+	// fix says the coordinates are fixed first: texel-space u is
+	// trunc(c·sx)·gx, gx = w/sx (likewise v with sy, gy), not c·w.
+	fix            bool
+	sx, sy, gx, gy float64
+	// The same for the AVX2 loop (setFix): sx and sy as float32s, the
+	// sizes and the sizes less one as int32s, and log2 sx and log2 sy
+	// as shift counts (the low word of 128 bits, for VPSRLD).
+	sx32, sy32         float32
+	iw, ih, iwm1, ihm1 int32
+	ex, ey             [2]uint64
 }
 
 // newClampT32 returns the clampT32 of a w×h level with the given FLIPY
@@ -382,6 +393,36 @@ func newClampT32(w, h, flip, upr int, utab []int32, mem []byte) clampT32 {
 		flip: int32(flip), hf: int32(h & flip), upr: int32(upr),
 		w: w, h: h, utab: utab, mem: mem,
 	}
+}
+
+// setFix makes p's loop apply fixCoord with the scales sx and sy (the
+// sampler's fixS and fixT, powers of two) before it samples.
+//
+// Clamped to the edge, fixCoord's answer needs only the positive scale:
+// a coordinate c ≥ 0 is fixed to f = trunc(c·sx)/sx, a float32 (c's bits
+// down to 1/sx, whose magnitude is 0 or at least 1/sx), so the general
+// code's u = float64(f)·w, one rounding of trunc(c·sx)·w/sx, equals
+// trunc(c·sx)·gx, also one rounding of it (gx = w/sx exactly, sx being a
+// power of two). A negative c is fixed to 0 or a negative number,
+// whatever the scale, and either clamps to texel 0, as trunc(c·sx)·gx,
+// also 0 or negative, does; NaN and ±Inf pass through both unchanged.
+// TestNearestClampT32MatchesGo and TestNearestLevel0AgreesWithNearest
+// hold the loops to fixCoord and nearest().
+//
+// The AVX2 loop works it out in float32 and int32: c·sx is exact in
+// float32 too (sx is a power of two; an overflow to +Inf clamps as c
+// ≥ 1 does), clamped to [0, sx] (NaN to 0) and truncated it is the
+// integer m = trunc(c·sx), or sx when c ≥ 1, and the texel is
+// min(⌊m·w/sx⌋, w-1) = min(m·w >> log2 sx, w-1), since m·w/sx is what
+// trunc(c·sx)·gx rounds and a float64 holds it exactly (m·w ≤ 2^29: P1's
+// sizes are at most 2048, [AG] Table 16, so sx ≤ 2^18).
+func (p *clampT32) setFix(sx, sy float64) {
+	p.fix, p.sx, p.sy, p.gx, p.gy = true, sx, sy, p.fw/sx, p.fh/sy
+	p.sx32, p.sy32 = float32(sx), float32(sy)
+	p.iw, p.ih, p.iwm1, p.ihm1 = int32(p.w), int32(p.h), int32(p.w-1), int32(p.h-1)
+	_, ex := math.Frexp(sx)
+	_, ey := math.Frexp(sy)
+	p.ex[0], p.ey[0] = uint64(ex-1), uint64(ey-1)
 }
 
 // nearestClampT32Go is nearestLevel0 for 32-bit texels in 4×4 utiles with
@@ -395,7 +436,7 @@ func newClampT32(w, h, flip, upr int, utab []int32, mem []byte) clampT32 {
 // other.
 func nearestClampT32Go(p *clampT32, s, t, out *[16]uint32) {
 	var idx, sub [16]int32
-	clampIdxGo(s, t, p.w, p.h, int(p.flip), int(p.upr), &idx, &sub)
+	clampIdxGo(p, s, t, &idx, &sub)
 	utab, mem := p.utab, p.mem
 	for i := range out {
 		off := int(utab[idx[i]]) + int(sub[i])
@@ -407,12 +448,17 @@ func nearestClampT32Go(p *clampT32, s, t, out *[16]uint32) {
 // nearestClampT32 and returns it as the index of its utile in utab,
 // (y>>2)·upr + x>>2, and its byte offset in the utile, ((y&3)<<2 | x&3)<<2
 // (4×4 texels of 4 bytes, raster order inside; package utiles).
-func clampIdxGo(s, t *[16]uint32, w, h, flip, upr int, idx, sub *[16]int32) {
+func clampIdxGo(p *clampT32, s, t *[16]uint32, idx, sub *[16]int32) {
+	w, h, flip, upr := p.w, p.h, int(p.flip), int(p.upr)
 	fw, fh := float64(w), float64(h)
 	hf := h & flip
 	for i := range idx {
 		uf := float64(math.Float32frombits(s[i])) * fw
 		vf := float64(math.Float32frombits(t[i])) * fh
+		if p.fix {
+			uf = math.Trunc(float64(math.Float32frombits(s[i]))*p.sx) * p.gx
+			vf = math.Trunc(float64(math.Float32frombits(t[i]))*p.sy) * p.gy
+		}
 		x, y := 0, 0
 		if uf >= fw {
 			x = w - 1

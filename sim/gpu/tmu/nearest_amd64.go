@@ -2,15 +2,27 @@
 
 package tmu
 
+import "math"
+
 // nearestClampT32 is nearestClampT32Go with AVX2 where the CPU has it,
 // else with SSE2 (nearest_amd64.s), the texel fetches included;
-// TestNearestClampT32MatchesGo compares each with it.
+// TestNearestClampT32MatchesGo compares each with it. Without AVX2 a
+// clampT32 with fix set has its coordinates fixed in Go
+// (fixClampLanes) before the SSE2 loop.
 func nearestClampT32(p *clampT32, s, t, out *[16]uint32) {
-	if useNearestAVX2 {
+	switch {
+	case useNearestAVX2 && p.fix:
+		nearestFixClampT32AVX2(p, s, t, out)
+	case useNearestAVX2:
 		nearestClampT32AVX2(p, s, t, out)
-		return
+	case p.fix:
+		// The fix in Go, then the SSE2 loop.
+		var fs, ft [16]uint32
+		fixClampLanes(p, s, t, &fs, &ft)
+		nearestClampT32SSE2(p, &fs, &ft, out)
+	default:
+		nearestClampT32SSE2(p, s, t, out)
 	}
-	nearestClampT32SSE2(p, s, t, out)
 }
 
 // useNearestAVX2 chooses nearestClampT32AVX2 (the tests switch it).
@@ -21,3 +33,18 @@ func nearestClampT32SSE2(p *clampT32, s, t, out *[16]uint32)
 
 //go:noescape
 func nearestClampT32AVX2(p *clampT32, s, t, out *[16]uint32)
+
+//go:noescape
+func nearestFixClampT32AVX2(p *clampT32, s, t, out *[16]uint32)
+
+// fixClampLanes fixes s and t for p's loop as setFix says, as float32s
+// the loop without the fix then samples: trunc(c·sx)/sx, which is
+// fixCoord(c) for c ≥ 0 and, for c < 0, zero or negative like it, and
+// clamps to texel 0 as it does.
+func fixClampLanes(p *clampT32, s, t, fs, ft *[16]uint32) {
+	ix, iy := 1/p.sx, 1/p.sy
+	for i := range 16 {
+		fs[i] = math.Float32bits(float32(math.Trunc(float64(math.Float32frombits(s[i]))*p.sx) * ix))
+		ft[i] = math.Float32bits(float32(math.Trunc(float64(math.Float32frombits(t[i]))*p.sy) * iy))
+	}
+}

@@ -269,14 +269,14 @@ func (u *Unit) Write(reg int, vals *[16]uint32, mask uint16, param uint32, direc
 }
 
 // lastClampT32 says that request r, complete, is a texture lookup that
-// sample would serve with the last sampler's fixless
-// planNearestClampT32: it wrote T and S only (so no border colour), with
-// the two parameters of the last sampler's key. The cube's every lookup
-// is one.
+// sample would serve with the last sampler's planNearestClampT32: it
+// wrote T and S only (so no border colour), with the two parameters of
+// the last sampler's key. The cube's every lookup is one, and so is
+// glmark2's effect2d blur's.
 func (u *Unit) lastClampT32(r *request) bool {
 	k := &u.lastKey
 	return r.written == 1<<T|1<<S && r.nparams == 2 && u.hasLast &&
-		u.last.plan == planNearestClampT32 && u.last.fixless &&
+		u.last.plan == planNearestClampT32 &&
 		k.n == 2 && k.border == 0 && k.params[0] == r.params[0] && k.params[1] == r.params[1]
 }
 
@@ -549,10 +549,6 @@ type sampler struct {
 	fixS, fixT float64
 	// lanesS and lanesT are fixS and fixT as fixLanes applies them.
 	lanesS, lanesT coordFix
-	// fixless says fixCoord cannot change what the plan samples
-	// (planNearestClampT32 on a power-of-two level), so the plan
-	// skips it.
-	fixless bool
 }
 
 // faceLevels is sampler.mem and sampler.bad for faces 1 to 5 of a cube
@@ -613,13 +609,7 @@ func (u *Unit) sample(r *request, s *[16]uint32, out *[16]uint32) error {
 	if !u.Reference {
 		switch sm.plan {
 		case planNearestClampT32:
-			if sm.fixless {
-				nearestClampT32(&sm.clamp, s, &r.regs[T], out)
-				return nil
-			}
-			var fs, ft [16]uint32
-			sm.fixLanes(s, &r.regs[T], &fs, &ft)
-			nearestClampT32(&sm.clamp, &fs, &ft, out)
+			nearestClampT32(&sm.clamp, s, &r.regs[T], out)
 			return nil
 		case planNearest:
 			u.nearestLevel0(sm, s, &r.regs[T], out)
