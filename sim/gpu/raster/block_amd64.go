@@ -30,14 +30,20 @@ func blockVPSSE2(ax, by *[4]float32, col, row *[16]int64, out *[16]uint32)
 //go:noescape
 func blockVPAVX2(ax, by *[4]float32, col, row *[16]int32, out *[16]uint32)
 
-// blockVP is blockVPGo with AVX2 or SSE2; TestBlockVPMatchesGo compares
-// each with it.
+//go:noescape
+func blockVPPar(ax, by *[4]float32, par int, out *[16]uint32)
+
+// blockVPSSE2Body is the body of blockVPSSE2, which blockVPPar shares;
+// it takes its arguments in registers and is never called from Go.
+func blockVPSSE2Body()
+
+// blockVP is blockVPGo with AVX2 or SSE2 (blockVPPar chooses):
+// TestBlockVPMatchesGo compares each version with it, and
+// TestBlockVPDispatch blockVP itself with either chosen. One call
+// without a branch, so that the varyings' read of each block
+// (render's Varying) does not pay a call of its own to choose.
 func blockVP(ax, by *[4]float32, par int, out *[16]uint32) {
-	if hasAVX2 {
-		blockVPAVX2(ax, by, &laneColIdx[par], &laneRowIdx[par], out)
-		return
-	}
-	blockVPSSE2(ax, by, &laneColOff4[par], &laneRowOff4[par], out)
+	blockVPPar(ax, by, par, out)
 }
 
 // laneColIdx and laneRowIdx give, for blocks of each parity, element i's

@@ -107,6 +107,12 @@ TEXT ·blockVPSSE2(SB), NOSPLIT, $0-40
 	MOVQ col+16(FP), R8
 	MOVQ row+24(FP), R9
 	MOVQ out+32(FP), R10
+	JMP ·blockVPSSE2Body(SB)
+
+// blockVPSSE2Body is blockVPSSE2 after its arguments: ax in SI, by in
+// DI, col in R8, row in R9, out in R10. blockVPPar (block_avx2_amd64.s)
+// jumps to it too; it returns to their caller.
+TEXT ·blockVPSSE2Body(SB), NOSPLIT, $0-0
 	QUAD4(0)
 	QUAD4(4)
 	QUAD4(8)

@@ -89,3 +89,36 @@ TEXT ·blockVPAVX2(SB), NOSPLIT, $0-40
 	VP8(8)
 	VZEROUPPER
 	RET
+
+// func blockVPPar(ax, by *[4]float32, par int, out *[16]uint32)
+//
+// blockVPPar is blockVP in one call: it picks the block parity's index
+// tables and the AVX2 or the SSE2 version (hasAVX2) itself, so that
+// blockVP, which only calls it, is inlined into its callers.
+TEXT ·blockVPPar(SB), NOSPLIT, $0-32
+	MOVQ ax+0(FP), SI
+	MOVQ by+8(FP), DI
+	MOVQ par+16(FP), CX
+	ANDQ $1, CX
+	MOVQ out+24(FP), R10
+	CMPB ·hasAVX2(SB), $0
+	JEQ sse2
+	SHLQ $6, CX // 64 bytes a parity's [16]int32
+	LEAQ ·laneColIdx(SB), R8
+	ADDQ CX, R8
+	LEAQ ·laneRowIdx(SB), R9
+	ADDQ CX, R9
+	VMOVUPS (SI), X0
+	VMOVUPS (DI), X1
+	VP8(0)
+	VP8(8)
+	VZEROUPPER
+	RET
+
+sse2:
+	SHLQ $7, CX // 128 bytes a parity's [16]int64
+	LEAQ ·laneColOff4(SB), R8
+	ADDQ CX, R8
+	LEAQ ·laneRowOff4(SB), R9
+	ADDQ CX, R9
+	JMP ·blockVPSSE2Body(SB)
