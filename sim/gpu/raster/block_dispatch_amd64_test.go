@@ -36,3 +36,33 @@ func TestBlockVPDispatch(t *testing.T) {
 		}
 	}
 }
+
+// blockWZOf (blockWZPar, which reads the terms whole, picks the
+// parity's tables and the version itself) gives blockWZGo's W and Z
+// with each version it can choose, on both parities.
+func TestBlockWZDispatch(t *testing.T) {
+	defer func(h bool) { hasAVX2 = h }(hasAVX2)
+	r := rand.New(rand.NewPCG(29, 30))
+	for _, avx2 := range []bool{false, true} {
+		if avx2 && !cpu.X86.HasAVX2 {
+			t.Log("no AVX2: its version is not tested")
+			continue
+		}
+		hasAVX2 = avx2
+		for n := 0; n < 20000; n++ {
+			var c ColTerms
+			row := RowTerms{par: n & 1}
+			for k := range 4 {
+				c.q[k], row.q[k] = 0.5+r.Float64(), 0.5+r.Float64()
+				c.z[k], row.z[k] = r.Float64()/2, r.Float64()/2
+			}
+			depth := r.Float64() / 8
+			var gw, gz, ww, wz [16]uint32
+			blockWZOf(&c, &row, depth, &gw, &gz)
+			blockWZGo(&c.q, &row.q, &c.z, &row.z, depth, row.par, &ww, &wz)
+			if gw != ww || gz != wz {
+				t.Fatalf("AVX2 %v: terms %+v %+v depth %v: W %#x Z %#x, Go W %#x Z %#x", avx2, c, row, depth, gw, gz, ww, wz)
+			}
+		}
+	}
+}

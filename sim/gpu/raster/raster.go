@@ -705,7 +705,7 @@ func (p *Prim) Row(by int, t *RowTerms) {
 // BlockWZ computes W and Z of the block at column c and row r (see
 // BlockInputs).
 func (p *Prim) BlockWZ(c *ColTerms, r *RowTerms, w, z *[16]uint32) {
-	blockWZ(&c.q, &r.q, &c.z, &r.z, p.depth, r.par, w, z)
+	blockWZOf(c, r, p.depth, w, z)
 }
 
 // ZAt returns the fixed-point Z of pixel (x, y), as BlockInputs computes it.
