@@ -2,9 +2,13 @@
 
 package raster
 
-import "golang.org/x/sys/cpu"
+import (
+	"unsafe"
 
-// hasAVX2 chooses the AVX2 versions of blockWZ and blockVP
+	"golang.org/x/sys/cpu"
+)
+
+// hasAVX2 chooses the AVX2 versions of blockWZOf and blockVP
 // (block_avx2_amd64.s) over the SSE2 ones (block_amd64.s).
 var hasAVX2 = cpu.X86.HasAVX2
 
@@ -14,14 +18,33 @@ func blockWZSSE2(qx, qy, zx, zy *[4]float64, depth float64, col, row *[16]int64,
 //go:noescape
 func blockWZAVX2(qx, qy, zx, zy *[4]float64, depth float64, col, row *[32]int32, w, z *[16]uint32)
 
-// blockWZ is blockWZGo with AVX2 or SSE2; TestBlockWZMatchesGo compares
-// each with it.
-func blockWZ(qx, qy, zx, zy *[4]float64, depth float64, par int, w, z *[16]uint32) {
-	if hasAVX2 {
-		blockWZAVX2(qx, qy, zx, zy, depth, &laneColIdx2[par], &laneRowIdx2[par], w, z)
-		return
-	}
-	blockWZSSE2(qx, qy, zx, zy, depth, &laneColOff[par], &laneRowOff[par], w, z)
+//go:noescape
+func blockWZPar(c *ColTerms, r *RowTerms, depth float64, w, z *[16]uint32)
+
+// blockWZPar reads ColTerms and RowTerms at these offsets: q at 0, z at
+// 32 and the row's parity at 64 (a constant out of range does not
+// compile).
+const (
+	_ uintptr = 0 - unsafe.Offsetof(ColTerms{}.q)
+	_ uintptr = 0 - unsafe.Offsetof(RowTerms{}.q)
+	_ uintptr = unsafe.Offsetof(ColTerms{}.z) - 32
+	_ uintptr = 32 - unsafe.Offsetof(ColTerms{}.z)
+	_ uintptr = unsafe.Offsetof(RowTerms{}.z) - 32
+	_ uintptr = 32 - unsafe.Offsetof(RowTerms{}.z)
+	_ uintptr = unsafe.Offsetof(RowTerms{}.par) - 64
+	_ uintptr = 64 - unsafe.Offsetof(RowTerms{}.par)
+)
+
+// blockWZSSE2Body is the body of blockWZSSE2, which blockWZPar shares;
+// it takes its arguments in registers and is never called from Go.
+func blockWZSSE2Body()
+
+// blockWZOf is blockWZ of a block's column and row terms with AVX2 or
+// SSE2 (blockWZPar chooses): TestBlockWZMatchesGo compares each version
+// with blockWZGo, and TestBlockWZDispatch blockWZOf with either chosen.
+// One call, so that Prim.BlockWZ is inlined into its callers.
+func blockWZOf(c *ColTerms, r *RowTerms, depth float64, w, z *[16]uint32) {
+	blockWZPar(c, r, depth, w, z)
 }
 
 //go:noescape
@@ -30,14 +53,20 @@ func blockVPSSE2(ax, by *[4]float32, col, row *[16]int64, out *[16]uint32)
 //go:noescape
 func blockVPAVX2(ax, by *[4]float32, col, row *[16]int32, out *[16]uint32)
 
-// blockVP is blockVPGo with AVX2 or SSE2; TestBlockVPMatchesGo compares
-// each with it.
+//go:noescape
+func blockVPPar(ax, by *[4]float32, par int, out *[16]uint32)
+
+// blockVPSSE2Body is the body of blockVPSSE2, which blockVPPar shares;
+// it takes its arguments in registers and is never called from Go.
+func blockVPSSE2Body()
+
+// blockVP is blockVPGo with AVX2 or SSE2 (blockVPPar chooses):
+// TestBlockVPMatchesGo compares each version with it, and
+// TestBlockVPDispatch blockVP itself with either chosen. One call
+// without a branch, so that the varyings' read of each block
+// (render's Varying) does not pay a call of its own to choose.
 func blockVP(ax, by *[4]float32, par int, out *[16]uint32) {
-	if hasAVX2 {
-		blockVPAVX2(ax, by, &laneColIdx[par], &laneRowIdx[par], out)
-		return
-	}
-	blockVPSSE2(ax, by, &laneColOff4[par], &laneRowOff4[par], out)
+	blockVPPar(ax, by, par, out)
 }
 
 // laneColIdx and laneRowIdx give, for blocks of each parity, element i's

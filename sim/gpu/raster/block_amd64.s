@@ -48,6 +48,13 @@ TEXT ·blockWZSSE2(SB), NOSPLIT, $0-72
 	MOVQ row+48(FP), R9
 	MOVQ w+56(FP), R10
 	MOVQ z+64(FP), R11
+	JMP ·blockWZSSE2Body(SB)
+
+// blockWZSSE2Body is blockWZSSE2 after its arguments: qx in SI, qy in
+// DI, zx in R12, zy in R13, depth in both halves of X14, col in R8, row
+// in R9, w in R10, z in R11. blockWZPar (block_avx2_amd64.s) jumps to
+// it too; it returns to their caller.
+TEXT ·blockWZSSE2Body(SB), NOSPLIT, $0-0
 	MOVQ $0x3FF0000000000000, AX // 1.0
 	MOVQ AX, X10
 	MOVLHPS X10, X10
@@ -107,6 +114,12 @@ TEXT ·blockVPSSE2(SB), NOSPLIT, $0-40
 	MOVQ col+16(FP), R8
 	MOVQ row+24(FP), R9
 	MOVQ out+32(FP), R10
+	JMP ·blockVPSSE2Body(SB)
+
+// blockVPSSE2Body is blockVPSSE2 after its arguments: ax in SI, by in
+// DI, col in R8, row in R9, out in R10. blockVPPar (block_avx2_amd64.s)
+// jumps to it too; it returns to their caller.
+TEXT ·blockVPSSE2Body(SB), NOSPLIT, $0-0
 	QUAD4(0)
 	QUAD4(4)
 	QUAD4(8)

@@ -66,6 +66,53 @@ TEXT ·blockWZAVX2(SB), NOSPLIT, $0-72
 	VZEROUPPER
 	RET
 
+// func blockWZPar(c *ColTerms, r *RowTerms, depth float64, w, z *[16]uint32)
+//
+// blockWZPar is blockWZOf in one call, as blockVPPar is blockVP (below),
+// taking the block's column and row terms whole (q at offset 0, z at 32,
+// the row's parity at 64; block_amd64.go checks the offsets): it picks
+// the parity's index tables and the AVX2 or the SSE2 version.
+TEXT ·blockWZPar(SB), NOSPLIT, $0-40
+	MOVQ c+0(FP), SI
+	LEAQ 32(SI), R12
+	MOVQ r+8(FP), DI
+	LEAQ 32(DI), R13
+	MOVQ 64(DI), CX
+	ANDQ $1, CX
+	SHLQ $7, CX // 128 bytes a parity's [32]int32 or [16]int64
+	MOVQ w+24(FP), R10
+	MOVQ z+32(FP), R11
+	CMPB ·hasAVX2(SB), $0
+	JEQ sse2
+	LEAQ ·laneColIdx2(SB), R8
+	ADDQ CX, R8
+	LEAQ ·laneRowIdx2(SB), R9
+	ADDQ CX, R9
+	VMOVUPD (SI), Y0
+	VMOVUPD (DI), Y1
+	VMOVUPD (R12), Y2
+	VMOVUPD (R13), Y3
+	VBROADCASTSD depth+16(FP), Y14
+	SPLATSD(0x3FF0000000000000, X10, Y10) // 1.0
+	SPLATSD(0x416FFFFFE0000000, X13, Y13) // Z24 = 16777215.0
+	SPLATSD(0x4170000000000000, X12, Y12) // ZScale = 2²⁴
+	VXORPD Y11, Y11, Y11
+	WZ4(0)
+	WZ4(4)
+	WZ4(8)
+	WZ4(12)
+	VZEROUPPER
+	RET
+
+sse2:
+	LEAQ ·laneColOff(SB), R8
+	ADDQ CX, R8
+	LEAQ ·laneRowOff(SB), R9
+	ADDQ CX, R9
+	MOVSD depth+16(FP), X14
+	MOVLHPS X14, X14
+	JMP ·blockWZSSE2Body(SB)
+
 // VP8(i) does elements i … i+7: ax[column] + by[row] in float32 (VADDPS:
 // round to nearest, as Go's float32 addition).
 #define VP8(i) \
@@ -89,3 +136,36 @@ TEXT ·blockVPAVX2(SB), NOSPLIT, $0-40
 	VP8(8)
 	VZEROUPPER
 	RET
+
+// func blockVPPar(ax, by *[4]float32, par int, out *[16]uint32)
+//
+// blockVPPar is blockVP in one call: it picks the block parity's index
+// tables and the AVX2 or the SSE2 version (hasAVX2) itself, so that
+// blockVP, which only calls it, is inlined into its callers.
+TEXT ·blockVPPar(SB), NOSPLIT, $0-32
+	MOVQ ax+0(FP), SI
+	MOVQ by+8(FP), DI
+	MOVQ par+16(FP), CX
+	ANDQ $1, CX
+	MOVQ out+24(FP), R10
+	CMPB ·hasAVX2(SB), $0
+	JEQ vpsse2
+	SHLQ $6, CX // 64 bytes a parity's [16]int32
+	LEAQ ·laneColIdx(SB), R8
+	ADDQ CX, R8
+	LEAQ ·laneRowIdx(SB), R9
+	ADDQ CX, R9
+	VMOVUPS (SI), X0
+	VMOVUPS (DI), X1
+	VP8(0)
+	VP8(8)
+	VZEROUPPER
+	RET
+
+vpsse2:
+	SHLQ $7, CX // 128 bytes a parity's [16]int64
+	LEAQ ·laneColOff4(SB), R8
+	ADDQ CX, R8
+	LEAQ ·laneRowOff4(SB), R9
+	ADDQ CX, R9
+	JMP ·blockVPSSE2Body(SB)

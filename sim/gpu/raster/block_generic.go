@@ -2,9 +2,10 @@
 
 package raster
 
-// blockWZ is blockWZGo on architectures without the SSE2 version.
-func blockWZ(qx, qy, zx, zy *[4]float64, depth float64, par int, w, z *[16]uint32) {
-	blockWZGo(qx, qy, zx, zy, depth, par, w, z)
+// blockWZOf is blockWZGo of a block's column and row terms on
+// architectures without the SSE2 version.
+func blockWZOf(c *ColTerms, r *RowTerms, depth float64, w, z *[16]uint32) {
+	blockWZGo(&c.q, &r.q, &c.z, &r.z, depth, r.par, w, z)
 }
 
 // blockVP is blockVPGo on architectures without the SSE2 version.

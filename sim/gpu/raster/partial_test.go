@@ -67,3 +67,47 @@ func randomPrim(rng *rand.Rand, n int, a, b, c *Vertex, sc Rect) (Prim, bool) {
 	}
 	return p, ok
 }
+
+// An edge's raster mask is its sign at each of the block's 16 pixel
+// centres (at), with or without the shortcut for blocks wholly on its
+// inner side: random edges, and blocks on, beside and across them,
+// including blocks whose least centre is exactly 0.
+func TestEdgeRasterMatchesCentres(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	var whole, some int
+	for n := 0; n < 20000; n++ {
+		e := edge{
+			dx: int64(rng.Intn(129)-64) * int64(1+rng.Intn(16)),
+			dy: int64(rng.Intn(129)-64) * int64(1+rng.Intn(16)),
+			ax: int64(rng.Intn(2048) - 512), ay: int64(rng.Intn(2048) - 512),
+			bias: int64(rng.Intn(3) - 1),
+		}
+		cx, cy := int(e.ax/16), int(e.ay/16)
+		bx, by := (cx+rng.Intn(24)-12)&^3, (cy+rng.Intn(24)-12)&^3
+		if n%3 == 0 {
+			// A block whose least centre is 0 exactly, where the
+			// shortcut must not take it as inner.
+			sx, sy := -16*e.dy, 16*e.dx
+			e.bias -= e.at(bx, by) + 3*min(0, sx) + 3*min(0, sy)
+		}
+		var want uint32
+		for y := range 4 {
+			for x := range 4 {
+				if e.at(bx+x, by+y) > 0 {
+					want |= 1 << (4*y + x)
+				}
+			}
+		}
+		if got := e.raster(bx, by); got != want {
+			t.Fatalf("edge %+v, block (%d,%d): raster %#04x, the centres %#04x", e, bx, by, got, want)
+		}
+		if want == 0xFFFF {
+			whole++
+		} else {
+			some++
+		}
+	}
+	if whole < 2000 || some < 2000 {
+		t.Fatalf("%d whole and %d other masks: the generator needs a look", whole, some)
+	}
+}

@@ -590,6 +590,14 @@ func (p *Prim) RowSpan(x0, by, ncol int) BlockSpan {
 }
 
 // positiveFrom narrows [lo, hi) to the k where v0 + step·k > 0.
+//
+// RowSpan calls it twice an edge for each row of blocks a primitive
+// covers, and most rows lie wholly on an edge's inner side: when the
+// end of a non-empty range that the edge's value falls towards is
+// already positive, the bound the division would give lies beyond that
+// end and the range is left as it is, without the two 64-bit divisions
+// (TestPositiveFromMatchesDivision). lo and hi are block columns, so
+// step·k does not overflow.
 func positiveFrom(v0, step int64, lo, hi *int64) {
 	switch {
 	case step == 0:
@@ -597,8 +605,14 @@ func positiveFrom(v0, step int64, lo, hi *int64) {
 			*hi = *lo
 		}
 	case step > 0: // k > −v0/step
+		if *lo < *hi && v0+step**lo > 0 {
+			return
+		}
 		*lo = max(*lo, floorDiv(-v0, step)+1)
 	default: // k < v0/−step
+		if *lo < *hi && v0+step*(*hi-1) > 0 {
+			return
+		}
 		*hi = min(*hi, ceilDiv(v0, -step))
 	}
 }
@@ -691,7 +705,7 @@ func (p *Prim) Row(by int, t *RowTerms) {
 // BlockWZ computes W and Z of the block at column c and row r (see
 // BlockInputs).
 func (p *Prim) BlockWZ(c *ColTerms, r *RowTerms, w, z *[16]uint32) {
-	blockWZ(&c.q, &r.q, &c.z, &r.z, p.depth, r.par, w, z)
+	blockWZOf(c, r, p.depth, w, z)
 }
 
 // ZAt returns the fixed-point Z of pixel (x, y), as BlockInputs computes it.

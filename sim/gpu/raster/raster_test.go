@@ -681,3 +681,53 @@ func TestConstantZIsZsTimes2To24Truncated(t *testing.T) {
 		}
 	}
 }
+
+// positiveFromDivision is positiveFrom without its shortcut: the bound
+// from the division, always.
+func positiveFromDivision(v0, step int64, lo, hi *int64) {
+	switch {
+	case step == 0:
+		if v0 <= 0 {
+			*hi = *lo
+		}
+	case step > 0:
+		*lo = max(*lo, floorDiv(-v0, step)+1)
+	default:
+		*hi = min(*hi, ceilDiv(v0, -step))
+	}
+}
+
+// positiveFrom's shortcut leaves [lo, hi) exactly as the division does:
+// every small value, step and range (empty and reversed ones included),
+// and random ones of RowSpan's sizes (edge values of far off-screen
+// primitives, steps of long edges).
+func TestPositiveFromMatchesDivision(t *testing.T) {
+	check := func(v0, step, lo, hi int64) {
+		t.Helper()
+		glo, ghi, wlo, whi := lo, hi, lo, hi
+		positiveFrom(v0, step, &glo, &ghi)
+		positiveFromDivision(v0, step, &wlo, &whi)
+		if glo != wlo || ghi != whi {
+			t.Fatalf("positiveFrom(%d, %d, [%d, %d)) = [%d, %d), the division gives [%d, %d)", v0, step, lo, hi, glo, ghi, wlo, whi)
+		}
+	}
+	for v0 := int64(-40); v0 <= 40; v0++ {
+		for step := int64(-9); step <= 9; step++ {
+			for lo := int64(-3); lo <= 8; lo++ {
+				for hi := int64(-3); hi <= 8; hi++ {
+					check(v0, step, lo, hi)
+				}
+			}
+		}
+	}
+	rng := rand.New(rand.NewSource(27))
+	for range 200000 {
+		v0 := rng.Int63n(1<<44) - 1<<43
+		step := (rng.Int63n(1<<24) - 1<<23) * 64
+		lo, hi := rng.Int63n(40), rng.Int63n(40)
+		check(v0, step, lo, hi)
+		// Values near the range's ends, where the bound falls inside.
+		k := rng.Int63n(40)
+		check(-step*k+rng.Int63n(5)-2, step, lo, hi)
+	}
+}

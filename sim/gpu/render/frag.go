@@ -300,9 +300,6 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 			} else {
 				f.prim.BlockInputs(bx, by, &s.W, &s.Z, &s.X, &s.Y)
 			}
-			// Element i's pixel, (s.X[i], s.Y[i]) = (bx, by) + its place
-			// in the block, in the tile buffer.
-			base := (by-ty0)*tlb.Size + bx - tx0
 			par := raster.BlockParity(by)
 			if ms {
 				for i := range 16 {
@@ -312,6 +309,9 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 					}
 				}
 			} else if w.r.opts.Reference {
+				// Element i's pixel, (s.X[i], s.Y[i]) = (bx, by) + its
+				// place in the block, in the tile buffer.
+				base := (by-ty0)*tlb.Size + bx - tx0
 				li := &laneIdx[par]
 				for i := range 16 {
 					f.idx[i] = uint16(base + int(li[i]))

@@ -168,6 +168,8 @@ type Buffer struct {
 	// other than the value the last clear of that array wrote. The zero
 	// Buffer is all zeros, cleared to zero.
 	color, zs rows
+	// imgs is the images of the last loads and stores.
+	imgs images
 }
 
 // rows is the record of one array's rows written since its last clear:
@@ -245,6 +247,46 @@ func newImage(addr uint32, tiling cl.Tiling, cpp int, f *Frame) (image, error) {
 		return image{}, fmt.Errorf("tile buffer image at %#08x: %w", addr, err)
 	}
 	return image{layout: l, addr: addr, cpp: cpp, tab: utiles.For(l)}, nil
+}
+
+// imageKey is what newImage's layout and utile table depend on.
+type imageKey struct {
+	tiling        cl.Tiling
+	cpp           int
+	width, height int
+}
+
+// images keeps the last images a Buffer's loads and stores used: every
+// tile of a frame stores to the same image, so its layout and utile
+// table are made once a frame instead of once a tile, and the tile
+// workers no longer meet at the utile cache's lock (utiles.For) after
+// each tile. Two entries: the colour image and the Z/stencil one.
+type images struct {
+	key  [2]imageKey
+	im   [2]image
+	n    [2]bool // entry i holds an image
+	next int     // the entry the next miss replaces
+}
+
+// image is newImage with the layout and table of the last images of the
+// same key; TestImageCacheMatchesNewImage holds it to newImage.
+func (c *images) image(addr uint32, tiling cl.Tiling, cpp int, f *Frame) (image, error) {
+	k := imageKey{tiling, cpp, f.Width, f.Height}
+	for i := range c.key {
+		if c.n[i] && c.key[i] == k {
+			im := c.im[i]
+			im.addr = addr
+			return im, nil
+		}
+	}
+	im, err := newImage(addr, tiling, cpp, f)
+	if err != nil {
+		return im, err
+	}
+	i := c.next
+	c.key[i], c.im[i], c.n[i] = k, im, true
+	c.next = 1 - i
+	return im, nil
 }
 
 // runs walks the tile's pixels that lie inside the frame in blocks whose
@@ -385,7 +427,7 @@ func (b *Buffer) storeColor(v *mem.View, addr uint32, tiling cl.Tiling, format c
 	if format != cl.LoadStoreFormatRGBA8888 {
 		cpp = 2
 	}
-	im, err := newImage(addr, tiling, cpp, f)
+	im, err := b.imgs.image(addr, tiling, cpp, f)
 	if err != nil {
 		return err
 	}
@@ -438,7 +480,7 @@ func (b *Buffer) LoadColor(v *mem.View, addr uint32, tiling cl.Tiling, format cl
 	if format != cl.LoadStoreFormatRGBA8888 {
 		cpp = 2
 	}
-	im, err := newImage(addr, tiling, cpp, f)
+	im, err := b.imgs.image(addr, tiling, cpp, f)
 	if err != nil {
 		return err
 	}
@@ -478,7 +520,7 @@ func (b *Buffer) LoadColor(v *mem.View, addr uint32, tiling cl.Tiling, format cl
 // 31:8 and stencil in 7:0 (doc/hardware.md#tile-buffer-formats). In
 // multisample mode it stores each pixel's sample 0.
 func (b *Buffer) StoreZS(v *mem.View, addr uint32, tiling cl.Tiling, t Tile, f *Frame) error {
-	im, err := newImage(addr, tiling, 4, f)
+	im, err := b.imgs.image(addr, tiling, 4, f)
 	if err != nil {
 		return err
 	}
@@ -512,7 +554,7 @@ func (b *Buffer) StoreZS(v *mem.View, addr uint32, tiling cl.Tiling, t Tile, f *
 // multisample mode.
 func (b *Buffer) LoadZS(v *mem.View, addr uint32, tiling cl.Tiling, t Tile, f *Frame) error {
 	b.zs.dirty = ^uint64(0) // before anything is written, even on a fault
-	im, err := newImage(addr, tiling, 4, f)
+	im, err := b.imgs.image(addr, tiling, 4, f)
 	if err != nil {
 		return err
 	}

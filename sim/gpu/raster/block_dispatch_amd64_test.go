@@ -1,0 +1,68 @@
+//go:build !purego
+
+package raster
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"golang.org/x/sys/cpu"
+)
+
+// blockVP (blockVPPar, which picks the parity's tables and the version
+// itself) gives blockVPGo's values with each version it can choose:
+// SSE2, and AVX2 when the CPU has it.
+func TestBlockVPDispatch(t *testing.T) {
+	defer func(h bool) { hasAVX2 = h }(hasAVX2)
+	r := rand.New(rand.NewPCG(27, 28))
+	for _, avx2 := range []bool{false, true} {
+		if avx2 && !cpu.X86.HasAVX2 {
+			t.Log("no AVX2: its version is not tested")
+			continue
+		}
+		hasAVX2 = avx2
+		for n := 0; n < 20000; n++ {
+			var ax, by [4]float32
+			for k := range 4 {
+				ax[k], by[k] = float32(r.NormFloat64()*100), float32(r.NormFloat64()*100)
+			}
+			par := n & 1
+			var got, want [16]uint32
+			blockVP(&ax, &by, par, &got)
+			blockVPGo(&ax, &by, par, &want)
+			if got != want {
+				t.Fatalf("AVX2 %v: ax %v by %v parity %d: %#x, Go %#x", avx2, ax, by, par, got, want)
+			}
+		}
+	}
+}
+
+// blockWZOf (blockWZPar, which reads the terms whole, picks the
+// parity's tables and the version itself) gives blockWZGo's W and Z
+// with each version it can choose, on both parities.
+func TestBlockWZDispatch(t *testing.T) {
+	defer func(h bool) { hasAVX2 = h }(hasAVX2)
+	r := rand.New(rand.NewPCG(29, 30))
+	for _, avx2 := range []bool{false, true} {
+		if avx2 && !cpu.X86.HasAVX2 {
+			t.Log("no AVX2: its version is not tested")
+			continue
+		}
+		hasAVX2 = avx2
+		for n := 0; n < 20000; n++ {
+			var c ColTerms
+			row := RowTerms{par: n & 1}
+			for k := range 4 {
+				c.q[k], row.q[k] = 0.5+r.Float64(), 0.5+r.Float64()
+				c.z[k], row.z[k] = r.Float64()/2, r.Float64()/2
+			}
+			depth := r.Float64() / 8
+			var gw, gz, ww, wz [16]uint32
+			blockWZOf(&c, &row, depth, &gw, &gz)
+			blockWZGo(&c.q, &row.q, &c.z, &row.z, depth, row.par, &ww, &wz)
+			if gw != ww || gz != wz {
+				t.Fatalf("AVX2 %v: terms %+v %+v depth %v: W %#x Z %#x, Go W %#x Z %#x", avx2, c, row, depth, gw, gz, ww, wz)
+			}
+		}
+	}
+}
