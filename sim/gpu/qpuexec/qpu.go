@@ -165,6 +165,7 @@ type QPU struct {
 	unifNext  uint32
 	unifAt    int
 	tmuParams [2]int
+	tmuAtOnce bool // the TMU accesses take tmu.Unit's at-once entries (begin)
 	noSwap    bool
 	sbWaited  bool
 	mutex     bool
@@ -279,6 +280,15 @@ func (q *QPU) begin(p *Program, env Env, s *Start) {
 	q.unifAt = 0
 	q.setUniforms(s.Uniforms)
 	q.tmuParams = [2]int{}
+	// The thread's TMU accesses take tmu.Unit's at-once entries
+	// (WriteAtOnce, ReceiveAtOnce) when no request of the program waits
+	// in a request FIFO (Program.tmuAtOnce) and the units are
+	// Start.TMU's, idle and not Reference: decided here, once a thread,
+	// not at each access.
+	q.tmuAtOnce = false
+	if t := &s.TMU; p.tmuAtOnce && t[0] != nil && t[1] != nil && !q.Reference {
+		q.tmuAtOnce = !t[0].Reference && !t[1].Reference && t[0].Idle() && t[1].Idle()
+	}
 	q.noSwap = false
 	q.sbWaited = s.InOrder // the wait has nothing to do
 	q.mutex = false
@@ -397,6 +407,9 @@ func (q *QPU) tmuWrite(u int, reg TMUReg, v *vec, lanes uint16) error {
 	if reg == TMUS {
 		q.tmuParams[u] = 0
 	}
+	if q.tmuAtOnce {
+		return q.start.TMU[u].WriteAtOnce(int(reg), v, param, direct)
+	}
 	if t := q.start.TMU[u]; t != nil {
 		return t.Write(int(reg), v, 0xFFFF, param, direct)
 	}
@@ -408,6 +421,10 @@ func (q *QPU) tmuWrite(u int, reg TMUReg, v *vec, lanes uint16) error {
 // when there is one, else through Env.TMULoad.
 func (q *QPU) tmuLoad(u int) error {
 	u = q.tmuUnit(u)
+	if q.tmuAtOnce {
+		q.start.TMU[u].ReceiveAtOnce(&q.acc[4])
+		return nil
+	}
 	if t := q.start.TMU[u]; t != nil {
 		return t.Receive(&q.acc[4])
 	}
