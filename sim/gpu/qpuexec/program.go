@@ -64,6 +64,7 @@ type Program struct {
 	jumpPts     []jumpPoint // where a bound program's jumps can happen (bound_bind.go bindable)
 	readsCoords bool        // some operand reads X_PIXEL_COORD or Y_PIXEL_COORD
 	batchable   bool        // a Batch runs it in lockstep (batch_plan.go)
+	tmuAtOnce   bool        // no TMU request waits in a request FIFO (tmuatonce.go)
 }
 
 // ReadsPixelCoords reports whether the program reads X_PIXEL_COORD or
@@ -192,6 +193,7 @@ func decodeBytes(addr uint32, b []byte, opts Options) (*Program, error) {
 	}
 	p.compileSteps()
 	p.straight = p.bindable()
+	p.tmuAtOnce = tmuAtOnce(p.Insts)
 	p.batchable = p.straight && opts.Stage == hazard.Fragment && !opts.Permissive && p.selfContained()
 	return p, nil
 }

@@ -165,6 +165,8 @@ type QPU struct {
 	unifNext  uint32
 	unifAt    int
 	tmuParams [2]int
+	tmuAtOnce bool // the TMU accesses take tmu.Unit's at-once entries (begin)
+	tmuSwap   int  // with tmuAtOnce: the physical TMU of program TMU 0 (tmuUnit)
 	noSwap    bool
 	sbWaited  bool
 	mutex     bool
@@ -279,6 +281,16 @@ func (q *QPU) begin(p *Program, env Env, s *Start) {
 	q.unifAt = 0
 	q.setUniforms(s.Uniforms)
 	q.tmuParams = [2]int{}
+	// The thread's TMU accesses take tmu.Unit's at-once entries
+	// (WriteAtOnce, ReceiveAtOnce) when no request of the program waits
+	// in a request FIFO (Program.tmuAtOnce) and the units are
+	// Start.TMU's, idle and not Reference: decided here, once a thread,
+	// not at each access.
+	q.tmuAtOnce = false
+	if t := &s.TMU; p.tmuAtOnce && t[0] != nil && t[1] != nil && !q.Reference {
+		q.tmuAtOnce = !t[0].Reference && !t[1].Reference && t[0].Idle() && t[1].Idle()
+		q.tmuSwap = q.Num >> 1 & 1 // tmuUnit with no TMU_NOSWAP write
+	}
 	q.noSwap = false
 	q.sbWaited = s.InOrder // the wait has nothing to do
 	q.mutex = false
@@ -373,6 +385,9 @@ func (q *QPU) tmuUnit(u int) int {
 }
 
 func (q *QPU) tmuWrite(u int, reg TMUReg, v *vec, lanes uint16) error {
+	if q.tmuAtOnce {
+		return q.tmuWriteAtOnce(u, reg, v)
+	}
 	u = q.tmuUnit(u)
 	if q.env == nil && q.start.TMU[u] == nil {
 		return errors.New("TMU write with no Env")
@@ -403,10 +418,40 @@ func (q *QPU) tmuWrite(u int, reg TMUReg, v *vec, lanes uint16) error {
 	return q.env.TMUWrite(u, reg, v, lanes, param, direct)
 }
 
+// tmuWriteAtOnce is tmuWrite for a thread with tmuAtOnce set: the
+// program never writes TMU_NOSWAP, so the swap is the QPU number's
+// (tmuSwap), and the units are Start.TMU's.
+func (q *QPU) tmuWriteAtOnce(u int, reg TMUReg, v *vec) error {
+	u ^= q.tmuSwap
+	direct := reg == TMUS && q.tmuParams[u] == 0
+	var param uint32
+	if !direct {
+		if q.unifOff+4 <= len(q.unifBuf) {
+			param = binary.LittleEndian.Uint32(q.unifBuf[q.unifOff:])
+			q.unifOff += 4
+			q.unifAddr += 4
+		} else {
+			var err error
+			if param, err = q.popUniform(); err != nil {
+				return err
+			}
+		}
+		q.tmuParams[u]++
+	}
+	if reg == TMUS {
+		q.tmuParams[u] = 0
+	}
+	return q.start.TMU[u].WriteAtOnce(int(reg), v, param, direct)
+}
+
 // tmuLoad serves an ldtmu0/ldtmu1 signal for program TMU u (AG Table 4):
 // the oldest result of its physical unit into r4, from Start.TMU's unit
 // when there is one, else through Env.TMULoad.
 func (q *QPU) tmuLoad(u int) error {
+	if q.tmuAtOnce {
+		q.start.TMU[u^q.tmuSwap].ReceiveAtOnce(&q.acc[4])
+		return nil
+	}
 	u = q.tmuUnit(u)
 	if t := q.start.TMU[u]; t != nil {
 		return t.Receive(&q.acc[4])

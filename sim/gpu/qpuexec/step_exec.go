@@ -286,6 +286,9 @@ func (q *QPU) writeIO(st *step, in *inst, pc int, isAdd bool, lanes uint16) erro
 	}
 	switch wk {
 	case wkTMU:
+		if q.tmuAtOnce {
+			return q.tmuWriteAtOnce(int(tmu)/tmuRegs, TMUReg(int(tmu)%tmuRegs), r)
+		}
 		return q.tmuWrite(int(tmu)/tmuRegs, TMUReg(int(tmu)%tmuRegs), r, lanes)
 	case wkTLB:
 		if err := q.scoreboardWait(); err != nil {

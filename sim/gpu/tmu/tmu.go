@@ -326,6 +326,64 @@ func (u *Unit) Receive(out *[16]uint32) error {
 // Outstanding returns the number of lookups not yet received.
 func (u *Unit) Outstanding() int { return u.rlen + u.npending }
 
+// Idle reports that the unit holds nothing: no parameter of a request
+// being assembled, no request pending, no result to receive. A thread
+// starts with its units idle (Reset).
+func (u *Unit) Idle() bool { return u.usedSlots == 0 && u.rlen == 0 }
+
+// WriteAtOnce is Write for a caller whose requests never wait in the
+// request FIFO: the unit was idle (Idle) when the thread started, every
+// S write finds fewer than ReceiveSlots results not yet received, at most
+// three of T, R and B are written before each S, every write is of all 16
+// lanes, and every ReceiveAtOnce follows an S whose result it pops. Under
+// those terms Write never finds a FIFO full and always takes its at-once
+// path (the lookup done as S is written, its result straight into the
+// receive FIFO), so WriteAtOnce does that path alone, without the request
+// FIFO's accounting: the unit's state, its results and its errors are
+// Write's (TestWriteAtOnceMatchesWrite). Reference must be false. A caller
+// that cannot promise the terms calls Write.
+func (u *Unit) WriteAtOnce(reg int, vals *[16]uint32, param uint32, direct bool) error {
+	c := &u.cur
+	c.written |= 1 << reg
+	c.slots++
+	u.usedSlots++
+	if !direct {
+		// At most three parameters precede S, so there is room.
+		c.params[c.nparams&3] = param
+		c.nparams++
+	}
+	if reg != S {
+		lanes.Copy(&c.regs[reg], vals)
+		return nil
+	}
+	out := &u.recv[(u.rhead+u.rlen)%ReceiveSlots]
+	if u.lastClampT32(c) {
+		nearestClampT32(&u.last.clamp, vals, &c.regs[T], out)
+	} else if err := u.lookup(c, vals, out); err != nil {
+		// Leave the FIFOs as Write does: the request pending, with
+		// its S.
+		lanes.Copy(&c.regs[S], vals)
+		u.pending[0] = *c
+		u.npending = 1
+		u.cur.begin()
+		return err
+	}
+	u.rlen++
+	u.usedSlots -= c.slots
+	u.Lookups++
+	u.cur.begin()
+	return nil
+}
+
+// ReceiveAtOnce is Receive for WriteAtOnce's caller: a result is waiting
+// in the receive FIFO and no request waits behind it.
+func (u *Unit) ReceiveAtOnce(out *[16]uint32) {
+	lanes.Copy(out, &u.recv[u.rhead])
+	u.rhead = (u.rhead + 1) % ReceiveSlots
+	u.rlen--
+	u.Received++
+}
+
 // lookup performs one request; s is its S register (r.regs[S], or the
 // written values when Write does the lookup at once).
 func (u *Unit) lookup(r *request, s *[16]uint32, out *[16]uint32) error {
