@@ -243,14 +243,7 @@ func (u *Unit) Write(reg int, vals *[16]uint32, mask uint16, param uint32, direc
 			// its plan; TestFastPathsMatchReference).
 			nearestClampT32(&u.last.clamp, vals, &c.regs[T], out)
 		} else if err := u.lookup(c, vals, out); err != nil {
-			// Leave the FIFOs as drain would: the request pending,
-			// with its S.
-			if vals != &c.regs[S] {
-				lanes.Copy(&c.regs[S], vals)
-			}
-			u.pending[0] = *c
-			u.npending = 1
-			u.cur.begin()
+			u.keepPending(c, vals)
 			return err
 		}
 		u.rlen++
@@ -360,12 +353,7 @@ func (u *Unit) WriteAtOnce(reg int, vals *[16]uint32, param uint32, direct bool)
 	if u.lastClampT32(c) {
 		nearestClampT32(&u.last.clamp, vals, &c.regs[T], out)
 	} else if err := u.lookup(c, vals, out); err != nil {
-		// Leave the FIFOs as Write does: the request pending, with
-		// its S.
-		lanes.Copy(&c.regs[S], vals)
-		u.pending[0] = *c
-		u.npending = 1
-		u.cur.begin()
+		u.keepPending(c, vals)
 		return err
 	}
 	u.rlen++
@@ -373,6 +361,18 @@ func (u *Unit) WriteAtOnce(reg int, vals *[16]uint32, param uint32, direct bool)
 	u.Lookups++
 	u.cur.begin()
 	return nil
+}
+
+// keepPending leaves the FIFOs as drain does when the lookup of request
+// c, whose S values are vals, fails at once: the request pending, with
+// its S, and a new one begun. Write's and WriteAtOnce's failure path.
+func (u *Unit) keepPending(c *request, vals *[16]uint32) {
+	if vals != &c.regs[S] {
+		lanes.Copy(&c.regs[S], vals)
+	}
+	u.pending[0] = *c
+	u.npending = 1
+	u.cur.begin()
 }
 
 // ReceiveAtOnce is Receive for WriteAtOnce's caller: a result is waiting
