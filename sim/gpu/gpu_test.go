@@ -313,6 +313,50 @@ func TestColourLoadReadsOwnPixels(t *testing.T) {
 	}
 }
 
+// A shader's MS_FLAGS write in non-multisample mode switches elements'
+// TLB writes on and off: zeroing MS_FLAGS in the even elements leaves
+// their pixels unwritten by the TLB_Z and colour writes after it. The
+// odd elements are the odd columns in every block (the second of each
+// horizontal pair; TestElementToPixelLayoutOfCubeDemo). The fast path,
+// which keeps the lanes MS_FLAGS lets through for a program that does
+// not write MS_FLAGS, must read them for one that does, and draw what
+// the reference draws, counters included.
+func TestMSFlagsWriteMasksTLBWrites(t *testing.T) {
+	var a qpu.Asm
+	a.I(qpu.Mov(qpu.R0, qpu.ElemNum))
+	a.I(qpu.And(qpu.MSFlags, qpu.R0, qpu.SmallInt(1)))
+	a.I(qpu.Mov(qpu.TLBZ, qpu.RB(15)))
+	a.I(qpu.Mov(qpu.TLBColourAll, qpu.Unif))
+	code := fsEnd(&a)
+	const colour = 0xFF00FF00
+	var counters [2]hw.Counters
+	for k, ref := range []bool{false, true} {
+		g := New(Options{Workers: 2, Reference: ref})
+		t.Cleanup(g.Close)
+		j := newTJob(t, 72, 40)
+		j.rcl.ClearColor = clearColor
+		j.rcl.ClearZ = 0xFFFFFF
+		j.beginBin(cl.ConfigurationBits{EnableForwardFacing: true, EnableReverseFacing: true, DepthFunc: cl.DepthFuncLess, ZUpdates: true})
+		j.drawNV(j.program(code), []uint32{colour}, cl.PrimitiveModeTriangles, j.quad(0.5)...)
+		mustRun(t, j, g)
+		for y := range 40 {
+			for x := range 72 {
+				want := uint32(clearColor)
+				if x%2 == 1 {
+					want = colour
+				}
+				if got := j.pixel(x, y); got != want {
+					t.Fatalf("reference %v, pixel (%d,%d): %#x, want %#x", ref, x, y, got, want)
+				}
+			}
+		}
+		counters[k] = j.counters
+	}
+	if counters[0] != counters[1] {
+		t.Errorf("counters: fast path %v, reference %v", counters[0], counters[1])
+	}
+}
+
 // An access outside the job's memory is refused and hangs the job; it is
 // not a panic, and the next job runs normally.
 func TestFaultHangsTheJob(t *testing.T) {

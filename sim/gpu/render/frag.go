@@ -60,6 +60,15 @@ type fragment struct {
 
 	depth   tlb.DepthState
 	reverse bool
+	// liveLanes says the primitive's TLB writes take the elements that
+	// MS_FLAGS lets through from fragBlock.live instead of reading
+	// MS_FLAGS: not multisample, not the reference path, and a program
+	// that never writes MS_FLAGS (keepsMS), whose MS_FLAGS change only
+	// in the TLB_Z writes, which keep live too. keepsMS is worked out
+	// once for the program msProg.
+	liveLanes bool
+	keepsMS   bool
+	msProg    *qpuexec.Program
 	// z is the current block's Z: its Start's, or the rb15 of the QPU
 	// it runs on (qpuexec.Start.WZInRegs).
 	z *[16]uint32
@@ -94,6 +103,10 @@ type fragBlock struct {
 	idx    [16]uint16 // tile pixel of each element (the reference path's; the fast path fills it when it reads colours)
 	blk    tlb.Block  // the same pixels as pairs, for the fast paths
 	msMask uint16     // the coverage start.MSFlags was made from
+	// live is the elements whose MS_FLAGS are not zero, kept when
+	// f.liveLanes is set: the block's coverage at its start, less the
+	// elements a TLB_Z write fails.
+	live uint16
 
 	// Multisample mode: the samples each element's pixel covers, the
 	// TLB's own mask of them (cov less the samples a Z test failed: the
@@ -186,12 +199,16 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 	}
 	f.depth = tlb.DepthState{Func: st.config.DepthFunc, Update: st.config.ZUpdates}
 	f.reverse = f.prim.Reverse
+	if st.fs != f.msProg {
+		f.msProg, f.keepsMS = st.fs, !writesMSFlags(st.fs)
+	}
 	// In multisample mode the general code runs: per-sample coverage,
 	// no early-Z (Mesa never enables it there, vc4_emit.c, for the
 	// hardware's HW-2905; the shader's TLB_Z write makes the real test,
 	// doc/hardware.md#tile-buffer-formats), the TLB per sample.
 	ms := w.frame.MS
 	earlyZ := !ms && f.earlyZ()
+	f.liveLanes = !ms && !w.r.opts.Reference && f.keepsMS
 	side := w.frame.Side()
 	tx0, ty0 := w.tile.X*side, w.tile.Y*side
 	b := f.prim.Bounds()
@@ -358,6 +375,7 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 			f.msWrite, f.msRead = 0, 0
 			f.clipState = 0
 			f.samples = f.cov
+			f.live = mask
 			f.tmu[0].Reset(nil)
 			f.tmu[1].Reset(nil)
 			shaded = true
@@ -456,6 +474,18 @@ func (f *fragment) countTMU() {
 	f.w.counters[uapi.PerfcntTMUTotalTextQuadsProcessed] += 4 * n
 }
 
+// writesMSFlags reports whether any instruction of p names MS_FLAGS (or
+// REV_FLAG, the same write address in file B) as a write address,
+// whatever its opcode and condition (qpu.Inst.Writes).
+func writesMSFlags(p *qpuexec.Program) bool {
+	for i := range p.Insts {
+		if p.Insts[i].Writes(qpu.WMSFlagsRev) {
+			return true
+		}
+	}
+	return false
+}
+
 // The Env of a block's QPU: each call makes the block f's current one,
 // then does what f's Env methods do.
 
@@ -502,6 +532,20 @@ func (b *fragBlock) Semaphore(n int, acquire bool) error { return b.f.Semaphore(
 func quadMask(m uint16) uint8 {
 	return quadsOfByte[m&0xFF] | quadsOfByte[m>>8]<<2
 }
+
+// quadCount returns the number of quads (elements 4q..4q+3) with an
+// element set in m: the bits of quadMask(m), two table reads.
+func quadCount(m uint16) uint64 {
+	return uint64(quadsInByte[m&0xFF] + quadsInByte[m>>8])
+}
+
+// quadsInByte[b] is the number of b's two nibbles that are not zero.
+var quadsInByte = func() (t [256]uint8) {
+	for b := range t {
+		t[b] = uint8(bits.OnesCount8(quadsOfByte[b]))
+	}
+	return t
+}()
 
 // quadsOfByte[b] has bit 0 set when b's low nibble is not zero, bit 1
 // when its high nibble is not.
@@ -641,6 +685,41 @@ func (f *fragment) TMULoad(unit int, r4 *[16]uint32) error {
 // TLBWrite implements qpuexec.Env: stencil setup (element 0's word), the
 // Z and stencil tests, and masked colour writes ([AG] §5).
 func (f *fragment) TLBWrite(reg qpuexec.TLBReg, v *[16]uint32, mask uint16, ms *[16]uint32) error {
+	if f.liveLanes {
+		// The elements MS_FLAGS lets through are f.live, kept below;
+		// a block's elements shade distinct pixels in pairs
+		// (laneBlock).
+		b := &f.w.buf
+		c := &f.w.counters
+		switch reg {
+		case qpuexec.TLBZ:
+			in := mask & f.live
+			pass, sfail := b.ZWriteBlock(&f.blk, v, in, f.depth, &f.stencil, f.reverse)
+			if fail := in &^ pass; fail != 0 {
+				f.live &^= fail
+				for ; fail != 0; fail &= fail - 1 {
+					ms[bits.TrailingZeros16(fail)] = 0
+				}
+			}
+			// pass is within in, so the quads with an element in in
+			// and none passing are those of in less those of pass.
+			nin, npass := quadCount(in), quadCount(pass)
+			c[uapi.PerfcntTLBQuadsPassingZAndStencil] += npass
+			c[uapi.PerfcntTLBQuadsNotPassingZAndStencil] += nin - npass
+			if sfail != 0 {
+				c[uapi.PerfcntTLBQuadsNotPassingStencil] += uint64(bits.OnesCount8(quadMask(sfail) &^ quadMask(pass)))
+			}
+			return nil
+		case qpuexec.TLBColourAll, qpuexec.TLBColourMS:
+			m := mask & f.live
+			b.WriteColorBlock(&f.blk, v, m)
+			n := quadCount(m)
+			c[uapi.PerfcntTLBQuadsWrittenToColorBuf] += n
+			c[uapi.PerfcntTLBQuadsNonZeroCoverage] += n
+			c[uapi.PerfcntTLBQuadsZeroCoverage] += 4 - n
+			return nil
+		}
+	}
 	if f.w.frame.MS {
 		return f.tlbWriteMS(reg, v, mask, ms)
 	}
