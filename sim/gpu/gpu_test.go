@@ -81,8 +81,8 @@ func TestTriangleCoversExactPixels(t *testing.T) {
 	}
 	// Counters, from the same pixel set: one fragment shader thread per
 	// 4×4 block with a covered pixel, 6 instructions of 4 clocks each
-	// ([AG] §3); one valid quad, and one quad written, per 2×2 quad with a
-	// covered pixel.
+	// ([AG] §3), and no other shader (NV shader state); one valid quad,
+	// and one quad written, per 2×2 quad with a covered pixel.
 	blocks, quads := map[[2]int]bool{}, map[[2]int]bool{}
 	for y := range 128 {
 		for x := range 128 {
@@ -95,6 +95,9 @@ func TestTriangleCoversExactPixels(t *testing.T) {
 	c := &j.counters
 	if got, want := c[uapi.PerfcntQPUTotalClkCyclesFragmentShading], uint64(4*6*len(blocks)); got != want {
 		t.Errorf("fragment shading cycles %d, want %d", got, want)
+	}
+	if got, want := c[uapi.PerfcntQPUTotalClkCyclesExecValidInst], uint64(4*6*len(blocks)); got != want {
+		t.Errorf("cycles executing valid instructions %d, want %d", got, want)
 	}
 	if c[uapi.PerfcntFEPValidQuads] != uint64(len(quads)) || c[uapi.PerfcntTLBQuadsWrittenToColorBuf] != uint64(len(quads)) {
 		t.Errorf("valid quads %d, quads written %d, want %d", c[uapi.PerfcntFEPValidQuads], c[uapi.PerfcntTLBQuadsWrittenToColorBuf], len(quads))

@@ -69,6 +69,9 @@ type fragment struct {
 	liveLanes bool
 	keepsMS   bool
 	msProg    *qpuexec.Program
+	// instrs is the instructions the primitive's blocks have run so far,
+	// for the QPU cycle counters (countTMU adds them).
+	instrs uint64
 	// z is the current block's Z: its Start's, or the rb15 of the QPU
 	// it runs on (qpuexec.Start.WZInRegs).
 	z *[16]uint32
@@ -235,7 +238,7 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 		}
 	}
 	c := &w.counters
-	// The TMU quads are counted from the units once the primitive's
+	// The TMU quads and the QPU cycles are counted once the primitive's
 	// blocks have run, or failed (countTMU).
 	defer f.countTMU()
 	// W and Z go straight into the registers of the QPU that runs a
@@ -372,9 +375,13 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 			f.next = 0
 			f.bx, f.by = bx, by
 			f.stencil.Reset()
-			f.msWrite, f.msRead = 0, 0
-			f.clipState = 0
-			f.samples = f.cov
+			if ms {
+				// Read only by the multisample TLB accesses
+				// (tlbWriteMS, TLBLoad, keepToClip).
+				f.msWrite, f.msRead = 0, 0
+				f.clipState = 0
+				f.samples = f.cov
+			}
 			f.live = mask
 			f.tmu[0].Reset(nil)
 			f.tmu[1].Reset(nil)
@@ -441,14 +448,11 @@ func (f *fragment) runBatch(hw, nvary int) error {
 // ran counts block b's run, whose result was res and error err, and
 // checks that it read its varyings.
 func (f *fragment) ran(b *fragBlock, res *qpuexec.Result, err error, hw, nvary int) error {
-	st := &f.w.st
-	c := &f.w.counters
-	c[uapi.PerfcntQPUTotalClkCyclesFragmentShading] += 4 * uint64(res.Instructions)
-	c[uapi.PerfcntQPUTotalClkCyclesExecValidInst] += 4 * uint64(res.Instructions)
+	f.instrs += uint64(res.Instructions)
 	if err != nil {
 		return err
 	}
-	if b.next < f.nvary && !st.fs.Opts.Permissive {
+	if st := &f.w.st; b.next < f.nvary && !st.fs.Opts.Permissive {
 		// "All of the set up varyings must be read before the
 		// shader completes" ([AG] §6 "Varyings Interpolation"):
 		// the next thread would read the rest. A broken
@@ -462,7 +466,8 @@ func (f *fragment) ran(b *fragBlock, res *qpuexec.Result, err error, hw, nvary i
 // countTMU counts the TMU quads of the lookups the blocks' shaders
 // received (tmu.Unit.Received): one lookup serves the thread's four
 // quads. It counts them whether the QPU called the units itself
-// (qpuexec.Start.TMU) or through TMULoad.
+// (qpuexec.Start.TMU) or through TMULoad. It also counts the QPU cycles
+// of the instructions the blocks ran (ran sums them: four cycles each).
 func (f *fragment) countTMU() {
 	var n uint64
 	for k := range f.blocks {
@@ -471,7 +476,11 @@ func (f *fragment) countTMU() {
 			u.Received = 0
 		}
 	}
-	f.w.counters[uapi.PerfcntTMUTotalTextQuadsProcessed] += 4 * n
+	c := &f.w.counters
+	c[uapi.PerfcntTMUTotalTextQuadsProcessed] += 4 * n
+	c[uapi.PerfcntQPUTotalClkCyclesFragmentShading] += 4 * f.instrs
+	c[uapi.PerfcntQPUTotalClkCyclesExecValidInst] += 4 * f.instrs
+	f.instrs = 0
 }
 
 // writesMSFlags reports whether any instruction of p names MS_FLAGS (or
