@@ -204,6 +204,21 @@ func TestDepthTestOrder(t *testing.T) {
 					t.Errorf("%v early %v order %d: pixel %v = %#x, want %#x", c.fn, c.early, order, p, got, want)
 				}
 			}
+			// The front-end counters: each draw's two triangles
+			// cover the frame's 32×32 2×2 quads, the 32 that their
+			// shared diagonal cuts once for each triangle; with
+			// early-Z, the second draw's are all rejected when it
+			// is behind the first (its colour is not the one left),
+			// none when it is in front.
+			const perDraw = 32*32 + 32
+			valid, clipped := j.counters[uapi.PerfcntFEPValidQuads], j.counters[uapi.PerfcntFEPClippedQuads]
+			wantClipped := uint64(0)
+			if c.early && want != draws[1].col {
+				wantClipped = perDraw
+			}
+			if valid != 2*perDraw || clipped != wantClipped {
+				t.Errorf("%v early %v order %d: %d valid quads, %d clipped; want %d and %d", c.fn, c.early, order, valid, clipped, 2*perDraw, wantClipped)
+			}
 		}
 	}
 }

@@ -42,7 +42,8 @@ type fragment struct {
 	psize    [3]float32
 	clipVary [3][maxVaryings]float32
 	setup    [maxSetup]raster.Varying
-	nvary    int
+	nvary    int // the primitive's varyings: the PSE's own, then the shader record's
+	hwVary   int // the PSE's own
 
 	// The plane terms of the primitive's block columns and of the current
 	// block row (raster.Prim.Col/Row, raster.Varying.Col/Row), worked out
@@ -191,7 +192,7 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 	if nvary > maxVaryings {
 		return fmt.Errorf("%d varyings: a shaded vertex holds at most %d", nvary, maxVaryings)
 	}
-	f.nvary = hw + nvary
+	f.nvary, f.hwVary = hw+nvary, hw
 	for j := 0; j < nvary; j++ {
 		var vals [3]float32
 		for k := range vals {
@@ -256,12 +257,19 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 		q := f.batch.QPU()
 		regW, regZ = q.RA(15), q.RB(15)
 	}
+	// What every block of the primitive starts with, in every slot.
+	for k := range f.blocks {
+		s := &f.blocks[k].start
+		s.WZInRegs = regW != nil
+		s.RevFlag = rev
+		s.Uniforms = st.fsUniforms
+	}
 	f.nblk = 0
 	f.fragBlock = &f.blocks[0]
 	for by := b.Y0 &^ 3; by < b.Y1; by += 4 {
 		// A batch keeps to a row: the varyings' row terms are the row's.
 		if f.nblk > 0 {
-			if err := f.runBatch(hw, nvary); err != nil {
+			if err := f.runBatch(); err != nil {
 				return err
 			}
 		}
@@ -302,7 +310,6 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 			if regW != nil {
 				sw, sz = regW, regZ
 			}
-			s.WZInRegs = regW != nil
 			f.z = sz
 			if f.terms {
 				if !rowReady {
@@ -344,12 +351,20 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 				}
 				f.blk.Shifted(&f.rowBlk, uint16(4*k))
 			}
-			quads := quadMask(mask)
-			c[uapi.PerfcntFEPValidQuads] += uint64(bits.OnesCount8(quads))
+			quads := quadCount(mask)
+			c[uapi.PerfcntFEPValidQuads] += quads
 			if earlyZ {
-				mask = f.earlyTest(mask)
-				left := quadMask(mask)
-				c[uapi.PerfcntFEPClippedQuads] += uint64(bits.OnesCount8(quads &^ left))
+				// The elements left are within mask, so the quads
+				// with none left are mask's less theirs.
+				if w.r.opts.Reference {
+					mask = f.earlyTest(mask)
+				} else {
+					// The block's pixels are distinct and its Z
+					// values 24-bit (raster.BlockInputs), so the
+					// block-wide test is Passes for each.
+					mask = w.buf.DepthPasses(&f.blk, f.z, mask, f.depth.Func)
+				}
+				c[uapi.PerfcntFEPClippedQuads] += quads - quadCount(mask)
 				if mask == 0 {
 					continue
 				}
@@ -370,8 +385,6 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 				}
 				f.msMask = mask
 			}
-			s.RevFlag = rev
-			s.Uniforms = st.fsUniforms
 			f.next = 0
 			f.bx, f.by = bx, by
 			f.stencil.Reset()
@@ -389,11 +402,11 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 			if batchOf == 1 {
 				// One block at a time, straight to the QPU.
 				res, err := f.batch.QPU().Run(st.fs, f, s)
-				if err := f.ran(f.fragBlock, &res, err, hw, nvary); err != nil {
+				if err := f.ran(f.fragBlock, &res, err); err != nil {
 					return err
 				}
 			} else if f.nblk++; f.nblk == batchOf {
-				if err := f.runBatch(hw, nvary); err != nil {
+				if err := f.runBatch(); err != nil {
 					return err
 				}
 			} else {
@@ -402,7 +415,7 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 		}
 	}
 	if f.nblk > 0 {
-		if err := f.runBatch(hw, nvary); err != nil {
+		if err := f.runBatch(); err != nil {
 			return err
 		}
 	}
@@ -420,9 +433,7 @@ const batchBlocks = qpuexec.MaxBatch
 
 // runBatch runs the fragment shader on the f.nblk blocks gathered, as if
 // one after another in their order, and makes blocks[0] the next slot.
-// hw and nvary are the primitive's varyings: the PSE's own and the
-// shader record's.
-func (f *fragment) runBatch(hw, nvary int) error {
+func (f *fragment) runBatch() error {
 	st := &f.w.st
 	n := f.nblk
 	f.nblk = 0
@@ -438,7 +449,7 @@ func (f *fragment) runBatch(hw, nvary int) error {
 		if j == k-1 {
 			e = err
 		}
-		if e := f.ran(&f.blocks[j], &f.res[j], e, hw, nvary); e != nil {
+		if e := f.ran(&f.blocks[j], &f.res[j], e); e != nil {
 			return e
 		}
 	}
@@ -447,11 +458,21 @@ func (f *fragment) runBatch(hw, nvary int) error {
 
 // ran counts block b's run, whose result was res and error err, and
 // checks that it read its varyings.
-func (f *fragment) ran(b *fragBlock, res *qpuexec.Result, err error, hw, nvary int) error {
+func (f *fragment) ran(b *fragBlock, res *qpuexec.Result, err error) error {
 	f.instrs += uint64(res.Instructions)
+	if err != nil || b.next < f.nvary {
+		return f.ranBadly(b, err)
+	}
+	return nil
+}
+
+// ranBadly is ran's answer for a block that failed or did not read all
+// its varyings: ran is small enough to be inlined without it.
+func (f *fragment) ranBadly(b *fragBlock, err error) error {
 	if err != nil {
 		return err
 	}
+	hw, nvary := f.hwVary, f.nvary-f.hwVary
 	if st := &f.w.st; b.next < f.nvary && !st.fs.Opts.Permissive {
 		// "All of the set up varyings must be read before the
 		// shader completes" ([AG] §6 "Varyings Interpolation"):
@@ -644,19 +665,17 @@ func (f *fragment) earlyZ() bool {
 	return false
 }
 
+// earlyTest returns the elements of mask whose Z passes the depth test
+// against the Z buffer, one element at a time: the reference path's
+// early-Z test (shadePrim's fast path tests the block at once).
 func (f *fragment) earlyTest(mask uint16) uint16 {
-	if f.w.r.opts.Reference {
-		zs := &f.w.buf.ZS
-		for i := range 16 {
-			if mask&(1<<i) != 0 && !tlb.Passes(f.depth.Func, f.z[i], zs[f.idx[i]]>>8) {
-				mask &^= 1 << i
-			}
+	zs := &f.w.buf.ZS
+	for i := range 16 {
+		if mask&(1<<i) != 0 && !tlb.Passes(f.depth.Func, f.z[i], zs[f.idx[i]]>>8) {
+			mask &^= 1 << i
 		}
-		return mask
 	}
-	// The block's pixels are distinct and its Z values 24-bit
-	// (raster.BlockInputs), so the block-wide test is Passes for each.
-	return f.w.buf.DepthPasses(&f.blk, f.z, mask, f.depth.Func)
+	return mask
 }
 
 // Varying implements qpuexec.Env: the next varying's VP for the block's
