@@ -54,10 +54,10 @@ type fragment struct {
 	rowWZ   raster.RowTerms
 	colVary [maxSetup][tileBlocks][4]float32
 	rowVary [maxSetup][4]float32
-	// varyC is each varying's C in all 16 elements, filled once per
-	// primitive when terms is set, so that a varying read copies it
-	// (inlined) instead of filling it (lanes.Fill, a call).
-	varyC [maxSetup][16]uint32
+	// varyC is the bits of each varying's C, taken once per primitive
+	// when terms is set, which a varying read's VP kernel broadcasts
+	// (raster.BlockVPCOf).
+	varyC [maxSetup]uint32
 
 	depth   tlb.DepthState
 	reverse bool
@@ -104,6 +104,7 @@ type fragBlock struct {
 	col    int // the block's column in colWZ and colVary
 	next   int // next varying to read
 	bx, by int
+	par    int        // the block's parity (raster.BlockParity of by)
 	idx    [16]uint16 // tile pixel of each element (the reference path's; the fast path fills it when it reads colours)
 	blk    tlb.Block  // the same pixels as pairs, for the fast paths
 	msMask uint16     // the coverage start.MSFlags was made from
@@ -235,7 +236,7 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 			}
 		}
 		for j := 0; j < f.nvary; j++ {
-			lanes.Fill(&f.varyC[j], math.Float32bits(f.setup[j].C))
+			f.varyC[j] = math.Float32bits(f.setup[j].C)
 		}
 	}
 	c := &w.counters
@@ -386,7 +387,7 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 				f.msMask = mask
 			}
 			f.next = 0
-			f.bx, f.by = bx, by
+			f.bx, f.by, f.par = bx, by, par
 			f.stencil.Reset()
 			if ms {
 				// Read only by the multisample TLB accesses
@@ -689,8 +690,7 @@ func (f *fragment) Varying(vp, c *[16]uint32) error {
 		return nil
 	}
 	if f.terms {
-		raster.BlockVPOf(&f.colVary[j][f.col], &f.rowVary[j], f.by, vp)
-		lanes.Copy(c, &f.varyC[j])
+		raster.BlockVPCOf(&f.colVary[j][f.col], &f.rowVary[j], f.par, vp, f.varyC[j], c)
 		return nil
 	}
 	s := &f.setup[j]
