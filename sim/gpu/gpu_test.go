@@ -81,8 +81,8 @@ func TestTriangleCoversExactPixels(t *testing.T) {
 	}
 	// Counters, from the same pixel set: one fragment shader thread per
 	// 4×4 block with a covered pixel, 6 instructions of 4 clocks each
-	// ([AG] §3); one valid quad, and one quad written, per 2×2 quad with a
-	// covered pixel.
+	// ([AG] §3), and no other shader (NV shader state); one valid quad,
+	// and one quad written, per 2×2 quad with a covered pixel.
 	blocks, quads := map[[2]int]bool{}, map[[2]int]bool{}
 	for y := range 128 {
 		for x := range 128 {
@@ -95,6 +95,9 @@ func TestTriangleCoversExactPixels(t *testing.T) {
 	c := &j.counters
 	if got, want := c[uapi.PerfcntQPUTotalClkCyclesFragmentShading], uint64(4*6*len(blocks)); got != want {
 		t.Errorf("fragment shading cycles %d, want %d", got, want)
+	}
+	if got, want := c[uapi.PerfcntQPUTotalClkCyclesExecValidInst], uint64(4*6*len(blocks)); got != want {
+		t.Errorf("cycles executing valid instructions %d, want %d", got, want)
 	}
 	if c[uapi.PerfcntFEPValidQuads] != uint64(len(quads)) || c[uapi.PerfcntTLBQuadsWrittenToColorBuf] != uint64(len(quads)) {
 		t.Errorf("valid quads %d, quads written %d, want %d", c[uapi.PerfcntFEPValidQuads], c[uapi.PerfcntTLBQuadsWrittenToColorBuf], len(quads))
@@ -200,6 +203,21 @@ func TestDepthTestOrder(t *testing.T) {
 				if got := j.pixel(p[0], p[1]); got != want {
 					t.Errorf("%v early %v order %d: pixel %v = %#x, want %#x", c.fn, c.early, order, p, got, want)
 				}
+			}
+			// The front-end counters: each draw's two triangles
+			// cover the frame's 32×32 2×2 quads, the 32 that their
+			// shared diagonal cuts once for each triangle; with
+			// early-Z, the second draw's are all rejected when it
+			// is behind the first (its colour is not the one left),
+			// none when it is in front.
+			const perDraw = 32*32 + 32
+			valid, clipped := j.counters[uapi.PerfcntFEPValidQuads], j.counters[uapi.PerfcntFEPClippedQuads]
+			wantClipped := uint64(0)
+			if c.early && want != draws[1].col {
+				wantClipped = perDraw
+			}
+			if valid != 2*perDraw || clipped != wantClipped {
+				t.Errorf("%v early %v order %d: %d valid quads, %d clipped; want %d and %d", c.fn, c.early, order, valid, clipped, 2*perDraw, wantClipped)
 			}
 		}
 	}
@@ -310,6 +328,50 @@ func TestColourLoadReadsOwnPixels(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// A shader's MS_FLAGS write in non-multisample mode switches elements'
+// TLB writes on and off: zeroing MS_FLAGS in the even elements leaves
+// their pixels unwritten by the TLB_Z and colour writes after it. The
+// odd elements are the odd columns in every block (the second of each
+// horizontal pair; TestElementToPixelLayoutOfCubeDemo). The fast path,
+// which keeps the lanes MS_FLAGS lets through for a program that does
+// not write MS_FLAGS, must read them for one that does, and draw what
+// the reference draws, counters included.
+func TestMSFlagsWriteMasksTLBWrites(t *testing.T) {
+	var a qpu.Asm
+	a.I(qpu.Mov(qpu.R0, qpu.ElemNum))
+	a.I(qpu.And(qpu.MSFlags, qpu.R0, qpu.SmallInt(1)))
+	a.I(qpu.Mov(qpu.TLBZ, qpu.RB(15)))
+	a.I(qpu.Mov(qpu.TLBColourAll, qpu.Unif))
+	code := fsEnd(&a)
+	const colour = 0xFF00FF00
+	var counters [2]hw.Counters
+	for k, ref := range []bool{false, true} {
+		g := New(Options{Workers: 2, Reference: ref})
+		t.Cleanup(g.Close)
+		j := newTJob(t, 72, 40)
+		j.rcl.ClearColor = clearColor
+		j.rcl.ClearZ = 0xFFFFFF
+		j.beginBin(cl.ConfigurationBits{EnableForwardFacing: true, EnableReverseFacing: true, DepthFunc: cl.DepthFuncLess, ZUpdates: true})
+		j.drawNV(j.program(code), []uint32{colour}, cl.PrimitiveModeTriangles, j.quad(0.5)...)
+		mustRun(t, j, g)
+		for y := range 40 {
+			for x := range 72 {
+				want := uint32(clearColor)
+				if x%2 == 1 {
+					want = colour
+				}
+				if got := j.pixel(x, y); got != want {
+					t.Fatalf("reference %v, pixel (%d,%d): %#x, want %#x", ref, x, y, got, want)
+				}
+			}
+		}
+		counters[k] = j.counters
+	}
+	if counters[0] != counters[1] {
+		t.Errorf("counters: fast path %v, reference %v", counters[0], counters[1])
 	}
 }
 

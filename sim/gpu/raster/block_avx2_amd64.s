@@ -169,3 +169,31 @@ vpsse2:
 	LEAQ ·laneRowOff4(SB), R9
 	ADDQ CX, R9
 	JMP ·blockVPSSE2Body(SB)
+
+// func blockVPCPar(ax, by *[4]float32, par int, out *[16]uint32, cbits uint32, c *[16]uint32)
+//
+// blockVPCPar is blockVPPar that first fills c with cbits in every
+// element: a varying read's VP and C in one call. Its first four
+// arguments are blockVPPar's, at the same offsets, so it ends by
+// jumping there. The AVX2 path's broadcast leaves the upper halves
+// dirty for blockVPPar's AVX2 path, which ends with VZEROUPPER; the
+// SSE2 path stays with legacy SSE, as blockVPSSE2Body does.
+TEXT ·blockVPCPar(SB), NOSPLIT, $0-48
+	MOVQ c+40(FP), R11
+	CMPB ·hasAVX2(SB), $0
+	JEQ vpcsse2
+	MOVL cbits+32(FP), AX
+	VMOVD AX, X2
+	VPBROADCASTD X2, Y2
+	VMOVDQU Y2, (R11)
+	VMOVDQU Y2, 32(R11)
+	JMP ·blockVPPar(SB)
+
+vpcsse2:
+	MOVL cbits+32(FP), X2
+	PSHUFD $0, X2, X2
+	MOVOU X2, (R11)
+	MOVOU X2, 16(R11)
+	MOVOU X2, 32(R11)
+	MOVOU X2, 48(R11)
+	JMP ·blockVPPar(SB)

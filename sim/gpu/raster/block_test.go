@@ -83,3 +83,29 @@ func versionNames(vs []blockVersion) []string {
 	}
 	return n
 }
+
+// BlockVPCOf gives BlockVPOf's VP and fills C with the bits given, on
+// blocks of both parities, in every build (on amd64 through
+// blockVPCPar, elsewhere through the Go loop).
+func TestBlockVPCOfIsBlockVPOf(t *testing.T) {
+	r := rand.New(rand.NewPCG(33, 34))
+	for n := 0; n < 2000; n++ {
+		var col, row [4]float32
+		for k := range 4 {
+			col[k], row[k] = float32(r.NormFloat64()*100), float32(r.NormFloat64()*100)
+		}
+		by := 4 * r.IntN(64)
+		cbits := r.Uint32()
+		var vp, want, c [16]uint32
+		BlockVPOf(&col, &row, by, &want)
+		BlockVPCOf(&col, &row, BlockParity(by), &vp, cbits, &c)
+		for i := range c {
+			if c[i] != cbits {
+				t.Fatalf("C %#x: element %d is %#x (%#x)", cbits, i, c[i], c)
+			}
+		}
+		if vp != want {
+			t.Fatalf("col %v row %v top row %d: VP %#x, BlockVPOf %#x", col, row, by, vp, want)
+		}
+	}
+}

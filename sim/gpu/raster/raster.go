@@ -802,6 +802,13 @@ func BlockVPOf(col, row *[4]float32, by int, out *[16]uint32) {
 	blockVP(col, row, BlockParity(by), out)
 }
 
+// BlockVPCOf is BlockVPOf, for a block of parity par (BlockParity of
+// its top row), that also fills c with cbits, the bits of the varying's
+// C, in every element: a varying read's two results in one call.
+func BlockVPCOf(col, row *[4]float32, par int, out *[16]uint32, cbits uint32, c *[16]uint32) {
+	blockVPC(col, row, par, out, cbits, c)
+}
+
 // SetupLine prepares a line from v0 to v1 of the given width in pixels
 // (LINE_WIDTH). The sources do not describe the hardware's line
 // rasterisation; we use OpenGL's rule for aliased wide lines: the

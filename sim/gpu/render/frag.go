@@ -42,7 +42,8 @@ type fragment struct {
 	psize    [3]float32
 	clipVary [3][maxVaryings]float32
 	setup    [maxSetup]raster.Varying
-	nvary    int
+	nvary    int // the primitive's varyings: the PSE's own, then the shader record's
+	hwVary   int // the PSE's own
 
 	// The plane terms of the primitive's block columns and of the current
 	// block row (raster.Prim.Col/Row, raster.Varying.Col/Row), worked out
@@ -53,13 +54,25 @@ type fragment struct {
 	rowWZ   raster.RowTerms
 	colVary [maxSetup][tileBlocks][4]float32
 	rowVary [maxSetup][4]float32
-	// varyC is each varying's C in all 16 elements, filled once per
-	// primitive when terms is set, so that a varying read copies it
-	// (inlined) instead of filling it (lanes.Fill, a call).
-	varyC [maxSetup][16]uint32
+	// varyC is the bits of each varying's C, taken once per primitive
+	// when terms is set, which a varying read's VP kernel broadcasts
+	// (raster.BlockVPCOf).
+	varyC [maxSetup]uint32
 
 	depth   tlb.DepthState
 	reverse bool
+	// liveLanes says the primitive's TLB writes take the elements that
+	// MS_FLAGS lets through from fragBlock.live instead of reading
+	// MS_FLAGS: not multisample, not the reference path, and a program
+	// that never writes MS_FLAGS (keepsMS), whose MS_FLAGS change only
+	// in the TLB_Z writes, which keep live too. keepsMS is worked out
+	// once for the program msProg.
+	liveLanes bool
+	keepsMS   bool
+	msProg    *qpuexec.Program
+	// instrs is the instructions the primitive's blocks have run so far,
+	// for the QPU cycle counters (countTMU adds them).
+	instrs uint64
 	// z is the current block's Z: its Start's, or the rb15 of the QPU
 	// it runs on (qpuexec.Start.WZInRegs).
 	z *[16]uint32
@@ -91,9 +104,14 @@ type fragBlock struct {
 	col    int // the block's column in colWZ and colVary
 	next   int // next varying to read
 	bx, by int
+	par    int        // the block's parity (raster.BlockParity of by)
 	idx    [16]uint16 // tile pixel of each element (the reference path's; the fast path fills it when it reads colours)
 	blk    tlb.Block  // the same pixels as pairs, for the fast paths
 	msMask uint16     // the coverage start.MSFlags was made from
+	// live is the elements whose MS_FLAGS are not zero, kept when
+	// f.liveLanes is set: the block's coverage at its start, less the
+	// elements a TLB_Z write fails.
+	live uint16
 
 	// Multisample mode: the samples each element's pixel covers, the
 	// TLB's own mask of them (cov less the samples a Z test failed: the
@@ -175,7 +193,7 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 	if nvary > maxVaryings {
 		return fmt.Errorf("%d varyings: a shaded vertex holds at most %d", nvary, maxVaryings)
 	}
-	f.nvary = hw + nvary
+	f.nvary, f.hwVary = hw+nvary, hw
 	for j := 0; j < nvary; j++ {
 		var vals [3]float32
 		for k := range vals {
@@ -186,12 +204,16 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 	}
 	f.depth = tlb.DepthState{Func: st.config.DepthFunc, Update: st.config.ZUpdates}
 	f.reverse = f.prim.Reverse
+	if st.fs != f.msProg {
+		f.msProg, f.keepsMS = st.fs, !writesMSFlags(st.fs)
+	}
 	// In multisample mode the general code runs: per-sample coverage,
 	// no early-Z (Mesa never enables it there, vc4_emit.c, for the
 	// hardware's HW-2905; the shader's TLB_Z write makes the real test,
 	// doc/hardware.md#tile-buffer-formats), the TLB per sample.
 	ms := w.frame.MS
 	earlyZ := !ms && f.earlyZ()
+	f.liveLanes = !ms && !w.r.opts.Reference && f.keepsMS
 	side := w.frame.Side()
 	tx0, ty0 := w.tile.X*side, w.tile.Y*side
 	b := f.prim.Bounds()
@@ -214,11 +236,11 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 			}
 		}
 		for j := 0; j < f.nvary; j++ {
-			lanes.Fill(&f.varyC[j], math.Float32bits(f.setup[j].C))
+			f.varyC[j] = math.Float32bits(f.setup[j].C)
 		}
 	}
 	c := &w.counters
-	// The TMU quads are counted from the units once the primitive's
+	// The TMU quads and the QPU cycles are counted once the primitive's
 	// blocks have run, or failed (countTMU).
 	defer f.countTMU()
 	// W and Z go straight into the registers of the QPU that runs a
@@ -236,12 +258,19 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 		q := f.batch.QPU()
 		regW, regZ = q.RA(15), q.RB(15)
 	}
+	// What every block of the primitive starts with, in every slot.
+	for k := range f.blocks {
+		s := &f.blocks[k].start
+		s.WZInRegs = regW != nil
+		s.RevFlag = rev
+		s.Uniforms = st.fsUniforms
+	}
 	f.nblk = 0
 	f.fragBlock = &f.blocks[0]
 	for by := b.Y0 &^ 3; by < b.Y1; by += 4 {
 		// A batch keeps to a row: the varyings' row terms are the row's.
 		if f.nblk > 0 {
-			if err := f.runBatch(hw, nvary); err != nil {
+			if err := f.runBatch(); err != nil {
 				return err
 			}
 		}
@@ -282,7 +311,6 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 			if regW != nil {
 				sw, sz = regW, regZ
 			}
-			s.WZInRegs = regW != nil
 			f.z = sz
 			if f.terms {
 				if !rowReady {
@@ -324,12 +352,20 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 				}
 				f.blk.Shifted(&f.rowBlk, uint16(4*k))
 			}
-			quads := quadMask(mask)
-			c[uapi.PerfcntFEPValidQuads] += uint64(bits.OnesCount8(quads))
+			quads := quadCount(mask)
+			c[uapi.PerfcntFEPValidQuads] += quads
 			if earlyZ {
-				mask = f.earlyTest(mask)
-				left := quadMask(mask)
-				c[uapi.PerfcntFEPClippedQuads] += uint64(bits.OnesCount8(quads &^ left))
+				// The elements left are within mask, so the quads
+				// with none left are mask's less theirs.
+				if w.r.opts.Reference {
+					mask = f.earlyTest(mask)
+				} else {
+					// The block's pixels are distinct and its Z
+					// values 24-bit (raster.BlockInputs), so the
+					// block-wide test is Passes for each.
+					mask = w.buf.DepthPasses(&f.blk, f.z, mask, f.depth.Func)
+				}
+				c[uapi.PerfcntFEPClippedQuads] += quads - quadCount(mask)
 				if mask == 0 {
 					continue
 				}
@@ -350,25 +386,28 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 				}
 				f.msMask = mask
 			}
-			s.RevFlag = rev
-			s.Uniforms = st.fsUniforms
 			f.next = 0
-			f.bx, f.by = bx, by
+			f.bx, f.by, f.par = bx, by, par
 			f.stencil.Reset()
-			f.msWrite, f.msRead = 0, 0
-			f.clipState = 0
-			f.samples = f.cov
+			if ms {
+				// Read only by the multisample TLB accesses
+				// (tlbWriteMS, TLBLoad, keepToClip).
+				f.msWrite, f.msRead = 0, 0
+				f.clipState = 0
+				f.samples = f.cov
+			}
+			f.live = mask
 			f.tmu[0].Reset(nil)
 			f.tmu[1].Reset(nil)
 			shaded = true
 			if batchOf == 1 {
 				// One block at a time, straight to the QPU.
 				res, err := f.batch.QPU().Run(st.fs, f, s)
-				if err := f.ran(f.fragBlock, &res, err, hw, nvary); err != nil {
+				if err := f.ran(f.fragBlock, &res, err); err != nil {
 					return err
 				}
 			} else if f.nblk++; f.nblk == batchOf {
-				if err := f.runBatch(hw, nvary); err != nil {
+				if err := f.runBatch(); err != nil {
 					return err
 				}
 			} else {
@@ -377,7 +416,7 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 		}
 	}
 	if f.nblk > 0 {
-		if err := f.runBatch(hw, nvary); err != nil {
+		if err := f.runBatch(); err != nil {
 			return err
 		}
 	}
@@ -395,9 +434,7 @@ const batchBlocks = qpuexec.MaxBatch
 
 // runBatch runs the fragment shader on the f.nblk blocks gathered, as if
 // one after another in their order, and makes blocks[0] the next slot.
-// hw and nvary are the primitive's varyings: the PSE's own and the
-// shader record's.
-func (f *fragment) runBatch(hw, nvary int) error {
+func (f *fragment) runBatch() error {
 	st := &f.w.st
 	n := f.nblk
 	f.nblk = 0
@@ -413,7 +450,7 @@ func (f *fragment) runBatch(hw, nvary int) error {
 		if j == k-1 {
 			e = err
 		}
-		if e := f.ran(&f.blocks[j], &f.res[j], e, hw, nvary); e != nil {
+		if e := f.ran(&f.blocks[j], &f.res[j], e); e != nil {
 			return e
 		}
 	}
@@ -422,15 +459,22 @@ func (f *fragment) runBatch(hw, nvary int) error {
 
 // ran counts block b's run, whose result was res and error err, and
 // checks that it read its varyings.
-func (f *fragment) ran(b *fragBlock, res *qpuexec.Result, err error, hw, nvary int) error {
-	st := &f.w.st
-	c := &f.w.counters
-	c[uapi.PerfcntQPUTotalClkCyclesFragmentShading] += 4 * uint64(res.Instructions)
-	c[uapi.PerfcntQPUTotalClkCyclesExecValidInst] += 4 * uint64(res.Instructions)
+func (f *fragment) ran(b *fragBlock, res *qpuexec.Result, err error) error {
+	f.instrs += uint64(res.Instructions)
+	if err != nil || b.next < f.nvary {
+		return f.ranBadly(b, err)
+	}
+	return nil
+}
+
+// ranBadly is ran's answer for a block that failed or did not read all
+// its varyings: ran is small enough to be inlined without it.
+func (f *fragment) ranBadly(b *fragBlock, err error) error {
 	if err != nil {
 		return err
 	}
-	if b.next < f.nvary && !st.fs.Opts.Permissive {
+	hw, nvary := f.hwVary, f.nvary-f.hwVary
+	if st := &f.w.st; b.next < f.nvary && !st.fs.Opts.Permissive {
 		// "All of the set up varyings must be read before the
 		// shader completes" ([AG] §6 "Varyings Interpolation"):
 		// the next thread would read the rest. A broken
@@ -444,7 +488,8 @@ func (f *fragment) ran(b *fragBlock, res *qpuexec.Result, err error, hw, nvary i
 // countTMU counts the TMU quads of the lookups the blocks' shaders
 // received (tmu.Unit.Received): one lookup serves the thread's four
 // quads. It counts them whether the QPU called the units itself
-// (qpuexec.Start.TMU) or through TMULoad.
+// (qpuexec.Start.TMU) or through TMULoad. It also counts the QPU cycles
+// of the instructions the blocks ran (ran sums them: four cycles each).
 func (f *fragment) countTMU() {
 	var n uint64
 	for k := range f.blocks {
@@ -453,7 +498,23 @@ func (f *fragment) countTMU() {
 			u.Received = 0
 		}
 	}
-	f.w.counters[uapi.PerfcntTMUTotalTextQuadsProcessed] += 4 * n
+	c := &f.w.counters
+	c[uapi.PerfcntTMUTotalTextQuadsProcessed] += 4 * n
+	c[uapi.PerfcntQPUTotalClkCyclesFragmentShading] += 4 * f.instrs
+	c[uapi.PerfcntQPUTotalClkCyclesExecValidInst] += 4 * f.instrs
+	f.instrs = 0
+}
+
+// writesMSFlags reports whether any instruction of p names MS_FLAGS (or
+// REV_FLAG, the same write address in file B) as a write address,
+// whatever its opcode and condition (qpu.Inst.Writes).
+func writesMSFlags(p *qpuexec.Program) bool {
+	for i := range p.Insts {
+		if p.Insts[i].Writes(qpu.WMSFlagsRev) {
+			return true
+		}
+	}
+	return false
 }
 
 // The Env of a block's QPU: each call makes the block f's current one,
@@ -502,6 +563,20 @@ func (b *fragBlock) Semaphore(n int, acquire bool) error { return b.f.Semaphore(
 func quadMask(m uint16) uint8 {
 	return quadsOfByte[m&0xFF] | quadsOfByte[m>>8]<<2
 }
+
+// quadCount returns the number of quads (elements 4q..4q+3) with an
+// element set in m: the bits of quadMask(m), two table reads.
+func quadCount(m uint16) uint64 {
+	return uint64(quadsInByte[m&0xFF] + quadsInByte[m>>8])
+}
+
+// quadsInByte[b] is the number of b's two nibbles that are not zero.
+var quadsInByte = func() (t [256]uint8) {
+	for b := range t {
+		t[b] = uint8(bits.OnesCount8(quadsOfByte[b]))
+	}
+	return t
+}()
 
 // quadsOfByte[b] has bit 0 set when b's low nibble is not zero, bit 1
 // when its high nibble is not.
@@ -591,19 +666,17 @@ func (f *fragment) earlyZ() bool {
 	return false
 }
 
+// earlyTest returns the elements of mask whose Z passes the depth test
+// against the Z buffer, one element at a time: the reference path's
+// early-Z test (shadePrim's fast path tests the block at once).
 func (f *fragment) earlyTest(mask uint16) uint16 {
-	if f.w.r.opts.Reference {
-		zs := &f.w.buf.ZS
-		for i := range 16 {
-			if mask&(1<<i) != 0 && !tlb.Passes(f.depth.Func, f.z[i], zs[f.idx[i]]>>8) {
-				mask &^= 1 << i
-			}
+	zs := &f.w.buf.ZS
+	for i := range 16 {
+		if mask&(1<<i) != 0 && !tlb.Passes(f.depth.Func, f.z[i], zs[f.idx[i]]>>8) {
+			mask &^= 1 << i
 		}
-		return mask
 	}
-	// The block's pixels are distinct and its Z values 24-bit
-	// (raster.BlockInputs), so the block-wide test is Passes for each.
-	return f.w.buf.DepthPasses(&f.blk, f.z, mask, f.depth.Func)
+	return mask
 }
 
 // Varying implements qpuexec.Env: the next varying's VP for the block's
@@ -617,8 +690,7 @@ func (f *fragment) Varying(vp, c *[16]uint32) error {
 		return nil
 	}
 	if f.terms {
-		raster.BlockVPOf(&f.colVary[j][f.col], &f.rowVary[j], f.by, vp)
-		lanes.Copy(c, &f.varyC[j])
+		raster.BlockVPCOf(&f.colVary[j][f.col], &f.rowVary[j], f.par, vp, f.varyC[j], c)
 		return nil
 	}
 	s := &f.setup[j]
@@ -641,6 +713,41 @@ func (f *fragment) TMULoad(unit int, r4 *[16]uint32) error {
 // TLBWrite implements qpuexec.Env: stencil setup (element 0's word), the
 // Z and stencil tests, and masked colour writes ([AG] §5).
 func (f *fragment) TLBWrite(reg qpuexec.TLBReg, v *[16]uint32, mask uint16, ms *[16]uint32) error {
+	if f.liveLanes {
+		// The elements MS_FLAGS lets through are f.live, kept below;
+		// a block's elements shade distinct pixels in pairs
+		// (laneBlock).
+		b := &f.w.buf
+		c := &f.w.counters
+		switch reg {
+		case qpuexec.TLBZ:
+			in := mask & f.live
+			pass, sfail := b.ZWriteBlock(&f.blk, v, in, f.depth, &f.stencil, f.reverse)
+			if fail := in &^ pass; fail != 0 {
+				f.live &^= fail
+				for ; fail != 0; fail &= fail - 1 {
+					ms[bits.TrailingZeros16(fail)] = 0
+				}
+			}
+			// pass is within in, so the quads with an element in in
+			// and none passing are those of in less those of pass.
+			nin, npass := quadCount(in), quadCount(pass)
+			c[uapi.PerfcntTLBQuadsPassingZAndStencil] += npass
+			c[uapi.PerfcntTLBQuadsNotPassingZAndStencil] += nin - npass
+			if sfail != 0 {
+				c[uapi.PerfcntTLBQuadsNotPassingStencil] += uint64(bits.OnesCount8(quadMask(sfail) &^ quadMask(pass)))
+			}
+			return nil
+		case qpuexec.TLBColourAll, qpuexec.TLBColourMS:
+			m := mask & f.live
+			b.WriteColorBlock(&f.blk, v, m)
+			n := quadCount(m)
+			c[uapi.PerfcntTLBQuadsWrittenToColorBuf] += n
+			c[uapi.PerfcntTLBQuadsNonZeroCoverage] += n
+			c[uapi.PerfcntTLBQuadsZeroCoverage] += 4 - n
+			return nil
+		}
+	}
 	if f.w.frame.MS {
 		return f.tlbWriteMS(reg, v, mask, ms)
 	}

@@ -7,16 +7,20 @@ import (
 	"github.com/vccube/vccube/sim/gpu/tlb"
 )
 
-// quadMask, nonZeroLanes and the fast paths' tlb.NonZeroLanes against
-// their definitions, element by element,
+// quadMask, quadCount, nonZeroLanes and the fast paths'
+// tlb.NonZeroLanes against their definitions, element by element,
 // on every 16-bit mask.
 func TestLaneMasks(t *testing.T) {
 	for m := 0; m < 1<<16; m++ {
 		var want uint8
+		var quads uint64
 		var v [16]uint32
 		var nz uint16
 		for i := 0; i < 16; i++ {
 			if m&(1<<i) != 0 {
+				if want&(1<<(i/4)) == 0 {
+					quads++
+				}
 				want |= 1 << (i / 4)
 				v[i] = uint32(1) << (i * 7 % 32) // any non-zero word
 				nz |= 1 << i
@@ -24,6 +28,9 @@ func TestLaneMasks(t *testing.T) {
 		}
 		if got := quadMask(uint16(m)); got != want {
 			t.Fatalf("quadMask(%#04x) = %#x, want %#x", m, got, want)
+		}
+		if got := quadCount(uint16(m)); got != quads {
+			t.Fatalf("quadCount(%#04x) = %d, want %d", m, got, quads)
 		}
 		if got := nonZeroLanes(&v); got != nz {
 			t.Fatalf("nonZeroLanes for mask %#04x = %#04x", m, got)

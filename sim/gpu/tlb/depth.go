@@ -38,11 +38,17 @@ type Block struct {
 }
 
 // rowMask returns the rows of the tile the block's pixels lie in, once
-// masked as the Block methods mask them.
+// masked as the Block methods mask them: rows, or rowsOfPairs when they
+// are not worked out (inlined where it is called, rowsOfPairs not).
 func (blk *Block) rowMask() uint64 {
 	if blk.rows != 0 {
 		return blk.rows
 	}
+	return blk.rowsOfPairs()
+}
+
+// rowsOfPairs is rowMask worked out from the pairs.
+func (blk *Block) rowsOfPairs() uint64 {
 	var m uint64
 	for _, p := range &blk.Pair {
 		m |= 1 << (p & pairMask / Size)
@@ -117,11 +123,9 @@ func (blk *Block) Idx() (idx [16]uint16) {
 
 // DepthPasses returns the elements of mask whose depth z[i] (its low 24
 // bits) passes function f against the stored depth of their pixel
-// (Passes for each), changing nothing.
+// (Passes for each), changing nothing. It is one call, which the
+// compiler inlines.
 func (b *Buffer) DepthPasses(blk *Block, z *[16]uint32, mask uint16, f cl.DepthFunc) uint16 {
-	if mask == 0 {
-		return 0
-	}
 	return zBlock(&b.ZS, blk, z, mask, f, false)
 }
 
@@ -135,17 +139,23 @@ func (b *Buffer) ZWriteBlock(blk *Block, z *[16]uint32, mask uint16, d DepthStat
 		face = &st.back
 	}
 	if face.enabled {
-		idx := blk.Idx()
-		return b.zWrite(&idx, z, mask, d, face)
+		return b.zWriteStencil(blk, z, mask, d, face)
 	}
-	if mask == 0 {
-		return 0, 0
-	}
+	// zBlock passes nothing of an empty mask and writes back what it
+	// read.
 	pass = zBlock(&b.ZS, blk, z, mask, d.Func, d.Update)
 	if d.Update && pass != 0 {
 		b.zs.dirty |= blk.rowMask()
 	}
 	return pass, 0
+}
+
+// zWriteStencil is ZWriteBlock with a stencil test: zWrite on the
+// block's pixels, kept out of ZWriteBlock, whose common case it would
+// otherwise burden with its element list.
+func (b *Buffer) zWriteStencil(blk *Block, z *[16]uint32, mask uint16, d DepthState, face *stencilFace) (pass, stencilFail uint16) {
+	idx := blk.Idx()
+	return b.zWrite(&idx, z, mask, d, face)
 }
 
 // WriteColorBlock is WriteColor for the elements of a Block.

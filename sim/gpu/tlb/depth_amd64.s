@@ -84,14 +84,20 @@ GLOBL lanebits<>(SB), RODATA|NOPTR, $16
 	MOVQ X1, (DI)(R8*4) \
 	MOVHPS X1, (DI)(R9*4)
 
-// SPLAT(bit, x) sets x to all ones when bit of CX is set, else zeros.
-#define SPLAT(bit, x) \
-	MOVL CX, DX \
-	SHRL $bit, DX \
-	ANDL $1, DX \
-	NEGL DX \
-	MOVQ DX, x \
-	PSHUFD $0, x, x
+// FUNCMASKS(f, r) sets r to the address of depthFuncMasks[f&7]
+// (depth_amd64.go): the function's answers as whole-lane masks, "below"
+// and "above" XOR "equal" (X7/Y7 and X9/Y9), "equal" (X8/Y8), and
+// 0xFFFFFF (X10/Y10), taken from one row instead of worked out from f's
+// bits on every call.
+#define FUNCMASKS(f, r) \
+	ANDL $7, f \
+	SHLL $4, f \
+	LEAQ ·depthFuncMasks(SB), r \
+	ADDQ f, r
+
+// zbytes is 0xFF, the stencil byte of a Z/stencil word.
+DATA zbytes<>+0(SB)/4, $0xFF
+GLOBL zbytes<>(SB), RODATA|NOPTR, $4
 
 // func zBlockSSE2(zs *[Pixels]uint32, blk *Block, z *[16]uint32, mask, f uint32, update bool) (pass uint32)
 TEXT ·zBlockSSE2(SB), NOSPLIT, $0-44
@@ -100,19 +106,19 @@ TEXT ·zBlockSSE2(SB), NOSPLIT, $0-44
 	MOVQ z+16(FP), SI
 	MOVL mask+24(FP), AX
 	MOVL f+28(FP), CX
-	SPLAT(0, X7)
-	SPLAT(1, X8)
-	SPLAT(2, X9)
-	PXOR X8, X7
-	PXOR X8, X9
-	MOVL $0xFFFFFF, DX
-	MOVQ DX, X10
+	FUNCMASKS(CX, DX)
+	MOVSS (DX), X7
+	PSHUFD $0, X7, X7
+	MOVSS 4(DX), X8
+	PSHUFD $0, X8, X8
+	MOVSS 8(DX), X9
+	PSHUFD $0, X9, X9
+	MOVSS 12(DX), X10
 	PSHUFD $0, X10, X10
 	XORL R11, R11
 	CMPB update+32(FP), $0
 	JEQ test
-	MOVL $0xFF, DX
-	MOVQ DX, X11
+	MOVSS zbytes<>+0(SB), X11
 	PSHUFD $0, X11, X11
 	CMPL AX, $0xFFFF
 	JEQ updateall
@@ -200,6 +206,18 @@ testall:
 	MOVOU (k*16)(SI), X1 \
 	MOVQ X1, (DI)(R8*4) \
 	MOVHPS X1, (DI)(R9*4)
+
+// func zBlockAny(zs *[Pixels]uint32, blk *Block, z *[16]uint32, mask, f uint32, update bool) (pass uint32)
+//
+// zBlockAny is zBlockAVX2 when zBlockUsesAVX2 is set, else zBlockSSE2:
+// the choice made here rather than in a Go function of its own, which
+// is one call more and does not inline.
+TEXT ·zBlockAny(SB), NOSPLIT, $0-44
+	CMPB ·zBlockUsesAVX2(SB), $0
+	JEQ sse2
+	JMP ·zBlockAVX2(SB)
+sse2:
+	JMP ·zBlockSSE2(SB)
 
 // func colorBlockSSE2(color *[Pixels]uint32, blk *Block, c *[16]uint32, mask uint32)
 TEXT ·colorBlockSSE2(SB), NOSPLIT, $0-28
@@ -328,16 +346,6 @@ GLOBL lanebits8<>(SB), RODATA|NOPTR, $32
 	VMOVQ X1, (DI)(R12*4) \
 	VMOVHPS X1, (DI)(R13*4)
 
-// SPLAT8(bit, y, x) sets y (x its low half) to all ones when bit of CX
-// is set, else zeros.
-#define SPLAT8(bit, y, x) \
-	MOVL CX, DX \
-	SHRL $bit, DX \
-	ANDL $1, DX \
-	NEGL DX \
-	VMOVD DX, x \
-	VPBROADCASTD x, y
-
 // func zBlockAVX2(zs *[Pixels]uint32, blk *Block, z *[16]uint32, mask, f uint32, update bool) (pass uint32)
 TEXT ·zBlockAVX2(SB), NOSPLIT, $0-44
 	MOVQ zs+0(FP), DI
@@ -345,14 +353,11 @@ TEXT ·zBlockAVX2(SB), NOSPLIT, $0-44
 	MOVQ z+16(FP), SI
 	MOVL mask+24(FP), AX
 	MOVL f+28(FP), CX
-	SPLAT8(0, Y7, X7)
-	SPLAT8(1, Y8, X8)
-	SPLAT8(2, Y9, X9)
-	VPXOR Y8, Y7, Y7
-	VPXOR Y8, Y9, Y9
-	MOVL $0xFFFFFF, DX
-	VMOVD DX, X10
-	VPBROADCASTD X10, Y10
+	FUNCMASKS(CX, DX)
+	VPBROADCASTD (DX), Y7
+	VPBROADCASTD 4(DX), Y8
+	VPBROADCASTD 8(DX), Y9
+	VPBROADCASTD 12(DX), Y10
 	XORL R11, R11
 	CMPL AX, $0xFFFF
 	JEQ all
@@ -362,9 +367,7 @@ TEXT ·zBlockAVX2(SB), NOSPLIT, $0-44
 	TEST8(0)
 	MASKED8
 	PASSED8(0)
-	MOVL $0xFF, DX
-	VMOVD DX, X11
-	VPBROADCASTD X11, Y11
+	VPBROADCASTD zbytes<>+0(SB), Y11
 	UPDATE8
 	TEST8(1)
 	MASKED8
@@ -382,9 +385,7 @@ testmasked:
 all:
 	CMPB update+32(FP), $0
 	JEQ testall
-	MOVL $0xFF, DX
-	VMOVD DX, X11
-	VPBROADCASTD X11, Y11
+	VPBROADCASTD zbytes<>+0(SB), Y11
 	TEST8(0)
 	PASSED8(0)
 	UPDATE8
