@@ -4,7 +4,8 @@
 #include "textflag.h"
 
 // bilinearT32AVX2 is bilinearT32Go (filter.go) with AVX2: the same float64
-// texel coordinates c·n − ½ (four elements to a register), the range test
+// texel coordinates fixCoord(c)·n − ½ (four elements to a register, the
+// truncation a VROUNDPD toward zero), the range test
 // (below 2^30 either way; NaN fails it), floor (VROUNDPD toward −∞, where
 // the Go code corrects a truncation: the same integer), the weight
 // (c·n − ½ − floor)·256 truncated, then, eight elements to a register,
@@ -63,13 +64,20 @@ CONST32(bilinThree<>, $0x0000000300000003) // int32 3
 CONST32(bilinFF<>, $0x00FF00FF00FF00FF)
 CONST32(bilinRound<>, $0x0000800000008000) // int32 2^15
 
-// AXIS4 leaves, for the four coordinates at off(src) on the axis whose
-// scale is the field sc: X0 the first texel, floor (not yet wrapped), X2
-// the weight; it ANDs the range test (|c·n − ½| < 2^30, which NaN fails)
-// into Y14. Uses Y3 and Y4.
-#define AXIS4(src, off, sc) \
+// AXIS4 leaves, for the four coordinates c at off(src) on the axis whose
+// fixCoord scales and factors are the fields sp, sn, gp and gn (texelFix:
+// p for c ≥ 0, n for c < 0, chosen by c's sign bit): X0 the first
+// texel, floor (not yet wrapped), X2 the weight; it ANDs the range test
+// (|c·n − ½| < 2^30, which NaN fails) into Y14. Uses Y3, Y4 and Y5.
+#define AXIS4(src, off, sp, sn, gp, gn) \
 	VCVTPS2PD off(src), Y3 \
-	VMULPD sc(CX), Y3, Y3 \
+	VMOVUPD sp(CX), Y4 \
+	VBLENDVPD Y3, sn(CX), Y4, Y4 \
+	VMOVUPD gp(CX), Y5 \
+	VBLENDVPD Y3, gn(CX), Y5, Y5 \
+	VMULPD Y4, Y3, Y3 \
+	VROUNDPD $3, Y3, Y3 \
+	VMULPD Y5, Y3, Y3 \
 	VSUBPD bilinHalf<>(SB), Y3, Y3 \
 	VANDPD bilinAbs<>(SB), Y3, Y4 \
 	VCMPPD $1, bilinBig<>(SB), Y4, Y4 \
@@ -106,16 +114,16 @@ CONST32(bilinRound<>, $0x0000800000008000) // int32 2^15
 // their corners' utile indices and bytes in the utile at g(SP) and their
 // weights fx and fy at 512+g/8(SP) and 576+g/8(SP) (see the frame above).
 #define INDEX8(off, g) \
-	AXIS4(SI, off, bilinT32_sx) \
+	AXIS4(SI, off, bilinT32_sxp, bilinT32_sxn, bilinT32_gxp, bilinT32_gxn) \
 	VMOVDQA X0, X7 \
 	VMOVDQU X2, 512+g/8(SP) \
-	AXIS4(SI, off+16, bilinT32_sx) \
+	AXIS4(SI, off+16, bilinT32_sxp, bilinT32_sxn, bilinT32_gxp, bilinT32_gxn) \
 	VINSERTI128 $1, X0, Y7, Y7 \
 	VMOVDQU X2, 528+g/8(SP) \
-	AXIS4(DX, off, bilinT32_sy) \
+	AXIS4(DX, off, bilinT32_syp, bilinT32_syn, bilinT32_gyp, bilinT32_gyn) \
 	VMOVDQA X0, X9 \
 	VMOVDQU X2, 576+g/8(SP) \
-	AXIS4(DX, off+16, bilinT32_sy) \
+	AXIS4(DX, off+16, bilinT32_syp, bilinT32_syn, bilinT32_gyp, bilinT32_gyn) \
 	VINSERTI128 $1, X0, Y9, Y0 \
 	VMOVDQU X2, 592+g/8(SP) \
 	VMOVDQU bilinIOne<>(SB), Y6 \

@@ -488,6 +488,44 @@ func TestCoordFixMatchesFixCoord(t *testing.T) {
 	}
 }
 
+// texelFix gives float64(fixCoord(c))·n bit for bit (NaN as NaN), for
+// sizes n of every power-of-two container up to 2048 and coordinates of
+// every kind: ±0, ±Inf, NaN of either sign, the largest and smallest,
+// any bits, and texel edges and centres either side of zero.
+func TestTexelFixMatchesFixCoord(t *testing.T) {
+	rng := rand.New(rand.NewPCG(43, 0))
+	special := []float32{0, float32(math.Copysign(0, -1)), 1, -1, 0.5, -0.5, 1.0 / 256, -1.0 / 256,
+		float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), -float32(math.NaN()),
+		math.MaxFloat32, -math.MaxFloat32, math.SmallestNonzeroFloat32, -math.SmallestNonzeroFloat32}
+	for k := 0; k <= 11; k++ {
+		for _, n := range []int{1 << k, 1<<k - 1, 1<<k/2 + 1} {
+			if n < 1 || nextPow2(n) != 1<<k {
+				continue
+			}
+			scale := math.Ldexp(float64(nextPow2(n)), subTexelBits)
+			f := newTexelFix(n, scale)
+			for i := 0; i < 4000; i++ {
+				var c float32
+				switch i % 4 {
+				case 0:
+					c = special[rng.IntN(len(special))]
+				case 1:
+					c = math.Float32frombits(rng.Uint32())
+				case 2:
+					c = float32(rng.IntN(16*n)-8*n) / float32(2*n)
+				default:
+					c = float32(rng.NormFloat64() * 2)
+				}
+				got := f.texel(math.Float32bits(c))
+				want := float64(fixCoord(c, scale)) * float64(n)
+				if math.Float64bits(got) != math.Float64bits(want) && !(got != got && want != want) {
+					t.Fatalf("%d texels: texelFix(%#08x) = %v, fixCoord·n %v", n, math.Float32bits(c), got, want)
+				}
+			}
+		}
+	}
+}
+
 // BenchmarkNearestClampT32 is nearestClampT32 alone, per version, on
 // requests of the cube's kind: a 512×512 level, its 128×128 utiles one
 // after another in memory (1 MiB), the lanes a 4×4 block 1/700 apart in
