@@ -383,6 +383,12 @@ type clampT32 struct {
 	sx32, sy32         float32
 	iw, ih, iwm1, ihm1 int32
 	ex, ey             [2]uint64
+
+	// p2 says w and h are powers of two, where the AVX2 loop without
+	// fix works in float32 with the sizes and the sizes less one as
+	// float32s (nearest_amd64.s, AXIS8P2).
+	p2                       bool
+	fw32, fh32, wm132, hm132 float32
 }
 
 // newClampT32 returns the clampT32 of a w×h level with the given FLIPY
@@ -392,6 +398,8 @@ func newClampT32(w, h, flip, upr int, utab []int32, mem []byte) clampT32 {
 		fw: float64(w), fh: float64(h), wm1: float64(w - 1), hm1: float64(h - 1),
 		flip: int32(flip), hf: int32(h & flip), upr: int32(upr),
 		w: w, h: h, utab: utab, mem: mem,
+		p2:   w&(w-1) == 0 && h&(h-1) == 0,
+		fw32: float32(w), fh32: float32(h), wm132: float32(w - 1), hm132: float32(h - 1),
 	}
 }
 

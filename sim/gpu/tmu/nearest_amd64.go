@@ -8,11 +8,14 @@ import "math"
 // else with SSE2 (nearest_amd64.s), the texel fetches included;
 // TestNearestClampT32MatchesGo compares each with it. Without AVX2 a
 // clampT32 with fix set has its coordinates fixed in Go
-// (fixClampLanes) before the SSE2 loop.
+// (fixClampLanes) before the SSE2 loop; with AVX2 one without fix on a
+// level whose sides are powers of two (p2) takes the float32 loop.
 func nearestClampT32(p *clampT32, s, t, out *[16]uint32) {
 	switch {
 	case useNearestAVX2 && p.fix:
 		nearestFixClampT32AVX2(p, s, t, out)
+	case useNearestAVX2 && p.p2:
+		nearestP2ClampT32AVX2(p, s, t, out)
 	case useNearestAVX2:
 		nearestClampT32AVX2(p, s, t, out)
 	case p.fix:
@@ -33,6 +36,9 @@ func nearestClampT32SSE2(p *clampT32, s, t, out *[16]uint32)
 
 //go:noescape
 func nearestClampT32AVX2(p *clampT32, s, t, out *[16]uint32)
+
+//go:noescape
+func nearestP2ClampT32AVX2(p *clampT32, s, t, out *[16]uint32)
 
 //go:noescape
 func nearestFixClampT32AVX2(p *clampT32, s, t, out *[16]uint32)
