@@ -2,6 +2,7 @@ package tmu
 
 import (
 	"fmt"
+	"math"
 	"math/rand"
 	"testing"
 
@@ -48,6 +49,10 @@ func TestWriteAtOnceMatchesWrite(t *testing.T) {
 	coords := func() (v [16]uint32) {
 		for i := range v {
 			v[i] = floats(splat(rnd.Float32()*1.4 - 0.2))[0]
+			if rnd.Intn(100) == 0 {
+				// Beyond where the bilinear kernel stops (bilinearOutOfRange).
+				v[i] = floats(splat([]float32{3e9, -3e9, float32(math.Inf(1)), float32(math.NaN())}[rnd.Intn(4)]))[0]
+			}
 		}
 		return v
 	}

@@ -244,6 +244,18 @@ CONST32(bilinRound<>, $0x0000800000008000) // int32 2^15
 	VPACKUSDW Y9, Y6, Y6 \
 	VMOVDQU Y6, off(DI)
 
+// func bilinearT32(p *bilinT32, s, t, out *[16]uint32) bool
+//
+// The choice of version (bilinear_amd64.go), taken with a jump: the
+// arguments are where the version reads them.
+TEXT ·bilinearT32(SB), NOSPLIT, $0-33
+	CMPB ·hasAVX2(SB), $0
+	JEQ  bilinearGo
+	JMP  ·bilinearT32AVX2(SB)
+
+bilinearGo:
+	JMP ·bilinearT32Go(SB)
+
 // func bilinearT32AVX2(p *bilinT32, s, t, out *[16]uint32) bool
 TEXT ·bilinearT32AVX2(SB), NOSPLIT, $640-33
 	MOVQ p+0(FP), CX

@@ -496,17 +496,22 @@ func (u *Unit) bilinearLevel0(sm *sampler, rs, rt *[16]uint32, out *[16]uint32) 
 		return false
 	}
 	if !bilinearT32(&sm.bil, rs, rt, out) {
-		// Some elements' texel coordinates are not finite or beyond
-		// ±2^30, where texelIndex clamps: bilinear() does those (what
-		// bilinearT32 left there is unspecified).
-		for i := range 16 {
-			fs, ft := math.Float32frombits(rs[i]), math.Float32frombits(rt[i])
-			if !inBilinearRange(fs, ft, &sm.bil) {
-				out[i] = u.bilinear(sm, 0, fs, ft)
-			}
-		}
+		u.bilinearOutOfRange(sm, rs, rt, out)
 	}
 	return true
+}
+
+// bilinearOutOfRange does what bilinearT32 left undone when it reported
+// false: the elements whose texel coordinates are not finite or beyond
+// ±2^30, where texelIndex clamps, go to bilinear() (what bilinearT32 left
+// there is unspecified).
+func (u *Unit) bilinearOutOfRange(sm *sampler, rs, rt *[16]uint32, out *[16]uint32) {
+	for i := range 16 {
+		fs, ft := math.Float32frombits(rs[i]), math.Float32frombits(rt[i])
+		if !inBilinearRange(fs, ft, &sm.bil) {
+			out[i] = u.bilinear(sm, 0, fs, ft)
+		}
+	}
 }
 
 // bilinT32 is what bilinearT32's loop needs of its sampler: level 0's size

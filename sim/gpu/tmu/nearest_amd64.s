@@ -298,6 +298,34 @@ TEXT ·nearestFixClampT32AVX2(SB), NOSPLIT, $0-32
 	VZEROUPPER
 	RET
 
+// func nearestClampT32(p *clampT32, s, t, out *[16]uint32)
+//
+// The choice of version (nearest_amd64.go), each taken with a jump: the
+// arguments are where the version reads them.
+TEXT ·nearestClampT32(SB), NOSPLIT, $0-32
+	MOVQ p+0(FP), AX
+	CMPB ·useNearestAVX2(SB), $0
+	JEQ  nearestSSE2
+	CMPB clampT32_fix(AX), $0
+	JNE  nearestFixAVX2
+	CMPB clampT32_p2(AX), $0
+	JNE  nearestP2AVX2
+	JMP  ·nearestClampT32AVX2(SB)
+
+nearestFixAVX2:
+	JMP ·nearestFixClampT32AVX2(SB)
+
+nearestP2AVX2:
+	JMP ·nearestP2ClampT32AVX2(SB)
+
+nearestSSE2:
+	CMPB clampT32_fix(AX), $0
+	JNE  nearestFixSSE2
+	JMP  ·nearestClampT32SSE2(SB)
+
+nearestFixSSE2:
+	JMP ·nearestFixClampT32SSE2(SB)
+
 // func nearestP2ClampT32AVX2(p *clampT32, s, t, out *[16]uint32)
 TEXT ·nearestP2ClampT32AVX2(SB), NOSPLIT, $0-32
 	SETUP

@@ -250,7 +250,10 @@ func (u *Unit) Write(reg int, vals *[16]uint32, mask uint16, param uint32, direc
 		if p := u.lastPlan(c); p == planNearestClampT32 {
 			nearestClampT32(&u.last.clamp, vals, &c.regs[T], out)
 		} else if p == planBilinear {
-			u.bilinearLevel0(&u.last, vals, &c.regs[T], out)
+			// bilinearLevel0, without its call.
+			if !bilinearT32(&u.last.bil, vals, &c.regs[T], out) {
+				u.bilinearOutOfRange(&u.last, vals, &c.regs[T], out)
+			}
 		} else if err := u.lookup(c, vals, out); err != nil {
 			u.keepPending(c, vals)
 			return err
@@ -367,7 +370,9 @@ func (u *Unit) WriteAtOnce(reg int, vals *[16]uint32, param uint32, direct bool)
 	if p := u.lastPlan(c); p == planNearestClampT32 {
 		nearestClampT32(&u.last.clamp, vals, &c.regs[T], out)
 	} else if p == planBilinear {
-		u.bilinearLevel0(&u.last, vals, &c.regs[T], out)
+		if !bilinearT32(&u.last.bil, vals, &c.regs[T], out) {
+			u.bilinearOutOfRange(&u.last, vals, &c.regs[T], out)
+		}
 	} else if err := u.lookup(c, vals, out); err != nil {
 		u.keepPending(c, vals)
 		return err
