@@ -514,10 +514,10 @@ func (u *Unit) bilinearOutOfRange(sm *sampler, rs, rt *[16]uint32, out *[16]uint
 	}
 }
 
-// bilinT32 is what bilinearT32's loop needs of its sampler: level 0's size
-// as float64s, the scales of fixCoord on each axis (fix), each axis' wrap as max(lo, min(i, hi)) & mask (clamp to
-// edge: 0, n-1, -1; repeat over a power of two: no bounds, n-1), FLIPY's
-// flip (0 or -1) and hf = h & flip, the utile table utab with upr utiles
+// bilinT32 is what bilinearT32's loop needs of its sampler: fixCoord and
+// the scaling to texel space on each axis (fixX, fixY), each axis' wrap
+// as max(lo, min(i, hi)) & mask (clamp to edge: 0, n-1, -1; repeat over
+// a power of two: no bounds, n-1), FLIPY's flip (0 or -1) and hf = h & flip, the utile table utab with upr utiles
 // a row, cut to the utiles a wrapped texel can reach, and the level's
 // bytes, which hold every one of those utiles whole (planLookups checks
 // both: newBilinT32 is only called then). The AVX2 loop reads the same
@@ -525,13 +525,12 @@ func (u *Unit) bilinearOutOfRange(sm *sampler, rs, rt *[16]uint32, out *[16]uint
 // (lox … upr8); repeat's bounds there are −2^31 and 2^31−1, beyond any
 // texel it converts (within ±(2^30 + 1)).
 type bilinT32 struct {
-	fw, fh          float64
 	loX, hiX, maskX int
 	loY, hiY, maskY int
 	flip, hf, upr   int
 	utab            []int32
 	mem             []byte
-	// fixX and fixY are fixCoord's arithmetic on each axis (fixedTexel).
+	// fixX and fixY are fixCoord's arithmetic on each axis (texelFix).
 	fixX, fixY texelFix
 
 	// fixX and fixY as vectors: the scales and factors for c ≥ 0 (p)
@@ -555,7 +554,7 @@ func newBilinT32(w, h int, ws, wt texture.Wrap, flip, upr int, utab []int32, mem
 		// Repeat over a power of two.
 		return math.MinInt, math.MaxInt, n - 1
 	}
-	p := bilinT32{fw: float64(w), fh: float64(h), flip: flip, hf: h & flip, upr: upr, utab: utab, mem: mem}
+	p := bilinT32{flip: flip, hf: h & flip, upr: upr, utab: utab, mem: mem}
 	p.loX, p.hiX, p.maskX = simple(w, ws)
 	p.loY, p.hiY, p.maskY = simple(h, wt)
 	i32 := func(v int) int32 { return int32(max(math.MinInt32, min(v, math.MaxInt32))) }
