@@ -22,3 +22,10 @@ func bilinearT32(p *bilinT32, s, t, out *[16]uint32) bool
 //
 //go:noescape
 func bilinearT32AVX2(p *bilinT32, s, t, out *[16]uint32) bool
+
+// bilinearT32IntAVX2 is bilinearT32AVX2 for a request whose every
+// coordinate is within its axis' intAxis bound, in int32 arithmetic
+// (bilinearT32 chooses it).
+//
+//go:noescape
+func bilinearT32IntAVX2(p *bilinT32, s, t, out *[16]uint32) bool

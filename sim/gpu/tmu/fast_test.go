@@ -340,7 +340,9 @@ func TestBilinearLevel0AgreesWithBilinear(t *testing.T) {
 
 // Every version of bilinearT32 but Go (bilinearT32Versions: AVX2 on amd64
 // where the CPU has it; skipped, and said so, where there is none) gives
-// bilinearT32Go's answer and texels on 200000 random 16-element requests:
+// bilinearT32Go's answer and texels on 200000 random 16-element requests,
+// half of them with every coordinate within the bounds of the AVX2
+// version's integer form (intAxis):
 // coordinates of every kind (in range, texel edges and centres, negative,
 // ±0, around ±2^30 texels, ±Inf, NaN, any bits), sizes 1 to 2048 with
 // clamp to edge or (powers of two) repeat on each axis, both FLIPY
@@ -369,6 +371,7 @@ func testBilinearT32MatchesGo(t *testing.T) {
 		flip   int
 	}
 	seen := map[mode]int{}
+	seenInt := 0
 	bytes := randomBytes(r)
 	textures, requests := 1000, 200
 	if testing.Short() {
@@ -403,6 +406,29 @@ func testBilinearT32MatchesGo(t *testing.T) {
 				}
 				return float32(r.Float64()*3 - 1)
 			})
+			if k%2 == 1 {
+				// Every coordinate within the integer form's
+				// bounds (intAxis): texel edges and centres,
+				// ±0, anything up to the bound.
+				inside := func(b float32, n int) float32 {
+					switch r.IntN(4) {
+					case 0:
+						return float32(r.IntN(8*n)-4*n) / float32(2*n)
+					case 1:
+						return float32(math.Copysign(0, float64(1-2*r.IntN(2))))
+					case 2:
+						return (r.Float32()*2 - 1) * b
+					}
+					return r.Float32()*3 - 1
+				}
+				for i := range s {
+					s[i] = math.Float32bits(inside(p.ix.bound[0], w))
+					tt[i] = math.Float32bits(inside(p.iy.bound[0], h))
+				}
+			}
+			if inIntBounds(&p, &s, &tt) {
+				seenInt++
+			}
 			var got, want [16]uint32
 			okG := bilinearT32(&p, &s, &tt, &got)
 			okW := bilinearT32Go(&p, &s, &tt, &want)
@@ -425,6 +451,20 @@ func testBilinearT32MatchesGo(t *testing.T) {
 			}
 		}
 	}
+	if seenInt < textures*requests/4 {
+		t.Errorf("%d requests within the integer form's bounds: want at least a quarter", seenInt)
+	}
+}
+
+// inIntBounds says every coordinate of a request is within its axis'
+// intAxis bound, where bilinearT32 takes the integer form on amd64.
+func inIntBounds(p *bilinT32, s, t *[16]uint32) bool {
+	for i := range s {
+		if !(abs32(math.Float32frombits(s[i])) < p.ix.bound[0] && abs32(math.Float32frombits(t[i])) < p.iy.bound[0]) {
+			return false
+		}
+	}
+	return true
 }
 
 // BenchmarkBilinearT32 is bilinearT32 alone, per version, on

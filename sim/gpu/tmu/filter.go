@@ -539,6 +539,40 @@ type bilinT32 struct {
 	syp, syn, gyp, gyn       [4]float64
 	lox, hix, loy, hiy       [8]int32
 	mx, my, flip8, hf8, upr8 [8]int32
+	// ix and iy are the axes as the AVX2 loop's integer form reads them.
+	ix, iy intAxis
+}
+
+// intAxis is one axis of a bilinT32 as bilinearT32IntAVX2 works it out
+// (bilinear_amd64.s), eight elements to a register: for a coordinate c
+// with |c| < bound, m = trunc(c·sp) (c·sn for c < 0) as an int32, K =
+// m·wp (m·wn) − half, the first texel K >> shift and the weight ((K &
+// mask) << 8) >> shift. That is bilinearT32Go's answer: sp is texelFix's
+// scale S, a power of two, sn = S/2, wp = n, wn = 2n, half = S/2, mask =
+// S−1, shift = log2 S, and bound = 2^30/(nextpow2(n)·S) keeps |m·n|
+// below 2^30, where K/S = fixCoord(c)·n − ½ is exact in float64 as well
+// (so floor and fraction agree), and far inside the ±2^30 texels where
+// bilinearT32 hands elements to bilinear().
+type intAxis struct {
+	sp, sn, bound [8]float32
+	wp, wn        [8]int32
+	half, mask    [8]int32
+	shift         [2]uint64
+}
+
+// newIntAxis returns the intAxis of an axis of n texels whose texelFix
+// scale is scale.
+func newIntAxis(n int, scale float64) intAxis {
+	var a intAxis
+	_, e := math.Frexp(scale)
+	a.shift[0] = uint64(e - 1)
+	for i := range 8 {
+		a.sp[i], a.sn[i] = float32(scale), float32(scale/2)
+		a.bound[i] = float32(math.Ldexp(1, 30) / (float64(nextPow2(n)) * scale))
+		a.wp[i], a.wn[i] = int32(n), int32(2*n)
+		a.half[i], a.mask[i] = int32(scale/2), int32(scale)-1
+	}
+	return a
 }
 
 // newBilinT32 returns the bilinT32 of a w×h level 0 with wrap modes ws and
@@ -564,6 +598,8 @@ func newBilinT32(w, h int, ws, wt texture.Wrap, flip, upr int, utab []int32, mem
 		p.sxp[i], p.sxn[i], p.gxp[i], p.gxn[i] = p.fixX.scale[0], p.fixX.scale[1], p.fixX.g[0], p.fixX.g[1]
 		p.syp[i], p.syn[i], p.gyp[i], p.gyn[i] = p.fixY.scale[0], p.fixY.scale[1], p.fixY.g[0], p.fixY.g[1]
 	}
+	p.ix = newIntAxis(w, p.fixX.scale[0])
+	p.iy = newIntAxis(h, p.fixY.scale[0])
 	for i := range 8 {
 		p.lox[i], p.hix[i], p.loy[i], p.hiy[i] = i32(p.loX), i32(p.hiX), i32(p.loY), i32(p.hiY)
 		p.mx[i], p.my[i] = int32(p.maskX), int32(p.maskY)
