@@ -2,6 +2,7 @@ package tmu
 
 import (
 	"fmt"
+	"math"
 	"math/rand"
 	"testing"
 
@@ -13,7 +14,8 @@ import (
 // than eight results waiting at each S, from an idle unit) on two units,
 // one through Write and Receive, the other through WriteAtOnce and
 // ReceiveAtOnce: texture lookups
-// that take the last sampler's nearest clamp plan and others that do not,
+// that take the last sampler's nearest clamp or bilinear plan straight
+// from the write (lastPlan) and others that do not,
 // direct lookups, lookups that fault and configurations the model does
 // not support. After every call the two give the same result and error
 // and hold the same state; after an error both start again from Reset, as
@@ -47,10 +49,14 @@ func TestWriteAtOnceMatchesWrite(t *testing.T) {
 	coords := func() (v [16]uint32) {
 		for i := range v {
 			v[i] = floats(splat(rnd.Float32()*1.4 - 0.2))[0]
+			if rnd.Intn(100) == 0 {
+				// Beyond where the bilinear kernel stops (bilinearOutOfRange).
+				v[i] = floats(splat([]float32{3e9, -3e9, float32(math.Inf(1)), float32(math.NaN())}[rnd.Intn(4)]))[0]
+			}
 		}
 		return v
 	}
-	var nfail, nclamp, nread int
+	var nfail, nclamp, nbil, nread int
 	waiting, nparams := 0, 0
 	var c [2]uint32 // the request's P0 and P1
 	for step := range 4000 {
@@ -96,8 +102,11 @@ func TestWriteAtOnceMatchesWrite(t *testing.T) {
 				}
 			}
 		}
-		clamp := reg == S && one.lastClampT32(&request{written: one.cur.written | 1<<S, nparams: one.cur.nparams + 1,
-			params: [4]uint32{one.cur.params[0], param}})
+		var last plan
+		if reg == S {
+			last = one.lastPlan(&request{written: one.cur.written | 1<<S, nparams: one.cur.nparams + 1,
+				params: [4]uint32{one.cur.params[0], param}})
+		}
 		v1, v2 := vals, vals
 		errG := gen.Write(reg, &v1, 0xFFFF, param, direct)
 		errO := one.WriteAtOnce(reg, &v2, param, direct)
@@ -115,14 +124,17 @@ func TestWriteAtOnceMatchesWrite(t *testing.T) {
 		if reg == S {
 			waiting++
 			nparams = 0
-			if clamp {
+			switch last {
+			case planNearestClampT32:
 				nclamp++
+			case planBilinear:
+				nbil++
 			}
 		} else {
 			nparams++
 		}
 	}
-	if nfail == 0 || nclamp == 0 || nread < 500 {
-		t.Errorf("%d failures, %d lookups on the nearest clamp plan, %d results read: the sequence missed a path", nfail, nclamp, nread)
+	if nfail == 0 || nclamp == 0 || nbil == 0 || nread < 500 {
+		t.Errorf("%d failures, %d lookups on the nearest clamp plan and %d on the bilinear one straight from the write, %d results read: the sequence missed a path", nfail, nclamp, nbil, nread)
 	}
 }

@@ -9,13 +9,12 @@ import "golang.org/x/sys/cpu"
 var hasAVX2 = cpu.X86.HasAVX2
 
 // bilinearT32 is bilinearT32AVX2 where the CPU has AVX2, else
-// bilinearT32Go; TestBilinearT32MatchesGo compares the two.
-func bilinearT32(p *bilinT32, s, t, out *[16]uint32) bool {
-	if hasAVX2 {
-		return bilinearT32AVX2(p, s, t, out)
-	}
-	return bilinearT32Go(p, s, t, out)
-}
+// bilinearT32Go; TestBilinearT32MatchesGo compares the two. The choice is
+// made in assembly (bilinear_amd64.s), which jumps to the version chosen,
+// as nearestClampT32's is.
+//
+//go:noescape
+func bilinearT32(p *bilinT32, s, t, out *[16]uint32) bool
 
 // bilinearT32AVX2 is bilinearT32Go with AVX2, eight elements at a time
 // (four for the float64 coordinates), the texels fetched with scalar
@@ -23,3 +22,10 @@ func bilinearT32(p *bilinT32, s, t, out *[16]uint32) bool {
 //
 //go:noescape
 func bilinearT32AVX2(p *bilinT32, s, t, out *[16]uint32) bool
+
+// bilinearT32IntAVX2 is bilinearT32AVX2 for a request whose every
+// coordinate is within its axis' intAxis bound, in int32 arithmetic
+// (bilinearT32 chooses it).
+//
+//go:noescape
+func bilinearT32IntAVX2(p *bilinT32, s, t, out *[16]uint32) bool

@@ -4,7 +4,8 @@
 #include "textflag.h"
 
 // bilinearT32AVX2 is bilinearT32Go (filter.go) with AVX2: the same float64
-// texel coordinates c·n − ½ (four elements to a register), the range test
+// texel coordinates fixCoord(c)·n − ½ (four elements to a register, the
+// truncation a VROUNDPD toward zero), the range test
 // (below 2^30 either way; NaN fails it), floor (VROUNDPD toward −∞, where
 // the Go code corrects a truncation: the same integer), the weight
 // (c·n − ½ − floor)·256 truncated, then, eight elements to a register,
@@ -56,6 +57,7 @@ CONST32(bilinHalf<>, $0x3FE0000000000000)  // 0.5
 CONST32(bilinBig<>, $0x41D0000000000000)   // 2^30
 CONST32(bilinNBig<>, $0xC1D0000000000000)  // -2^30
 CONST32(bilinAbs<>, $0x7FFFFFFFFFFFFFFF)   // float64 sign off
+CONST32(bilinAbs32<>, $0x7FFFFFFF7FFFFFFF) // float32 sign off
 CONST32(bilin256<>, $0x4070000000000000)   // 256.0
 CONST32(bilinIOne<>, $0x0000000100000001)  // int32 1
 CONST32(bilinI256<>, $0x0000010000000100)  // int32 256
@@ -63,13 +65,20 @@ CONST32(bilinThree<>, $0x0000000300000003) // int32 3
 CONST32(bilinFF<>, $0x00FF00FF00FF00FF)
 CONST32(bilinRound<>, $0x0000800000008000) // int32 2^15
 
-// AXIS4 leaves, for the four coordinates at off(src) on the axis whose
-// scale is the field sc: X0 the first texel, floor (not yet wrapped), X2
-// the weight; it ANDs the range test (|c·n − ½| < 2^30, which NaN fails)
-// into Y14. Uses Y3 and Y4.
-#define AXIS4(src, off, sc) \
+// AXIS4 leaves, for the four coordinates c at off(src) on the axis whose
+// fixCoord scales and factors are the fields sp, sn, gp and gn (texelFix:
+// p for c ≥ 0, n for c < 0, chosen by c's sign bit): X0 the first
+// texel, floor (not yet wrapped), X2 the weight; it ANDs the range test
+// (|c·n − ½| < 2^30, which NaN fails) into Y14. Uses Y3, Y4 and Y5.
+#define AXIS4(src, off, sp, sn, gp, gn) \
 	VCVTPS2PD off(src), Y3 \
-	VMULPD sc(CX), Y3, Y3 \
+	VMOVUPD sp(CX), Y4 \
+	VBLENDVPD Y3, sn(CX), Y4, Y4 \
+	VMOVUPD gp(CX), Y5 \
+	VBLENDVPD Y3, gn(CX), Y5, Y5 \
+	VMULPD Y4, Y3, Y3 \
+	VROUNDPD $3, Y3, Y3 \
+	VMULPD Y5, Y3, Y3 \
 	VSUBPD bilinHalf<>(SB), Y3, Y3 \
 	VANDPD bilinAbs<>(SB), Y3, Y4 \
 	VCMPPD $1, bilinBig<>(SB), Y4, Y4 \
@@ -102,22 +111,56 @@ CONST32(bilinRound<>, $0x0000800000008000) // int32 2^15
 	VMOVDQU Y0, slot(SP) \
 	VMOVDQU Y1, slot+32(SP)
 
+// AXIS8I is AXIS4 for bilinearT32IntAVX2, eight coordinates c at
+// off(src) to a register, in int32 (intAxis says why it is exact) on the
+// axis whose intAxis is at the field ax: it leaves the first texels,
+// floor (not yet wrapped), in dst and the weights in Y2. The sign of c
+// chooses the scale and the factor (VBLENDVPS). Uses Y3, Y4 and Y5.
+#define AXIS8I(src, off, ax, dst) \
+	VMOVUPS off(src), Y3 \
+	VMOVUPS ax+intAxis_sp(CX), Y4 \
+	VBLENDVPS Y3, ax+intAxis_sn(CX), Y4, Y4 \
+	VMULPS Y3, Y4, Y4 \
+	VCVTTPS2DQ Y4, Y4 \
+	VMOVDQU ax+intAxis_wp(CX), Y5 \
+	VBLENDVPS Y3, ax+intAxis_wn(CX), Y5, Y5 \
+	VPMULLD Y5, Y4, Y4 \
+	VPSUBD ax+intAxis_half(CX), Y4, Y4 \
+	VPSRAD ax+intAxis_shift(CX), Y4, dst \
+	VPAND ax+intAxis_mask(CX), Y4, Y4 \
+	VPSLLD $8, Y4, Y4 \
+	VPSRLD ax+intAxis_shift(CX), Y4, Y2
+
+// INDEX8I is INDEX8 with AXIS8I.
+#define INDEX8I(off, g) \
+	AXIS8I(SI, off, bilinT32_ix, Y7) \
+	VMOVDQU Y2, 512+g/8(SP) \
+	AXIS8I(DX, off, bilinT32_iy, Y0) \
+	VMOVDQU Y2, 576+g/8(SP) \
+	TEXELS8(g)
+
 // INDEX8 does elements off/4 .. off/4+7 up to their texels: it stores
 // their corners' utile indices and bytes in the utile at g(SP) and their
 // weights fx and fy at 512+g/8(SP) and 576+g/8(SP) (see the frame above).
 #define INDEX8(off, g) \
-	AXIS4(SI, off, bilinT32_sx) \
+	AXIS4(SI, off, bilinT32_sxp, bilinT32_sxn, bilinT32_gxp, bilinT32_gxn) \
 	VMOVDQA X0, X7 \
 	VMOVDQU X2, 512+g/8(SP) \
-	AXIS4(SI, off+16, bilinT32_sx) \
+	AXIS4(SI, off+16, bilinT32_sxp, bilinT32_sxn, bilinT32_gxp, bilinT32_gxn) \
 	VINSERTI128 $1, X0, Y7, Y7 \
 	VMOVDQU X2, 528+g/8(SP) \
-	AXIS4(DX, off, bilinT32_sy) \
+	AXIS4(DX, off, bilinT32_syp, bilinT32_syn, bilinT32_gyp, bilinT32_gyn) \
 	VMOVDQA X0, X9 \
 	VMOVDQU X2, 576+g/8(SP) \
-	AXIS4(DX, off+16, bilinT32_sy) \
+	AXIS4(DX, off+16, bilinT32_syp, bilinT32_syn, bilinT32_gyp, bilinT32_gyn) \
 	VINSERTI128 $1, X0, Y9, Y0 \
 	VMOVDQU X2, 592+g/8(SP) \
+	TEXELS8(g)
+
+// TEXELS8 is the rest of INDEX8 and INDEX8I: from the eight first
+// texels, floor, of each axis (x in Y7, y in Y0), the wrapped texels and
+// the corners stored at g(SP).
+#define TEXELS8(g) \
 	VMOVDQU bilinIOne<>(SB), Y6 \
 	WRAP8(Y7, Y8, bilinT32_lox, bilinT32_hix, bilinT32_mx) \
 	WRAP8(Y0, Y1, bilinT32_loy, bilinT32_hiy, bilinT32_my) \
@@ -235,6 +278,62 @@ CONST32(bilinRound<>, $0x0000800000008000) // int32 2^15
 	VPOR Y13, Y9, Y9 \
 	VPACKUSDW Y9, Y6, Y6 \
 	VMOVDQU Y6, off(DI)
+
+// func bilinearT32(p *bilinT32, s, t, out *[16]uint32) bool
+//
+// The choice of version (bilinear_amd64.go), taken with a jump: the
+// arguments are where the version reads them. With AVX2, when every
+// coordinate is within its axis' intAxis bound (which NaN is not), the
+// integer form bilinearT32IntAVX2, else bilinearT32AVX2.
+TEXT ·bilinearT32(SB), NOSPLIT, $0-33
+	CMPB ·hasAVX2(SB), $0
+	JEQ  bilinearGo
+	MOVQ p+0(FP), CX
+	MOVQ s+8(FP), SI
+	MOVQ t+16(FP), DX
+	VMOVUPS bilinAbs32<>(SB), Y0
+	VANDPS (SI), Y0, Y1
+	VCMPPS $1, bilinT32_ix+intAxis_bound(CX), Y1, Y1
+	VANDPS 32(SI), Y0, Y2
+	VCMPPS $1, bilinT32_ix+intAxis_bound(CX), Y2, Y2
+	VANDPS Y2, Y1, Y1
+	VANDPS (DX), Y0, Y2
+	VCMPPS $1, bilinT32_iy+intAxis_bound(CX), Y2, Y2
+	VANDPS Y2, Y1, Y1
+	VANDPS 32(DX), Y0, Y2
+	VCMPPS $1, bilinT32_iy+intAxis_bound(CX), Y2, Y2
+	VANDPS Y2, Y1, Y1
+	VMOVMSKPS Y1, AX
+	CMPL AX, $0xFF
+	JNE  bilinearFloat
+	JMP  ·bilinearT32IntAVX2(SB)
+
+bilinearFloat:
+	JMP ·bilinearT32AVX2(SB)
+
+bilinearGo:
+	JMP ·bilinearT32Go(SB)
+
+// func bilinearT32IntAVX2(p *bilinT32, s, t, out *[16]uint32) bool
+//
+// bilinearT32AVX2 with the coordinates worked out in int32, eight to a
+// register (AXIS8I), for a request whose every coordinate is within its
+// axis' bound (bilinearT32 checks): then every element is in range, and
+// it returns true.
+TEXT ·bilinearT32IntAVX2(SB), NOSPLIT, $640-33
+	MOVQ p+0(FP), CX
+	MOVQ s+8(FP), SI
+	MOVQ t+16(FP), DX
+	MOVQ out+24(FP), DI
+	MOVQ bilinT32_utab(CX), AX
+	MOVQ bilinT32_mem(CX), BX
+	INDEX8I(0, 0)
+	INDEX8I(32, 256)
+	SAMPLE8(0, 0)
+	SAMPLE8(32, 256)
+	MOVB $1, ret+32(FP)
+	VZEROUPPER
+	RET
 
 // func bilinearT32AVX2(p *bilinT32, s, t, out *[16]uint32) bool
 TEXT ·bilinearT32AVX2(SB), NOSPLIT, $640-33

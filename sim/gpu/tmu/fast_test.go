@@ -340,7 +340,9 @@ func TestBilinearLevel0AgreesWithBilinear(t *testing.T) {
 
 // Every version of bilinearT32 but Go (bilinearT32Versions: AVX2 on amd64
 // where the CPU has it; skipped, and said so, where there is none) gives
-// bilinearT32Go's answer and texels on 200000 random 16-element requests:
+// bilinearT32Go's answer and texels on 200000 random 16-element requests,
+// half of them with every coordinate within the bounds of the AVX2
+// version's integer form (intAxis):
 // coordinates of every kind (in range, texel edges and centres, negative,
 // ±0, around ±2^30 texels, ±Inf, NaN, any bits), sizes 1 to 2048 with
 // clamp to edge or (powers of two) repeat on each axis, both FLIPY
@@ -369,6 +371,7 @@ func testBilinearT32MatchesGo(t *testing.T) {
 		flip   int
 	}
 	seen := map[mode]int{}
+	seenInt := 0
 	bytes := randomBytes(r)
 	textures, requests := 1000, 200
 	if testing.Short() {
@@ -403,6 +406,29 @@ func testBilinearT32MatchesGo(t *testing.T) {
 				}
 				return float32(r.Float64()*3 - 1)
 			})
+			if k%2 == 1 {
+				// Every coordinate within the integer form's
+				// bounds (intAxis): texel edges and centres,
+				// ±0, anything up to the bound.
+				inside := func(b float32, n int) float32 {
+					switch r.IntN(4) {
+					case 0:
+						return float32(r.IntN(8*n)-4*n) / float32(2*n)
+					case 1:
+						return float32(math.Copysign(0, float64(1-2*r.IntN(2))))
+					case 2:
+						return (r.Float32()*2 - 1) * b
+					}
+					return r.Float32()*3 - 1
+				}
+				for i := range s {
+					s[i] = math.Float32bits(inside(p.ix.bound[0], w))
+					tt[i] = math.Float32bits(inside(p.iy.bound[0], h))
+				}
+			}
+			if inIntBounds(&p, &s, &tt) {
+				seenInt++
+			}
 			var got, want [16]uint32
 			okG := bilinearT32(&p, &s, &tt, &got)
 			okW := bilinearT32Go(&p, &s, &tt, &want)
@@ -425,6 +451,20 @@ func testBilinearT32MatchesGo(t *testing.T) {
 			}
 		}
 	}
+	if seenInt < textures*requests/4 {
+		t.Errorf("%d requests within the integer form's bounds: want at least a quarter", seenInt)
+	}
+}
+
+// inIntBounds says every coordinate of a request is within its axis'
+// intAxis bound, where bilinearT32 takes the integer form on amd64.
+func inIntBounds(p *bilinT32, s, t *[16]uint32) bool {
+	for i := range s {
+		if !(abs32(math.Float32frombits(s[i])) < p.ix.bound[0] && abs32(math.Float32frombits(t[i])) < p.iy.bound[0]) {
+			return false
+		}
+	}
+	return true
 }
 
 // BenchmarkBilinearT32 is bilinearT32 alone, per version, on
@@ -483,6 +523,44 @@ func TestCoordFixMatchesFixCoord(t *testing.T) {
 			want := math.Float32bits(fixCoord(c, scale))
 			if got != want {
 				t.Fatalf("scale 2^%d: coordFix(%#08x) = %#08x, fixCoord %#08x", k+subTexelBits, math.Float32bits(c), got, want)
+			}
+		}
+	}
+}
+
+// texelFix gives float64(fixCoord(c))·n bit for bit (NaN as NaN), for
+// sizes n of every power-of-two container up to 2048 and coordinates of
+// every kind: ±0, ±Inf, NaN of either sign, the largest and smallest,
+// any bits, and texel edges and centres either side of zero.
+func TestTexelFixMatchesFixCoord(t *testing.T) {
+	rng := rand.New(rand.NewPCG(43, 0))
+	special := []float32{0, float32(math.Copysign(0, -1)), 1, -1, 0.5, -0.5, 1.0 / 256, -1.0 / 256,
+		float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), -float32(math.NaN()),
+		math.MaxFloat32, -math.MaxFloat32, math.SmallestNonzeroFloat32, -math.SmallestNonzeroFloat32}
+	for k := 0; k <= 11; k++ {
+		for _, n := range []int{1 << k, 1<<k - 1, 1<<k/2 + 1} {
+			if n < 1 || nextPow2(n) != 1<<k {
+				continue
+			}
+			scale := math.Ldexp(float64(nextPow2(n)), subTexelBits)
+			f := newTexelFix(n, scale)
+			for i := 0; i < 4000; i++ {
+				var c float32
+				switch i % 4 {
+				case 0:
+					c = special[rng.IntN(len(special))]
+				case 1:
+					c = math.Float32frombits(rng.Uint32())
+				case 2:
+					c = float32(rng.IntN(16*n)-8*n) / float32(2*n)
+				default:
+					c = float32(rng.NormFloat64() * 2)
+				}
+				got := f.texel(math.Float32bits(c))
+				want := float64(fixCoord(c, scale)) * float64(n)
+				if math.Float64bits(got) != math.Float64bits(want) && !(got != got && want != want) {
+					t.Fatalf("%d texels: texelFix(%#08x) = %v, fixCoord·n %v", n, math.Float32bits(c), got, want)
+				}
 			}
 		}
 	}

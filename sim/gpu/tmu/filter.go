@@ -383,6 +383,12 @@ type clampT32 struct {
 	sx32, sy32         float32
 	iw, ih, iwm1, ihm1 int32
 	ex, ey             [2]uint64
+
+	// p2 says w and h are powers of two, where the AVX2 loop without
+	// fix works in float32 with the sizes and the sizes less one as
+	// float32s (nearest_amd64.s, AXIS8P2).
+	p2                       bool
+	fw32, fh32, wm132, hm132 float32
 }
 
 // newClampT32 returns the clampT32 of a w×h level with the given FLIPY
@@ -392,6 +398,8 @@ func newClampT32(w, h, flip, upr int, utab []int32, mem []byte) clampT32 {
 		fw: float64(w), fh: float64(h), wm1: float64(w - 1), hm1: float64(h - 1),
 		flip: int32(flip), hf: int32(h & flip), upr: int32(upr),
 		w: w, h: h, utab: utab, mem: mem,
+		p2:   w&(w-1) == 0 && h&(h-1) == 0,
+		fw32: float32(w), fh32: float32(h), wm132: float32(w - 1), hm132: float32(h - 1),
 	}
 }
 
@@ -487,49 +495,91 @@ func (u *Unit) bilinearLevel0(sm *sampler, rs, rt *[16]uint32, out *[16]uint32) 
 	if sm.plan != planBilinear {
 		return false
 	}
-	var fs, ft [16]uint32
-	sm.fixLanes(rs, rt, &fs, &ft)
-	s, t := &fs, &ft
-	if !bilinearT32(&sm.bil, s, t, out) {
-		// Some elements' texel coordinates are not finite or beyond
-		// ±2^30, where texelIndex clamps: bilinear() does those (what
-		// bilinearT32 left there is unspecified).
-		for i := range 16 {
-			fs, ft := math.Float32frombits(s[i]), math.Float32frombits(t[i])
-			if !inBilinearRange(fs, ft, &sm.bil) {
-				out[i] = u.bilinear(sm, 0, fs, ft)
-			}
-		}
+	if !bilinearT32(&sm.bil, rs, rt, out) {
+		u.bilinearOutOfRange(sm, rs, rt, out)
 	}
 	return true
 }
 
-// bilinT32 is what bilinearT32's loop needs of its sampler: level 0's size
-// as float64s, each axis' wrap as max(lo, min(i, hi)) & mask (clamp to
-// edge: 0, n-1, -1; repeat over a power of two: no bounds, n-1), FLIPY's
-// flip (0 or -1) and hf = h & flip, the utile table utab with upr utiles
+// bilinearOutOfRange does what bilinearT32 left undone when it reported
+// false: the elements whose texel coordinates are not finite or beyond
+// ±2^30, where texelIndex clamps, go to bilinear() (what bilinearT32 left
+// there is unspecified).
+func (u *Unit) bilinearOutOfRange(sm *sampler, rs, rt *[16]uint32, out *[16]uint32) {
+	for i := range 16 {
+		fs, ft := math.Float32frombits(rs[i]), math.Float32frombits(rt[i])
+		if !inBilinearRange(fs, ft, &sm.bil) {
+			out[i] = u.bilinear(sm, 0, fs, ft)
+		}
+	}
+}
+
+// bilinT32 is what bilinearT32's loop needs of its sampler: fixCoord and
+// the scaling to texel space on each axis (fixX, fixY), each axis' wrap
+// as max(lo, min(i, hi)) & mask (clamp to edge: 0, n-1, -1; repeat over
+// a power of two: no bounds, n-1), FLIPY's flip (0 or -1) and hf = h & flip, the utile table utab with upr utiles
 // a row, cut to the utiles a wrapped texel can reach, and the level's
 // bytes, which hold every one of those utiles whole (planLookups checks
 // both: newBilinT32 is only called then). The AVX2 loop reads the same
-// as vectors by name (go_asm.h): four float64s (sx, sy), eight int32s
+// as vectors by name (go_asm.h): four float64s (sxp … gyn), eight int32s
 // (lox … upr8); repeat's bounds there are −2^31 and 2^31−1, beyond any
 // texel it converts (within ±(2^30 + 1)).
 type bilinT32 struct {
-	fw, fh          float64
 	loX, hiX, maskX int
 	loY, hiY, maskY int
 	flip, hf, upr   int
 	utab            []int32
 	mem             []byte
+	// fixX and fixY are fixCoord's arithmetic on each axis (texelFix).
+	fixX, fixY texelFix
 
-	sx, sy                   [4]float64
+	// fixX and fixY as vectors: the scales and factors for c ≥ 0 (p)
+	// and c < 0 (n).
+	sxp, sxn, gxp, gxn       [4]float64
+	syp, syn, gyp, gyn       [4]float64
 	lox, hix, loy, hiy       [8]int32
 	mx, my, flip8, hf8, upr8 [8]int32
+	// ix and iy are the axes as the AVX2 loop's integer form reads them.
+	ix, iy intAxis
 }
 
-// newBilinT32 returns the bilinT32 of a w×h level with wrap modes ws and wt
-// (each clamp to edge, or repeat with a power-of-two size), the given
-// FLIPY flip, utile table and bytes.
+// intAxis is one axis of a bilinT32 as bilinearT32IntAVX2 works it out
+// (bilinear_amd64.s), eight elements to a register: for a coordinate c
+// with |c| < bound, m = trunc(c·sp) (c·sn for c < 0) as an int32, K =
+// m·wp (m·wn) − half, the first texel K >> shift and the weight ((K &
+// mask) << 8) >> shift. That is bilinearT32Go's answer: sp is texelFix's
+// scale S, a power of two, sn = S/2, wp = n, wn = 2n, half = S/2, mask =
+// S−1, shift = log2 S, and bound = 2^30/(nextpow2(n)·S) keeps |m·n|
+// below 2^30, where K/S = fixCoord(c)·n − ½ is exact in float64 as well
+// (so floor and fraction agree), and far inside the ±2^30 texels where
+// bilinearT32 hands elements to bilinear().
+type intAxis struct {
+	sp, sn, bound [8]float32
+	wp, wn        [8]int32
+	half, mask    [8]int32
+	shift         [2]uint64
+}
+
+// newIntAxis returns the intAxis of an axis of n texels whose texelFix
+// scale is scale.
+func newIntAxis(n int, scale float64) intAxis {
+	var a intAxis
+	_, e := math.Frexp(scale)
+	a.shift[0] = uint64(e - 1)
+	for i := range 8 {
+		a.sp[i], a.sn[i] = float32(scale), float32(scale/2)
+		a.bound[i] = float32(math.Ldexp(1, 30) / (float64(nextPow2(n)) * scale))
+		a.wp[i], a.wn[i] = int32(n), int32(2*n)
+		a.half[i], a.mask[i] = int32(scale/2), int32(scale)-1
+	}
+	return a
+}
+
+// newBilinT32 returns the bilinT32 of a w×h level 0 with wrap modes ws and
+// wt (each clamp to edge, or repeat with a power-of-two size), the given
+// FLIPY flip, utile table and bytes. Its coordinates are fixed with the
+// scales of a sampler whose P1 size is w×h (sampler.fixS and fixT: level
+// 0's picture is P1's size).
 func newBilinT32(w, h int, ws, wt texture.Wrap, flip, upr int, utab []int32, mem []byte) bilinT32 {
 	simple := func(n int, m texture.Wrap) (lo, hi, mask int) {
 		if m == texture.WrapClamp {
@@ -538,13 +588,18 @@ func newBilinT32(w, h int, ws, wt texture.Wrap, flip, upr int, utab []int32, mem
 		// Repeat over a power of two.
 		return math.MinInt, math.MaxInt, n - 1
 	}
-	p := bilinT32{fw: float64(w), fh: float64(h), flip: flip, hf: h & flip, upr: upr, utab: utab, mem: mem}
+	p := bilinT32{flip: flip, hf: h & flip, upr: upr, utab: utab, mem: mem}
 	p.loX, p.hiX, p.maskX = simple(w, ws)
 	p.loY, p.hiY, p.maskY = simple(h, wt)
 	i32 := func(v int) int32 { return int32(max(math.MinInt32, min(v, math.MaxInt32))) }
+	p.fixX = newTexelFix(w, math.Ldexp(float64(nextPow2(w)), subTexelBits))
+	p.fixY = newTexelFix(h, math.Ldexp(float64(nextPow2(h)), subTexelBits))
 	for i := range 4 {
-		p.sx[i], p.sy[i] = p.fw, p.fh
+		p.sxp[i], p.sxn[i], p.gxp[i], p.gxn[i] = p.fixX.scale[0], p.fixX.scale[1], p.fixX.g[0], p.fixX.g[1]
+		p.syp[i], p.syn[i], p.gyp[i], p.gyn[i] = p.fixY.scale[0], p.fixY.scale[1], p.fixY.g[0], p.fixY.g[1]
 	}
+	p.ix = newIntAxis(w, p.fixX.scale[0])
+	p.iy = newIntAxis(h, p.fixY.scale[0])
 	for i := range 8 {
 		p.lox[i], p.hix[i], p.loy[i], p.hiy[i] = i32(p.loX), i32(p.hiX), i32(p.loY), i32(p.hiY)
 		p.mx[i], p.my[i] = int32(p.maskX), int32(p.maskY)
@@ -554,16 +609,41 @@ func newBilinT32(w, h int, ws, wt texture.Wrap, flip, upr int, utab []int32, mem
 }
 
 // inBilinearRange says bilinearT32 does the element at (s, t): its texel
-// coordinates, s·w − ½ and t·h − ½, are within ±2^30 (so not NaN).
+// coordinates, fixCoord(s)·w − ½ and fixCoord(t)·h − ½, are within ±2^30
+// (so not NaN).
 func inBilinearRange(s, t float32, p *bilinT32) bool {
-	fu := float64(s)*p.fw - 0.5
-	fv := float64(t)*p.fh - 0.5
+	fu := p.fixX.texel(math.Float32bits(s)) - 0.5
+	fv := p.fixY.texel(math.Float32bits(t)) - 0.5
 	return fu > -1<<30 && fu < 1<<30 && fv > -1<<30 && fv < 1<<30
+}
+
+// texelFix is fixCoord followed by the scaling to texel space on an axis
+// of n texels, float64(fixCoord(c, scale))·n, in one step: for c ≥ 0
+// (sign bit clear) trunc(c·scale)·(n/scale), for c < 0 the same with
+// scale/2. The two are equal: c·scale is exact (a float32 times a power
+// of two), and so is its truncation m; fixCoord's m/scale is a float32
+// exactly (0, or c with its low bits cleared, of magnitude at least
+// 1/scale), so the general code's product rounds the real number
+// m·n/scale once, as m·g does (g = n/scale, exact). −0 takes the halved
+// scale and gives −0 either way; NaN and ±Inf stay NaN and ±Inf.
+// TestTexelFixMatchesFixCoord holds it to fixCoord.
+type texelFix struct {
+	scale, g [2]float64
+}
+
+func newTexelFix(n int, scale float64) texelFix {
+	return texelFix{scale: [2]float64{scale, scale / 2}, g: [2]float64{float64(n) / scale, 2 * float64(n) / scale}}
+}
+
+// texel is float64(fixCoord(c))·n for the float32 whose bits are c.
+func (f *texelFix) texel(c uint32) float64 {
+	i := c >> 31
+	return math.Trunc(float64(math.Float32frombits(c))*f.scale[i]) * f.g[i]
 }
 
 // bilinearT32Go is bilinear() at level 0 for the elements whose texel
 // coordinates are within ±2^30 (inBilinearRange), with bilinear()'s
-// arithmetic: floor(c·n − ½) as a truncation corrected for negatives (the
+// arithmetic: the coordinates fixed (texelFix), floor(c·n − ½) as a truncation corrected for negatives (the
 // same integer: |c·n − ½| < 2^30), weights (c·n − ½ − floor)·256 (exact,
 // below 256), the four channels blended two at a time in 64-bit words
 // (each channel's weighted sum is below 2^24, so nothing carries between
@@ -576,7 +656,7 @@ func inBilinearRange(s, t float32, p *bilinT32) bool {
 // newBilinT32's utab hold every utile index such a texel has, and mem
 // every byte of those utiles.
 func bilinearT32Go(p *bilinT32, s, t, out *[16]uint32) bool {
-	fw, fh := p.fw, p.fh
+	fx, fy := &p.fixX, &p.fixY
 	loX, hiX, maskX := p.loX, p.hiX, p.maskX
 	loY, hiY, maskY := p.loY, p.hiY, p.maskY
 	flip, hf, upr := p.flip, p.hf, p.upr
@@ -584,8 +664,8 @@ func bilinearT32Go(p *bilinT32, s, t, out *[16]uint32) bool {
 	mem := unsafe.Pointer(unsafe.SliceData(p.mem))
 	all := true
 	for i := range 16 {
-		fu := float64(math.Float32frombits(s[i]))*fw - 0.5
-		fv := float64(math.Float32frombits(t[i]))*fh - 0.5
+		fu := fx.texel(s[i]) - 0.5
+		fv := fy.texel(t[i]) - 0.5
 		if !(fu > -1<<30 && fu < 1<<30 && fv > -1<<30 && fv < 1<<30) {
 			all = false
 			continue
@@ -597,8 +677,8 @@ func bilinearT32Go(p *bilinT32, s, t, out *[16]uint32) bool {
 		if float64(j0) > fv {
 			j0--
 		}
-		fx := uint64(int((fu - float64(i0)) * 256)) // below 256
-		fy := uint64(int((fv - float64(j0)) * 256))
+		wx := uint64(int((fu - float64(i0)) * 256)) // below 256
+		wy := uint64(int((fv - float64(j0)) * 256))
 		x0 := max(loX, min(i0, hiX)) & maskX
 		x1 := max(loX, min(i0+1, hiX)) & maskX
 		y0 := max(loY, min(j0, hiY)) & maskY
@@ -614,7 +694,7 @@ func bilinearT32Go(p *bilinT32, s, t, out *[16]uint32) bool {
 		c10 := fetchT32(utab, mem, r0+q1, b0|a1)
 		c01 := fetchT32(utab, mem, r1+q0, b1|a0)
 		c11 := fetchT32(utab, mem, r1+q1, b1|a1)
-		w00, w10, w01, w11 := (256-fx)*(256-fy), fx*(256-fy), (256-fx)*fy, fx*fy
+		w00, w10, w01, w11 := (256-wx)*(256-wy), wx*(256-wy), (256-wx)*wy, wx*wy
 		// Channels 0 and 2 in the low and high 32 bits of one word, 1
 		// and 3 of another.
 		const m = 0x000000FF000000FF

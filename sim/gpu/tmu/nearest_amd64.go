@@ -6,23 +6,24 @@ import "math"
 
 // nearestClampT32 is nearestClampT32Go with AVX2 where the CPU has it,
 // else with SSE2 (nearest_amd64.s), the texel fetches included;
-// TestNearestClampT32MatchesGo compares each with it. Without AVX2 a
-// clampT32 with fix set has its coordinates fixed in Go
-// (fixClampLanes) before the SSE2 loop.
-func nearestClampT32(p *clampT32, s, t, out *[16]uint32) {
-	switch {
-	case useNearestAVX2 && p.fix:
-		nearestFixClampT32AVX2(p, s, t, out)
-	case useNearestAVX2:
-		nearestClampT32AVX2(p, s, t, out)
-	case p.fix:
-		// The fix in Go, then the SSE2 loop.
-		var fs, ft [16]uint32
-		fixClampLanes(p, s, t, &fs, &ft)
-		nearestClampT32SSE2(p, &fs, &ft, out)
-	default:
-		nearestClampT32SSE2(p, s, t, out)
-	}
+// TestNearestClampT32MatchesGo compares each with it. With AVX2 a
+// clampT32 with fix set takes nearestFixClampT32AVX2, one without on a
+// level whose sides are powers of two (p2) the float32 loop
+// (nearestP2ClampT32AVX2), any other nearestClampT32AVX2. Without AVX2
+// one with fix set has its coordinates fixed in Go
+// (nearestFixClampT32SSE2). The choice is made in assembly, which jumps
+// to the version chosen: a Go function choosing and calling it took
+// about 27 instructions a lookup, a third of them its frame.
+//
+//go:noescape
+func nearestClampT32(p *clampT32, s, t, out *[16]uint32)
+
+// nearestFixClampT32SSE2 fixes the coordinates in Go (fixClampLanes),
+// then runs the SSE2 loop.
+func nearestFixClampT32SSE2(p *clampT32, s, t, out *[16]uint32) {
+	var fs, ft [16]uint32
+	fixClampLanes(p, s, t, &fs, &ft)
+	nearestClampT32SSE2(p, &fs, &ft, out)
 }
 
 // useNearestAVX2 chooses nearestClampT32AVX2 (the tests switch it).
@@ -33,6 +34,9 @@ func nearestClampT32SSE2(p *clampT32, s, t, out *[16]uint32)
 
 //go:noescape
 func nearestClampT32AVX2(p *clampT32, s, t, out *[16]uint32)
+
+//go:noescape
+func nearestP2ClampT32AVX2(p *clampT32, s, t, out *[16]uint32)
 
 //go:noescape
 func nearestFixClampT32AVX2(p *clampT32, s, t, out *[16]uint32)

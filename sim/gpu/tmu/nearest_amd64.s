@@ -116,7 +116,8 @@ TEXT ·nearestClampT32SSE2(SB), NOSPLIT, $0-32
 // a scalar load (no VPGATHERDD: bilinear_amd64.s says why) into its
 // lane, four to a 16-byte store. nearestFixClampT32AVX2 is the same for
 // a clampT32 with fix set, with its own coordinate arithmetic
-// (AXIS8FIX). Every instruction is VEX-encoded and each function ends
+// (AXIS8FIX), and nearestP2ClampT32AVX2 for one without, on a level
+// whose sides are powers of two (p2), in float32 (AXIS8P2). Every instruction is VEX-encoded and each function ends
 // with VZEROUPPER.
 //
 // The utile indices and offsets go from the vector registers to the
@@ -127,8 +128,8 @@ TEXT ·nearestClampT32SSE2(SB), NOSPLIT, $0-32
 // less for glmark2's effect2d blur job (doc/performance.md, "The TMU's
 // clamped lookups").
 //
-// Registers: Y8 and Y9 hold w and h (AXIS8) or sx and sy (AXIS8FIX),
-// Y10 and Y11 w-1 and h-1, Y15 and Y0 w and h as int32s (AXIS8FIX), Y12
+// Registers: Y8 and Y9 hold w and h (AXIS8, AXIS8P2) or sx and sy
+// (AXIS8FIX), Y10 and Y11 w-1 and h-1, Y15 and Y0 w and h as int32s (AXIS8FIX), Y12
 // zero, Y13 the flip, Y14 hf, Y7 upr, Y6 int32 3s.
 
 // AXIS8 leaves in Y1 the eight clamped texel indices of the coordinates
@@ -160,6 +161,18 @@ TEXT ·nearestClampT32SSE2(SB), NOSPLIT, $0-32
 	VPMULLD n, Y1, Y1 \
 	VPSRLD shift, Y1, Y1 \
 	VPMINSD nm1, Y1, Y1
+
+// AXIS8P2 leaves in Y1 the eight clamped texel indices of the coordinates
+// at off(src) on an axis of a power of two n texels, in float32:
+// trunc(min(max(c·n, 0), n-1)). c·n is exact in float32 (n a power of
+// two; an overflow to ±Inf clamps as the float64 product does), so this
+// is AXIS8's answer (VMAXPS returns its second source, 0, for a NaN
+// first one). scale holds n, maxv n-1, as float32s; Y12 is zero.
+#define AXIS8P2(src, off, scale, maxv) \
+	VMULPS off(src), scale, Y1 \
+	VMAXPS Y12, Y1, Y1 \
+	VMINPS maxv, Y1, Y1 \
+	VCVTTPS2DQ Y1, Y1
 
 // UTILE8 leaves in Y4 the utile indices (y>>2)·upr + x>>2 of eight
 // elements whose x is in Y3 and y in Y1 (VPMADDWD on the 16-bit halves,
@@ -225,6 +238,13 @@ TEXT ·nearestClampT32SSE2(SB), NOSPLIT, $0-32
 	AXIS8(DX, off, Y9, Y11) \
 	UTILE8
 
+// INDEX8P2 is INDEX8 with AXIS8P2.
+#define INDEX8P2(off) \
+	AXIS8P2(SI, off, Y8, Y10) \
+	VMOVDQA Y1, Y3 \
+	AXIS8P2(DX, off, Y9, Y11) \
+	UTILE8
+
 // INDEX8FIX is INDEX8 with AXIS8FIX.
 #define INDEX8FIX(off) \
 	AXIS8FIX(SI, off, Y8, Y15, clampT32_ex(CX), Y10) \
@@ -274,6 +294,48 @@ TEXT ·nearestFixClampT32AVX2(SB), NOSPLIT, $0-32
 	INDEX8FIX(0)
 	FETCH8(0)
 	INDEX8FIX(32)
+	FETCH8(32)
+	VZEROUPPER
+	RET
+
+// func nearestClampT32(p *clampT32, s, t, out *[16]uint32)
+//
+// The choice of version (nearest_amd64.go), each taken with a jump: the
+// arguments are where the version reads them.
+TEXT ·nearestClampT32(SB), NOSPLIT, $0-32
+	MOVQ p+0(FP), AX
+	CMPB ·useNearestAVX2(SB), $0
+	JEQ  nearestSSE2
+	CMPB clampT32_fix(AX), $0
+	JNE  nearestFixAVX2
+	CMPB clampT32_p2(AX), $0
+	JNE  nearestP2AVX2
+	JMP  ·nearestClampT32AVX2(SB)
+
+nearestFixAVX2:
+	JMP ·nearestFixClampT32AVX2(SB)
+
+nearestP2AVX2:
+	JMP ·nearestP2ClampT32AVX2(SB)
+
+nearestSSE2:
+	CMPB clampT32_fix(AX), $0
+	JNE  nearestFixSSE2
+	JMP  ·nearestClampT32SSE2(SB)
+
+nearestFixSSE2:
+	JMP ·nearestFixClampT32SSE2(SB)
+
+// func nearestP2ClampT32AVX2(p *clampT32, s, t, out *[16]uint32)
+TEXT ·nearestP2ClampT32AVX2(SB), NOSPLIT, $0-32
+	SETUP
+	VBROADCASTSS clampT32_fw32(CX), Y8
+	VBROADCASTSS clampT32_fh32(CX), Y9
+	VBROADCASTSS clampT32_wm132(CX), Y10
+	VBROADCASTSS clampT32_hm132(CX), Y11
+	INDEX8P2(0)
+	FETCH8(0)
+	INDEX8P2(32)
 	FETCH8(32)
 	VZEROUPPER
 	RET

@@ -111,6 +111,13 @@ const (
 	ReceiveSlots = 8
 )
 
+// recvMask takes a receive FIFO position modulo ReceiveSlots, a power of
+// two (the constant below does not compile otherwise): an AND where the
+// modulo of a signed int took a dozen instructions a lookup.
+const recvMask = ReceiveSlots - 1
+
+const _ uint = -(ReceiveSlots & recvMask)
+
 // ErrDeadlock is returned when a shader writes a parameter while the
 // request FIFO is full and the receive FIFO cannot drain it: on the
 // hardware the QPU stalls for ever (only the shader itself could read the
@@ -224,7 +231,7 @@ func (u *Unit) Write(reg int, vals *[16]uint32, mask uint16, param uint32, direc
 		}
 		vals = &c.regs[reg]
 	}
-	c.written |= 1 << reg
+	c.written |= 1 << (uint(reg) & 3) // reg is S, T, R or B: no shift checks
 	c.slots++
 	u.usedSlots++
 	if !direct && c.nparams < len(c.params) {
@@ -236,12 +243,17 @@ func (u *Unit) Write(reg int, vals *[16]uint32, mask uint16, param uint32, direc
 	}
 	if atOnce {
 		// Do the lookup here, as drain would.
-		out := &u.recv[(u.rhead+u.rlen)%ReceiveSlots]
-		if u.lastClampT32(c) {
-			// lookup's answer for this request, without its calls
-			// (sample and sameKey would find the last sampler and
-			// its plan; TestFastPathsMatchReference).
+		out := &u.recv[(u.rhead+u.rlen)&recvMask]
+		// lookup's answer for this request, without its calls where
+		// sample and sameKey would find the last sampler and its plan
+		// (lastPlan; TestFastPathsMatchReference).
+		if p := u.lastPlan(c); p == planNearestClampT32 {
 			nearestClampT32(&u.last.clamp, vals, &c.regs[T], out)
+		} else if p == planBilinear {
+			// bilinearLevel0, without its call.
+			if !bilinearT32(&u.last.bil, vals, &c.regs[T], out) {
+				u.bilinearOutOfRange(&u.last, vals, &c.regs[T], out)
+			}
 		} else if err := u.lookup(c, vals, out); err != nil {
 			u.keepPending(c, vals)
 			return err
@@ -261,16 +273,21 @@ func (u *Unit) Write(reg int, vals *[16]uint32, mask uint16, param uint32, direc
 	return u.drain()
 }
 
-// lastClampT32 says that request r, complete, is a texture lookup that
-// sample would serve with the last sampler's planNearestClampT32: it
-// wrote T and S only (so no border colour), with the two parameters of
-// the last sampler's key. The cube's every lookup is one, and so is
-// glmark2's effect2d blur's.
-func (u *Unit) lastClampT32(r *request) bool {
+// lastPlan returns the last sampler's plan if request r, complete, is a
+// texture lookup that sample would serve with it: it wrote T and S only
+// (so no border colour), with the two parameters of the last sampler's
+// key. Otherwise, or if the unit runs the reference code (whose samplers
+// are planned planLanes), it returns planLanes. The cube's every lookup
+// is one (planNearestClampT32), and so are glmark2's effect2d blur's
+// (the same plan) and its desktop blur's and kmscube's -M rgba
+// (planBilinear).
+func (u *Unit) lastPlan(r *request) plan {
 	k := &u.lastKey
-	return r.written == 1<<T|1<<S && r.nparams == 2 && u.hasLast &&
-		u.last.plan == planNearestClampT32 &&
-		k.n == 2 && k.border == 0 && k.params[0] == r.params[0] && k.params[1] == r.params[1]
+	if r.written == 1<<T|1<<S && r.nparams == 2 && u.hasLast &&
+		k.n == 2 && k.border == 0 && k.params[0] == r.params[0] && k.params[1] == r.params[1] {
+		return u.last.plan
+	}
+	return planLanes
 }
 
 // begin makes r an empty request: no register written, no parameter. The
@@ -283,7 +300,7 @@ func (r *request) begin() { r.written, r.nparams, r.slots = 0, 0, 0 }
 func (u *Unit) drain() error {
 	for u.npending > 0 && u.rlen < ReceiveSlots {
 		r := &u.pending[0]
-		out := &u.recv[(u.rhead+u.rlen)%ReceiveSlots]
+		out := &u.recv[(u.rhead+u.rlen)&recvMask]
 		if err := u.lookup(r, &r.regs[S], out); err != nil {
 			return err
 		}
@@ -307,7 +324,7 @@ func (u *Unit) Receive(out *[16]uint32) error {
 		}
 	}
 	lanes.Copy(out, &u.recv[u.rhead])
-	u.rhead = (u.rhead + 1) % ReceiveSlots
+	u.rhead = (u.rhead + 1) & recvMask
 	u.rlen--
 	u.Received++
 	if u.npending == 0 {
@@ -337,7 +354,7 @@ func (u *Unit) Idle() bool { return u.usedSlots == 0 && u.rlen == 0 }
 // that cannot promise the terms calls Write.
 func (u *Unit) WriteAtOnce(reg int, vals *[16]uint32, param uint32, direct bool) error {
 	c := &u.cur
-	c.written |= 1 << reg
+	c.written |= 1 << (uint(reg) & 3) // reg is S, T, R or B: no shift checks
 	c.slots++
 	u.usedSlots++
 	if !direct {
@@ -349,9 +366,13 @@ func (u *Unit) WriteAtOnce(reg int, vals *[16]uint32, param uint32, direct bool)
 		lanes.Copy(&c.regs[reg], vals)
 		return nil
 	}
-	out := &u.recv[(u.rhead+u.rlen)%ReceiveSlots]
-	if u.lastClampT32(c) {
+	out := &u.recv[(u.rhead+u.rlen)&recvMask]
+	if p := u.lastPlan(c); p == planNearestClampT32 {
 		nearestClampT32(&u.last.clamp, vals, &c.regs[T], out)
+	} else if p == planBilinear {
+		if !bilinearT32(&u.last.bil, vals, &c.regs[T], out) {
+			u.bilinearOutOfRange(&u.last, vals, &c.regs[T], out)
+		}
 	} else if err := u.lookup(c, vals, out); err != nil {
 		u.keepPending(c, vals)
 		return err
@@ -379,7 +400,7 @@ func (u *Unit) keepPending(c *request, vals *[16]uint32) {
 // in the receive FIFO and no request waits behind it.
 func (u *Unit) ReceiveAtOnce(out *[16]uint32) {
 	lanes.Copy(out, &u.recv[u.rhead])
-	u.rhead = (u.rhead + 1) % ReceiveSlots
+	u.rhead = (u.rhead + 1) & recvMask
 	u.rlen--
 	u.Received++
 }
