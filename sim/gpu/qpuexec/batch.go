@@ -382,6 +382,12 @@ func (g *Batch) lockstep(p *Program, envs []Env, starts []*Start, res []Result, 
 					break
 				}
 			}
+		case opUniformCopy, opUniformKernel, opVaryingKernel, opVaryingR5Kernel, opTMUWrite, opTLBWrite, opLoadTMU, opUnlock:
+			for j = 0; j < n; j++ {
+				if err = qp[j].execIO(&ops[j][pos]); err != nil {
+					break
+				}
+			}
 		case opEnd:
 			for j = 0; j < n; j++ {
 				q, u := qp[j], &ops[j][pos]

@@ -172,7 +172,17 @@ func (q *QPU) bound(p *Program) *boundProg {
 //     flags, Mesa's loop counts and comparisons, is opSubFlags);
 //   - opBranch and its opJump with no micro-operation between them (the
 //     delay slots are nops): the branch and, if taken, the jump at once
-//     (opBranchJump). Nothing between them could see the pending jump.
+//     (opBranchJump). Nothing between them could see the pending jump;
+//   - a uniform read and the copy of it into a register (Mesa's and the
+//     cube's mov r, unif: opUniformCopy), or the kernel after it
+//     (opUniformKernel); a varying read and the kernel after it
+//     (opVaryingKernel, opVaryingR5Kernel: the cube's fmul r, ra15,
+//     vary). The kernel cannot fail, so a failure is the read's, with
+//     its fix;
+//   - an unconditional TMU or tile-buffer write, with writeIO's
+//     decisions (which register, which latch) taken here (opTMUWrite,
+//     opTLBWrite), and the ldtmu and sbdone signals without signal's
+//     switch (opLoadTMU, opUnlock).
 //
 // A float kernel with a batch form stays alone where a Batch takes the
 // program for its float kernels (paysBatch): the lockstep calls it once
@@ -190,6 +200,18 @@ const (
 	opFloatNZ                        // opKernelNZ of fadd (n 0) or fsub (n 1): the kernel and N and Z in one pass where faddFlagsVec has it, C where > 0
 	opNone                           // directWrites: a load immediate's copy into a latch nothing reads, which fuse leaves out
 	opUnifAddr                       // bindInst: an unpacked write of a to unif_addr (ref_exec.go write: element 0, whatever the condition), which cannot fail
+)
+
+// The fused reads and the I/O forms (fuse, fuseIO, ioForm).
+const (
+	opUniformCopy     = opUnifAddr + 1 + iota // opUniform into w, then opCopy of it into d: mov from unif into a register
+	opUniformKernel                           // opUniform into w, then the kernel k(d, a, b) that follows it (w of its own nil)
+	opVaryingKernel                           // opVarying into w, then the kernel k(d, a, b) that follows it
+	opVaryingR5Kernel                         // opVaryingR5 into w, then the kernel k(d, a, b) that follows it
+	opTMUWrite                                // opWriteAdd (n 1) or opWriteMul (n 0) of every element to TMU register to (unit·tmuRegs + reg) from latch a
+	opTLBWrite                                // opWriteAdd or opWriteMul of every element to tile-buffer register to from latch a
+	opLoadTMU                                 // opSignal of ldtmu0 (n 0) or ldtmu1 (n 1)
+	opUnlock                                  // opSignal of sbdone
 )
 
 // fuse returns ops with the sequences above fused, each jump's landing
@@ -264,6 +286,30 @@ func (q *QPU) fuse(ops []uop, floats bool) []uop {
 				continue
 			}
 		}
+		if i+1 < len(ops) && !landing[i+1] {
+			var next *uop
+			if i+2 < len(ops) {
+				next = &ops[i+2]
+			}
+			if op, ok := q.fuseIO(&u, &ops[i+1], next, floats); ok {
+				u.op = op
+				at[i+1] = at[i]
+				out = append(out, u)
+				i += 2
+				continue
+			}
+		}
+		switch u.op {
+		case opWriteAdd, opWriteMul:
+			u.op = q.ioForm(&u)
+		case opSignal:
+			switch u.in.sig {
+			case qpu.SigLoadTMU0, qpu.SigLoadTMU1:
+				u.op, u.n = opLoadTMU, int32(u.in.sig-qpu.SigLoadTMU0)
+			case qpu.SigScoreboardUnlock:
+				u.op = opUnlock
+			}
+		}
 		// (A jump landing in the delay slots reaches the opJump alone.)
 		if u.op == opBranch && i+1 < len(ops) && ops[i+1].op == opJump && ops[i+1].pc == u.pc+3 && !landing[i+1] {
 			u.op, u.to, u.n = opBranchJump, u.n, ops[i+1].n
@@ -281,6 +327,60 @@ func (q *QPU) fuse(ops []uop, floats bool) []uop {
 		}
 	}
 	return out
+}
+
+// fuseIO returns the fused form of a uniform or varying read u and the
+// micro-operation v after it, if they have one: a copy of the port into
+// a register (opUniformCopy), or a kernel (opUniformKernel,
+// opVaryingKernel, opVaryingR5Kernel), which cannot fail, so that a
+// failure of the fused form is the read's. u takes v's operands, the
+// port going to w. floats says whether float kernels with a batch form
+// may be fused; next is the micro-operation after v, or nil.
+func (q *QPU) fuseIO(u, v, next *uop, floats bool) (uint8, bool) {
+	var op uint8
+	switch u.op {
+	case opUniform:
+		op = opUniformKernel
+		if v.op == opCopy && v.a == u.d && v.fix == 0 {
+			u.w, u.d = u.d, v.d
+			return opUniformCopy, true
+		}
+	case opVarying:
+		op = opVaryingKernel
+	case opVaryingR5:
+		op = opVaryingR5Kernel
+	default:
+		return 0, false
+	}
+	if v.op != opKernel || v.w != nil || v.fix != 0 || (v.n != 0 && !floats) {
+		return 0, false
+	}
+	if next != nil && next.pc == v.pc && (next.op == opCond || next.op == opFlags) {
+		// The kernel's fused forms with its masks and flags come first.
+		return 0, false
+	}
+	u.w, u.k, u.d, u.a, u.b = u.d, v.k, v.d, v.a, v.b
+	return op, true
+}
+
+// ioForm returns the form of an unconditional write of an ALU's result
+// to a TMU or the tile buffer with the decisions writeIO takes at each
+// call taken here, setting u's fields for it; other writes keep u.op.
+func (q *QPU) ioForm(u *uop) uint8 {
+	st, in := u.st, u.st.in
+	wk, t, r, tmu, isAdd := st.wkMul, in.wMul, &q.resMul, st.tmuMul, int32(0)
+	if u.op == opWriteAdd {
+		wk, t, r, tmu, isAdd = st.wkAdd, in.wAdd, &q.resAdd, st.tmu, 1
+	}
+	switch wk {
+	case wkTMU:
+		u.a, u.to, u.n = r, int32(tmu), isAdd
+		return opTMUWrite
+	case wkTLB:
+		u.a, u.to = r, int32(t.n)
+		return opTLBWrite
+	}
+	return u.op
 }
 
 // The micro-operations. Those that call the general code set q.seq

@@ -2,6 +2,7 @@ package qpuexec
 
 import (
 	"encoding/binary"
+	"errors"
 
 	"github.com/vccube/vccube/shaders/qpu"
 )
@@ -166,6 +167,58 @@ run:
 			q.mAdd, q.mMul = q.cond(u.st.in.condAdd), q.cond(u.st.in.condMul)
 			n, z := nzFlagsVec(&q.resAdd)
 			q.n, q.z, q.c = n, z, ^(n|z)&uint16(u.n)
+		case opUniformCopy, opUniformKernel:
+			var x uint32
+			if q.unifOff+4 <= len(q.unifBuf) {
+				x = binary.LittleEndian.Uint32(q.unifBuf[q.unifOff:])
+				q.unifOff += 4
+				q.unifAddr += 4
+			} else if x, err = q.popUniform(); err != nil {
+				goto failed
+			}
+			fill(u.w, x)
+			if u.op == opUniformCopy {
+				fill(u.d, x)
+			} else {
+				u.k(u.d, u.a, u.b)
+			}
+		case opVaryingKernel:
+			if err = q.readVarying(u.w); err != nil {
+				goto failed
+			}
+			u.k(u.d, u.a, u.b)
+		case opVaryingR5Kernel:
+			if err = q.readVarying(u.w); err != nil {
+				goto failed
+			}
+			copyVec(&q.acc[5], &q.varyC)
+			q.varyPend = false
+			u.k(u.d, u.a, u.b)
+		case opTMUWrite:
+			if q.tmuAtOnce {
+				err = q.tmuWriteAtOnce(int(u.to)/tmuRegs, TMUReg(int(u.to)%tmuRegs), u.a)
+			} else {
+				err = q.tmuWrite(int(u.to)/tmuRegs, TMUReg(int(u.to)%tmuRegs), u.a, 0xFFFF)
+			}
+			if err != nil {
+				goto failed
+			}
+		case opTLBWrite:
+			if err = q.tlbWrite(TLBReg(u.to), u.a); err != nil {
+				goto failed
+			}
+		case opLoadTMU:
+			if q.tmuAtOnce {
+				q.start.TMU[int(u.n)^q.tmuSwap].ReceiveAtOnce(&q.acc[4])
+			} else if err = q.tmuLoad(int(u.n)); err != nil {
+				goto failed
+			}
+		case opUnlock:
+			if !q.start.InOrder {
+				if err = q.signal(u.in, int(u.pc)); err != nil {
+					goto failed
+				}
+			}
 		case opUnifAddr:
 			// write's wUnifAddr, as instruction pc: the new stream starts
 			// three instructions on (moveUniforms at opUnifLand).
@@ -280,6 +333,61 @@ failed:
 	q.landEnd()
 	q.settleBanks()
 	return q.result(), q.fail(int(u.pc), err)
+}
+
+// execIO is runBound's case of u, one of the fused reads and the I/O
+// forms of fuse, for Batch.lockstep.
+func (q *QPU) execIO(u *uop) error {
+	switch u.op {
+	case opUniformCopy, opUniformKernel:
+		x, err := q.nextUniform()
+		if err != nil {
+			return err
+		}
+		fill(u.w, x)
+		if u.op == opUniformCopy {
+			fill(u.d, x)
+		} else {
+			u.k(u.d, u.a, u.b)
+		}
+	case opVaryingKernel, opVaryingR5Kernel:
+		if err := q.readVarying(u.w); err != nil {
+			return err
+		}
+		if u.op == opVaryingR5Kernel {
+			copyVec(&q.acc[5], &q.varyC)
+			q.varyPend = false
+		}
+		u.k(u.d, u.a, u.b)
+	case opTMUWrite:
+		if q.tmuAtOnce {
+			return q.tmuWriteAtOnce(int(u.to)/tmuRegs, TMUReg(int(u.to)%tmuRegs), u.a)
+		}
+		return q.tmuWrite(int(u.to)/tmuRegs, TMUReg(int(u.to)%tmuRegs), u.a, 0xFFFF)
+	case opTLBWrite:
+		return q.tlbWrite(TLBReg(u.to), u.a)
+	case opLoadTMU:
+		return q.tmuLoad(int(u.n))
+	case opUnlock:
+		if !q.start.InOrder {
+			return q.signal(u.in, int(u.pc))
+		}
+	}
+	return nil
+}
+
+// tlbWrite is writeIO's write of every element of v to tile-buffer
+// register reg.
+func (q *QPU) tlbWrite(reg TLBReg, v *vec) error {
+	if !q.sbWaited {
+		if err := q.scoreboardWaitFirst(); err != nil {
+			return err
+		}
+	}
+	if q.env == nil {
+		return errors.New("TLB write with no Env")
+	}
+	return q.env.TLBWrite(reg, v, 0xFFFF, &q.ms)
 }
 
 // condCopy is a conditional write's copy of a into d in the elements of
