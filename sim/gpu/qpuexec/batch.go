@@ -170,7 +170,7 @@ func (g *Batch) lockstep(p *Program, envs []Env, starts []*Start, res []Result, 
 		q.banksStale, q.endPoison = false, false
 		q.seqBase = 0
 	}
-	total := len(ops[0])
+	total := len(ops[0]) - 1 // not opDone
 	for pos := 0; pos < total; pos++ {
 		u0 := &ops[0][pos]
 		var err error

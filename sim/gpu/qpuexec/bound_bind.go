@@ -157,6 +157,8 @@ func (q *QPU) bound(p *Program) *boundProg {
 	}
 	b.paysBatch = hasFloatN() && 100*b.floats >= minFloatShare*len(b.ops)
 	b.ops = q.fuse(b.ops, !b.paysBatch)
+	// runBound's loop ends at opDone, which it needs no length to find.
+	b.ops = append(b.ops, uop{op: opDone, pc: int32(len(p.code) - 1)})
 	return b
 }
 
@@ -212,6 +214,7 @@ const (
 	opTLBWrite                                // opWriteAdd or opWriteMul of every element to tile-buffer register to from latch a
 	opLoadTMU                                 // opSignal of ldtmu0 (n 0) or ldtmu1 (n 1)
 	opUnlock                                  // opSignal of sbdone
+	opDone                                    // the end of the micro-operations (runBound's loop has no length)
 )
 
 // fuse returns ops with the sequences above fused, each jump's landing
