@@ -139,9 +139,14 @@ func (p *Program) staticTarget(b int) (int, bool) {
 
 // bound returns p bound to q, binding it if q has not run it lately.
 func (q *QPU) bound(p *Program) *boundProg {
+	if b := q.bndLast; b != nil && b.p == p {
+		// A fragment shader runs block after block.
+		return b
+	}
 	for i := range q.bnd {
 		if q.bnd[i].p == p {
-			return &q.bnd[i]
+			q.bndLast = &q.bnd[i]
+			return q.bndLast
 		}
 	}
 	b := &q.bnd[q.bndNext]
@@ -159,6 +164,7 @@ func (q *QPU) bound(p *Program) *boundProg {
 	b.ops = q.fuse(b.ops, !b.paysBatch)
 	// runBound's loop ends at opDone, which it needs no length to find.
 	b.ops = append(b.ops, uop{op: opDone, pc: int32(len(p.code) - 1)})
+	q.bndLast = b
 	return b
 }
 
@@ -210,7 +216,7 @@ const (
 	opUniformKernel                           // opUniform into w, then the kernel k(d, a, b) that follows it (w of its own nil)
 	opVaryingKernel                           // opVarying into w, then the kernel k(d, a, b) that follows it
 	opVaryingR5Kernel                         // opVaryingR5 into w, then the kernel k(d, a, b) that follows it
-	opTMUWrite                                // opWriteAdd (n 1) or opWriteMul (n 0) of every element to TMU register to (unit·tmuRegs + reg) from latch a
+	opTMUWrite                                // opWriteAdd or opWriteMul of every element to TMU register to (unit·tmuRegs + reg) from latch a; n: see ioForm
 	opTLBWrite                                // opWriteAdd or opWriteMul of every element to tile-buffer register to from latch a
 	opLoadTMU                                 // opSignal of ldtmu0 (n 0) or ldtmu1 (n 1)
 	opUnlock                                  // opSignal of sbdone
@@ -229,6 +235,8 @@ func (q *QPU) fuse(ops []uop, floats bool) []uop {
 		}
 	}
 	out := ops[:0] // fused in place: out never passes i
+
+	var tmuParams [2]int32 // ioForm's count of T, R and B writes since each TMU's S
 	for i := 0; i < len(ops); {
 		at[i] = int32(len(out))
 		u := ops[i]
@@ -304,7 +312,7 @@ func (q *QPU) fuse(ops []uop, floats bool) []uop {
 		}
 		switch u.op {
 		case opWriteAdd, opWriteMul:
-			u.op = q.ioForm(&u)
+			u.op = q.ioForm(&u, &tmuParams)
 		case opSignal:
 			switch u.in.sig {
 			case qpu.SigLoadTMU0, qpu.SigLoadTMU1:
@@ -369,15 +377,32 @@ func (q *QPU) fuseIO(u, v, next *uop, floats bool) (uint8, bool) {
 // ioForm returns the form of an unconditional write of an ALU's result
 // to a TMU or the tile buffer with the decisions writeIO takes at each
 // call taken here, setting u's fields for it; other writes keep u.op.
-func (q *QPU) ioForm(u *uop) uint8 {
+//
+// params counts the T, R and B writes since each program TMU's last S,
+// as tmuWrite's tmuParams does, for a program that runs each of its TMU
+// writes once in order (Program.tmuAtOnce, whose threads run no other
+// way): each TMU write's n says whether it is a direct S write
+// (tmuDirect) and the count it leaves (the low bits), which runBound
+// uses where the thread's tmuAtOnce is set. Elsewhere n is unused.
+func (q *QPU) ioForm(u *uop, params *[2]int32) uint8 {
 	st, in := u.st, u.st.in
-	wk, t, r, tmu, isAdd := st.wkMul, in.wMul, &q.resMul, st.tmuMul, int32(0)
+	wk, t, r, tmu := st.wkMul, in.wMul, &q.resMul, st.tmuMul
 	if u.op == opWriteAdd {
-		wk, t, r, tmu, isAdd = st.wkAdd, in.wAdd, &q.resAdd, st.tmu, 1
+		wk, t, r, tmu = st.wkAdd, in.wAdd, &q.resAdd, st.tmu
 	}
 	switch wk {
 	case wkTMU:
-		u.a, u.to, u.n = r, int32(tmu), isAdd
+		unit, reg := int(tmu)/tmuRegs, TMUReg(int(tmu)%tmuRegs)
+		n := params[unit] + 1
+		switch {
+		case reg != TMUS:
+		case params[unit] == 0:
+			n = tmuDirect
+		default:
+			n = 0
+		}
+		params[unit] = n &^ tmuDirect
+		u.a, u.to, u.n = r, int32(tmu), n
 		return opTMUWrite
 	case wkTLB:
 		u.a, u.to = r, int32(t.n)
@@ -385,6 +410,10 @@ func (q *QPU) ioForm(u *uop) uint8 {
 	}
 	return u.op
 }
+
+// tmuDirect marks an opTMUWrite's n: an S write with no parameter
+// before it, which pops no uniform (tmuWrite's direct).
+const tmuDirect = 1 << 8
 
 // The micro-operations. Those that call the general code set q.seq
 // first: it reads the instruction count (SFU and uniforms-address

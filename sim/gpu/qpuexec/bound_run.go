@@ -25,6 +25,7 @@ import (
 type boundState struct {
 	bnd     [maxBound]boundProg // the programs bound to this QPU
 	bndNext int                 // the slot the next binding takes
+	bndLast *boundProg          // the program bound last found, or nil
 	// seqBase is the instruction count less the address: each jump
 	// moves it.
 	seqBase int
@@ -76,7 +77,7 @@ func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
 	// A micro-operation that fails jumps to failed with err: the loop
 	// itself carries no error. The loop walks the micro-operations by
 	// pointer to the last, opDone (bound): with no index and no length
-	// to keep, the step between two is 7 instructions fewer (bench/icount
+	// to keep, the step between two is about 6 instructions fewer (bench/icount
 	// on the cube's frame).
 	var err error
 	for {
@@ -179,7 +180,7 @@ func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
 			}
 			fill(u.w, x)
 			if u.op == opUniformCopy {
-				fill(u.d, x)
+				copyVec(u.d, u.w)
 			} else {
 				u.k(u.d, u.a, u.b)
 			}
@@ -196,16 +197,41 @@ func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
 			q.varyPend = false
 			u.k(u.d, u.a, u.b)
 		case opTMUWrite:
-			if q.tmuAtOnce {
-				err = q.tmuWriteAtOnce(int(u.to)/tmuRegs, TMUReg(int(u.to)%tmuRegs), u.a)
-			} else {
-				err = q.tmuWrite(int(u.to)/tmuRegs, TMUReg(int(u.to)%tmuRegs), u.a, 0xFFFF)
+			if !q.tmuAtOnce {
+				if err = q.tmuWrite(int(u.to)/tmuRegs, TMUReg(int(u.to)%tmuRegs), u.a, 0xFFFF); err != nil {
+					goto failed
+				}
+				break
 			}
-			if err != nil {
+			// tmuWriteAtOnce with its uniform pop and parameter count
+			// decided at bind (ioForm).
+			var x uint32
+			direct := u.n&tmuDirect != 0
+			if !direct {
+				if q.unifOff+4 <= len(q.unifBuf) {
+					x = binary.LittleEndian.Uint32(q.unifBuf[q.unifOff:])
+					q.unifOff += 4
+					q.unifAddr += 4
+				} else if x, err = q.popUniform(); err != nil {
+					goto failed
+				}
+			}
+			t := (int(u.to) / tmuRegs) ^ q.tmuSwap
+			q.tmuParams[t&1] = int(u.n &^ tmuDirect)
+			if err = q.start.TMU[t&1].WriteAtOnce(int(u.to)%tmuRegs, u.a, x, direct); err != nil {
 				goto failed
 			}
 		case opTLBWrite:
-			if err = q.tlbWrite(TLBReg(u.to), u.a); err != nil {
+			if !q.sbWaited {
+				if err = q.scoreboardWaitFirst(); err != nil {
+					goto failed
+				}
+			}
+			if q.env == nil {
+				err = errors.New("TLB write with no Env")
+				goto failed
+			}
+			if err = q.env.TLBWrite(TLBReg(u.to), u.a, 0xFFFF, &q.ms); err != nil {
 				goto failed
 			}
 		case opLoadTMU:
@@ -326,7 +352,11 @@ func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
 done:
 	q.settleBanks()
 	q.seq = len(p.code) + q.seqBase
-	return q.end(len(p.code) - 1)
+	if q.npend > 0 || q.vrn > 0 {
+		return q.end(len(p.code) - 1)
+	}
+	// end with nothing to do.
+	return Result{Instructions: q.seq, HostInterrupt: q.hostInt}, nil
 
 failed:
 	// Leave q as the run loop leaves a failed run (boundFailed, kept
