@@ -40,6 +40,7 @@ import "github.com/vccube/vccube/shaders/qpu"
 // uop is one micro-operation of a bound program.
 type uop struct {
 	op         uint8  // op*
+	kNext      bool   // the next micro-operation is an opKernel, which runBound runs after this one without a dispatch (fuse)
 	fix        uint16 // if not 0, boundProg.fixes[fix-1] says what a failure here must put in the result latches
 	to         int32  // opBranchJump: the instruction the jump lands on
 	k          kernel
@@ -336,6 +337,9 @@ func (q *QPU) fuse(ops []uop, floats bool) []uop {
 		if out[i].op == opJump || out[i].op == opBranchJump {
 			out[i].n = at[out[i].n]
 		}
+		// The kernels stay in place: a jump may land on one, and the
+		// lockstep runs each on its own.
+		out[i].kNext = i+1 < len(out) && out[i+1].op == opKernel
 	}
 	return out
 }

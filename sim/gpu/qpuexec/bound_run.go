@@ -87,8 +87,14 @@ func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
 			if u.w != nil {
 				copyVec(u.w, u.d)
 			}
+			if u.kNext {
+				goto kernels
+			}
 		case opCopy:
 			copyVec(u.d, u.a)
+			if u.kNext {
+				goto kernels
+			}
 		case opCopyK:
 			copyVec(u.d, u.a)
 			if u.w != nil {
@@ -98,6 +104,9 @@ func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
 			unpackAVec(u.in.unpack, u.in.unpackFloat, u.d, u.a)
 		case opUnpackR4:
 			unpackR4Vec(u.in.unpack, u.d, u.a)
+			if u.kNext {
+				goto kernels
+			}
 		case opColour:
 			q.colourWrite(u.d, qpu.Pack(u.n))
 		case opUniform:
@@ -110,6 +119,9 @@ func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
 				goto failed
 			}
 			fill(u.d, x)
+			if u.kNext {
+				goto kernels
+			}
 		case opVarying:
 			if err = q.readVarying(u.d); err != nil {
 				goto failed
@@ -122,6 +134,9 @@ func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
 			q.varyPend = false
 		case opR5:
 			q.landVarying()
+			if u.kNext {
+				goto kernels
+			}
 		case opFlags:
 			q.mAdd, q.mMul = q.stepFlags(u.st, u.a, u.b)
 		case opCond:
@@ -184,11 +199,17 @@ func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
 			} else {
 				u.k(u.d, u.a, u.b)
 			}
+			if u.kNext {
+				goto kernels
+			}
 		case opVaryingKernel:
 			if err = q.readVarying(u.w); err != nil {
 				goto failed
 			}
 			u.k(u.d, u.a, u.b)
+			if u.kNext {
+				goto kernels
+			}
 		case opVaryingR5Kernel:
 			if err = q.readVarying(u.w); err != nil {
 				goto failed
@@ -196,6 +217,9 @@ func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
 			copyVec(&q.acc[5], &q.varyC)
 			q.varyPend = false
 			u.k(u.d, u.a, u.b)
+			if u.kNext {
+				goto kernels
+			}
 		case opTMUWrite:
 			if !q.tmuAtOnce {
 				if err = q.tmuWrite(int(u.to)/tmuRegs, TMUReg(int(u.to)%tmuRegs), u.a, 0xFFFF); err != nil {
@@ -346,6 +370,19 @@ func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
 			continue
 		case opDone:
 			goto done
+		}
+		u = (*uop)(unsafe.Add(unsafe.Pointer(u), unsafe.Sizeof(uop{})))
+		continue
+	kernels:
+		// The kernels after u, run without a dispatch (kNext: the cases
+		// that most often come before a kernel look at it, so that the
+		// others do not pay for it).
+		for u.kNext {
+			u = (*uop)(unsafe.Add(unsafe.Pointer(u), unsafe.Sizeof(uop{})))
+			u.k(u.d, u.a, u.b)
+			if u.w != nil {
+				copyVec(u.w, u.d)
+			}
 		}
 		u = (*uop)(unsafe.Add(unsafe.Pointer(u), unsafe.Sizeof(uop{})))
 	}
