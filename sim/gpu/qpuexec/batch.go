@@ -382,7 +382,8 @@ func (g *Batch) lockstep(p *Program, envs []Env, starts []*Start, res []Result, 
 					break
 				}
 			}
-		case opUniformCopy, opUniformKernel, opVaryingKernel, opVaryingR5Kernel, opTMUWrite, opTLBWrite, opLoadTMU, opUnlock:
+		case opUniformCopy, opUniformKernel, opVaryingKernel, opVaryingR5Kernel, opTMUWrite, opTLBWrite, opLoadTMU, opUnlock,
+			opCopyColour, opCopyTMUWrite, opCopyTLBWrite, opEndRetire, opUnlockDone:
 			for j = 0; j < n; j++ {
 				if err = qp[j].execIO(&ops[j][pos]); err != nil {
 					break

@@ -165,6 +165,11 @@ func (q *QPU) bound(p *Program) *boundProg {
 	b.ops = q.fuse(b.ops, !b.paysBatch)
 	// runBound's loop ends at opDone, which it needs no length to find.
 	b.ops = append(b.ops, uop{op: opDone, pc: int32(len(p.code) - 1)})
+	if n := len(b.ops); n > 1 && b.ops[n-2].op == opUnlock {
+		// The thread's last signal (no jump lands on the last two
+		// instructions: bindable): opUnlock, then opDone.
+		b.ops[n-2].op = opUnlockDone
+	}
 	q.bndLast = b
 	return b
 }
@@ -222,6 +227,11 @@ const (
 	opLoadTMU                                 // opSignal of ldtmu0 (n 0) or ldtmu1 (n 1)
 	opUnlock                                  // opSignal of sbdone
 	opDone                                    // the end of the micro-operations (runBound's loop has no length)
+	opCopyColour                              // opCopyK of a into the mul latch, then opColour of it (n, d): a mov with a colour pack
+	opCopyTMUWrite                            // opCopyK of b into latch a, then opTMUWrite of it: mov tmu0_s, r0
+	opEndRetire                               // opEnd, then opRetire (the delay slot between them has no micro-operation)
+	opUnlockDone                              // opUnlock, then opDone (bound)
+	opCopyTLBWrite                            // opCopyK of b into latch a, then opTLBWrite of it: mov tlb_z, rb15
 )
 
 // fuse returns ops with the sequences above fused, each jump's landing
@@ -299,6 +309,13 @@ func (q *QPU) fuse(ops []uop, floats bool) []uop {
 			}
 		}
 		if i+1 < len(ops) && !landing[i+1] {
+			if op, ok := q.fusePair(&u, &ops[i+1], &tmuParams); ok {
+				u.op = op
+				at[i+1] = at[i]
+				out = append(out, u)
+				i += 2
+				continue
+			}
 			var next *uop
 			if i+2 < len(ops) {
 				next = &ops[i+2]
@@ -376,6 +393,42 @@ func (q *QPU) fuseIO(u, v, next *uop, floats bool) (uint8, bool) {
 	}
 	u.w, u.k, u.d, u.a, u.b = u.d, v.k, v.d, v.a, v.b
 	return op, true
+}
+
+// fusePair returns the fused form of u and the micro-operation v after
+// it, if they have one: in one instruction, a mov into the mul latch
+// and its colour pack (opCopyColour), a mov into a latch and its TMU or
+// tile-buffer write (opCopyTMUWrite, opCopyTLBWrite: mov tmu0_s, r0;
+// mov tlb_z, rb15); and the program end's opEnd with opRetire in the
+// next instruction but one (opEndRetire). u takes v's fields. The first
+// micro-operation of each cannot fail, so a failure is v's, with v's
+// fix.
+func (q *QPU) fusePair(u, v *uop, params *[2]int32) (uint8, bool) {
+	switch {
+	case u.op == opCopyK && u.w == nil && u.fix == 0 && u.d == &q.resMul && v.op == opColour && v.pc == u.pc:
+		a := u.a
+		*u = *v
+		u.a = a
+		return opCopyColour, true
+	case u.op == opCopyK && u.w == nil && u.fix == 0 && v.pc == u.pc &&
+		(u.d == &q.resAdd && v.op == opWriteAdd || u.d == &q.resMul && v.op == opWriteMul):
+		w := *v
+		op := uint8(opCopyTMUWrite)
+		switch q.ioForm(&w, params) {
+		case opTMUWrite:
+		case opTLBWrite:
+			op = opCopyTLBWrite
+		default:
+			return 0, false
+		}
+		src := u.a
+		*u = w
+		u.b = src
+		return op, true
+	case u.op == opEnd && v.op == opRetire:
+		return opEndRetire, true
+	}
+	return 0, false
 }
 
 // ioForm returns the form of an unconditional write of an ALU's result

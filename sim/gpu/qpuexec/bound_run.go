@@ -107,6 +107,9 @@ func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
 			if u.kNext {
 				goto kernels
 			}
+		case opCopyColour:
+			copyVec(&q.resMul, u.a)
+			fallthrough
 		case opColour:
 			q.colourWrite(u.d, qpu.Pack(u.n))
 		case opUniform:
@@ -220,6 +223,9 @@ func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
 			if u.kNext {
 				goto kernels
 			}
+		case opCopyTMUWrite:
+			copyVec(u.a, u.b)
+			fallthrough
 		case opTMUWrite:
 			if !q.tmuAtOnce {
 				if err = q.tmuWrite(int(u.to)/tmuRegs, TMUReg(int(u.to)%tmuRegs), u.a, 0xFFFF); err != nil {
@@ -245,6 +251,9 @@ func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
 			if err = q.start.TMU[t&1].WriteAtOnce(int(u.to)%tmuRegs, u.a, x, direct); err != nil {
 				goto failed
 			}
+		case opCopyTLBWrite:
+			copyVec(u.a, u.b)
+			fallthrough
 		case opTLBWrite:
 			if !q.sbWaited {
 				if err = q.scoreboardWaitFirst(); err != nil {
@@ -264,11 +273,14 @@ func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
 			} else if err = q.tmuLoad(int(u.n)); err != nil {
 				goto failed
 			}
-		case opUnlock:
+		case opUnlock, opUnlockDone:
 			if !q.start.InOrder {
 				if err = q.signal(u.in, int(u.pc)); err != nil {
 					goto failed
 				}
+			}
+			if u.op == opUnlockDone {
+				goto done
 			}
 		case opUnifAddr:
 			// write's wUnifAddr, as instruction pc: the new stream starts
@@ -341,6 +353,12 @@ func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
 			q.landSFU(int(u.n) + q.seqBase)
 		case opUnifLand:
 			q.moveUniforms(int(u.n) + q.seqBase)
+		case opEndRetire:
+			// opEnd, and opRetire after it.
+			q.seq = int(u.pc) + 1 + q.seqBase
+			q.endAt = q.seq + 2
+			q.endPoison = true
+			fallthrough
 		case opRetire:
 			// The program end's writes, made by the instruction before
 			// (a straight-line program has no other delayed write).
@@ -431,16 +449,33 @@ func (q *QPU) execIO(u *uop) error {
 			q.varyPend = false
 		}
 		u.k(u.d, u.a, u.b)
-	case opTMUWrite:
+	case opCopyColour:
+		copyVec(&q.resMul, u.a)
+		q.colourWrite(u.d, qpu.Pack(u.n))
+	case opCopyTMUWrite, opTMUWrite:
+		if u.op == opCopyTMUWrite {
+			copyVec(u.a, u.b)
+		}
 		if q.tmuAtOnce {
 			return q.tmuWriteAtOnce(int(u.to)/tmuRegs, TMUReg(int(u.to)%tmuRegs), u.a)
 		}
 		return q.tmuWrite(int(u.to)/tmuRegs, TMUReg(int(u.to)%tmuRegs), u.a, 0xFFFF)
-	case opTLBWrite:
+	case opCopyTLBWrite, opTLBWrite:
+		if u.op == opCopyTLBWrite {
+			copyVec(u.a, u.b)
+		}
 		return q.tlbWrite(TLBReg(u.to), u.a)
 	case opLoadTMU:
 		return q.tmuLoad(int(u.n))
-	case opUnlock:
+	case opEndRetire:
+		q.seq = int(u.pc) + 1 + q.seqBase
+		q.endAt = q.seq + 2
+		q.endPoison = true
+		q.landEnd()
+		if q.npend > 0 {
+			q.retire(q.npend)
+		}
+	case opUnlock, opUnlockDone:
 		if !q.start.InOrder {
 			return q.signal(u.in, int(u.pc))
 		}

@@ -431,7 +431,8 @@ func TestUniformsAddressMoves(t *testing.T) {
 
 // TestFusedIOMatchesReference: the fused reads and the I/O forms of
 // fuse (a uniform into a register or a kernel, a varying into a kernel,
-// TMU and tile-buffer writes, ldtmu and sbdone) in the cube's fragment
+// TMU and tile-buffer writes with the mov before them or without, a mov
+// and its colour pack, ldtmu, sbdone and the program end) in the cube's fragment
 // shader and a program of Mesa's shapes, on both paths, from random
 // states, with the Env failing at each call in turn, the scoreboard's
 // calls made (Start.InOrder off) and not.
@@ -453,10 +454,15 @@ func TestFusedIOMatchesReference(t *testing.T) {
 		a.I(qpu.FAdd(qpu.R1, qpu.R1, qpu.R4))
 		a.I(qpu.Mov(qpu.TLBZ, qpu.RB(15)), qpu.FMul(qpu.R0, qpu.R1, qpu.R3))
 		a.I(qpu.FAdd(qpu.R0, qpu.R0, qpu.RB(5)))
-		a.I(qpu.Mov(qpu.TLBColourAll, qpu.R0), qpu.SigProgramEnd)
+		a.I(qpu.Mov(qpu.TMU0S, qpu.RB(5)))
+		a.I(qpu.V8Min(qpu.RA(6).ColourPack(qpu.PackMul8A), qpu.R0, qpu.R0), qpu.SigLoadTMU0)
+		a.I(qpu.V8Min(qpu.RA(6).ColourPack(qpu.PackMul8B), qpu.R4, qpu.R4))
+		a.I(qpu.FAdd(qpu.R2, qpu.R2, qpu.R1))
+		a.I(qpu.Mov(qpu.TLBColourAll, qpu.RA(6)), qpu.SigProgramEnd)
 		a.I()
 		a.I(qpu.SigScoreboardUnlock)
 	})
+	forms := map[uint8]int{}
 	for _, c := range []struct {
 		name  string
 		words []uint64
@@ -465,16 +471,10 @@ func TestFusedIOMatchesReference(t *testing.T) {
 		{"a program of Mesa's shapes", mesa},
 	} {
 		p := d.loadFragment(t, c.words, c.name)
-		forms := map[uint8]int{}
 		for _, u := range d.fst.bound(p).ops {
 			forms[u.op]++
 		}
-		for _, op := range []uint8{opUniformCopy, opUniformKernel, opVaryingR5Kernel, opVaryingKernel, opTMUWrite, opTLBWrite, opLoadTMU, opUnlock} {
-			if forms[op] == 0 {
-				t.Errorf("%s: no micro-operation %d bound", c.name, op)
-			}
-		}
-		for failAt := -1; failAt <= 10; failAt++ {
+		for failAt := -1; failAt <= 14; failAt++ {
 			for k := range 4 {
 				d.randomize()
 				s := d.start(hazard.Fragment)
@@ -483,6 +483,12 @@ func TestFusedIOMatchesReference(t *testing.T) {
 					t.FailNow()
 				}
 			}
+		}
+	}
+	for _, op := range []uint8{opUniformCopy, opUniformKernel, opVaryingR5Kernel, opVaryingKernel, opTMUWrite,
+		opCopyTMUWrite, opTLBWrite, opCopyTLBWrite, opLoadTMU, opUnlockDone, opEndRetire, opCopyColour} {
+		if forms[op] == 0 {
+			t.Errorf("neither program has a micro-operation %d", op)
 		}
 	}
 }
