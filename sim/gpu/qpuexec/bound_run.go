@@ -64,7 +64,10 @@ type boundState struct {
 // unused. (As a parameter, the start cost the loop 2.6 % more
 // instructions: bench/icount, glmark2 conditionals.)
 func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
-	b := q.bound(p)
+	b := q.bndLast
+	if b == nil || b.p != p {
+		b = q.bound(p)
+	}
 	u := &b.ops[0]
 	if q.resume == 0 {
 		q.begin(p, env, s)
@@ -206,15 +209,26 @@ func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
 				goto kernels
 			}
 		case opVaryingKernel:
-			if err = q.readVarying(u.w); err != nil {
+			// readVarying, inline.
+			if q.env == nil {
+				err = errNoEnvVarying
 				goto failed
 			}
+			if err = q.env.Varying(u.w, &q.varyC); err != nil {
+				goto failed
+			}
+			q.varyPend = true
 			u.k(u.d, u.a, u.b)
 			if u.kNext {
 				goto kernels
 			}
 		case opVaryingR5Kernel:
-			if err = q.readVarying(u.w); err != nil {
+			// readVarying, inline, and its C to r5 at once.
+			if q.env == nil {
+				err = errNoEnvVarying
+				goto failed
+			}
+			if err = q.env.Varying(u.w, &q.varyC); err != nil {
 				goto failed
 			}
 			copyVec(&q.acc[5], &q.varyC)
