@@ -170,7 +170,7 @@ func (g *Batch) lockstep(p *Program, envs []Env, starts []*Start, res []Result, 
 		q.banksStale, q.endPoison = false, false
 		q.seqBase = 0
 	}
-	total := len(ops[0])
+	total := len(ops[0]) - 1 // not opDone
 	for pos := 0; pos < total; pos++ {
 		u0 := &ops[0][pos]
 		var err error
@@ -379,6 +379,43 @@ func (g *Batch) lockstep(p *Program, envs []Env, starts []*Start, res []Result, 
 				q, u := qp[j], &ops[j][pos]
 				q.seq = int(u.pc) + 1 + q.seqBase
 				if err = q.signal(u.in, int(u.pc)); err != nil {
+					break
+				}
+			}
+		case opUniformCopy, opUniformKernel:
+			for j = 0; j < n; j++ {
+				q, u := qp[j], &ops[j][pos]
+				var x uint32
+				if q.unifOff+4 <= len(q.unifBuf) {
+					x = binary.LittleEndian.Uint32(q.unifBuf[q.unifOff:])
+					q.unifOff += 4
+					q.unifAddr += 4
+				} else if x, err = q.popUniform(); err != nil {
+					break
+				}
+				fill(u.w, x)
+				if u.op == opUniformCopy {
+					copyVec(u.d, u.w)
+				} else {
+					u.k(u.d, u.a, u.b)
+				}
+			}
+		case opVaryingKernel, opVaryingR5Kernel:
+			for j = 0; j < n; j++ {
+				q, u := qp[j], &ops[j][pos]
+				if err = q.readVarying(u.w); err != nil {
+					break
+				}
+				if u.op == opVaryingR5Kernel {
+					copyVec(&q.acc[5], &q.varyC)
+					q.varyPend = false
+				}
+				u.k(u.d, u.a, u.b)
+			}
+		case opTMUWrite, opTLBWrite, opLoadTMU, opUnlock,
+			opCopyColour, opCopyTMUWrite, opCopyTLBWrite, opEndRetire, opUnlockDone:
+			for j = 0; j < n; j++ {
+				if err = qp[j].execIO(&ops[j][pos]); err != nil {
 					break
 				}
 			}

@@ -40,6 +40,7 @@ import "github.com/vccube/vccube/shaders/qpu"
 // uop is one micro-operation of a bound program.
 type uop struct {
 	op         uint8  // op*
+	kNext      bool   // the next micro-operation is an opKernel, which runBound runs after this one without a dispatch (fuse)
 	fix        uint16 // if not 0, boundProg.fixes[fix-1] says what a failure here must put in the result latches
 	to         int32  // opBranchJump: the instruction the jump lands on
 	k          kernel
@@ -139,9 +140,14 @@ func (p *Program) staticTarget(b int) (int, bool) {
 
 // bound returns p bound to q, binding it if q has not run it lately.
 func (q *QPU) bound(p *Program) *boundProg {
+	if b := q.bndLast; b != nil && b.p == p {
+		// A fragment shader runs block after block.
+		return b
+	}
 	for i := range q.bnd {
 		if q.bnd[i].p == p {
-			return &q.bnd[i]
+			q.bndLast = &q.bnd[i]
+			return q.bndLast
 		}
 	}
 	b := &q.bnd[q.bndNext]
@@ -157,6 +163,14 @@ func (q *QPU) bound(p *Program) *boundProg {
 	}
 	b.paysBatch = hasFloatN() && 100*b.floats >= minFloatShare*len(b.ops)
 	b.ops = q.fuse(b.ops, !b.paysBatch)
+	// runBound's loop ends at opDone, which it needs no length to find.
+	b.ops = append(b.ops, uop{op: opDone, pc: int32(len(p.code) - 1)})
+	if n := len(b.ops); n > 1 && b.ops[n-2].op == opUnlock {
+		// The thread's last signal (no jump lands on the last two
+		// instructions: bindable): opUnlock, then opDone.
+		b.ops[n-2].op = opUnlockDone
+	}
+	q.bndLast = b
 	return b
 }
 
@@ -172,7 +186,17 @@ func (q *QPU) bound(p *Program) *boundProg {
 //     flags, Mesa's loop counts and comparisons, is opSubFlags);
 //   - opBranch and its opJump with no micro-operation between them (the
 //     delay slots are nops): the branch and, if taken, the jump at once
-//     (opBranchJump). Nothing between them could see the pending jump.
+//     (opBranchJump). Nothing between them could see the pending jump;
+//   - a uniform read and the copy of it into a register (Mesa's and the
+//     cube's mov r, unif: opUniformCopy), or the kernel after it
+//     (opUniformKernel); a varying read and the kernel after it
+//     (opVaryingKernel, opVaryingR5Kernel: the cube's fmul r, ra15,
+//     vary). The kernel cannot fail, so a failure is the read's, with
+//     its fix;
+//   - an unconditional TMU or tile-buffer write, with writeIO's
+//     decisions (which register, which latch) taken here (opTMUWrite,
+//     opTLBWrite), and the ldtmu and sbdone signals without signal's
+//     switch (opLoadTMU, opUnlock).
 //
 // A float kernel with a batch form stays alone where a Batch takes the
 // program for its float kernels (paysBatch): the lockstep calls it once
@@ -192,6 +216,24 @@ const (
 	opUnifAddr                       // bindInst: an unpacked write of a to unif_addr (ref_exec.go write: element 0, whatever the condition), which cannot fail
 )
 
+// The fused reads and the I/O forms (fuse, fuseIO, ioForm).
+const (
+	opUniformCopy     = opUnifAddr + 1 + iota // opUniform into w, then opCopy of it into d: mov from unif into a register
+	opUniformKernel                           // opUniform into w, then the kernel k(d, a, b) that follows it (w of its own nil)
+	opVaryingKernel                           // opVarying into w, then the kernel k(d, a, b) that follows it
+	opVaryingR5Kernel                         // opVaryingR5 into w, then the kernel k(d, a, b) that follows it
+	opTMUWrite                                // opWriteAdd or opWriteMul of every element to TMU register to (unit·tmuRegs + reg) from latch a; n: see ioForm
+	opTLBWrite                                // opWriteAdd or opWriteMul of every element to tile-buffer register to from latch a
+	opLoadTMU                                 // opSignal of ldtmu0 (n 0) or ldtmu1 (n 1)
+	opUnlock                                  // opSignal of sbdone
+	opDone                                    // the end of the micro-operations (runBound's loop has no length)
+	opCopyColour                              // opCopyK of a into the mul latch, then opColour of it (n, d): a mov with a colour pack
+	opCopyTMUWrite                            // opCopyK of b into latch a, then opTMUWrite of it: mov tmu0_s, r0
+	opEndRetire                               // opEnd, then opRetire (the delay slot between them has no micro-operation)
+	opUnlockDone                              // opUnlock, then opDone (bound)
+	opCopyTLBWrite                            // opCopyK of b into latch a, then opTLBWrite of it: mov tlb_z, rb15
+)
+
 // fuse returns ops with the sequences above fused, each jump's landing
 // moved with them; floats says whether float kernels with a batch form
 // may be fused.
@@ -204,6 +246,8 @@ func (q *QPU) fuse(ops []uop, floats bool) []uop {
 		}
 	}
 	out := ops[:0] // fused in place: out never passes i
+
+	var tmuParams [2]int32 // ioForm's count of T, R and B writes since each TMU's S
 	for i := 0; i < len(ops); {
 		at[i] = int32(len(out))
 		u := ops[i]
@@ -264,6 +308,37 @@ func (q *QPU) fuse(ops []uop, floats bool) []uop {
 				continue
 			}
 		}
+		if i+1 < len(ops) && !landing[i+1] {
+			if op, ok := q.fusePair(&u, &ops[i+1], &tmuParams); ok {
+				u.op = op
+				at[i+1] = at[i]
+				out = append(out, u)
+				i += 2
+				continue
+			}
+			var next *uop
+			if i+2 < len(ops) {
+				next = &ops[i+2]
+			}
+			if op, ok := q.fuseIO(&u, &ops[i+1], next, floats); ok {
+				u.op = op
+				at[i+1] = at[i]
+				out = append(out, u)
+				i += 2
+				continue
+			}
+		}
+		switch u.op {
+		case opWriteAdd, opWriteMul:
+			u.op = q.ioForm(&u, &tmuParams)
+		case opSignal:
+			switch u.in.sig {
+			case qpu.SigLoadTMU0, qpu.SigLoadTMU1:
+				u.op, u.n = opLoadTMU, int32(u.in.sig-qpu.SigLoadTMU0)
+			case qpu.SigScoreboardUnlock:
+				u.op = opUnlock
+			}
+		}
 		// (A jump landing in the delay slots reaches the opJump alone.)
 		if u.op == opBranch && i+1 < len(ops) && ops[i+1].op == opJump && ops[i+1].pc == u.pc+3 && !landing[i+1] {
 			u.op, u.to, u.n = opBranchJump, u.n, ops[i+1].n
@@ -279,9 +354,123 @@ func (q *QPU) fuse(ops []uop, floats bool) []uop {
 		if out[i].op == opJump || out[i].op == opBranchJump {
 			out[i].n = at[out[i].n]
 		}
+		// The kernels stay in place: a jump may land on one, and the
+		// lockstep runs each on its own.
+		out[i].kNext = i+1 < len(out) && out[i+1].op == opKernel
 	}
 	return out
 }
+
+// fuseIO returns the fused form of a uniform or varying read u and the
+// micro-operation v after it, if they have one: a copy of the port into
+// a register (opUniformCopy), or a kernel (opUniformKernel,
+// opVaryingKernel, opVaryingR5Kernel), which cannot fail, so that a
+// failure of the fused form is the read's. u takes v's operands, the
+// port going to w. floats says whether float kernels with a batch form
+// may be fused; next is the micro-operation after v, or nil.
+func (q *QPU) fuseIO(u, v, next *uop, floats bool) (uint8, bool) {
+	var op uint8
+	switch u.op {
+	case opUniform:
+		op = opUniformKernel
+		if v.op == opCopy && v.a == u.d && v.fix == 0 {
+			u.w, u.d = u.d, v.d
+			return opUniformCopy, true
+		}
+	case opVarying:
+		op = opVaryingKernel
+	case opVaryingR5:
+		op = opVaryingR5Kernel
+	default:
+		return 0, false
+	}
+	if v.op != opKernel || v.w != nil || v.fix != 0 || (v.n != 0 && !floats) {
+		return 0, false
+	}
+	if next != nil && next.pc == v.pc && (next.op == opCond || next.op == opFlags) {
+		// The kernel's fused forms with its masks and flags come first.
+		return 0, false
+	}
+	u.w, u.k, u.d, u.a, u.b = u.d, v.k, v.d, v.a, v.b
+	return op, true
+}
+
+// fusePair returns the fused form of u and the micro-operation v after
+// it, if they have one: in one instruction, a mov into the mul latch
+// and its colour pack (opCopyColour), a mov into a latch and its TMU or
+// tile-buffer write (opCopyTMUWrite, opCopyTLBWrite: mov tmu0_s, r0;
+// mov tlb_z, rb15); and the program end's opEnd with opRetire in the
+// next instruction but one (opEndRetire). u takes v's fields. The first
+// micro-operation of each cannot fail, so a failure is v's, with v's
+// fix.
+func (q *QPU) fusePair(u, v *uop, params *[2]int32) (uint8, bool) {
+	switch {
+	case u.op == opCopyK && u.w == nil && u.fix == 0 && u.d == &q.resMul && v.op == opColour && v.pc == u.pc:
+		a := u.a
+		*u = *v
+		u.a = a
+		return opCopyColour, true
+	case u.op == opCopyK && u.w == nil && u.fix == 0 && v.pc == u.pc &&
+		(u.d == &q.resAdd && v.op == opWriteAdd || u.d == &q.resMul && v.op == opWriteMul):
+		w := *v
+		op := uint8(opCopyTMUWrite)
+		switch q.ioForm(&w, params) {
+		case opTMUWrite:
+		case opTLBWrite:
+			op = opCopyTLBWrite
+		default:
+			return 0, false
+		}
+		src := u.a
+		*u = w
+		u.b = src
+		return op, true
+	case u.op == opEnd && v.op == opRetire:
+		return opEndRetire, true
+	}
+	return 0, false
+}
+
+// ioForm returns the form of an unconditional write of an ALU's result
+// to a TMU or the tile buffer with the decisions writeIO takes at each
+// call taken here, setting u's fields for it; other writes keep u.op.
+//
+// params counts the T, R and B writes since each program TMU's last S,
+// as tmuWrite's tmuParams does, for a program that runs each of its TMU
+// writes once in order (Program.tmuAtOnce, whose threads run no other
+// way): each TMU write's n says whether it is a direct S write
+// (tmuDirect) and the count it leaves (the low bits), which runBound
+// uses where the thread's tmuAtOnce is set. Elsewhere n is unused.
+func (q *QPU) ioForm(u *uop, params *[2]int32) uint8 {
+	st, in := u.st, u.st.in
+	wk, t, r, tmu := st.wkMul, in.wMul, &q.resMul, st.tmuMul
+	if u.op == opWriteAdd {
+		wk, t, r, tmu = st.wkAdd, in.wAdd, &q.resAdd, st.tmu
+	}
+	switch wk {
+	case wkTMU:
+		unit, reg := int(tmu)/tmuRegs, TMUReg(int(tmu)%tmuRegs)
+		n := params[unit] + 1
+		switch {
+		case reg != TMUS:
+		case params[unit] == 0:
+			n = tmuDirect
+		default:
+			n = 0
+		}
+		params[unit] = n &^ tmuDirect
+		u.a, u.to, u.n = r, int32(tmu), n
+		return opTMUWrite
+	case wkTLB:
+		u.a, u.to = r, int32(t.n)
+		return opTLBWrite
+	}
+	return u.op
+}
+
+// tmuDirect marks an opTMUWrite's n: an S write with no parameter
+// before it, which pops no uniform (tmuWrite's direct).
+const tmuDirect = 1 << 8
 
 // The micro-operations. Those that call the general code set q.seq
 // first: it reads the instruction count (SFU and uniforms-address

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vccube/vccube/shaders"
 	"github.com/vccube/vccube/shaders/hazard"
 	"github.com/vccube/vccube/shaders/qpu"
 )
@@ -425,5 +426,69 @@ func TestUniformsAddressMoves(t *testing.T) {
 			t.Fatalf("%s: %d opUnifAddr micro-operations, want 2: %v", c.name, forms["uniforms address write"], forms)
 		}
 		d.compareFailing(t, p, -1, 1, 4, c.name)
+	}
+}
+
+// TestFusedIOMatchesReference: the fused reads and the I/O forms of
+// fuse (a uniform into a register or a kernel, a varying into a kernel,
+// TMU and tile-buffer writes with the mov before them or without, a mov
+// and its colour pack, ldtmu, sbdone and the program end) in the cube's fragment
+// shader and a program of Mesa's shapes, on both paths, from random
+// states, with the Env failing at each call in turn, the scoreboard's
+// calls made (Start.InOrder off) and not.
+func TestFusedIOMatchesReference(t *testing.T) {
+	d := newDiffRig(t, 41)
+	mesa := asm(t, func(a *qpu.Asm) {
+		a.I(qpu.FMul(qpu.R0, qpu.RA(15), qpu.Vary))
+		a.I(qpu.FAdd(qpu.R0, qpu.R0, qpu.R5), qpu.FMul(qpu.R1, qpu.RA(15), qpu.Vary))
+		a.I(qpu.FAdd(qpu.RA(3), qpu.R1, qpu.R5))
+		a.I(qpu.Mov(qpu.R2, qpu.Unif))
+		a.I(qpu.Mov(qpu.RA(4), qpu.Unif))
+		a.I(qpu.FAdd(qpu.R3, qpu.R2, qpu.Unif))
+		a.I(qpu.Mov(qpu.TMU0T, qpu.RA(3)))
+		a.I(qpu.Mov(qpu.TMU0S, qpu.R0))
+		a.I(qpu.Mov(qpu.RB(5), qpu.Unif), qpu.SigLoadTMU0)
+		a.I(qpu.FMul(qpu.R1, qpu.R4, qpu.RA(4)))
+		a.I(qpu.Mov(qpu.TMU1S, qpu.R1))
+		a.I(qpu.FMul(qpu.R1, qpu.R1, qpu.R2), qpu.SigLoadTMU1)
+		a.I(qpu.FAdd(qpu.R1, qpu.R1, qpu.R4))
+		a.I(qpu.Mov(qpu.TLBZ, qpu.RB(15)), qpu.FMul(qpu.R0, qpu.R1, qpu.R3))
+		a.I(qpu.FAdd(qpu.R0, qpu.R0, qpu.RB(5)))
+		a.I(qpu.Mov(qpu.TMU0S, qpu.RB(5)))
+		a.I(qpu.V8Min(qpu.RA(6).ColourPack(qpu.PackMul8A), qpu.R0, qpu.R0), qpu.SigLoadTMU0)
+		a.I(qpu.V8Min(qpu.RA(6).ColourPack(qpu.PackMul8B), qpu.R4, qpu.R4))
+		a.I(qpu.FAdd(qpu.R2, qpu.R2, qpu.R1))
+		a.I(qpu.Mov(qpu.TLBColourAll, qpu.RA(6)), qpu.SigProgramEnd)
+		a.I()
+		a.I(qpu.SigScoreboardUnlock)
+	})
+	forms := map[uint8]int{}
+	for _, c := range []struct {
+		name  string
+		words []uint64
+	}{
+		{"the cube's fragment shader", shaders.FS.Code},
+		{"a program of Mesa's shapes", mesa},
+	} {
+		p := d.loadFragment(t, c.words, c.name)
+		for _, u := range d.fst.bound(p).ops {
+			forms[u.op]++
+		}
+		for failAt := -1; failAt <= 14; failAt++ {
+			for k := range 4 {
+				d.randomize()
+				s := d.start(hazard.Fragment)
+				s.InOrder = k%2 == 1
+				if !d.compare(t, p, s, d.r.Uint64(), failAt, fmt.Sprintf("%s, InOrder %v, Env failing at call %d", c.name, s.InOrder, failAt)) {
+					t.FailNow()
+				}
+			}
+		}
+	}
+	for _, op := range []uint8{opUniformCopy, opUniformKernel, opVaryingR5Kernel, opVaryingKernel, opTMUWrite,
+		opCopyTMUWrite, opTLBWrite, opCopyTLBWrite, opLoadTMU, opUnlockDone, opEndRetire, opCopyColour} {
+		if forms[op] == 0 {
+			t.Errorf("neither program has a micro-operation %d", op)
+		}
 	}
 }

@@ -187,9 +187,7 @@ func colourToFloatAVX2(d, a *vec, shift uint)
 
 func kFAddSSE2(d, a, b *vec) {
 	if d == a || d == b {
-		var t vec
-		kFAddSSE2(&t, a, b)
-		copyVec(d, &t)
+		kFAddSSE2Into(d, a, b)
 		return
 	}
 	for m := faddSSE2(d, a, b, 0); m != 0; m &= m - 1 {
@@ -200,9 +198,7 @@ func kFAddSSE2(d, a, b *vec) {
 
 func kFSubSSE2(d, a, b *vec) {
 	if d == a || d == b {
-		var t vec
-		kFSubSSE2(&t, a, b)
-		copyVec(d, &t)
+		kFSubSSE2Into(d, a, b)
 		return
 	}
 	for m := faddSSE2(d, a, b, signBit); m != 0; m &= m - 1 {
@@ -213,9 +209,7 @@ func kFSubSSE2(d, a, b *vec) {
 
 func kFMulSSE2(d, a, b *vec) {
 	if d == a || d == b {
-		var t vec
-		kFMulSSE2(&t, a, b)
-		copyVec(d, &t)
+		kFMulSSE2Into(d, a, b)
 		return
 	}
 	for m := fmulSSE2(d, a, b); m != 0; m &= m - 1 {
@@ -226,9 +220,7 @@ func kFMulSSE2(d, a, b *vec) {
 
 func kFAddAVX2(d, a, b *vec) {
 	if d == a || d == b {
-		var t vec
-		kFAddAVX2(&t, a, b)
-		copyVec(d, &t)
+		kFAddAVX2Into(d, a, b)
 		return
 	}
 	var m uint32
@@ -245,9 +237,7 @@ func kFAddAVX2(d, a, b *vec) {
 
 func kFSubAVX2(d, a, b *vec) {
 	if d == a || d == b {
-		var t vec
-		kFSubAVX2(&t, a, b)
-		copyVec(d, &t)
+		kFSubAVX2Into(d, a, b)
 		return
 	}
 	var m uint32
@@ -264,9 +254,7 @@ func kFSubAVX2(d, a, b *vec) {
 
 func kFMulAVX2(d, a, b *vec) {
 	if d == a || d == b {
-		var t vec
-		kFMulAVX2(&t, a, b)
-		copyVec(d, &t)
+		kFMulAVX2Into(d, a, b)
 		return
 	}
 	var m uint32
@@ -279,6 +267,99 @@ func kFMulAVX2(d, a, b *vec) {
 		i := bits.TrailingZeros32(m)
 		d[i] = fmulSlow(a[i], b[i])
 	}
+}
+
+// The kernels into one of their own operands (r0 = r0 + r5, bound_bind.go
+// directWrites). The assembly loads each element's operands before it
+// stores that element's result, and an element's result depends on its
+// own operands alone, so it may write over them: only the elements it
+// leaves to the slow path need the operands it overwrote, kept in s. (A
+// zeroed temporary for the result, a call and a copy back cost about 9
+// instructions more a call: bench/icount on the cube's frame, which
+// makes one a block.)
+
+func kFAddSSE2Into(d, a, b *vec) {
+	s := *d
+	sa, sb := operands(&s, d, a, b)
+	for m := faddSSE2(d, a, b, 0); m != 0; m &= m - 1 {
+		i := bits.TrailingZeros32(m)
+		d[i] = faddSlow(sa[i], sb[i])
+	}
+}
+
+func kFSubSSE2Into(d, a, b *vec) {
+	s := *d
+	sa, sb := operands(&s, d, a, b)
+	for m := faddSSE2(d, a, b, signBit); m != 0; m &= m - 1 {
+		i := bits.TrailingZeros32(m)
+		d[i] = fsubSlow(sa[i], sb[i])
+	}
+}
+
+func kFMulSSE2Into(d, a, b *vec) {
+	s := *d
+	sa, sb := operands(&s, d, a, b)
+	for m := fmulSSE2(d, a, b); m != 0; m &= m - 1 {
+		i := bits.TrailingZeros32(m)
+		d[i] = fmulSlow(sa[i], sb[i])
+	}
+}
+
+func kFAddAVX2Into(d, a, b *vec) {
+	s := *d
+	sa, sb := operands(&s, d, a, b)
+	var m uint32
+	if floatAVX512 {
+		m = faddAVX512(d, a, b, 0)
+	} else {
+		m = faddAVX2(d, a, b, 0)
+	}
+	for ; m != 0; m &= m - 1 {
+		i := bits.TrailingZeros32(m)
+		d[i] = faddSlow(sa[i], sb[i])
+	}
+}
+
+func kFSubAVX2Into(d, a, b *vec) {
+	s := *d
+	sa, sb := operands(&s, d, a, b)
+	var m uint32
+	if floatAVX512 {
+		m = faddAVX512(d, a, b, signBit)
+	} else {
+		m = faddAVX2(d, a, b, signBit)
+	}
+	for ; m != 0; m &= m - 1 {
+		i := bits.TrailingZeros32(m)
+		d[i] = fsubSlow(sa[i], sb[i])
+	}
+}
+
+func kFMulAVX2Into(d, a, b *vec) {
+	s := *d
+	sa, sb := operands(&s, d, a, b)
+	var m uint32
+	if floatAVX512 {
+		m = fmulAVX512(d, a, b)
+	} else {
+		m = fmulAVX2(d, a, b)
+	}
+	for ; m != 0; m &= m - 1 {
+		i := bits.TrailingZeros32(m)
+		d[i] = fmulSlow(sa[i], sb[i])
+	}
+}
+
+// operands returns a and b with s, the saved d, in place of the one (or
+// both) that is d.
+func operands(s, d, a, b *vec) (*vec, *vec) {
+	if a == d {
+		a = s
+	}
+	if b == d {
+		b = s
+	}
+	return a, b
 }
 
 // colourPackVec is colourPackGo into packed, then mergeLanes of packed

@@ -305,10 +305,13 @@ func (q *QPU) writeIO(st *step, in *inst, pc int, isAdd bool, lanes uint16) erro
 	return q.writeALU(in, pc, t, r, lanes, in.packMul, in.mulFloat, false)
 }
 
+// errNoEnvVarying is a varying read's error where the run has no Env.
+var errNoEnvVarying = errors.New("varying read with no Env")
+
 // readVarying is read's VARYING_READ.
 func (q *QPU) readVarying(dst *vec) error {
 	if q.env == nil {
-		return errors.New("varying read with no Env")
+		return errNoEnvVarying
 	}
 	if err := q.env.Varying(dst, &q.varyC); err != nil {
 		return err

@@ -443,7 +443,8 @@ func TestFastPathMatchesReference(t *testing.T) {
 		t.Error("no random program with a branch ran bound: the jumps of bound programs went untested")
 	}
 	for _, f := range []string{"branch", "load immediate", "condition", "fused conditional write", "fused flags", "SFU write",
-		"flags of N and Z", "float flags of N and Z", "uniforms address write"} {
+		"flags of N and Z", "float flags of N and Z", "uniforms address write", "uniform into a register", "uniform and a kernel",
+		"varying and a kernel", "TMU write", "tile-buffer write", "TMU load", "scoreboard unlock"} {
 		if forms[f] == 0 && (f != "float flags of N and Z" || hasFAddFlags()) {
 			t.Errorf("no bound program had a %s micro-operation: that form went untested", f)
 		}
@@ -481,6 +482,20 @@ func boundForms(q *QPU, p *Program, forms map[string]int) {
 			forms["float flags of N and Z"]++
 		case u.op == opUnifAddr:
 			forms["uniforms address write"]++
+		case u.op == opUniformCopy:
+			forms["uniform into a register"]++
+		case u.op == opUniformKernel:
+			forms["uniform and a kernel"]++
+		case u.op == opVaryingKernel || u.op == opVaryingR5Kernel:
+			forms["varying and a kernel"]++
+		case u.op == opTMUWrite:
+			forms["TMU write"]++
+		case u.op == opTLBWrite:
+			forms["tile-buffer write"]++
+		case u.op == opLoadTMU:
+			forms["TMU load"]++
+		case u.op == opUnlock:
+			forms["scoreboard unlock"]++
 		case (u.op == opCopyK || u.op == opCopy) && p.code[u.pc].kind == kLoadImm:
 			forms["load immediate"]++
 		}

@@ -151,7 +151,8 @@ func TestTMUAtOnce(t *testing.T) {
 // TestTMUAtOnceRuns runs programs the analysis takes with Start.TMU's
 // units, where the QPU calls tmu.Unit.WriteAtOnce and ReceiveAtOnce, and
 // through the Env, where the units' general Write and Receive serve them:
-// the same registers, the same counts, the same results outstanding, and
+// the same registers, the same counts, the same results outstanding, the
+// same TMU parameter counts and uniform stream, and
 // for a lookup that faults, the same error and the same state after it.
 // A program that overfills the FIFO is refused and still deadlocks.
 func TestTMUAtOnceRuns(t *testing.T) {
@@ -223,6 +224,9 @@ func TestTMUAtOnceRuns(t *testing.T) {
 			}
 			if tc.failAs != nil && (!tc.failAs(err2) || err1 == nil || err1.Error() != err2.Error()) {
 				t.Errorf("%s QPU %d: error %v with Start.TMU, %v through the Env; want the same, of its kind", tc.name, num, err2, err1)
+			}
+			if q1.tmuParams != q2.tmuParams || q1.unifAddr != q2.unifAddr {
+				t.Errorf("%s QPU %d: parameters written %v, uniforms at %#x with Start.TMU; %v, %#x through the Env", tc.name, num, q2.tmuParams, q2.unifAddr, q1.tmuParams, q1.unifAddr)
 			}
 			if *q1.Acc(3) != *q2.Acc(3) || *q1.Acc(4) != *q2.Acc(4) {
 				t.Errorf("%s QPU %d: r3, r4 = %x, %x with Start.TMU; %x, %x through the Env", tc.name, num, *q2.Acc(3), *q2.Acc(4), *q1.Acc(3), *q1.Acc(4))
