@@ -107,7 +107,7 @@ type Binner struct {
 	idx      []uint32     // the window's vertex indices, by position
 	uniq     []uint32     // the window's distinct indices, shaded
 	slot     []int32      // each position's place in uniq
-	slotOf   map[uint32]int32
+	slotOf   vertex.Slots
 	coords   []vertex.Coord
 	prim     raster.Prim
 	clip     clipper
@@ -115,7 +115,7 @@ type Binner struct {
 
 // New returns a binner that shades coordinates with s.
 func New(s Shader) *Binner {
-	return &Binner{shader: s, slotOf: map[uint32]int32{}}
+	return &Binner{shader: s}
 }
 
 // Start begins a job's binning list [start, end).

@@ -66,16 +66,16 @@ func (b *Binner) drawPrims(mode cl.PrimitiveMode) error {
 // each distinct index once.
 func (b *Binner) shade(lo, count int) error {
 	count = min(count, b.draw.N-lo)
-	clear(b.slotOf)
+	b.slotOf.Reset()
 	b.uniq = b.uniq[:0]
 	b.slot = b.slot[:0]
 	b.idx = b.idx[:0]
 	for p := lo; p < lo+count; p++ {
 		v := b.draw.At(p)
-		s, ok := b.slotOf[v]
+		s, ok := b.slotOf.Get(v)
 		if !ok {
 			s = int32(len(b.uniq))
-			b.slotOf[v] = s
+			b.slotOf.Set(v, s)
 			b.uniq = append(b.uniq, v)
 		}
 		b.slot = append(b.slot, s)
