@@ -62,8 +62,9 @@ func fetch(v *mem.View, g *vertex.GLRecord, st Stage, idx []uint32, vpm *qpuexec
 			off = int(a.CSVPMOffset)
 		}
 		s := g.Stride(n) // the 26-bit stride of an extended record
+		var sp attrSpan
 		for k, index := range idx {
-			b, err := v.Read(a.Address+index*s, size, "VCD attribute fetch")
+			b, err := sp.read(v, a.Address+index*s, size)
 			if err != nil {
 				return err
 			}
@@ -73,6 +74,34 @@ func fetch(v *mem.View, g *vertex.GLRecord, st Stage, idx []uint32, vpm *qpuexec
 		}
 	}
 	return nil
+}
+
+// attrSpan is the memory region the last attribute read of an array fell
+// in: the vertices of a batch read from one buffer, and a read inside
+// the region needs no look-up (mem.View.Read searches the job's regions
+// for every vertex otherwise). TestFetchSpanMatchesRead holds it to
+// View.Read.
+type attrSpan struct {
+	buf  []byte
+	base uint32
+}
+
+// read is View.Read of n bytes at addr, n ≥ 1: the same bytes, and the
+// same fault recorded for a read outside the job's memory.
+func (sp *attrSpan) read(v *mem.View, addr, n uint32) ([]byte, error) {
+	if off := uint64(addr) - uint64(sp.base); addr >= sp.base && off+uint64(n) <= uint64(len(sp.buf)) {
+		return sp.buf[off : off+uint64(n)], nil
+	}
+	b, err := v.Read(addr, n, "VCD attribute fetch")
+	if err != nil {
+		return nil, err
+	}
+	// A region holds addr (Read found one holding all n bytes), so Span
+	// records no fault.
+	if buf, off, err := v.Span(addr, false, "VCD attribute fetch"); err == nil {
+		sp.buf, sp.base = buf, addr-off
+	}
+	return b, nil
 }
 
 // Unit shades vertices: NV-mode vertices come from memory, GL-mode ones

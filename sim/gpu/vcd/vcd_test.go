@@ -64,6 +64,32 @@ func TestFetchPlacesAttributes(t *testing.T) {
 	}
 }
 
+// TestFetchSpanMatchesRead: the VCD's reads through the last region
+// found give View.Read's bytes and faults, for vertices that move between
+// two buffers, run past the end of one and fall outside both.
+func TestFetchSpanMatchesRead(t *testing.T) {
+	m := gputest.NewMem(t, 1<<20)
+	a := m.Alloc(t, 4096, mem.Read, "attributes a")
+	b := m.Alloc(t, 4096, mem.Read, "attributes b")
+	for i := range 4096 {
+		a.B[i], b.B[i] = byte(i), byte(i*7+3)
+	}
+	var sp attrSpan
+	addrs := []uint32{a.Addr, a.Addr + 100, b.Addr + 4090, a.Addr + 4092, b.Addr + 5, b.Addr + 4093, a.Addr + 4000, b.Addr + 4096, a.Addr + 8}
+	for _, addr := range addrs {
+		for _, n := range []uint32{1, 4, 6} {
+			before, _ := m.View.Faults()
+			got, gerr := sp.read(m.View, addr, n)
+			mid, _ := m.View.Faults()
+			want, werr := m.View.Read(addr, n, "VCD attribute fetch")
+			after, _ := m.View.Faults()
+			if (gerr == nil) != (werr == nil) || mid-before != after-mid || string(got) != string(want) {
+				t.Fatalf("%d bytes at %#x: % x, %v (%d faults); View.Read: % x, %v (%d faults)", n, addr, got, gerr, mid-before, want, werr, after-mid)
+			}
+		}
+	}
+}
+
 // A vertex or coordinate shader samples textures as a fragment shader
 // does (GL ES 2.0 vertex texturing; Mesa's vc4 compiler emits the same
 // TMU writes in every stage, vc4_program.c ntq_emit_tex, with P2's BSLOD
