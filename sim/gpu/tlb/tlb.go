@@ -239,6 +239,9 @@ type image struct {
 	addr   uint32
 	cpp    int
 	tab    *utiles.Table // T and LT: the utiles' offsets
+	// utileEnd is the end of the utile that ends furthest from addr, in
+	// bytes from it (T and LT).
+	utileEnd int
 }
 
 func newImage(addr uint32, tiling cl.Tiling, cpp int, f *Frame) (image, error) {
@@ -246,7 +249,13 @@ func newImage(addr uint32, tiling cl.Tiling, cpp int, f *Frame) (image, error) {
 	if err != nil {
 		return image{}, fmt.Errorf("tile buffer image at %#08x: %w", addr, err)
 	}
-	return image{layout: l, addr: addr, cpp: cpp, tab: utiles.For(l)}, nil
+	im := image{layout: l, addr: addr, cpp: cpp, tab: utiles.For(l)}
+	if im.tab != nil {
+		for _, o := range im.tab.Off {
+			im.utileEnd = max(im.utileEnd, int(o)+64)
+		}
+	}
+	return im, nil
 }
 
 // imageKey is what newImage's layout and utile table depend on.
@@ -354,11 +363,14 @@ func (im *image) storeWholeUtiles(sp *span, src *[Pixels]uint32, t Tile, f *Fram
 	const n = Size / 4 // utiles per tile side at 32 bpp
 	base := int(im.addr - sp.base)
 	rows := tab.Off[(y0/4)*tab.PerRow:]
-	// Every utile must lie in the span; check them all before writing.
-	for uy := 0; uy < n; uy++ {
-		for _, o := range rows[uy*tab.PerRow+x0/4 : uy*tab.PerRow+x0/4+n] {
-			if base+int(o)+64 > len(sp.buf) {
-				return false
+	// Every utile must lie in the span; check them all before writing,
+	// unless every utile of the image does.
+	if base+im.utileEnd > len(sp.buf) {
+		for uy := 0; uy < n; uy++ {
+			for _, o := range rows[uy*tab.PerRow+x0/4 : uy*tab.PerRow+x0/4+n] {
+				if base+int(o)+64 > len(sp.buf) {
+					return false
+				}
 			}
 		}
 	}
