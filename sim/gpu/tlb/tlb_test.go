@@ -549,6 +549,63 @@ func TestStoresFollowTheLayout(t *testing.T) {
 	}
 }
 
+// Stores of the tiles at a frame's right and bottom edges write each
+// pixel of the tile inside the frame where the layout puts it and leave
+// every other byte of the image alone: frames whose edges cut the tiles
+// between utiles (the whole-utile path) and inside them (the general
+// path), T and LT, colour and Z/stencil.
+func TestEdgeTileStoresFollowTheLayout(t *testing.T) {
+	for _, tiling := range []cl.Tiling{cl.TilingT, cl.TilingLT} {
+		for _, fs := range [][2]int{{120, 72}, {100, 70}, {98, 64}, {64, 100}, {200, 64}} {
+			f := Frame{Width: fs[0], Height: fs[1]}
+			l, err := texture.NewLayout(texture.Tiling(tiling), 4, f.Width, f.Height)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b Buffer
+			pattern(&b)
+			for _, zs := range []bool{false, true} {
+				for ty := 0; ty*Size < f.Height; ty++ {
+					for tx := 0; tx*Size < f.Width; tx++ {
+						v, r, m := memory(t, l.Size())
+						for i := range m {
+							m[i] = 0xEE
+						}
+						src := &b.Color
+						if zs {
+							src = &b.ZS
+							err = b.StoreZS(v, r.Addr, tiling, Tile{tx, ty}, &f)
+						} else {
+							err = b.StoreColor(v, r.Addr, tiling, cl.LoadStoreFormatRGBA8888, Tile{tx, ty}, &f)
+						}
+						if err != nil {
+							t.Fatal(err)
+						}
+						written := make([]bool, len(m))
+						for y := ty * Size; y < min((ty+1)*Size, f.Height); y++ {
+							for x := tx * Size; x < min((tx+1)*Size, f.Width); x++ {
+								off := l.Offset(x, y)
+								want := src[(y-ty*Size)*Size+x-tx*Size]
+								if got := binary.LittleEndian.Uint32(m[off:]); got != want {
+									t.Fatalf("%v %dx%d zs %v tile (%d,%d): pixel (%d,%d) = %#x, want %#x", tiling, f.Width, f.Height, zs, tx, ty, x, y, got, want)
+								}
+								for k := range 4 {
+									written[off+k] = true
+								}
+							}
+						}
+						for i := range m {
+							if !written[i] && m[i] != 0xEE {
+								t.Fatalf("%v %dx%d zs %v tile (%d,%d): byte %#x outside the tile was written", tiling, f.Width, f.Height, zs, tx, ty, i)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
 // ZWrite's loop for a face without stencil test equals the general loop
 // (zWrite), on random depths, masks, functions and update settings, with
 // lanes sharing pixels.
