@@ -124,6 +124,16 @@ type Unit struct {
 	// (four per lookup of 16 elements, as the fragment stage counts
 	// them for VC4_PERFCNT_TMU_TOTAL_TEXT_QUADS_PROCESSED).
 	TexQuads uint64
+
+	// prog is the program of the Coords or Vertices call under way, as
+	// its first batch loaded it: the batches of one call are one
+	// shader's, and the QPUs read code through their instruction caches,
+	// which the kernel clears before each job and nothing in a job
+	// writes to (Linux vc4_gem.c vc4_flush_caches, V3D_SLCACTL_ICC). Not
+	// kept with reference, which loads (and checks) the program for
+	// every batch as the cache's general code.
+	prog      *qpuexec.Program
+	reference bool
 }
 
 // NewUnit returns a unit that loads programs through cache, as QPU number
@@ -137,6 +147,7 @@ func NewUnit(cache *qpuexec.Cache, qpuNum int, permissive bool) *Unit {
 // SetReference makes the unit's QPU and TMUs run their general code
 // (qpuexec.QPU.Reference, tmu.Unit.Reference).
 func (u *Unit) SetReference(on bool) {
+	u.reference = on
 	u.qpu.Reference = on
 	u.env.tmu[0].Reference, u.env.tmu[1].Reference = on, on
 }
@@ -227,9 +238,15 @@ func (u *Unit) shade(g *vertex.GLRecord, st Stage, idx []uint32) error {
 		code, unif = g.Record.CSCodeAddress, g.Record.CSUniformsAddress
 		u.opts.Stage = hazard.Coordinate
 	}
-	p, err := u.cache.Load(u.view, code, u.opts)
-	if err != nil {
-		return fmt.Errorf("%v at %#08x: %w", st, code, err)
+	p := u.prog
+	if p == nil {
+		var err error
+		if p, err = u.cache.Load(u.view, code, u.opts); err != nil {
+			return fmt.Errorf("%v at %#08x: %w", st, code, err)
+		}
+		if !u.reference {
+			u.prog = p
+		}
 	}
 	if err := fetch(u.view, g, st, idx, &u.vpm, readSeg); err != nil {
 		return err
@@ -264,6 +281,8 @@ func (u *Unit) Coords(s *vertex.State, idx []uint32, out []vertex.Coord) error {
 	g := &s.GL
 	f := qpu.CoordinateFormat(g.Record.PointSizeIncluded)
 	var col [qpuexec.VPMWindowRows]uint32
+	u.prog = nil
+	defer u.forget()
 	for base := 0; base < len(idx); base += 16 {
 		batch := idx[base:min(base+16, len(idx))]
 		if err := u.shade(g, Coordinate, batch); err != nil {
@@ -275,6 +294,9 @@ func (u *Unit) Coords(s *vertex.State, idx []uint32, out []vertex.Coord) error {
 	}
 	return nil
 }
+
+// forget drops the program kept for the batches of a call.
+func (u *Unit) forget() { u.prog = nil }
 
 // Vertices shades vertices for the renderer into out, which must have been
 // Reset for len(idx) vertices and the state's varyings (qpu.VertexFormat,
@@ -289,6 +311,8 @@ func (u *Unit) Vertices(s *vertex.State, idx []uint32, out *vertex.Shaded) error
 		return fmt.Errorf("%d varyings do not fit a %d-row VPM window", out.NVary, qpuexec.VPMWindowRows)
 	}
 	var col [qpuexec.VPMWindowRows]uint32
+	u.prog = nil
+	defer u.forget()
 	for base := 0; base < len(idx); base += 16 {
 		batch := idx[base:min(base+16, len(idx))]
 		if err := u.shade(g, VertexStage, batch); err != nil {
