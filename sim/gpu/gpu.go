@@ -108,6 +108,7 @@ func New(o Options) *GPU {
 	g.cs = vcd.NewUnit(g.cache, 0, o.Permissive)
 	g.cs.SetReference(o.Reference)
 	g.binner = bin.New(g.cs)
+	g.binner.SetReference(o.Reference)
 	g.renderer = render.New(g.cache, render.Options{Workers: o.Workers, Permissive: o.Permissive, Limits: o.Limits, Reference: o.Reference})
 	return g
 }

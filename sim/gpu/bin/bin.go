@@ -107,16 +107,26 @@ type Binner struct {
 	idx      []uint32     // the window's vertex indices, by position
 	uniq     []uint32     // the window's distinct indices, shaded
 	slot     []int32      // each position's place in uniq
-	slotOf   map[uint32]int32
+	slotOf   vertex.Slots
 	coords   []vertex.Coord
-	prim     raster.Prim
-	clip     clipper
+	// outc is the clipper's outcode of each slot of the window and
+	// firstOutc position 0's, 0 until classify finds it.
+	outc      []uint32
+	firstOutc uint32
+	reference bool // no outcodes kept, the planes made every primitive
+	prim      raster.Prim
+	clip      clipper
 }
 
 // New returns a binner that shades coordinates with s.
 func New(s Shader) *Binner {
-	return &Binner{shader: s, slotOf: map[uint32]int32{}}
+	return &Binner{shader: s}
 }
+
+// SetReference makes the binner's clipper test every vertex of every
+// primitive against planes made for it, the general code its kept
+// outcodes and planes stand for (gpu.Options.Reference).
+func (b *Binner) SetReference(on bool) { b.reference = on }
 
 // Start begins a job's binning list [start, end).
 func (b *Binner) Start(v *mem.View, start, end uint32, overflow func() (mem.Region, bool), c *hw.Counters, sem *cle.Semaphore, limits cle.Limits) {

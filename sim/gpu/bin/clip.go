@@ -84,10 +84,19 @@ type clipper struct {
 	poly    [16]clipVert
 	tmp     [16]clipVert
 	rec     [3 * cl.ClippedVertexLen]byte
+	// The scalings the planes were computed from (havePlanes: any).
+	planesXY   cl.ClipperXYScaling
+	planesZ    cl.ClipperZScaling
+	havePlanes bool
 }
 
-// setPlanes computes the planes from the current clipper scalings.
+// setPlanes computes the planes from the current clipper scalings, unless
+// they are those of the last call (always, with reference).
 func (c *clipper) setPlanes(b *Binner) {
+	if !b.reference && c.havePlanes && c.planesXY == b.xyScale && c.planesZ == b.zScale {
+		return
+	}
+	c.planesXY, c.planesZ, c.havePlanes = b.xyScale, b.zScale, true
 	zs, zo := float64(b.zScale.Scale), float64(b.zScale.Offset)
 	c.planes[0] = [4]float64{0, 0, 0, 1}
 	c.planes[1] = [4]float64{0, 0, zs, zo}
@@ -123,28 +132,35 @@ func clipCoords(cv *vertex.Coord) [4]float64 {
 
 // classify sorts a primitive by its vertices' positions against the planes.
 // Vertices without clip coordinates (NV mode without the clip header)
-// cannot be clipped: the primitive is binned as it is.
-func (c *clipper) classify(b *Binner, cs []*vertex.Coord) clipClass {
+// cannot be clipped: the primitive is binned as it is. memo, when not
+// nil, holds each vertex's outcode as an earlier primitive of the draw
+// found it (0: not yet), and receives those found now: a vertex shared
+// by several primitives is tested against the planes once
+// (TestClassifyMemoMatchesReference).
+func (c *clipper) classify(b *Binner, cs []*vertex.Coord, memo []*uint32) clipClass {
 	for _, v := range cs {
 		if !v.HasClip {
 			return inside
 		}
 	}
 	c.setPlanes(b)
-	all, any := uint32(1<<c.nplanes-1), uint32(0)
+	planes := uint32(1<<c.nplanes - 1)
+	all, any := planes, uint32(0)
 	vpAll := uint32(0xF)
-	for _, v := range cs {
-		cc := clipCoords(v)
-		out := uint32(0)
-		for k := 0; k < c.nplanes; k++ {
-			if !(c.dist(k, &cc) >= 0) {
-				out |= 1 << k
+	for i, v := range cs {
+		var out uint32
+		if memo != nil && *memo[i] != 0 {
+			out = *memo[i]
+		} else {
+			out = c.outcode(v)
+			if memo != nil {
+				*memo[i] = out
 			}
 		}
 		all &= out
-		any |= out
+		any |= out & planes
 		if len(cs) == 2 {
-			vpAll &= viewportOut(&cc)
+			vpAll &= out >> 8 & 0xF
 		}
 	}
 	switch {
@@ -154,6 +170,23 @@ func (c *clipper) classify(b *Binner, cs []*vertex.Coord) clipClass {
 		return needsClipping
 	}
 	return inside
+}
+
+// outcodeKnown marks an outcode as found, so that none is 0.
+const outcodeKnown = 1 << 31
+
+// outcode returns the planes vertex v lies outside (bit k: plane k) and
+// the viewport edges it lies beyond (bits 8 to 11, viewportOut's), with
+// outcodeKnown set.
+func (c *clipper) outcode(v *vertex.Coord) uint32 {
+	cc := clipCoords(v)
+	out := uint32(outcodeKnown)
+	for k := 0; k < c.nplanes; k++ {
+		if !(c.dist(k, &cc) >= 0) {
+			out |= 1 << k
+		}
+	}
+	return out | viewportOut(&cc)<<8
 }
 
 // viewportOut returns the edges of the viewport that a vertex lies

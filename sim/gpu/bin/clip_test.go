@@ -1,6 +1,8 @@
 package bin
 
 import (
+	"bytes"
+	"math/rand"
 	"testing"
 
 	"github.com/vccube/vccube/cl"
@@ -112,5 +114,78 @@ func TestWideLinesBeyondTheViewportAreDiscarded(t *testing.T) {
 				t.Errorf("PTB-primitives-discarded-outside-viewport = %d", d)
 			}
 		})
+	}
+}
+
+// TestClassifyMemoMatchesReference bins the same random draws with the
+// clipper's kept outcodes and planes and with its general code
+// (SetReference): strips of triangles and of lines whose vertices lie
+// inside, across and beyond the planes and the viewport, longer than the
+// shading window, between changes of the clipper's scalings. The tile
+// lists, the clipped-primitive records and the counters must be the same.
+func TestClassifyMemoMatchesReference(t *testing.T) {
+	build := func(reference bool) ([]byte, hw.Counters) {
+		rng := rand.New(rand.NewSource(3))
+		j := newJob(t, 4, 4, 6<<20)
+		j.verts = nil
+		const n = 2200 // more than two windows
+		for range n {
+			w := float32(rng.Float64()*2.5 - 0.5)
+			if rng.Intn(4) == 0 {
+				w = 1
+			}
+			c := [4]float32{float32(rng.NormFloat64()) * w, float32(rng.NormFloat64()) * w, float32(rng.Float64()*4-2) * w, w}
+			if rng.Intn(50) == 0 {
+				c[0] = 5000 * w // beyond the guard band
+			}
+			j.verts = gputest.AppendNV(j.verts, gputest.NVVertex{
+				Clip: c, X: rng.Float64()*300 - 20, Y: rng.Float64()*300 - 20, Z: 0.5, InvW: 1 / w,
+			})
+		}
+		j = newJobKeep(t, j)
+		j.shaderState()
+		for i, s := range []struct {
+			xy   float32
+			z    float32
+			mode cl.PrimitiveMode
+			list cl.PrimitiveListType
+		}{
+			{32 * 16 * 4, 0.5, cl.PrimitiveModeTriangleStrip, cl.PrimitiveListTypeTriangles},
+			{32 * 16, 0.25, cl.PrimitiveModeTriangleStrip, cl.PrimitiveListTypeTriangles},
+			{32 * 16 * 2, 0.5, cl.PrimitiveModeLineStrip, cl.PrimitiveListTypeLines},
+			{32 * 16 * 2, 0.75, cl.PrimitiveModeTriangleFan, cl.PrimitiveListTypeTriangles},
+		} {
+			j.list = cl.ClipperXYScaling{HalfWidth: s.xy, HalfHeight: s.xy}.Append(j.list)
+			j.list = cl.ClipperZScaling{Scale: s.z, Offset: 0.5}.Append(j.list)
+			j.list = cl.PrimitiveListFormat{Type: s.list, DataType: cl.PrimitiveListData16BitIndex}.Append(j.list)
+			j.list = cl.GLArrayPrimitive{Mode: s.mode, Length: n - uint32(i)}.Append(j.list)
+		}
+		j.list = cl.IncrementSemaphore{}.Append(j.list)
+		j.list = cl.Flush{}.Append(j.list)
+		a := j.cl.Put(0, j.list)
+		b := New(nvShader{j.m.View})
+		b.SetReference(reference)
+		var sem cle.Semaphore
+		var c hw.Counters
+		b.Start(j.m.View, a, a+uint32(len(j.list)), j.overflow, &c, &sem, cle.DefaultLimits)
+		if st, err := b.Run(); err != nil || st != cle.Done {
+			t.Fatalf("binning: %v, %v", st, err)
+		}
+		if c[uapi.PerfcntPLBPrimsNeedClipping] == 0 || c[uapi.PerfcntPLBPrimsOutsideViewport] == 0 {
+			t.Fatalf("the draws clipped or discarded nothing: counters %v", c)
+		}
+		return append([]byte(nil), j.tiles.B...), c
+	}
+	wantTiles, wantC := build(true)
+	gotTiles, gotC := build(false)
+	if gotC != wantC {
+		t.Errorf("counters: kept outcodes %v, general code %v", gotC, wantC)
+	}
+	if !bytes.Equal(gotTiles, wantTiles) {
+		for i := range gotTiles {
+			if gotTiles[i] != wantTiles[i] {
+				t.Fatalf("tile memory differs first at offset %#x", i)
+			}
+		}
 	}
 }

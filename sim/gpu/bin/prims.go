@@ -58,7 +58,7 @@ func (b *Binner) drawPrims(mode cl.PrimitiveMode) error {
 	if err := b.shade(0, 1); err != nil {
 		return err
 	}
-	b.first = b.coords[0]
+	b.first, b.firstOutc = b.coords[0], 0
 	return vertex.Assemble(mode, n, b)
 }
 
@@ -66,16 +66,16 @@ func (b *Binner) drawPrims(mode cl.PrimitiveMode) error {
 // each distinct index once.
 func (b *Binner) shade(lo, count int) error {
 	count = min(count, b.draw.N-lo)
-	clear(b.slotOf)
+	b.slotOf.Reset()
 	b.uniq = b.uniq[:0]
 	b.slot = b.slot[:0]
 	b.idx = b.idx[:0]
 	for p := lo; p < lo+count; p++ {
 		v := b.draw.At(p)
-		s, ok := b.slotOf[v]
+		s, ok := b.slotOf.Get(v)
 		if !ok {
 			s = int32(len(b.uniq))
-			b.slotOf[v] = s
+			b.slotOf.Set(v, s)
 			b.uniq = append(b.uniq, v)
 		}
 		b.slot = append(b.slot, s)
@@ -85,6 +85,11 @@ func (b *Binner) shade(lo, count int) error {
 		b.coords = make([]vertex.Coord, len(b.uniq), window)
 	}
 	b.coords = b.coords[:len(b.uniq)]
+	if cap(b.outc) < len(b.uniq) {
+		b.outc = make([]uint32, len(b.uniq), window)
+	}
+	b.outc = b.outc[:len(b.uniq)]
+	clear(b.outc)
 	if err := b.shader.Coords(&b.state, b.uniq, b.coords); err != nil {
 		return err
 	}
@@ -107,6 +112,15 @@ func (b *Binner) coord(p int) (*vertex.Coord, uint32) {
 		return &b.first, listIndex(b.draw.At(0))
 	}
 	return &b.coords[b.slot[p-b.winStart]], listIndex(b.idx[p-b.winStart])
+}
+
+// outcode returns where the clipper's outcode of position p is kept: as
+// coord, the window's slot for it, or position 0's own.
+func (b *Binner) outcode(p int) *uint32 {
+	if p == 0 && b.winStart != 0 {
+		return &b.firstOutc
+	}
+	return &b.outc[b.slot[p-b.winStart]]
 }
 
 // listIndex is the index the PTB writes into a tile list: 16 bits
@@ -148,7 +162,15 @@ func (b *Binner) Primitive(nv int, pa, pb, pc int) error {
 		cs[k], p.Index[k] = b.coord(pos[k])
 	}
 	if b.state.ClippingEnabled() {
-		switch b.clip.classify(b, cs[:nv]) {
+		var memo []*uint32
+		if !b.reference {
+			var m [3]*uint32
+			for k := 0; k < nv; k++ {
+				m[k] = b.outcode(pos[k])
+			}
+			memo = m[:nv]
+		}
+		switch b.clip.classify(b, cs[:nv], memo) {
 		case outside:
 			b.count(uapi.PerfcntPLBPrimsOutsideViewport, 1)
 			return nil

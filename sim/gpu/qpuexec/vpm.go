@@ -1,6 +1,7 @@
 package qpuexec
 
 import (
+	"encoding/binary"
 	"fmt"
 
 	"github.com/vccube/vccube/shaders/qpu"
@@ -96,13 +97,28 @@ func (v *VPM) StoreVertexBytes(s Segment, vertex, off int, b []byte) error {
 	if off < 0 || off+len(b) > 4*s.Rows {
 		return fmt.Errorf("qpuexec: %d attribute bytes at VPM offset %d overflow the batch's %d rows", len(b), off, s.Rows)
 	}
+	i := 0
+	if off%4 == 0 {
+		// Whole words at once: most attributes start on a word (Mesa's
+		// VPM offsets are multiples of 4) and are 4, 8, 12 or 16 bytes.
+		for ; i+4 <= len(b); i += 4 {
+			v.row(s, (off+i)/4)[vertex] = binary.LittleEndian.Uint32(b[i:])
+		}
+	}
+	storeVertexBytes(v, s, vertex, off+i, b[i:])
+	return nil
+}
+
+// storeVertexBytes is StoreVertexBytes a byte at a time, unchecked: the
+// general form, and the bytes the whole words leave.
+// TestStoreVertexBytesWordsMatchBytes holds the word form to it.
+func storeVertexBytes(v *VPM, s Segment, vertex, off int, b []byte) {
 	for i, c := range b {
 		k := off + i
 		w := &v.row(s, k/4)[vertex]
 		sh := uint(k%4) * 8
 		*w = *w&^(0xFF<<sh) | uint32(c)<<sh
 	}
-	return nil
 }
 
 // The SIZE field's values (the register layout is shaders/qpu's VPMSetup,

@@ -1,6 +1,7 @@
 package qpuexec
 
 import (
+	"math/rand"
 	"strings"
 	"testing"
 
@@ -145,6 +146,36 @@ func TestStoreVertexBytes(t *testing.T) {
 	}
 	if err := v.StoreVertexBytes(seg, 16, 0, []byte{1}); err == nil {
 		t.Error("column 16 was accepted")
+	}
+}
+
+// TestStoreVertexBytesWordsMatchBytes compares StoreVertexBytes, which
+// stores whole words where it can, with the byte-at-a-time form on every
+// offset and length that fits a 3-row segment placed across the VPM's
+// end, over a VPM of random words.
+func TestStoreVertexBytesWordsMatchBytes(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	seg := Segment{Base: VPMRows - 2, Rows: 3}
+	for off := 0; off < 12; off++ {
+		for n := 0; off+n <= 12; n++ {
+			var got, want VPM
+			for y := range got.rows {
+				for x := range got.rows[y] {
+					w := rng.Uint32()
+					got.rows[y][x], want.rows[y][x] = w, w
+				}
+			}
+			b := make([]byte, n)
+			rng.Read(b)
+			col := rng.Intn(16)
+			if err := got.StoreVertexBytes(seg, col, off, b); err != nil {
+				t.Fatal(err)
+			}
+			storeVertexBytes(&want, seg, col, off, b)
+			if got != want {
+				t.Fatalf("%d bytes at offset %d of column %d: the word form and the byte form differ", n, off, col)
+			}
+		}
 	}
 }
 

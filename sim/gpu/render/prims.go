@@ -77,7 +77,7 @@ func (w *Worker) shadeMissing() error {
 	base := int32(w.cache.N)
 	w.cache.Append(&w.batch)
 	for i, v := range w.need {
-		w.slotOf[v] = base + int32(i)
+		w.slotOf.Set(v, base+int32(i))
 	}
 	w.need = w.need[:0]
 	return nil
@@ -85,10 +85,10 @@ func (w *Worker) shadeMissing() error {
 
 // want queues index v for shading if it is not cached.
 func (w *Worker) want(v uint32) {
-	if _, ok := w.slotOf[v]; ok {
+	if _, ok := w.slotOf.Get(v); ok {
 		return
 	}
-	w.slotOf[v] = -1
+	w.slotOf.Set(v, -1)
 	w.need = append(w.need, v)
 }
 
@@ -199,7 +199,7 @@ func (w *Worker) primitive(lp *listPrim) error {
 	f := &w.frag
 	nvary := w.st.shader.NumVaryings()
 	for k := 0; k < lp.nv; k++ {
-		s := w.slotOf[lp.idx[k]]
+		s, _ := w.slotOf.Get(lp.idx[k])
 		c := &w.cache
 		f.verts[k] = raster.Vertex{X: int32(c.X[s]) + w.st.vpX, Y: int32(c.Y[s]) + w.st.vpY, Z: c.Z[s], InvW: c.InvW[s]}
 		f.vary[k] = c.Vary[int(s)*nvary : int(s+1)*nvary]

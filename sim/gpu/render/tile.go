@@ -58,7 +58,7 @@ type Worker struct {
 	// The vertex cache: vertices shaded for the current shader state in
 	// this tile, by index.
 	cache     vertex.Shaded
-	slotOf    map[uint32]int32
+	slotOf    vertex.Slots
 	batch     vertex.Shaded
 	need      []uint32
 	plist     []listPrim
@@ -90,7 +90,7 @@ type listPrim struct {
 }
 
 func newWorker(r *Renderer, i int) *Worker {
-	w := &Worker{r: r, slotOf: map[uint32]int32{}}
+	w := &Worker{r: r}
 	w.th = cle.NewThread(nil, "CT1", r.opts.Limits)
 	w.inline = cle.NewThread(nil, "CT1", r.opts.Limits)
 	w.vs = vcd.NewUnit(r.cache, 2*i, r.opts.Permissive)
@@ -146,7 +146,7 @@ func (w *Worker) runChain(c *chain) error {
 
 // newShader forgets the vertex cache (a new shader state or a new tile).
 func (w *Worker) newShader() {
-	clear(w.slotOf)
+	w.slotOf.Reset()
 	w.cache.Reset(0, w.st.shader.NumVaryings())
 	w.st.fs = nil
 }

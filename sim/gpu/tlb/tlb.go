@@ -239,6 +239,9 @@ type image struct {
 	addr   uint32
 	cpp    int
 	tab    *utiles.Table // T and LT: the utiles' offsets
+	// utileEnd is the end of the utile that ends furthest from addr, in
+	// bytes from it (T and LT).
+	utileEnd int
 }
 
 func newImage(addr uint32, tiling cl.Tiling, cpp int, f *Frame) (image, error) {
@@ -246,7 +249,13 @@ func newImage(addr uint32, tiling cl.Tiling, cpp int, f *Frame) (image, error) {
 	if err != nil {
 		return image{}, fmt.Errorf("tile buffer image at %#08x: %w", addr, err)
 	}
-	return image{layout: l, addr: addr, cpp: cpp, tab: utiles.For(l)}, nil
+	im := image{layout: l, addr: addr, cpp: cpp, tab: utiles.For(l)}
+	if im.tab != nil {
+		for _, o := range im.tab.Off {
+			im.utileEnd = max(im.utileEnd, int(o)+64)
+		}
+	}
+	return im, nil
 }
 
 // imageKey is what newImage's layout and utile table depend on.
@@ -342,27 +351,54 @@ func (r *runs) next() bool {
 }
 
 // storeWholeUtiles is the fast path of a 32-bit store to a T or LT image
-// when the tile lies wholly inside the frame and inside the span: 16×16
-// utiles, each 64 contiguous bytes at its tabulated offset. It reports
-// false, having written nothing, when the general path must be taken.
+// when the tile's part inside the frame is whole utiles, each 64
+// contiguous bytes at its tabulated offset: 16×16 of them, or at the
+// frame's right or bottom edge as many as the frame holds when its width
+// and height are whole utiles. It reports false, having written nothing,
+// when the general path must be taken: a utile cut by the frame, or one
+// outside the span.
 func (im *image) storeWholeUtiles(sp *span, src *[Pixels]uint32, t Tile, f *Frame) bool {
 	x0, y0 := t.X*Size, t.Y*Size
 	tab := im.tab
-	if f.MS || tab == nil || im.cpp != 4 || x0+Size > f.Width || y0+Size > f.Height || im.addr < sp.base {
+	if f.MS || tab == nil || im.cpp != 4 || im.addr < sp.base || x0 >= f.Width || y0 >= f.Height {
 		return false
 	}
 	const n = Size / 4 // utiles per tile side at 32 bpp
+	nx, ny := n, n
+	if x0+Size > f.Width {
+		if (f.Width-x0)%4 != 0 {
+			return false
+		}
+		nx = (f.Width - x0) / 4
+	}
+	if y0+Size > f.Height {
+		if (f.Height-y0)%4 != 0 {
+			return false
+		}
+		ny = (f.Height - y0) / 4
+	}
 	base := int(im.addr - sp.base)
 	rows := tab.Off[(y0/4)*tab.PerRow:]
-	// Every utile must lie in the span; check them all before writing.
-	for uy := 0; uy < n; uy++ {
-		for _, o := range rows[uy*tab.PerRow+x0/4 : uy*tab.PerRow+x0/4+n] {
-			if base+int(o)+64 > len(sp.buf) {
-				return false
+	// Every utile must lie in the span; check them all before writing,
+	// unless every utile of the image does.
+	if base+im.utileEnd > len(sp.buf) {
+		for uy := 0; uy < ny; uy++ {
+			for _, o := range rows[uy*tab.PerRow+x0/4 : uy*tab.PerRow+x0/4+nx] {
+				if base+int(o)+64 > len(sp.buf) {
+					return false
+				}
 			}
 		}
 	}
-	putUtiles(sp.buf[base:], rows[x0/4:], tab.PerRow, src)
+	if nx == n && ny == n {
+		putUtiles(sp.buf[base:], rows[x0/4:], tab.PerRow, src)
+		return true
+	}
+	for uy := 0; uy < ny; uy++ {
+		for ux, o := range rows[uy*tab.PerRow+x0/4 : uy*tab.PerRow+x0/4+nx] {
+			putUtile(sp.buf[base+int(o):], src[:], 4*uy*Size+4*ux)
+		}
+	}
 	return true
 }
 

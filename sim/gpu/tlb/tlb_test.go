@@ -65,6 +65,54 @@ func TestStoreLinearRGBA8888PartialTile(t *testing.T) {
 	}
 }
 
+// A whole-tile T-format store into a buffer that ends before the image
+// does: into one that ends with the tile's furthest utile, every utile is
+// written; into one a page shorter (buffers are whole pages), the store is
+// refused with a fault (and the whole-tile path does not write past the
+// buffer).
+func TestStoreWholeTileIntoAShortBuffer(t *testing.T) {
+	f := Frame{Width: 128, Height: 128}
+	l, err := texture.NewLayout(texture.Tiling(cl.TilingT), 4, f.Width, f.Height)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tileEnd := 0 // the end of tile (1, 1)'s furthest utile
+	for y := 64; y < 128; y += 4 {
+		for x := 64; x < 128; x += 4 {
+			tileEnd = max(tileEnd, l.Offset(x, y)+64)
+		}
+	}
+	if tileEnd >= l.Size() {
+		t.Fatalf("tile (1, 1) ends the image (%d of %d bytes): the test needs a tile that does not", tileEnd, l.Size())
+	}
+	var b Buffer
+	pattern(&b)
+	for _, size := range []int{l.Size(), tileEnd, tileEnd - 4096} {
+		v, r, buf := memory(t, size)
+		if size = int(r.Size); size != l.Size() && size != tileEnd && size >= tileEnd {
+			t.Fatalf("a %d-byte buffer holds tile (1, 1), which ends at %d", size, tileEnd)
+		}
+		err := b.StoreColor(v, r.Addr, cl.TilingT, cl.LoadStoreFormatRGBA8888, Tile{1, 1}, &f)
+		if size >= tileEnd {
+			if err != nil {
+				t.Fatalf("a %d-byte buffer: %v", size, err)
+			}
+			for y := 64; y < 128; y++ {
+				for x := 64; x < 128; x++ {
+					if got, want := binary.LittleEndian.Uint32(buf[l.Offset(x, y):]), b.Color[(y-64)*Size+x-64]; got != want {
+						t.Fatalf("a %d-byte buffer: pixel (%d, %d) = %#x, want %#x", size, x, y, got, want)
+					}
+				}
+			}
+			continue
+		}
+		var fault *mem.Fault
+		if !errors.As(err, &fault) {
+			t.Fatalf("a %d-byte buffer, short of the tile's %d bytes: %v, want a fault", size, tileEnd, err)
+		}
+	}
+}
+
 // T-format addresses from the layout of doc/hardware.md#texture-formats, 32 bpp, a
 // 64-pixel-wide image (2 tiles of 32×32 px per tile row):
 //
@@ -494,6 +542,63 @@ func TestStoresFollowTheLayout(t *testing.T) {
 					off := l.Offset(tile.X*Size+x, tile.Y*Size+y)
 					if got := binary.LittleEndian.Uint32(m[off:]); got != b.ZS[y*Size+x] {
 						t.Fatalf("%v tile %v pixel (%d,%d) = %#x, want %#x", tiling, tile, x, y, got, b.ZS[y*Size+x])
+					}
+				}
+			}
+		}
+	}
+}
+
+// Stores of the tiles at a frame's right and bottom edges write each
+// pixel of the tile inside the frame where the layout puts it and leave
+// every other byte of the image alone: frames whose edges cut the tiles
+// between utiles (the whole-utile path) and inside them (the general
+// path), T and LT, colour and Z/stencil.
+func TestEdgeTileStoresFollowTheLayout(t *testing.T) {
+	for _, tiling := range []cl.Tiling{cl.TilingT, cl.TilingLT} {
+		for _, fs := range [][2]int{{120, 72}, {100, 70}, {98, 64}, {64, 100}, {200, 64}} {
+			f := Frame{Width: fs[0], Height: fs[1]}
+			l, err := texture.NewLayout(texture.Tiling(tiling), 4, f.Width, f.Height)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b Buffer
+			pattern(&b)
+			for _, zs := range []bool{false, true} {
+				for ty := 0; ty*Size < f.Height; ty++ {
+					for tx := 0; tx*Size < f.Width; tx++ {
+						v, r, m := memory(t, l.Size())
+						for i := range m {
+							m[i] = 0xEE
+						}
+						src := &b.Color
+						if zs {
+							src = &b.ZS
+							err = b.StoreZS(v, r.Addr, tiling, Tile{tx, ty}, &f)
+						} else {
+							err = b.StoreColor(v, r.Addr, tiling, cl.LoadStoreFormatRGBA8888, Tile{tx, ty}, &f)
+						}
+						if err != nil {
+							t.Fatal(err)
+						}
+						written := make([]bool, len(m))
+						for y := ty * Size; y < min((ty+1)*Size, f.Height); y++ {
+							for x := tx * Size; x < min((tx+1)*Size, f.Width); x++ {
+								off := l.Offset(x, y)
+								want := src[(y-ty*Size)*Size+x-tx*Size]
+								if got := binary.LittleEndian.Uint32(m[off:]); got != want {
+									t.Fatalf("%v %dx%d zs %v tile (%d,%d): pixel (%d,%d) = %#x, want %#x", tiling, f.Width, f.Height, zs, tx, ty, x, y, got, want)
+								}
+								for k := range 4 {
+									written[off+k] = true
+								}
+							}
+						}
+						for i := range m {
+							if !written[i] && m[i] != 0xEE {
+								t.Fatalf("%v %dx%d zs %v tile (%d,%d): byte %#x outside the tile was written", tiling, f.Width, f.Height, zs, tx, ty, i)
+							}
+						}
 					}
 				}
 			}

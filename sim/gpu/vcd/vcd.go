@@ -62,8 +62,9 @@ func fetch(v *mem.View, g *vertex.GLRecord, st Stage, idx []uint32, vpm *qpuexec
 			off = int(a.CSVPMOffset)
 		}
 		s := g.Stride(n) // the 26-bit stride of an extended record
+		var sp attrSpan
 		for k, index := range idx {
-			b, err := v.Read(a.Address+index*s, size, "VCD attribute fetch")
+			b, err := sp.read(v, a.Address+index*s, size)
 			if err != nil {
 				return err
 			}
@@ -73,6 +74,34 @@ func fetch(v *mem.View, g *vertex.GLRecord, st Stage, idx []uint32, vpm *qpuexec
 		}
 	}
 	return nil
+}
+
+// attrSpan is the memory region the last attribute read of an array fell
+// in: the vertices of a batch read from one buffer, and a read inside
+// the region needs no look-up (mem.View.Read searches the job's regions
+// for every vertex otherwise). TestFetchSpanMatchesRead holds it to
+// View.Read.
+type attrSpan struct {
+	buf  []byte
+	base uint32
+}
+
+// read is View.Read of n bytes at addr, n ≥ 1: the same bytes, and the
+// same fault recorded for a read outside the job's memory.
+func (sp *attrSpan) read(v *mem.View, addr, n uint32) ([]byte, error) {
+	if off := uint64(addr) - uint64(sp.base); addr >= sp.base && off+uint64(n) <= uint64(len(sp.buf)) {
+		return sp.buf[off : off+uint64(n)], nil
+	}
+	b, err := v.Read(addr, n, "VCD attribute fetch")
+	if err != nil {
+		return nil, err
+	}
+	// A region holds addr (Read found one holding all n bytes), so Span
+	// records no fault.
+	if buf, off, err := v.Span(addr, false, "VCD attribute fetch"); err == nil {
+		sp.buf, sp.base = buf, addr-off
+	}
+	return b, nil
 }
 
 // Unit shades vertices: NV-mode vertices come from memory, GL-mode ones
@@ -95,6 +124,16 @@ type Unit struct {
 	// (four per lookup of 16 elements, as the fragment stage counts
 	// them for VC4_PERFCNT_TMU_TOTAL_TEXT_QUADS_PROCESSED).
 	TexQuads uint64
+
+	// prog is the program of the Coords or Vertices call under way, as
+	// its first batch loaded it: the batches of one call are one
+	// shader's, and the QPUs read code through their instruction caches,
+	// which the kernel clears before each job and nothing in a job
+	// writes to (Linux vc4_gem.c vc4_flush_caches, V3D_SLCACTL_ICC). Not
+	// kept with reference, which loads (and checks) the program for
+	// every batch as the cache's general code.
+	prog      *qpuexec.Program
+	reference bool
 }
 
 // NewUnit returns a unit that loads programs through cache, as QPU number
@@ -108,6 +147,7 @@ func NewUnit(cache *qpuexec.Cache, qpuNum int, permissive bool) *Unit {
 // SetReference makes the unit's QPU and TMUs run their general code
 // (qpuexec.QPU.Reference, tmu.Unit.Reference).
 func (u *Unit) SetReference(on bool) {
+	u.reference = on
 	u.qpu.Reference = on
 	u.env.tmu[0].Reference, u.env.tmu[1].Reference = on, on
 }
@@ -198,9 +238,15 @@ func (u *Unit) shade(g *vertex.GLRecord, st Stage, idx []uint32) error {
 		code, unif = g.Record.CSCodeAddress, g.Record.CSUniformsAddress
 		u.opts.Stage = hazard.Coordinate
 	}
-	p, err := u.cache.Load(u.view, code, u.opts)
-	if err != nil {
-		return fmt.Errorf("%v at %#08x: %w", st, code, err)
+	p := u.prog
+	if p == nil {
+		var err error
+		if p, err = u.cache.Load(u.view, code, u.opts); err != nil {
+			return fmt.Errorf("%v at %#08x: %w", st, code, err)
+		}
+		if !u.reference {
+			u.prog = p
+		}
 	}
 	if err := fetch(u.view, g, st, idx, &u.vpm, readSeg); err != nil {
 		return err
@@ -235,6 +281,8 @@ func (u *Unit) Coords(s *vertex.State, idx []uint32, out []vertex.Coord) error {
 	g := &s.GL
 	f := qpu.CoordinateFormat(g.Record.PointSizeIncluded)
 	var col [qpuexec.VPMWindowRows]uint32
+	u.prog = nil
+	defer u.forget()
 	for base := 0; base < len(idx); base += 16 {
 		batch := idx[base:min(base+16, len(idx))]
 		if err := u.shade(g, Coordinate, batch); err != nil {
@@ -246,6 +294,9 @@ func (u *Unit) Coords(s *vertex.State, idx []uint32, out []vertex.Coord) error {
 	}
 	return nil
 }
+
+// forget drops the program kept for the batches of a call.
+func (u *Unit) forget() { u.prog = nil }
 
 // Vertices shades vertices for the renderer into out, which must have been
 // Reset for len(idx) vertices and the state's varyings (qpu.VertexFormat,
@@ -260,6 +311,8 @@ func (u *Unit) Vertices(s *vertex.State, idx []uint32, out *vertex.Shaded) error
 		return fmt.Errorf("%d varyings do not fit a %d-row VPM window", out.NVary, qpuexec.VPMWindowRows)
 	}
 	var col [qpuexec.VPMWindowRows]uint32
+	u.prog = nil
+	defer u.forget()
 	for base := 0; base < len(idx); base += 16 {
 		batch := idx[base:min(base+16, len(idx))]
 		if err := u.shade(g, VertexStage, batch); err != nil {

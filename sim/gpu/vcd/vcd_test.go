@@ -2,6 +2,7 @@ package vcd
 
 import (
 	"encoding/binary"
+	"math"
 	"testing"
 
 	"github.com/vccube/vccube/cl"
@@ -61,6 +62,32 @@ func TestFetchPlacesAttributes(t *testing.T) {
 	g.Attributes[0].Address = buf.Addr + 8190
 	if err := fetch(m.View, &g, Coordinate, []uint32{0}, &vpm, seg); err == nil {
 		t.Error("attribute past the buffer fetched")
+	}
+}
+
+// TestFetchSpanMatchesRead: the VCD's reads through the last region
+// found give View.Read's bytes and faults, for vertices that move between
+// two buffers, run past the end of one and fall outside both.
+func TestFetchSpanMatchesRead(t *testing.T) {
+	m := gputest.NewMem(t, 1<<20)
+	a := m.Alloc(t, 4096, mem.Read, "attributes a")
+	b := m.Alloc(t, 4096, mem.Read, "attributes b")
+	for i := range 4096 {
+		a.B[i], b.B[i] = byte(i), byte(i*7+3)
+	}
+	var sp attrSpan
+	addrs := []uint32{a.Addr, a.Addr + 100, b.Addr + 4090, a.Addr + 4092, b.Addr + 5, b.Addr + 4093, a.Addr + 4000, b.Addr + 4096, a.Addr + 8}
+	for _, addr := range addrs {
+		for _, n := range []uint32{1, 4, 6} {
+			before, _ := m.View.Faults()
+			got, gerr := sp.read(m.View, addr, n)
+			mid, _ := m.View.Faults()
+			want, werr := m.View.Read(addr, n, "VCD attribute fetch")
+			after, _ := m.View.Faults()
+			if (gerr == nil) != (werr == nil) || mid-before != after-mid || string(got) != string(want) {
+				t.Fatalf("%d bytes at %#x: % x, %v (%d faults); View.Read: % x, %v (%d faults)", n, addr, got, gerr, mid-before, want, werr, after-mid)
+			}
+		}
 	}
 }
 
@@ -159,5 +186,54 @@ func TestShaderTextureLookup(t *testing.T) {
 	}
 	if u.TexQuads != 4 {
 		t.Errorf("TexQuads = %d, want 4 (one lookup of 16 elements)", u.TexQuads)
+	}
+}
+
+// TestProgramKeptForOneCallOnly: the program the first batch of a Coords
+// or Vertices call loads serves the call's other batches, never the next
+// call's, which may name another program: two coordinate shaders at two
+// addresses, each writing its own 1/Wc, shade 40 vertices (three batches)
+// in turn, on the fast path and with reference.
+func TestProgramKeptForOneCallOnly(t *testing.T) {
+	m := gputest.NewMem(t, 1<<20)
+	f := qpu.CoordinateFormat(false)
+	program := func(invW float32) uint32 {
+		wsetup, _ := qpu.HorizontalVPM32(0, f.Words()).EncodeWrite()
+		var a qpu.Asm
+		a.I(qpu.LoadImm(qpu.VWSetup, wsetup))
+		for range f.Words() {
+			a.I(qpu.LoadImm(qpu.VPM, math.Float32bits(invW)))
+		}
+		a.I(qpu.SigProgramEnd)
+		a.I()
+		a.I()
+		code := a.MustAssemble()
+		prog := m.Alloc(t, 8*len(code), mem.Read, "shader")
+		for i, c := range code {
+			binary.LittleEndian.PutUint64(prog.B[8*i:], c)
+		}
+		return prog.Addr
+	}
+	unif := m.Alloc(t, 16, mem.Read, "uniforms")
+	codes := []uint32{program(1), program(2)}
+	for _, reference := range []bool{false, true} {
+		u := NewUnit(qpuexec.NewCache(), 0, false)
+		u.SetView(m.View)
+		u.SetReference(reference)
+		idx := make([]uint32, 40)
+		out := make([]vertex.Coord, len(idx))
+		for call := range 4 {
+			var s vertex.State
+			s.Kind = vertex.GL
+			s.GL.Record.CSCodeAddress, s.GL.Record.CSUniformsAddress = codes[call%2], unif.Addr
+			if err := u.Coords(&s, idx, out); err != nil {
+				t.Fatal(err)
+			}
+			for k, c := range out {
+				if want := float32(call%2 + 1); c.InvW != want {
+					t.Fatalf("reference %v, call %d: vertex %d's 1/Wc = %v, want %v (the other call's program)", reference, call, k, c.InvW, want)
+				}
+			}
+		}
 	}
 }
