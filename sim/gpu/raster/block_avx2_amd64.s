@@ -12,9 +12,13 @@
 // legacy SSE instruction after dirty upper halves costs a state
 // transition on many CPUs.
 
-// SPLATSD sets every float64 element of y to the float64 whose bits are
-// bits.
-#define SPLATSD(bits, x, y) MOVQ $bits, AX; VMOVQ AX, x; VBROADCASTSD x, y
+// wzconsts holds the float64 constants of W and Z, each broadcast to
+// every element of a register by one VBROADCASTSD: 1.0, Z24 =
+// 16777215.0 and ZScale = 2²⁴.
+DATA wzconsts<>+0(SB)/8, $0x3FF0000000000000
+DATA wzconsts<>+8(SB)/8, $0x416FFFFFE0000000
+DATA wzconsts<>+16(SB)/8, $0x4170000000000000
+GLOBL wzconsts<>(SB), RODATA|NOPTR, $24
 
 // WZ8(i) does elements i … i+7, in two halves of four: their qx, qy,
 // zx, zy terms by permuting the 32-bit halves of Y0-Y3 with the index
@@ -77,9 +81,9 @@ TEXT ·blockWZAVX2(SB), NOSPLIT, $0-72
 	MOVQ row+48(FP), R9
 	MOVQ w+56(FP), R10
 	MOVQ z+64(FP), R11
-	SPLATSD(0x3FF0000000000000, X10, Y10) // 1.0
-	SPLATSD(0x416FFFFFE0000000, X13, Y13) // Z24 = 16777215.0
-	SPLATSD(0x4170000000000000, X12, Y12) // ZScale = 2²⁴
+	VBROADCASTSD wzconsts<>+0(SB), Y10  // 1.0
+	VBROADCASTSD wzconsts<>+8(SB), Y13  // Z24
+	VBROADCASTSD wzconsts<>+16(SB), Y12 // ZScale
 	VXORPD Y11, Y11, Y11
 	WZ8(0)
 	WZ8(8)
@@ -113,9 +117,9 @@ TEXT ·blockWZPar(SB), NOSPLIT, $0-40
 	VMOVUPD (R12), Y2
 	VMOVUPD (R13), Y3
 	VBROADCASTSD depth+16(FP), Y14
-	SPLATSD(0x3FF0000000000000, X10, Y10) // 1.0
-	SPLATSD(0x416FFFFFE0000000, X13, Y13) // Z24 = 16777215.0
-	SPLATSD(0x4170000000000000, X12, Y12) // ZScale = 2²⁴
+	VBROADCASTSD wzconsts<>+0(SB), Y10  // 1.0
+	VBROADCASTSD wzconsts<>+8(SB), Y13  // Z24
+	VBROADCASTSD wzconsts<>+16(SB), Y12 // ZScale
 	VXORPD Y11, Y11, Y11
 	WZ8(0)
 	WZ8(8)
