@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -439,6 +440,55 @@ func TestMSFlagsWriteMasksTLBWrites(t *testing.T) {
 	}
 	if counters[0] != counters[1] {
 		t.Errorf("counters: fast path %v, reference %v", counters[0], counters[1])
+	}
+}
+
+// A shader that reads MS_FLAGS sees its block's coverage: in
+// non-multisample mode all four bits of a covered pixel. Its colour is
+// MS_FLAGS, so every pixel the triangle covers gets 0xF, in blocks
+// covered in part and in whole, one after another, on the fast path
+// (which leaves MS_FLAGS unmade for the programs that never read them)
+// as on the reference, counters included.
+func TestMSFlagsReadShowCoverage(t *testing.T) {
+	var a qpu.Asm
+	a.I(qpu.Mov(qpu.R0, qpu.MSFlags))
+	a.I()
+	a.I(qpu.Mov(qpu.TLBColourAll, qpu.R0))
+	code := fsEnd(&a)
+	var counters [2]hw.Counters
+	var frames [2][]uint32
+	for k, ref := range []bool{false, true} {
+		g := New(Options{Workers: 2, Reference: ref})
+		t.Cleanup(g.Close)
+		j := newTJob(t, 72, 40)
+		j.rcl.ClearColor = clearColor
+		j.beginBin(cl.ConfigurationBits{EnableForwardFacing: true, EnableReverseFacing: true, DepthFunc: cl.DepthFuncAlways})
+		fs := j.program(code)
+		// A first primitive of a program that does not read MS_FLAGS,
+		// then the triangle: (1,1) (70,3) (2,38).
+		j.drawNV(j.program(fsConstZ()), []uint32{clearColor}, cl.PrimitiveModeTriangles, j.nv(0, 0, 0.5), j.nv(8, 0, 0.5), j.nv(0, 8, 0.5))
+		j.drawNV(fs, nil, cl.PrimitiveModeTriangles, j.nv(1, 1, 0.5), j.nv(70, 3, 0.5), j.nv(2, 38, 0.5))
+		mustRun(t, j, g)
+		n := 0
+		for y := range 40 {
+			for x := range 72 {
+				got := j.pixel(x, y)
+				frames[k] = append(frames[k], got)
+				if got != clearColor {
+					n++
+					if got != 0xF {
+						t.Fatalf("reference %v, pixel (%d,%d): %#x, want 0xF (MS_FLAGS of a covered pixel) or the clear colour", ref, x, y, got)
+					}
+				}
+			}
+		}
+		if n < 1000 {
+			t.Fatalf("reference %v: %d pixels drawn, want the triangle's", ref, n)
+		}
+		counters[k] = j.counters
+	}
+	if counters[0] != counters[1] || !slices.Equal(frames[0], frames[1]) {
+		t.Errorf("fast path and reference differ: counters %v and %v, frames equal %v", counters[0], counters[1], slices.Equal(frames[0], frames[1]))
 	}
 }
 

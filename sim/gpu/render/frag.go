@@ -77,6 +77,12 @@ type fragment struct {
 	// for msProg).
 	zKnown bool
 	zIsZ   bool
+	// msUnseen says no block of the primitive needs its Start's
+	// MS_FLAGS: liveLanes is set, and the program never reads MS_FLAGS
+	// (msUnread, worked out once for msProg), so they are seen only by
+	// the TLB writes, which take f.live instead.
+	msUnseen bool
+	msUnread bool
 	// instrs is the instructions the primitive's blocks have run so far,
 	// for the QPU cycle counters (countTMU adds them).
 	instrs uint64
@@ -217,6 +223,7 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 	f.reverse = f.prim.Reverse
 	if st.fs != f.msProg {
 		f.msProg, f.keepsMS, f.zIsZ = st.fs, !writesMSFlags(st.fs), writesZAsIs(st.fs)
+		f.msUnread = !readsMSFlags(st.fs)
 	}
 	// In multisample mode the general code runs: per-sample coverage,
 	// no early-Z (Mesa never enables it there, vc4_emit.c, for the
@@ -226,6 +233,7 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 	earlyZ := !ms && f.earlyZ()
 	f.liveLanes = !ms && !w.r.opts.Reference && f.keepsMS
 	f.zKnown = earlyZ && f.liveLanes && f.zIsZ
+	f.msUnseen = f.liveLanes && f.msUnread
 	side := w.frame.Side()
 	tx0, ty0 := w.tile.X*side, w.tile.Y*side
 	b := f.prim.Bounds()
@@ -392,7 +400,10 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 					s.MSFlags[i] = uint32(c)
 				}
 				f.msMask = 0 // no longer the flags of any mask
-			} else if mask != f.msMask { // s.MSFlags is the flags of f.msMask (0 at first: all zero)
+			} else if mask != f.msMask && !f.msUnseen {
+				// s.MSFlags is the flags of f.msMask (0 at first:
+				// all zero); a primitive whose blocks never see
+				// them (msUnseen) leaves both as they are.
 				for q := range 4 {
 					*(*[4]uint32)(s.MSFlags[4*q:]) = msFlagsOf[mask>>(4*q)&0xF]
 				}
@@ -524,6 +535,18 @@ func (f *fragment) countTMU() {
 func writesMSFlags(p *qpuexec.Program) bool {
 	for i := range p.Insts {
 		if p.Insts[i].Writes(qpu.WMSFlagsRev) {
+			return true
+		}
+	}
+	return false
+}
+
+// readsMSFlags reports whether any instruction of p names MS_FLAGS as a
+// read address (file A's read address 42, whatever the muxes select:
+// qpu.Inst.Reads).
+func readsMSFlags(p *qpuexec.Program) bool {
+	for i := range p.Insts {
+		if p.Insts[i].Reads(qpu.FileA, qpu.RMSFlagsRev) {
 			return true
 		}
 	}
