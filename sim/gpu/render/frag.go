@@ -356,16 +356,16 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 						f.sidx[smp][i] = uint16(tlb.MSIndex(x, y, smp))
 					}
 				}
-			} else if w.r.opts.Reference {
-				// Element i's pixel, (s.X[i], s.Y[i]) = (bx, by) + its
-				// place in the block, in the tile buffer.
-				base := (by-ty0)*tlb.Size + bx - tx0
-				li := &laneIdx[par]
-				for i := range 16 {
-					f.idx[i] = uint16(base + int(li[i]))
+			} else {
+				if w.r.opts.Reference {
+					// Element i's pixel, (s.X[i], s.Y[i]) = (bx, by) + its
+					// place in the block, in the tile buffer.
+					base := (by-ty0)*tlb.Size + bx - tx0
+					li := &laneIdx[par]
+					for i := range 16 {
+						f.idx[i] = uint16(base + int(li[i]))
+					}
 				}
-			}
-			if !ms {
 				if !rowBlk {
 					f.rowBlk.Offset(&laneBlock[par], uint16((by-ty0)*tlb.Size+bx0-tx0))
 					rowBlk = true
@@ -400,6 +400,11 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 					s.MSFlags[i] = uint32(c)
 				}
 				f.msMask = 0 // no longer the flags of any mask
+				// Read only by the multisample TLB accesses
+				// (tlbWriteMS, TLBLoad, keepToClip).
+				f.msWrite, f.msRead = 0, 0
+				f.clipState = 0
+				f.samples = f.cov
 			} else if mask != f.msMask && !f.msUnseen {
 				// s.MSFlags is the flags of f.msMask (0 at first:
 				// all zero); a primitive whose blocks never see
@@ -412,13 +417,6 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 			f.next = 0
 			f.bx, f.by, f.par = bx, by, par
 			f.stencil.Reset()
-			if ms {
-				// Read only by the multisample TLB accesses
-				// (tlbWriteMS, TLBLoad, keepToClip).
-				f.msWrite, f.msRead = 0, 0
-				f.clipState = 0
-				f.samples = f.cov
-			}
 			f.live = mask
 			f.zPassed = f.zKnown
 			f.tmu[0].Reset(nil)
