@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -223,6 +224,73 @@ func TestDepthTestOrder(t *testing.T) {
 	}
 }
 
+// With early-Z on, the fast path takes a TLB_Z write of the thread's
+// own interpolated Z (mov tlb_z, rb15, in a program that never writes
+// rb15) as passing where the early-Z test passed, without a test of its
+// own (render's writesZAsIs). Where that does not hold it must test, and
+// draw what the reference draws, counters included: a second TLB_Z
+// write of the same Z, which LESS fails against the first's update; a
+// program that changes rb15 before writing it; ones that write another
+// value, a uniform or rb14. A first draw at Zs 0.3 leaves its colour; the second, at Zs
+// 0.2, passes the early-Z test everywhere, and its TLB_Z writes of Zs
+// 0.5 or a second time fail.
+func TestEarlyZPassedTLBZWrites(t *testing.T) {
+	const first, second = 0xFF0000FF, 0xFF00FF00
+	const far = 1 << 23 // Zs 0.5
+	for _, c := range []struct {
+		name string
+		code func(a *qpu.Asm)
+		unif []uint32
+		want uint32
+	}{
+		{"rb15", func(a *qpu.Asm) { a.I(qpu.Mov(qpu.TLBZ, qpu.RB(15))) }, []uint32{second}, second},
+		{"rb15 twice", func(a *qpu.Asm) {
+			a.I(qpu.Mov(qpu.TLBZ, qpu.RB(15)))
+			a.I(qpu.Mov(qpu.TLBZ, qpu.RB(15)))
+		}, []uint32{second}, first},
+		{"rb15 changed", func(a *qpu.Asm) {
+			a.I(qpu.Mov(qpu.RB(15), qpu.Unif))
+			a.I()
+			a.I(qpu.Mov(qpu.TLBZ, qpu.RB(15)))
+		}, []uint32{far, second}, first},
+		{"a uniform", func(a *qpu.Asm) { a.I(qpu.Mov(qpu.TLBZ, qpu.Unif)) }, []uint32{far, second}, first},
+		{"rb14", func(a *qpu.Asm) {
+			a.I(qpu.Mov(qpu.RB(14), qpu.Unif))
+			a.I()
+			a.I(qpu.Mov(qpu.TLBZ, qpu.RB(14)))
+		}, []uint32{far, second}, first},
+	} {
+		var counters [2]hw.Counters
+		for k, ref := range []bool{false, true} {
+			g := New(Options{Workers: 2, Reference: ref})
+			t.Cleanup(g.Close)
+			j := newTJob(t, 72, 40)
+			j.rcl.ClearZ = 0xFFFFFF
+			j.beginBin(cl.ConfigurationBits{EnableForwardFacing: true, EnableReverseFacing: true,
+				DepthFunc: cl.DepthFuncLess, ZUpdates: true, EarlyZ: true, EarlyZUpdates: true})
+			j.drawNV(j.program(fsConstZ()), []uint32{first}, cl.PrimitiveModeTriangles, j.quad(0.3)...)
+			var a qpu.Asm
+			a.I()
+			a.I()
+			c.code(&a)
+			a.I(qpu.Mov(qpu.TLBColourAll, qpu.Unif))
+			j.drawNV(j.program(fsEnd(&a)), c.unif, cl.PrimitiveModeTriangles, j.quad(0.2)...)
+			mustRun(t, j, g)
+			for y := range 40 {
+				for x := range 72 {
+					if got := j.pixel(x, y); got != c.want {
+						t.Fatalf("%s, reference %v: pixel (%d,%d) = %#x, want %#x", c.name, ref, x, y, got, c.want)
+					}
+				}
+			}
+			counters[k] = j.counters
+		}
+		if counters[0] != counters[1] {
+			t.Errorf("%s: counters: fast path %v, reference %v", c.name, counters[0], counters[1])
+		}
+	}
+}
+
 // Facing: a triangle with negative signed area in frame coordinates (the
 // hardware's clockwise, raster.Winding) and one with positive; with the
 // clockwise bit set and reverse faces culled only the first is drawn.
@@ -372,6 +440,55 @@ func TestMSFlagsWriteMasksTLBWrites(t *testing.T) {
 	}
 	if counters[0] != counters[1] {
 		t.Errorf("counters: fast path %v, reference %v", counters[0], counters[1])
+	}
+}
+
+// A shader that reads MS_FLAGS sees its block's coverage: in
+// non-multisample mode all four bits of a covered pixel. Its colour is
+// MS_FLAGS, so every pixel the triangle covers gets 0xF, in blocks
+// covered in part and in whole, one after another, on the fast path
+// (which leaves MS_FLAGS unmade for the programs that never read them)
+// as on the reference, counters included.
+func TestMSFlagsReadShowCoverage(t *testing.T) {
+	var a qpu.Asm
+	a.I(qpu.Mov(qpu.R0, qpu.MSFlags))
+	a.I()
+	a.I(qpu.Mov(qpu.TLBColourAll, qpu.R0))
+	code := fsEnd(&a)
+	var counters [2]hw.Counters
+	var frames [2][]uint32
+	for k, ref := range []bool{false, true} {
+		g := New(Options{Workers: 2, Reference: ref})
+		t.Cleanup(g.Close)
+		j := newTJob(t, 72, 40)
+		j.rcl.ClearColor = clearColor
+		j.beginBin(cl.ConfigurationBits{EnableForwardFacing: true, EnableReverseFacing: true, DepthFunc: cl.DepthFuncAlways})
+		fs := j.program(code)
+		// A first primitive of a program that does not read MS_FLAGS,
+		// then the triangle: (1,1) (70,3) (2,38).
+		j.drawNV(j.program(fsConstZ()), []uint32{clearColor}, cl.PrimitiveModeTriangles, j.nv(0, 0, 0.5), j.nv(8, 0, 0.5), j.nv(0, 8, 0.5))
+		j.drawNV(fs, nil, cl.PrimitiveModeTriangles, j.nv(1, 1, 0.5), j.nv(70, 3, 0.5), j.nv(2, 38, 0.5))
+		mustRun(t, j, g)
+		n := 0
+		for y := range 40 {
+			for x := range 72 {
+				got := j.pixel(x, y)
+				frames[k] = append(frames[k], got)
+				if got != clearColor {
+					n++
+					if got != 0xF {
+						t.Fatalf("reference %v, pixel (%d,%d): %#x, want 0xF (MS_FLAGS of a covered pixel) or the clear colour", ref, x, y, got)
+					}
+				}
+			}
+		}
+		if n < 1000 {
+			t.Fatalf("reference %v: %d pixels drawn, want the triangle's", ref, n)
+		}
+		counters[k] = j.counters
+	}
+	if counters[0] != counters[1] || !slices.Equal(frames[0], frames[1]) {
+		t.Errorf("fast path and reference differ: counters %v and %v, frames equal %v", counters[0], counters[1], slices.Equal(frames[0], frames[1]))
 	}
 }
 

@@ -12,24 +12,41 @@
 // legacy SSE instruction after dirty upper halves costs a state
 // transition on many CPUs.
 
-// SPLATSD sets every float64 element of y to the float64 whose bits are
-// bits.
-#define SPLATSD(bits, x, y) MOVQ $bits, AX; VMOVQ AX, x; VBROADCASTSD x, y
+// wzconsts holds the float64 constants of W and Z, each broadcast to
+// every element of a register by one VBROADCASTSD: 1.0, Z24 =
+// 16777215.0 and ZScale = 2²⁴.
+DATA wzconsts<>+0(SB)/8, $0x3FF0000000000000
+DATA wzconsts<>+8(SB)/8, $0x416FFFFFE0000000
+DATA wzconsts<>+16(SB)/8, $0x4170000000000000
+GLOBL wzconsts<>(SB), RODATA|NOPTR, $24
 
-// WZ4(i) does elements i … i+3: their qx, qy, zx, zy terms by permuting
-// the 32-bit halves of Y0-Y3 with the index pairs at (i*8)(R8) and
-// (i*8)(R9), W = 1/(qx+qy) to float32 (VCVTPD2PS: round to nearest, as
-// Go's conversion), Z = trunc(min(max((zx+zy+depth)·2²⁴, 0), Z24))
-// (VMAXPD's second source, 0, for a NaN, as MAXPD's).
-#define WZ4(i) \
+// WZ8(i) does elements i … i+7, in two halves of four: their qx, qy,
+// zx, zy terms by permuting the 32-bit halves of Y0-Y3 with the index
+// pairs at (i*8)(R8) and (i*8)(R9) (the second half's 32 bytes on),
+// W = 1/(qx+qy) to float32 (VCVTPD2PS: round to nearest, as Go's
+// conversion), Z = trunc(min(max((zx+zy+depth)·2²⁴, 0), Z24))
+// (VMAXPD's second source, 0, for a NaN, as MAXPD's). The halves are
+// joined (VINSERTF128) and stored 32 bytes at a time: W and Z are read
+// at once by the depth kernels and the QPU's, 32 bytes a load, and a
+// load that spans two narrower stores still in the store buffer is not
+// forwarded from them but waits until they reach the cache.
+#define WZ8(i) \
 	VMOVDQU (i*8)(R8), Y4 \
 	VMOVDQU (i*8)(R9), Y5 \
+	VMOVDQU (i*8+32)(R8), Y8 \
+	VMOVDQU (i*8+32)(R9), Y9 \
 	VPERMPS Y0, Y4, Y6 \
 	VPERMPS Y1, Y5, Y7 \
 	VADDPD Y7, Y6, Y6 \
 	VDIVPD Y6, Y10, Y6 \
+	VPERMPS Y0, Y8, Y15 \
+	VPERMPS Y1, Y9, Y7 \
+	VADDPD Y7, Y15, Y15 \
+	VDIVPD Y15, Y10, Y15 \
 	VCVTPD2PSY Y6, X6 \
-	VMOVUPS X6, (i*4)(R10) \
+	VCVTPD2PSY Y15, X15 \
+	VINSERTF128 $1, X15, Y6, Y6 \
+	VMOVUPS Y6, (i*4)(R10) \
 	VPERMPS Y2, Y4, Y6 \
 	VPERMPS Y3, Y5, Y7 \
 	VADDPD Y7, Y6, Y6 \
@@ -38,7 +55,16 @@
 	VMAXPD Y11, Y6, Y6 \
 	VMINPD Y13, Y6, Y6 \
 	VCVTTPD2DQY Y6, X6 \
-	VMOVDQU X6, (i*4)(R11)
+	VPERMPS Y2, Y8, Y15 \
+	VPERMPS Y3, Y9, Y7 \
+	VADDPD Y7, Y15, Y15 \
+	VADDPD Y14, Y15, Y15 \
+	VMULPD Y12, Y15, Y15 \
+	VMAXPD Y11, Y15, Y15 \
+	VMINPD Y13, Y15, Y15 \
+	VCVTTPD2DQY Y15, X15 \
+	VINSERTI128 $1, X15, Y6, Y6 \
+	VMOVDQU Y6, (i*4)(R11)
 
 // func blockWZAVX2(qx, qy, zx, zy *[4]float64, depth float64, col, row *[32]int32, w, z *[16]uint32)
 TEXT ·blockWZAVX2(SB), NOSPLIT, $0-72
@@ -55,14 +81,12 @@ TEXT ·blockWZAVX2(SB), NOSPLIT, $0-72
 	MOVQ row+48(FP), R9
 	MOVQ w+56(FP), R10
 	MOVQ z+64(FP), R11
-	SPLATSD(0x3FF0000000000000, X10, Y10) // 1.0
-	SPLATSD(0x416FFFFFE0000000, X13, Y13) // Z24 = 16777215.0
-	SPLATSD(0x4170000000000000, X12, Y12) // ZScale = 2²⁴
+	VBROADCASTSD wzconsts<>+0(SB), Y10  // 1.0
+	VBROADCASTSD wzconsts<>+8(SB), Y13  // Z24
+	VBROADCASTSD wzconsts<>+16(SB), Y12 // ZScale
 	VXORPD Y11, Y11, Y11
-	WZ4(0)
-	WZ4(4)
-	WZ4(8)
-	WZ4(12)
+	WZ8(0)
+	WZ8(8)
 	VZEROUPPER
 	RET
 
@@ -93,14 +117,12 @@ TEXT ·blockWZPar(SB), NOSPLIT, $0-40
 	VMOVUPD (R12), Y2
 	VMOVUPD (R13), Y3
 	VBROADCASTSD depth+16(FP), Y14
-	SPLATSD(0x3FF0000000000000, X10, Y10) // 1.0
-	SPLATSD(0x416FFFFFE0000000, X13, Y13) // Z24 = 16777215.0
-	SPLATSD(0x4170000000000000, X12, Y12) // ZScale = 2²⁴
+	VBROADCASTSD wzconsts<>+0(SB), Y10  // 1.0
+	VBROADCASTSD wzconsts<>+8(SB), Y13  // Z24
+	VBROADCASTSD wzconsts<>+16(SB), Y12 // ZScale
 	VXORPD Y11, Y11, Y11
-	WZ4(0)
-	WZ4(4)
-	WZ4(8)
-	WZ4(12)
+	WZ8(0)
+	WZ8(8)
 	VZEROUPPER
 	RET
 

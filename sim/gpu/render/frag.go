@@ -70,6 +70,19 @@ type fragment struct {
 	liveLanes bool
 	keepsMS   bool
 	msProg    *qpuexec.Program
+	// zKnown says a TLB_Z write of the primitive's blocks that their
+	// early-Z test let through needs no test of its own (fragBlock's
+	// zPassed): early-Z is on, liveLanes is set, and every TLB_Z write
+	// of the program writes the interpolated Z (zIsZ, worked out once
+	// for msProg).
+	zKnown bool
+	zIsZ   bool
+	// msUnseen says no block of the primitive needs its Start's
+	// MS_FLAGS: liveLanes is set, and the program never reads MS_FLAGS
+	// (msUnread, worked out once for msProg), so they are seen only by
+	// the TLB writes, which take f.live instead.
+	msUnseen bool
+	msUnread bool
 	// instrs is the instructions the primitive's blocks have run so far,
 	// for the QPU cycle counters (countTMU adds them).
 	instrs uint64
@@ -112,6 +125,10 @@ type fragBlock struct {
 	// f.liveLanes is set: the block's coverage at its start, less the
 	// elements a TLB_Z write fails.
 	live uint16
+	// zPassed says the block's next TLB_Z write passes every element of
+	// live without a test (f.zKnown): the early-Z test compared the same
+	// Z with the same stored depths. The first TLB_Z write clears it.
+	zPassed bool
 
 	// Multisample mode: the samples each element's pixel covers, the
 	// TLB's own mask of them (cov less the samples a Z test failed: the
@@ -205,7 +222,8 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 	f.depth = tlb.DepthState{Func: st.config.DepthFunc, Update: st.config.ZUpdates}
 	f.reverse = f.prim.Reverse
 	if st.fs != f.msProg {
-		f.msProg, f.keepsMS = st.fs, !writesMSFlags(st.fs)
+		f.msProg, f.keepsMS, f.zIsZ = st.fs, !writesMSFlags(st.fs), writesZAsIs(st.fs)
+		f.msUnread = !readsMSFlags(st.fs)
 	}
 	// In multisample mode the general code runs: per-sample coverage,
 	// no early-Z (Mesa never enables it there, vc4_emit.c, for the
@@ -214,6 +232,8 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 	ms := w.frame.MS
 	earlyZ := !ms && f.earlyZ()
 	f.liveLanes = !ms && !w.r.opts.Reference && f.keepsMS
+	f.zKnown = earlyZ && f.liveLanes && f.zIsZ
+	f.msUnseen = f.liveLanes && f.msUnread
 	side := w.frame.Side()
 	tx0, ty0 := w.tile.X*side, w.tile.Y*side
 	b := f.prim.Bounds()
@@ -336,16 +356,16 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 						f.sidx[smp][i] = uint16(tlb.MSIndex(x, y, smp))
 					}
 				}
-			} else if w.r.opts.Reference {
-				// Element i's pixel, (s.X[i], s.Y[i]) = (bx, by) + its
-				// place in the block, in the tile buffer.
-				base := (by-ty0)*tlb.Size + bx - tx0
-				li := &laneIdx[par]
-				for i := range 16 {
-					f.idx[i] = uint16(base + int(li[i]))
+			} else {
+				if w.r.opts.Reference {
+					// Element i's pixel, (s.X[i], s.Y[i]) = (bx, by) + its
+					// place in the block, in the tile buffer.
+					base := (by-ty0)*tlb.Size + bx - tx0
+					li := &laneIdx[par]
+					for i := range 16 {
+						f.idx[i] = uint16(base + int(li[i]))
+					}
 				}
-			}
-			if !ms {
 				if !rowBlk {
 					f.rowBlk.Offset(&laneBlock[par], uint16((by-ty0)*tlb.Size+bx0-tx0))
 					rowBlk = true
@@ -380,7 +400,15 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 					s.MSFlags[i] = uint32(c)
 				}
 				f.msMask = 0 // no longer the flags of any mask
-			} else if mask != f.msMask { // s.MSFlags is the flags of f.msMask (0 at first: all zero)
+				// Read only by the multisample TLB accesses
+				// (tlbWriteMS, TLBLoad, keepToClip).
+				f.msWrite, f.msRead = 0, 0
+				f.clipState = 0
+				f.samples = f.cov
+			} else if mask != f.msMask && !f.msUnseen {
+				// s.MSFlags is the flags of f.msMask (0 at first:
+				// all zero); a primitive whose blocks never see
+				// them (msUnseen) leaves both as they are.
 				for q := range 4 {
 					*(*[4]uint32)(s.MSFlags[4*q:]) = msFlagsOf[mask>>(4*q)&0xF]
 				}
@@ -389,14 +417,8 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 			f.next = 0
 			f.bx, f.by, f.par = bx, by, par
 			f.stencil.Reset()
-			if ms {
-				// Read only by the multisample TLB accesses
-				// (tlbWriteMS, TLBLoad, keepToClip).
-				f.msWrite, f.msRead = 0, 0
-				f.clipState = 0
-				f.samples = f.cov
-			}
 			f.live = mask
+			f.zPassed = f.zKnown
 			f.tmu[0].Reset(nil)
 			f.tmu[1].Reset(nil)
 			shaded = true
@@ -515,6 +537,44 @@ func writesMSFlags(p *qpuexec.Program) bool {
 		}
 	}
 	return false
+}
+
+// readsMSFlags reports whether any instruction of p names MS_FLAGS as a
+// read address (file A's read address 42, whatever the muxes select:
+// qpu.Inst.Reads).
+func readsMSFlags(p *qpuexec.Program) bool {
+	for i := range p.Insts {
+		if p.Insts[i].Reads(qpu.FileA, qpu.RMSFlagsRev) {
+			return true
+		}
+	}
+	return false
+}
+
+// writesZAsIs reports whether every TLB_Z write of p writes the
+// interpolated Z as the thread started with it, bit for bit: each
+// instruction that names TLB_Z as a write address is an ALU instruction
+// (no small immediate) whose add ALU alone writes it, with condition
+// always and no pack, as the OR of file B's rb15 with itself (a move, as
+// Mesa writes `mov tlb_z, rb15` whenever the depth test is on,
+// doc/hardware.md#fragment-shaders), read without unpack (the unpacks
+// act on file A or r4, doc/hardware.md#pack-and-unpack); and no
+// instruction writes rb15, where the thread's Z starts
+// (doc/hardware.md#varyings). Found once for each program the stage
+// loads.
+func writesZAsIs(p *qpuexec.Program) bool {
+	for i := range p.Insts {
+		in := &p.Insts[i]
+		if in.WritesPhysical(qpu.FileB, 15) {
+			return false
+		}
+		if in.Writes(qpu.WTLBZ) && (in.Kind() != qpu.KindALU || in.WaddrMul == qpu.WTLBZ ||
+			in.OpAdd != qpu.AddOr || in.AddA != qpu.MuxB || in.AddB != qpu.MuxB || in.RaddrB != 15 ||
+			in.CondAdd != qpu.CondAlways || in.Pack != qpu.PackNone) {
+			return false
+		}
+	}
+	return true
 }
 
 // The Env of a block's QPU: each call makes the block f's current one,
@@ -722,6 +782,20 @@ func (f *fragment) TLBWrite(reg qpuexec.TLBReg, v *[16]uint32, mask uint16, ms *
 		switch reg {
 		case qpuexec.TLBZ:
 			in := mask & f.live
+			if f.zPassed && !f.stencil.Enabled(f.reverse) {
+				// The early-Z test passed every element of live
+				// with this Z (writesZAsIs) against the depths
+				// stored now (the block's pixels are its own
+				// until it ends), with the same function: the
+				// test would pass all of in and fail none. A
+				// second write would test against the first's
+				// update.
+				f.zPassed = false
+				b.ZPassedBlock(&f.blk, v, in, f.depth.Update)
+				c[uapi.PerfcntTLBQuadsPassingZAndStencil] += quadCount(in)
+				return nil
+			}
+			f.zPassed = false
 			pass, sfail := b.ZWriteBlock(&f.blk, v, in, f.depth, &f.stencil, f.reverse)
 			if fail := in &^ pass; fail != 0 {
 				f.live &^= fail

@@ -153,3 +153,51 @@ func BenchmarkClear(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkBlockWZThenDepth is a block's W and Z from its column's and
+// row's plane terms (raster.Prim.BlockWZ) followed at once by the
+// early-Z test of that Z (DepthPasses), as render's fragment stage does
+// them, over a tile's 256 blocks: the test reads the Z the kernel has
+// just stored, so it times the hand-over between the two as well as
+// their work.
+func BenchmarkBlockWZThenDepth(b *testing.B) {
+	v := [3]raster.Vertex{{X: -8 * 16, Y: -8 * 16, Z: 0.25, InvW: 0.5}, {X: 200 * 16, Y: 0, Z: 0.5, InvW: 0.4}, {X: 0, Y: 200 * 16, Z: 0.75, InvW: 0.3}}
+	var p raster.Prim
+	if !p.SetupTriangle(&v[0], &v[1], &v[2], raster.Rect{X1: Size, Y1: Size}, false) {
+		b.Fatal("no triangle")
+	}
+	var cols [Size / 4]raster.ColTerms
+	var rows [Size / 4]raster.RowTerms
+	var blks [Size / 4][Size / 4]Block
+	for k := range cols {
+		p.Col(4*k, &cols[k])
+		p.Row(4*k, &rows[k])
+	}
+	for n := range Pixels / 16 {
+		bx, by := n%(Size/4)*4, n/(Size/4)*4
+		var idx [16]uint16
+		par := raster.BlockParity(by)
+		for i := range 16 {
+			idx[i] = uint16((by+int(raster.LaneY[par][i]))*Size + bx + int(raster.LaneX[par][i]))
+		}
+		var ok bool
+		if blks[by/4][bx/4], ok = BlockOf(&idx); !ok {
+			b.Fatalf("block %d is not in pairs", n)
+		}
+	}
+	var buf Buffer
+	for i := range buf.ZS {
+		buf.ZS[i] = ZS(0xFFFFFF, 0)
+	}
+	var w, z [16]uint32
+	var sink uint16
+	for i := 0; i < b.N; i++ {
+		n := i % (Pixels / 16)
+		c, r := n%(Size/4), n/(Size/4)
+		p.BlockWZ(&cols[c], &rows[r], &w, &z)
+		sink ^= buf.DepthPasses(&blks[r][c], &z, 0xFFFF, cl.DepthFuncLessEqual)
+	}
+	if sink == 0xABCD {
+		b.Log(sink)
+	}
+}

@@ -150,6 +150,20 @@ func (b *Buffer) ZWriteBlock(blk *Block, z *[16]uint32, mask uint16, d DepthStat
 	return pass, 0
 }
 
+// ZPassedBlock is ZWriteBlock for elements known to pass its depth
+// test, with no stencil test for the face in use: every element of pass
+// passes, so only the update is left, the element's Z with the stored
+// stencil where update is set (ZWriteBlock, less its test). The
+// fragment stage knows the answer when its early-Z test compared the
+// same Z with the same stored depths (render's fragment.TLBWrite).
+// TestZPassedBlock compares it with ZWriteBlock under DepthFuncAlways.
+func (b *Buffer) ZPassedBlock(blk *Block, z *[16]uint32, pass uint16, update bool) {
+	if update && pass != 0 {
+		zStore(&b.ZS, blk, z, pass)
+		b.zs.dirty |= blk.rowMask()
+	}
+}
+
 // zWriteStencil is ZWriteBlock with a stencil test: zWrite on the
 // block's pixels, kept out of ZWriteBlock, whose common case it would
 // otherwise burden with its element list.
@@ -201,6 +215,20 @@ func zBlockGo(zs *[Pixels]uint32, blk *Block, z *[16]uint32, mask uint16, f cl.D
 		}
 	}
 	return pass
+}
+
+// zStoreGo is zBlockGo's update alone: each element of mask gets its Z
+// with the stored stencil, the others keep their word, with no branch
+// on an element.
+func zStoreGo(zs *[Pixels]uint32, blk *Block, z *[16]uint32, mask uint16) {
+	m := uint32(mask)
+	for k, p := range &blk.Pair {
+		q := p & pairMask
+		o0, o1 := zs[q], zs[q+1]
+		zs[q] = o0 ^ (o0^(z[2*k]<<8|o0&0xFF))&-(m&1)
+		zs[q+1] = o1 ^ (o1^(z[2*k+1]<<8|o1&0xFF))&-(m>>1&1)
+		m >>= 2
+	}
 }
 
 // passBit is 1 when a fragment of depth z (its low 24 bits) passes

@@ -34,7 +34,23 @@ func zBlock(zs *[Pixels]uint32, blk *Block, z *[16]uint32, mask uint16, f cl.Dep
 	return uint16(zBlockAny(zs, blk, z, uint32(mask), uint32(f), update))
 }
 
-// zBlockUsesAVX2 chooses zBlockAVX2 (the tests switch it).
+//go:noescape
+func zStoreSSE2(zs *[Pixels]uint32, blk *Block, z *[16]uint32, mask uint32)
+
+//go:noescape
+func zStoreAVX2(zs *[Pixels]uint32, blk *Block, z *[16]uint32, mask uint32)
+
+//go:noescape
+func zStoreAny(zs *[Pixels]uint32, blk *Block, z *[16]uint32, mask uint32)
+
+// zStore is zStoreGo with AVX2 where zBlock uses it, else with SSE2
+// (depth_amd64.s: zStoreAny chooses); TestZPassedBlock compares each
+// with it. It is one call, which the compiler inlines.
+func zStore(zs *[Pixels]uint32, blk *Block, z *[16]uint32, mask uint16) {
+	zStoreAny(zs, blk, z, uint32(mask))
+}
+
+// zBlockUsesAVX2 chooses zBlockAVX2 and zStoreAVX2 (the tests switch it).
 var zBlockUsesAVX2 = cpu.X86.HasAVX2
 
 // depthFuncMasks[f] is what the block kernels (depth_amd64.s) test

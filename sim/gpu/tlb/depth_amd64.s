@@ -402,3 +402,137 @@ done:
 	VZEROUPPER
 	MOVL R11, pass+40(FP)
 	RET
+
+// ZSTORE(k) stores group k for zStoreSSE2 (zStoreGo): the fragments' Z
+// with the stored stencil in the lanes of the mask, the stored words
+// elsewhere. X11 holds 0xFF.
+#define ZSTORE(k) \
+	PAIRS(k) \
+	MOVQ (DI)(R8*4), X0 \
+	MOVHPS (DI)(R9*4), X0 \
+	MOVOU (k*16)(SI), X1 \
+	PSLLL $8, X1 \
+	MOVO X0, X6 \
+	PAND X11, X6 \
+	POR X6, X1 \
+	LANES \
+	PXOR X0, X1 \
+	PAND X5, X1 \
+	PXOR X0, X1 \
+	MOVQ X1, (DI)(R8*4) \
+	MOVHPS X1, (DI)(R9*4)
+
+// ZSTOREALL(k) stores group k when every lane is in the mask.
+#define ZSTOREALL(k) \
+	PAIRS(k) \
+	MOVQ (DI)(R8*4), X0 \
+	MOVHPS (DI)(R9*4), X0 \
+	MOVOU (k*16)(SI), X1 \
+	PSLLL $8, X1 \
+	PAND X11, X0 \
+	POR X0, X1 \
+	MOVQ X1, (DI)(R8*4) \
+	MOVHPS X1, (DI)(R9*4)
+
+// func zStoreSSE2(zs *[Pixels]uint32, blk *Block, z *[16]uint32, mask uint32)
+//
+// zStoreSSE2 is zStoreGo with SSE2: zBlockSSE2's update without its
+// test, the lanes to update being the mask's.
+TEXT ·zStoreSSE2(SB), NOSPLIT, $0-28
+	MOVQ zs+0(FP), DI
+	MOVQ blk+8(FP), BX
+	MOVQ z+16(FP), SI
+	MOVL mask+24(FP), AX
+	MOVSS zbytes<>+0(SB), X11
+	PSHUFD $0, X11, X11
+	CMPL AX, $0xFFFF
+	JEQ all
+	MOVOU lanebits<>(SB), X13
+	ZSTORE(0)
+	ZSTORE(1)
+	ZSTORE(2)
+	ZSTORE(3)
+	RET
+all:
+	ZSTOREALL(0)
+	ZSTOREALL(1)
+	ZSTOREALL(2)
+	ZSTOREALL(3)
+	RET
+
+// LOADZS8(g) loads group g's stored words into Y0 (as TEST8).
+#define LOADZS8(g) \
+	PAIRS8(g) \
+	VMOVQ (DI)(R8*4), X0 \
+	VMOVHPS (DI)(R9*4), X0, X0 \
+	VMOVQ (DI)(R12*4), X2 \
+	VMOVHPS (DI)(R13*4), X2, X2 \
+	VINSERTI128 $1, X2, Y0, Y0
+
+// NEWZS8(g) sets Y1 to group g's fragment Z with the stored stencil.
+#define NEWZS8(g) \
+	VMOVDQU (g*32)(SI), Y1 \
+	VPSLLD $8, Y1, Y1 \
+	VPAND Y11, Y0, Y6 \
+	VPOR Y6, Y1, Y1
+
+// STOREZS8 stores Y1 to the group's four pairs.
+#define STOREZS8 \
+	VMOVQ X1, (DI)(R8*4) \
+	VMOVHPS X1, (DI)(R9*4) \
+	VEXTRACTI128 $1, Y1, X1 \
+	VMOVQ X1, (DI)(R12*4) \
+	VMOVHPS X1, (DI)(R13*4)
+
+// ZSTORE8(g) stores group g in the lanes of the mask (AX's low byte),
+// the stored words elsewhere, and moves AX on to the next group.
+#define ZSTORE8(g) \
+	LOADZS8(g) \
+	NEWZS8(g) \
+	VMOVD AX, X5 \
+	VPBROADCASTD X5, Y5 \
+	VPAND Y13, Y5, Y5 \
+	VPCMPEQD Y13, Y5, Y5 \
+	SHRL $8, AX \
+	VPXOR Y0, Y1, Y1 \
+	VPAND Y5, Y1, Y1 \
+	VPXOR Y0, Y1, Y1 \
+	STOREZS8
+
+// func zStoreAVX2(zs *[Pixels]uint32, blk *Block, z *[16]uint32, mask uint32)
+//
+// zStoreAVX2 is zStoreSSE2 with AVX2, eight elements to a register, as
+// zBlockAVX2 is zBlockSSE2.
+TEXT ·zStoreAVX2(SB), NOSPLIT, $0-28
+	MOVQ zs+0(FP), DI
+	MOVQ blk+8(FP), BX
+	MOVQ z+16(FP), SI
+	MOVL mask+24(FP), AX
+	VPBROADCASTD zbytes<>+0(SB), Y11
+	CMPL AX, $0xFFFF
+	JEQ all
+	VMOVDQU lanebits8<>(SB), Y13
+	ZSTORE8(0)
+	ZSTORE8(1)
+	VZEROUPPER
+	RET
+all:
+	LOADZS8(0)
+	NEWZS8(0)
+	STOREZS8
+	LOADZS8(1)
+	NEWZS8(1)
+	STOREZS8
+	VZEROUPPER
+	RET
+
+// func zStoreAny(zs *[Pixels]uint32, blk *Block, z *[16]uint32, mask uint32)
+//
+// zStoreAny is zStoreAVX2 when zBlockUsesAVX2 is set, else zStoreSSE2,
+// as zBlockAny chooses.
+TEXT ·zStoreAny(SB), NOSPLIT, $0-28
+	CMPB ·zBlockUsesAVX2(SB), $0
+	JEQ sse2
+	JMP ·zStoreAVX2(SB)
+sse2:
+	JMP ·zStoreSSE2(SB)

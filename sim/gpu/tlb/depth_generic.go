@@ -4,10 +4,14 @@ package tlb
 
 import "github.com/vccube/vccube/cl"
 
-// zBlock and colorBlock are the Go loops on architectures without the
+// zBlock, zStore and colorBlock are the Go loops on architectures without the
 // SSE2 versions.
 func zBlock(zs *[Pixels]uint32, blk *Block, z *[16]uint32, mask uint16, f cl.DepthFunc, update bool) uint16 {
 	return zBlockGo(zs, blk, z, mask, f, update)
+}
+
+func zStore(zs *[Pixels]uint32, blk *Block, z *[16]uint32, mask uint16) {
+	zStoreGo(zs, blk, z, mask)
 }
 
 func colorBlock(color *[Pixels]uint32, blk *Block, c *[16]uint32, mask uint16) {

@@ -54,6 +54,15 @@ type Stencil struct {
 // Reset disables both faces, as at fragment shader start.
 func (s *Stencil) Reset() { *s = Stencil{} }
 
+// Enabled reports whether the face in use has a stencil test: the back
+// face's for a reverse-facing primitive, else the front face's.
+func (s *Stencil) Enabled(reverse bool) bool {
+	if reverse {
+		return s.back.enabled
+	}
+	return s.front.enabled
+}
+
 // Setup applies one TLB_STENCIL_SETUP word ([AG] Tables 27 and 28): bits
 // 31:30 select the front (1), back (2) or both (3) configurations, or (0)
 // the full write masks.

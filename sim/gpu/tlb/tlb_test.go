@@ -931,3 +931,47 @@ func TestNonZeroLanes(t *testing.T) {
 		}
 	}
 }
+
+// ZPassedBlock, with each version of zStore, leaves the buffer as
+// ZWriteBlock leaves it when every element of the mask passes the test
+// (DepthFuncAlways) and there is no stencil test: the passing elements'
+// Z with their stored stencil where update is set, the rows written
+// marked, nothing else touched.
+func TestZPassedBlock(t *testing.T) {
+	for _, v := range zBlockVersions() {
+		t.Run(v, func(t *testing.T) {
+			defer useZBlock(v)()
+			r := rand.New(rand.NewPCG(33, 34))
+			var a, b, c Buffer
+			for n := 0; n < 100000; n++ {
+				blk := randomBlock(r, n)
+				idx := blk.Idx()
+				var z [16]uint32
+				for i := range idx {
+					z[i] = r.Uint32()
+					a.ZS[idx[i]] = r.Uint32()
+					b.ZS[idx[i]], c.ZS[idx[i]] = a.ZS[idx[i]], a.ZS[idx[i]]
+				}
+				mask := uint16(r.Uint32())
+				switch n % 5 {
+				case 0:
+					mask = 0xFFFF
+				case 1:
+					mask = 0
+				}
+				update := n%7 != 3
+				a.zs.dirty, b.zs.dirty = 0, 0
+				a.ZPassedBlock(&blk, &z, mask, update)
+				pass, _ := b.ZWriteBlock(&blk, &z, mask, DepthState{Func: cl.DepthFuncAlways, Update: update}, &Stencil{}, n%2 == 0)
+				if pass != mask || a.ZS != b.ZS || a.zs.dirty != b.zs.dirty {
+					t.Fatalf("case %d: mask %#04x update %v: ZWriteBlock passes %#04x; buffers equal %v, rows %#x and %#x", n, mask, update, pass, a.ZS == b.ZS, a.zs.dirty, b.zs.dirty)
+				}
+				zStoreGo(&c.ZS, &blk, &z, mask)
+				if update && c.ZS != a.ZS {
+					t.Fatalf("case %d: mask %#04x: zStoreGo and zStore differ", n, mask)
+				}
+				c.ZS = a.ZS
+			}
+		})
+	}
+}
