@@ -61,6 +61,9 @@ func orSSE2(d, a, b *vec)
 func xorSSE2(d, a, b *vec)
 
 //go:noescape
+func notSSE2(d, a, b *vec)
+
+//go:noescape
 func addSSE2(d, a, b *vec)
 
 //go:noescape
@@ -97,6 +100,9 @@ func orAVX2(d, a, b *vec)
 
 //go:noescape
 func xorAVX2(d, a, b *vec)
+
+//go:noescape
+func notAVX2(d, a, b *vec)
 
 //go:noescape
 func addAVX2(d, a, b *vec)
@@ -399,7 +405,7 @@ var (
 		// SSE2 has no shift by a count per element, nor a 32-bit
 		// multiply keeping the low half, nor a leading-zero count.
 		shr: kShrGo, asr: kAsrGo, ror: kRorGo, shl: kShlGo, min: minSSE2, max: maxSSE2,
-		not: kNotGo, clz: kClzGo, mul24: kMul24Go,
+		not: notSSE2, clz: kClzGo, mul24: kMul24Go,
 		colour: colourToFloatSSE2,
 	}
 	avx2Kernels = kernelSet{
@@ -409,7 +415,7 @@ var (
 		and: andAVX2, or: orAVX2, xor: xorAVX2, add: addAVX2, sub: subAVX2,
 		fmin: fminAVX2, fmax: fmaxAVX2, fminabs: fminabsAVX2, fmaxabs: fmaxabsAVX2, ftoi: ftoiAVX2Wide, itof: itofAVX2,
 		shr: shrAVX2, asr: asrAVX2, ror: rorAVX2, shl: shlAVX2, min: minAVX2, max: maxAVX2,
-		not: kNotGo, clz: kClzGo, mul24: mul24AVX2,
+		not: notAVX2, clz: kClzGo, mul24: mul24AVX2,
 		colour: colourToFloatAVX2,
 	}
 )

@@ -247,6 +247,21 @@ TEXT ·orAVX2(SB), NOSPLIT, $0-24
 TEXT ·xorAVX2(SB), NOSPLIT, $0-24
 	BYTEOPY(VPXOR)
 
+// func notAVX2(d, a, b *vec): d = ^a, b unused (AG Table 12 "not"), as
+// an XOR with all ones.
+TEXT ·notAVX2(SB), NOSPLIT, $0-24
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	LOADY(0, SI, X0, Y0)
+	LOADY(32, SI, X1, Y1)
+	VPCMPEQD Y2, Y2, Y2
+	VPXOR Y2, Y0, Y0
+	VPXOR Y2, Y1, Y1
+	VMOVDQU Y0, 0(DI)
+	VMOVDQU Y1, 32(DI)
+	VZEROUPPER
+	RET
+
 // func addAVX2(d, a, b *vec)
 TEXT ·addAVX2(SB), NOSPLIT, $0-24
 	BYTEOPY(VPADDD)
