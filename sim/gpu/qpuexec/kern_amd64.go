@@ -410,7 +410,7 @@ var (
 	}
 	avx2Kernels = kernelSet{
 		name: "AVX2",
-		fadd: kFAddAVX2, fsub: kFSubAVX2, fmul: kFMulAVX2,
+		fadd: withAVX512(kFAddAVX512Direct, kFAddAVX2Direct), fsub: withAVX512(kFSubAVX512Direct, kFSubAVX2Direct), fmul: withAVX512(kFMulAVX512Direct, kFMulAVX2Direct),
 		v8muld: v8muldAVX2, v8adds: v8addsAVX2, v8subs: v8subsAVX2, v8min: v8minAVX2, v8max: v8maxAVX2,
 		and: andAVX2, or: orAVX2, xor: xorAVX2, add: addAVX2, sub: subAVX2,
 		fmin: fminAVX2, fmax: fmaxAVX2, fminabs: fminabsAVX2, fmaxabs: fmaxabsAVX2, ftoi: ftoiAVX2Wide, itof: itofAVX2,
@@ -449,6 +449,38 @@ func ftoiAVX2Wide(d, a, b *vec) {
 	if ftoiAVX2(d, a, b) != 0 {
 		kFToIGo(d, a, b)
 	}
+}
+
+// The AVX2 set's fadd, fsub and fmul as kernels of their own
+// (kern_avx2_amd64.s): a kernel value calls them through Go's ABI
+// wrapper alone, not through kFAddAVX2 and friends, which they fall back
+// to for a destination that is an operand or an element for the Go path.
+
+//go:noescape
+func kFAddAVX2Direct(d, a, b *vec)
+
+//go:noescape
+func kFSubAVX2Direct(d, a, b *vec)
+
+//go:noescape
+func kFMulAVX2Direct(d, a, b *vec)
+
+//go:noescape
+func kFAddAVX512Direct(d, a, b *vec)
+
+//go:noescape
+func kFSubAVX512Direct(d, a, b *vec)
+
+//go:noescape
+func kFMulAVX512Direct(d, a, b *vec)
+
+// withAVX512 is z where the float kernels take their AVX-512 forms
+// (floatAVX512), else y.
+func withAVX512(z, y kernel) kernel {
+	if floatAVX512 {
+		return z
+	}
+	return y
 }
 
 // The AVX-512 forms of faddAVX2 and fmulAVX2 (floatAVX512).

@@ -783,3 +783,156 @@ fmulN_done:
 	VZEROUPPER
 	MOVL BX, slow+32(FP)
 	RET
+
+// The kernels fadd, fsub and fmul called as they are (kernel values),
+// without a Go function between the step and the assembly: each is
+// faddAVX2, fmulAVX2, faddAVX512 or fmulAVX512 for a destination apart
+// from both operands, returning at once when no element needs the Go
+// path. Otherwise, or when the destination is an operand, it jumps to
+// the Go kernel (kFAddAVX2, kFSubAVX2, kFMulAVX2) with its arguments as
+// they came: that kernel then computes the whole vector again, as it
+// would have without this entry. The Go function between cost about 28
+// instructions a call (callgrind, the cube's frame: five calls a block).
+
+// KAPART loads d, a and b into DI, SI and DX, and goes to general when d
+// is a or b.
+#define KAPART \
+	ARGS3 \
+	CMPQ DI, SI \
+	JEQ general \
+	CMPQ DI, DX \
+	JEQ general
+
+// FADDY is faddAVX2's body, Y14 already holding the sign to flip on b.
+#define FADDY \
+	SPLATY(0x7F800000, X13, Y13) \
+	SPLATY(0x7FFFFFFF, X12, Y12) \
+	SPLATY(0x7E800000, X10, Y10) \
+	VPXOR Y11, Y11, Y11 \
+	XORL BX, BX \
+	FADD8(0, 0) \
+	FADD8(32, 8) \
+	VZEROUPPER
+
+// func kFAddAVX2Direct(d, a, b *vec)
+TEXT ·kFAddAVX2Direct(SB), NOSPLIT, $0-24
+	KAPART
+	VPXOR Y14, Y14, Y14
+	FADDY
+	TESTL BX, BX
+	JNE general
+	RET
+general:
+	JMP ·kFAddAVX2(SB)
+
+// func kFSubAVX2Direct(d, a, b *vec)
+TEXT ·kFSubAVX2Direct(SB), NOSPLIT, $0-24
+	KAPART
+	SPLATY(0x80000000, X14, Y14)
+	FADDY
+	TESTL BX, BX
+	JNE general
+	RET
+general:
+	JMP ·kFSubAVX2(SB)
+
+// func kFMulAVX2Direct(d, a, b *vec)
+TEXT ·kFMulAVX2Direct(SB), NOSPLIT, $0-24
+	KAPART
+	SPLATY(0x7F800000, X13, Y13)
+	VPXOR Y11, Y11, Y11
+	MOVQ $0xFFFFFFFFE0000000, AX
+	VMOVQ AX, X10
+	VPBROADCASTQ X10, Y10
+	MOVQ $0x7FF0000000000000, AX
+	VMOVQ AX, X9
+	VPBROADCASTQ X9, Y9
+	MOVQ $0x3800000000000000, AX
+	VMOVQ AX, X8
+	VPBROADCASTQ X8, Y8
+	XORL BX, BX
+	FMUL8(0, 0)
+	FMUL8(32, 8)
+	VZEROUPPER
+	TESTL BX, BX
+	JNE general
+	RET
+general:
+	JMP ·kFMulAVX2(SB)
+
+// FADDZ is faddAVX512's body, AX holding the sign to flip on b; it
+// leaves the elements for the Go path in AX.
+#define FADDZ \
+	VPBROADCASTD AX, Z14 \
+	MOVL $0x7F800000, AX \
+	VPBROADCASTD AX, Z13 \
+	MOVL $0x7FFFFFFF, AX \
+	VPBROADCASTD AX, Z12 \
+	MOVL $0x7F7FFFFE, AX \
+	VPBROADCASTD AX, Z11 \
+	LOADZ(SI, X0, Z0) \
+	LOADZ(DX, X1, Z1) \
+	VPTESTMD Z13, Z0, K1 \
+	VPTESTMD Z13, Z1, K2 \
+	VMOVDQU32.Z Z0, K1, Z0 \
+	VMOVDQU32.Z Z1, K2, Z1 \
+	VPXORD Z14, Z1, Z1 \
+	VADDPS.RZ_SAE Z1, Z0, Z2 \
+	VPANDD Z12, Z2, Z3 \
+	VPCMPGTD Z11, Z3, K3 \
+	KMOVW K3, AX \
+	VPTESTMD Z13, Z2, K4 \
+	VMOVDQU32.Z Z2, K4, Z2 \
+	VMOVDQU32 Z2, 0(DI) \
+	VZEROUPPER
+
+// func kFAddAVX512Direct(d, a, b *vec)
+TEXT ·kFAddAVX512Direct(SB), NOSPLIT, $0-24
+	KAPART
+	XORL AX, AX
+	FADDZ
+	TESTL AX, AX
+	JNE general
+	RET
+general:
+	JMP ·kFAddAVX2(SB)
+
+// func kFSubAVX512Direct(d, a, b *vec)
+TEXT ·kFSubAVX512Direct(SB), NOSPLIT, $0-24
+	KAPART
+	MOVL $0x80000000, AX
+	FADDZ
+	TESTL AX, AX
+	JNE general
+	RET
+general:
+	JMP ·kFSubAVX2(SB)
+
+// func kFMulAVX512Direct(d, a, b *vec)
+TEXT ·kFMulAVX512Direct(SB), NOSPLIT, $0-24
+	KAPART
+	MOVL $0x7F800000, AX
+	VPBROADCASTD AX, Z13
+	MOVL $0x7FFFFFFF, AX
+	VPBROADCASTD AX, Z12
+	MOVL $0x7F7FFFFE, AX
+	VPBROADCASTD AX, Z11
+	LOADZ(SI, X0, Z0)
+	LOADZ(DX, X1, Z1)
+	VPTESTMD Z13, Z0, K1
+	VPTESTMD Z13, Z1, K2
+	VMOVDQU32.Z Z0, K1, Z0
+	VMOVDQU32.Z Z1, K2, Z1
+	VMULPS.RZ_SAE Z1, Z0, Z2
+	VPANDD Z12, Z2, Z3
+	VPCMPGTD Z11, Z3, K3
+	KMOVW K3, AX
+	VPTESTMD Z13, Z2, K4
+	VMOVDQU32.Z Z2, K4, Z2
+	VMOVDQU32 Z2, 0(DI)
+	VZEROUPPER
+	TESTL AX, AX
+	JNE general
+	RET
+general:
+	JMP ·kFMulAVX2(SB)
