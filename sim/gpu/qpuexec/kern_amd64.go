@@ -406,7 +406,8 @@ var (
 		// multiply keeping the low half, nor a leading-zero count.
 		shr: kShrGo, asr: kAsrGo, ror: kRorGo, shl: kShlGo, min: minSSE2, max: maxSSE2,
 		not: notSSE2, clz: kClzGo, mul24: kMul24Go,
-		colour: colourToFloatSSE2,
+		colour:   colourToFloatSSE2,
+		faddInto: kFAddSSE2Into, fsubInto: kFSubSSE2Into, fmulInto: kFMulSSE2Into,
 	}
 	avx2Kernels = kernelSet{
 		name: "AVX2",
@@ -416,7 +417,8 @@ var (
 		fmin: fminAVX2, fmax: fmaxAVX2, fminabs: fminabsAVX2, fmaxabs: fmaxabsAVX2, ftoi: ftoiAVX2Wide, itof: itofAVX2,
 		shr: shrAVX2, asr: asrAVX2, ror: rorAVX2, shl: shlAVX2, min: minAVX2, max: maxAVX2,
 		not: notAVX2, clz: kClzGo, mul24: mul24AVX2,
-		colour: colourToFloatAVX2,
+		colour:   colourToFloatAVX2,
+		faddInto: kFAddAVX2Into, fsubInto: kFSubAVX2Into, fmulInto: kFMulAVX2Into,
 	}
 )
 

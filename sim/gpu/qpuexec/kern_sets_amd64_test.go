@@ -21,12 +21,14 @@ func simdSets() []*kernelSet {
 		noZ := avx2Kernels
 		noZ.name = "AVX2 without AVX-512"
 		noZ.fadd, noZ.fsub, noZ.fmul = withoutAVX512(kFAddAVX2), withoutAVX512(kFSubAVX2), withoutAVX512(kFMulAVX2)
+		noZ.faddInto, noZ.fsubInto, noZ.fmulInto = withoutAVX512(kFAddAVX2Into), withoutAVX512(kFSubAVX2Into), withoutAVX512(kFMulAVX2Into)
 		sets = append(sets, &noZ)
 		// The AVX2 forms called directly (kFAddAVX2Direct...), which
 		// the AVX2 set takes where the CPU lacks AVX-512.
 		direct := avx2Kernels
 		direct.name = "AVX2 direct without AVX-512"
 		direct.fadd, direct.fsub, direct.fmul = withoutAVX512(kFAddAVX2Direct), withoutAVX512(kFSubAVX2Direct), withoutAVX512(kFMulAVX2Direct)
+		direct.faddInto, direct.fsubInto, direct.fmulInto = noZ.faddInto, noZ.fsubInto, noZ.fmulInto
 		sets = append(sets, &direct)
 	}
 	return sets
