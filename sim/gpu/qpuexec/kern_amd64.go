@@ -369,9 +369,15 @@ func operands(s, d, a, b *vec) (*vec, *vec) {
 }
 
 // colourPackVec is colourPackGo into packed, then mergeLanes of packed
-// into d in the pack's bits, in one pass with AVX2 where the CPU has it,
-// else SSE2.
-func colourPackVec(p qpu.Pack, d, packed, r *vec) { colourPackWith(colourUsesAVX2, p, d, packed, r) }
+// into d in the pack's bits, in one pass: colourPackWith with AVX2 where
+// the CPU has it (the assembly itself, kern_avx2_amd64.s), else SSE2
+// (colourPackSSE2).
+//
+//go:noescape
+func colourPackVec(p qpu.Pack, d, packed, r *vec)
+
+// colourPackSSE2 is colourPackVec where the CPU lacks AVX2.
+func colourPackSSE2(p qpu.Pack, d, packed, r *vec) { colourPackWith(false, p, d, packed, r) }
 
 // floatAVX512 chooses faddAVX512 and fmulAVX512 (kern_avx2_amd64.s)
 // over faddAVX2 and fmulAVX2 in the AVX2 set's fadd, fsub and fmul: the

@@ -311,6 +311,50 @@ TEXT ·subAVX2(SB), NOSPLIT, $0-24
 	VPOR Y5, Y10, Y10 \
 	VMOVDQU Y10, off(R8)
 
+// colourPackVec (kern_amd64.go) is colourAVX2 with its shift, replication
+// and mask worked out from the pack p (colourPackWith's), called from Go
+// directly: a Go function between the step and colourAVX2 cost about 37
+// instructions a pack (callgrind, glmark2 pulsar). Where the CPU lacks
+// AVX2 (colourUsesAVX2) it jumps to colourPackSSE2 with its arguments
+// as they came. p is PackMul8888 (3) or one of PackMul8A..8D (4-7), as
+// for colourPackWith.
+//
+// func colourPackVec(p qpu.Pack, d, packed, r *vec)
+TEXT ·colourPackVec(SB), NOSPLIT, $0-32
+	CMPB ·colourUsesAVX2(SB), $0
+	JEQ sse2
+	MOVBLZX p+0(FP), AX
+	CMPL AX, $3
+	JEQ whole
+	// 8A..8D: the colour byte at bit 8·(p-4) of d, not replicated.
+	SUBL $4, AX
+	SHLL $3, AX
+	MOVL AX, CX
+	MOVL $0xFF, BX
+	SHLL CX, BX
+	VMOVQ AX, X7
+	VPXOR Y6, Y6, Y6
+	VMOVD BX, X11
+	VPBROADCASTD X11, Y11
+	JMP pack
+whole:
+	// 8888: the byte in every byte of d.
+	VPXOR X7, X7, X7
+	VPCMPEQD Y6, Y6, Y6
+	VPCMPEQD Y11, Y11, Y11
+pack:
+	MOVQ packed+16(FP), DI
+	MOVQ r+24(FP), SI
+	MOVQ d+8(FP), R8
+	SPLATSD(0x406FE00000000000, X13, Y13) // 255.0
+	SPLATSD(0x3FE0000000000000, X12, Y12) // 0.5
+	COLOUR8(0)
+	COLOUR8(32)
+	VZEROUPPER
+	RET
+sse2:
+	JMP ·colourPackSSE2(SB)
+
 // colourAVX2 is colourSSE2 (kern_sse2_amd64.s) eight elements at a time.
 //
 // func colourAVX2(packed, r *vec, shift uint64, rep uint32, d *vec, mask uint32)

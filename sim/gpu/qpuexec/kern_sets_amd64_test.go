@@ -49,7 +49,13 @@ func withoutAVX512(k kernel) kernel {
 func colourPackVecs() []namedColourPack {
 	v := []namedColourPack{{"SSE2", func(p qpu.Pack, d, packed, r *vec) { colourPackWith(false, p, d, packed, r) }}}
 	if cpu.X86.HasAVX2 {
-		v = append(v, namedColourPack{"AVX2", func(p qpu.Pack, d, packed, r *vec) { colourPackWith(true, p, d, packed, r) }})
+		v = append(v, namedColourPack{"AVX2", func(p qpu.Pack, d, packed, r *vec) { colourPackWith(true, p, d, packed, r) }},
+			namedColourPack{"AVX2 direct", colourPackVec},
+			namedColourPack{"AVX2 direct, SSE2 chosen", func(p qpu.Pack, d, packed, r *vec) {
+				colourUsesAVX2 = false
+				defer func() { colourUsesAVX2 = true }()
+				colourPackVec(p, d, packed, r)
+			}})
 	}
 	return v
 }
