@@ -332,7 +332,7 @@ func unpackAVec(u qpu.Unpack, float bool, d, a *vec) {
 			d[i] = (a[i] >> 24) * 0x01010101
 		}
 	case u >= qpu.Unpack8A && u <= qpu.Unpack8D && float:
-		kernels.colour(d, a, 8*uint(u-qpu.Unpack8A))
+		colourToFloatVec(d, a, 8*uint(u-qpu.Unpack8A))
 	case u >= qpu.Unpack8A && u <= qpu.Unpack8D:
 		sh := 8 * uint(u-qpu.Unpack8A)
 		for i := range d {
@@ -353,7 +353,7 @@ func unpackR4Vec(u qpu.Unpack, d, a *vec) {
 			d[i] = (a[i] >> 24) * 0x01010101
 		}
 	case u >= qpu.Unpack8A && u <= qpu.Unpack8D:
-		kernels.colour(d, a, 8*uint(u-qpu.Unpack8A))
+		colourToFloatVec(d, a, 8*uint(u-qpu.Unpack8A))
 	default:
 		for i := range d {
 			d[i] = unpackR4(u, a[i])

@@ -376,6 +376,13 @@ func operands(s, d, a, b *vec) (*vec, *vec) {
 //go:noescape
 func colourPackVec(p qpu.Pack, d, packed, r *vec)
 
+// colourToFloatVec is the colour unpack of every element's byte at bit
+// shift (colourToFloatGo): colourToFloatAVX2 where the CPU has AVX2,
+// else colourToFloatSSE2, chosen in the assembly (kern_avx2_amd64.s).
+//
+//go:noescape
+func colourToFloatVec(d, a *vec, shift uint)
+
 // colourPackSSE2 is colourPackVec where the CPU lacks AVX2.
 func colourPackSSE2(p qpu.Pack, d, packed, r *vec) { colourPackWith(false, p, d, packed, r) }
 

@@ -509,6 +509,21 @@ TEXT ·itofAVX2(SB), NOSPLIT, $0-24
 	VCVTPD2PSY Y1, X1 \
 	VMOVDQU X1, off(DI)
 
+// colourToFloatVec (kern_amd64.go) is colourToFloatAVX2 where the CPU
+// has AVX2 (colourUsesAVX2), else colourToFloatSSE2, called from Go
+// directly: through the kernel set's func value (kernels.colour) the
+// call went through Go's ABI wrapper, about 10 instructions more an
+// unpack (callgrind, glmark2 effect2d, which unpacks three channels of
+// every texel it fetches).
+//
+// func colourToFloatVec(d, a *vec, shift uint)
+TEXT ·colourToFloatVec(SB), NOSPLIT, $0-24
+	CMPB ·colourUsesAVX2(SB), $0
+	JEQ sse2
+	JMP ·colourToFloatAVX2(SB)
+sse2:
+	JMP ·colourToFloatSSE2(SB)
+
 // func colourToFloatAVX2(d, a *vec, shift uint)
 TEXT ·colourToFloatAVX2(SB), NOSPLIT, $0-24
 	MOVQ d+0(FP), DI

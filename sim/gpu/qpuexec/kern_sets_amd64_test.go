@@ -59,3 +59,17 @@ func colourPackVecs() []namedColourPack {
 	}
 	return v
 }
+
+// colourToFloatVecs returns colourToFloatVec as the colour kernel of a
+// set of its own, both ways its assembly goes where the CPU has AVX2.
+func colourToFloatVecs() []*kernelSet {
+	v := []*kernelSet{{name: "colourToFloatVec", colour: colourToFloatVec}}
+	if cpu.X86.HasAVX2 {
+		v = append(v, &kernelSet{name: "colourToFloatVec, SSE2 chosen", colour: func(d, a *vec, shift uint) {
+			colourUsesAVX2 = false
+			defer func() { colourUsesAVX2 = true }()
+			colourToFloatVec(d, a, shift)
+		}})
+	}
+	return v
+}

@@ -351,7 +351,7 @@ func TestColourToFloatKernels(t *testing.T) {
 		}
 	}
 	r := rand.New(rand.NewPCG(13, 14))
-	for _, set := range kernelSets() {
+	for _, set := range append(kernelSets(), colourToFloatVecs()...) {
 		for shift := uint(0); shift < 32; shift += 8 {
 			for round := range 4 {
 				for base := 0; base < 256; base += 16 {
