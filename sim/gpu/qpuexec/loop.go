@@ -193,9 +193,7 @@ func (q *QPU) threadSwitch() {
 // thread's when their inputs are uniforms (DERIVED,
 // doc/hardware.md#threads).
 func (q *QPU) switchAccumulators() {
-	for a := range q.acc {
-		copyVec(&q.acc[a], &poisonVec)
-	}
+	poisonAccs(&q.acc)
 	q.switchAt = -1
 }
 
