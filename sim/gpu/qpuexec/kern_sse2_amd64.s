@@ -557,16 +557,14 @@ TEXT ·colourToFloatSSE2(SB), NOSPLIT, $0-24
 	COLOURF4(48)
 	RET
 
-// func poisonAccs(acc *[6]vec): the poison, 0xDEADBEEF, in every element
+// func poisonAccs(acc *[6]vec): the poison, poisonVec, in every element
 // of the six accumulators, 16 bytes a store. The loop of lanes.Copy it
 // replaces took about 137 instructions a thread switch (callgrind,
 // glmark2 effect2d, whose fragment shader switches at each of its 25
 // texture fetches).
 TEXT ·poisonAccs(SB), NOSPLIT, $0-8
 	MOVQ acc+0(FP), DI
-	MOVL $0xDEADBEEF, AX
-	MOVD AX, X0
-	PSHUFD $0, X0, X0
+	MOVOU ·poisonVec(SB), X0
 	MOVOU X0, 0(DI)
 	MOVOU X0, 16(DI)
 	MOVOU X0, 32(DI)
