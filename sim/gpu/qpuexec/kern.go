@@ -149,13 +149,6 @@ func (k *kernelSet) intoKernel(wide int32, kn kernel) kernel {
 	return kn
 }
 
-// poisonAccsGo is poisonAccs in Go, the one other builds run.
-func poisonAccsGo(acc *[6]vec) {
-	for a := range acc {
-		copyVec(&acc[a], &poisonVec)
-	}
-}
-
 // kCopy is the kernel of an op whose result is its operand when both
 // operands are the same input (sameOperandIsCopy): or and v8min are the
 // assembler's and Mesa's mov and mmov.

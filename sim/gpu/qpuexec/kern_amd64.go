@@ -383,12 +383,6 @@ func colourPackVec(p qpu.Pack, d, packed, r *vec)
 //go:noescape
 func colourToFloatVec(d, a *vec, shift uint)
 
-// poisonAccs puts poison in every element of the six accumulators
-// (kern_sse2_amd64.s).
-//
-//go:noescape
-func poisonAccs(acc *[6]vec)
-
 // colourPackSSE2 is colourPackVec where the CPU lacks AVX2.
 func colourPackSSE2(p qpu.Pack, d, packed, r *vec) { colourPackWith(false, p, d, packed, r) }
 

@@ -15,9 +15,6 @@ func colourPackVec(p qpu.Pack, d, packed, r *vec) {
 // shift: colourToFloatGo.
 func colourToFloatVec(d, a *vec, shift uint) { colourToFloatGo(d, a, shift) }
 
-// poisonAccs puts poison in every element of the six accumulators.
-func poisonAccs(acc *[6]vec) { poisonAccsGo(acc) }
-
 // Without the amd64 assembly (other architectures, or the purego build
 // tag) the kernels are kern.go's Go loops.
 var kernels = &goKernels

@@ -556,37 +556,3 @@ TEXT ·colourToFloatSSE2(SB), NOSPLIT, $0-24
 	COLOURF4(32)
 	COLOURF4(48)
 	RET
-
-// func poisonAccs(acc *[6]vec): the poison, poisonVec, in every element
-// of the six accumulators, 16 bytes a store. The loop of lanes.Copy it
-// replaces took about 137 instructions a thread switch (callgrind,
-// glmark2 effect2d, whose fragment shader switches at each of its 25
-// texture fetches).
-TEXT ·poisonAccs(SB), NOSPLIT, $0-8
-	MOVQ acc+0(FP), DI
-	MOVOU ·poisonVec(SB), X0
-	MOVOU X0, 0(DI)
-	MOVOU X0, 16(DI)
-	MOVOU X0, 32(DI)
-	MOVOU X0, 48(DI)
-	MOVOU X0, 64(DI)
-	MOVOU X0, 80(DI)
-	MOVOU X0, 96(DI)
-	MOVOU X0, 112(DI)
-	MOVOU X0, 128(DI)
-	MOVOU X0, 144(DI)
-	MOVOU X0, 160(DI)
-	MOVOU X0, 176(DI)
-	MOVOU X0, 192(DI)
-	MOVOU X0, 208(DI)
-	MOVOU X0, 224(DI)
-	MOVOU X0, 240(DI)
-	MOVOU X0, 256(DI)
-	MOVOU X0, 272(DI)
-	MOVOU X0, 288(DI)
-	MOVOU X0, 304(DI)
-	MOVOU X0, 320(DI)
-	MOVOU X0, 336(DI)
-	MOVOU X0, 352(DI)
-	MOVOU X0, 368(DI)
-	RET

@@ -520,25 +520,3 @@ func TestFloatSumsNearOverflow(t *testing.T) {
 		}
 	}
 }
-
-// TestPoisonAccs requires poisonAccs (assembly on amd64) to leave the
-// accumulators as poisonAccsGo does: the poison in every element of all
-// six, and nothing written beyond them.
-func TestPoisonAccs(t *testing.T) {
-	var got, want [8]vec // accumulators 0-5, then two that must stay
-	r := rand.New(rand.NewPCG(15, 16))
-	for i := range got {
-		for e := range got[i] {
-			got[i][e] = r.Uint32()
-		}
-	}
-	want = got
-	poisonAccs((*[6]vec)(got[:6]))
-	poisonAccsGo((*[6]vec)(want[:6]))
-	if got != want {
-		t.Fatalf("poisonAccs left %#x, poisonAccsGo %#x", got, want)
-	}
-	if want[5][15] != poison || want[6] == poisonVec {
-		t.Fatalf("poisonAccsGo left %#x", want)
-	}
-}

@@ -192,17 +192,10 @@ func (q *QPU) threadSwitch() {
 // at a switch are those it set at the same instruction. They equal this
 // thread's when their inputs are uniforms (DERIVED,
 // doc/hardware.md#threads).
-//
-// It is kept out of line. Inlined into boundSwitch and threadSwitch (as
-// it was once poisonAccs made it small), it made the cube's 1920×1080
-// frame about 7 % slower (vccube -json cpu_ms_per_frame, six rounds
-// alternating with and without: medians 6.5 and 6.0 ms), though the
-// cube's shader never switches threads; the cause was not found, the
-// placement of the code around runBound's loop being the likely one.
-//
-//go:noinline
 func (q *QPU) switchAccumulators() {
-	poisonAccs(&q.acc)
+	for a := range q.acc {
+		copyVec(&q.acc[a], &poisonVec)
+	}
 	q.switchAt = -1
 }
 
