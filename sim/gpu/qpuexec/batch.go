@@ -537,7 +537,7 @@ func (g *Batch) lockstep(p *Program, envs []Env, starts []*Start, res []Result, 
 	}
 	for j := 0; j < n; j++ {
 		q := qp[j]
-		q.settleBanks()
+		q.deferBanks()
 		q.seq = len(p.code) + q.seqBase
 		res[j], errs[j] = q.end(len(p.code) - 1)
 	}

@@ -67,10 +67,12 @@ type regState struct {
 }
 
 func regsOf(q *QPU) regState {
+	q.landBanks() // as RA and RB would
 	return regState{q.ra, q.rb, q.acc, q.n, q.z, q.c, q.resAdd, q.resMul}
 }
 
 func setRegs(q *QPU, s regState) {
+	q.landBanks() // no poison due to land on the registers set here
 	q.ra, q.rb, q.acc, q.n, q.z, q.c, q.resAdd, q.resMul = s.RA, s.RB, s.Acc, s.N, s.Z, s.C, s.ResAdd, s.ResMul
 }
 

@@ -829,6 +829,9 @@ func (q *QPU) directWrites(ops []uop, fixes []latchFix) ([]uop, []latchFix) {
 			*u = uop{op: opCopy, d: u.w, a: u.a, pc: u.pc, fix: u.fix}
 		} else {
 			u.d, u.w = u.w, nil
+			if u.d == u.a || u.d == u.b {
+				u.k = kernels.intoKernel(u.n, u.k)
+			}
 		}
 	}
 	return ops, fixes

@@ -35,6 +35,11 @@ type boundState struct {
 	// banksStale says a thread switch happened: registers 16-31 are due
 	// their poison (settleBanks).
 	banksStale bool
+	// banksDue says registers 16-31 of each file are due the poison of
+	// a finished run's thread switches, put off (deferBanks) until
+	// something may read them: the start of a program that may use them
+	// (begin), RA and RB (landBanks).
+	banksDue bool
 	// endPoison says the program end happened: location 14 of each file
 	// is due its poison (landEnd).
 	endPoison bool
@@ -419,7 +424,7 @@ func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
 		u = (*uop)(unsafe.Add(unsafe.Pointer(u), unsafe.Sizeof(uop{})))
 	}
 done:
-	q.settleBanks()
+	q.deferBanks()
 	q.seq = len(p.code) + q.seqBase
 	if q.npend > 0 || q.vrn > 0 {
 		return q.end(len(p.code) - 1)
@@ -599,5 +604,27 @@ func (q *QPU) settleBanks() {
 	if q.banksStale {
 		q.poisonBanks()
 		q.banksStale = false
+	}
+}
+
+// deferBanks is settleBanks at a run's end: the poison is left due
+// (banksDue) instead of written. Until a program that may use registers
+// 16-31 starts, nothing reads them (a strict threaded program cannot
+// name them, program.go extraChecks), and the poison is the same
+// whenever it lands. Writing it, 2 KiB, at the end of every run with a
+// thread switch was about 390 instructions a run (callgrind, kmscube
+// rgba, whose fragment shader switches at its texture fetch).
+func (q *QPU) deferBanks() {
+	if q.banksStale {
+		q.banksStale = false
+		q.banksDue = true
+	}
+}
+
+// landBanks writes the poison deferBanks left due.
+func (q *QPU) landBanks() {
+	if q.banksDue {
+		q.poisonBanks()
+		q.banksDue = false
 	}
 }

@@ -492,3 +492,48 @@ func TestFusedIOMatchesReference(t *testing.T) {
 		}
 	}
 }
+
+// TestThreadSwitchPoisonLands runs a threaded program with a thread
+// switch and then, on the same QPU, a general program that copies ra16
+// and rb16 into ra1 and rb1: it reads what the other thread left there
+// (AG §3 Thread Control: the other thread owns registers 16-31), the
+// poison, which the bound path puts off until a program that may read
+// them starts (deferBanks). RA and RB show it too, after another
+// threaded run.
+func TestThreadSwitchPoisonLands(t *testing.T) {
+	threaded := func(a *qpu.Asm) {
+		a.I(qpu.SigLastThreadSwitch)
+		a.I()
+		a.I()
+		ending(a)
+	}
+	read := func(a *qpu.Asm) {
+		a.I(qpu.Mov(qpu.RA(1), qpu.RA(16)))
+		a.I(qpu.Mov(qpu.RB(1), qpu.RB(16)))
+		ending(a)
+	}
+	for _, ref := range []bool{false, true} {
+		r := newRig(t)
+		r.q.Reference = ref
+		fill(r.q.RA(16), 1)
+		fill(r.q.RB(16), 2)
+		r.run(asm(t, threaded), Options{Stage: strictFragment.Stage, Threaded: true}, nil)
+		r.run(asm(t, read), strictGeneral, nil)
+		for i := range 16 {
+			if a, b := r.q.RA(1)[i], r.q.RB(1)[i]; a != poison || b != poison {
+				t.Fatalf("reference %v: element %d of ra16, rb16 after a threaded run = %#x, %#x, want the poison %#x", ref, i, a, b, uint32(poison))
+			}
+		}
+		fill(r.q.RA(17), 3)
+		fill(r.q.RB(17), 4)
+		r.run(asm(t, threaded), Options{Stage: strictFragment.Stage, Threaded: true}, nil)
+		if a := r.q.RA(17)[5]; a != poison {
+			t.Fatalf("reference %v: RA(17) after a threaded run = %#x, want the poison %#x", ref, a, uint32(poison))
+		}
+		fill(r.q.RB(18), 5)
+		r.run(asm(t, threaded), Options{Stage: strictFragment.Stage, Threaded: true}, nil)
+		if b := r.q.RB(18)[5]; b != poison {
+			t.Fatalf("reference %v: RB(18) after a threaded run = %#x, want the poison %#x", ref, b, uint32(poison))
+		}
+	}
+}

@@ -31,6 +31,10 @@ type kernelSet struct {
 	fmin, fmax, fminabs, fmaxabs, ftoi, itof, shr, asr, ror, shl, min, max         kernel
 	not, clz, mul24                                                                kernel
 	colour                                                                         func(d, a *vec, shift uint)
+	// faddInto, fsubInto and fmulInto are fadd, fsub and fmul for a
+	// destination that is one of the operands (directWrites): fadd and
+	// friends may handle that case less directly.
+	faddInto, fsubInto, fmulInto kernel
 }
 
 // goKernels is the set of Go loops (kern.go), the one other
@@ -43,7 +47,8 @@ var goKernels = kernelSet{
 	fmin: kFMinGo, fmax: kFMaxGo, fminabs: kFMinAbsGo, fmaxabs: kFMaxAbsGo, ftoi: kFToIGo, itof: kIToFGo,
 	shr: kShrGo, asr: kAsrGo, ror: kRorGo, shl: kShlGo, min: kMinGo, max: kMaxGo,
 	not: kNotGo, clz: kClzGo, mul24: kMul24Go,
-	colour: colourToFloatGo,
+	colour:   colourToFloatGo,
+	faddInto: kFAddGo, fsubInto: kFSubGo, fmulInto: kFMulGo,
 }
 
 // addKernel returns the kernel of add op op, or nil for NOP (and the
@@ -126,6 +131,22 @@ func (k *kernelSet) mulKernel(op qpu.MulOp) kernel {
 		return k.v8subs
 	}
 	return nil // NOP
+}
+
+// intoKernel returns k, the kernel of a float op of batch form wide
+// (wideFAdd, wideFSub, wideFMul, or 0 for another op), for a destination
+// that is one of its operands: set k's faddInto, fsubInto or fmulInto,
+// or k itself for another op.
+func (k *kernelSet) intoKernel(wide int32, kn kernel) kernel {
+	switch wide {
+	case wideFAdd:
+		return k.faddInto
+	case wideFSub:
+		return k.fsubInto
+	case wideFMul:
+		return k.fmulInto
+	}
+	return kn
 }
 
 // kCopy is the kernel of an op whose result is its operand when both
@@ -311,7 +332,7 @@ func unpackAVec(u qpu.Unpack, float bool, d, a *vec) {
 			d[i] = (a[i] >> 24) * 0x01010101
 		}
 	case u >= qpu.Unpack8A && u <= qpu.Unpack8D && float:
-		kernels.colour(d, a, 8*uint(u-qpu.Unpack8A))
+		colourToFloatVec(d, a, 8*uint(u-qpu.Unpack8A))
 	case u >= qpu.Unpack8A && u <= qpu.Unpack8D:
 		sh := 8 * uint(u-qpu.Unpack8A)
 		for i := range d {
@@ -332,7 +353,7 @@ func unpackR4Vec(u qpu.Unpack, d, a *vec) {
 			d[i] = (a[i] >> 24) * 0x01010101
 		}
 	case u >= qpu.Unpack8A && u <= qpu.Unpack8D:
-		kernels.colour(d, a, 8*uint(u-qpu.Unpack8A))
+		colourToFloatVec(d, a, 8*uint(u-qpu.Unpack8A))
 	default:
 		for i := range d {
 			d[i] = unpackR4(u, a[i])

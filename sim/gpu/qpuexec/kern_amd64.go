@@ -61,6 +61,9 @@ func orSSE2(d, a, b *vec)
 func xorSSE2(d, a, b *vec)
 
 //go:noescape
+func notSSE2(d, a, b *vec)
+
+//go:noescape
 func addSSE2(d, a, b *vec)
 
 //go:noescape
@@ -97,6 +100,9 @@ func orAVX2(d, a, b *vec)
 
 //go:noescape
 func xorAVX2(d, a, b *vec)
+
+//go:noescape
+func notAVX2(d, a, b *vec)
 
 //go:noescape
 func addAVX2(d, a, b *vec)
@@ -363,9 +369,22 @@ func operands(s, d, a, b *vec) (*vec, *vec) {
 }
 
 // colourPackVec is colourPackGo into packed, then mergeLanes of packed
-// into d in the pack's bits, in one pass with AVX2 where the CPU has it,
-// else SSE2.
-func colourPackVec(p qpu.Pack, d, packed, r *vec) { colourPackWith(colourUsesAVX2, p, d, packed, r) }
+// into d in the pack's bits, in one pass: colourPackWith with AVX2 where
+// the CPU has it (the assembly itself, kern_avx2_amd64.s), else SSE2
+// (colourPackSSE2).
+//
+//go:noescape
+func colourPackVec(p qpu.Pack, d, packed, r *vec)
+
+// colourToFloatVec is the colour unpack of every element's byte at bit
+// shift (colourToFloatGo): colourToFloatAVX2 where the CPU has AVX2,
+// else colourToFloatSSE2, chosen in the assembly (kern_avx2_amd64.s).
+//
+//go:noescape
+func colourToFloatVec(d, a *vec, shift uint)
+
+// colourPackSSE2 is colourPackVec where the CPU lacks AVX2.
+func colourPackSSE2(p qpu.Pack, d, packed, r *vec) { colourPackWith(false, p, d, packed, r) }
 
 // floatAVX512 chooses faddAVX512 and fmulAVX512 (kern_avx2_amd64.s)
 // over faddAVX2 and fmulAVX2 in the AVX2 set's fadd, fsub and fmul: the
@@ -399,18 +418,20 @@ var (
 		// SSE2 has no shift by a count per element, nor a 32-bit
 		// multiply keeping the low half, nor a leading-zero count.
 		shr: kShrGo, asr: kAsrGo, ror: kRorGo, shl: kShlGo, min: minSSE2, max: maxSSE2,
-		not: kNotGo, clz: kClzGo, mul24: kMul24Go,
-		colour: colourToFloatSSE2,
+		not: notSSE2, clz: kClzGo, mul24: kMul24Go,
+		colour:   colourToFloatSSE2,
+		faddInto: kFAddSSE2Into, fsubInto: kFSubSSE2Into, fmulInto: kFMulSSE2Into,
 	}
 	avx2Kernels = kernelSet{
 		name: "AVX2",
-		fadd: kFAddAVX2, fsub: kFSubAVX2, fmul: kFMulAVX2,
+		fadd: withAVX512(kFAddAVX512Direct, kFAddAVX2Direct), fsub: withAVX512(kFSubAVX512Direct, kFSubAVX2Direct), fmul: withAVX512(kFMulAVX512Direct, kFMulAVX2Direct),
 		v8muld: v8muldAVX2, v8adds: v8addsAVX2, v8subs: v8subsAVX2, v8min: v8minAVX2, v8max: v8maxAVX2,
 		and: andAVX2, or: orAVX2, xor: xorAVX2, add: addAVX2, sub: subAVX2,
 		fmin: fminAVX2, fmax: fmaxAVX2, fminabs: fminabsAVX2, fmaxabs: fmaxabsAVX2, ftoi: ftoiAVX2Wide, itof: itofAVX2,
 		shr: shrAVX2, asr: asrAVX2, ror: rorAVX2, shl: shlAVX2, min: minAVX2, max: maxAVX2,
-		not: kNotGo, clz: kClzGo, mul24: mul24AVX2,
-		colour: colourToFloatAVX2,
+		not: notAVX2, clz: kClzGo, mul24: mul24AVX2,
+		colour:   colourToFloatAVX2,
+		faddInto: kFAddAVX2Into, fsubInto: kFSubAVX2Into, fmulInto: kFMulAVX2Into,
 	}
 )
 
@@ -443,6 +464,38 @@ func ftoiAVX2Wide(d, a, b *vec) {
 	if ftoiAVX2(d, a, b) != 0 {
 		kFToIGo(d, a, b)
 	}
+}
+
+// The AVX2 set's fadd, fsub and fmul as kernels of their own
+// (kern_avx2_amd64.s): a kernel value calls them through Go's ABI
+// wrapper alone, not through kFAddAVX2 and friends, which they fall back
+// to for a destination that is an operand or an element for the Go path.
+
+//go:noescape
+func kFAddAVX2Direct(d, a, b *vec)
+
+//go:noescape
+func kFSubAVX2Direct(d, a, b *vec)
+
+//go:noescape
+func kFMulAVX2Direct(d, a, b *vec)
+
+//go:noescape
+func kFAddAVX512Direct(d, a, b *vec)
+
+//go:noescape
+func kFSubAVX512Direct(d, a, b *vec)
+
+//go:noescape
+func kFMulAVX512Direct(d, a, b *vec)
+
+// withAVX512 is z where the float kernels take their AVX-512 forms
+// (floatAVX512), else y.
+func withAVX512(z, y kernel) kernel {
+	if floatAVX512 {
+		return z
+	}
+	return y
 }
 
 // The AVX-512 forms of faddAVX2 and fmulAVX2 (floatAVX512).

@@ -247,6 +247,21 @@ TEXT ·orAVX2(SB), NOSPLIT, $0-24
 TEXT ·xorAVX2(SB), NOSPLIT, $0-24
 	BYTEOPY(VPXOR)
 
+// func notAVX2(d, a, b *vec): d = ^a, b unused (AG Table 12 "not"), as
+// an XOR with all ones.
+TEXT ·notAVX2(SB), NOSPLIT, $0-24
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	LOADY(0, SI, X0, Y0)
+	LOADY(32, SI, X1, Y1)
+	VPCMPEQD Y2, Y2, Y2
+	VPXOR Y2, Y0, Y0
+	VPXOR Y2, Y1, Y1
+	VMOVDQU Y0, 0(DI)
+	VMOVDQU Y1, 32(DI)
+	VZEROUPPER
+	RET
+
 // func addAVX2(d, a, b *vec)
 TEXT ·addAVX2(SB), NOSPLIT, $0-24
 	BYTEOPY(VPADDD)
@@ -295,6 +310,50 @@ TEXT ·subAVX2(SB), NOSPLIT, $0-24
 	VPANDN Y9, Y11, Y10 \
 	VPOR Y5, Y10, Y10 \
 	VMOVDQU Y10, off(R8)
+
+// colourPackVec (kern_amd64.go) is colourAVX2 with its shift, replication
+// and mask worked out from the pack p (colourPackWith's), called from Go
+// directly: a Go function between the step and colourAVX2 cost about 37
+// instructions a pack (callgrind, glmark2 pulsar). Where the CPU lacks
+// AVX2 (colourUsesAVX2) it jumps to colourPackSSE2 with its arguments
+// as they came. p is PackMul8888 (3) or one of PackMul8A..8D (4-7), as
+// for colourPackWith.
+//
+// func colourPackVec(p qpu.Pack, d, packed, r *vec)
+TEXT ·colourPackVec(SB), NOSPLIT, $0-32
+	CMPB ·colourUsesAVX2(SB), $0
+	JEQ sse2
+	MOVBLZX p+0(FP), AX
+	CMPL AX, $3
+	JEQ whole
+	// 8A..8D: the colour byte at bit 8·(p-4) of d, not replicated.
+	SUBL $4, AX
+	SHLL $3, AX
+	MOVL AX, CX
+	MOVL $0xFF, BX
+	SHLL CX, BX
+	VMOVQ AX, X7
+	VPXOR Y6, Y6, Y6
+	VMOVD BX, X11
+	VPBROADCASTD X11, Y11
+	JMP pack
+whole:
+	// 8888: the byte in every byte of d.
+	VPXOR X7, X7, X7
+	VPCMPEQD Y6, Y6, Y6
+	VPCMPEQD Y11, Y11, Y11
+pack:
+	MOVQ packed+16(FP), DI
+	MOVQ r+24(FP), SI
+	MOVQ d+8(FP), R8
+	SPLATSD(0x406FE00000000000, X13, Y13) // 255.0
+	SPLATSD(0x3FE0000000000000, X12, Y12) // 0.5
+	COLOUR8(0)
+	COLOUR8(32)
+	VZEROUPPER
+	RET
+sse2:
+	JMP ·colourPackSSE2(SB)
 
 // colourAVX2 is colourSSE2 (kern_sse2_amd64.s) eight elements at a time.
 //
@@ -449,6 +508,21 @@ TEXT ·itofAVX2(SB), NOSPLIT, $0-24
 	VPAND Y10, Y1, Y1 \
 	VCVTPD2PSY Y1, X1 \
 	VMOVDQU X1, off(DI)
+
+// colourToFloatVec (kern_amd64.go) is colourToFloatAVX2 where the CPU
+// has AVX2 (colourUsesAVX2), else colourToFloatSSE2, called from Go
+// directly: through the kernel set's func value (kernels.colour) the
+// call went through Go's ABI wrapper, about 10 instructions more an
+// unpack (callgrind, glmark2 effect2d, which unpacks three channels of
+// every texel it fetches).
+//
+// func colourToFloatVec(d, a *vec, shift uint)
+TEXT ·colourToFloatVec(SB), NOSPLIT, $0-24
+	CMPB ·colourUsesAVX2(SB), $0
+	JEQ sse2
+	JMP ·colourToFloatAVX2(SB)
+sse2:
+	JMP ·colourToFloatSSE2(SB)
 
 // func colourToFloatAVX2(d, a *vec, shift uint)
 TEXT ·colourToFloatAVX2(SB), NOSPLIT, $0-24
@@ -768,3 +842,156 @@ fmulN_done:
 	VZEROUPPER
 	MOVL BX, slow+32(FP)
 	RET
+
+// The kernels fadd, fsub and fmul called as they are (kernel values),
+// without a Go function between the step and the assembly: each is
+// faddAVX2, fmulAVX2, faddAVX512 or fmulAVX512 for a destination apart
+// from both operands, returning at once when no element needs the Go
+// path. Otherwise, or when the destination is an operand, it jumps to
+// the Go kernel (kFAddAVX2, kFSubAVX2, kFMulAVX2) with its arguments as
+// they came: that kernel then computes the whole vector again, as it
+// would have without this entry. The Go function between cost about 28
+// instructions a call (callgrind, the cube's frame: five calls a block).
+
+// KAPART loads d, a and b into DI, SI and DX, and goes to general when d
+// is a or b.
+#define KAPART \
+	ARGS3 \
+	CMPQ DI, SI \
+	JEQ general \
+	CMPQ DI, DX \
+	JEQ general
+
+// FADDY is faddAVX2's body, Y14 already holding the sign to flip on b.
+#define FADDY \
+	SPLATY(0x7F800000, X13, Y13) \
+	SPLATY(0x7FFFFFFF, X12, Y12) \
+	SPLATY(0x7E800000, X10, Y10) \
+	VPXOR Y11, Y11, Y11 \
+	XORL BX, BX \
+	FADD8(0, 0) \
+	FADD8(32, 8) \
+	VZEROUPPER
+
+// func kFAddAVX2Direct(d, a, b *vec)
+TEXT ·kFAddAVX2Direct(SB), NOSPLIT, $0-24
+	KAPART
+	VPXOR Y14, Y14, Y14
+	FADDY
+	TESTL BX, BX
+	JNE general
+	RET
+general:
+	JMP ·kFAddAVX2(SB)
+
+// func kFSubAVX2Direct(d, a, b *vec)
+TEXT ·kFSubAVX2Direct(SB), NOSPLIT, $0-24
+	KAPART
+	SPLATY(0x80000000, X14, Y14)
+	FADDY
+	TESTL BX, BX
+	JNE general
+	RET
+general:
+	JMP ·kFSubAVX2(SB)
+
+// func kFMulAVX2Direct(d, a, b *vec)
+TEXT ·kFMulAVX2Direct(SB), NOSPLIT, $0-24
+	KAPART
+	SPLATY(0x7F800000, X13, Y13)
+	VPXOR Y11, Y11, Y11
+	MOVQ $0xFFFFFFFFE0000000, AX
+	VMOVQ AX, X10
+	VPBROADCASTQ X10, Y10
+	MOVQ $0x7FF0000000000000, AX
+	VMOVQ AX, X9
+	VPBROADCASTQ X9, Y9
+	MOVQ $0x3800000000000000, AX
+	VMOVQ AX, X8
+	VPBROADCASTQ X8, Y8
+	XORL BX, BX
+	FMUL8(0, 0)
+	FMUL8(32, 8)
+	VZEROUPPER
+	TESTL BX, BX
+	JNE general
+	RET
+general:
+	JMP ·kFMulAVX2(SB)
+
+// FADDZ is faddAVX512's body, AX holding the sign to flip on b; it
+// leaves the elements for the Go path in AX.
+#define FADDZ \
+	VPBROADCASTD AX, Z14 \
+	MOVL $0x7F800000, AX \
+	VPBROADCASTD AX, Z13 \
+	MOVL $0x7FFFFFFF, AX \
+	VPBROADCASTD AX, Z12 \
+	MOVL $0x7F7FFFFE, AX \
+	VPBROADCASTD AX, Z11 \
+	LOADZ(SI, X0, Z0) \
+	LOADZ(DX, X1, Z1) \
+	VPTESTMD Z13, Z0, K1 \
+	VPTESTMD Z13, Z1, K2 \
+	VMOVDQU32.Z Z0, K1, Z0 \
+	VMOVDQU32.Z Z1, K2, Z1 \
+	VPXORD Z14, Z1, Z1 \
+	VADDPS.RZ_SAE Z1, Z0, Z2 \
+	VPANDD Z12, Z2, Z3 \
+	VPCMPGTD Z11, Z3, K3 \
+	KMOVW K3, AX \
+	VPTESTMD Z13, Z2, K4 \
+	VMOVDQU32.Z Z2, K4, Z2 \
+	VMOVDQU32 Z2, 0(DI) \
+	VZEROUPPER
+
+// func kFAddAVX512Direct(d, a, b *vec)
+TEXT ·kFAddAVX512Direct(SB), NOSPLIT, $0-24
+	KAPART
+	XORL AX, AX
+	FADDZ
+	TESTL AX, AX
+	JNE general
+	RET
+general:
+	JMP ·kFAddAVX2(SB)
+
+// func kFSubAVX512Direct(d, a, b *vec)
+TEXT ·kFSubAVX512Direct(SB), NOSPLIT, $0-24
+	KAPART
+	MOVL $0x80000000, AX
+	FADDZ
+	TESTL AX, AX
+	JNE general
+	RET
+general:
+	JMP ·kFSubAVX2(SB)
+
+// func kFMulAVX512Direct(d, a, b *vec)
+TEXT ·kFMulAVX512Direct(SB), NOSPLIT, $0-24
+	KAPART
+	MOVL $0x7F800000, AX
+	VPBROADCASTD AX, Z13
+	MOVL $0x7FFFFFFF, AX
+	VPBROADCASTD AX, Z12
+	MOVL $0x7F7FFFFE, AX
+	VPBROADCASTD AX, Z11
+	LOADZ(SI, X0, Z0)
+	LOADZ(DX, X1, Z1)
+	VPTESTMD Z13, Z0, K1
+	VPTESTMD Z13, Z1, K2
+	VMOVDQU32.Z Z0, K1, Z0
+	VMOVDQU32.Z Z1, K2, Z1
+	VMULPS.RZ_SAE Z1, Z0, Z2
+	VPANDD Z12, Z2, Z3
+	VPCMPGTD Z11, Z3, K3
+	KMOVW K3, AX
+	VPTESTMD Z13, Z2, K4
+	VMOVDQU32.Z Z2, K4, Z2
+	VMOVDQU32 Z2, 0(DI)
+	VZEROUPPER
+	TESTL AX, AX
+	JNE general
+	RET
+general:
+	JMP ·kFMulAVX2(SB)

@@ -11,6 +11,10 @@ func colourPackVec(p qpu.Pack, d, packed, r *vec) {
 	mergeLanes(d, packed, 0xFFFF, colourPackMask(p))
 }
 
+// colourToFloatVec is the colour unpack of every element's byte at bit
+// shift: colourToFloatGo.
+func colourToFloatVec(d, a *vec, shift uint) { colourToFloatGo(d, a, shift) }
+
 // Without the amd64 assembly (other architectures, or the purego build
 // tag) the kernels are kern.go's Go loops.
 var kernels = &goKernels

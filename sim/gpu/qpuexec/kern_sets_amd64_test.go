@@ -21,7 +21,15 @@ func simdSets() []*kernelSet {
 		noZ := avx2Kernels
 		noZ.name = "AVX2 without AVX-512"
 		noZ.fadd, noZ.fsub, noZ.fmul = withoutAVX512(kFAddAVX2), withoutAVX512(kFSubAVX2), withoutAVX512(kFMulAVX2)
+		noZ.faddInto, noZ.fsubInto, noZ.fmulInto = withoutAVX512(kFAddAVX2Into), withoutAVX512(kFSubAVX2Into), withoutAVX512(kFMulAVX2Into)
 		sets = append(sets, &noZ)
+		// The AVX2 forms called directly (kFAddAVX2Direct...), which
+		// the AVX2 set takes where the CPU lacks AVX-512.
+		direct := avx2Kernels
+		direct.name = "AVX2 direct without AVX-512"
+		direct.fadd, direct.fsub, direct.fmul = withoutAVX512(kFAddAVX2Direct), withoutAVX512(kFSubAVX2Direct), withoutAVX512(kFMulAVX2Direct)
+		direct.faddInto, direct.fsubInto, direct.fmulInto = noZ.faddInto, noZ.fsubInto, noZ.fmulInto
+		sets = append(sets, &direct)
 	}
 	return sets
 }
@@ -41,7 +49,27 @@ func withoutAVX512(k kernel) kernel {
 func colourPackVecs() []namedColourPack {
 	v := []namedColourPack{{"SSE2", func(p qpu.Pack, d, packed, r *vec) { colourPackWith(false, p, d, packed, r) }}}
 	if cpu.X86.HasAVX2 {
-		v = append(v, namedColourPack{"AVX2", func(p qpu.Pack, d, packed, r *vec) { colourPackWith(true, p, d, packed, r) }})
+		v = append(v, namedColourPack{"AVX2", func(p qpu.Pack, d, packed, r *vec) { colourPackWith(true, p, d, packed, r) }},
+			namedColourPack{"AVX2 direct", colourPackVec},
+			namedColourPack{"AVX2 direct, SSE2 chosen", func(p qpu.Pack, d, packed, r *vec) {
+				colourUsesAVX2 = false
+				defer func() { colourUsesAVX2 = true }()
+				colourPackVec(p, d, packed, r)
+			}})
+	}
+	return v
+}
+
+// colourToFloatVecs returns colourToFloatVec as the colour kernel of a
+// set of its own, both ways its assembly goes where the CPU has AVX2.
+func colourToFloatVecs() []*kernelSet {
+	v := []*kernelSet{{name: "colourToFloatVec", colour: colourToFloatVec}}
+	if cpu.X86.HasAVX2 {
+		v = append(v, &kernelSet{name: "colourToFloatVec, SSE2 chosen", colour: func(d, a *vec, shift uint) {
+			colourUsesAVX2 = false
+			defer func() { colourUsesAVX2 = true }()
+			colourToFloatVec(d, a, shift)
+		}})
 	}
 	return v
 }

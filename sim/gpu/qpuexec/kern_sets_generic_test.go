@@ -7,3 +7,9 @@ func simdSets() []*kernelSet { return nil }
 
 // colourPackVecs returns colourPackVec, the Go loop in this build.
 func colourPackVecs() []namedColourPack { return []namedColourPack{{"Go", colourPackVec}} }
+
+// colourToFloatVecs returns colourToFloatVec as the colour kernel of a
+// set of its own.
+func colourToFloatVecs() []*kernelSet {
+	return []*kernelSet{{name: "colourToFloatVec", colour: colourToFloatVec}}
+}

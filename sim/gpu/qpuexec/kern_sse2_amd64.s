@@ -245,6 +245,26 @@ TEXT ·orSSE2(SB), NOSPLIT, $0-24
 TEXT ·xorSSE2(SB), NOSPLIT, $0-24
 	BYTEOP(PXOR)
 
+// func notSSE2(d, a, b *vec): d = ^a, b unused (AG Table 12 "not"), as
+// an XOR with all ones.
+TEXT ·notSSE2(SB), NOSPLIT, $0-24
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVOU 0(SI), X0
+	MOVOU 16(SI), X1
+	MOVOU 32(SI), X2
+	MOVOU 48(SI), X3
+	PCMPEQL X4, X4
+	PXOR X4, X0
+	PXOR X4, X1
+	PXOR X4, X2
+	PXOR X4, X3
+	MOVOU X0, 0(DI)
+	MOVOU X1, 16(DI)
+	MOVOU X2, 32(DI)
+	MOVOU X3, 48(DI)
+	RET
+
 // func addSSE2(d, a, b *vec)
 TEXT ·addSSE2(SB), NOSPLIT, $0-24
 	BYTEOP(PADDL)

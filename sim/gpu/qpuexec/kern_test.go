@@ -49,6 +49,12 @@ func allKernels() []testKernel {
 		for op := qpu.MulOp(1); op < 8; op++ {
 			ks = append(ks, testKernel{set.name + " mul " + op.String(), set.mulKernel(op), func(d, a, b *vec) { mulALU(op, d, a, b) }, false})
 		}
+		// The float kernels for a destination that is an operand
+		// (intoKernel), here also run into a vector of their own.
+		ks = append(ks,
+			testKernel{set.name + " fadd into", set.intoKernel(wideFAdd, nil), func(d, a, b *vec) { addALU(qpu.AddFAdd, d, a, b) }, false},
+			testKernel{set.name + " fsub into", set.intoKernel(wideFSub, nil), func(d, a, b *vec) { addALU(qpu.AddFSub, d, a, b) }, false},
+			testKernel{set.name + " fmul into", set.intoKernel(wideFMul, nil), func(d, a, b *vec) { mulALU(qpu.MulFMul, d, a, b) }, false})
 	}
 	return ks
 }
@@ -345,7 +351,7 @@ func TestColourToFloatKernels(t *testing.T) {
 		}
 	}
 	r := rand.New(rand.NewPCG(13, 14))
-	for _, set := range kernelSets() {
+	for _, set := range append(kernelSets(), colourToFloatVecs()...) {
 		for shift := uint(0); shift < 32; shift += 8 {
 			for round := range 4 {
 				for base := 0; base < 256; base += 16 {

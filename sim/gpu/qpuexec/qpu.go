@@ -221,11 +221,23 @@ func (q *QPU) init() {
 	q.src[6], q.src[7] = &q.portA, &q.portB
 }
 
-// RA returns physical register n (0-31) of file A, for tests and debugging.
-func (q *QPU) RA(n int) *[16]uint32 { return &q.ra[n&31] }
+// RA returns physical register n (0-31) of file A, for tests and
+// debugging. A pointer to one of registers 16-31 holds their value
+// until the next Run (a thread switch's poison may land in them later).
+func (q *QPU) RA(n int) *[16]uint32 {
+	if n&16 != 0 {
+		q.landBanks()
+	}
+	return &q.ra[n&31]
+}
 
-// RB returns physical register n (0-31) of file B.
-func (q *QPU) RB(n int) *[16]uint32 { return &q.rb[n&31] }
+// RB returns physical register n (0-31) of file B, as RA.
+func (q *QPU) RB(n int) *[16]uint32 {
+	if n&16 != 0 {
+		q.landBanks()
+	}
+	return &q.rb[n&31]
+}
 
 // Acc returns accumulator n (0-5).
 func (q *QPU) Acc(n int) *[16]uint32 { return &q.acc[n] }
@@ -274,6 +286,10 @@ func (q *QPU) violate(pc int, rule, text string) error {
 
 func (q *QPU) begin(p *Program, env Env, s *Start) {
 	q.prog, q.env, q.start = p, env, s
+	// A strict threaded program cannot use registers 16-31 (deferBanks).
+	if q.banksDue && (!p.Opts.Threaded || p.Opts.Permissive || q.Reference) {
+		q.landBanks()
+	}
 	q.seq = 0
 	q.npend = 0
 	q.varyPend = false

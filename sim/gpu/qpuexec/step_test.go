@@ -135,6 +135,7 @@ type qpuState struct {
 }
 
 func snapshot(q *QPU, env *diffEnv, vpm *VPM, res Result, err error) *qpuState {
+	q.landBanks() // as RA and RB would
 	s := &qpuState{
 		RA: q.ra, RB: q.rb, Acc: q.acc, N: q.n, Z: q.z, C: q.c,
 		ResAdd: q.resAdd, ResMul: q.resMul, PortA: q.portA, PortB: q.portB,
@@ -236,6 +237,7 @@ func (d *diffRig) randomize() {
 	st.n, st.z, st.c = uint16(d.r.Uint32()), uint16(d.r.Uint32()), uint16(d.r.Uint32())
 	for _, q := range []*QPU{d.ref, d.fst} {
 		q.Num = num
+		q.landBanks() // no poison due to land on the registers set here
 		q.ra, q.rb, q.acc, q.resAdd, q.resMul = st.ra, st.rb, st.acc, st.resAdd, st.resMul
 		q.n, q.z, q.c = st.n, st.z, st.c
 		q.Warnings = nil
