@@ -743,14 +743,15 @@ func (f *fragment) earlyTest(mask uint16) uint16 {
 // elements and its C. Reads past the shader record's number of varyings
 // return undefined data ([AG] §6); we return zeros.
 func (f *fragment) Varying(vp, c *[16]uint32) error {
-	j := f.next
-	f.next++
+	b := f.fragBlock // loaded once: the store to next does not reload it
+	j := b.next
+	b.next = j + 1
 	if j >= f.nvary {
 		*vp, *c = [16]uint32{}, [16]uint32{}
 		return nil
 	}
 	if f.terms {
-		raster.BlockVPCLanes(&f.colVary[j][f.col], &f.rowVary[j], f.par, vp, f.varyC[j], c)
+		raster.BlockVPCLanes(&f.colVary[j][b.col], &f.rowVary[j], b.par, vp, f.varyC[j], c)
 		return nil
 	}
 	s := &f.setup[j]
