@@ -53,17 +53,21 @@ func edgesRaster(edges []edge, m uint32, bx, by int) uint32 {
 		if r+3*min(0, sx)+3*min(0, sy) > 0 {
 			continue
 		}
-		var em uint64
-		for y := range 4 {
-			v0, v1, v2, v3 := r, r+sx, r+2*sx, r+3*sx
-			em |= (uint64(-v0)>>63 | uint64(-v1)>>63<<1 | uint64(-v2)>>63<<2 | uint64(-v3)>>63<<3) << (4 * y)
-			r += sy
-		}
+		sx2, sx3 := 2*sx, 3*sx
+		em := rowBits(r, sx, sx2, sx3) | rowBits(r+sy, sx, sx2, sx3)<<4 |
+			rowBits(r+2*sy, sx, sx2, sx3)<<8 | rowBits(r+3*sy, sx, sx2, sx3)<<12
 		if m &= uint32(em); m == 0 {
 			return 0
 		}
 	}
 	return m
+}
+
+// rowBits returns bit x set when r + x·sx > 0 for x = 0 … 3, given
+// sx, 2·sx and 3·sx: one row of edgesRaster, written out so that the
+// four rows are too.
+func rowBits(r, sx, sx2, sx3 int64) uint64 {
+	return uint64(-r)>>63 | uint64(-(r+sx))>>63<<1 | uint64(-(r+sx2))>>63<<2 | uint64(-(r+sx3))>>63<<3
 }
 
 // scissorRaster returns, in raster order, the pixels of the block at
