@@ -34,6 +34,17 @@ func blockVPGo(ax, by *[4]float32, par int, out *[16]uint32) {
 	}
 }
 
+// blockVPCLanesGo is blockVPGo with the row's terms in element order
+// (Varying.RowLanes) that also fills c with cbits: a varying read's VP
+// and C.
+func blockVPCLanesGo(ax *[4]float32, row *[16]float32, par int, out *[16]uint32, cbits uint32, c *[16]uint32) {
+	lx := &LaneX[par&1]
+	for i := range 16 {
+		out[i] = math.Float32bits(ax[lx[i]&3] + row[i])
+		c[i] = cbits
+	}
+}
+
 // blockWZGo computes BlockInputs' W and Z of every element of a block of
 // parity par from the per-column (qx, zx) and per-row (qy, zy) terms:
 // W = 1/(qx + qy) rounded to float32, Z = zToFixed(zx + zy + depth).

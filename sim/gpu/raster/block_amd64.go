@@ -57,7 +57,7 @@ func blockVPAVX2(ax, by *[4]float32, col, row *[16]int32, out *[16]uint32)
 func blockVPPar(ax, by *[4]float32, par int, out *[16]uint32)
 
 //go:noescape
-func blockVPCPar(ax, by *[4]float32, par int, out *[16]uint32, cbits uint32, c *[16]uint32)
+func blockVPCLanes(ax *[4]float32, row *[16]float32, par int, out *[16]uint32, cbits uint32, c *[16]uint32)
 
 // blockVPSSE2Body is the body of blockVPSSE2, which blockVPPar shares;
 // it takes its arguments in registers and is never called from Go.
@@ -70,13 +70,6 @@ func blockVPSSE2Body()
 // (render's Varying) does not pay a call of its own to choose.
 func blockVP(ax, by *[4]float32, par int, out *[16]uint32) {
 	blockVPPar(ax, by, par, out)
-}
-
-// blockVPC is blockVP that also fills c with cbits (blockVPCPar):
-// TestBlockVPDispatch compares it with blockVPGo and a fill, with
-// either version chosen. One call, inlined into its callers.
-func blockVPC(ax, by *[4]float32, par int, out *[16]uint32, cbits uint32, c *[16]uint32) {
-	blockVPCPar(ax, by, par, out, cbits, c)
 }
 
 // laneColIdx and laneRowIdx give, for blocks of each parity, element i's

@@ -192,30 +192,64 @@ vpsse2:
 	ADDQ CX, R9
 	JMP ·blockVPSSE2Body(SB)
 
-// func blockVPCPar(ax, by *[4]float32, par int, out *[16]uint32, cbits uint32, c *[16]uint32)
+// func blockVPCLanes(ax *[4]float32, row *[16]float32, par int, out *[16]uint32, cbits uint32, c *[16]uint32)
 //
-// blockVPCPar is blockVPPar that first fills c with cbits in every
-// element: a varying read's VP and C in one call. Its first four
-// arguments are blockVPPar's, at the same offsets, so it ends by
-// jumping there. The AVX2 path's broadcast leaves the upper halves
-// dirty for blockVPPar's AVX2 path, which ends with VZEROUPPER; the
-// SSE2 path stays with legacy SSE, as blockVPSSE2Body does.
-TEXT ·blockVPCPar(SB), NOSPLIT, $0-48
+// blockVPCLanes is blockVPCLanesGo (block.go): a varying read's VP, from
+// the block's column terms and its row's terms already in element order
+// (Varying.RowLanes), and C broadcast. Elements 0–7 of a block take the
+// columns 0, 1, 0, 1, … and elements 8–15 the columns 2, 3, 2, 3, … in
+// even block rows, the other way round in odd ones (LaneX), so each half
+// is one pair of column terms broadcast: no index tables, no VPERMPS.
+// The column term is the addition's first operand, as in blockVPGo.
+TEXT ·blockVPCLanes(SB), NOSPLIT, $0-48
+	MOVQ ax+0(FP), SI
+	MOVQ row+8(FP), DI
+	MOVQ par+16(FP), CX
+	ANDQ $1, CX
+	SHLQ $3, CX // the byte offset of elements 0–7's pair: 0 or 8
+	MOVQ out+24(FP), R10
+	MOVL cbits+32(FP), AX
 	MOVQ c+40(FP), R11
 	CMPB ·hasAVX2(SB), $0
-	JEQ vpcsse2
-	MOVL cbits+32(FP), AX
+	JEQ lanessse2
 	VMOVD AX, X2
 	VPBROADCASTD X2, Y2
 	VMOVDQU Y2, (R11)
 	VMOVDQU Y2, 32(R11)
-	JMP ·blockVPPar(SB)
+	VPBROADCASTQ (SI)(CX*1), Y0
+	XORQ $8, CX
+	VPBROADCASTQ (SI)(CX*1), Y1
+	VADDPS (DI), Y0, Y0
+	VADDPS 32(DI), Y1, Y1
+	VMOVUPS Y0, (R10)
+	VMOVUPS Y1, 32(R10)
+	VZEROUPPER
+	RET
 
-vpcsse2:
-	MOVL cbits+32(FP), X2
+lanessse2:
+	MOVL AX, X2
 	PSHUFD $0, X2, X2
 	MOVOU X2, (R11)
 	MOVOU X2, 16(R11)
 	MOVOU X2, 32(R11)
 	MOVOU X2, 48(R11)
-	JMP ·blockVPPar(SB)
+	MOVQ (SI)(CX*1), X0
+	PUNPCKLQDQ X0, X0
+	XORQ $8, CX
+	MOVQ (SI)(CX*1), X1
+	PUNPCKLQDQ X1, X1
+	MOVUPS (DI), X3
+	MOVAPS X0, X4
+	ADDPS X3, X4
+	MOVUPS X4, (R10)
+	MOVUPS 16(DI), X3
+	ADDPS X3, X0
+	MOVUPS X0, 16(R10)
+	MOVUPS 32(DI), X3
+	MOVAPS X1, X4
+	ADDPS X3, X4
+	MOVUPS X4, 32(R10)
+	MOVUPS 48(DI), X3
+	ADDPS X3, X1
+	MOVUPS X1, 48(R10)
+	RET

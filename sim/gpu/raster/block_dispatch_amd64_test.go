@@ -11,8 +11,8 @@ import (
 
 // blockVP (blockVPPar, which picks the parity's tables and the version
 // itself) gives blockVPGo's values with each version it can choose:
-// SSE2, and AVX2 when the CPU has it; so does blockVPC (blockVPCPar),
-// which also fills C.
+// SSE2, and AVX2 when the CPU has it; so does blockVPCLanes, from the
+// row's terms in element order (RowLanes' order), which also fills C.
 func TestBlockVPDispatch(t *testing.T) {
 	defer func(h bool) { hasAVX2 = h }(hasAVX2)
 	r := rand.New(rand.NewPCG(27, 28))
@@ -34,16 +34,20 @@ func TestBlockVPDispatch(t *testing.T) {
 			if got != want {
 				t.Fatalf("AVX2 %v: ax %v by %v parity %d: %#x, Go %#x", avx2, ax, by, par, got, want)
 			}
-			// blockVPC (blockVPCPar) gives the same VP and fills C.
+			// blockVPCLanes gives the same VP and fills C.
+			var lanes [16]float32
+			for i := range lanes {
+				lanes[i] = by[LaneY[par][i]&3]
+			}
 			cbits := r.Uint32()
 			var gotC, wantC [16]uint32
 			got = [16]uint32{}
 			for i := range wantC {
 				wantC[i] = cbits
 			}
-			blockVPC(&ax, &by, par, &got, cbits, &gotC)
+			blockVPCLanes(&ax, &lanes, par, &got, cbits, &gotC)
 			if got != want || gotC != wantC {
-				t.Fatalf("AVX2 %v: ax %v by %v parity %d C %#x: blockVPC %#x and C %#x, want %#x and %#x", avx2, ax, by, par, cbits, got, gotC, want, wantC)
+				t.Fatalf("AVX2 %v: ax %v by %v parity %d C %#x: blockVPCLanes %#x and C %#x, want %#x and %#x", avx2, ax, by, par, cbits, got, gotC, want, wantC)
 			}
 		}
 	}

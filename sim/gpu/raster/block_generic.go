@@ -11,10 +11,8 @@ func blockWZOf(c *ColTerms, r *RowTerms, depth float64, w, z *[16]uint32) {
 // blockVP is blockVPGo on architectures without the SSE2 version.
 func blockVP(ax, by *[4]float32, par int, out *[16]uint32) { blockVPGo(ax, by, par, out) }
 
-// blockVPC is blockVP that also fills c with cbits.
-func blockVPC(ax, by *[4]float32, par int, out *[16]uint32, cbits uint32, c *[16]uint32) {
-	blockVPGo(ax, by, par, out)
-	for i := range c {
-		c[i] = cbits
-	}
+// blockVPCLanes is blockVPCLanesGo on architectures without the SSE2
+// version.
+func blockVPCLanes(ax *[4]float32, row *[16]float32, par int, out *[16]uint32, cbits uint32, c *[16]uint32) {
+	blockVPCLanesGo(ax, row, par, out, cbits, c)
 }

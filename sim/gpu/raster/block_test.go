@@ -84,21 +84,30 @@ func versionNames(vs []blockVersion) []string {
 	return n
 }
 
-// BlockVPCOf gives BlockVPOf's VP and fills C with the bits given, on
-// blocks of both parities, in every build (on amd64 through
-// blockVPCPar, elsewhere through the Go loop).
-func TestBlockVPCOfIsBlockVPOf(t *testing.T) {
+// BlockVPCLanes of a row's RowLanes gives BlockVPOf's VP of its Row, and
+// fills C with the bits given, on blocks of both parities, in every
+// build (on amd64 through the assembly, elsewhere through the Go loop);
+// RowLanes is the same in both parities' element order.
+func TestBlockVPCLanesIsBlockVPOf(t *testing.T) {
 	r := rand.New(rand.NewPCG(33, 34))
-	for n := 0; n < 2000; n++ {
-		var col, row [4]float32
-		for k := range 4 {
-			col[k], row[k] = float32(r.NormFloat64()*100), float32(r.NormFloat64()*100)
+	for p := range LaneY {
+		if LaneY[p] != LaneY[0] {
+			t.Fatalf("LaneY differs between the parities: RowLanes needs one order a parity")
 		}
-		by := 4 * r.IntN(64)
+	}
+	for n := 0; n < 2000; n++ {
+		v := Varying{a: float32(r.NormFloat64() * 10), b: float32(r.NormFloat64() * 10),
+			x0: float32(r.NormFloat64() * 100), y0: float32(r.NormFloat64() * 100)}
+		bx, by := 4*r.IntN(64), 4*r.IntN(64)
+		var col, row [4]float32
+		var lanes [16]float32
+		v.Col(bx, &col)
+		v.Row(by, &row)
+		v.RowLanes(by, &lanes)
 		cbits := r.Uint32()
 		var vp, want, c [16]uint32
 		BlockVPOf(&col, &row, by, &want)
-		BlockVPCOf(&col, &row, BlockParity(by), &vp, cbits, &c)
+		BlockVPCLanes(&col, &lanes, BlockParity(by), &vp, cbits, &c)
 		for i := range c {
 			if c[i] != cbits {
 				t.Fatalf("C %#x: element %d is %#x (%#x)", cbits, i, c[i], c)
@@ -106,6 +115,11 @@ func TestBlockVPCOfIsBlockVPOf(t *testing.T) {
 		}
 		if vp != want {
 			t.Fatalf("col %v row %v top row %d: VP %#x, BlockVPOf %#x", col, row, by, vp, want)
+		}
+		var direct [16]uint32
+		v.BlockVP(bx, by, &direct)
+		if vp != direct {
+			t.Fatalf("block (%d,%d): VP %#x, BlockVP %#x", bx, by, vp, direct)
 		}
 	}
 }

@@ -8,39 +8,66 @@ package raster
 // rows and columns in, and moves the bits to element order with two table
 // lookups. Rectangles (points) go to BlockMask. Both agree bit for bit
 // (TestPartialMaskMatchesBlockMask); BlockMask stays the reference.
+//
+// A block inside the scissor, as most are, takes all its rows and
+// columns without scissorRaster's clamps, and the edges are tested in
+// one call (edgesRaster), not one each.
 func (p *Prim) PartialMask(bx, by int) uint16 {
 	if p.kind != kindEdges {
 		return p.BlockMask(bx, by)
 	}
-	m := scissorRaster(&p.scissor, bx, by)
-	for j := 0; j < p.nedge && m != 0; j++ {
-		m &= p.edges[j].raster(bx, by)
+	m := uint32(0xFFFF)
+	if s := &p.scissor; bx < s.X0 || bx+4 > s.X1 || by < s.Y0 || by+4 > s.Y1 {
+		if m = scissorRaster(s, bx, by); m == 0 {
+			return 0
+		}
 	}
+	m = edgesRaster(p.edges[:p.nedge], m, bx, by)
 	t := &rasterToLanes[BlockParity(by)]
 	return t[0][m&0xFF] | t[1][m>>8]
 }
 
 // raster returns bit 4y+x set when E > 0 at the centre of pixel
-// (bx+x, by+y), 0 ≤ x, y < 4. E steps by −16·dy a pixel in x and by
-// 16·dx in y (at); v > 0 is the sign bit of −v (|v| < 2⁶²).
+// (bx+x, by+y), 0 ≤ x, y < 4: edgesRaster of e alone.
+func (e *edge) raster(bx, by int) uint32 {
+	return edgesRaster([]edge{*e}, 0xFFFF, bx, by)
+}
+
+// edgesRaster returns m with the bits (4y+x) of the pixels outside any of
+// the edges cleared: bit 4y+x stays when E > 0 at the centre of pixel
+// (bx+x, by+y), 0 ≤ x, y < 4, for every edge. E steps by −16·dy a pixel
+// in x and by 16·dx in y (at); v > 0 is the sign bit of −v (|v| < 2⁶²).
+// It stops at the first edge that leaves no bit.
 //
-// A partial block is on the inner side of most of its primitive's
+// A partial block is on the inner side of some of its primitive's
 // edges: E is linear, so when it is positive at the corner of the 16
 // centres where it is least, it is positive at all of them, and the
-// mask is whole without the 16 tests (TestEdgeRasterMatchesCentres).
-func (e *edge) raster(bx, by int) uint32 {
-	sx, sy := -16*e.dy, 16*e.dx
-	r := e.at(bx, by)
-	if r+3*min(0, sx)+3*min(0, sy) > 0 {
-		return 0xFFFF
+// edge keeps every bit without the 16 tests
+// (TestEdgeRasterMatchesCentres).
+func edgesRaster(edges []edge, m uint32, bx, by int) uint32 {
+	px, py := int64(bx)*16+8, int64(by)*16+8
+	for j := range edges {
+		e := &edges[j]
+		sx, sy := -16*e.dy, 16*e.dx
+		r := e.dx*(py-e.ay) - e.dy*(px-e.ax) + e.bias // e.at(bx, by)
+		if r+3*min(0, sx)+3*min(0, sy) > 0 {
+			continue
+		}
+		sx2, sx3 := 2*sx, 3*sx
+		em := rowBits(r, sx, sx2, sx3) | rowBits(r+sy, sx, sx2, sx3)<<4 |
+			rowBits(r+2*sy, sx, sx2, sx3)<<8 | rowBits(r+3*sy, sx, sx2, sx3)<<12
+		if m &= uint32(em); m == 0 {
+			return 0
+		}
 	}
-	var m uint64
-	for y := range 4 {
-		v0, v1, v2, v3 := r, r+sx, r+2*sx, r+3*sx
-		m |= (uint64(-v0)>>63 | uint64(-v1)>>63<<1 | uint64(-v2)>>63<<2 | uint64(-v3)>>63<<3) << (4 * y)
-		r += sy
-	}
-	return uint32(m)
+	return m
+}
+
+// rowBits returns bit x set when r + x·sx > 0 for x = 0 … 3, given
+// sx, 2·sx and 3·sx: one row of edgesRaster, written out so that the
+// four rows are too.
+func rowBits(r, sx, sx2, sx3 int64) uint64 {
+	return uint64(-r)>>63 | uint64(-(r+sx))>>63<<1 | uint64(-(r+sx2))>>63<<2 | uint64(-(r+sx3))>>63<<3
 }
 
 // scissorRaster returns, in raster order, the pixels of the block at

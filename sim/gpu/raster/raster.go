@@ -802,11 +802,25 @@ func BlockVPOf(col, row *[4]float32, by int, out *[16]uint32) {
 	blockVP(col, row, BlockParity(by), out)
 }
 
-// BlockVPCOf is BlockVPOf, for a block of parity par (BlockParity of
-// its top row), that also fills c with cbits, the bits of the varying's
-// C, in every element: a varying read's two results in one call.
-func BlockVPCOf(col, row *[4]float32, par int, out *[16]uint32, cbits uint32, c *[16]uint32) {
-	blockVPC(col, row, par, out, cbits, c)
+// RowLanes is Row in element order: t[i] is the term of element i's
+// row, the same in blocks of either parity (LaneY). A caller that walks a
+// row's blocks makes it once a row for BlockVPCLanes.
+func (v *Varying) RowLanes(by int, t *[16]float32) {
+	var r [4]float32
+	v.Row(by, &r)
+	t[0], t[1], t[2], t[3] = r[0], r[0], r[1], r[1]
+	t[4], t[5], t[6], t[7] = r[2], r[2], r[3], r[3]
+	t[8], t[9], t[10], t[11] = r[2], r[2], r[3], r[3]
+	t[12], t[13], t[14], t[15] = r[0], r[0], r[1], r[1]
+}
+
+// BlockVPCLanes is BlockVPOf of the column terms col (Col) and the row's
+// terms in element order (RowLanes), for a block of parity par
+// (BlockParity of its top row), that also fills c with cbits, the bits of
+// the varying's C, in every element: a varying read's two results in one
+// call.
+func BlockVPCLanes(col *[4]float32, row *[16]float32, par int, out *[16]uint32, cbits uint32, c *[16]uint32) {
+	blockVPCLanes(col, row, par, out, cbits, c)
 }
 
 // SetupLine prepares a line from v0 to v1 of the given width in pixels

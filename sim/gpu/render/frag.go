@@ -53,10 +53,10 @@ type fragment struct {
 	colWZ   [tileBlocks]raster.ColTerms
 	rowWZ   raster.RowTerms
 	colVary [maxSetup][tileBlocks][4]float32
-	rowVary [maxSetup][4]float32
+	rowVary [maxSetup][16]float32 // in element order (raster.Varying.RowLanes)
 	// varyC is the bits of each varying's C, taken once per primitive
 	// when terms is set, which a varying read's VP kernel broadcasts
-	// (raster.BlockVPCOf).
+	// (raster.BlockVPCLanes).
 	varyC [maxSetup]uint32
 
 	depth   tlb.DepthState
@@ -336,7 +336,7 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 				if !rowReady {
 					f.prim.Row(by, &f.rowWZ)
 					for j := 0; j < f.nvary; j++ {
-						f.setup[j].Row(by, &f.rowVary[j])
+						f.setup[j].RowLanes(by, &f.rowVary[j])
 					}
 					rowReady = true
 				}
@@ -743,14 +743,15 @@ func (f *fragment) earlyTest(mask uint16) uint16 {
 // elements and its C. Reads past the shader record's number of varyings
 // return undefined data ([AG] §6); we return zeros.
 func (f *fragment) Varying(vp, c *[16]uint32) error {
-	j := f.next
-	f.next++
+	b := f.fragBlock // loaded once: the store to next does not reload it
+	j := b.next
+	b.next = j + 1
 	if j >= f.nvary {
 		*vp, *c = [16]uint32{}, [16]uint32{}
 		return nil
 	}
 	if f.terms {
-		raster.BlockVPCOf(&f.colVary[j][f.col], &f.rowVary[j], f.par, vp, f.varyC[j], c)
+		raster.BlockVPCLanes(&f.colVary[j][b.col], &f.rowVary[j], b.par, vp, f.varyC[j], c)
 		return nil
 	}
 	s := &f.setup[j]
