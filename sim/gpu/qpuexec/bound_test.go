@@ -537,3 +537,68 @@ func TestThreadSwitchPoisonLands(t *testing.T) {
 		}
 	}
 }
+
+// TestEndPoisonLeftInPlace runs programs one after another on both
+// paths, from the same random state, with no state set between runs: a
+// program end puts its poison in location 14 of each file (loop.go
+// programEnd), and the bound path leaves it unwritten when it is there
+// already (landEnd, poison14). It must write it again after a program
+// that writes location 14 (before its end, or in its end's last delay
+// slot, after the poison, which only a permissive program can) and after
+// a write through RA(14) or RB(14).
+func TestEndPoisonLeftInPlace(t *testing.T) {
+	d := newDiffRig(t, 43)
+	cube := d.loadFragment(t, shaders.FS.Code, "the cube's fragment shader")
+	before := d.loadFragment(t, asm(t, func(a *qpu.Asm) {
+		a.I(qpu.Mov(qpu.RA(14), qpu.Unif))
+		a.I(qpu.Mov(qpu.RB(14), qpu.Unif))
+		ending(a)
+	}), "a program writing ra14 and rb14")
+	// (Permissive: a strict load refuses it, AG §3 "Summary of
+	// Instruction Restrictions".)
+	copy(d.pool.Bytes(d.code), qpu.Bytes(asm(t, func(a *qpu.Asm) {
+		a.I(qpu.Mov(qpu.R1, qpu.Unif))
+		a.I(qpu.SigProgramEnd)
+		a.I()
+		a.I(qpu.Mov(qpu.RA(14), qpu.R1))
+	})))
+	after, err := Load(d.view, d.code.Addr, permissiveFrag)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reading := d.loadFragment(t, asm(t, func(a *qpu.Asm) {
+		a.I(qpu.Mov(qpu.R0, qpu.RA(14)))
+		a.I(qpu.Mov(qpu.R1, qpu.RB(14)))
+		ending(a)
+	}), "a program reading ra14 and rb14")
+	if cube.names14 || !before.names14 || !after.names14 || !reading.names14 {
+		t.Fatalf("names14: the cube's %v, writing %v, %v, reading %v; want false, true, true, true",
+			cube.names14, before.names14, after.names14, reading.names14)
+	}
+	run := func(p *Program, failAt int, what string) {
+		t.Helper()
+		s := d.start(hazard.Fragment)
+		s.Uniforms = d.unif.Addr // never off the buffer
+		if !d.compare(t, p, s, d.r.Uint64(), failAt, what) {
+			t.FailNow()
+		}
+	}
+	for round := range 4 {
+		d.randomize()
+		run(cube, -1, "the cube's shader")
+		run(cube, round, "the cube's shader again, failing")
+		run(cube, -1, "the cube's shader a third time")
+		run(before, -1, "the program writing ra14 and rb14")
+		run(cube, -1, "the cube's shader after it")
+		run(after, -1, "the program writing ra14 in a delay slot")
+		run(cube, -1, "the cube's shader after that")
+		run(reading, -1, "the program reading ra14 and rb14")
+		for i, reg := range []func(*QPU, int) *[16]uint32{(*QPU).RA, (*QPU).RB} {
+			run(cube, -1, "the cube's shader before a write through RA or RB")
+			for _, q := range []*QPU{d.ref, d.fst} {
+				fill(reg(q, 14), uint32(round+i+1))
+			}
+			run(cube, -1, fmt.Sprintf("the cube's shader after a write through %s", []string{"RA", "RB"}[i]))
+		}
+	}
+}
