@@ -330,7 +330,11 @@ func (q *QPU) fuse(ops []uop, floats bool) []uop {
 		}
 		switch u.op {
 		case opWriteAdd, opWriteMul:
+			src := u.b // directWrites: the mov's source, in place of the latch
 			u.op = q.ioForm(&u, &tmuParams)
+			if src != nil {
+				u.a, u.b = src, nil
+			}
 		case opSignal:
 			switch u.in.sig {
 			case qpu.SigLoadTMU0, qpu.SigLoadTMU1:
@@ -817,6 +821,21 @@ func (q *QPU) directWrites(ops []uop, fixes []latchFix) ([]uop, []latchFix) {
 			u.op = opNone
 			continue
 		}
+		if v := q.ioAfterCopy(ops, i); v != nil {
+			// A mov into a TMU or tile-buffer register: the write reads
+			// the mov's source, and the copy into the latch is left out
+			// when nothing reads the latch before the next kernel into
+			// it; a failure on the way, the write's own included, puts
+			// the source in the latch.
+			failAt = append(failAt[:0], i+1)
+			if len(fixes) >= 0xFFFF-len(ops) || !q.latchUnseen(ops[i+2:], landing[i+2:], u.d, u.a, i+2, &failAt) {
+				continue
+			}
+			fixes = q.addFixes(ops, fixes, failAt, u.d, u.a)
+			v.b = u.a
+			u.op = opNone
+			continue
+		}
 		if (u.op != opKernel && u.op != opCopyK) || u.w == nil {
 			continue
 		}
@@ -835,6 +854,46 @@ func (q *QPU) directWrites(ops []uop, fixes []latchFix) ([]uop, []latchFix) {
 		}
 	}
 	return ops, fixes
+}
+
+// ioAfterCopy returns ops[i+1] if ops[i] is a plain mov, with no
+// destination on its ALU but its latch, of one of the registers r0-r3,
+// ra or rb, and ops[i+1] is that latch's unconditional write to a TMU or
+// the tile buffer: mov tmu0_s, r0. Such a write may read the source
+// instead of the latch (directWrites), the source being a register only
+// a kernel or a copy writes (latchUnseen's clobbers). Else it returns
+// nil.
+func (q *QPU) ioAfterCopy(ops []uop, i int) *uop {
+	u := &ops[i]
+	if u.op != opCopyK || u.w != nil || u.n != 0 || i+1 >= len(ops) || !q.plainReg(u.a) {
+		return nil
+	}
+	v := &ops[i+1]
+	if v.pc != u.pc || v.b != nil {
+		return nil
+	}
+	switch {
+	case u.d == &q.resAdd && v.op == opWriteAdd:
+		if v.st.wkAdd == wkTMU || v.st.wkAdd == wkTLB {
+			return v
+		}
+	case u.d == &q.resMul && v.op == opWriteMul:
+		if v.st.wkMul == wkTMU || v.st.wkMul == wkTLB {
+			return v
+		}
+	}
+	return nil
+}
+
+// plainReg reports whether v is one of q's registers r0-r3, ra0-31 or
+// rb0-31.
+func (q *QPU) plainReg(v *vec) bool {
+	for i := range q.ra {
+		if v == &q.ra[i] || v == &q.rb[i] || i < 4 && v == &q.acc[i] {
+			return true
+		}
+	}
+	return false
 }
 
 // addFixes records in fixes that at each micro-operation of failAt a

@@ -462,17 +462,32 @@ func TestFusedIOMatchesReference(t *testing.T) {
 		a.I()
 		a.I(qpu.SigScoreboardUnlock)
 	})
+	// A mov into a TMU register whose source changes before the next
+	// kernel into the latch, with an Env call between (ldtmu0): the
+	// latch must get the mov's copy (directWrites, ioAfterCopy).
+	changed := asm(t, func(a *qpu.Asm) {
+		a.I(qpu.Mov(qpu.TMU0S, qpu.R0))
+		a.I(qpu.FMul(qpu.R0, qpu.R1, qpu.R1))
+		a.I(qpu.SigLoadTMU0)
+		a.I(qpu.FAdd(qpu.R3, qpu.R0, qpu.R4))
+		ending(a)
+	})
 	forms := map[uint8]int{}
+	fromReg := 0 // TMU and tile-buffer writes that read a mov's source
 	for _, c := range []struct {
 		name  string
 		words []uint64
 	}{
 		{"the cube's fragment shader", shaders.FS.Code},
 		{"a program of Mesa's shapes", mesa},
+		{"a mov into tmu0_s whose source changes", changed},
 	} {
 		p := d.loadFragment(t, c.words, c.name)
 		for _, u := range d.fst.bound(p).ops {
 			forms[u.op]++
+			if (u.op == opTMUWrite || u.op == opTLBWrite) && u.a != &d.fst.resAdd && u.a != &d.fst.resMul {
+				fromReg++
+			}
 		}
 		for failAt := -1; failAt <= 14; failAt++ {
 			for k := range 4 {
@@ -488,8 +503,11 @@ func TestFusedIOMatchesReference(t *testing.T) {
 	for _, op := range []uint8{opUniformCopy, opUniformKernel, opVaryingR5Kernel, opVaryingKernel, opTMUWrite,
 		opCopyTMUWrite, opTLBWrite, opCopyTLBWrite, opLoadTMU, opUnlockDone, opEndRetire, opCopyColour} {
 		if forms[op] == 0 {
-			t.Errorf("neither program has a micro-operation %d", op)
+			t.Errorf("no program has a micro-operation %d", op)
 		}
+	}
+	if fromReg == 0 {
+		t.Error("no TMU or tile-buffer write reads a mov's source")
 	}
 }
 
