@@ -782,6 +782,11 @@ func (st *step) readsR5(c *inst) bool {
 // vectors to copy into them, or nil where the latch is up to date.
 type latchFix struct {
 	add, mul *vec
+	// mulK, if not nil, computes the mul latch instead of mul: the
+	// kernel that directWrites moved after the failing write
+	// (mulAfterIO), on its operands mulA and mulB.
+	mulK       kernel
+	mulA, mulB *vec
 }
 
 // restore puts f's vectors in the latches.
@@ -789,7 +794,9 @@ func (f *latchFix) restore(q *QPU) {
 	if f.add != nil {
 		copyVec(&q.resAdd, f.add)
 	}
-	if f.mul != nil {
+	if f.mulK != nil {
+		f.mulK(&q.resMul, f.mulA, f.mulB)
+	} else if f.mul != nil {
 		copyVec(&q.resMul, f.mul)
 	}
 }
@@ -819,6 +826,35 @@ func (q *QPU) directWrites(ops []uop, fixes []latchFix) ([]uop, []latchFix) {
 			}
 			fixes = q.addFixes(ops, fixes, failAt, u.d, u.a)
 			u.op = opNone
+			continue
+		}
+		if q.mulAfterIO(ops, i) {
+			// The mul's kernel into its plain destination after the
+			// add's TMU or tile-buffer write, when nothing reads the
+			// mul latch before its next kernel: the latch copy is left
+			// out. The write cannot change the kernel's operands; its
+			// failure computes the latch (latchFix.mulK), the general
+			// code having run both kernels before the writes.
+			c := &ops[i+2]
+			failAt = failAt[:0]
+			if len(fixes) >= 0xFFFF-len(ops) || !q.latchUnseen(ops[i+3:], landing[i+3:], &q.resMul, c.d, i+3, &failAt) {
+				continue
+			}
+			fixes = q.addFixes(ops, fixes, failAt, &q.resMul, c.d)
+			k := *u
+			ops[i] = ops[i+1]
+			if ops[i].fix == 0 {
+				fixes = append(fixes, latchFix{})
+				ops[i].fix = uint16(len(fixes))
+			}
+			f := &fixes[ops[i].fix-1]
+			f.mul, f.mulK, f.mulA, f.mulB = nil, k.k, k.a, k.b
+			k.d = c.d
+			if k.d == k.a || k.d == k.b {
+				k.k = kernels.intoKernel(k.n, k.k)
+			}
+			ops[i+1] = k
+			*c = uop{op: opNone, pc: c.pc}
 			continue
 		}
 		if v := q.ioAfterCopy(ops, i); v != nil {
@@ -854,6 +890,22 @@ func (q *QPU) directWrites(ops []uop, fixes []latchFix) ([]uop, []latchFix) {
 		}
 	}
 	return ops, fixes
+}
+
+// mulAfterIO reports whether ops[i] is a mul kernel into its latch,
+// ops[i+1] the add's unconditional TMU or tile-buffer write and ops[i+2]
+// the copy of the mul latch into its plain destination, all of one
+// instruction: bindInst's order when the add's write can fail (mul
+// kernel, add write, mul write), as in the cube's mov tlb_z, rb15 ;
+// v8muld r2, r4, unif.
+func (q *QPU) mulAfterIO(ops []uop, i int) bool {
+	if i+2 >= len(ops) {
+		return false
+	}
+	u, v, c := &ops[i], &ops[i+1], &ops[i+2]
+	return u.op == opKernel && u.d == &q.resMul && u.w == nil &&
+		v.op == opWriteAdd && v.pc == u.pc && (v.st.wkAdd == wkTMU || v.st.wkAdd == wkTLB) &&
+		c.op == opCopy && c.pc == u.pc && c.a == &q.resMul && c.fix == 0
 }
 
 // ioAfterCopy returns ops[i+1] if ops[i] is a plain mov, with no

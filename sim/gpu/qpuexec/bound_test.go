@@ -472,8 +472,22 @@ func TestFusedIOMatchesReference(t *testing.T) {
 		a.I(qpu.FAdd(qpu.R3, qpu.R0, qpu.R4))
 		ending(a)
 	})
+	// Movs into TMU and tile-buffer registers with a mul into a
+	// register, its operand once: the mul runs after the write
+	// (mulAfterIO), and the write's failure computes the mul latch;
+	// but not where the run's end sees the latch.
+	mulAfter := asm(t, func(a *qpu.Asm) {
+		a.I(qpu.Mov(qpu.TMU0S, qpu.R0), qpu.FMul(qpu.R1, qpu.R1, qpu.R2))
+		a.I(qpu.SigLoadTMU0)
+		a.I(qpu.Mov(qpu.TLBZ, qpu.RB(15)), qpu.V8Muld(qpu.R2, qpu.R4, qpu.R1))
+		a.I(qpu.FMul(qpu.R3, qpu.R2, qpu.R1))
+		a.I(qpu.Mov(qpu.TMU1S, qpu.R1), qpu.FMul(qpu.R0, qpu.R3, qpu.R3)) // the latch is seen at the end
+		a.I(qpu.SigLoadTMU1)
+		ending(a)
+	})
 	forms := map[uint8]int{}
-	fromReg := 0 // TMU and tile-buffer writes that read a mov's source
+	fromReg := 0    // TMU and tile-buffer writes that read a mov's source
+	mulAfterIO := 0 // fixes that compute the mul latch
 	for _, c := range []struct {
 		name  string
 		words []uint64
@@ -481,12 +495,18 @@ func TestFusedIOMatchesReference(t *testing.T) {
 		{"the cube's fragment shader", shaders.FS.Code},
 		{"a program of Mesa's shapes", mesa},
 		{"a mov into tmu0_s whose source changes", changed},
+		{"movs into TMU and tile-buffer registers beside a mul", mulAfter},
 	} {
 		p := d.loadFragment(t, c.words, c.name)
 		for _, u := range d.fst.bound(p).ops {
 			forms[u.op]++
 			if (u.op == opTMUWrite || u.op == opTLBWrite) && u.a != &d.fst.resAdd && u.a != &d.fst.resMul {
 				fromReg++
+			}
+		}
+		for _, f := range d.fst.bound(p).fixes {
+			if f.mulK != nil {
+				mulAfterIO++
 			}
 		}
 		for failAt := -1; failAt <= 14; failAt++ {
@@ -508,6 +528,9 @@ func TestFusedIOMatchesReference(t *testing.T) {
 	}
 	if fromReg == 0 {
 		t.Error("no TMU or tile-buffer write reads a mov's source")
+	}
+	if mulAfterIO < 3 {
+		t.Errorf("%d fixes compute the mul latch, want 3 (the cube's and two of the program beside a mul)", mulAfterIO)
 	}
 }
 
