@@ -330,7 +330,11 @@ func (q *QPU) fuse(ops []uop, floats bool) []uop {
 		}
 		switch u.op {
 		case opWriteAdd, opWriteMul:
+			src := u.b // directWrites: the mov's source, in place of the latch
 			u.op = q.ioForm(&u, &tmuParams)
+			if src != nil {
+				u.a, u.b = src, nil
+			}
 		case opSignal:
 			switch u.in.sig {
 			case qpu.SigLoadTMU0, qpu.SigLoadTMU1:
@@ -778,6 +782,11 @@ func (st *step) readsR5(c *inst) bool {
 // vectors to copy into them, or nil where the latch is up to date.
 type latchFix struct {
 	add, mul *vec
+	// mulK, if not nil, computes the mul latch instead of mul: the
+	// kernel that directWrites moved after the failing write
+	// (mulAfterIO), on its operands mulA and mulB.
+	mulK       kernel
+	mulA, mulB *vec
 }
 
 // restore puts f's vectors in the latches.
@@ -785,7 +794,9 @@ func (f *latchFix) restore(q *QPU) {
 	if f.add != nil {
 		copyVec(&q.resAdd, f.add)
 	}
-	if f.mul != nil {
+	if f.mulK != nil {
+		f.mulK(&q.resMul, f.mulA, f.mulB)
+	} else if f.mul != nil {
 		copyVec(&q.resMul, f.mul)
 	}
 }
@@ -817,6 +828,50 @@ func (q *QPU) directWrites(ops []uop, fixes []latchFix) ([]uop, []latchFix) {
 			u.op = opNone
 			continue
 		}
+		if q.mulAfterIO(ops, i) {
+			// The mul's kernel into its plain destination after the
+			// add's TMU or tile-buffer write, when nothing reads the
+			// mul latch before its next kernel: the latch copy is left
+			// out. The write cannot change the kernel's operands; its
+			// failure computes the latch (latchFix.mulK), the general
+			// code having run both kernels before the writes.
+			c := &ops[i+2]
+			failAt = failAt[:0]
+			if len(fixes) >= 0xFFFF-len(ops) || !q.latchUnseen(ops[i+3:], landing[i+3:], &q.resMul, c.d, i+3, &failAt) {
+				continue
+			}
+			fixes = q.addFixes(ops, fixes, failAt, &q.resMul, c.d)
+			k := *u
+			ops[i] = ops[i+1]
+			if ops[i].fix == 0 {
+				fixes = append(fixes, latchFix{})
+				ops[i].fix = uint16(len(fixes))
+			}
+			f := &fixes[ops[i].fix-1]
+			f.mul, f.mulK, f.mulA, f.mulB = nil, k.k, k.a, k.b
+			k.d = c.d
+			if k.d == k.a || k.d == k.b {
+				k.k = kernels.intoKernel(k.n, k.k)
+			}
+			ops[i+1] = k
+			*c = uop{op: opNone, pc: c.pc}
+			continue
+		}
+		if v := q.ioAfterCopy(ops, i); v != nil {
+			// A mov into a TMU or tile-buffer register: the write reads
+			// the mov's source, and the copy into the latch is left out
+			// when nothing reads the latch before the next kernel into
+			// it; a failure on the way, the write's own included, puts
+			// the source in the latch.
+			failAt = append(failAt[:0], i+1)
+			if len(fixes) >= 0xFFFF-len(ops) || !q.latchUnseen(ops[i+2:], landing[i+2:], u.d, u.a, i+2, &failAt) {
+				continue
+			}
+			fixes = q.addFixes(ops, fixes, failAt, u.d, u.a)
+			v.b = u.a
+			u.op = opNone
+			continue
+		}
 		if (u.op != opKernel && u.op != opCopyK) || u.w == nil {
 			continue
 		}
@@ -835,6 +890,62 @@ func (q *QPU) directWrites(ops []uop, fixes []latchFix) ([]uop, []latchFix) {
 		}
 	}
 	return ops, fixes
+}
+
+// mulAfterIO reports whether ops[i] is a mul kernel into its latch,
+// ops[i+1] the add's unconditional TMU or tile-buffer write and ops[i+2]
+// the copy of the mul latch into its plain destination, all of one
+// instruction: bindInst's order when the add's write can fail (mul
+// kernel, add write, mul write), as in the cube's mov tlb_z, rb15 ;
+// v8muld r2, r4, unif.
+func (q *QPU) mulAfterIO(ops []uop, i int) bool {
+	if i+2 >= len(ops) {
+		return false
+	}
+	u, v, c := &ops[i], &ops[i+1], &ops[i+2]
+	return u.op == opKernel && u.d == &q.resMul && u.w == nil &&
+		v.op == opWriteAdd && v.pc == u.pc && (v.st.wkAdd == wkTMU || v.st.wkAdd == wkTLB) &&
+		c.op == opCopy && c.pc == u.pc && c.a == &q.resMul && c.fix == 0
+}
+
+// ioAfterCopy returns ops[i+1] if ops[i] is a plain mov, with no
+// destination on its ALU but its latch, of one of the registers r0-r3,
+// ra or rb, and ops[i+1] is that latch's unconditional write to a TMU or
+// the tile buffer: mov tmu0_s, r0. Such a write may read the source
+// instead of the latch (directWrites), the source being a register only
+// a kernel or a copy writes (latchUnseen's clobbers). Else it returns
+// nil.
+func (q *QPU) ioAfterCopy(ops []uop, i int) *uop {
+	u := &ops[i]
+	if u.op != opCopyK || u.w != nil || u.n != 0 || i+1 >= len(ops) || !q.plainReg(u.a) {
+		return nil
+	}
+	v := &ops[i+1]
+	if v.pc != u.pc || v.b != nil {
+		return nil
+	}
+	switch {
+	case u.d == &q.resAdd && v.op == opWriteAdd:
+		if v.st.wkAdd == wkTMU || v.st.wkAdd == wkTLB {
+			return v
+		}
+	case u.d == &q.resMul && v.op == opWriteMul:
+		if v.st.wkMul == wkTMU || v.st.wkMul == wkTLB {
+			return v
+		}
+	}
+	return nil
+}
+
+// plainReg reports whether v is one of q's registers r0-r3, ra0-31 or
+// rb0-31.
+func (q *QPU) plainReg(v *vec) bool {
+	for i := range q.ra {
+		if v == &q.ra[i] || v == &q.rb[i] || i < 4 && v == &q.acc[i] {
+			return true
+		}
+	}
+	return false
 }
 
 // addFixes records in fixes that at each micro-operation of failAt a

@@ -43,6 +43,11 @@ type boundState struct {
 	// endPoison says the program end happened: location 14 of each file
 	// is due its poison (landEnd).
 	endPoison bool
+	// poison14 says location 14 of each file holds the program end's
+	// poison, written by landEnd, and nothing has written it since: a
+	// program that names neither (Program.names14) cannot, and begin,
+	// RA and RB clear it otherwise. landEnd then has nothing to write.
+	poison14 bool
 	// resume, if not 0, makes the next runBound resume a run at
 	// micro-operation resume-1 (Batch.resume).
 	resume int
@@ -575,11 +580,18 @@ func (q *QPU) moveUniforms(seq int) {
 }
 
 // landEnd makes opEnd's writes: the poison programEnd (loop.go) puts in
-// location 14 of each file.
+// location 14 of each file, unless it is there already (poison14). A
+// fragment shader that never names them ends block after block with the
+// same 128 bytes to write: two of the cube's eleven 64-byte copies a
+// block.
 func (q *QPU) landEnd() {
 	if q.endPoison {
-		copyVec(&q.ra[14], &poisonVec)
-		copyVec(&q.rb[14], &poisonVec)
+		if !q.poison14 {
+			copyVec(&q.ra[14], &poisonVec)
+			copyVec(&q.rb[14], &poisonVec)
+			// The instructions after the end may write them.
+			q.poison14 = !q.prog.names14
+		}
 		q.endPoison = false
 	}
 }

@@ -462,17 +462,52 @@ func TestFusedIOMatchesReference(t *testing.T) {
 		a.I()
 		a.I(qpu.SigScoreboardUnlock)
 	})
+	// A mov into a TMU register whose source changes before the next
+	// kernel into the latch, with an Env call between (ldtmu0): the
+	// latch must get the mov's copy (directWrites, ioAfterCopy).
+	changed := asm(t, func(a *qpu.Asm) {
+		a.I(qpu.Mov(qpu.TMU0S, qpu.R0))
+		a.I(qpu.FMul(qpu.R0, qpu.R1, qpu.R1))
+		a.I(qpu.SigLoadTMU0)
+		a.I(qpu.FAdd(qpu.R3, qpu.R0, qpu.R4))
+		ending(a)
+	})
+	// Movs into TMU and tile-buffer registers with a mul into a
+	// register, its operand once: the mul runs after the write
+	// (mulAfterIO), and the write's failure computes the mul latch;
+	// but not where the run's end sees the latch.
+	mulAfter := asm(t, func(a *qpu.Asm) {
+		a.I(qpu.Mov(qpu.TMU0S, qpu.R0), qpu.FMul(qpu.R1, qpu.R1, qpu.R2))
+		a.I(qpu.SigLoadTMU0)
+		a.I(qpu.Mov(qpu.TLBZ, qpu.RB(15)), qpu.V8Muld(qpu.R2, qpu.R4, qpu.R1))
+		a.I(qpu.FMul(qpu.R3, qpu.R2, qpu.R1))
+		a.I(qpu.Mov(qpu.TMU1S, qpu.R1), qpu.FMul(qpu.R0, qpu.R3, qpu.R3)) // the latch is seen at the end
+		a.I(qpu.SigLoadTMU1)
+		ending(a)
+	})
 	forms := map[uint8]int{}
+	fromReg := 0    // TMU and tile-buffer writes that read a mov's source
+	mulAfterIO := 0 // fixes that compute the mul latch
 	for _, c := range []struct {
 		name  string
 		words []uint64
 	}{
 		{"the cube's fragment shader", shaders.FS.Code},
 		{"a program of Mesa's shapes", mesa},
+		{"a mov into tmu0_s whose source changes", changed},
+		{"movs into TMU and tile-buffer registers beside a mul", mulAfter},
 	} {
 		p := d.loadFragment(t, c.words, c.name)
 		for _, u := range d.fst.bound(p).ops {
 			forms[u.op]++
+			if (u.op == opTMUWrite || u.op == opTLBWrite) && u.a != &d.fst.resAdd && u.a != &d.fst.resMul {
+				fromReg++
+			}
+		}
+		for _, f := range d.fst.bound(p).fixes {
+			if f.mulK != nil {
+				mulAfterIO++
+			}
 		}
 		for failAt := -1; failAt <= 14; failAt++ {
 			for k := range 4 {
@@ -488,8 +523,14 @@ func TestFusedIOMatchesReference(t *testing.T) {
 	for _, op := range []uint8{opUniformCopy, opUniformKernel, opVaryingR5Kernel, opVaryingKernel, opTMUWrite,
 		opCopyTMUWrite, opTLBWrite, opCopyTLBWrite, opLoadTMU, opUnlockDone, opEndRetire, opCopyColour} {
 		if forms[op] == 0 {
-			t.Errorf("neither program has a micro-operation %d", op)
+			t.Errorf("no program has a micro-operation %d", op)
 		}
+	}
+	if fromReg == 0 {
+		t.Error("no TMU or tile-buffer write reads a mov's source")
+	}
+	if mulAfterIO < 3 {
+		t.Errorf("%d fixes compute the mul latch, want 3 (the cube's and two of the program beside a mul)", mulAfterIO)
 	}
 }
 
@@ -534,6 +575,71 @@ func TestThreadSwitchPoisonLands(t *testing.T) {
 		r.run(asm(t, threaded), Options{Stage: strictFragment.Stage, Threaded: true}, nil)
 		if b := r.q.RB(18)[5]; b != poison {
 			t.Fatalf("reference %v: RB(18) after a threaded run = %#x, want the poison %#x", ref, b, uint32(poison))
+		}
+	}
+}
+
+// TestEndPoisonLeftInPlace runs programs one after another on both
+// paths, from the same random state, with no state set between runs: a
+// program end puts its poison in location 14 of each file (loop.go
+// programEnd), and the bound path leaves it unwritten when it is there
+// already (landEnd, poison14). It must write it again after a program
+// that writes location 14 (before its end, or in its end's last delay
+// slot, after the poison, which only a permissive program can) and after
+// a write through RA(14) or RB(14).
+func TestEndPoisonLeftInPlace(t *testing.T) {
+	d := newDiffRig(t, 43)
+	cube := d.loadFragment(t, shaders.FS.Code, "the cube's fragment shader")
+	before := d.loadFragment(t, asm(t, func(a *qpu.Asm) {
+		a.I(qpu.Mov(qpu.RA(14), qpu.Unif))
+		a.I(qpu.Mov(qpu.RB(14), qpu.Unif))
+		ending(a)
+	}), "a program writing ra14 and rb14")
+	// (Permissive: a strict load refuses it, AG §3 "Summary of
+	// Instruction Restrictions".)
+	copy(d.pool.Bytes(d.code), qpu.Bytes(asm(t, func(a *qpu.Asm) {
+		a.I(qpu.Mov(qpu.R1, qpu.Unif))
+		a.I(qpu.SigProgramEnd)
+		a.I()
+		a.I(qpu.Mov(qpu.RA(14), qpu.R1))
+	})))
+	after, err := Load(d.view, d.code.Addr, permissiveFrag)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reading := d.loadFragment(t, asm(t, func(a *qpu.Asm) {
+		a.I(qpu.Mov(qpu.R0, qpu.RA(14)))
+		a.I(qpu.Mov(qpu.R1, qpu.RB(14)))
+		ending(a)
+	}), "a program reading ra14 and rb14")
+	if cube.names14 || !before.names14 || !after.names14 || !reading.names14 {
+		t.Fatalf("names14: the cube's %v, writing %v, %v, reading %v; want false, true, true, true",
+			cube.names14, before.names14, after.names14, reading.names14)
+	}
+	run := func(p *Program, failAt int, what string) {
+		t.Helper()
+		s := d.start(hazard.Fragment)
+		s.Uniforms = d.unif.Addr // never off the buffer
+		if !d.compare(t, p, s, d.r.Uint64(), failAt, what) {
+			t.FailNow()
+		}
+	}
+	for round := range 4 {
+		d.randomize()
+		run(cube, -1, "the cube's shader")
+		run(cube, round, "the cube's shader again, failing")
+		run(cube, -1, "the cube's shader a third time")
+		run(before, -1, "the program writing ra14 and rb14")
+		run(cube, -1, "the cube's shader after it")
+		run(after, -1, "the program writing ra14 in a delay slot")
+		run(cube, -1, "the cube's shader after that")
+		run(reading, -1, "the program reading ra14 and rb14")
+		for i, reg := range []func(*QPU, int) *[16]uint32{(*QPU).RA, (*QPU).RB} {
+			run(cube, -1, "the cube's shader before a write through RA or RB")
+			for _, q := range []*QPU{d.ref, d.fst} {
+				fill(reg(q, 14), uint32(round+i+1))
+			}
+			run(cube, -1, fmt.Sprintf("the cube's shader after a write through %s", []string{"RA", "RB"}[i]))
 		}
 	}
 }

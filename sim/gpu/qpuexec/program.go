@@ -65,6 +65,7 @@ type Program struct {
 	readsCoords bool        // some operand reads X_PIXEL_COORD or Y_PIXEL_COORD
 	batchable   bool        // a Batch runs it in lockstep (batch_plan.go)
 	tmuAtOnce   bool        // no TMU request waits in a request FIFO (tmuatonce.go)
+	names14     bool        // some instruction names location 14 of a register file (names14)
 }
 
 // ReadsPixelCoords reports whether the program reads X_PIXEL_COORD or
@@ -194,6 +195,7 @@ func decodeBytes(addr uint32, b []byte, opts Options) (*Program, error) {
 	p.compileSteps()
 	p.straight = p.bindable()
 	p.tmuAtOnce = tmuAtOnce(p.Insts)
+	p.names14 = names14(p.Insts)
 	p.batchable = p.straight && opts.Stage == hazard.Fragment && !opts.Permissive && p.selfContained()
 	return p, nil
 }
@@ -399,4 +401,19 @@ func (c *Cache) Len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.n
+}
+
+// names14 reports whether an instruction of insts may read or write
+// location 14 of either register file: one of its read or write address
+// fields holds 14, whatever the instruction's kind and file (a load
+// immediate's or a branch's fields count too). A program that names
+// neither leaves there what the last program end put (QPU.landEnd).
+func names14(insts []qpu.Inst) bool {
+	for i := range insts {
+		in := &insts[i]
+		if in.WaddrAdd == 14 || in.WaddrMul == 14 || in.RaddrA == 14 || in.RaddrB == 14 {
+			return true
+		}
+	}
+	return false
 }

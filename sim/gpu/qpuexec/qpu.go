@@ -224,9 +224,15 @@ func (q *QPU) init() {
 // RA returns physical register n (0-31) of file A, for tests and
 // debugging. A pointer to one of registers 16-31 holds their value
 // until the next Run (a thread switch's poison may land in them later).
+// Register 14 may be written through the pointer until the next Run (a
+// program's end leaves its poison there only if it is not there
+// already: landEnd).
 func (q *QPU) RA(n int) *[16]uint32 {
 	if n&16 != 0 {
 		q.landBanks()
+	}
+	if n&31 == 14 {
+		q.poison14 = false
 	}
 	return &q.ra[n&31]
 }
@@ -235,6 +241,9 @@ func (q *QPU) RA(n int) *[16]uint32 {
 func (q *QPU) RB(n int) *[16]uint32 {
 	if n&16 != 0 {
 		q.landBanks()
+	}
+	if n&31 == 14 {
+		q.poison14 = false
 	}
 	return &q.rb[n&31]
 }
@@ -289,6 +298,9 @@ func (q *QPU) begin(p *Program, env Env, s *Start) {
 	// A strict threaded program cannot use registers 16-31 (deferBanks).
 	if q.banksDue && (!p.Opts.Threaded || p.Opts.Permissive || q.Reference) {
 		q.landBanks()
+	}
+	if p.names14 {
+		q.poison14 = false // the run may write location 14 (landEnd)
 	}
 	q.seq = 0
 	q.npend = 0

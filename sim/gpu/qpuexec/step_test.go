@@ -238,6 +238,7 @@ func (d *diffRig) randomize() {
 	for _, q := range []*QPU{d.ref, d.fst} {
 		q.Num = num
 		q.landBanks() // no poison due to land on the registers set here
+		q.poison14 = false
 		q.ra, q.rb, q.acc, q.resAdd, q.resMul = st.ra, st.rb, st.acc, st.resAdd, st.resMul
 		q.n, q.z, q.c = st.n, st.z, st.c
 		q.Warnings = nil
