@@ -201,11 +201,12 @@ func TestFloatKernelsEdgeCases(t *testing.T) {
 	}
 }
 
-// colourPackVec (SSE2 and AVX2 on amd64) gives colourPack's word for every element,
-// in packed and in the pack's bits of a destination of random bits (the
-// others kept): every float32 whose f·255 lies within 64 steps of a
-// rounding boundary k + ½ (k = 0…255) and of the integers, 2^20 random
-// words of any bits, and the specials, under all five colour packs.
+// colourPackVec (SSE2, AVX2 and AVX-512 on amd64) gives colourPack's word
+// for every element, in packed and in the pack's bits of a destination of
+// random bits (the others kept): every float32 whose f·255 lies within 64
+// steps of a rounding boundary k + ½ (k = 0…255) and of the integers, 2^20
+// random words of any bits, and the specials and edges in every lane,
+// under all five colour packs.
 func TestColourPackVec(t *testing.T) {
 	var words []uint32
 	for k := 0; k <= 256; k++ {
@@ -220,7 +221,20 @@ func TestColourPackVec(t *testing.T) {
 	for range 1 << 20 {
 		words = append(words, r.Uint32())
 	}
-	words = append(words, specialWords...)
+	// The edges in every lane of a vector, the AVX-512 form's two halves
+	// and the AVX2 form's four quarters included: NaNs and infinities of
+	// both signs, denormals, -0, 1 and just above, >1, 0.5/255 and the
+	// tie 254.5/255 with their neighbours.
+	edges := append([]uint32{0x007fffff, 0x80000001, 0x3f800001, 0x40000000, 0x7f800001, 0xffc00000, 0x7fbfffff,
+		math.Float32bits(0.5 / 255), math.Float32bits(0.5/255) - 1, math.Float32bits(0.5/255) + 1,
+		math.Float32bits(254.5 / 255), math.Float32bits(254.5/255) - 1, math.Float32bits(254.5/255) + 1,
+		math.Float32bits(-0.5 / 255), math.Float32bits(1e-30), math.Float32bits(3e38)}, specialWords...)
+	for lane := range 16 {
+		for len(words)%16 != lane {
+			words = append(words, 0)
+		}
+		words = append(words, edges...)
+	}
 	for len(words)%16 != 0 {
 		words = append(words, 0)
 	}
