@@ -319,31 +319,29 @@ TEXT ·subAVX2(SB), NOSPLIT, $0-24
 	VPOR Y5, Y10, Y10 \
 	VMOVDQU Y10, off(R8)
 
-// COLOUR16 is COLOUR8 for all sixteen elements at once, in AVX-512F
-// (colourUsesAVX512): the same float64 product, rounding, saturation and
-// truncation, eight products an instruction in two ZMM registers. The
-// input is read 16 bytes at a time into Z0 (LOADZ) and its halves
-// converted from there, not from memory: a 32-byte VCVTPS2PD of the latch
-// just written by 16-byte stores would wait on the store buffer. Byte
-// replication (8888) is x | y<<16 with y = x | x<<8, kept where Z6 (the
-// replication mask) is all ones; the merge into d is one VPTERNLOGD,
-// d&^mask | packed (0xBA: A=d, B=mask, C=packed). Z13 holds 255.0 and Z12
-// 0.5 (float64s), X7 the shift count, Z11 the pack's bits.
+// COLOUR16 is COLOUR8's colour byte for all sixteen elements at once, in
+// AVX-512F (colourUsesAVX512), in float32: one fused multiply-add gives
+// f·255 + ½ rounded toward zero ({rz-sae}, EVEX embedded rounding, as in
+// faddAVX512 below; Intel SDM vol. 2, VFMADD132PS/VFMADD213PS/VFMADD231PS),
+// and for the exact sum w, at or above zero, floor of that is floor(w):
+// every integer up to 2^24 is a float32, so rounding toward zero never
+// crosses one. floor(f·255 + ½) is floatToColour's rounding of f·255 (half
+// away from zero, f not negative). VMINPS with 255 (its second source,
+// 255, for a NaN) saturates, sums at or beyond 2^128 included (the
+// largest float32 toward zero, or Inf from an Inf); a set sign bit gives
+// 0, as in COLOUR8. This drops COLOUR8's float64 steps (the widening, the
+// two halves and their join), the chain a pack waits on. The input is
+// read 16 bytes at a time (LOADZ). Byte replication (8888) is x | y<<16
+// with y = x | x<<8, kept where Z6 (the replication mask) is all ones;
+// the merge into d is one VPTERNLOGD, d&^mask | packed (0xBA: A d, B the
+// mask, C packed). Z13 holds 255.0 and Z12 0.5 (float32s), X7 the shift
+// count, Z11 the pack's bits.
 #define COLOUR16 \
 	LOADZ(SI, X0, Z0) \
 	VPSRAD $31, Z0, Z5 \
-	VCVTPS2PD Y0, Z1 \
-	VEXTRACTF64X4 $1, Z0, Y2 \
-	VCVTPS2PD Y2, Z2 \
-	VMULPD Z13, Z1, Z1 \
-	VMULPD Z13, Z2, Z2 \
-	VADDPD Z12, Z1, Z1 \
-	VADDPD Z12, Z2, Z2 \
-	VMINPD Z13, Z1, Z1 \
-	VMINPD Z13, Z2, Z2 \
-	VCVTTPD2DQ Z1, Y1 \
-	VCVTTPD2DQ Z2, Y2 \
-	VINSERTI64X4 $1, Y2, Z1, Z1 \
+	VFMADD213PS.RZ_SAE Z12, Z13, Z0 \
+	VMINPS Z13, Z0, Z1 \
+	VCVTTPS2DQ Z1, Z1 \
 	VPANDND Z1, Z5, Z5 \
 	VPSLLD $8, Z5, Z3 \
 	VPORD Z5, Z3, Z3 \
@@ -393,10 +391,10 @@ args:
 	JEQ avx2
 	VPBROADCASTD BX, Z11
 	VPBROADCASTD DX, Z6
-	MOVQ $0x406FE00000000000, AX // 255.0
-	VPBROADCASTQ AX, Z13
-	MOVQ $0x3FE0000000000000, AX // 0.5
-	VPBROADCASTQ AX, Z12
+	MOVL $0x437F0000, AX // 255.0
+	VPBROADCASTD AX, Z13
+	MOVL $0x3F000000, AX // 0.5
+	VPBROADCASTD AX, Z12
 	COLOUR16
 	VZEROUPPER
 	RET

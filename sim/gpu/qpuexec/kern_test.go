@@ -534,3 +534,26 @@ func TestFloatSumsNearOverflow(t *testing.T) {
 		}
 	}
 }
+
+// colourPackVec gives colourPack's byte for every float32 from 0 to 2 (the
+// rounding's whole range and beyond the saturation), each in one lane, on
+// the form this machine runs: the AVX-512 form rounds in float32, not as
+// colourPack does, so its range is checked word by word. Skipped with
+// -short.
+func TestColourPackVecEveryColour(t *testing.T) {
+	if testing.Short() {
+		t.Skip("every float32 from 0 to 2: skipped with -short")
+	}
+	var in, packed, d vec
+	for x := uint32(0); x < 0x40000000; x += 16 {
+		for e := range in {
+			in[e] = x + uint32(e)
+		}
+		colourPackVec(qpu.PackMul8A, &d, &packed, &in)
+		for e, w := range in {
+			if want := floatToColour(w); packed[e] != want {
+				t.Fatalf("colourPack 8a of %#08x (%g): %#08x, want %#08x", w, math.Float32frombits(w), packed[e], want)
+			}
+		}
+	}
+}
