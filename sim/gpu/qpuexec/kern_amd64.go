@@ -369,9 +369,9 @@ func operands(s, d, a, b *vec) (*vec, *vec) {
 }
 
 // colourPackVec is colourPackGo into packed, then mergeLanes of packed
-// into d in the pack's bits, in one pass: colourPackWith with AVX2 where
-// the CPU has it (the assembly itself, kern_avx2_amd64.s), else SSE2
-// (colourPackSSE2).
+// into d in the pack's bits, in one pass: in AVX-512 where the CPU has it
+// (colourUsesAVX512), else colourPackWith with AVX2 where the CPU has it
+// (the assembly itself, kern_avx2_amd64.s), else SSE2 (colourPackSSE2).
 //
 //go:noescape
 func colourPackVec(p qpu.Pack, d, packed, r *vec)
@@ -394,6 +394,13 @@ var floatAVX512 = cpu.X86.HasAVX512F
 
 // colourUsesAVX2 chooses colourAVX2 over colourSSE2.
 var colourUsesAVX2 = cpu.X86.HasAVX2
+
+// colourUsesAVX512 chooses, in colourPackVec, the AVX-512 form of the
+// colour pack (COLOUR16, kern_avx2_amd64.s) over the AVX2 one, where the
+// CPU and the operating system have AVX-512, as floatAVX512 does for the
+// float kernels. colourUsesAVX2 is checked first: false sends every pack
+// to colourPackSSE2. Tests run colourPackVec all three ways.
+var colourUsesAVX512 = cpu.X86.HasAVX512F
 
 // colourPackWith is colourPackVec with colourAVX2 or colourSSE2.
 func colourPackWith(avx2 bool, p qpu.Pack, d, packed, r *vec) {

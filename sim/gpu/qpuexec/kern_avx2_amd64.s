@@ -46,6 +46,14 @@
 	VMOVDQU off(base), x \
 	VINSERTI128 $1, off+16(base), y, y
 
+// LOADZ loads the 64 bytes at base into z as four 16-byte loads (see
+// LOADY).
+#define LOADZ(base, x, z) \
+	VMOVDQU32 0(base), x \
+	VINSERTI32X4 $1, 16(base), z, z \
+	VINSERTI32X4 $2, 32(base), z, z \
+	VINSERTI32X4 $3, 48(base), z, z
+
 // FADD8 computes elements off/4 .. off/4+7 of kFAddGo (Y14: the sign
 // flipped on b, zero for fadd), and ORs into BX, at bit shift, the
 // elements whose sum's exponent is sumBig's or more (ref_float.go). Y13
@@ -311,41 +319,90 @@ TEXT ·subAVX2(SB), NOSPLIT, $0-24
 	VPOR Y5, Y10, Y10 \
 	VMOVDQU Y10, off(R8)
 
+// COLOUR16 is COLOUR8's colour byte for all sixteen elements at once, in
+// AVX-512F (colourUsesAVX512), in float32: one fused multiply-add gives
+// f·255 + ½ rounded toward zero ({rz-sae}, EVEX embedded rounding, as in
+// faddAVX512 below; Intel SDM vol. 2, VFMADD132PS/VFMADD213PS/VFMADD231PS),
+// and for the exact sum w, at or above zero, floor of that is floor(w):
+// every integer up to 2^24 is a float32, so rounding toward zero never
+// crosses one. floor(f·255 + ½) is floatToColour's rounding of f·255 (half
+// away from zero, f not negative). VMINPS with 255 (its second source,
+// 255, for a NaN) saturates, sums at or beyond 2^128 included (the
+// largest float32 toward zero, or Inf from an Inf); a set sign bit gives
+// 0, as in COLOUR8. This drops COLOUR8's float64 steps (the widening, the
+// two halves and their join), the chain a pack waits on. The input is
+// read 16 bytes at a time (LOADZ). Byte replication (8888) is x | y<<16
+// with y = x | x<<8, kept where Z6 (the replication mask) is all ones;
+// the merge into d is one VPTERNLOGD, d&^mask | packed (0xBA: A d, B the
+// mask, C packed). Z13 holds 255.0 and Z12 0.5 (float32s), X7 the shift
+// count, Z11 the pack's bits.
+#define COLOUR16 \
+	LOADZ(SI, X0, Z0) \
+	VPSRAD $31, Z0, Z5 \
+	VFMADD213PS.RZ_SAE Z12, Z13, Z0 \
+	VMINPS Z13, Z0, Z1 \
+	VCVTTPS2DQ Z1, Z1 \
+	VPANDND Z1, Z5, Z5 \
+	VPSLLD $8, Z5, Z3 \
+	VPORD Z5, Z3, Z3 \
+	VPSLLD $16, Z3, Z4 \
+	VPORD Z4, Z3, Z3 \
+	VPTERNLOGD $0xEA, Z5, Z6, Z3 \
+	VPSLLD X7, Z3, Z3 \
+	VMOVDQU32 Z3, 0(DI) \
+	LOADZ(R8, X9, Z9) \
+	VPTERNLOGD $0xBA, Z3, Z11, Z9 \
+	VMOVDQU32 Z9, 0(R8)
+
 // colourPackVec (kern_amd64.go) is colourAVX2 with its shift, replication
 // and mask worked out from the pack p (colourPackWith's), called from Go
 // directly: a Go function between the step and colourAVX2 cost about 37
-// instructions a pack (callgrind, glmark2 pulsar). Where the CPU lacks
-// AVX2 (colourUsesAVX2) it jumps to colourPackSSE2 with its arguments
-// as they came. p is PackMul8888 (3) or one of PackMul8A..8D (4-7), as
-// for colourPackWith.
+// instructions a pack (callgrind, glmark2 pulsar). Where the CPU has
+// AVX-512 (colourUsesAVX512) it runs COLOUR16 instead of two COLOUR8s;
+// where it lacks AVX2 (colourUsesAVX2) it jumps to colourPackSSE2 with its
+// arguments as they came. p is PackMul8888 (3) or one of PackMul8A..8D
+// (4-7), as for colourPackWith.
 //
 // func colourPackVec(p qpu.Pack, d, packed, r *vec)
 TEXT ·colourPackVec(SB), NOSPLIT, $0-32
 	CMPB ·colourUsesAVX2(SB), $0
 	JEQ sse2
-	MOVBLZX p+0(FP), AX
-	CMPL AX, $3
-	JEQ whole
+	// AX the shift, BX the mask, DX the replication mask; 8888: the
+	// byte in every byte of d.
+	MOVBLZX p+0(FP), CX
+	XORL AX, AX
+	MOVL $-1, BX
+	MOVL $-1, DX
+	CMPL CX, $3
+	JEQ args
 	// 8A..8D: the colour byte at bit 8·(p-4) of d, not replicated.
-	SUBL $4, AX
-	SHLL $3, AX
-	MOVL AX, CX
+	SUBL $4, CX
+	SHLL $3, CX
+	MOVL CX, AX
 	MOVL $0xFF, BX
 	SHLL CX, BX
-	VMOVQ AX, X7
-	VPXOR Y6, Y6, Y6
-	VMOVD BX, X11
-	VPBROADCASTD X11, Y11
-	JMP pack
-whole:
-	// 8888: the byte in every byte of d.
-	VPXOR X7, X7, X7
-	VPCMPEQD Y6, Y6, Y6
-	VPCMPEQD Y11, Y11, Y11
-pack:
+	XORL DX, DX
+args:
 	MOVQ packed+16(FP), DI
 	MOVQ r+24(FP), SI
 	MOVQ d+8(FP), R8
+	VMOVQ AX, X7
+	CMPB ·colourUsesAVX512(SB), $0
+	JEQ avx2
+	VPBROADCASTD BX, Z11
+	VPBROADCASTD DX, Z6
+	MOVL $0x437F0000, AX // 255.0
+	VPBROADCASTD AX, Z13
+	MOVL $0x3F000000, AX // 0.5
+	VPBROADCASTD AX, Z12
+	COLOUR16
+	VZEROUPPER
+	RET
+avx2:
+	VMOVD BX, X11
+	VPBROADCASTD X11, Y11
+	VMOVD DX, X6
+	VPBROADCASTD X6, Y6
 	SPLATSD(0x406FE00000000000, X13, Y13) // 255.0
 	SPLATSD(0x3FE0000000000000, X12, Y12) // 0.5
 	COLOUR8(0)
@@ -628,14 +685,6 @@ TEXT ·mul24AVX2(SB), NOSPLIT, $0-24
 // use Z0-Z15 only, whose upper halves VZEROUPPER clears, and K1-K4.
 // Measured on this project's machine (AMD EPYC, family 25), CPU time a
 // job: glmark2 terrain 0.93 and function 0.97 of the AVX2 forms'.
-
-// LOADZ loads the 64 bytes at base into z as four 16-byte loads (see
-// LOADY).
-#define LOADZ(base, x, z) \
-	VMOVDQU32 0(base), x \
-	VINSERTI32X4 $1, 16(base), z, z \
-	VINSERTI32X4 $2, 32(base), z, z \
-	VINSERTI32X4 $3, 48(base), z, z
 
 // func faddAVX512(d, a, b *vec, neg uint32) (slow uint32)
 TEXT ·faddAVX512(SB), NOSPLIT, $0-36

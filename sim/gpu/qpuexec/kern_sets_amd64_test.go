@@ -45,17 +45,29 @@ func withoutAVX512(k kernel) kernel {
 }
 
 // colourPackVecs returns colourPackVec's versions this machine can run,
-// named: SSE2 always, AVX2 when the CPU has it.
+// named: SSE2 always, AVX2 when the CPU has it, and the direct entry each
+// way it goes: AVX-512 (where the CPU has it), AVX2, SSE2.
 func colourPackVecs() []namedColourPack {
 	v := []namedColourPack{{"SSE2", func(p qpu.Pack, d, packed, r *vec) { colourPackWith(false, p, d, packed, r) }}}
 	if cpu.X86.HasAVX2 {
+		direct := "AVX2 direct"
+		if colourUsesAVX512 {
+			direct = "AVX-512 direct"
+		}
 		v = append(v, namedColourPack{"AVX2", func(p qpu.Pack, d, packed, r *vec) { colourPackWith(true, p, d, packed, r) }},
-			namedColourPack{"AVX2 direct", colourPackVec},
+			namedColourPack{direct, colourPackVec},
 			namedColourPack{"AVX2 direct, SSE2 chosen", func(p qpu.Pack, d, packed, r *vec) {
 				colourUsesAVX2 = false
 				defer func() { colourUsesAVX2 = true }()
 				colourPackVec(p, d, packed, r)
 			}})
+		if colourUsesAVX512 {
+			v = append(v, namedColourPack{"AVX2 direct without AVX-512", func(p qpu.Pack, d, packed, r *vec) {
+				colourUsesAVX512 = false
+				defer func() { colourUsesAVX512 = true }()
+				colourPackVec(p, d, packed, r)
+			}})
+		}
 	}
 	return v
 }

@@ -201,11 +201,12 @@ func TestFloatKernelsEdgeCases(t *testing.T) {
 	}
 }
 
-// colourPackVec (SSE2 and AVX2 on amd64) gives colourPack's word for every element,
-// in packed and in the pack's bits of a destination of random bits (the
-// others kept): every float32 whose f·255 lies within 64 steps of a
-// rounding boundary k + ½ (k = 0…255) and of the integers, 2^20 random
-// words of any bits, and the specials, under all five colour packs.
+// colourPackVec (SSE2, AVX2 and AVX-512 on amd64) gives colourPack's word
+// for every element, in packed and in the pack's bits of a destination of
+// random bits (the others kept): every float32 whose f·255 lies within 64
+// steps of a rounding boundary k + ½ (k = 0…255) and of the integers, 2^20
+// random words of any bits, and the specials and edges in every lane,
+// under all five colour packs.
 func TestColourPackVec(t *testing.T) {
 	var words []uint32
 	for k := 0; k <= 256; k++ {
@@ -220,7 +221,20 @@ func TestColourPackVec(t *testing.T) {
 	for range 1 << 20 {
 		words = append(words, r.Uint32())
 	}
-	words = append(words, specialWords...)
+	// The edges in every lane of a vector, the AVX-512 form's two halves
+	// and the AVX2 form's four quarters included: NaNs and infinities of
+	// both signs, denormals, -0, 1 and just above, >1, 0.5/255 and the
+	// tie 254.5/255 with their neighbours.
+	edges := append([]uint32{0x007fffff, 0x80000001, 0x3f800001, 0x40000000, 0x7f800001, 0xffc00000, 0x7fbfffff,
+		math.Float32bits(0.5 / 255), math.Float32bits(0.5/255) - 1, math.Float32bits(0.5/255) + 1,
+		math.Float32bits(254.5 / 255), math.Float32bits(254.5/255) - 1, math.Float32bits(254.5/255) + 1,
+		math.Float32bits(-0.5 / 255), math.Float32bits(1e-30), math.Float32bits(3e38)}, specialWords...)
+	for lane := range 16 {
+		for len(words)%16 != lane {
+			words = append(words, 0)
+		}
+		words = append(words, edges...)
+	}
 	for len(words)%16 != 0 {
 		words = append(words, 0)
 	}
@@ -516,6 +530,29 @@ func TestFloatSumsNearOverflow(t *testing.T) {
 						t.Fatalf("%s element %d: (%#08x, %#08x) = %#08x, ref_float.go %#08x", k.name, i, a[i], b[i], got[i], want)
 					}
 				}
+			}
+		}
+	}
+}
+
+// colourPackVec gives colourPack's byte for every float32 from 0 to 2 (the
+// rounding's whole range and beyond the saturation), each in one lane, on
+// the form this machine runs: the AVX-512 form rounds in float32, not as
+// colourPack does, so its range is checked word by word. Skipped with
+// -short.
+func TestColourPackVecEveryColour(t *testing.T) {
+	if testing.Short() {
+		t.Skip("every float32 from 0 to 2: skipped with -short")
+	}
+	var in, packed, d vec
+	for x := uint32(0); x < 0x40000000; x += 16 {
+		for e := range in {
+			in[e] = x + uint32(e)
+		}
+		colourPackVec(qpu.PackMul8A, &d, &packed, &in)
+		for e, w := range in {
+			if want := floatToColour(w); packed[e] != want {
+				t.Fatalf("colourPack 8a of %#08x (%g): %#08x, want %#08x", w, math.Float32frombits(w), packed[e], want)
 			}
 		}
 	}
