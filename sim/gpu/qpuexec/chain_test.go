@@ -119,7 +119,7 @@ func TestChainsSplitAtLandings(t *testing.T) {
 	}
 	// Run both ways from the same registers.
 	for i := range q.acc {
-		q.acc[i] = seq(func(e int) uint32 { return uint32(0x9e3779b9 * (4*i + e + 1)) })
+		q.acc[i] = seq(func(e int) uint32 { return 0x9e3779b9 * uint32(4*i+e+1) })
 	}
 	start := q.acc
 	for _, u := range ops[1:7] {
