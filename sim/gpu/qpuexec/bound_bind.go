@@ -61,6 +61,8 @@ type boundProg struct {
 	// ops, then, for a Batch to take the program (Batch.Takes).
 	floats    int
 	paysBatch bool
+	// steps holds the chains' steps (chains): a chain's d points into it.
+	steps []chainStep
 }
 
 // maxBound is the number of programs a QPU keeps bound: the render
@@ -163,6 +165,7 @@ func (q *QPU) bound(p *Program) *boundProg {
 	}
 	b.paysBatch = hasFloatN() && 100*b.floats >= minFloatShare*len(b.ops)
 	b.ops = q.fuse(b.ops, !b.paysBatch)
+	b.ops = b.chains(q, kernels, b.ops)
 	// runBound's loop ends at opDone, which it needs no length to find.
 	b.ops = append(b.ops, uop{op: opDone, pc: int32(len(p.code) - 1)})
 	if n := len(b.ops); n > 1 && b.ops[n-2].op == opUnlock {

@@ -35,6 +35,9 @@ type kernelSet struct {
 	// destination that is one of the operands (directWrites): fadd and
 	// friends may handle that case less directly.
 	faddInto, fsubInto, fmulInto kernel
+	// chain, if not nil, runs a list of integer kernels in one call
+	// (chain.go): d is the first of its chainSteps, a and b unused.
+	chain kernel
 }
 
 // goKernels is the set of Go loops (kern.go), the one other

@@ -80,6 +80,10 @@ func fmulAVX2(d, a, b *vec) (slow uint32)
 //go:noescape
 func v8muldAVX2(d, a, b *vec)
 
+// chainAVX2 runs the chainSteps from d (chain.go) until one whose op is
+// chainEnd; a and b are unused.
+func chainAVX2(d, a, b *vec)
+
 //go:noescape
 func v8addsAVX2(d, a, b *vec)
 
@@ -439,6 +443,7 @@ var (
 		not: notAVX2, clz: kClzGo, mul24: mul24AVX2,
 		colour:   colourToFloatAVX2,
 		faddInto: kFAddAVX2Into, fsubInto: kFSubAVX2Into, fmulInto: kFMulAVX2Into,
+		chain: chainAVX2,
 	}
 )
 

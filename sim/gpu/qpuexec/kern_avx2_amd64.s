@@ -1044,3 +1044,77 @@ TEXT ·kFMulAVX512Direct(SB), NOSPLIT, $0-24
 	RET
 general:
 	JMP ·kFMulAVX2(SB)
+
+// CHAINOP is one step of chainAVX2 of the byte or bitwise kernels of one
+// instruction: as BYTEOPY, from SI and DX into DI, then the next step.
+#define CHAINOP(op) \
+	LOADY(0, SI, X0, Y0) \
+	LOADY(32, SI, X1, Y1) \
+	LOADY(0, DX, X2, Y2) \
+	LOADY(32, DX, X3, Y3) \
+	op Y2, Y0, Y0 \
+	op Y3, Y1, Y1 \
+	VMOVDQU Y0, 0(DI) \
+	VMOVDQU Y1, 32(DI) \
+	ADDQ $32, R8 \
+	JMP chainloop
+
+// func chainAVX2(d, a, b *vec): d is the first of a list of chainSteps
+// (chain.go: op, d, a, b at offsets 0, 8, 16, 24), each run as its
+// kernel above would, in order, until an op of 0 (chainEnd). The op
+// numbers are chain.go's chainV8Muld .. chainSub.
+TEXT ·chainAVX2(SB), NOSPLIT, $0-24
+	MOVQ d+0(FP), R8
+	VPXOR Y11, Y11, Y11
+	SPLATY(0x007F007F, X12, Y12)
+	SPLATY(0x00010001, X13, Y13)
+chainloop:
+	MOVQ 0(R8), AX
+	MOVQ 8(R8), DI
+	MOVQ 16(R8), SI
+	MOVQ 24(R8), DX
+	CMPQ AX, $1
+	JEQ chainmuld
+	CMPQ AX, $3
+	JEQ chainsubs
+	CMPQ AX, $5
+	JEQ chainmax
+	CMPQ AX, $2
+	JEQ chainadds
+	CMPQ AX, $4
+	JEQ chainmin
+	CMPQ AX, $6
+	JEQ chainand
+	CMPQ AX, $7
+	JEQ chainor
+	CMPQ AX, $8
+	JEQ chainxor
+	CMPQ AX, $9
+	JEQ chainadd
+	CMPQ AX, $10
+	JEQ chainsub
+	VZEROUPPER
+	RET
+chainmuld:
+	V8MULD8(0)
+	V8MULD8(32)
+	ADDQ $32, R8
+	JMP chainloop
+chainsubs:
+	CHAINOP(VPSUBUSB)
+chainmax:
+	CHAINOP(VPMAXUB)
+chainadds:
+	CHAINOP(VPADDUSB)
+chainmin:
+	CHAINOP(VPMINUB)
+chainand:
+	CHAINOP(VPAND)
+chainor:
+	CHAINOP(VPOR)
+chainxor:
+	CHAINOP(VPXOR)
+chainadd:
+	CHAINOP(VPADDD)
+chainsub:
+	CHAINOP(VPSUBD)
