@@ -686,33 +686,60 @@ TEXT ·mul24AVX2(SB), NOSPLIT, $0-24
 // Measured on this project's machine (AMD EPYC, family 25), CPU time a
 // job: glmark2 terrain 0.93 and function 0.97 of the AVX2 forms'.
 
+// FADDZ is faddAVX512's body: d = a + (b ^ AX) for DI, SI and DX, AX
+// holding the sign to flip on b; it leaves the elements for the Go path
+// in AX, the stored result in Z2 (for faddNZAVX512's flags) and the upper
+// halves dirty (the caller's VZEROUPPER). faddAVX512, faddNZAVX512 and
+// the kFAdd/kFSub direct entries share it.
+#define FADDZ \
+	VPBROADCASTD AX, Z14 \
+	FLOATZIN \
+	VPXORD Z14, Z1, Z1 \
+	VADDPS.RZ_SAE Z1, Z0, Z2 \
+	FLOATZOUT
+
+// FMULZ is fmulAVX512's body, as FADDZ without the sign: fmulAVX512 and
+// kFMulAVX512Direct share it.
+#define FMULZ \
+	FLOATZIN \
+	VMULPS.RZ_SAE Z1, Z0, Z2 \
+	FLOATZOUT
+
+// FLOATZIN loads a (SI) into Z0 and b (DX) into Z1 with denormals and -0
+// flushed to +0, Z13-Z11 holding the exponent mask, the magnitude mask
+// and the largest finite magnitude but one.
+#define FLOATZIN \
+	MOVL $0x7F800000, AX \
+	VPBROADCASTD AX, Z13 \
+	MOVL $0x7FFFFFFF, AX \
+	VPBROADCASTD AX, Z12 \
+	MOVL $0x7F7FFFFE, AX \
+	VPBROADCASTD AX, Z11 \
+	LOADZ(SI, X0, Z0) \
+	LOADZ(DX, X1, Z1) \
+	VPTESTMD Z13, Z0, K1 \
+	VPTESTMD Z13, Z1, K2 \
+	VMOVDQU32.Z Z0, K1, Z0 \
+	VMOVDQU32.Z Z1, K2, Z1
+
+// FLOATZOUT marks in AX the elements of the result Z2 for the Go path
+// (magnitude 0x7F7FFFFF or more), flushes results below the smallest
+// normal to +0 and stores Z2 to d (DI).
+#define FLOATZOUT \
+	VPANDD Z12, Z2, Z3 \
+	VPCMPGTD Z11, Z3, K3 \
+	KMOVW K3, AX \
+	VPTESTMD Z13, Z2, K4 \
+	VMOVDQU32.Z Z2, K4, Z2 \
+	VMOVDQU32 Z2, 0(DI)
+
 // func faddAVX512(d, a, b *vec, neg uint32) (slow uint32)
 TEXT ·faddAVX512(SB), NOSPLIT, $0-36
 	MOVQ d+0(FP), DI
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DX
 	MOVL neg+24(FP), AX
-	VPBROADCASTD AX, Z14
-	MOVL $0x7F800000, AX
-	VPBROADCASTD AX, Z13
-	MOVL $0x7FFFFFFF, AX
-	VPBROADCASTD AX, Z12
-	MOVL $0x7F7FFFFE, AX
-	VPBROADCASTD AX, Z11
-	LOADZ(SI, X0, Z0)
-	LOADZ(DX, X1, Z1)
-	VPTESTMD Z13, Z0, K1
-	VPTESTMD Z13, Z1, K2
-	VMOVDQU32.Z Z0, K1, Z0
-	VMOVDQU32.Z Z1, K2, Z1
-	VPXORD Z14, Z1, Z1
-	VADDPS.RZ_SAE Z1, Z0, Z2
-	VPANDD Z12, Z2, Z3
-	VPCMPGTD Z11, Z3, K3
-	KMOVW K3, AX
-	VPTESTMD Z13, Z2, K4
-	VMOVDQU32.Z Z2, K4, Z2
-	VMOVDQU32 Z2, 0(DI)
+	FADDZ
 	VZEROUPPER
 	MOVL AX, slow+32(FP)
 	RET
@@ -729,27 +756,7 @@ TEXT ·faddNZAVX512(SB), NOSPLIT, $0-40
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DX
 	MOVL neg+24(FP), AX
-	VPBROADCASTD AX, Z14
-	MOVL $0x7F800000, AX
-	VPBROADCASTD AX, Z13
-	MOVL $0x7FFFFFFF, AX
-	VPBROADCASTD AX, Z12
-	MOVL $0x7F7FFFFE, AX
-	VPBROADCASTD AX, Z11
-	LOADZ(SI, X0, Z0)
-	LOADZ(DX, X1, Z1)
-	VPTESTMD Z13, Z0, K1
-	VPTESTMD Z13, Z1, K2
-	VMOVDQU32.Z Z0, K1, Z0
-	VMOVDQU32.Z Z1, K2, Z1
-	VPXORD Z14, Z1, Z1
-	VADDPS.RZ_SAE Z1, Z0, Z2
-	VPANDD Z12, Z2, Z3
-	VPCMPGTD Z11, Z3, K3
-	KMOVW K3, AX
-	VPTESTMD Z13, Z2, K4
-	VMOVDQU32.Z Z2, K4, Z2
-	VMOVDQU32 Z2, 0(DI)
+	FADDZ
 	// N: 0 > the element as a signed integer; Z: no bit set.
 	VPXORD Z5, Z5, Z5
 	VPCMPGTD Z2, Z5, K5
@@ -769,25 +776,7 @@ TEXT ·fmulAVX512(SB), NOSPLIT, $0-28
 	MOVQ d+0(FP), DI
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DX
-	MOVL $0x7F800000, AX
-	VPBROADCASTD AX, Z13
-	MOVL $0x7FFFFFFF, AX
-	VPBROADCASTD AX, Z12
-	MOVL $0x7F7FFFFE, AX
-	VPBROADCASTD AX, Z11
-	LOADZ(SI, X0, Z0)
-	LOADZ(DX, X1, Z1)
-	VPTESTMD Z13, Z0, K1
-	VPTESTMD Z13, Z1, K2
-	VMOVDQU32.Z Z0, K1, Z0
-	VMOVDQU32.Z Z1, K2, Z1
-	VMULPS.RZ_SAE Z1, Z0, Z2
-	VPANDD Z12, Z2, Z3
-	VPCMPGTD Z11, Z3, K3
-	KMOVW K3, AX
-	VPTESTMD Z13, Z2, K4
-	VMOVDQU32.Z Z2, K4, Z2
-	VMOVDQU32 Z2, 0(DI)
+	FMULZ
 	VZEROUPPER
 	MOVL AX, slow+24(FP)
 	RET
@@ -968,37 +957,12 @@ TEXT ·kFMulAVX2Direct(SB), NOSPLIT, $0-24
 general:
 	JMP ·kFMulAVX2(SB)
 
-// FADDZ is faddAVX512's body, AX holding the sign to flip on b; it
-// leaves the elements for the Go path in AX.
-#define FADDZ \
-	VPBROADCASTD AX, Z14 \
-	MOVL $0x7F800000, AX \
-	VPBROADCASTD AX, Z13 \
-	MOVL $0x7FFFFFFF, AX \
-	VPBROADCASTD AX, Z12 \
-	MOVL $0x7F7FFFFE, AX \
-	VPBROADCASTD AX, Z11 \
-	LOADZ(SI, X0, Z0) \
-	LOADZ(DX, X1, Z1) \
-	VPTESTMD Z13, Z0, K1 \
-	VPTESTMD Z13, Z1, K2 \
-	VMOVDQU32.Z Z0, K1, Z0 \
-	VMOVDQU32.Z Z1, K2, Z1 \
-	VPXORD Z14, Z1, Z1 \
-	VADDPS.RZ_SAE Z1, Z0, Z2 \
-	VPANDD Z12, Z2, Z3 \
-	VPCMPGTD Z11, Z3, K3 \
-	KMOVW K3, AX \
-	VPTESTMD Z13, Z2, K4 \
-	VMOVDQU32.Z Z2, K4, Z2 \
-	VMOVDQU32 Z2, 0(DI) \
-	VZEROUPPER
-
 // func kFAddAVX512Direct(d, a, b *vec)
 TEXT ·kFAddAVX512Direct(SB), NOSPLIT, $0-24
 	KAPART
 	XORL AX, AX
 	FADDZ
+	VZEROUPPER
 	TESTL AX, AX
 	JNE general
 	RET
@@ -1010,6 +974,7 @@ TEXT ·kFSubAVX512Direct(SB), NOSPLIT, $0-24
 	KAPART
 	MOVL $0x80000000, AX
 	FADDZ
+	VZEROUPPER
 	TESTL AX, AX
 	JNE general
 	RET
@@ -1019,25 +984,7 @@ general:
 // func kFMulAVX512Direct(d, a, b *vec)
 TEXT ·kFMulAVX512Direct(SB), NOSPLIT, $0-24
 	KAPART
-	MOVL $0x7F800000, AX
-	VPBROADCASTD AX, Z13
-	MOVL $0x7FFFFFFF, AX
-	VPBROADCASTD AX, Z12
-	MOVL $0x7F7FFFFE, AX
-	VPBROADCASTD AX, Z11
-	LOADZ(SI, X0, Z0)
-	LOADZ(DX, X1, Z1)
-	VPTESTMD Z13, Z0, K1
-	VPTESTMD Z13, Z1, K2
-	VMOVDQU32.Z Z0, K1, Z0
-	VMOVDQU32.Z Z1, K2, Z1
-	VMULPS.RZ_SAE Z1, Z0, Z2
-	VPANDD Z12, Z2, Z3
-	VPCMPGTD Z11, Z3, K3
-	KMOVW K3, AX
-	VPTESTMD Z13, Z2, K4
-	VMOVDQU32.Z Z2, K4, Z2
-	VMOVDQU32 Z2, 0(DI)
+	FMULZ
 	VZEROUPPER
 	TESTL AX, AX
 	JNE general
