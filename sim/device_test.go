@@ -13,6 +13,7 @@ import (
 
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/gem"
+	"github.com/vccube/vccube/internal/pollwait"
 	"github.com/vccube/vccube/internal/simrig"
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/sim/hw"
@@ -546,9 +547,11 @@ func TestDisplaySeam(t *testing.T) {
 
 	// Events: Fd polls readable only while one is pending.
 	readable := func() bool {
-		fds := []unix.PollFd{{Fd: int32(c.Fd()), Events: unix.POLLIN}}
-		n, _ := unix.Poll(fds, 0)
-		return n == 1
+		ok, err := pollwait.Readable(int(c.Fd()), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
 	}
 	if readable() {
 		t.Fatal("readable with no event")

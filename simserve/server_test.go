@@ -15,6 +15,7 @@ import (
 	"github.com/vccube/vccube/drm"
 	"github.com/vccube/vccube/gem"
 	"github.com/vccube/vccube/internal/imgcmp"
+	"github.com/vccube/vccube/internal/pollwait"
 	"github.com/vccube/vccube/internal/simrig"
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/sim/display"
@@ -212,9 +213,8 @@ func TestClientEndToEnd(t *testing.T) {
 	if err := drm.PageFlip(c, &uapi.ModeCrtcPageFlip{CrtcID: res.CRTCs[0], FbID: fb, Flags: uapi.PageFlipEvent, UserData: 0x1234}); err != nil {
 		t.Fatal(err)
 	}
-	pfd := []unix.PollFd{{Fd: int32(c.Fd()), Events: unix.POLLIN}}
-	if n, err := unix.Poll(pfd, 10000); err != nil || n != 1 {
-		t.Fatalf("poll on the DRM fd: %d, %v", n, err)
+	if ok, err := pollwait.Readable(int(c.Fd()), 10*time.Second); err != nil || !ok {
+		t.Fatalf("poll on the DRM fd: %v, %v", ok, err)
 	}
 	buf := make([]byte, 1024)
 	n, err := c.Read(buf)
@@ -459,9 +459,8 @@ func TestSyncFilesCrossTheSocket(t *testing.T) {
 	}
 	fd := int(exp.Fd)
 	defer unix.Close(fd)
-	p := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-	if n, err := unix.Poll(p, 5000); err != nil || n != 1 || p[0].Revents&unix.POLLIN == 0 {
-		t.Fatalf("the job's sync file does not poll readable in the client: %d %v %#x", n, err, p[0].Revents)
+	if ok, err := pollwait.Readable(fd, 5*time.Second); err != nil || !ok {
+		t.Fatalf("the job's sync file does not poll readable in the client: %v %v", ok, err)
 	}
 	info, err := drm.SyncFileInfo(c, fd)
 	if err != nil || info.Status != 1 || len(info.Fences) != 1 || string(info.Fences[0].DriverName[:3]) != "vc4" {

@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/vccube/vccube/drm"
+	"github.com/vccube/vccube/internal/pollwait"
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/sim/display"
 	"github.com/vccube/vccube/sim/internal/simtest"
@@ -119,12 +120,11 @@ func (a *atomicRig) inFence(t *testing.T, fb uint32) *kernel.Fence {
 
 func pollIn(t testing.TB, fd int) bool {
 	t.Helper()
-	p := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-	n, err := unix.Poll(p, 0)
+	ok, err := pollwait.Readable(fd, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return n == 1 && p[0].Revents&unix.POLLIN != 0
+	return ok
 }
 
 // The properties a Pi 3's vc4 exposes, and who sees what: overlays only
@@ -490,13 +490,11 @@ func TestAtomicNonblockInFenceUnderRealClock(t *testing.T) {
 
 	fence.Signal(1)
 	fence.Put()
-	p := []unix.PollFd{{Fd: int32(out), Events: unix.POLLIN}}
-	if n, err := unix.Poll(p, 20000); n != 1 || err != nil {
-		t.Fatalf("the out-fence did not signal after the in-fence did: %d %v", n, err)
+	if ok, err := pollwait.Readable(out, 20*time.Second); !ok || err != nil {
+		t.Fatalf("the out-fence did not signal after the in-fence did: %v %v", ok, err)
 	}
-	p = []unix.PollFd{{Fd: int32(f.Fd()), Events: unix.POLLIN}}
-	if n, err := unix.Poll(p, 20000); n != 1 || err != nil {
-		t.Fatalf("no flip event after the in-fence signalled: %d %v", n, err)
+	if ok, err := pollwait.Readable(int(f.Fd()), 20*time.Second); !ok || err != nil {
+		t.Fatalf("no flip event after the in-fence signalled: %v %v", ok, err)
 	}
 	if ev, err := a.events.Next(); err != nil || ev.UserData != 9 {
 		t.Errorf("the flip's event: %+v %v", ev, err)
@@ -563,8 +561,7 @@ func TestOutFenceSignalsBeforeFlipEvent(t *testing.T) {
 		// after that write.
 		events++
 		fd := a.req.OutFence()
-		p := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-		if n, err := unix.Poll(p, 0); fd < 0 || n != 1 || err != nil {
+		if ok, err := pollwait.Readable(fd, 0); fd < 0 || !ok || err != nil {
 			late++
 		}
 	}
@@ -582,9 +579,8 @@ func TestOutFenceSignalsBeforeFlipEvent(t *testing.T) {
 		if err := a.req.Commit(f, uapi.AtomicNonblock|uapi.PageFlipEvent, uint64(k)); err != nil {
 			t.Fatal(err)
 		}
-		p := []unix.PollFd{{Fd: int32(f.Fd()), Events: unix.POLLIN}}
-		if n, err := unix.Poll(p, 20000); n != 1 || err != nil {
-			t.Fatalf("flip %d: no event: %d %v", k, n, err)
+		if ok, err := pollwait.Readable(int(f.Fd()), 20*time.Second); !ok || err != nil {
+			t.Fatalf("flip %d: no event: %v %v", k, ok, err)
 		}
 		if _, err := a.events.Next(); err != nil {
 			t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/vccube/vccube/drm"
+	"github.com/vccube/vccube/internal/pollwait"
 	"github.com/vccube/vccube/internal/simrig"
 	"github.com/vccube/vccube/sim"
 	"github.com/vccube/vccube/sim/display"
@@ -31,19 +32,11 @@ func (r *rig) openNonblock() *sim.File {
 // readable polls the file's Fd without waiting.
 func readable(t testing.TB, c uapi.Conn, wait time.Duration) bool {
 	t.Helper()
-	fds := []unix.PollFd{{Fd: int32(c.Fd()), Events: unix.POLLIN}}
-	deadline := time.Now().Add(wait)
-	for {
-		ms := max(int(time.Until(deadline)/time.Millisecond), 0) // a negative timeout would wait for ever
-		n, err := unix.Poll(fds, ms)
-		if err == unix.EINTR { // the Go runtime's preemption signals
-			continue
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		return n == 1 && fds[0].Revents&unix.POLLIN != 0
+	ok, err := pollwait.Readable(int(c.Fd()), wait)
+	if err != nil {
+		t.Fatal(err)
 	}
+	return ok
 }
 
 func TestNFlipsTakeNVblanks(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/vccube/vccube/internal/pollwait"
 	"github.com/vccube/vccube/sim/kernel"
 	"github.com/vccube/vccube/uapi"
 	"golang.org/x/sys/unix"
@@ -15,12 +16,11 @@ import (
 // readable polls fd without waiting: POLLIN, as sync_wait asks.
 func readable(t *testing.T, fd int32) bool {
 	t.Helper()
-	p := []unix.PollFd{{Fd: fd, Events: unix.POLLIN}}
-	n, err := unix.Poll(p, 0)
+	ok, err := pollwait.Readable(int(fd), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return n == 1 && p[0].Revents&unix.POLLIN != 0
+	return ok
 }
 
 func fileInfo(t *testing.T, fd int32, n uint32) (uapi.SyncFileInfo, []uapi.SyncFenceInfo, error) {
