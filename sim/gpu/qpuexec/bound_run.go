@@ -125,6 +125,8 @@ func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
 			fallthrough
 		case opColour:
 			q.colourWrite(u.d, qpu.Pack(u.n))
+		case opColours:
+			colourPacks(u.d, &q.packed, &q.resMul, (*colourStep)(unsafe.Pointer(u.a)), int(u.n))
 		case opUniform:
 			var x uint32
 			if q.unifOff+4 <= len(q.unifBuf) {
@@ -476,6 +478,8 @@ func (q *QPU) execIO(u *uop) error {
 	case opCopyColour:
 		copyVec(&q.resMul, u.a)
 		q.colourWrite(u.d, qpu.Pack(u.n))
+	case opColours:
+		colourPacks(u.d, &q.packed, &q.resMul, (*colourStep)(unsafe.Pointer(u.a)), int(u.n))
 	case opCopyTMUWrite, opTMUWrite:
 		if u.op == opCopyTMUWrite {
 			copyVec(u.a, u.b)
