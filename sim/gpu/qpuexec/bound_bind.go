@@ -240,6 +240,7 @@ const (
 	opUnlockDone                              // opUnlock, then opDone (bound)
 	opCopyTLBWrite                            // opCopyK of b into latch a, then opTLBWrite of it: mov tlb_z, rb15
 	opColours                                 // n opCopyColour into d in a row (colours.go): colourPacks of the steps a points to
+	opColoursTLBWrite                         // opColours of the steps w points to, then opCopyTLBWrite of d (b) into latch a
 )
 
 // fuse returns ops with the sequences above fused, each jump's landing

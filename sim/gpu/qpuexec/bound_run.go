@@ -277,6 +277,9 @@ func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
 			if err = q.start.TMU[t&1].WriteAtOnce(int(u.to)%tmuRegs, u.a, x, direct); err != nil {
 				goto failed
 			}
+		case opColoursTLBWrite:
+			colourPacks(u.d, &q.packed, &q.resMul, (*colourStep)(unsafe.Pointer(u.w)), int(u.n))
+			fallthrough
 		case opCopyTLBWrite:
 			copyVec(u.a, u.b)
 			fallthrough
@@ -488,8 +491,11 @@ func (q *QPU) execIO(u *uop) error {
 			return q.tmuWriteAtOnce(int(u.to)/tmuRegs, TMUReg(int(u.to)%tmuRegs), u.a)
 		}
 		return q.tmuWrite(int(u.to)/tmuRegs, TMUReg(int(u.to)%tmuRegs), u.a, 0xFFFF)
-	case opCopyTLBWrite, opTLBWrite:
-		if u.op == opCopyTLBWrite {
+	case opColoursTLBWrite, opCopyTLBWrite, opTLBWrite:
+		if u.op == opColoursTLBWrite {
+			colourPacks(u.d, &q.packed, &q.resMul, (*colourStep)(unsafe.Pointer(u.w)), int(u.n))
+		}
+		if u.op != opTLBWrite {
 			copyVec(u.a, u.b)
 		}
 		return q.tlbWrite(TLBReg(u.to), u.a)

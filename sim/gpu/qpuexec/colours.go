@@ -34,6 +34,11 @@ import (
 //   - no pack but the first reads d: its pack would read the packs
 //     before it merged in, which the kernel holds in a register (such a
 //     pack starts a run of its own).
+//
+// A run whose register the next instruction writes to the tile buffer
+// (mov tlb_colour_all, r1: opCopyTLBWrite of d) is one
+// opColoursTLBWrite with that write: one dispatch fewer a block. The
+// write keeps its failure (pc and fix), after the packs as before.
 
 // colourStep is one pack of an opColours: its source and the pack's
 // shift, bits and replication (colourPackWith's), and the pack itself.
@@ -121,8 +126,19 @@ func (b *boundProg) colourRuns(q *QPU, ops []uop) []uop {
 		}
 		// (u.pc is the first pack's: nothing in a run can fail.)
 		u.op, u.a, u.n = opColours, (*vec)(unsafe.Pointer(&b.colours[first])), int32(n)
-		out = append(out, u)
 		i += n
+		if i < len(ops) && ops[i].op == opCopyTLBWrite && ops[i].b == u.d && !landing[i] {
+			v := &ops[i]
+			// The register written to the tile buffer at once (mov
+			// tlb_colour_all, r1): the write's fields, the steps in w.
+			// The write is the one that can fail, with its pc and fix.
+			at[i] = at[i-n]
+			w := *v
+			w.op, w.d, w.w, w.n = opColoursTLBWrite, u.d, u.a, u.n
+			u = w
+			i++
+		}
+		out = append(out, u)
 	}
 	at[len(ops)] = int32(len(out))
 	for i := range out {
@@ -136,9 +152,13 @@ func (b *boundProg) colourRuns(q *QPU, ops []uop) []uop {
 	return out
 }
 
-// colourSteps returns the steps of opColours u.
+// colourSteps returns the steps of opColours or opColoursTLBWrite u.
 func colourSteps(u *uop) []colourStep {
-	return unsafe.Slice((*colourStep)(unsafe.Pointer(u.a)), int(u.n))
+	p := u.a
+	if u.op == opColoursTLBWrite {
+		p = u.w
+	}
+	return unsafe.Slice((*colourStep)(unsafe.Pointer(p)), int(u.n))
 }
 
 // colourPacksGo is opColours one pack at a time, as the packs unfused

@@ -41,8 +41,8 @@ func TestColourRunsMatchReference(t *testing.T) {
 	cases := []struct {
 		name  string
 		build func(a *qpu.Asm)
-		runs  []int32 // the opColours runs' lengths, in order
-		batch bool    // run in lockstep too
+		runs  []string // the opColours runs' lengths, in order, "+tlb" for opColoursTLBWrite
+		batch bool     // run in lockstep too
 	}{
 		{"kmscube smooth's fragment shader", func(a *qpu.Asm) {
 			varyings(a)
@@ -52,7 +52,7 @@ func TestColourRunsMatchReference(t *testing.T) {
 			a.I(colourMov(qpu.R1, d8, qpu.SmallFloat(1)))
 			a.I(qpu.Mov(qpu.TLBColourAll, qpu.R1))
 			end(a)
-		}, []int32{4}, true},
+		}, []string{"4+tlb"}, true},
 		{"glmark2 pulsar's fragment shader", func(a *qpu.Asm) {
 			varyings(a)
 			a.I(colourMov(qpu.RA(0), a8, qpu.R3))
@@ -69,7 +69,7 @@ func TestColourRunsMatchReference(t *testing.T) {
 			a.I(qpu.Mov(qpu.TLBZ, qpu.RB(15)), qpu.V8Muld(qpu.R0, qpu.R4, qpu.R1))
 			a.I(qpu.MV8Adds(qpu.TLBColourAll, qpu.R2, qpu.R0))
 			end(a)
-		}, []int32{3}, true},
+		}, []string{"3"}, true},
 		{"a conditional pack between", func(a *qpu.Asm) {
 			a.I(qpu.Mov(qpu.R2, qpu.Unif).SetFlags())
 			a.I(colourMov(qpu.R1, a8, qpu.R3))
@@ -78,7 +78,7 @@ func TestColourRunsMatchReference(t *testing.T) {
 			a.I(colourMov(qpu.R1, d8, qpu.RB(1)))
 			a.I(qpu.Mov(qpu.TLBColourAll, qpu.R1))
 			end(a)
-		}, []int32{2}, false},
+		}, []string{"2+tlb"}, false},
 		{"packs reading their destination", func(a *qpu.Asm) {
 			a.I(colourMov(qpu.R1, a8, qpu.R1)) // the first may: d is read before any merge
 			a.I(colourMov(qpu.R1, b8, qpu.R3))
@@ -87,7 +87,7 @@ func TestColourRunsMatchReference(t *testing.T) {
 			a.I(colourMov(qpu.R1, all, qpu.R1))
 			a.I(qpu.Mov(qpu.TLBColourAll, qpu.R1))
 			end(a)
-		}, []int32{2, 2}, false},
+		}, []string{"2", "2"}, false},
 		{"two destinations, overlapping bytes, five packs", func(a *qpu.Asm) {
 			a.I(colourMov(qpu.RA(2), a8, qpu.R3))
 			a.I(colourMov(qpu.RA(2), a8, qpu.R0))
@@ -100,7 +100,7 @@ func TestColourRunsMatchReference(t *testing.T) {
 			a.I()
 			a.I(qpu.Mov(qpu.TLBColourAll, qpu.RB(2)))
 			end(a)
-		}, []int32{2, 4, 2}, false},
+		}, []string{"2", "4", "2+tlb"}, false},
 		{"a jump landing in a run", func(a *qpu.Asm) {
 			// The uniform's sign is the same in every element: the
 			// branch is taken in about half the runs.
@@ -116,14 +116,17 @@ func TestColourRunsMatchReference(t *testing.T) {
 			a.I(colourMov(qpu.R1, d8, qpu.R2))
 			a.I(qpu.Mov(qpu.TLBColourAll, qpu.R1))
 			end(a)
-		}, []int32{2, 2}, false},
+		}, []string{"2", "2+tlb"}, false},
 	}
 	for _, c := range cases {
 		p := d.loadFragment(t, asm(t, c.build), c.name)
-		var runs []int32
+		var runs []string
 		for _, u := range d.fst.bound(p).ops {
-			if u.op == opColours {
-				runs = append(runs, u.n)
+			switch u.op {
+			case opColours:
+				runs = append(runs, fmt.Sprint(u.n))
+			case opColoursTLBWrite:
+				runs = append(runs, fmt.Sprint(u.n, "+tlb"))
 			}
 		}
 		if !slices.Equal(runs, c.runs) {
@@ -176,6 +179,37 @@ func TestColourRunsSplitAtLandings(t *testing.T) {
 	if out[0].n != 2 {
 		t.Errorf("the jump lands on micro-operation %d, want 2 (the second run)", out[0].n)
 	}
+	// The tile-buffer write of the run's register joins it
+	// (opColoursTLBWrite), unless a jump lands on it or it writes
+	// another register.
+	tlb := func(src *vec) uop { return uop{op: opCopyTLBWrite, a: &q.resAdd, b: src, to: 3, pc: 9, fix: 2} }
+	for _, c := range []struct {
+		name string
+		ops  []uop
+		want []uint8
+	}{
+		{"the run's register", []uop{ops[1], ops[2], tlb(&q.acc[1]), {op: opDone}}, []uint8{opColoursTLBWrite, opDone}},
+		{"another register", []uop{ops[1], ops[2], tlb(&q.acc[2]), {op: opDone}}, []uint8{opColours, opCopyTLBWrite, opDone}},
+		{"a landing", []uop{{op: opJump, n: 3}, ops[1], ops[2], tlb(&q.acc[1]), {op: opDone}}, []uint8{opJump, opColours, opCopyTLBWrite, opDone}},
+	} {
+		var b boundProg
+		out := b.colourRuns(&q, slices.Clone(c.ops))
+		var got []uint8
+		for _, u := range out {
+			got = append(got, u.op)
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: micro-operations %v, want %v", c.name, got, c.want)
+			continue
+		}
+		if u := &out[0]; u.op == opColoursTLBWrite && (u.pc != 9 || u.fix != 2 || u.to != 3 || u.a != &q.resAdd || u.b != &q.acc[1] || u.d != &q.acc[1] || len(colourSteps(u)) != 2) {
+			t.Errorf("%s: the fused write lost a field: %+v", c.name, *u)
+		}
+		if c.ops[0].op == opJump && out[0].n != 2 {
+			t.Errorf("%s: the jump lands on micro-operation %d, want 2", c.name, out[0].n)
+		}
+	}
+
 	g := &progGen{r: newDiffRig(t, 5).r}
 	for n := range 200 {
 		for _, v := range []*vec{&q.acc[0], &q.acc[1], &q.acc[2], &q.acc[3], &q.ra[3], &q.rb[2], &q.resMul, &q.packed} {
