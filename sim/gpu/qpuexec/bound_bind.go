@@ -63,6 +63,9 @@ type boundProg struct {
 	paysBatch bool
 	// steps holds the chains' steps (chains): a chain's d points into it.
 	steps []chainStep
+	// colours holds the colour runs' steps (colourRuns): an opColours'
+	// a points into it.
+	colours []colourStep
 }
 
 // maxBound is the number of programs a QPU keeps bound: the render
@@ -166,6 +169,7 @@ func (q *QPU) bound(p *Program) *boundProg {
 	b.paysBatch = hasFloatN() && 100*b.floats >= minFloatShare*len(b.ops)
 	b.ops = q.fuse(b.ops, !b.paysBatch)
 	b.ops = b.chains(q, kernels, b.ops)
+	b.ops = b.colourRuns(q, b.ops)
 	// runBound's loop ends at opDone, which it needs no length to find.
 	b.ops = append(b.ops, uop{op: opDone, pc: int32(len(p.code) - 1)})
 	if n := len(b.ops); n > 1 && b.ops[n-2].op == opUnlock {
@@ -235,6 +239,8 @@ const (
 	opEndRetire                               // opEnd, then opRetire (the delay slot between them has no micro-operation)
 	opUnlockDone                              // opUnlock, then opDone (bound)
 	opCopyTLBWrite                            // opCopyK of b into latch a, then opTLBWrite of it: mov tlb_z, rb15
+	opColours                                 // n opCopyColour into d in a row (colours.go): colourPacks of the steps a points to
+	opColoursTLBWrite                         // opColours of the steps w points to, then opCopyTLBWrite of d (b) into latch a
 )
 
 // fuse returns ops with the sequences above fused, each jump's landing

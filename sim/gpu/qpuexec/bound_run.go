@@ -125,6 +125,8 @@ func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
 			fallthrough
 		case opColour:
 			q.colourWrite(u.d, qpu.Pack(u.n))
+		case opColours:
+			colourPacks(u.d, &q.packed, &q.resMul, (*colourStep)(unsafe.Pointer(u.a)), int(u.n))
 		case opUniform:
 			var x uint32
 			if q.unifOff+4 <= len(q.unifBuf) {
@@ -275,6 +277,9 @@ func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
 			if err = q.start.TMU[t&1].WriteAtOnce(int(u.to)%tmuRegs, u.a, x, direct); err != nil {
 				goto failed
 			}
+		case opColoursTLBWrite:
+			colourPacks(u.d, &q.packed, &q.resMul, (*colourStep)(unsafe.Pointer(u.w)), int(u.n))
+			fallthrough
 		case opCopyTLBWrite:
 			copyVec(u.a, u.b)
 			fallthrough
@@ -476,6 +481,8 @@ func (q *QPU) execIO(u *uop) error {
 	case opCopyColour:
 		copyVec(&q.resMul, u.a)
 		q.colourWrite(u.d, qpu.Pack(u.n))
+	case opColours:
+		colourPacks(u.d, &q.packed, &q.resMul, (*colourStep)(unsafe.Pointer(u.a)), int(u.n))
 	case opCopyTMUWrite, opTMUWrite:
 		if u.op == opCopyTMUWrite {
 			copyVec(u.a, u.b)
@@ -484,8 +491,11 @@ func (q *QPU) execIO(u *uop) error {
 			return q.tmuWriteAtOnce(int(u.to)/tmuRegs, TMUReg(int(u.to)%tmuRegs), u.a)
 		}
 		return q.tmuWrite(int(u.to)/tmuRegs, TMUReg(int(u.to)%tmuRegs), u.a, 0xFFFF)
-	case opCopyTLBWrite, opTLBWrite:
-		if u.op == opCopyTLBWrite {
+	case opColoursTLBWrite, opCopyTLBWrite, opTLBWrite:
+		if u.op == opColoursTLBWrite {
+			colourPacks(u.d, &q.packed, &q.resMul, (*colourStep)(unsafe.Pointer(u.w)), int(u.n))
+		}
+		if u.op != opTLBWrite {
 			copyVec(u.a, u.b)
 		}
 		return q.tlbWrite(TLBReg(u.to), u.a)

@@ -380,6 +380,13 @@ func operands(s, d, a, b *vec) (*vec, *vec) {
 //go:noescape
 func colourPackVec(p qpu.Pack, d, packed, r *vec)
 
+// colourPacks is opColours' run of n colour packs into d (colours.go):
+// in AVX-512 where the CPU has it, else colourPacksGo (the assembly,
+// kern_avx2_amd64.s).
+//
+//go:noescape
+func colourPacks(d, packed, lat *vec, s *colourStep, n int)
+
 // colourToFloatVec is the colour unpack of every element's byte at bit
 // shift (colourToFloatGo): colourToFloatAVX2 where the CPU has AVX2,
 // else colourToFloatSSE2, chosen in the assembly (kern_avx2_amd64.s).

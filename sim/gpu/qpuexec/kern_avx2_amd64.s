@@ -319,6 +319,22 @@ TEXT ·subAVX2(SB), NOSPLIT, $0-24
 	VPOR Y5, Y10, Y10 \
 	VMOVDQU Y10, off(R8)
 
+// COLOURBYTES16 is COLOUR16's pack of the sixteen floats in Z0 (which it
+// overwrites) into Z3, the packed words: the colour byte, replicated
+// where Z6 is all ones, shifted by X7.
+#define COLOURBYTES16 \
+	VPSRAD $31, Z0, Z5 \
+	VFMADD213PS.RZ_SAE Z12, Z13, Z0 \
+	VMINPS Z13, Z0, Z1 \
+	VCVTTPS2DQ Z1, Z1 \
+	VPANDND Z1, Z5, Z5 \
+	VPSLLD $8, Z5, Z3 \
+	VPORD Z5, Z3, Z3 \
+	VPSLLD $16, Z3, Z4 \
+	VPORD Z4, Z3, Z3 \
+	VPTERNLOGD $0xEA, Z5, Z6, Z3 \
+	VPSLLD X7, Z3, Z3
+
 // COLOUR16 is COLOUR8's colour byte for all sixteen elements at once, in
 // AVX-512F (colourUsesAVX512), in float32: one fused multiply-add gives
 // f·255 + ½ rounded toward zero ({rz-sae}, EVEX embedded rounding, as in
@@ -338,17 +354,7 @@ TEXT ·subAVX2(SB), NOSPLIT, $0-24
 // count, Z11 the pack's bits.
 #define COLOUR16 \
 	LOADZ(SI, X0, Z0) \
-	VPSRAD $31, Z0, Z5 \
-	VFMADD213PS.RZ_SAE Z12, Z13, Z0 \
-	VMINPS Z13, Z0, Z1 \
-	VCVTTPS2DQ Z1, Z1 \
-	VPANDND Z1, Z5, Z5 \
-	VPSLLD $8, Z5, Z3 \
-	VPORD Z5, Z3, Z3 \
-	VPSLLD $16, Z3, Z4 \
-	VPORD Z4, Z3, Z3 \
-	VPTERNLOGD $0xEA, Z5, Z6, Z3 \
-	VPSLLD X7, Z3, Z3 \
+	COLOURBYTES16 \
 	VMOVDQU32 Z3, 0(DI) \
 	LOADZ(R8, X9, Z9) \
 	VPTERNLOGD $0xBA, Z3, Z11, Z9 \
@@ -411,6 +417,53 @@ avx2:
 	RET
 sse2:
 	JMP ·colourPackSSE2(SB)
+
+// colourPacks (kern_amd64.go) is a run of colour packs into one register
+// d (colours.go opColours): where the CPU has AVX-512 (colourUsesAVX512,
+// and colourUsesAVX2, which the tests turn off to choose SSE2), d is
+// read once into Z9, each step's source packed by COLOURBYTES16 and
+// merged into Z9 in order (VPTERNLOGD 0xBA, as in COLOUR16), and d,
+// packed (the last step's words) and lat (the last step's source, which
+// Z8 keeps) are written once at the end. The constants are set once; a
+// step's shift, bits and replication come from its colourStep (src 0,
+// shift 8, mask 12, rep 16; 24 bytes). Elsewhere it jumps to
+// colourPacksGo, the packs one by one. n is at least 1.
+//
+// func colourPacks(d, packed, lat *vec, s *colourStep, n int)
+TEXT ·colourPacks(SB), NOSPLIT, $0-40
+	CMPB ·colourUsesAVX2(SB), $0
+	JEQ slow
+	CMPB ·colourUsesAVX512(SB), $0
+	JEQ slow
+	MOVQ d+0(FP), R8
+	MOVQ s+24(FP), R10
+	MOVQ n+32(FP), CX
+	MOVL $0x437F0000, AX // 255.0
+	VPBROADCASTD AX, Z13
+	MOVL $0x3F000000, AX // 0.5
+	VPBROADCASTD AX, Z12
+	LOADZ(R8, X9, Z9)
+step:
+	MOVQ 0(R10), SI
+	VMOVD 8(R10), X7
+	VPBROADCASTD 12(R10), Z11
+	VPBROADCASTD 16(R10), Z6
+	LOADZ(SI, X0, Z0)
+	VMOVDQA32 Z0, Z8
+	COLOURBYTES16
+	VPTERNLOGD $0xBA, Z3, Z11, Z9
+	ADDQ $24, R10
+	DECQ CX
+	JNZ step
+	MOVQ packed+8(FP), DI
+	MOVQ lat+16(FP), R9
+	VMOVDQU32 Z3, 0(DI)
+	VMOVDQU32 Z9, 0(R8)
+	VMOVDQU32 Z8, 0(R9)
+	VZEROUPPER
+	RET
+slow:
+	JMP ·colourPacksGo(SB)
 
 // colourAVX2 is colourSSE2 (kern_sse2_amd64.s) eight elements at a time.
 //

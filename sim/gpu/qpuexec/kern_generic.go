@@ -11,6 +11,9 @@ func colourPackVec(p qpu.Pack, d, packed, r *vec) {
 	mergeLanes(d, packed, 0xFFFF, colourPackMask(p))
 }
 
+// colourPacks is opColours' run of n colour packs into d: colourPacksGo.
+func colourPacks(d, packed, lat *vec, s *colourStep, n int) { colourPacksGo(d, packed, lat, s, n) }
+
 // colourToFloatVec is the colour unpack of every element's byte at bit
 // shift: colourToFloatGo.
 func colourToFloatVec(d, a *vec, shift uint) { colourToFloatGo(d, a, shift) }

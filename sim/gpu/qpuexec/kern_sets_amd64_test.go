@@ -85,3 +85,17 @@ func colourToFloatVecs() []*kernelSet {
 	}
 	return v
 }
+
+// colourForms are the ways colourPacks can go on this machine: as the
+// CPU chooses (AVX-512 where it has it), and, where it has them, with
+// AVX-512 turned off and with SSE2 chosen (colourPacksGo either way).
+var colourForms = func() []colourForm {
+	v := []colourForm{{"as chosen", func() {}, func() {}}}
+	if cpu.X86.HasAVX2 {
+		v = append(v, colourForm{"SSE2 chosen", func() { colourUsesAVX2 = false }, func() { colourUsesAVX2 = true }})
+	}
+	if colourUsesAVX512 {
+		v = append(v, colourForm{"without AVX-512", func() { colourUsesAVX512 = false }, func() { colourUsesAVX512 = true }})
+	}
+	return v
+}()

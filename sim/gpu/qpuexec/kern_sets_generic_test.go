@@ -13,3 +13,6 @@ func colourPackVecs() []namedColourPack { return []namedColourPack{{"Go", colour
 func colourToFloatVecs() []*kernelSet {
 	return []*kernelSet{{name: "colourToFloatVec", colour: colourToFloatVec}}
 }
+
+// colourForms is colourPacks' one form in this build, colourPacksGo.
+var colourForms = []colourForm{{"Go", func() {}, func() {}}}
