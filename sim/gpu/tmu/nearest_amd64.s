@@ -148,13 +148,27 @@ TEXT ·nearestClampT32SSE2(SB), NOSPLIT, $0-32
 	VCVTTPD2DQY Y2, X2 \
 	VINSERTI128 $1, X2, Y1, Y1
 
+// LOAD8 loads the eight coordinates at off(src) into Y1 16 bytes at a
+// time. The unit's copy of T (Unit.Write, WriteAtOnce: lanes.Copy) is
+// written with 16-byte stores just before the S write that starts the
+// lookup, and a 32-byte load spanning two of them while they are still
+// in the store buffer is not forwarded from them: it waits until both
+// reach the cache. In a CPU profile of the cube's 1920x1080 frame the
+// instruction after the 32-byte load of T had 16 % of the kernel's
+// samples (doc/performance.md, "The TMU's loads of S and T"). A 16-byte
+// load within one store is forwarded.
+#define LOAD8(src, off) \
+	VMOVUPS off(src), X1 \
+	VINSERTF128 $1, off+16(src), Y1, Y1
+
 // AXIS8FIX leaves in Y1 the eight texel indices of the coordinates at
 // off(src) with the fix, in float32 and int32 arithmetic (setFix says
 // why it is exact): m = trunc(min(max(c·sx, 0), sx)) (VMAXPS returns its
 // second source, 0, for a NaN first one), then min(m·n >> e, n-1).
 // scale holds sx as float32s, n and nm1 n and n-1 as int32s, shift e.
 #define AXIS8FIX(src, off, scale, n, shift, nm1) \
-	VMULPS off(src), scale, Y1 \
+	LOAD8(src, off) \
+	VMULPS Y1, scale, Y1 \
 	VMAXPS Y12, Y1, Y1 \
 	VMINPS scale, Y1, Y1 \
 	VCVTTPS2DQ Y1, Y1 \
@@ -169,7 +183,8 @@ TEXT ·nearestClampT32SSE2(SB), NOSPLIT, $0-32
 // is AXIS8's answer (VMAXPS returns its second source, 0, for a NaN
 // first one). scale holds n, maxv n-1, as float32s; Y12 is zero.
 #define AXIS8P2(src, off, scale, maxv) \
-	VMULPS off(src), scale, Y1 \
+	LOAD8(src, off) \
+	VMULPS Y1, scale, Y1 \
 	VMAXPS Y12, Y1, Y1 \
 	VMINPS maxv, Y1, Y1 \
 	VCVTTPS2DQ Y1, Y1
