@@ -117,7 +117,8 @@ CONST32(bilinRound<>, $0x0000800000008000) // int32 2^15
 // floor (not yet wrapped), in dst and the weights in Y2. The sign of c
 // chooses the scale and the factor (VBLENDVPS). Uses Y3, Y4 and Y5.
 #define AXIS8I(src, off, ax, dst) \
-	VMOVUPS off(src), Y3 \
+	VMOVUPS off(src), X3 \
+	VINSERTF128 $1, off+16(src), Y3, Y3 \
 	VMOVUPS ax+intAxis_sp(CX), Y4 \
 	VBLENDVPS Y3, ax+intAxis_sn(CX), Y4, Y4 \
 	VMULPS Y3, Y4, Y4 \
@@ -279,6 +280,16 @@ CONST32(bilinRound<>, $0x0000800000008000) // int32 2^15
 	VPACKUSDW Y9, Y6, Y6 \
 	VMOVDQU Y6, off(DI)
 
+// LOADC loads the eight coordinates at off(src) into y (x its low
+// half) 16 bytes at a time, as nearest_amd64.s's LOAD8 does and for its
+// reason: the unit's copy of T is written with 16-byte stores just
+// before the lookup, and a 32-byte load spanning two of them is not
+// forwarded from the store buffer. AXIS8I loads its coordinates the
+// same way.
+#define LOADC(src, off, x, y) \
+	VMOVUPS off(src), x \
+	VINSERTF128 $1, off+16(src), y, y
+
 // func bilinearT32(p *bilinT32, s, t, out *[16]uint32) bool
 //
 // The choice of version (bilinear_amd64.go), taken with a jump: the
@@ -292,15 +303,19 @@ TEXT ·bilinearT32(SB), NOSPLIT, $0-33
 	MOVQ s+8(FP), SI
 	MOVQ t+16(FP), DX
 	VMOVUPS bilinAbs32<>(SB), Y0
-	VANDPS (SI), Y0, Y1
+	LOADC(SI, 0, X1, Y1)
+	VANDPS Y1, Y0, Y1
 	VCMPPS $1, bilinT32_ix+intAxis_bound(CX), Y1, Y1
-	VANDPS 32(SI), Y0, Y2
+	LOADC(SI, 32, X2, Y2)
+	VANDPS Y2, Y0, Y2
 	VCMPPS $1, bilinT32_ix+intAxis_bound(CX), Y2, Y2
 	VANDPS Y2, Y1, Y1
-	VANDPS (DX), Y0, Y2
+	LOADC(DX, 0, X2, Y2)
+	VANDPS Y2, Y0, Y2
 	VCMPPS $1, bilinT32_iy+intAxis_bound(CX), Y2, Y2
 	VANDPS Y2, Y1, Y1
-	VANDPS 32(DX), Y0, Y2
+	LOADC(DX, 32, X2, Y2)
+	VANDPS Y2, Y0, Y2
 	VCMPPS $1, bilinT32_iy+intAxis_bound(CX), Y2, Y2
 	VANDPS Y2, Y1, Y1
 	VMOVMSKPS Y1, AX
