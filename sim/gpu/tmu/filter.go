@@ -271,6 +271,9 @@ func (u *Unit) planLookups(sm *sampler) {
 		if maxIdx < len(tb.Off) && lv.tabEnd >= 0 && lv.tabEnd <= len(mem) && upr < 1<<15 && h < 1<<17 {
 			sm.plan = planNearestClampT32
 			sm.clamp = newClampT32(w, h, sm.flip, upr, tb.Off[:maxIdx+1], mem)
+			if lv.layout.Tiling() == texture.TFormat {
+				sm.clamp.setT(upr / 8)
+			}
 			// On a power-of-two level clamped to its edge fixCoord
 			// cannot change the texel (it moves a positive s·w by
 			// less than 1/128 texel, never across an integer, and
@@ -389,6 +392,45 @@ type clampT32 struct {
 	// float32s (nearest_amd64.s, AXIS8P2).
 	p2                       bool
 	fw32, fh32, wm132, hm132 float32
+
+	// tform says the level is in T format (setT), where the AVX2 loop
+	// on a power-of-two level works out each texel's byte offset in
+	// vector registers (nearest_amd64.s, TADDR8) instead of loading
+	// its utile's from utab. tpr is the tiles in a row of the aligned
+	// level, tpr1 tpr−1, eight times each; tsub the byte offsets of
+	// the four 1 KiB sub-tiles in a 4 KiB tile, at (ty&1)<<2 | sy<<1 |
+	// sx for a tile row ty and a sub-tile row sy and column sx.
+	tform     bool
+	tpr, tpr1 [8]int32
+	tsub      [8]int32
+}
+
+// tSub is clampT32.tsub: each sub-tile's offset in its tile, taken from
+// texture.Layout.Offset (the one description of the T format) on a
+// level of 2×2 tiles, whose second tile row is odd.
+var tSub = func() (sub [8]int32) {
+	l, err := texture.NewLayout(texture.TFormat, 4, 64, 64)
+	if err != nil {
+		panic(err)
+	}
+	for i := range sub {
+		x, y := i&1*16, i>>1&1*16+i>>2*32
+		sub[i] = int32(l.Offset(x, y) & (texture.TileBytes - 1))
+	}
+	return sub
+}()
+
+// setT records that p's level is in T format with tpr 4 KiB tiles in a
+// row of its aligned width (texture.Layout: 32 texels of 4 bytes, tiles
+// of 8×8 utiles); p.utab must be that layout's. Only the AVX2 loop on a
+// power-of-two level without fix uses it (nearestP2TClampT32AVX2); the
+// others keep utab.
+func (p *clampT32) setT(tpr int) {
+	p.tform = true
+	for i := range 8 {
+		p.tpr[i], p.tpr1[i] = int32(tpr), int32(tpr-1)
+	}
+	p.tsub = tSub
 }
 
 // newClampT32 returns the clampT32 of a w×h level with the given FLIPY
