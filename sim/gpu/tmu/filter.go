@@ -393,10 +393,10 @@ type clampT32 struct {
 	p2                       bool
 	fw32, fh32, wm132, hm132 float32
 
-	// tform says the level is in T format (setT), where the AVX2 loop
-	// on a power-of-two level works out each texel's byte offset in
-	// vector registers (nearest_amd64.s, TADDR8) instead of loading
-	// its utile's from utab. tpr is the tiles in a row of the aligned
+	// tform says the level is in T format (setT), where the AVX2 loops
+	// with fix and on a power-of-two level work out each texel's byte
+	// offset in vector registers (nearest_amd64.s, TADDR8) instead of
+	// loading its utile's from utab. tpr is the tiles in a row of the aligned
 	// level, tpr1 tpr−1, eight times each; tsub the byte offsets of
 	// the four 1 KiB sub-tiles in a 4 KiB tile, at (ty&1)<<2 | sy<<1 |
 	// sx for a tile row ty and a sub-tile row sy and column sx.
@@ -422,9 +422,9 @@ var tSub = func() (sub [8]int32) {
 
 // setT records that p's level is in T format with tpr 4 KiB tiles in a
 // row of its aligned width (texture.Layout: 32 texels of 4 bytes, tiles
-// of 8×8 utiles); p.utab must be that layout's. Only the AVX2 loop on a
-// power-of-two level without fix uses it (nearestP2TClampT32AVX2); the
-// others keep utab.
+// of 8×8 utiles); p.utab must be that layout's. The AVX2 loops with fix
+// and on a power-of-two level use it (nearestFixTClampT32AVX2,
+// nearestP2TClampT32AVX2); the others keep utab.
 func (p *clampT32) setT(tpr int) {
 	p.tform = true
 	for i := range 8 {

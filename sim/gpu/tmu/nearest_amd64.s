@@ -351,6 +351,17 @@ DATA tYBytes<>+16(SB)/8, $0x1312111003020100
 DATA tYBytes<>+24(SB)/8, $0x3332313023222120
 GLOBL tYBytes<>(SB), RODATA|NOPTR, $32
 
+// INDEX8FIXT does elements off/4 .. off/4+7 of
+// nearestFixTClampT32AVX2 up to TADDR8's offsets in Y4.
+#define INDEX8FIXT(off) \
+	VPBROADCASTD clampT32_iw(CX), Y15 \
+	VPBROADCASTD clampT32_ih(CX), Y0 \
+	AXIS8FIX(SI, off, Y8, Y15, clampT32_ex(CX), Y10) \
+	VMOVDQA Y1, Y3 \
+	AXIS8FIX(DX, off, Y9, Y0, clampT32_ey(CX), Y11) \
+	VMOVDQU tYBytes<>(SB), Y15 \
+	TADDR8
+
 // SETUP loads the arguments and the integer constants.
 #define SETUP \
 	MOVQ p+0(FP), CX \
@@ -420,7 +431,12 @@ nearestP2TAVX2:
 	JMP ·nearestP2TClampT32AVX2(SB)
 
 nearestFixAVX2:
-	JMP ·nearestFixClampT32AVX2(SB)
+	CMPB clampT32_tform(AX), $0
+	JNE  nearestFixTAVX2
+	JMP  ·nearestFixClampT32AVX2(SB)
+
+nearestFixTAVX2:
+	JMP ·nearestFixTClampT32AVX2(SB)
 
 nearestSSE2:
 	CMPB clampT32_fix(AX), $0
@@ -480,6 +496,35 @@ TEXT ·nearestP2TClampT32AVX2(SB), NOSPLIT, $0-32
 	VMOVDQA Y1, Y3
 	AXIS8P2(DX, 32, Y9, Y11)
 	TADDR8
+	FETCHT8(32)
+	VZEROUPPER
+	RET
+
+// nearestFixTClampT32AVX2 is nearestFixClampT32AVX2 on a level in T
+// format (tform, setT), its offsets worked out as
+// nearestP2TClampT32AVX2's are. TADDR8 needs Y0 and Y15, which hold
+// the sizes for AXIS8FIX: each group loads them again, and the table
+// tYBytes into Y15 after them.
+//
+// func nearestFixTClampT32AVX2(p *clampT32, s, t, out *[16]uint32)
+TEXT ·nearestFixTClampT32AVX2(SB), NOSPLIT, $0-32
+	MOVQ p+0(FP), CX
+	MOVQ s+8(FP), SI
+	MOVQ t+16(FP), DX
+	MOVQ out+24(FP), DI
+	MOVQ clampT32_mem(CX), BX
+	VPXOR Y12, Y12, Y12
+	VPBROADCASTD clampT32_flip(CX), Y13
+	VPBROADCASTD clampT32_hf(CX), Y14
+	VMOVDQU clampT32_tpr1(CX), Y6
+	VMOVDQU tXBytes<>(SB), Y7
+	VBROADCASTSS clampT32_sx32(CX), Y8
+	VBROADCASTSS clampT32_sy32(CX), Y9
+	VPBROADCASTD clampT32_iwm1(CX), Y10
+	VPBROADCASTD clampT32_ihm1(CX), Y11
+	INDEX8FIXT(0)
+	FETCHT8(0)
+	INDEX8FIXT(32)
 	FETCHT8(32)
 	VZEROUPPER
 	RET

@@ -15,8 +15,8 @@ import (
 // the layout's utile table: every power-of-two size from 1 to 2048 on
 // each axis, in T format whatever its size (one tile row or column, odd
 // and even tile rows, many tiles), both FLIPY settings, coordinates of
-// every kind (randomRequest); and sizes that are not powers of two, which
-// keep the utile table, as a check that setT changes nothing there.
+// every kind (randomRequest); and sizes that are not powers of two, with
+// fixCoord (setFix, as planLookups sets it: nearestFixTClampT32AVX2).
 func TestNearestClampT32InTFormat(t *testing.T) {
 	for _, v := range nearestClampT32Versions() {
 		t.Run(v, func(t *testing.T) {
@@ -35,7 +35,10 @@ func testNearestClampT32InTFormat(t *testing.T) {
 			sizes = append(sizes, [2]int{1 << a, 1 << b})
 		}
 	}
-	sizes = append(sizes, [][2]int{{800, 600}, {33, 100}, {640, 480}, {1000, 70}}...)
+	sizes = append(sizes, [][2]int{{800, 600}, {33, 100}, {640, 480}, {1000, 70}, {2048, 1536}, {1, 3}}...)
+	for range 40 {
+		sizes = append(sizes, [2]int{1 + r.IntN(2048), 1 + r.IntN(2048)})
+	}
 	requests := 300
 	if testing.Short() {
 		requests = 40
@@ -110,9 +113,10 @@ func TestPlanSetsTFormat(t *testing.T) {
 	}
 }
 
-// BenchmarkNearestClampT32InTFormat is BenchmarkNearestClampT32's cube
-// requests on a 512×512 level in T format, with its offsets worked out in
-// the vectors ("T", setT) and from the utile table ("utab").
+// BenchmarkNearestClampT32InTFormat is BenchmarkNearestClampT32's
+// requests on levels in T format, with the offsets worked out in the
+// vectors ("T", setT) and from the utile table ("utab"): a 512×512
+// level, and a 640×480 one, which fixes its coordinates ("fix-").
 func BenchmarkNearestClampT32InTFormat(b *testing.B) {
 	var s, t [61 * 53][16]uint32
 	for i := range s {
@@ -123,24 +127,32 @@ func BenchmarkNearestClampT32InTFormat(b *testing.B) {
 		}
 	}
 	mem := randomBytes(rand.New(rand.NewPCG(1, 2)))
-	l, err := texture.NewLayout(texture.TFormat, 4, 512, 512)
-	if err != nil {
-		b.Fatal(err)
-	}
-	tab := utiles.For(l)
-	for _, tform := range []bool{false, true} {
-		p := newClampT32(512, 512, -1, tab.PerRow, tab.Off, mem[:l.Size()])
-		name := "utab"
-		if tform {
-			p.setT(tab.PerRow / 8)
-			name = "T"
+	for _, size := range [][2]int{{512, 512}, {640, 480}} {
+		w, h := size[0], size[1]
+		l, err := texture.NewLayout(texture.TFormat, 4, w, h)
+		if err != nil {
+			b.Fatal(err)
 		}
-		b.Run(name, func(b *testing.B) {
-			var out [16]uint32
-			for i := 0; i < b.N; i++ {
-				k := i % len(s)
-				nearestClampT32(&p, &s[k], &t[k], &out)
+		tab := utiles.For(l)
+		maxIdx := (h-1)>>2*tab.PerRow + (w-1)>>2
+		for _, tform := range []bool{false, true} {
+			p := newClampT32(w, h, -1, tab.PerRow, tab.Off[:maxIdx+1], mem[:l.Size()])
+			name := "utab"
+			if tform {
+				p.setT(tab.PerRow / 8)
+				name = "T"
 			}
-		})
+			if w != nextPow2(w) {
+				p.setFix(math.Ldexp(float64(nextPow2(w)), subTexelBits), math.Ldexp(float64(nextPow2(h)), subTexelBits))
+				name = "fix-" + name
+			}
+			b.Run(name, func(b *testing.B) {
+				var out [16]uint32
+				for i := 0; i < b.N; i++ {
+					k := i % len(s)
+					nearestClampT32(&p, &s[k], &t[k], &out)
+				}
+			})
+		}
 	}
 }
