@@ -269,8 +269,8 @@ TEXT ·nearestClampT32SSE2(SB), NOSPLIT, $0-32
 
 // TADDR8 leaves in Y4 the byte offsets in a T-format level (32-bit
 // texels) of eight elements whose x is in Y3 and y in Y1, y after
-// FLIPY: texture.Layout.Offset, from its parts ([AG] §11 "Micro-tile
-// Format", "T-format"; Mesa vc4_tiling.c t_utile_address()):
+// FLIPY: texture.Layout.Offset, from its parts ([AG] §11 "Micro-tiles",
+// "Texture Format (T-format)"; Mesa vc4_tiling.c t_utile_address()):
 //
 //   - the tile: (ty·tpr + tx)·4096 with ty = y>>5 and tx = x>>5, or
 //     tpr-1-tx on an odd tile row, whose tiles run right to left
