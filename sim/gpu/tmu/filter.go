@@ -254,6 +254,9 @@ func (u *Unit) planLookups(sm *sampler) {
 		if maxIdx < len(tb.Off) && lv.tabEnd >= 0 && lv.tabEnd <= len(mem) && int64(lv.tabEnd) < 1<<31 {
 			sm.plan = planBilinear
 			sm.bil = newBilinT32(w, h, sm.p1.WrapS, sm.p1.WrapT, sm.flip, upr, tb.Off[:maxIdx+1], mem)
+			if lv.layout.Tiling() == texture.TFormat {
+				sm.bil.setT(upr / 8)
+			}
 		}
 		return
 	}
@@ -583,6 +586,22 @@ type bilinT32 struct {
 	mx, my, flip8, hf8, upr8 [8]int32
 	// ix and iy are the axes as the AVX2 loop's integer form reads them.
 	ix, iy intAxis
+
+	// tform, tpr8, tpr18 and tsub are clampT32's tform, tpr, tpr1 and
+	// tsub (setT), for the AVX2 loop's integer form on a level in T
+	// format (bilinearT32IntTAVX2).
+	tform             bool
+	tpr8, tpr18, tsub [8]int32
+}
+
+// setT records that p's level is in T format with tpr 4 KiB tiles in a
+// row, as clampT32.setT does; p.utab must be that layout's.
+func (p *bilinT32) setT(tpr int) {
+	p.tform = true
+	for i := range 8 {
+		p.tpr8[i], p.tpr18[i] = int32(tpr), int32(tpr-1)
+	}
+	p.tsub = tSub
 }
 
 // intAxis is one axis of a bilinT32 as bilinearT32IntAVX2 works it out
