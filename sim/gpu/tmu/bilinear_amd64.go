@@ -29,3 +29,10 @@ func bilinearT32AVX2(p *bilinT32, s, t, out *[16]uint32) bool
 //
 //go:noescape
 func bilinearT32IntAVX2(p *bilinT32, s, t, out *[16]uint32) bool
+
+// bilinearT32IntTAVX2 is bilinearT32IntAVX2 on a level in T format
+// (bilinT32.tform), the texels' offsets worked out without the utile
+// table (bilinearT32 chooses it).
+//
+//go:noescape
+func bilinearT32IntTAVX2(p *bilinT32, s, t, out *[16]uint32) bool

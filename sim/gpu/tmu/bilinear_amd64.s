@@ -64,6 +64,22 @@ CONST32(bilinI256<>, $0x0000010000000100)  // int32 256
 CONST32(bilinThree<>, $0x0000000300000003) // int32 3
 CONST32(bilinFF<>, $0x00FF00FF00FF00FF)
 CONST32(bilinRound<>, $0x0000800000008000) // int32 2^15
+CONST32(bilinSix<>, $0x0000000600000006)   // int32 6
+CONST32(bilinFifteen<>, $0x0000000F0000000F) // int32 15
+
+// bilinTXBytes and bilinTYBytes are nearest_amd64.s's tXBytes and
+// tYBytes (TADDR8): the x and y parts of a texel's offset in its
+// sub-tile by the coordinate's low four bits, y's shifted right by 4.
+DATA bilinTXBytes<>+0(SB)/8, $0x4c4844400c080400
+DATA bilinTXBytes<>+8(SB)/8, $0xccc8c4c08c888480
+DATA bilinTXBytes<>+16(SB)/8, $0x4c4844400c080400
+DATA bilinTXBytes<>+24(SB)/8, $0xccc8c4c08c888480
+GLOBL bilinTXBytes<>(SB), RODATA|NOPTR, $32
+DATA bilinTYBytes<>+0(SB)/8, $0x1312111003020100
+DATA bilinTYBytes<>+8(SB)/8, $0x3332313023222120
+DATA bilinTYBytes<>+16(SB)/8, $0x1312111003020100
+DATA bilinTYBytes<>+24(SB)/8, $0x3332313023222120
+GLOBL bilinTYBytes<>(SB), RODATA|NOPTR, $32
 
 // AXIS4 leaves, for the four coordinates c at off(src) on the axis whose
 // fixCoord scales and factors are the fields sp, sn, gp and gn (texelFix:
@@ -117,7 +133,8 @@ CONST32(bilinRound<>, $0x0000800000008000) // int32 2^15
 // floor (not yet wrapped), in dst and the weights in Y2. The sign of c
 // chooses the scale and the factor (VBLENDVPS). Uses Y3, Y4 and Y5.
 #define AXIS8I(src, off, ax, dst) \
-	VMOVUPS off(src), Y3 \
+	VMOVUPS off(src), X3 \
+	VINSERTF128 $1, off+16(src), Y3, Y3 \
 	VMOVUPS ax+intAxis_sp(CX), Y4 \
 	VBLENDVPS Y3, ax+intAxis_sn(CX), Y4, Y4 \
 	VMULPS Y3, Y4, Y4 \
@@ -138,6 +155,15 @@ CONST32(bilinRound<>, $0x0000800000008000) // int32 2^15
 	AXIS8I(DX, off, bilinT32_iy, Y0) \
 	VMOVDQU Y2, 576+g/8(SP) \
 	TEXELS8(g)
+
+// INDEX8IT is INDEX8I on a level in T format (bilinearT32IntTAVX2):
+// each corner's slot holds its eight texels' byte offsets (TEXELS8T).
+#define INDEX8IT(off, g) \
+	AXIS8I(SI, off, bilinT32_ix, Y7) \
+	VMOVDQU Y2, 512+g/8(SP) \
+	AXIS8I(DX, off, bilinT32_iy, Y0) \
+	VMOVDQU Y2, 576+g/8(SP) \
+	TEXELS8T(g)
 
 // INDEX8 does elements off/4 .. off/4+7 up to their texels: it stores
 // their corners' utile indices and bytes in the utile at g(SP) and their
@@ -187,6 +213,79 @@ CONST32(bilinRound<>, $0x0000800000008000) // int32 2^15
 	STOREC(Y4, Y10, Y6, Y12, g+128) \
 	STOREC(Y4, Y11, Y6, Y13, g+192)
 
+// TEXELS8T is TEXELS8 on a level in T format: from the wrapped texels
+// (x0, x1, y0, y1 after FLIPY) it works out each corner's eight byte
+// offsets in the level as nearest_amd64.s's TADDR8 does, in parts
+// shared by the corners of a row (TROW) or a column (TCOL), and stores
+// them at g+64k (TCORNER). Uses every register but Y0's and Y7's inputs.
+#define TEXELS8T(g) \
+	VMOVDQU bilinIOne<>(SB), Y6 \
+	WRAP8(Y7, Y8, bilinT32_lox, bilinT32_hix, bilinT32_mx) \
+	WRAP8(Y0, Y1, bilinT32_loy, bilinT32_hiy, bilinT32_my) \
+	VPXOR bilinT32_flip8(CX), Y0, Y0 \
+	VPADDD bilinT32_hf8(CX), Y0, Y0 \
+	VPXOR bilinT32_flip8(CX), Y1, Y1 \
+	VPADDD bilinT32_hf8(CX), Y1, Y1 \
+	TROW(Y0, Y2, Y3) \
+	TROW(Y1, Y4, Y5) \
+	TCOL(Y7, Y9, Y10, Y11) \
+	TCOL(Y8, Y12, Y13, Y14) \
+	TCORNER(Y2, Y3, Y9, Y10, Y11, g) \
+	TCORNER(Y2, Y3, Y12, Y13, Y14, g+64) \
+	TCORNER(Y4, Y5, Y9, Y10, Y11, g+128) \
+	TCORNER(Y4, Y5, Y12, Y13, Y14, g+192)
+
+// TROW leaves in a the parts of a T-format offset that depend on the
+// row y alone: ty·tpr·4096 (ty = y>>5; VPMADDWD on the 16-bit halves,
+// both factors below 2^15) plus (y&3)<<4 | (y&12)<<6 (bilinTYBytes
+// shifted left by 4); and in q the row's choices: bit 31 the tile
+// row's parity (odd rows run right to left), bits 1 and 2 y>>4&1 and
+// ty&1, the sub-tile index's (TCORNER). It leaves y changed; uses Y6.
+#define TROW(y, a, q) \
+	VPSLLD $26, y, q \
+	VPSRLD $3, y, Y6 \
+	VPAND bilinSix<>(SB), Y6, Y6 \
+	VPOR Y6, q, q \
+	VPSRLD $5, y, a \
+	VPMADDWD bilinT32_tpr8(CX), a, a \
+	VPSLLD $12, a, a \
+	VPAND bilinFifteen<>(SB), y, y \
+	VMOVDQU bilinTYBytes<>(SB), Y6 \
+	VPSHUFB y, Y6, y \
+	VPSLLD $4, y, y \
+	VPADDD y, a, a
+
+// TCOL leaves the parts of a T-format offset that depend on the column
+// x alone: in c tx·4096 (tx = x>>5) and in cr (tpr-1-tx)·4096, the tile
+// column on an even and on an odd tile row, each plus (x&3)<<2 |
+// (x&12)<<4 (bilinTXBytes); in sx the sub-tile column x>>4&1. It
+// leaves x changed; uses Y6.
+#define TCOL(x, c, cr, sx) \
+	VPSRLD $4, x, sx \
+	VPAND bilinIOne<>(SB), sx, sx \
+	VPSRLD $5, x, c \
+	VMOVDQU bilinT32_tpr18(CX), cr \
+	VPSUBD c, cr, cr \
+	VPSLLD $12, c, c \
+	VPSLLD $12, cr, cr \
+	VPAND bilinFifteen<>(SB), x, x \
+	VMOVDQU bilinTXBytes<>(SB), Y6 \
+	VPSHUFB x, Y6, x \
+	VPADDD x, c, c \
+	VPADDD x, cr, cr
+
+// TCORNER stores at slot(SP) the byte offsets of the corner on the row
+// of a and q (TROW) and the column of c, cr and sx (TCOL): a plus c, or
+// cr on an odd tile row, plus the sub-tile's offset tsub at q's bits
+// with sx (VPERMD reads the low three bits). Uses Y6 and Y15.
+#define TCORNER(a, q, c, cr, sx, slot) \
+	VBLENDVPS q, cr, c, Y6 \
+	VPADDD a, Y6, Y6 \
+	VPOR sx, q, Y15 \
+	VPERMD bilinT32_tsub(CX), Y15, Y15 \
+	VPADDD Y15, Y6, Y6 \
+	VMOVDQU Y6, slot(SP)
+
 // TEXEL puts into lane k of dst the texel of element k at slot(SP) (see
 // STOREC): the utile's offset utab (AX) at the utile index, plus the byte
 // in the utile, in mem (BX). The sum is below 2^31 (planLookups), so the
@@ -212,6 +311,25 @@ CONST32(bilinRound<>, $0x0000800000008000) // int32 2^15
 #define FETCH8(slot, xdst, ydst) \
 	FETCH4(slot, xdst) \
 	FETCH4(slot+16, X0) \
+	VINSERTI128 $1, X0, ydst, ydst
+
+// TEXELT and FETCH4T are TEXEL and FETCH4 for slots that hold the
+// texels' byte offsets in mem (TCORNER).
+#define TEXELT(slot, k, r, dst) \
+	MOVL slot+4*k(SP), r \
+	VPINSRD $k, (BX)(r*1), dst, dst
+
+#define FETCH4T(slot, dst) \
+	MOVL slot(SP), R8 \
+	VMOVD (BX)(R8*1), dst \
+	TEXELT(slot, 1, R9, dst) \
+	TEXELT(slot, 2, R10, dst) \
+	TEXELT(slot, 3, R11, dst)
+
+// FETCH8T is FETCH8 with FETCH4T.
+#define FETCH8T(slot, xdst, ydst) \
+	FETCH4T(slot, xdst) \
+	FETCH4T(slot+16, X0) \
 	VINSERTI128 $1, X0, ydst, ydst
 
 // BLENDROW leaves in lo and hi the row sums c0·(256−fx) + c1·fx of a
@@ -258,6 +376,21 @@ CONST32(bilinRound<>, $0x0000800000008000) // int32 2^15
 	FETCH8(g+64, X8, Y8) \
 	FETCH8(g+128, X10, Y10) \
 	FETCH8(g+192, X11, Y11) \
+	BLENDOUT(off, g)
+
+// SAMPLE8T is SAMPLE8 for what INDEX8IT stored at g: the texels' byte
+// offsets.
+#define SAMPLE8T(off, g) \
+	FETCH8T(g, X7, Y7) \
+	FETCH8T(g+64, X8, Y8) \
+	FETCH8T(g+128, X10, Y10) \
+	FETCH8T(g+192, X11, Y11) \
+	BLENDOUT(off, g)
+
+// BLENDOUT is the rest of SAMPLE8 and SAMPLE8T: from the four corners'
+// texels (Y7, Y8, Y10, Y11) and the weights at g, the blend of elements
+// off/4 .. off/4+7, stored at off(DI).
+#define BLENDOUT(off, g) \
 	VMOVDQU 512+g/8(SP), Y9 \
 	VMOVDQU 576+g/8(SP), Y2 \
 	VMOVDQU bilinI256<>(SB), Y3 \
@@ -279,6 +412,16 @@ CONST32(bilinRound<>, $0x0000800000008000) // int32 2^15
 	VPACKUSDW Y9, Y6, Y6 \
 	VMOVDQU Y6, off(DI)
 
+// LOADC loads the eight coordinates at off(src) into y (x its low
+// half) 16 bytes at a time, as nearest_amd64.s's LOAD8 does and for its
+// reason: the unit's copy of T is written with 16-byte stores just
+// before the lookup, and a 32-byte load spanning two of them is not
+// forwarded from the store buffer. AXIS8I loads its coordinates the
+// same way.
+#define LOADC(src, off, x, y) \
+	VMOVUPS off(src), x \
+	VINSERTF128 $1, off+16(src), y, y
+
 // func bilinearT32(p *bilinT32, s, t, out *[16]uint32) bool
 //
 // The choice of version (bilinear_amd64.go), taken with a jump: the
@@ -292,21 +435,30 @@ TEXT ·bilinearT32(SB), NOSPLIT, $0-33
 	MOVQ s+8(FP), SI
 	MOVQ t+16(FP), DX
 	VMOVUPS bilinAbs32<>(SB), Y0
-	VANDPS (SI), Y0, Y1
+	LOADC(SI, 0, X1, Y1)
+	VANDPS Y1, Y0, Y1
 	VCMPPS $1, bilinT32_ix+intAxis_bound(CX), Y1, Y1
-	VANDPS 32(SI), Y0, Y2
+	LOADC(SI, 32, X2, Y2)
+	VANDPS Y2, Y0, Y2
 	VCMPPS $1, bilinT32_ix+intAxis_bound(CX), Y2, Y2
 	VANDPS Y2, Y1, Y1
-	VANDPS (DX), Y0, Y2
+	LOADC(DX, 0, X2, Y2)
+	VANDPS Y2, Y0, Y2
 	VCMPPS $1, bilinT32_iy+intAxis_bound(CX), Y2, Y2
 	VANDPS Y2, Y1, Y1
-	VANDPS 32(DX), Y0, Y2
+	LOADC(DX, 32, X2, Y2)
+	VANDPS Y2, Y0, Y2
 	VCMPPS $1, bilinT32_iy+intAxis_bound(CX), Y2, Y2
 	VANDPS Y2, Y1, Y1
 	VMOVMSKPS Y1, AX
 	CMPL AX, $0xFF
 	JNE  bilinearFloat
+	CMPB bilinT32_tform(CX), $0
+	JNE  bilinearIntT
 	JMP  ·bilinearT32IntAVX2(SB)
+
+bilinearIntT:
+	JMP ·bilinearT32IntTAVX2(SB)
 
 bilinearFloat:
 	JMP ·bilinearT32AVX2(SB)
@@ -351,5 +503,25 @@ TEXT ·bilinearT32AVX2(SB), NOSPLIT, $640-33
 	VMOVMSKPD Y14, R8
 	CMPL R8, $15
 	SETEQ ret+32(FP)
+	VZEROUPPER
+	RET
+
+// func bilinearT32IntTAVX2(p *bilinT32, s, t, out *[16]uint32) bool
+//
+// bilinearT32IntAVX2 on a level in T format (tform, setT): each texel's
+// byte offset is worked out in the vectors (TEXELS8T), so a fetch is one
+// load from the frame and the texel's, where the utile table took three
+// loads one after another. bilinearT32 chooses it.
+TEXT ·bilinearT32IntTAVX2(SB), NOSPLIT, $640-33
+	MOVQ p+0(FP), CX
+	MOVQ s+8(FP), SI
+	MOVQ t+16(FP), DX
+	MOVQ out+24(FP), DI
+	MOVQ bilinT32_mem(CX), BX
+	INDEX8IT(0, 0)
+	INDEX8IT(32, 256)
+	SAMPLE8T(0, 0)
+	SAMPLE8T(32, 256)
+	MOVB $1, ret+32(FP)
 	VZEROUPPER
 	RET

@@ -254,6 +254,9 @@ func (u *Unit) planLookups(sm *sampler) {
 		if maxIdx < len(tb.Off) && lv.tabEnd >= 0 && lv.tabEnd <= len(mem) && int64(lv.tabEnd) < 1<<31 {
 			sm.plan = planBilinear
 			sm.bil = newBilinT32(w, h, sm.p1.WrapS, sm.p1.WrapT, sm.flip, upr, tb.Off[:maxIdx+1], mem)
+			if lv.layout.Tiling() == texture.TFormat {
+				sm.bil.setT(upr / 8)
+			}
 		}
 		return
 	}
@@ -271,6 +274,9 @@ func (u *Unit) planLookups(sm *sampler) {
 		if maxIdx < len(tb.Off) && lv.tabEnd >= 0 && lv.tabEnd <= len(mem) && upr < 1<<15 && h < 1<<17 {
 			sm.plan = planNearestClampT32
 			sm.clamp = newClampT32(w, h, sm.flip, upr, tb.Off[:maxIdx+1], mem)
+			if lv.layout.Tiling() == texture.TFormat {
+				sm.clamp.setT(upr / 8)
+			}
 			// On a power-of-two level clamped to its edge fixCoord
 			// cannot change the texel (it moves a positive s·w by
 			// less than 1/128 texel, never across an integer, and
@@ -389,6 +395,45 @@ type clampT32 struct {
 	// float32s (nearest_amd64.s, AXIS8P2).
 	p2                       bool
 	fw32, fh32, wm132, hm132 float32
+
+	// tform says the level is in T format (setT), where the AVX2 loops
+	// with fix and on a power-of-two level work out each texel's byte
+	// offset in vector registers (nearest_amd64.s, TADDR8) instead of
+	// loading its utile's from utab. tpr is the tiles in a row of the aligned
+	// level, tpr1 tpr−1, eight times each; tsub the byte offsets of
+	// the four 1 KiB sub-tiles in a 4 KiB tile, at (ty&1)<<2 | sy<<1 |
+	// sx for a tile row ty and a sub-tile row sy and column sx.
+	tform     bool
+	tpr, tpr1 [8]int32
+	tsub      [8]int32
+}
+
+// tSub is clampT32.tsub: each sub-tile's offset in its tile, taken from
+// texture.Layout.Offset (the one description of the T format) on a
+// level of 2×2 tiles, whose second tile row is odd.
+var tSub = func() (sub [8]int32) {
+	l, err := texture.NewLayout(texture.TFormat, 4, 64, 64)
+	if err != nil {
+		panic(err)
+	}
+	for i := range sub {
+		x, y := i&1*16, i>>1&1*16+i>>2*32
+		sub[i] = int32(l.Offset(x, y) & (texture.TileBytes - 1))
+	}
+	return sub
+}()
+
+// setT records that p's level is in T format with tpr 4 KiB tiles in a
+// row of its aligned width (texture.Layout: 32 texels of 4 bytes, tiles
+// of 8×8 utiles); p.utab must be that layout's. The AVX2 loops with fix
+// and on a power-of-two level use it (nearestFixTClampT32AVX2,
+// nearestP2TClampT32AVX2); the others keep utab.
+func (p *clampT32) setT(tpr int) {
+	p.tform = true
+	for i := range 8 {
+		p.tpr[i], p.tpr1[i] = int32(tpr), int32(tpr-1)
+	}
+	p.tsub = tSub
 }
 
 // newClampT32 returns the clampT32 of a w×h level with the given FLIPY
@@ -541,6 +586,22 @@ type bilinT32 struct {
 	mx, my, flip8, hf8, upr8 [8]int32
 	// ix and iy are the axes as the AVX2 loop's integer form reads them.
 	ix, iy intAxis
+
+	// tform, tpr8, tpr18 and tsub are clampT32's tform, tpr, tpr1 and
+	// tsub (setT), for the AVX2 loop's integer form on a level in T
+	// format (bilinearT32IntTAVX2).
+	tform             bool
+	tpr8, tpr18, tsub [8]int32
+}
+
+// setT records that p's level is in T format with tpr 4 KiB tiles in a
+// row, as clampT32.setT does; p.utab must be that layout's.
+func (p *bilinT32) setT(tpr int) {
+	p.tform = true
+	for i := range 8 {
+		p.tpr8[i], p.tpr18[i] = int32(tpr), int32(tpr-1)
+	}
+	p.tsub = tSub
 }
 
 // intAxis is one axis of a bilinT32 as bilinearT32IntAVX2 works it out

@@ -9,7 +9,10 @@ import "math"
 // TestNearestClampT32MatchesGo compares each with it. With AVX2 a
 // clampT32 with fix set takes nearestFixClampT32AVX2, one without on a
 // level whose sides are powers of two (p2) the float32 loop
-// (nearestP2ClampT32AVX2), any other nearestClampT32AVX2. Without AVX2
+// (nearestP2ClampT32AVX2), any other nearestClampT32AVX2; on a level in
+// T format (tform) the first two are nearestFixTClampT32AVX2 and
+// nearestP2TClampT32AVX2, which work out the texels' offsets without
+// the utile table. Without AVX2
 // one with fix set has its coordinates fixed in Go
 // (nearestFixClampT32SSE2). The choice is made in assembly, which jumps
 // to the version chosen: a Go function choosing and calling it took
@@ -39,7 +42,13 @@ func nearestClampT32AVX2(p *clampT32, s, t, out *[16]uint32)
 func nearestP2ClampT32AVX2(p *clampT32, s, t, out *[16]uint32)
 
 //go:noescape
+func nearestP2TClampT32AVX2(p *clampT32, s, t, out *[16]uint32)
+
+//go:noescape
 func nearestFixClampT32AVX2(p *clampT32, s, t, out *[16]uint32)
+
+//go:noescape
+func nearestFixTClampT32AVX2(p *clampT32, s, t, out *[16]uint32)
 
 // fixClampLanes fixes s and t for p's loop as setFix says, as float32s
 // the loop without the fix then samples: trunc(c·sx)/sx, which is

@@ -148,13 +148,27 @@ TEXT ·nearestClampT32SSE2(SB), NOSPLIT, $0-32
 	VCVTTPD2DQY Y2, X2 \
 	VINSERTI128 $1, X2, Y1, Y1
 
+// LOAD8 loads the eight coordinates at off(src) into Y1 16 bytes at a
+// time. The unit's copy of T (Unit.Write, WriteAtOnce: lanes.Copy) is
+// written with 16-byte stores just before the S write that starts the
+// lookup, and a 32-byte load spanning two of them while they are still
+// in the store buffer is not forwarded from them: it waits until both
+// reach the cache. In a CPU profile of the cube's 1920x1080 frame the
+// instruction after the 32-byte load of T had 16 % of the kernel's
+// samples (doc/performance.md, "The TMU's loads of S and T"). A 16-byte
+// load within one store is forwarded.
+#define LOAD8(src, off) \
+	VMOVUPS off(src), X1 \
+	VINSERTF128 $1, off+16(src), Y1, Y1
+
 // AXIS8FIX leaves in Y1 the eight texel indices of the coordinates at
 // off(src) with the fix, in float32 and int32 arithmetic (setFix says
 // why it is exact): m = trunc(min(max(c·sx, 0), sx)) (VMAXPS returns its
 // second source, 0, for a NaN first one), then min(m·n >> e, n-1).
 // scale holds sx as float32s, n and nm1 n and n-1 as int32s, shift e.
 #define AXIS8FIX(src, off, scale, n, shift, nm1) \
-	VMULPS off(src), scale, Y1 \
+	LOAD8(src, off) \
+	VMULPS Y1, scale, Y1 \
 	VMAXPS Y12, Y1, Y1 \
 	VMINPS scale, Y1, Y1 \
 	VCVTTPS2DQ Y1, Y1 \
@@ -169,7 +183,8 @@ TEXT ·nearestClampT32SSE2(SB), NOSPLIT, $0-32
 // is AXIS8's answer (VMAXPS returns its second source, 0, for a NaN
 // first one). scale holds n, maxv n-1, as float32s; Y12 is zero.
 #define AXIS8P2(src, off, scale, maxv) \
-	VMULPS off(src), scale, Y1 \
+	LOAD8(src, off) \
+	VMULPS Y1, scale, Y1 \
 	VMAXPS Y12, Y1, Y1 \
 	VMINPS maxv, Y1, Y1 \
 	VCVTTPS2DQ Y1, Y1
@@ -252,6 +267,101 @@ TEXT ·nearestClampT32SSE2(SB), NOSPLIT, $0-32
 	AXIS8FIX(DX, off, Y9, Y0, clampT32_ey(CX), Y11) \
 	UTILE8
 
+// TADDR8 leaves in Y4 the byte offsets in a T-format level (32-bit
+// texels) of eight elements whose x is in Y3 and y in Y1, y after
+// FLIPY: texture.Layout.Offset, from its parts ([AG] §11 "Micro-tiles",
+// "Texture Format (T-format)"; Mesa vc4_tiling.c t_utile_address()):
+//
+//   - the tile: (ty·tpr + tx)·4096 with ty = y>>5 and tx = x>>5, or
+//     tpr-1-tx on an odd tile row, whose tiles run right to left
+//     (VPMADDWD on the 16-bit halves, both factors below 2^15);
+//   - the sub-tile: tsub at (ty&1)<<2 | (y>>4&1)<<1 | x>>4&1 (VPERMD
+//     reads the low three bits of each index);
+//   - the utile in its sub-tile and the texel in its utile, from the
+//     low four bits of each coordinate: (x&3)<<2 | (x&12)<<4 and
+//     (y&3)<<4 | (y&12)<<6, each looked up by VPSHUFB in a table of
+//     16 bytes (tXBytes; tYBytes holds the y part shifted right by 4).
+//
+// Uses Y0, Y2 and Y5; Y6 holds tpr-1, Y7 tXBytes, Y15 tYBytes.
+#define TADDR8 \
+	VPXOR Y13, Y1, Y1 \
+	VPADDD Y14, Y1, Y1 \
+	VPSRLD $5, Y1, Y4 \
+	VPMADDWD clampT32_tpr(CX), Y4, Y4 \
+	VPSRLD $5, Y3, Y5 \
+	VPSUBD Y5, Y6, Y0 \
+	VPSLLD $26, Y1, Y2 \
+	VBLENDVPS Y2, Y0, Y5, Y5 \
+	VPADDD Y5, Y4, Y4 \
+	VPSLLD $12, Y4, Y4 \
+	VPSRLD $3, Y1, Y0 \
+	VPAND tSix<>(SB), Y0, Y0 \
+	VPSRLD $4, Y3, Y2 \
+	VPAND tOne<>(SB), Y2, Y2 \
+	VPOR Y2, Y0, Y0 \
+	VPERMD clampT32_tsub(CX), Y0, Y0 \
+	VPADDD Y0, Y4, Y4 \
+	VPAND tFifteen<>(SB), Y3, Y3 \
+	VPSHUFB Y3, Y7, Y3 \
+	VPAND tFifteen<>(SB), Y1, Y1 \
+	VPSHUFB Y1, Y15, Y1 \
+	VPSLLD $4, Y1, Y1 \
+	VPOR Y3, Y1, Y1 \
+	VPADDD Y1, Y4, Y4
+
+// PAIRT fetches the texels of two elements into lanes 0 and 1 of x:
+// their byte offsets are the halves of R8 (non-negative).
+#define PAIRT(x) \
+	MOVL R8, R10 \
+	SHRQ $32, R8 \
+	VMOVD (BX)(R10*1), x \
+	VPINSRD $1, (BX)(R8*1), x, x
+
+// QUADT is QUAD for offsets in X4.
+#define QUADT(off) \
+	VMOVQ X4, R8 \
+	PAIRT(X2) \
+	VPEXTRQ $1, X4, R8 \
+	PAIRT(X3) \
+	VPUNPCKLQDQ X3, X2, X2 \
+	VMOVDQU X2, off(DI)
+
+// FETCHT8 fetches the eight elements whose byte offsets are in Y4 into
+// off(DI).
+#define FETCHT8(off) \
+	QUADT(off) \
+	VEXTRACTI128 $1, Y4, X4 \
+	QUADT(off+16)
+
+// The constants of TADDR8: int32 6, 1 and 15, and the tables of the x
+// and y parts of a texel's offset in its sub-tile by its coordinate's
+// low four bits (tYBytes shifted right by 4), in both 128-bit lanes.
+#define CONST32T(name, bits) DATA name+0(SB)/8, bits; DATA name+8(SB)/8, bits; DATA name+16(SB)/8, bits; DATA name+24(SB)/8, bits; GLOBL name(SB), RODATA|NOPTR, $32
+CONST32T(tSix<>, $0x0000000600000006)
+CONST32T(tOne<>, $0x0000000100000001)
+CONST32T(tFifteen<>, $0x0000000F0000000F)
+DATA tXBytes<>+0(SB)/8, $0x4c4844400c080400
+DATA tXBytes<>+8(SB)/8, $0xccc8c4c08c888480
+DATA tXBytes<>+16(SB)/8, $0x4c4844400c080400
+DATA tXBytes<>+24(SB)/8, $0xccc8c4c08c888480
+GLOBL tXBytes<>(SB), RODATA|NOPTR, $32
+DATA tYBytes<>+0(SB)/8, $0x1312111003020100
+DATA tYBytes<>+8(SB)/8, $0x3332313023222120
+DATA tYBytes<>+16(SB)/8, $0x1312111003020100
+DATA tYBytes<>+24(SB)/8, $0x3332313023222120
+GLOBL tYBytes<>(SB), RODATA|NOPTR, $32
+
+// INDEX8FIXT does elements off/4 .. off/4+7 of
+// nearestFixTClampT32AVX2 up to TADDR8's offsets in Y4.
+#define INDEX8FIXT(off) \
+	VPBROADCASTD clampT32_iw(CX), Y15 \
+	VPBROADCASTD clampT32_ih(CX), Y0 \
+	AXIS8FIX(SI, off, Y8, Y15, clampT32_ex(CX), Y10) \
+	VMOVDQA Y1, Y3 \
+	AXIS8FIX(DX, off, Y9, Y0, clampT32_ey(CX), Y11) \
+	VMOVDQU tYBytes<>(SB), Y15 \
+	TADDR8
+
 // SETUP loads the arguments and the integer constants.
 #define SETUP \
 	MOVQ p+0(FP), CX \
@@ -312,11 +422,21 @@ TEXT ·nearestClampT32(SB), NOSPLIT, $0-32
 	JNE  nearestP2AVX2
 	JMP  ·nearestClampT32AVX2(SB)
 
-nearestFixAVX2:
-	JMP ·nearestFixClampT32AVX2(SB)
-
 nearestP2AVX2:
-	JMP ·nearestP2ClampT32AVX2(SB)
+	CMPB clampT32_tform(AX), $0
+	JNE  nearestP2TAVX2
+	JMP  ·nearestP2ClampT32AVX2(SB)
+
+nearestP2TAVX2:
+	JMP ·nearestP2TClampT32AVX2(SB)
+
+nearestFixAVX2:
+	CMPB clampT32_tform(AX), $0
+	JNE  nearestFixTAVX2
+	JMP  ·nearestFixClampT32AVX2(SB)
+
+nearestFixTAVX2:
+	JMP ·nearestFixTClampT32AVX2(SB)
 
 nearestSSE2:
 	CMPB clampT32_fix(AX), $0
@@ -337,5 +457,74 @@ TEXT ·nearestP2ClampT32AVX2(SB), NOSPLIT, $0-32
 	FETCH8(0)
 	INDEX8P2(32)
 	FETCH8(32)
+	VZEROUPPER
+	RET
+
+// nearestP2TClampT32AVX2 is nearestP2ClampT32AVX2 on a level in T format
+// (tform, setT): each element's byte offset in the level is worked out in
+// the vector registers (TADDR8) from its texel (x, y), where the other
+// loops load its utile's offset from utab and add the texel's offset in
+// the utile. A fetch then takes one load, not two one after the other,
+// and one index, not two, moves out of the vectors.
+//
+// Registers as nearestP2ClampT32AVX2's, but Y6 holds tpr-1 and Y7 and
+// Y15 the shuffle tables tXBytes and tYBytes.
+//
+// func nearestP2TClampT32AVX2(p *clampT32, s, t, out *[16]uint32)
+TEXT ·nearestP2TClampT32AVX2(SB), NOSPLIT, $0-32
+	MOVQ p+0(FP), CX
+	MOVQ s+8(FP), SI
+	MOVQ t+16(FP), DX
+	MOVQ out+24(FP), DI
+	MOVQ clampT32_mem(CX), BX
+	VPXOR Y12, Y12, Y12
+	VPBROADCASTD clampT32_flip(CX), Y13
+	VPBROADCASTD clampT32_hf(CX), Y14
+	VMOVDQU clampT32_tpr1(CX), Y6
+	VMOVDQU tXBytes<>(SB), Y7
+	VMOVDQU tYBytes<>(SB), Y15
+	VBROADCASTSS clampT32_fw32(CX), Y8
+	VBROADCASTSS clampT32_fh32(CX), Y9
+	VBROADCASTSS clampT32_wm132(CX), Y10
+	VBROADCASTSS clampT32_hm132(CX), Y11
+	AXIS8P2(SI, 0, Y8, Y10)
+	VMOVDQA Y1, Y3
+	AXIS8P2(DX, 0, Y9, Y11)
+	TADDR8
+	FETCHT8(0)
+	AXIS8P2(SI, 32, Y8, Y10)
+	VMOVDQA Y1, Y3
+	AXIS8P2(DX, 32, Y9, Y11)
+	TADDR8
+	FETCHT8(32)
+	VZEROUPPER
+	RET
+
+// nearestFixTClampT32AVX2 is nearestFixClampT32AVX2 on a level in T
+// format (tform, setT), its offsets worked out as
+// nearestP2TClampT32AVX2's are. TADDR8 needs Y0 and Y15, which hold
+// the sizes for AXIS8FIX: each group loads them again, and the table
+// tYBytes into Y15 after them.
+//
+// func nearestFixTClampT32AVX2(p *clampT32, s, t, out *[16]uint32)
+TEXT ·nearestFixTClampT32AVX2(SB), NOSPLIT, $0-32
+	MOVQ p+0(FP), CX
+	MOVQ s+8(FP), SI
+	MOVQ t+16(FP), DX
+	MOVQ out+24(FP), DI
+	MOVQ clampT32_mem(CX), BX
+	VPXOR Y12, Y12, Y12
+	VPBROADCASTD clampT32_flip(CX), Y13
+	VPBROADCASTD clampT32_hf(CX), Y14
+	VMOVDQU clampT32_tpr1(CX), Y6
+	VMOVDQU tXBytes<>(SB), Y7
+	VBROADCASTSS clampT32_sx32(CX), Y8
+	VBROADCASTSS clampT32_sy32(CX), Y9
+	VPBROADCASTD clampT32_iwm1(CX), Y10
+	VPBROADCASTD clampT32_ihm1(CX), Y11
+	INDEX8FIXT(0)
+	FETCHT8(0)
+	INDEX8FIXT(32)
+	FETCHT8(32)
 	VZEROUPPER
 	RET
