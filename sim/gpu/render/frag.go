@@ -93,6 +93,15 @@ type fragment struct {
 	// (tlb.Block.Offset): each block's are a shift of them.
 	rowBlk tlb.Block
 
+	// shadeRow's primitive: the QPU of its lone blocks, whose W lands
+	// in regW (its ra15; f.z is its rb15), whether a block has run on
+	// it (again), and whether the blocks take the early-Z test (zEarly)
+	// and need their pixel coordinates.
+	lone           *qpuexec.QPU
+	regW           *[16]uint32
+	again          bool
+	zEarly, coords bool
+
 	// The blocks gathered for the batch (qpuexec.Batch), and the one
 	// whose Env call is being served, or being set up: its fields are
 	// f's (f.next is f.fragBlock.next).
@@ -123,8 +132,10 @@ type fragBlock struct {
 	msMask uint16     // the coverage start.MSFlags was made from
 	// live is the elements whose MS_FLAGS are not zero, kept when
 	// f.liveLanes is set: the block's coverage at its start, less the
-	// elements a TLB_Z write fails.
-	live uint16
+	// elements a TLB_Z write fails. liveQuads is quadCount(live), for
+	// the TLB writes' counters.
+	live      uint16
+	liveQuads uint64
 	// zPassed says the block's next TLB_Z write passes every element of
 	// live without a test (f.zKnown): the early-Z test compared the same
 	// Z with the same stored depths. The first TLB_Z write clears it.
@@ -278,6 +289,7 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 		q := f.batch.QPU()
 		regW, regZ = q.RA(15), q.RB(15)
 	}
+	f.regW = regW
 	// What every block of the primitive starts with, in every slot.
 	for k := range f.blocks {
 		s := &f.blocks[k].start
@@ -287,12 +299,37 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 	}
 	f.nblk = 0
 	f.fragBlock = &f.blocks[0]
+	// The common case, lone blocks with their terms on the fast path,
+	// has a loop of its own (shadeRow).
+	fast := regW != nil && !ms
+	if fast {
+		f.lone, f.again = f.batch.QPU(), false
+		f.zEarly, f.coords = earlyZ, coords
+		f.z = regZ
+	}
 	for by := b.Y0 &^ 3; by < b.Y1; by += 4 {
 		// A batch keeps to a row: the varyings' row terms are the row's.
 		if f.nblk > 0 {
 			if err := f.runBatch(); err != nil {
 				return err
 			}
+		}
+		if fast {
+			span := f.prim.RowSpan(bx0, by, ncol)
+			if span.Lo >= span.Hi {
+				continue
+			}
+			f.prim.Row(by, &f.rowWZ)
+			for j := 0; j < f.nvary; j++ {
+				f.setup[j].RowLanes(by, &f.rowVary[j])
+			}
+			f.rowBlk.Offset(&laneBlock[raster.BlockParity(by)], uint16((by-ty0)*tlb.Size+bx0-tx0))
+			ran, err := f.shadeRow(by, bx0, span)
+			shaded = shaded || ran
+			if err != nil {
+				return err
+			}
+			continue
 		}
 		rowReady := false
 		// The row's first block column's pixels (tlb.Block.Offset), from
@@ -385,10 +422,12 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 					// block-wide test is Passes for each.
 					mask = w.buf.DepthPasses(&f.blk, f.z, mask, f.depth.Func)
 				}
-				c[uapi.PerfcntFEPClippedQuads] += quads - quadCount(mask)
+				left := quadCount(mask)
+				c[uapi.PerfcntFEPClippedQuads] += quads - left
 				if mask == 0 {
 					continue
 				}
+				quads = left
 			}
 			// Non-multisample mode: a covered pixel has all four mask
 			// bits (our choice; [AG] Table 29 gives MS_MASK 4 bits
@@ -417,7 +456,7 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 			f.next = 0
 			f.bx, f.by, f.par = bx, by, par
 			f.stencil.Reset()
-			f.live = mask
+			f.live, f.liveQuads = mask, quads
 			f.zPassed = f.zKnown
 			f.tmu[0].Reset(nil)
 			f.tmu[1].Reset(nil)
@@ -448,6 +487,86 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 		c[uapi.PerfcntFEPValidPrimsNoRender]++
 	}
 	return nil
+}
+
+// shadeRow is shadePrim's loop over the blocks of row by in span for
+// the common case: one block at a time on f.lone, with the primitive's
+// column and row terms (f.terms; W and Z straight into the QPU's
+// registers), not multisample, not the reference path. It does what
+// shadePrim's general loop does for such a block, less what is fixed for
+// the primitive or the row (worked out by shadePrim: the row terms,
+// f.rowBlk, f.z), in a function of its own so that the compiler keeps
+// the block's values in registers. It reports whether it shaded a block.
+//
+// After the primitive's first block the QPU runs the next as another
+// thread of the same program, Env and Start (QPU.RunAgain): what Run
+// decides for them holds for the primitive. And the TMUs are reset only
+// when not idle (tmu.Unit.Idle: no request slot held, no result
+// waiting): the blocks before left an idle unit as Reset would, but for
+// its cursor into the receive FIFO and its cached memory span, on
+// neither of which a lookup's result depends.
+func (f *fragment) shadeRow(by, bx0 int, span raster.BlockSpan) (shaded bool, err error) {
+	w := f.w
+	c := &w.counters
+	fb := f.fragBlock // blocks[0]: lone blocks take the first slot
+	s := &fb.start
+	par := raster.BlockParity(by)
+	for k := span.Lo; k < span.Hi; k++ {
+		bx := bx0 + 4*k
+		mask := uint16(0xFFFF)
+		if k < span.FullLo || k >= span.FullHi {
+			if mask = f.prim.PartialMask(bx, by); mask == 0 {
+				continue
+			}
+		}
+		fb.col = k
+		f.prim.BlockWZ(&f.colWZ[k], &f.rowWZ, f.regW, f.z)
+		if f.coords {
+			raster.BlockCoords(bx, by, &s.X, &s.Y)
+		}
+		fb.blk.Shifted(&f.rowBlk, uint16(4*k))
+		quads := quadCount(mask)
+		c[uapi.PerfcntFEPValidQuads] += quads
+		if f.zEarly {
+			// As shadePrim's loop: the block-wide test.
+			mask = w.buf.DepthPasses(&fb.blk, f.z, mask, f.depth.Func)
+			left := quadCount(mask)
+			c[uapi.PerfcntFEPClippedQuads] += quads - left
+			if mask == 0 {
+				continue
+			}
+			quads = left
+		}
+		if mask != fb.msMask && !f.msUnseen {
+			for q := range 4 {
+				*(*[4]uint32)(s.MSFlags[4*q:]) = msFlagsOf[mask>>(4*q)&0xF]
+			}
+			fb.msMask = mask
+		}
+		fb.next = 0
+		fb.bx, fb.by, fb.par = bx, by, par
+		fb.stencil.Reset()
+		fb.live, fb.liveQuads = mask, quads
+		fb.zPassed = f.zKnown
+		if !fb.tmu[0].Idle() {
+			fb.tmu[0].Reset(nil)
+		}
+		if !fb.tmu[1].Idle() {
+			fb.tmu[1].Reset(nil)
+		}
+		shaded = true
+		var res qpuexec.Result
+		if f.again {
+			res, err = f.lone.RunAgain(s)
+		} else {
+			res, err = f.lone.Run(f.w.st.fs, f, s)
+			f.again = true
+		}
+		if err := f.ran(fb, &res, err); err != nil {
+			return shaded, err
+		}
+	}
+	return shaded, nil
 }
 
 // batchBlocks is the number of blocks a batch gathers (at most
@@ -793,13 +912,18 @@ func (f *fragment) TLBWrite(reg qpuexec.TLBReg, v *[16]uint32, mask uint16, ms *
 				// update.
 				f.zPassed = false
 				b.ZPassedBlock(&f.blk, v, in, f.depth.Update)
-				c[uapi.PerfcntTLBQuadsPassingZAndStencil] += quadCount(in)
+				n := f.liveQuads
+				if in != f.live {
+					n = quadCount(in)
+				}
+				c[uapi.PerfcntTLBQuadsPassingZAndStencil] += n
 				return nil
 			}
 			f.zPassed = false
 			pass, sfail := b.ZWriteBlock(&f.blk, v, in, f.depth, &f.stencil, f.reverse)
 			if fail := in &^ pass; fail != 0 {
 				f.live &^= fail
+				f.liveQuads = quadCount(f.live)
 				for ; fail != 0; fail &= fail - 1 {
 					ms[bits.TrailingZeros16(fail)] = 0
 				}
@@ -816,7 +940,10 @@ func (f *fragment) TLBWrite(reg qpuexec.TLBReg, v *[16]uint32, mask uint16, ms *
 		case qpuexec.TLBColourAll, qpuexec.TLBColourMS:
 			m := mask & f.live
 			b.WriteColorBlock(&f.blk, v, m)
-			n := quadCount(m)
+			n := f.liveQuads
+			if m != f.live {
+				n = quadCount(m)
+			}
 			c[uapi.PerfcntTLBQuadsWrittenToColorBuf] += n
 			c[uapi.PerfcntTLBQuadsNonZeroCoverage] += n
 			c[uapi.PerfcntTLBQuadsZeroCoverage] += 4 - n
