@@ -33,6 +33,12 @@ type Start struct {
 	// thread's start does not copy them from W and Z, which it then
 	// leaves unread.
 	WZInRegs bool
+	// MSUnseen says nothing reads the thread's MS_FLAGS: its program
+	// neither reads nor writes the register, and the Env's TLB writes
+	// ignore the ms they are given. The thread's start then leaves the
+	// QPU's MS_FLAGS as they are instead of copying MSFlags, which it
+	// leaves unread.
+	MSUnseen bool
 	// InOrder says the caller runs the tile's fragment threads one at a
 	// time in primitive order, the order the scoreboard enforces (AG §5
 	// "Scoreboard"), so that its waits and unlocks have nothing to do:
@@ -408,7 +414,9 @@ func (q *QPU) beginThread(p *Program, s *Start) {
 			copyVec(&q.ra[15], &s.W)
 			copyVec(&q.rb[15], &s.Z)
 		}
-		copyVec(&q.ms, &s.MSFlags)
+		if !s.MSUnseen {
+			copyVec(&q.ms, &s.MSFlags)
+		}
 		// REV_FLAG changes only by a program's write, which marks it
 		// stale (writeIO), or here: fill it when it changes.
 		if q.revStale || q.rev[0] != s.RevFlag {

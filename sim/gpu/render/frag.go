@@ -294,6 +294,7 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 	for k := range f.blocks {
 		s := &f.blocks[k].start
 		s.WZInRegs = regW != nil
+		s.MSUnseen = f.msUnseen
 		s.RevFlag = rev
 		s.Uniforms = st.fsUniforms
 	}
