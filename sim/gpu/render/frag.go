@@ -49,15 +49,12 @@ type fragment struct {
 	// block row (raster.Prim.Col/Row, raster.Varying.Col/Row), worked out
 	// once instead of per block when terms is set (not on the reference
 	// path, which computes every block's inputs on its own).
-	terms   bool
-	colWZ   [tileBlocks]raster.ColTerms
-	rowWZ   raster.RowTerms
-	colVary [maxSetup][tileBlocks][4]float32
-	rowVary [maxSetup][16]float32 // in element order (raster.Varying.RowLanes)
-	// varyC is the bits of each varying's C, taken once per primitive
-	// when terms is set, which a varying read's VP kernel broadcasts
-	// (raster.BlockVPCLanes).
-	varyC [maxSetup]uint32
+	terms bool
+	colWZ [tileBlocks]raster.ColTerms
+	rowWZ raster.RowTerms
+	// The varyings' terms, one varyTerms a varying, so that a read
+	// finds its column's, its row's and its C from one index.
+	varyT [maxSetup]varyTerms
 
 	depth   tlb.DepthState
 	reverse bool
@@ -114,6 +111,16 @@ type fragment struct {
 	res    [qpuexec.MaxBatch]qpuexec.Result
 }
 
+// varyTerms is a varying's plane terms for fragment.terms: its block
+// columns' (raster.Varying.Col), the current block row's in element
+// order (raster.Varying.RowLanes), and the bits of its C, which a
+// varying read's VP kernel broadcasts (raster.BlockVPCLanes).
+type varyTerms struct {
+	col [tileBlocks][4]float32
+	row [16]float32
+	c   uint32
+}
+
 // fragBlock is one thread's state: a 4×4 block's inputs and its
 // conversation with the TMUs and the tile buffer. Its Env methods serve
 // the batch's QPU that runs the block: they make it f's current block,
@@ -123,7 +130,7 @@ type fragBlock struct {
 	tmu   [2]*tmu.Unit
 	start qpuexec.Start
 
-	col    int // the block's column in colWZ and colVary
+	col    int // the block's column in colWZ and varyTerms.col
 	next   int // next varying to read
 	bx, by int
 	par    int        // the block's parity (raster.BlockParity of by)
@@ -263,11 +270,11 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 		for k := 0; k < ncol; k++ {
 			f.prim.Col(bx0+4*k, &f.colWZ[k])
 			for j := 0; j < f.nvary; j++ {
-				f.setup[j].Col(bx0+4*k, &f.colVary[j][k])
+				f.setup[j].Col(bx0+4*k, &f.varyT[j].col[k])
 			}
 		}
 		for j := 0; j < f.nvary; j++ {
-			f.varyC[j] = math.Float32bits(f.setup[j].C)
+			f.varyT[j].c = math.Float32bits(f.setup[j].C)
 		}
 	}
 	c := &w.counters
@@ -322,7 +329,7 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 			}
 			f.prim.Row(by, &f.rowWZ)
 			for j := 0; j < f.nvary; j++ {
-				f.setup[j].RowLanes(by, &f.rowVary[j])
+				f.setup[j].RowLanes(by, &f.varyT[j].row)
 			}
 			f.rowBlk.Offset(&laneBlock[raster.BlockParity(by)], uint16((by-ty0)*tlb.Size+bx0-tx0))
 			ran, err := f.shadeRow(by, bx0, span)
@@ -374,7 +381,7 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 				if !rowReady {
 					f.prim.Row(by, &f.rowWZ)
 					for j := 0; j < f.nvary; j++ {
-						f.setup[j].RowLanes(by, &f.rowVary[j])
+						f.setup[j].RowLanes(by, &f.varyT[j].row)
 					}
 					rowReady = true
 				}
@@ -871,7 +878,8 @@ func (f *fragment) Varying(vp, c *[16]uint32) error {
 		return nil
 	}
 	if f.terms {
-		raster.BlockVPCLanes(&f.colVary[j][b.col], &f.rowVary[j], b.par, vp, f.varyC[j], c)
+		t := &f.varyT[j]
+		raster.BlockVPCLanes(&t.col[b.col], &t.row, b.par, vp, t.c, c)
 		return nil
 	}
 	s := &f.setup[j]
