@@ -319,29 +319,14 @@ func (q *QPU) violate(pc int, rule, text string) error {
 // Start's; the units' Reference is as it was. The rest of s, the
 // registers, and the units' contents may differ. Before any Run it
 // fails.
-func (q *QPU) RunAgain(s *Start) (Result, error) {
-	p := q.prog
-	if p == nil {
-		return Result{}, errors.New("qpuexec: RunAgain before any Run")
-	}
-	q.start = s
-	q.beginThread(p, s)
-	if p.straight && !q.Reference {
-		// runBound's start less begin, which beginThread did.
-		q.banksStale, q.endPoison = false, false
-		q.seqBase = 0
-		return q.resumeBound(p, 0)
-	}
-	steps := p.steps
-	if q.Reference {
-		steps = p.ref
-	}
-	return q.run(p, steps, 0)
-}
+func (q *QPU) RunAgain(s *Start) (Result, error) { return q.startThread(s, true) }
+
+// errNoRun is RunAgain's error before any Run.
+var errNoRun = errors.New("qpuexec: RunAgain before any Run")
 
 // begin sets q up for a run of p with env from s: what a run decides
 // once for its program, Env and Start, then a thread's own start
-// (beginThread), which RunAgain does alone.
+// (startThread), which RunAgain does alone.
 func (q *QPU) begin(p *Program, env Env, s *Start) {
 	q.prog, q.env, q.start = p, env, s
 	// A strict threaded program cannot use registers 16-31 (deferBanks).
@@ -355,7 +340,7 @@ func (q *QPU) begin(p *Program, env Env, s *Start) {
 	// in a request FIFO (Program.tmuAtOnce) and the units are
 	// Start.TMU's, idle and not Reference: decided here, once a thread,
 	// not at each access; the units' idleness at each thread's start
-	// (beginThread).
+	// (startThread).
 	q.tmuAtOnceOK = false
 	if t := &s.TMU; p.tmuAtOnce && t[0] != nil && t[1] != nil && !q.Reference {
 		q.tmuAtOnceOK = !t[0].Reference && !t[1].Reference
@@ -377,12 +362,20 @@ func (q *QPU) begin(p *Program, env Env, s *Start) {
 	} else {
 		q.vpm = s.VPM
 	}
-	q.beginThread(p, s)
+	q.startThread(s, false)
 }
 
-// beginThread is a thread's own start: the run's state reset, the
-// uniform stream at s.Uniforms, and the fragment shader's inputs.
-func (q *QPU) beginThread(p *Program, s *Start) {
+// startThread is a thread's own start on s: the run's state reset, the
+// uniform stream at s.Uniforms, and the fragment shader's inputs. With
+// run set it then runs q's program, as RunAgain: one function, not a
+// start and a run called in turn, saves a call and its spills a thread
+// (begin calls it with run false).
+func (q *QPU) startThread(s *Start, run bool) (Result, error) {
+	p := q.prog
+	if p == nil {
+		return Result{}, errNoRun
+	}
+	q.start = s
 	if p.names14 {
 		q.poison14 = false // the run may write location 14 (landEnd)
 	}
@@ -424,6 +417,20 @@ func (q *QPU) beginThread(p *Program, s *Start) {
 			q.revStale = false
 		}
 	}
+	if !run {
+		return Result{}, nil
+	}
+	if p.straight && !q.Reference {
+		// runBound's start less begin, which the above did.
+		q.banksStale, q.endPoison = false, false
+		q.seqBase = 0
+		return q.resumeBound(p, 0)
+	}
+	steps := p.steps
+	if q.Reference {
+		steps = p.ref
+	}
+	return q.run(p, steps, 0)
 }
 
 // cond returns the elements whose condition passes (AG Table 2).
