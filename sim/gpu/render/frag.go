@@ -754,6 +754,9 @@ func quadMask(m uint16) uint8 {
 // quadCount returns the number of quads (elements 4q..4q+3) with an
 // element set in m: the bits of quadMask(m), two table reads.
 func quadCount(m uint16) uint64 {
+	if m == 0xFFFF { // a whole block, the most common by far
+		return 4
+	}
 	return uint64(quadsInByte[m&0xFF] + quadsInByte[m>>8])
 }
 
