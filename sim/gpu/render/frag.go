@@ -74,6 +74,16 @@ type fragment struct {
 	// for msProg).
 	zKnown bool
 	zIsZ   bool
+	// zAtTest says shadeRow's blocks make their TLB_Z write's update
+	// with their early-Z test, in one pass over the block's depths
+	// (fragBlock's zDone): zKnown is set, and the program writes TLB_Z
+	// once, unconditionally, and nothing else that reads or changes the
+	// depths or their test before it (zOnce, worked out once for
+	// msProg). The update is then the one the write would make, and
+	// nothing between sees the difference: a block's pixels are its own
+	// until it ends.
+	zAtTest bool
+	zOnce   bool
 	// msUnseen says no block of the primitive needs its Start's
 	// MS_FLAGS: liveLanes is set, and the program never reads MS_FLAGS
 	// (msUnread, worked out once for msProg), so they are seen only by
@@ -146,7 +156,8 @@ type fragBlock struct {
 	// zPassed says the block's next TLB_Z write passes every element of
 	// live without a test (f.zKnown): the early-Z test compared the same
 	// Z with the same stored depths. The first TLB_Z write clears it.
-	zPassed bool
+	// zDone says that write's update is made already (f.zAtTest).
+	zPassed, zDone bool
 
 	// Multisample mode: the samples each element's pixel covers, the
 	// TLB's own mask of them (cov less the samples a Z test failed: the
@@ -242,6 +253,7 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 	if st.fs != f.msProg {
 		f.msProg, f.keepsMS, f.zIsZ = st.fs, !writesMSFlags(st.fs), writesZAsIs(st.fs)
 		f.msUnread = !readsMSFlags(st.fs)
+		f.zOnce = writesZOnce(st.fs)
 	}
 	// In multisample mode the general code runs: per-sample coverage,
 	// no early-Z (Mesa never enables it there, vc4_emit.c, for the
@@ -251,6 +263,7 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 	earlyZ := !ms && f.earlyZ()
 	f.liveLanes = !ms && !w.r.opts.Reference && f.keepsMS
 	f.zKnown = earlyZ && f.liveLanes && f.zIsZ
+	f.zAtTest = f.zKnown && f.zOnce
 	f.msUnseen = f.liveLanes && f.msUnread
 	side := w.frame.Side()
 	tx0, ty0 := w.tile.X*side, w.tile.Y*side
@@ -465,7 +478,7 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 			f.bx, f.by, f.par = bx, by, par
 			f.stencil.Reset()
 			f.live, f.liveQuads = mask, quads
-			f.zPassed = f.zKnown
+			f.zPassed, f.zDone = f.zKnown, false
 			f.tmu[0].Reset(nil)
 			f.tmu[1].Reset(nil)
 			shaded = true
@@ -536,8 +549,18 @@ func (f *fragment) shadeRow(by, bx0 int, span raster.BlockSpan) (shaded bool, er
 		quads := quadCount(mask)
 		c[uapi.PerfcntFEPValidQuads] += quads
 		if f.zEarly {
-			// As shadePrim's loop: the block-wide test.
-			mask = w.buf.DepthPasses(&fb.blk, f.z, mask, f.depth.Func)
+			if f.zAtTest {
+				// The test and the TLB_Z write's update in one
+				// pass: with no stencil test (the block's starts
+				// reset, and the program sets none up),
+				// ZWriteBlock is the block-wide test and the
+				// update of the elements that pass.
+				fb.stencil.Reset()
+				mask, _ = w.buf.ZWriteBlock(&fb.blk, f.z, mask, f.depth, &fb.stencil, f.reverse)
+			} else {
+				// As shadePrim's loop: the block-wide test.
+				mask = w.buf.DepthPasses(&fb.blk, f.z, mask, f.depth.Func)
+			}
 			left := quadCount(mask)
 			c[uapi.PerfcntFEPClippedQuads] += quads - left
 			if mask == 0 {
@@ -555,7 +578,7 @@ func (f *fragment) shadeRow(by, bx0 int, span raster.BlockSpan) (shaded bool, er
 		fb.bx, fb.by, fb.par = bx, by, par
 		fb.stencil.Reset()
 		fb.live, fb.liveQuads = mask, quads
-		fb.zPassed = f.zKnown
+		fb.zPassed, fb.zDone = f.zKnown, f.zAtTest
 		if !fb.tmu[0].Idle() {
 			fb.tmu[0].Reset(nil)
 		}
@@ -702,6 +725,29 @@ func writesZAsIs(p *qpuexec.Program) bool {
 		}
 	}
 	return true
+}
+
+// writesZOnce reports whether p writes TLB_Z exactly once on its one
+// path (no branch) under no condition, sets up no stencil test
+// (TLB_STENCIL_SETUP) and loads no coverage from the Z/stencil buffer:
+// its only access to the depths is that write, which every thread
+// makes. With writesZAsIs, what render's shadeRow needs to make the
+// write's update at the early-Z test (fragment.zAtTest).
+func writesZOnce(p *qpuexec.Program) bool {
+	n := 0
+	for i := range p.Insts {
+		in := &p.Insts[i]
+		if in.IsBranch() || in.Writes(qpu.WTLBStencilSetup) || in.Sig == qpu.SigCoverageLoad {
+			return false
+		}
+		if in.Writes(qpu.WTLBZ) {
+			if in.Kind() != qpu.KindALU || in.WaddrAdd != qpu.WTLBZ || in.CondAdd != qpu.CondAlways {
+				return false
+			}
+			n++
+		}
+	}
+	return n == 1
 }
 
 // The Env of a block's QPU: each call makes the block f's current one,
@@ -923,7 +969,9 @@ func (f *fragment) TLBWrite(reg qpuexec.TLBReg, v *[16]uint32, mask uint16, ms *
 				// second write would test against the first's
 				// update.
 				f.zPassed = false
-				b.ZPassedBlock(&f.blk, v, in, f.depth.Update)
+				if !f.zDone {
+					b.ZPassedBlock(&f.blk, v, in, f.depth.Update)
+				}
 				n := f.liveQuads
 				if in != f.live {
 					n = quadCount(in)
