@@ -307,11 +307,11 @@ func (q *QPU) violate(pc int, rule, text string) error {
 // thread of the same kind on s: a fragment shader's next block of the
 // same primitive. It is Run(p, env, s) with p and env the last Run's,
 // less what Run decides once for a program, an Env and a Start's units
-// (begin): the VPM segments' checks, the binding's look-up, whether
-// registers 16-31 take their poison at the start, the TMU's at-once
-// entries but for the units' idleness, the TMU swap, QPU_NUMBER, the
-// VPM, the uniform span's check against the view. The cube's frame at
-// 1920x1080 starts some 25,000 threads so.
+// (begin): the VPM segments' checks, whether registers 16-31 take their
+// poison at the start, the TMU's at-once entries but for the units'
+// idleness, the TMU swap, QPU_NUMBER, the VPM, the uniform span's check
+// against the view. The cube's frame at 1920x1080 starts some 25,000
+// threads so.
 //
 // The caller promises that since the last Run nothing those decisions
 // read has changed: q's Num, Mem (and its view's regions) and
