@@ -602,3 +602,100 @@ func TestWorkersAgree(t *testing.T) {
 		t.Errorf("counters differ:\n%v\n%v", counters[0], counters[1])
 	}
 }
+
+// TestUnreadTMUResultsEndWithTheThread: a fragment shader that leaves a
+// lookup's result unread in the receive FIFO leaves it to no other
+// thread: every block's thread starts with its TMUs empty (tmu.Unit
+// Reset), on the fast path, whose lone blocks skip the reset of an idle
+// unit (render's shadeRow), as on the reference. Each thread makes two
+// direct lookups, of A's word and then of B's, and reads one: A's.
+func TestUnreadTMUResultsEndWithTheThread(t *testing.T) {
+	var a qpu.Asm
+	a.I(qpu.Mov(qpu.TMU0S, qpu.Unif)) // a direct lookup: no uniform of its own
+	a.I(qpu.Mov(qpu.TMU0S, qpu.Unif))
+	a.I(qpu.SigLoadTMU0)
+	a.I(qpu.Mov(qpu.TLBColourAll, qpu.R4))
+	code := fsEnd(&a)
+	const wordA, wordB = 0xFF0000FF, 0xFF00FF00
+	var frames [2][]uint32
+	var counters [2]hw.Counters
+	for k, ref := range []bool{false, true} {
+		g := New(Options{Workers: 2, Reference: ref})
+		t.Cleanup(g.Close)
+		j := newTJob(t, 72, 40)
+		j.rcl.ClearColor = clearColor
+		j.beginBin(cl.ConfigurationBits{EnableForwardFacing: true, EnableReverseFacing: true, DepthFunc: cl.DepthFuncAlways})
+		addrA := j.put(words(wordA), 4)
+		addrB := j.put(words(wordB), 4)
+		j.drawNV(j.program(code), []uint32{addrA, addrB}, cl.PrimitiveModeTriangles, j.nv(1, 1, 0.5), j.nv(70, 3, 0.5), j.nv(2, 38, 0.5))
+		mustRun(t, j, g)
+		n := 0
+		for y := range 40 {
+			for x := range 72 {
+				got := j.pixel(x, y)
+				frames[k] = append(frames[k], got)
+				if got != clearColor {
+					n++
+					if got != wordA {
+						t.Fatalf("reference %v, pixel (%d,%d): %#x, want A's word %#x (a thread before left B's %#x unread)", ref, x, y, got, uint32(wordA), uint32(wordB))
+					}
+				}
+			}
+		}
+		if n < 1000 {
+			t.Fatalf("reference %v: %d pixels drawn, want the triangle's", ref, n)
+		}
+		counters[k] = j.counters
+	}
+	if counters[0] != counters[1] || !slices.Equal(frames[0], frames[1]) {
+		t.Errorf("fast path and reference differ: counters %v and %v, frames equal %v", counters[0], counters[1], slices.Equal(frames[0], frames[1]))
+	}
+}
+
+// TestEarlyZUpdateOnlyWithTLBZ: with early-Z on, a program that writes
+// TLB_Z once has its blocks' depths updated (on the fast path, with
+// their early-Z test: render's shadeRow, zAtTest), and one that never
+// writes TLB_Z leaves them as they were. A third quad between the two
+// depths shows which: it passes only over depths left at the first
+// quad's.
+func TestEarlyZUpdateOnlyWithTLBZ(t *testing.T) {
+	const first, second, third = 0xFF0000FF, 0xFF00FF00, 0xFFFF0000
+	for _, c := range []struct {
+		name string
+		code func(a *qpu.Asm)
+		want uint32
+	}{
+		{"TLB_Z once", func(a *qpu.Asm) { a.I(qpu.Mov(qpu.TLBZ, qpu.RB(15))) }, second},
+		{"no TLB_Z", func(a *qpu.Asm) {}, third},
+	} {
+		var counters [2]hw.Counters
+		for k, ref := range []bool{false, true} {
+			g := New(Options{Workers: 2, Reference: ref})
+			t.Cleanup(g.Close)
+			j := newTJob(t, 72, 40)
+			j.rcl.ClearZ = 0xFFFFFF
+			j.beginBin(cl.ConfigurationBits{EnableForwardFacing: true, EnableReverseFacing: true,
+				DepthFunc: cl.DepthFuncLess, ZUpdates: true, EarlyZ: true, EarlyZUpdates: true})
+			j.drawNV(j.program(fsConstZ()), []uint32{first}, cl.PrimitiveModeTriangles, j.quad(0.3)...)
+			var a qpu.Asm
+			a.I()
+			a.I()
+			c.code(&a)
+			a.I(qpu.Mov(qpu.TLBColourAll, qpu.Unif))
+			j.drawNV(j.program(fsEnd(&a)), []uint32{second}, cl.PrimitiveModeTriangles, j.quad(0.2)...)
+			j.drawNV(j.program(fsConstZ()), []uint32{third}, cl.PrimitiveModeTriangles, j.quad(0.25)...)
+			mustRun(t, j, g)
+			for y := range 40 {
+				for x := range 72 {
+					if got := j.pixel(x, y); got != c.want {
+						t.Fatalf("%s, reference %v: pixel (%d,%d) = %#x, want %#x", c.name, ref, x, y, got, c.want)
+					}
+				}
+			}
+			counters[k] = j.counters
+		}
+		if counters[0] != counters[1] {
+			t.Errorf("%s: counters: fast path %v, reference %v", c.name, counters[0], counters[1])
+		}
+	}
+}

@@ -33,6 +33,12 @@ type Start struct {
 	// thread's start does not copy them from W and Z, which it then
 	// leaves unread.
 	WZInRegs bool
+	// MSUnseen says nothing reads the thread's MS_FLAGS: its program
+	// neither reads nor writes the register, and the Env's TLB writes
+	// ignore the ms they are given. The thread's start then leaves the
+	// QPU's MS_FLAGS as they are instead of copying MSFlags, which it
+	// leaves unread.
+	MSUnseen bool
 	// InOrder says the caller runs the tile's fragment threads one at a
 	// time in primitive order, the order the scoreboard enforces (AG §5
 	// "Scoreboard"), so that its waits and unlocks have nothing to do:
@@ -167,11 +173,15 @@ type QPU struct {
 	tmuParams [2]int
 	tmuAtOnce bool // the TMU accesses take tmu.Unit's at-once entries (begin)
 	tmuSwap   int  // with tmuAtOnce: the physical TMU of program TMU 0 (tmuUnit)
-	noSwap    bool
-	sbWaited  bool
-	mutex     bool
-	hostInt   bool
-	ms, rev   vec
+	// tmuAtOnceOK is begin's decision for a program and a Start's
+	// units, which RunAgain keeps: tmuAtOnce but for the units'
+	// idleness.
+	tmuAtOnceOK bool
+	noSwap      bool
+	sbWaited    bool
+	mutex       bool
+	hostInt     bool
+	ms, rev     vec
 	// revStale says a program wrote REV_FLAG since begin last filled
 	// rev: its elements may differ from each other.
 	revStale bool
@@ -293,12 +303,79 @@ func (q *QPU) violate(pc int, rule, text string) error {
 	return nil
 }
 
+// RunAgain runs the program of q's last Run, with its Env, as another
+// thread of the same kind on s: a fragment shader's next block of the
+// same primitive. It is Run(p, env, s) with p and env the last Run's,
+// less what Run decides once for a program, an Env and a Start's units
+// (begin): the VPM segments' checks, whether registers 16-31 take their
+// poison at the start, the TMU's at-once entries but for the units'
+// idleness, the TMU swap, QPU_NUMBER, the VPM, the uniform span's check
+// against the view. The cube's frame at 1920x1080 starts some 25,000
+// threads so.
+//
+// The caller promises that since the last Run nothing those decisions
+// read has changed: q's Num, Mem (and its view's regions) and
+// Reference; s's TMU, VPM, VPMRead and VPMWrite are the last Run's
+// Start's; the units' Reference is as it was. The rest of s, the
+// registers, and the units' contents may differ. Before any Run it
+// fails.
+func (q *QPU) RunAgain(s *Start) (Result, error) { return q.startThread(s, true) }
+
+// errNoRun is RunAgain's error before any Run.
+var errNoRun = errors.New("qpuexec: RunAgain before any Run")
+
+// begin sets q up for a run of p with env from s: what a run decides
+// once for its program, Env and Start, then a thread's own start
+// (startThread), which RunAgain does alone.
 func (q *QPU) begin(p *Program, env Env, s *Start) {
 	q.prog, q.env, q.start = p, env, s
 	// A strict threaded program cannot use registers 16-31 (deferBanks).
+	// Only such a program's bound run leaves their poison due, so a
+	// thread that RunAgain starts never has any to land.
 	if q.banksDue && (!p.Opts.Threaded || p.Opts.Permissive || q.Reference) {
 		q.landBanks()
 	}
+	// The thread's TMU accesses take tmu.Unit's at-once entries
+	// (WriteAtOnce, ReceiveAtOnce) when no request of the program waits
+	// in a request FIFO (Program.tmuAtOnce) and the units are
+	// Start.TMU's, idle and not Reference: decided here, once a thread,
+	// not at each access; the units' idleness at each thread's start
+	// (startThread).
+	q.tmuAtOnceOK = false
+	if t := &s.TMU; p.tmuAtOnce && t[0] != nil && t[1] != nil && !q.Reference {
+		q.tmuAtOnceOK = !t[0].Reference && !t[1].Reference
+		q.tmuSwap = q.Num >> 1 & 1 // tmuUnit with no TMU_NOSWAP write
+	}
+	if q.qpuNum[0] != uint32(q.Num) { // QPU_NUMBER is read-only: fill it when Num changes
+		for i := range q.qpuNum {
+			q.qpuNum[i] = uint32(q.Num)
+		}
+	}
+	// The span of the last uniform stream's start serves while the
+	// view's regions are the same (setUniforms): forget it here if they
+	// are not, so that a thread's start need only compare the address.
+	if c := &q.unifStart; c.buf != nil && (c.view != q.Mem || c.gen != q.Mem.Generation()) {
+		*c = unifSpan{}
+	}
+	if p.Opts.Stage == hazard.Fragment {
+		q.vpm = nil
+	} else {
+		q.vpm = s.VPM
+	}
+	q.startThread(s, false)
+}
+
+// startThread is a thread's own start on s: the run's state reset, the
+// uniform stream at s.Uniforms, and the fragment shader's inputs. With
+// run set it then runs q's program, as RunAgain: one function, not a
+// start and a run called in turn, saves a call and its spills a thread
+// (begin calls it with run false).
+func (q *QPU) startThread(s *Start, run bool) (Result, error) {
+	p := q.prog
+	if p == nil {
+		return Result{}, errNoRun
+	}
+	q.start = s
 	if p.names14 {
 		q.poison14 = false // the run may write location 14 (landEnd)
 	}
@@ -307,18 +384,14 @@ func (q *QPU) begin(p *Program, env Env, s *Start) {
 	q.varyPend = false
 	q.sfuAt = 0
 	q.unifAt = 0
-	q.setUniforms(s.Uniforms)
-	q.tmuParams = [2]int{}
-	// The thread's TMU accesses take tmu.Unit's at-once entries
-	// (WriteAtOnce, ReceiveAtOnce) when no request of the program waits
-	// in a request FIFO (Program.tmuAtOnce) and the units are
-	// Start.TMU's, idle and not Reference: decided here, once a thread,
-	// not at each access.
-	q.tmuAtOnce = false
-	if t := &s.TMU; p.tmuAtOnce && t[0] != nil && t[1] != nil && !q.Reference {
-		q.tmuAtOnce = !t[0].Reference && !t[1].Reference && t[0].Idle() && t[1].Idle()
-		q.tmuSwap = q.Num >> 1 & 1 // tmuUnit with no TMU_NOSWAP write
+	// setUniforms, whose view check begin made.
+	if c := &q.unifStart; c.buf != nil && c.addr == s.Uniforms {
+		q.unifAddr, q.unifBuf, q.unifOff = c.addr, c.buf, c.off
+	} else {
+		q.unifAddr, q.unifBuf, q.unifOff = s.Uniforms, nil, 0
 	}
+	q.tmuParams = [2]int{}
+	q.tmuAtOnce = q.tmuAtOnceOK && s.TMU[0].Idle() && s.TMU[1].Idle()
 	q.noSwap = false
 	q.sbWaited = s.InOrder // the wait has nothing to do
 	q.mutex = false
@@ -329,27 +402,35 @@ func (q *QPU) begin(p *Program, env Env, s *Start) {
 	q.switchAt = -1
 	q.njumps = 0
 	q.lastBr = -10
-	if q.qpuNum[0] != uint32(q.Num) { // QPU_NUMBER is read-only: fill it when Num changes
-		for i := range q.qpuNum {
-			q.qpuNum[i] = uint32(q.Num)
-		}
-	}
 	if p.Opts.Stage == hazard.Fragment {
 		if !s.WZInRegs {
 			copyVec(&q.ra[15], &s.W)
 			copyVec(&q.rb[15], &s.Z)
 		}
-		copyVec(&q.ms, &s.MSFlags)
+		if !s.MSUnseen {
+			copyVec(&q.ms, &s.MSFlags)
+		}
 		// REV_FLAG changes only by a program's write, which marks it
 		// stale (writeIO), or here: fill it when it changes.
 		if q.revStale || q.rev[0] != s.RevFlag {
 			fill(&q.rev, s.RevFlag)
 			q.revStale = false
 		}
-		q.vpm = nil
-	} else {
-		q.vpm = s.VPM
 	}
+	if !run {
+		return Result{}, nil
+	}
+	if p.straight && !q.Reference {
+		// runBound's start less begin, which the above did.
+		q.banksStale, q.endPoison = false, false
+		q.seqBase = 0
+		return q.resumeBound(p, 0)
+	}
+	steps := p.steps
+	if q.Reference {
+		steps = p.ref
+	}
+	return q.run(p, steps, 0)
 }
 
 // cond returns the elements whose condition passes (AG Table 2).

@@ -152,3 +152,33 @@ func TestStartInOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestStartMSUnseen: with Start.MSUnseen the thread's TLB writes are
+// given the MS_FLAGS the QPU held before, not Start.MSFlags, which the
+// thread's start leaves unread; without it, Start's.
+func TestStartMSUnseen(t *testing.T) {
+	prog := func(a *qpu.Asm) {
+		a.I()
+		a.I()
+		a.I(qpu.LoadImm(qpu.TLBColourAll, 0xFF00FF00))
+		ending(a)
+	}
+	for _, unseen := range []bool{false, true} {
+		for _, ref := range []bool{false, true} {
+			r := newRig(t)
+			r.q.Reference = ref
+			before := seq(func(i int) uint32 { return uint32(i) & 3 })
+			r.run(asm(t, prog), strictFragment, &Start{MSFlags: before})
+			r.env.tlbWrites = nil
+			s := &Start{MSFlags: splat(0xF), MSUnseen: unseen}
+			r.run(asm(t, prog), strictFragment, s)
+			want := vec(s.MSFlags)
+			if unseen {
+				want = before
+			}
+			if len(r.env.tlbWrites) != 1 || r.env.tlbWrites[0].ms != want {
+				t.Errorf("MSUnseen %v, reference %v: the TLB write saw MS_FLAGS %+v, want %v", unseen, ref, r.env.tlbWrites, want)
+			}
+		}
+	}
+}

@@ -49,15 +49,12 @@ type fragment struct {
 	// block row (raster.Prim.Col/Row, raster.Varying.Col/Row), worked out
 	// once instead of per block when terms is set (not on the reference
 	// path, which computes every block's inputs on its own).
-	terms   bool
-	colWZ   [tileBlocks]raster.ColTerms
-	rowWZ   raster.RowTerms
-	colVary [maxSetup][tileBlocks][4]float32
-	rowVary [maxSetup][16]float32 // in element order (raster.Varying.RowLanes)
-	// varyC is the bits of each varying's C, taken once per primitive
-	// when terms is set, which a varying read's VP kernel broadcasts
-	// (raster.BlockVPCLanes).
-	varyC [maxSetup]uint32
+	terms bool
+	colWZ [tileBlocks]raster.ColTerms
+	rowWZ raster.RowTerms
+	// The varyings' terms, one varyTerms a varying, so that a read
+	// finds its column's, its row's and its C from one index.
+	varyT [maxSetup]varyTerms
 
 	depth   tlb.DepthState
 	reverse bool
@@ -77,6 +74,16 @@ type fragment struct {
 	// for msProg).
 	zKnown bool
 	zIsZ   bool
+	// zAtTest says shadeRow's blocks make their TLB_Z write's update
+	// with their early-Z test, in one pass over the block's depths
+	// (fragBlock's zDone): zKnown is set, and the program writes TLB_Z
+	// once, unconditionally, and nothing else that reads or changes the
+	// depths or their test before it (zOnce, worked out once for
+	// msProg). The update is then the one the write would make, and
+	// nothing between sees the difference: a block's pixels are its own
+	// until it ends.
+	zAtTest bool
+	zOnce   bool
 	// msUnseen says no block of the primitive needs its Start's
 	// MS_FLAGS: liveLanes is set, and the program never reads MS_FLAGS
 	// (msUnread, worked out once for msProg), so they are seen only by
@@ -93,6 +100,15 @@ type fragment struct {
 	// (tlb.Block.Offset): each block's are a shift of them.
 	rowBlk tlb.Block
 
+	// shadeRow's primitive: the QPU of its lone blocks, whose W lands
+	// in regW (its ra15; f.z is its rb15), whether a block has run on
+	// it (again), and whether the blocks take the early-Z test (zEarly)
+	// and need their pixel coordinates.
+	lone           *qpuexec.QPU
+	regW           *[16]uint32
+	again          bool
+	zEarly, coords bool
+
 	// The blocks gathered for the batch (qpuexec.Batch), and the one
 	// whose Env call is being served, or being set up: its fields are
 	// f's (f.next is f.fragBlock.next).
@@ -105,6 +121,16 @@ type fragment struct {
 	res    [qpuexec.MaxBatch]qpuexec.Result
 }
 
+// varyTerms is a varying's plane terms for fragment.terms: its block
+// columns' (raster.Varying.Col), the current block row's in element
+// order (raster.Varying.RowLanes), and the bits of its C, which a
+// varying read's VP kernel broadcasts (raster.BlockVPCLanes).
+type varyTerms struct {
+	col [tileBlocks][4]float32
+	row [16]float32
+	c   uint32
+}
+
 // fragBlock is one thread's state: a 4×4 block's inputs and its
 // conversation with the TMUs and the tile buffer. Its Env methods serve
 // the batch's QPU that runs the block: they make it f's current block,
@@ -114,7 +140,7 @@ type fragBlock struct {
 	tmu   [2]*tmu.Unit
 	start qpuexec.Start
 
-	col    int // the block's column in colWZ and colVary
+	col    int // the block's column in colWZ and varyTerms.col
 	next   int // next varying to read
 	bx, by int
 	par    int        // the block's parity (raster.BlockParity of by)
@@ -123,12 +149,15 @@ type fragBlock struct {
 	msMask uint16     // the coverage start.MSFlags was made from
 	// live is the elements whose MS_FLAGS are not zero, kept when
 	// f.liveLanes is set: the block's coverage at its start, less the
-	// elements a TLB_Z write fails.
-	live uint16
+	// elements a TLB_Z write fails. liveQuads is quadCount(live), for
+	// the TLB writes' counters.
+	live      uint16
+	liveQuads uint64
 	// zPassed says the block's next TLB_Z write passes every element of
 	// live without a test (f.zKnown): the early-Z test compared the same
 	// Z with the same stored depths. The first TLB_Z write clears it.
-	zPassed bool
+	// zDone says that write's update is made already (f.zAtTest).
+	zPassed, zDone bool
 
 	// Multisample mode: the samples each element's pixel covers, the
 	// TLB's own mask of them (cov less the samples a Z test failed: the
@@ -224,6 +253,7 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 	if st.fs != f.msProg {
 		f.msProg, f.keepsMS, f.zIsZ = st.fs, !writesMSFlags(st.fs), writesZAsIs(st.fs)
 		f.msUnread = !readsMSFlags(st.fs)
+		f.zOnce = writesZOnce(st.fs)
 	}
 	// In multisample mode the general code runs: per-sample coverage,
 	// no early-Z (Mesa never enables it there, vc4_emit.c, for the
@@ -233,6 +263,7 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 	earlyZ := !ms && f.earlyZ()
 	f.liveLanes = !ms && !w.r.opts.Reference && f.keepsMS
 	f.zKnown = earlyZ && f.liveLanes && f.zIsZ
+	f.zAtTest = f.zKnown && f.zOnce
 	f.msUnseen = f.liveLanes && f.msUnread
 	side := w.frame.Side()
 	tx0, ty0 := w.tile.X*side, w.tile.Y*side
@@ -252,11 +283,11 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 		for k := 0; k < ncol; k++ {
 			f.prim.Col(bx0+4*k, &f.colWZ[k])
 			for j := 0; j < f.nvary; j++ {
-				f.setup[j].Col(bx0+4*k, &f.colVary[j][k])
+				f.setup[j].Col(bx0+4*k, &f.varyT[j].col[k])
 			}
 		}
 		for j := 0; j < f.nvary; j++ {
-			f.varyC[j] = math.Float32bits(f.setup[j].C)
+			f.varyT[j].c = math.Float32bits(f.setup[j].C)
 		}
 	}
 	c := &w.counters
@@ -278,21 +309,48 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 		q := f.batch.QPU()
 		regW, regZ = q.RA(15), q.RB(15)
 	}
+	f.regW = regW
 	// What every block of the primitive starts with, in every slot.
 	for k := range f.blocks {
 		s := &f.blocks[k].start
 		s.WZInRegs = regW != nil
+		s.MSUnseen = f.msUnseen
 		s.RevFlag = rev
 		s.Uniforms = st.fsUniforms
 	}
 	f.nblk = 0
 	f.fragBlock = &f.blocks[0]
+	// The common case, lone blocks with their terms on the fast path,
+	// has a loop of its own (shadeRow).
+	fast := regW != nil && !ms
+	if fast {
+		f.lone, f.again = f.batch.QPU(), false
+		f.zEarly, f.coords = earlyZ, coords
+		f.z = regZ
+	}
 	for by := b.Y0 &^ 3; by < b.Y1; by += 4 {
 		// A batch keeps to a row: the varyings' row terms are the row's.
 		if f.nblk > 0 {
 			if err := f.runBatch(); err != nil {
 				return err
 			}
+		}
+		if fast {
+			span := f.prim.RowSpan(bx0, by, ncol)
+			if span.Lo >= span.Hi {
+				continue
+			}
+			f.prim.Row(by, &f.rowWZ)
+			for j := 0; j < f.nvary; j++ {
+				f.setup[j].RowLanes(by, &f.varyT[j].row)
+			}
+			f.rowBlk.Offset(&laneBlock[raster.BlockParity(by)], uint16((by-ty0)*tlb.Size+bx0-tx0))
+			ran, err := f.shadeRow(by, bx0, span)
+			shaded = shaded || ran
+			if err != nil {
+				return err
+			}
+			continue
 		}
 		rowReady := false
 		// The row's first block column's pixels (tlb.Block.Offset), from
@@ -336,7 +394,7 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 				if !rowReady {
 					f.prim.Row(by, &f.rowWZ)
 					for j := 0; j < f.nvary; j++ {
-						f.setup[j].RowLanes(by, &f.rowVary[j])
+						f.setup[j].RowLanes(by, &f.varyT[j].row)
 					}
 					rowReady = true
 				}
@@ -385,10 +443,12 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 					// block-wide test is Passes for each.
 					mask = w.buf.DepthPasses(&f.blk, f.z, mask, f.depth.Func)
 				}
-				c[uapi.PerfcntFEPClippedQuads] += quads - quadCount(mask)
+				left := quadCount(mask)
+				c[uapi.PerfcntFEPClippedQuads] += quads - left
 				if mask == 0 {
 					continue
 				}
+				quads = left
 			}
 			// Non-multisample mode: a covered pixel has all four mask
 			// bits (our choice; [AG] Table 29 gives MS_MASK 4 bits
@@ -417,8 +477,8 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 			f.next = 0
 			f.bx, f.by, f.par = bx, by, par
 			f.stencil.Reset()
-			f.live = mask
-			f.zPassed = f.zKnown
+			f.live, f.liveQuads = mask, quads
+			f.zPassed, f.zDone = f.zKnown, false
 			f.tmu[0].Reset(nil)
 			f.tmu[1].Reset(nil)
 			shaded = true
@@ -448,6 +508,96 @@ func (f *fragment) shadePrim(nv, nvary int) error {
 		c[uapi.PerfcntFEPValidPrimsNoRender]++
 	}
 	return nil
+}
+
+// shadeRow is shadePrim's loop over the blocks of row by in span for
+// the common case: one block at a time on f.lone, with the primitive's
+// column and row terms (f.terms; W and Z straight into the QPU's
+// registers), not multisample, not the reference path. It does what
+// shadePrim's general loop does for such a block, less what is fixed for
+// the primitive or the row (worked out by shadePrim: the row terms,
+// f.rowBlk, f.z), in a function of its own so that the compiler keeps
+// the block's values in registers. It reports whether it shaded a block.
+//
+// After the primitive's first block the QPU runs the next as another
+// thread of the same program, Env and Start (QPU.RunAgain): what Run
+// decides for them holds for the primitive. And the TMUs are reset only
+// when not idle (tmu.Unit.Idle: no request slot held, no result
+// waiting): the blocks before left an idle unit as Reset would, but for
+// its cursor into the receive FIFO and its cached memory span, on
+// neither of which a lookup's result depends.
+func (f *fragment) shadeRow(by, bx0 int, span raster.BlockSpan) (shaded bool, err error) {
+	w := f.w
+	c := &w.counters
+	fb := f.fragBlock // blocks[0]: lone blocks take the first slot
+	s := &fb.start
+	par := raster.BlockParity(by)
+	for k := span.Lo; k < span.Hi; k++ {
+		bx := bx0 + 4*k
+		mask := uint16(0xFFFF)
+		if k < span.FullLo || k >= span.FullHi {
+			if mask = f.prim.PartialMask(bx, by); mask == 0 {
+				continue
+			}
+		}
+		fb.col = k
+		f.prim.BlockWZ(&f.colWZ[k], &f.rowWZ, f.regW, f.z)
+		if f.coords {
+			raster.BlockCoords(bx, by, &s.X, &s.Y)
+		}
+		fb.blk.Shifted(&f.rowBlk, uint16(4*k))
+		quads := quadCount(mask)
+		c[uapi.PerfcntFEPValidQuads] += quads
+		if f.zEarly {
+			if f.zAtTest {
+				// The test and the TLB_Z write's update in one
+				// pass: with no stencil test (the block's starts
+				// reset, and the program sets none up),
+				// ZWriteBlock is the block-wide test and the
+				// update of the elements that pass.
+				fb.stencil.Reset()
+				mask, _ = w.buf.ZWriteBlock(&fb.blk, f.z, mask, f.depth, &fb.stencil, f.reverse)
+			} else {
+				// As shadePrim's loop: the block-wide test.
+				mask = w.buf.DepthPasses(&fb.blk, f.z, mask, f.depth.Func)
+			}
+			left := quadCount(mask)
+			c[uapi.PerfcntFEPClippedQuads] += quads - left
+			if mask == 0 {
+				continue
+			}
+			quads = left
+		}
+		if mask != fb.msMask && !f.msUnseen {
+			for q := range 4 {
+				*(*[4]uint32)(s.MSFlags[4*q:]) = msFlagsOf[mask>>(4*q)&0xF]
+			}
+			fb.msMask = mask
+		}
+		fb.next = 0
+		fb.bx, fb.by, fb.par = bx, by, par
+		fb.stencil.Reset()
+		fb.live, fb.liveQuads = mask, quads
+		fb.zPassed, fb.zDone = f.zKnown, f.zAtTest
+		if !fb.tmu[0].Idle() {
+			fb.tmu[0].Reset(nil)
+		}
+		if !fb.tmu[1].Idle() {
+			fb.tmu[1].Reset(nil)
+		}
+		shaded = true
+		var res qpuexec.Result
+		if f.again {
+			res, err = f.lone.RunAgain(s)
+		} else {
+			res, err = f.lone.Run(f.w.st.fs, f, s)
+			f.again = true
+		}
+		if err := f.ran(fb, &res, err); err != nil {
+			return shaded, err
+		}
+	}
+	return shaded, nil
 }
 
 // batchBlocks is the number of blocks a batch gathers (at most
@@ -577,6 +727,29 @@ func writesZAsIs(p *qpuexec.Program) bool {
 	return true
 }
 
+// writesZOnce reports whether p writes TLB_Z exactly once on its one
+// path (no branch) under no condition, sets up no stencil test
+// (TLB_STENCIL_SETUP) and loads no coverage from the Z/stencil buffer:
+// its only access to the depths is that write, which every thread
+// makes. With writesZAsIs, what render's shadeRow needs to make the
+// write's update at the early-Z test (fragment.zAtTest).
+func writesZOnce(p *qpuexec.Program) bool {
+	n := 0
+	for i := range p.Insts {
+		in := &p.Insts[i]
+		if in.IsBranch() || in.Writes(qpu.WTLBStencilSetup) || in.Sig == qpu.SigCoverageLoad {
+			return false
+		}
+		if in.Writes(qpu.WTLBZ) {
+			if in.Kind() != qpu.KindALU || in.WaddrAdd != qpu.WTLBZ || in.CondAdd != qpu.CondAlways {
+				return false
+			}
+			n++
+		}
+	}
+	return n == 1
+}
+
 // The Env of a block's QPU: each call makes the block f's current one,
 // then does what f's Env methods do.
 
@@ -627,6 +800,9 @@ func quadMask(m uint16) uint8 {
 // quadCount returns the number of quads (elements 4q..4q+3) with an
 // element set in m: the bits of quadMask(m), two table reads.
 func quadCount(m uint16) uint64 {
+	if m == 0xFFFF { // a whole block, the most common by far
+		return 4
+	}
 	return uint64(quadsInByte[m&0xFF] + quadsInByte[m>>8])
 }
 
@@ -751,7 +927,8 @@ func (f *fragment) Varying(vp, c *[16]uint32) error {
 		return nil
 	}
 	if f.terms {
-		raster.BlockVPCLanes(&f.colVary[j][b.col], &f.rowVary[j], b.par, vp, f.varyC[j], c)
+		t := &f.varyT[j]
+		raster.BlockVPCLanes(&t.col[b.col], &t.row, b.par, vp, t.c, c)
 		return nil
 	}
 	s := &f.setup[j]
@@ -792,14 +969,21 @@ func (f *fragment) TLBWrite(reg qpuexec.TLBReg, v *[16]uint32, mask uint16, ms *
 				// second write would test against the first's
 				// update.
 				f.zPassed = false
-				b.ZPassedBlock(&f.blk, v, in, f.depth.Update)
-				c[uapi.PerfcntTLBQuadsPassingZAndStencil] += quadCount(in)
+				if !f.zDone {
+					b.ZPassedBlock(&f.blk, v, in, f.depth.Update)
+				}
+				n := f.liveQuads
+				if in != f.live {
+					n = quadCount(in)
+				}
+				c[uapi.PerfcntTLBQuadsPassingZAndStencil] += n
 				return nil
 			}
 			f.zPassed = false
 			pass, sfail := b.ZWriteBlock(&f.blk, v, in, f.depth, &f.stencil, f.reverse)
 			if fail := in &^ pass; fail != 0 {
 				f.live &^= fail
+				f.liveQuads = quadCount(f.live)
 				for ; fail != 0; fail &= fail - 1 {
 					ms[bits.TrailingZeros16(fail)] = 0
 				}
@@ -816,7 +1000,10 @@ func (f *fragment) TLBWrite(reg qpuexec.TLBReg, v *[16]uint32, mask uint16, ms *
 		case qpuexec.TLBColourAll, qpuexec.TLBColourMS:
 			m := mask & f.live
 			b.WriteColorBlock(&f.blk, v, m)
-			n := quadCount(m)
+			n := f.liveQuads
+			if m != f.live {
+				n = quadCount(m)
+			}
 			c[uapi.PerfcntTLBQuadsWrittenToColorBuf] += n
 			c[uapi.PerfcntTLBQuadsNonZeroCoverage] += n
 			c[uapi.PerfcntTLBQuadsZeroCoverage] += 4 - n
