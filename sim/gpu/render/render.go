@@ -29,14 +29,6 @@
 // that shares a tile with an earlier one waits, with the chains after
 // it, for the flush, and then runs in order.
 //
-// The pass's own goroutine is one of the workers: it renders chains once
-// its walk has reached a flush, so that Options.Workers goroutines render
-// at most, and while it walks only the others do. (With a goroutine per
-// worker beside the pass, on as many cores as workers, the workers took
-// the first, cheap chains faster than the pass could close them while
-// they held both cores, and each waited for the pass in turn.) A batch
-// that runs in order, on one worker, runs on the pass's goroutine.
-//
 // Each tile list starts from the render list's own state at the chain's
 // start (its state packets outside the tile lists), not from what the
 // previous tile's list left behind: the binner copies into every list the
@@ -133,7 +125,6 @@ type Renderer struct {
 	work    chan *frameWork
 	fw      frameWork
 	closed  bool
-	exited  sync.WaitGroup // the pool's goroutines
 
 	// concurrent says nothing else runs on the job's memory while the
 	// render thread does (SetConcurrent); streaming says the workers
@@ -182,22 +173,16 @@ func New(cache *qpuexec.Cache, o Options) *Renderer {
 	for i := 0; i < o.Workers; i++ {
 		w := newWorker(r, i)
 		r.workers = append(r.workers, w)
-		if i > 0 {
-			// workers[0] is the pass's own (see "Tiles in parallel").
-			r.exited.Add(1)
-			go w.loop(r.work)
-		}
+		go w.loop(r.work)
 	}
 	return r
 }
 
-// Close stops the workers and waits for their goroutines to end. It is
-// not called while a job runs.
+// Close stops the workers.
 func (r *Renderer) Close() {
 	if !r.closed {
 		r.closed = true
 		close(r.work)
-		r.exited.Wait()
 	}
 }
 
@@ -318,7 +303,7 @@ func (r *Renderer) endChain(cleared bool) {
 		// the workers may render it now. (Once one does, the rest of
 		// the batch waits for the flush, to run in order.)
 		if !r.streaming {
-			r.startBatch(len(r.workers) - 1)
+			r.startBatch(len(r.workers))
 			r.streaming = true
 		}
 		r.publish(false)
@@ -441,8 +426,7 @@ func (r *Renderer) flush() error {
 }
 
 // startBatch hands a new batch, with no chain published yet, to n
-// workers of the pool (not counting the pass's own, which joins with
-// join). The pass has closed its first chain.
+// workers. The pass has closed its first chain.
 func (r *Renderer) startBatch(n int) {
 	if r.chains[0].start.carry {
 		r.carryIn = r.carry
@@ -477,14 +461,6 @@ func (r *Renderer) publish(closed bool) {
 	fw.mu.Unlock()
 }
 
-// join renders chains of the batch on the pass's own worker until none
-// is left to take, then waits for the pool's workers to finish theirs.
-func (r *Renderer) join() {
-	fw := &r.fw
-	r.workers[0].runBatch(fw)
-	fw.done.Wait()
-}
-
 // abandon ends the batch the workers have without rendering the chains
 // they have not taken, and forgets their counts: the pass failed, and
 // its error is the job's.
@@ -501,43 +477,44 @@ func (r *Renderer) abandon() {
 	}
 }
 
-// renderChains runs r.chains on the workers (or on the pass's own, in
-// order, when chains share tiles) and keeps the last chain's tile buffer.
-// When the workers have the batch already, it closes it: they and the
-// pass's own finish the chains published, then the pass's own runs those
-// it held back (the ones from the first that shares a tile with an
-// earlier chain), in order.
+// renderChains runs r.chains on the workers (or on one, in order, when
+// chains share tiles) and keeps the last chain's tile buffer. When the
+// workers have the batch already, it closes it: they finish the chains
+// published, then one of them runs those the pass held back (the ones
+// from the first that shares a tile with an earlier chain), in order.
 func (r *Renderer) renderChains() error {
 	fw := &r.fw
 	if r.streaming {
 		r.streaming = false
 		if fw.n == len(r.chains) {
 			r.publish(true)
-			r.join()
+			fw.done.Wait()
 		} else {
-			// Close the batch on the chains published, then run the
-			// rest here.
+			// Close the batch on the chains published, then hand the
+			// rest to one worker.
 			fw.mu.Lock()
 			fw.closed = true
 			fw.more.Broadcast()
 			fw.mu.Unlock()
-			r.join()
+			fw.done.Wait()
 			if !fw.failed.Load() {
 				r.publish(true)
-				r.workers[0].runBatch(fw)
+				fw.done.Add(1)
+				r.work <- fw
+				fw.done.Wait()
 			}
 		}
 	} else {
 		if len(r.chains) == 0 {
 			return nil
 		}
-		n := len(r.workers) - 1
+		n := len(r.workers)
 		if r.serial || len(r.chains) == 1 {
-			n = 0
+			n = 1
 		}
 		r.startBatch(n)
 		r.publish(true)
-		r.join()
+		fw.done.Wait()
 	}
 	for _, w := range r.workers {
 		if w.last == len(r.chains)-1 {
@@ -593,29 +570,21 @@ func (w *Worker) runChainSafely(c *chain) (err error) {
 	return w.runChain(c)
 }
 
-// runBatch takes chains from the batch and renders them until none is
-// left to take or one fails.
-func (w *Worker) runBatch(fw *frameWork) {
-	for {
-		c, i, ok := fw.take(w)
-		if !ok {
-			break
-		}
-		if err := w.runChainSafely(c); err != nil {
-			fw.fail(i, err)
-			break
-		}
-		w.last = i
-	}
-	w.ops, w.stateOps = nil, nil
-}
-
-// loop is a worker goroutine of the pool: it takes chains from each batch
-// it is sent.
+// loop is a worker goroutine: it takes chains from each batch it is sent.
 func (w *Worker) loop(work chan *frameWork) {
-	defer w.r.exited.Done()
 	for fw := range work {
-		w.runBatch(fw)
+		for {
+			c, i, ok := fw.take(w)
+			if !ok {
+				break
+			}
+			if err := w.runChainSafely(c); err != nil {
+				fw.fail(i, err)
+				break
+			}
+			w.last = i
+		}
+		w.ops, w.stateOps = nil, nil
 		fw.done.Done()
 	}
 }

@@ -1,13 +1,10 @@
 package render
 
 import (
-	"runtime"
-	"strings"
 	"testing"
 
 	"github.com/vccube/vccube/sim/gpu/qpuexec"
 	"github.com/vccube/vccube/sim/gpu/tlb"
-	"github.com/vccube/vccube/sim/hw"
 )
 
 // A chain starts from a clear tile buffer. A worker skips clearing it only
@@ -58,38 +55,4 @@ func TestChainStartsFromAClearBuffer(t *testing.T) {
 	// And the same values: the buffer is clear either way.
 	run(y, true)
 	check("after a chain that ended clear to the same values", y)
-}
-
-// The pass's own goroutine is one of the workers: a renderer of n workers
-// starts n-1 goroutines, and the chains of a batch still all run, on the
-// pool and on the pass's goroutine, with the buffer of the last one kept.
-func TestPassIsOneOfTheWorkers(t *testing.T) {
-	// loops counts the pool's goroutines: those New started.
-	loops := func() int {
-		buf := make([]byte, 1<<20)
-		return strings.Count(string(buf[:runtime.Stack(buf, true)]), "created by github.com/vccube/vccube/sim/gpu/render.New ")
-	}
-	before := loops()
-	for _, n := range []int{1, 2, 3} {
-		r := New(qpuexec.NewCache(), Options{Workers: n})
-		if got := loops() - before; got != n-1 {
-			t.Errorf("Workers: %d started %d goroutines, want %d", n, got, n-1)
-		}
-		r.counters = &hw.Counters{}
-		const chains = 40
-		for i := 0; i < chains; i++ {
-			clear := tlb.ClearValues{Color: uint32(i + 1)}
-			r.chains = append(r.chains, chain{start: snapshot{control: control{clear: clear}}})
-		}
-		if err := r.renderChains(); err != nil {
-			t.Fatal(err)
-		}
-		if r.carry.Color[100] != chains {
-			t.Errorf("Workers: %d: the buffer kept is chain %d's, want the last's (%d)", n, r.carry.Color[100], chains)
-		}
-		r.Close()
-		if got := loops() - before; got != 0 {
-			t.Errorf("Workers: %d: %d goroutines left after Close", n, got)
-		}
-	}
 }
