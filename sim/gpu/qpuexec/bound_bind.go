@@ -66,9 +66,6 @@ type boundProg struct {
 	// colours holds the colour runs' steps (colourRuns): an opColours'
 	// a points into it.
 	colours []colourStep
-	// varys holds the fused varyings' kernels (varyingPairs): an
-	// opVaryingFAddFMul's a points into it.
-	varys []varyStep
 }
 
 // maxBound is the number of programs a QPU keeps bound: the render
@@ -171,7 +168,7 @@ func (q *QPU) bound(p *Program) *boundProg {
 	}
 	b.paysBatch = hasFloatN() && 100*b.floats >= minFloatShare*len(b.ops)
 	if !b.paysBatch && hasVaryAddMul() {
-		b.ops = b.varyingPairs(b.ops)
+		b.ops = varyingPairs(b.ops)
 	}
 	b.ops = q.fuse(b.ops, !b.paysBatch)
 	b.ops = b.chains(q, kernels, b.ops)

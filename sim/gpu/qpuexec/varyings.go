@@ -73,11 +73,19 @@ func varyingPair(ops []uop, landing []bool, i int) bool {
 
 // varyingPairs returns ops with each varying read, fadd, fmul and r5 of
 // one instruction (see above) as one opVaryingFAddFMul, its kernels'
-// operands in b.varys; jumps' indices are moved with them. It runs after
-// directWrites and before fuse (which would fuse the read with the fadd
-// alone, opVaryingKernel). b.varys is not appended to after ops point
-// into it.
-func (b *boundProg) varyingPairs(ops []uop) []uop {
+// operands in a varyStep its a points to; jumps' indices are moved with
+// them. It runs after directWrites and before fuse (which would fuse the
+// read with the fadd alone, opVaryingKernel).
+//
+// The steps are an array of their own, which the micro-operations keep
+// alive, not a field of boundProg: a field makes the QPU larger, and
+// with it the distance between a Batch's QPUs (Batch.qs), and
+// glmark2 terrain's lockstep ran 30 % slower in CPU time with the QPU
+// 192 bytes longer (7656 bytes against 7464), in faddAVX512N and
+// fmulAVX512N, whose code had not moved: the blocks' registers then
+// fall at distances the CPU takes for a store and a load of one address
+// (4K aliasing), we think. Binding allocates in any case (fuse's tables).
+func varyingPairs(ops []uop) []uop {
 	landing := make([]bool, len(ops)+1)
 	for i := range ops {
 		if ops[i].op == opJump {
@@ -93,10 +101,7 @@ func (b *boundProg) varyingPairs(ops []uop) []uop {
 	if n == 0 {
 		return ops
 	}
-	if cap(b.varys) < n {
-		b.varys = make([]varyStep, 0, n)
-	}
-	b.varys = b.varys[:0]
+	varys := make([]varyStep, 0, n)
 	at := make([]int32, len(ops)+1)
 	out := ops[:0] // in place: out never passes i
 	for i := 0; i < len(ops); {
@@ -107,12 +112,12 @@ func (b *boundProg) varyingPairs(ops []uop) []uop {
 			continue
 		}
 		a, m := &ops[i+1], &ops[i+2]
-		b.varys = append(b.varys, varyStep{
+		varys = append(varys, varyStep{
 			dA: a.d, aA: a.a, bA: a.b, wA: a.w, kA: a.k,
 			dM: m.d, aM: m.a, bM: m.b, wM: m.w, kM: m.k,
 		})
 		u := ops[i] // the read: its d (the port), pc and fix
-		u.op, u.a = opVaryingFAddFMul, (*vec)(unsafe.Pointer(&b.varys[len(b.varys)-1]))
+		u.op, u.a = opVaryingFAddFMul, (*vec)(unsafe.Pointer(&varys[len(varys)-1]))
 		for k := i + 1; k < i+4; k++ {
 			at[k] = at[i]
 		}

@@ -185,8 +185,7 @@ func TestVaryingPairsSplitAtLandings(t *testing.T) {
 		} else {
 			ops[0].op = opStep
 		}
-		var b boundProg
-		out := b.varyingPairs(slices.Clone(ops))
+		out := varyingPairs(slices.Clone(ops))
 		fused := 0
 		for _, u := range out {
 			if u.op == opVaryingFAddFMul {
