@@ -259,7 +259,10 @@ func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
 			if err = q.env.Varying(u.d, &q.varyC); err != nil {
 				goto failed
 			}
-			runVaryStep(varyStepOf(u))
+			// runVaryStep, inline.
+			if left := varyAddMul(varyStepOf(u)); left != 0 {
+				varyLeft(varyStepOf(u), left)
+			}
 			copyVec(&q.acc[5], &q.varyC)
 			q.varyPend = false
 			if u.kNext {

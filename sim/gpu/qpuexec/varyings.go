@@ -137,12 +137,18 @@ func varyingPairs(ops []uop) []uop {
 func varyStepOf(u *uop) *varyStep { return (*varyStep)(unsafe.Pointer(u.a)) }
 
 // runVaryStep runs s's fadd, then its fmul, as their micro-operations
-// do: varyAddMul, and the kernels themselves for what it leaves.
+// do: varyAddMul, and the kernels themselves for what it leaves
+// (varyLeft). runBound has it inline.
 func runVaryStep(s *varyStep) {
-	switch varyAddMul(s) {
-	case 0:
-		return
-	case 1:
+	if left := varyAddMul(s); left != 0 {
+		varyLeft(s, left)
+	}
+}
+
+// varyLeft runs the kernels of s that varyAddMul left (left 1: both; 2:
+// the fmul).
+func varyLeft(s *varyStep, left uint32) {
+	if left == 1 {
 		s.kA(s.dA, s.aA, s.bA)
 		if s.wA != nil {
 			copyVec(s.wA, s.dA)
