@@ -413,7 +413,8 @@ func (g *Batch) lockstep(p *Program, envs []Env, starts []*Start, res []Result, 
 				u.k(u.d, u.a, u.b)
 			}
 		case opTMUWrite, opTLBWrite, opLoadTMU, opUnlock,
-			opCopyColour, opColours, opColoursTLBWrite, opCopyTMUWrite, opCopyTLBWrite, opEndRetire, opUnlockDone:
+			opCopyColour, opColours, opColoursTLBWrite, opCopyTMUWrite, opCopyTLBWrite, opEndRetire, opUnlockDone,
+			opVaryingFAddFMul:
 			for j = 0; j < n; j++ {
 				if err = qp[j].execIO(&ops[j][pos]); err != nil {
 					break

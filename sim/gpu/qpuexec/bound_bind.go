@@ -167,6 +167,9 @@ func (q *QPU) bound(p *Program) *boundProg {
 		}
 	}
 	b.paysBatch = hasFloatN() && 100*b.floats >= minFloatShare*len(b.ops)
+	if !b.paysBatch && hasVaryAddMul() {
+		b.ops = varyingPairs(b.ops)
+	}
 	b.ops = q.fuse(b.ops, !b.paysBatch)
 	b.ops = b.chains(q, kernels, b.ops)
 	b.ops = b.colourRuns(q, b.ops)
@@ -241,6 +244,7 @@ const (
 	opCopyTLBWrite                            // opCopyK of b into latch a, then opTLBWrite of it: mov tlb_z, rb15
 	opColours                                 // n opCopyColour into d in a row (colours.go): colourPacks of the steps a points to
 	opColoursTLBWrite                         // opColours of the steps w points to, then opCopyTLBWrite of d (b) into latch a
+	opVaryingFAddFMul                         // opVarying into d, the fadd and fmul of the varyStep a points to (runVaryStep), then opR5 (varyings.go)
 )
 
 // fuse returns ops with the sequences above fused, each jump's landing

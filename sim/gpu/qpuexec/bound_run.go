@@ -249,6 +249,25 @@ func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
 			if u.kNext {
 				goto kernels
 			}
+		case opVaryingFAddFMul:
+			// readVarying, inline, the fadd and the fmul, then the C
+			// to r5 (opR5).
+			if q.env == nil {
+				err = errNoEnvVarying
+				goto failed
+			}
+			if err = q.env.Varying(u.d, &q.varyC); err != nil {
+				goto failed
+			}
+			// runVaryStep, inline.
+			if left := varyAddMul(varyStepOf(u)); left != 0 {
+				varyLeft(varyStepOf(u), left)
+			}
+			copyVec(&q.acc[5], &q.varyC)
+			q.varyPend = false
+			if u.kNext {
+				goto kernels
+			}
 		case opCopyTMUWrite:
 			copyVec(u.a, u.b)
 			fallthrough
@@ -478,6 +497,12 @@ func (q *QPU) execIO(u *uop) error {
 			q.varyPend = false
 		}
 		u.k(u.d, u.a, u.b)
+	case opVaryingFAddFMul:
+		if err := q.readVarying(u.d); err != nil {
+			return err
+		}
+		runVaryStep(varyStepOf(u))
+		q.landVarying()
 	case opCopyColour:
 		copyVec(&q.resMul, u.a)
 		q.colourWrite(u.d, qpu.Pack(u.n))

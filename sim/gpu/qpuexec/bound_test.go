@@ -485,6 +485,15 @@ func TestFusedIOMatchesReference(t *testing.T) {
 		a.I(qpu.SigLoadTMU1)
 		ending(a)
 	})
+	// A varying's read with one kernel after it (opVaryingKernel): an
+	// add of the new VP and the C before it, with no fmul beside it (an
+	// fadd with an fmul is opVaryingFAddFMul, varyings.go).
+	varyKernel := asm(t, func(a *qpu.Asm) {
+		a.I(qpu.FMul(qpu.R0, qpu.RA(15), qpu.Vary))
+		a.I(qpu.Add(qpu.R1, qpu.Vary, qpu.R5))
+		a.I(qpu.FAdd(qpu.R2, qpu.R1, qpu.R0))
+		ending(a)
+	})
 	forms := map[uint8]int{}
 	fromReg := 0    // TMU and tile-buffer writes that read a mov's source
 	mulAfterIO := 0 // fixes that compute the mul latch
@@ -496,6 +505,7 @@ func TestFusedIOMatchesReference(t *testing.T) {
 		{"a program of Mesa's shapes", mesa},
 		{"a mov into tmu0_s whose source changes", changed},
 		{"movs into TMU and tile-buffer registers beside a mul", mulAfter},
+		{"a varying read with an fadd alone", varyKernel},
 	} {
 		p := d.loadFragment(t, c.words, c.name)
 		for _, u := range d.fst.bound(p).ops {
@@ -520,8 +530,12 @@ func TestFusedIOMatchesReference(t *testing.T) {
 			}
 		}
 	}
-	for _, op := range []uint8{opUniformCopy, opUniformKernel, opVaryingR5Kernel, opVaryingKernel, opTMUWrite,
-		opCopyTMUWrite, opTLBWrite, opCopyTLBWrite, opLoadTMU, opUnlockDone, opEndRetire, opCopyColour} {
+	want := []uint8{opUniformCopy, opUniformKernel, opVaryingR5Kernel, opVaryingKernel, opTMUWrite,
+		opCopyTMUWrite, opTLBWrite, opCopyTLBWrite, opLoadTMU, opUnlockDone, opEndRetire, opCopyColour}
+	if hasVaryAddMul() {
+		want = append(want, opVaryingFAddFMul)
+	}
+	for _, op := range want {
 		if forms[op] == 0 {
 			t.Errorf("no program has a micro-operation %d", op)
 		}

@@ -508,6 +508,24 @@ func kFSubAVX512Direct(d, a, b *vec)
 //go:noescape
 func kFMulAVX512Direct(d, a, b *vec)
 
+//go:noescape
+func varyAddMulAVX512(s *varyStep) (left uint32)
+
+// varyAddMul is an opVaryingFAddFMul's two kernels in one call where the
+// float kernels take their AVX-512 forms (varyAddMulAVX512); elsewhere it
+// leaves both to the kernels (1). See varyings.go.
+func varyAddMul(s *varyStep) uint32 {
+	if floatAVX512 {
+		return varyAddMulAVX512(s)
+	}
+	return 1
+}
+
+// hasVaryAddMul reports whether the bound programs take
+// opVaryingFAddFMul: where the AVX2 set runs its float kernels' AVX-512
+// forms, as hasFloatN.
+func hasVaryAddMul() bool { return floatAVX512 && kernels == &avx2Kernels }
+
 // withAVX512 is z where the float kernels take their AVX-512 forms
 // (floatAVX512), else y.
 func withAVX512(z, y kernel) kernel {

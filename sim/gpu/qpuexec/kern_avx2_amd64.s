@@ -779,12 +779,17 @@ TEXT ·mul24AVX2(SB), NOSPLIT, $0-24
 // (magnitude 0x7F7FFFFF or more), flushes results below the smallest
 // normal to +0 and stores Z2 to d (DI).
 #define FLOATZOUT \
+	FLOATZRES \
+	VMOVDQU32 Z2, 0(DI)
+
+// FLOATZRES is FLOATZOUT without the store: AX the elements for the Go
+// path, Z2 the result flushed.
+#define FLOATZRES \
 	VPANDD Z12, Z2, Z3 \
 	VPCMPGTD Z11, Z3, K3 \
 	KMOVW K3, AX \
 	VPTESTMD Z13, Z2, K4 \
-	VMOVDQU32.Z Z2, K4, Z2 \
-	VMOVDQU32 Z2, 0(DI)
+	VMOVDQU32.Z Z2, K4, Z2
 
 // func faddAVX512(d, a, b *vec, neg uint32) (slow uint32)
 TEXT ·faddAVX512(SB), NOSPLIT, $0-36
@@ -1118,3 +1123,56 @@ chainadd:
 	CHAINOP(VPADDD)
 chainsub:
 	CHAINOP(VPSUBD)
+
+// varyAddMulAVX512 is an opVaryingFAddFMul's two kernels (varyings.go):
+// the fadd of s's aA and bA into dA (and wA if not nil), then the fmul
+// of aM and bM into dM (and wM), each as kFAddAVX512Direct and
+// kFMulAVX512Direct compute it (FLOATZIN, the rounding toward zero,
+// FLOATZRES). The fmul's operands are loaded after the sum is stored, as
+// the kernels one after the other read them. An element for the Go path
+// stops it before that kernel's stores: 1, nothing stored; 2, the fadd's
+// stored, not the fmul's; 0, both done. The caller runs the kernels left.
+// It uses Z0-Z3, Z11-Z13 and K1-K4, as the kernels.
+
+// func varyAddMulAVX512(s *varyStep) (left uint32)
+TEXT ·varyAddMulAVX512(SB), NOSPLIT, $0-12
+	MOVQ s+0(FP), R8
+	MOVQ 8(R8), SI
+	MOVQ 16(R8), DX
+	FLOATZIN
+	VADDPS.RZ_SAE Z1, Z0, Z2
+	FLOATZRES
+	TESTL AX, AX
+	JNE addleft
+	MOVQ 0(R8), DI
+	VMOVDQU32 Z2, 0(DI)
+	MOVQ 24(R8), DI
+	TESTQ DI, DI
+	JEQ mul
+	VMOVDQU32 Z2, 0(DI)
+mul:
+	MOVQ 40(R8), SI
+	MOVQ 48(R8), DX
+	FLOATZIN
+	VMULPS.RZ_SAE Z1, Z0, Z2
+	FLOATZRES
+	TESTL AX, AX
+	JNE mulleft
+	MOVQ 32(R8), DI
+	VMOVDQU32 Z2, 0(DI)
+	MOVQ 56(R8), DI
+	TESTQ DI, DI
+	JEQ done
+	VMOVDQU32 Z2, 0(DI)
+done:
+	VZEROUPPER
+	MOVL $0, left+8(FP)
+	RET
+addleft:
+	VZEROUPPER
+	MOVL $1, left+8(FP)
+	RET
+mulleft:
+	VZEROUPPER
+	MOVL $2, left+8(FP)
+	RET

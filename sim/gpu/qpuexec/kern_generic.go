@@ -32,3 +32,12 @@ func hasFloatN() bool { return false }
 
 // sfuFast is sfuVec (sfu_amd64.go has the assembly).
 func sfuFast(fn int, d, s *vec) { sfuVec(fn, d, s) }
+
+// varyAddMul leaves an opVaryingFAddFMul's kernels to themselves (1):
+// this build has no fused form, and hasVaryAddMul keeps the four
+// micro-operations apart.
+func varyAddMul(s *varyStep) uint32 { return 1 }
+
+// hasVaryAddMul reports whether the bound programs take
+// opVaryingFAddFMul: not in this build.
+func hasVaryAddMul() bool { return false }
