@@ -251,13 +251,8 @@ const (
 // moved with them; floats says whether float kernels with a batch form
 // may be fused.
 func (q *QPU) fuse(ops []uop, floats bool) []uop {
-	at := make([]int32, len(ops)) // each micro-operation's new index
-	landing := make([]bool, len(ops)+1)
-	for i := range ops {
-		if ops[i].op == opJump {
-			landing[ops[i].n] = true
-		}
-	}
+	at := make([]int32, len(ops)+1) // each micro-operation's new index
+	landing := landings(ops)
 	out := ops[:0] // fused in place: out never passes i
 
 	var tmuParams [2]int32 // ioForm's count of T, R and B writes since each TMU's S
@@ -367,12 +362,34 @@ func (q *QPU) fuse(ops []uop, floats bool) []uop {
 		out = append(out, u)
 		i++
 	}
+	// (The kernels stay in place: a jump may land on one, and the
+	// lockstep runs each on its own.)
+	return relink(out, at)
+}
+
+// landings marks the micro-operations of ops a jump can land on (and
+// len(ops), the end): a fusion must not swallow one, as a jump there
+// would skip what the fused operation did before it.
+func landings(ops []uop) []bool {
+	landing := make([]bool, len(ops)+1)
+	for i := range ops {
+		if ops[i].op == opJump || ops[i].op == opBranchJump {
+			landing[ops[i].n] = true
+		}
+	}
+	return landing
+}
+
+// relink finishes a pass that fused ops into out (in place), where
+// at[i] is the index in out of what ops[i] became (at has len(ops)+1
+// entries; the last is set here, the end): each jump is pointed at its
+// landing's new index, and kNext is worked out again.
+func relink(out []uop, at []int32) []uop {
+	at[len(at)-1] = int32(len(out))
 	for i := range out {
 		if out[i].op == opJump || out[i].op == opBranchJump {
 			out[i].n = at[out[i].n]
 		}
-		// The kernels stay in place: a jump may land on one, and the
-		// lockstep runs each on its own.
 		out[i].kNext = i+1 < len(out) && out[i+1].op == opKernel
 	}
 	return out
@@ -819,12 +836,7 @@ func (f *latchFix) restore(q *QPU) {
 // above), recording in fixes what a failure in between must restore.
 func (q *QPU) directWrites(ops []uop, fixes []latchFix) ([]uop, []latchFix) {
 	var failAt []int
-	landing := make([]bool, len(ops)) // a jump can land here
-	for i := range ops {
-		if ops[i].op == opJump {
-			landing[ops[i].n] = true
-		}
-	}
+	landing := landings(ops)
 	for i := range ops {
 		u := &ops[i]
 		if u.op == opCopyK && u.w == nil && u.n == 1 {

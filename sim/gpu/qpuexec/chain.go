@@ -72,12 +72,7 @@ func (b *boundProg) chains(q *QPU, s *kernelSet, ops []uop) []uop {
 	if s.chain == nil {
 		return ops
 	}
-	landing := make([]bool, len(ops)+1)
-	for i := range ops {
-		if ops[i].op == opJump || ops[i].op == opBranchJump {
-			landing[ops[i].n] = true
-		}
-	}
+	landing := landings(ops)
 	// Count the steps first: the chains' d point into b.steps.
 	steps := 0
 	for i := 0; i < len(ops); {
@@ -125,14 +120,5 @@ func (b *boundProg) chains(q *QPU, s *kernelSet, ops []uop) []uop {
 		out = append(out, u)
 		i = j
 	}
-	at[len(ops)] = int32(len(out))
-	for i := range out {
-		if out[i].op == opJump || out[i].op == opBranchJump {
-			out[i].n = at[out[i].n]
-		}
-	}
-	for i := range out {
-		out[i].kNext = i+1 < len(out) && out[i+1].op == opKernel
-	}
-	return out
+	return relink(out, at)
 }

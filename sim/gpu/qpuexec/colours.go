@@ -86,12 +86,7 @@ func (q *QPU) colourRunLen(ops []uop, landing []bool, i int) int {
 // opColours, its steps in b.colours; jumps' indices are moved with them.
 // b.colours is not appended to after ops point into it.
 func (b *boundProg) colourRuns(q *QPU, ops []uop) []uop {
-	landing := make([]bool, len(ops)+1)
-	for i := range ops {
-		if ops[i].op == opJump || ops[i].op == opBranchJump {
-			landing[ops[i].n] = true
-		}
-	}
+	landing := landings(ops)
 	// Count the steps first: the runs' a point into b.colours.
 	steps := 0
 	for i := 0; i < len(ops); {
@@ -140,16 +135,7 @@ func (b *boundProg) colourRuns(q *QPU, ops []uop) []uop {
 		}
 		out = append(out, u)
 	}
-	at[len(ops)] = int32(len(out))
-	for i := range out {
-		if out[i].op == opJump || out[i].op == opBranchJump {
-			out[i].n = at[out[i].n]
-		}
-	}
-	for i := range out {
-		out[i].kNext = i+1 < len(out) && out[i+1].op == opKernel
-	}
-	return out
+	return relink(out, at)
 }
 
 // colourSteps returns the steps of opColours or opColoursTLBWrite u.

@@ -86,12 +86,7 @@ func varyingPair(ops []uop, landing []bool, i int) bool {
 // fall at distances the CPU takes for a store and a load of one address
 // (4K aliasing), we think. Binding allocates in any case (fuse's tables).
 func varyingPairs(ops []uop) []uop {
-	landing := make([]bool, len(ops)+1)
-	for i := range ops {
-		if ops[i].op == opJump {
-			landing[ops[i].n] = true
-		}
-	}
+	landing := landings(ops)
 	n := 0
 	for i := range ops {
 		if varyingPair(ops, landing, i) {
@@ -124,13 +119,7 @@ func varyingPairs(ops []uop) []uop {
 		out = append(out, u)
 		i += 4
 	}
-	at[len(ops)] = int32(len(out))
-	for i := range out {
-		if out[i].op == opJump {
-			out[i].n = at[out[i].n]
-		}
-	}
-	return out
+	return relink(out, at)
 }
 
 // varyStepOf returns the kernels of opVaryingFAddFMul u.
