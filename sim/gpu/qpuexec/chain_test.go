@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/vccube/vccube/shaders"
-	"github.com/vccube/vccube/shaders/hazard"
 	"github.com/vccube/vccube/shaders/qpu"
 )
 
@@ -69,14 +68,7 @@ func TestChainsMatchReference(t *testing.T) {
 				chains++
 			}
 		}
-		for failAt := -1; failAt <= 4; failAt++ {
-			for range 4 {
-				d.randomize()
-				if !d.compare(t, p, d.start(hazard.Fragment), d.r.Uint64(), failAt, fmt.Sprintf("%s, Env failing at call %d", c.name, failAt)) {
-					t.FailNow()
-				}
-			}
-		}
+		d.compareFailing(t, p, -1, 4, 4, c.name)
 	}
 	t.Logf("%d chains bound with the %s kernels", chains, kernels.name)
 	if kernels.chain != nil && chains < 20 {

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/vccube/vccube/shaders/hazard"
 	"github.com/vccube/vccube/shaders/qpu"
 )
 
@@ -132,25 +131,9 @@ func TestColourRunsMatchReference(t *testing.T) {
 		if !slices.Equal(runs, c.runs) {
 			t.Errorf("%s: runs of packs %v bound, want %v\nprogram:\n%s", c.name, runs, c.runs, listing(p))
 		}
-		for failAt := -1; failAt <= 6; failAt++ {
-			for range 12 {
-				d.randomize()
-				if !d.compare(t, p, d.start(hazard.Fragment), d.r.Uint64(), failAt, fmt.Sprintf("%s, Env failing at call %d", c.name, failAt)) {
-					t.FailNow()
-				}
-			}
-		}
-		if !c.batch {
-			continue
-		}
-		if !p.Batched() {
-			t.Fatalf("%s is not batched", c.name)
-		}
-		for range 8 {
-			n := 2 + d.r.IntN(MaxBatch-1)
-			if diff, _ := d.batchCase(p, n, [MaxBatch]int{}); diff != "" {
-				t.Fatalf("%s in lockstep: %s\nprogram:\n%s", c.name, diff, listing(p))
-			}
+		d.compareFailing(t, p, -1, 6, 12, c.name)
+		if c.batch {
+			d.compareInLockstep(t, p, c.name)
 		}
 	}
 }

@@ -302,6 +302,22 @@ func (d *diffRig) compareFailing(t *testing.T, p *Program, first, last, runs int
 	}
 }
 
+// compareInLockstep runs p in lockstep batches of random sizes against
+// each QPU alone (batchCase), and stops the test at the first
+// difference.
+func (d *diffRig) compareInLockstep(t *testing.T, p *Program, name string) {
+	t.Helper()
+	if !p.Batched() {
+		t.Fatalf("%s is not batched", name)
+	}
+	for range 8 {
+		n := 2 + d.r.IntN(MaxBatch-1)
+		if diff, _ := d.batchCase(p, n, [MaxBatch]int{}); diff != "" {
+			t.Fatalf("%s in lockstep: %s\nprogram:\n%s", name, diff, listing(p))
+		}
+	}
+}
+
 // compare runs p on both QPUs from equal states and environments and
 // reports the first difference.
 func (d *diffRig) compare(t *testing.T, p *Program, s Start, envSeed uint64, failAt int, what string) bool {

@@ -1,12 +1,10 @@
 package qpuexec
 
 import (
-	"fmt"
 	"slices"
 	"testing"
 
 	"github.com/vccube/vccube/shaders"
-	"github.com/vccube/vccube/shaders/hazard"
 	"github.com/vccube/vccube/shaders/qpu"
 )
 
@@ -128,25 +126,9 @@ func TestVaryingPairsMatchReference(t *testing.T) {
 		if pairs != want {
 			t.Errorf("%s: %d opVaryingFAddFMul bound, want %d\nprogram:\n%s", c.name, pairs, want, listing(p))
 		}
-		for failAt := -1; failAt <= 8; failAt++ {
-			for range 16 {
-				d.randomize()
-				if !d.compare(t, p, d.start(hazard.Fragment), d.r.Uint64(), failAt, fmt.Sprintf("%s, Env failing at call %d", c.name, failAt)) {
-					t.FailNow()
-				}
-			}
-		}
-		if !c.batch {
-			continue
-		}
-		if !p.Batched() {
-			t.Fatalf("%s is not batched", c.name)
-		}
-		for range 8 {
-			n := 2 + d.r.IntN(MaxBatch-1)
-			if diff, _ := d.batchCase(p, n, [MaxBatch]int{}); diff != "" {
-				t.Fatalf("%s in lockstep: %s\nprogram:\n%s", c.name, diff, listing(p))
-			}
+		d.compareFailing(t, p, -1, 8, 16, c.name)
+		if c.batch {
+			d.compareInLockstep(t, p, c.name)
 		}
 	}
 }
