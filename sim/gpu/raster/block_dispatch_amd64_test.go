@@ -82,3 +82,41 @@ func TestBlockWZDispatch(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkBlockWZVersions is Prim.BlockWZ over the blocks of a
+// 64×64-pixel tile, with each version blockWZPar can choose.
+func BenchmarkBlockWZVersions(b *testing.B) {
+	defer func(h bool) { hasAVX2 = h }(hasAVX2)
+	v := [3]Vertex{{X: -8 * 16, Y: -8 * 16, Z: 0.25, InvW: 0.5}, {X: 200 * 16, Y: 0, Z: 0.5, InvW: 0.4}, {X: 0, Y: 200 * 16, Z: 0.75, InvW: 0.3}}
+	var p Prim
+	if !p.SetupTriangle(&v[0], &v[1], &v[2], Rect{X1: 64, Y1: 64}, false) {
+		b.Fatal("no triangle")
+	}
+	var cols [16]ColTerms
+	var rows [16]RowTerms
+	for k := range cols {
+		p.Col(4*k, &cols[k])
+		p.Row(4*k, &rows[k])
+	}
+	for _, ver := range []struct {
+		name      string
+		avx2, has bool
+	}{{"SSE2", false, true}, {"AVX2", true, cpu.X86.HasAVX2}} {
+		if !ver.has {
+			continue
+		}
+		b.Run(ver.name, func(b *testing.B) {
+			hasAVX2 = ver.avx2
+			var w, z [16]uint32
+			var sink uint32
+			for i := 0; i < b.N; i++ {
+				n := i & 255
+				p.BlockWZ(&cols[n&15], &rows[n>>4], &w, &z)
+				sink += z[0] ^ w[15]
+			}
+			if sink == 0xABCD {
+				b.Log(sink)
+			}
+		})
+	}
+}

@@ -6,9 +6,11 @@ import (
 	"testing"
 )
 
-// blockWZ (SSE2 and AVX2 on amd64) gives blockWZGo's W and Z on 200000 random
-// blocks of both parities: column and row terms of any size and sign,
-// zeros (W infinite), NaNs and infinities, depths out of [0, 1].
+// blockWZ (SSE2 and AVX2 on amd64) gives blockWZGo's W and Z on
+// 200000 random blocks of both parities: column and row terms of any
+// size and sign, zeros (W infinite), NaNs with payloads and infinities,
+// depths out of [0, 1], and a quarter of the blocks with sums at W's and
+// Z's edges (edge).
 func TestBlockWZMatchesGo(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 22))
 	val := func() float64 {
@@ -17,8 +19,50 @@ func TestBlockWZMatchesGo(t *testing.T) {
 			return [...]float64{0, math.Copysign(0, -1), math.Inf(1), math.Inf(-1), math.NaN(), 1e300, -1e300, 1e-310}[r.IntN(8)]
 		case 1:
 			return r.NormFloat64() * 1e6
+		case 2:
+			if r.IntN(4) == 0 {
+				// A NaN of either sign with its own payload: of two
+				// NaNs, the sum is the first's.
+				return math.Float64frombits(0x7FF8000000000000 | r.Uint64()&0x8007FFFFFFFFFFFF)
+			}
 		}
 		return r.Float64()*2 - 0.5
+	}
+	// edge makes the row's terms meet the column's at the edges of W and
+	// Z: q sums of ±0, of a few ulps, denormal, at float32's overflow of
+	// 1/q (2⁻¹²⁸) and its underflow (2¹⁵⁰), or with 1/q within an ulp of
+	// a float32 rounding midpoint; Z sums at 0, at Z24/2²⁴ and 1, an ulp
+	// either side.
+	edge := func(zx, depth float64) (qx, qy, zy float64) {
+		var q float64
+		switch r.IntN(7) {
+		case 0:
+			q = 0
+		case 1:
+			q = math.Float64frombits(uint64(r.IntN(4))) // 0 to 3 denormal ulps
+		case 2:
+			q = math.Ldexp(1+float64(r.IntN(3)-1)*0x1p-52, -128)
+		case 3:
+			q = math.Ldexp(1+float64(r.IntN(3)-1)*0x1p-52, 150)
+		case 4:
+			// 1/q = a float32 midpoint, give or take an ulp.
+			m := float64(math.Float32frombits(r.Uint32()&0x7F7FFFFF)) * (1 + 0x1p-24)
+			q = 1 / m
+		default:
+			q = r.NormFloat64() * 1e-300
+		}
+		if r.IntN(2) == 0 {
+			q = -q
+		}
+		// Split q between the terms exactly (halves of a denormal
+		// aside): qx + qy = q.
+		qx = q * [...]float64{0, 0.5, 2, -1}[r.IntN(4)]
+		qy = q - qx
+		// A few ulps of 1 either side of the edge: the sum lands on
+		// both sides of it, rounded as it may be.
+		zs := [...]float64{0, float64(Z24) / ZScale, 1, math.Copysign(0, -1)}[r.IntN(4)]
+		zy = zs + float64(r.IntN(5)-2)*0x1p-50 - zx - depth
+		return qx, qy, zy
 	}
 	vs := blockVersions()
 	for n := 0; n < 200000; n++ {
@@ -27,6 +71,12 @@ func TestBlockWZMatchesGo(t *testing.T) {
 			qx[k], qy[k], zx[k], zy[k] = val(), val(), val(), val()
 		}
 		depth, par := val()*1e-3, n&1
+		if n%4 == 0 {
+			// Only the sums of row k and column k meet the edges.
+			for k := range 4 {
+				qx[k], qy[k], zy[k] = edge(zx[k], depth)
+			}
+		}
 		var w2, z2 [16]uint32
 		blockWZGo(&qx, &qy, &zx, &zy, depth, par, &w2, &z2)
 		for _, v := range vs {
