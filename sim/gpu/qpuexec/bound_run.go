@@ -128,13 +128,11 @@ func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
 		case opColours:
 			colourPacks(u.d, &q.packed, &q.resMul, (*colourStep)(unsafe.Pointer(u.a)), int(u.n))
 		case opUniform:
-			var x uint32
-			if q.unifOff+4 <= len(q.unifBuf) {
-				x = binary.LittleEndian.Uint32(q.unifBuf[q.unifOff:])
-				q.unifOff += 4
-				q.unifAddr += 4
-			} else if x, err = q.popUniform(); err != nil {
-				goto failed
+			x, ok := q.unifWord()
+			if !ok {
+				if x, err = q.popUniform(); err != nil {
+					goto failed
+				}
 			}
 			fill(u.d, x)
 			if u.kNext {
@@ -203,13 +201,11 @@ func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
 			n, z := nzFlagsVec(&q.resAdd)
 			q.n, q.z, q.c = n, z, ^(n|z)&uint16(u.n)
 		case opUniformCopy, opUniformKernel:
-			var x uint32
-			if q.unifOff+4 <= len(q.unifBuf) {
-				x = binary.LittleEndian.Uint32(q.unifBuf[q.unifOff:])
-				q.unifOff += 4
-				q.unifAddr += 4
-			} else if x, err = q.popUniform(); err != nil {
-				goto failed
+			x, ok := q.unifWord()
+			if !ok {
+				if x, err = q.popUniform(); err != nil {
+					goto failed
+				}
 			}
 			fill(u.w, x)
 			if u.op == opUniformCopy {
@@ -283,12 +279,11 @@ func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
 			var x uint32
 			direct := u.n&tmuDirect != 0
 			if !direct {
-				if q.unifOff+4 <= len(q.unifBuf) {
-					x = binary.LittleEndian.Uint32(q.unifBuf[q.unifOff:])
-					q.unifOff += 4
-					q.unifAddr += 4
-				} else if x, err = q.popUniform(); err != nil {
-					goto failed
+				var ok bool
+				if x, ok = q.unifWord(); !ok {
+					if x, err = q.popUniform(); err != nil {
+						goto failed
+					}
 				}
 			}
 			t := (int(u.to) / tmuRegs) ^ q.tmuSwap
@@ -540,6 +535,26 @@ func (q *QPU) execIO(u *uop) error {
 		}
 	}
 	return nil
+}
+
+// unifWord is the uniform stream's next word when the span read last
+// holds it (ok), as popUniform would read it, or false for popUniform to
+// find it. It reads the word with one bounds check, against the span's
+// length: the slice expression and binary.LittleEndian.Uint32 of
+// q.unifBuf[q.unifOff:] made two more and the slice's pointer arithmetic,
+// about 8 instructions a read (bench/icount; the cube's fragment shader
+// reads seven a block). q.unifOff is never negative: every assignment is
+// a span's offset (mem.View.Span's, a uint32) or a step of 4 past one.
+func (q *QPU) unifWord() (uint32, bool) {
+	off := q.unifOff
+	if off+4 > len(q.unifBuf) {
+		return 0, false
+	}
+	p := unsafe.Add(unsafe.Pointer(unsafe.SliceData(q.unifBuf)), off)
+	x := binary.LittleEndian.Uint32((*[4]byte)(p)[:])
+	q.unifOff = off + 4
+	q.unifAddr += 4
+	return x, true
 }
 
 // tlbWrite is writeIO's write of every element of v to tile-buffer
