@@ -274,6 +274,7 @@ func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
 				}
 				break
 			}
+		tmuNext:
 			// tmuWriteAtOnce with its uniform pop and parameter count
 			// decided at bind (ioForm).
 			var x uint32
@@ -286,10 +287,19 @@ func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
 					}
 				}
 			}
-			t := (int(u.to) / tmuRegs) ^ q.tmuSwap
+			// to is unit·tmuRegs + reg, never negative: unsigned, the
+			// division and the remainder are a shift and a mask.
+			t := int(uint32(u.to)/uint32(tmuRegs)) ^ q.tmuSwap
 			q.tmuParams[t&1] = int(u.n &^ tmuDirect)
-			if err = q.start.TMU[t&1].WriteAtOnce(int(u.to)%tmuRegs, u.a, x, direct); err != nil {
+			if err = q.start.TMU[t&1].WriteAtOnce(int(uint32(u.to)%uint32(tmuRegs)), u.a, x, direct); err != nil {
 				goto failed
+			}
+			// A request's writes come one after another (the cube's
+			// and Mesa's T then S): the next one runs without a
+			// dispatch.
+			if v := (*uop)(unsafe.Add(unsafe.Pointer(u), unsafe.Sizeof(uop{}))); v.op == opTMUWrite {
+				u = v
+				goto tmuNext
 			}
 		case opColoursTLBWrite:
 			colourPacks(u.d, &q.packed, &q.resMul, (*colourStep)(unsafe.Pointer(u.w)), int(u.n))
