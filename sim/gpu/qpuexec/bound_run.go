@@ -427,6 +427,12 @@ func (q *QPU) runBound(p *Program, env Env, s *Start) (Result, error) {
 			if q.npend > 0 {
 				q.retire(q.npend)
 			}
+			// A fragment shader's last sbdone and the run's end come
+			// next (opUnlockDone); in order, the sbdone has nothing
+			// to do, and the run ends without another dispatch.
+			if q.start.InOrder && (*uop)(unsafe.Add(unsafe.Pointer(u), unsafe.Sizeof(uop{}))).op == opUnlockDone {
+				goto done
+			}
 		case opSwitch:
 			if q.switchAt == int(u.n)+q.seqBase {
 				q.boundSwitch()
