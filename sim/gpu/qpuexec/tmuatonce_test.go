@@ -3,6 +3,7 @@ package qpuexec
 import (
 	"encoding/binary"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/vccube/vccube/shaders"
@@ -204,6 +205,11 @@ func TestTMUAtOnceRuns(t *testing.T) {
 			return errors.As(err, &f)
 		}},
 		{"overfilled", lookups(data.Addr, 17, false), false, func(err error) bool { return errors.Is(err, tmu.ErrDeadlock) }},
+		{"writes in a row", inARow(data.Addr), true, nil},
+		{"writes in a row, the second faulting", inARow(data.Addr + 3<<10), true, func(err error) bool {
+			var f *mem.Fault
+			return errors.As(err, &f)
+		}},
 	} {
 		p := r.mustLoad(asm(t, tc.prog), strictGeneral)
 		if p.tmuAtOnce != tc.take {
@@ -225,6 +231,9 @@ func TestTMUAtOnceRuns(t *testing.T) {
 			if tc.failAs != nil && (!tc.failAs(err2) || err1 == nil || err1.Error() != err2.Error()) {
 				t.Errorf("%s QPU %d: error %v with Start.TMU, %v through the Env; want the same, of its kind", tc.name, num, err2, err1)
 			}
+			if strings.HasPrefix(tc.name, "writes in a row") && !tmuWritesInARow(q2) {
+				t.Errorf("%s QPU %d: no two opTMUWrite bound one after the other", tc.name, num)
+			}
 			if q1.tmuParams != q2.tmuParams || q1.unifAddr != q2.unifAddr {
 				t.Errorf("%s QPU %d: parameters written %v, uniforms at %#x with Start.TMU; %v, %#x through the Env", tc.name, num, q2.tmuParams, q2.unifAddr, q1.tmuParams, q1.unifAddr)
 			}
@@ -240,4 +249,43 @@ func TestTMUAtOnceRuns(t *testing.T) {
 			}
 		}
 	}
+}
+
+// inARow is a program whose TMU writes bind to opTMUWrite after
+// opTMUWrite, which runBound runs without a dispatch between: an add
+// into TMU0_S, then movs into TMU1_S and TMU0_S, whose copies
+// directWrites leaves out (the cube's fragment shader's fadd into TMU0_T
+// and mov into TMU0_S). With base 3 KiB into the 4 KiB buffer, the
+// first lookup (base) reads inside it and the second (base+2 KiB)
+// faults.
+func inARow(base uint32) func(a *qpu.Asm) {
+	return func(a *qpu.Asm) {
+		a.I(qpu.Shl(qpu.R1, qpu.ElemNum, qpu.SmallInt(2)))
+		a.I(qpu.LoadImm(qpu.R0, base))
+		a.I(qpu.LoadImm(qpu.R2, base+2048))
+		a.I(qpu.Add(qpu.R2, qpu.R2, qpu.R1))
+		a.I(qpu.Add(qpu.TMU0S, qpu.R0, qpu.R1))
+		a.I(qpu.Mov(qpu.TMU1S, qpu.R2))
+		a.I(qpu.Mov(qpu.TMU0S, qpu.R2))
+		a.I(qpu.SigLoadTMU0)
+		a.I(qpu.Add(qpu.R3, qpu.R3, qpu.R4), qpu.SigLoadTMU1)
+		a.I(qpu.Xor(qpu.R3, qpu.R3, qpu.R4), qpu.SigLoadTMU0)
+		a.I(qpu.Add(qpu.R3, qpu.R3, qpu.R4))
+		ending(a)
+	}
+}
+
+// tmuWritesInARow reports whether q's last bound program has two
+// opTMUWrite one after the other.
+func tmuWritesInARow(q *QPU) bool {
+	b := q.bndLast
+	if b == nil {
+		return false
+	}
+	for i := 1; i < len(b.ops); i++ {
+		if b.ops[i-1].op == opTMUWrite && b.ops[i].op == opTMUWrite {
+			return true
+		}
+	}
+	return false
 }

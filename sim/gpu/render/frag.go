@@ -952,15 +952,17 @@ func (f *fragment) TMULoad(unit int, r4 *[16]uint32) error {
 // Z and stencil tests, and masked colour writes ([AG] §5).
 func (f *fragment) TLBWrite(reg qpuexec.TLBReg, v *[16]uint32, mask uint16, ms *[16]uint32) error {
 	if f.liveLanes {
-		// The elements MS_FLAGS lets through are f.live, kept below;
+		// The elements MS_FLAGS lets through are fb.live, kept below;
 		// a block's elements shade distinct pixels in pairs
-		// (laneBlock).
-		b := &f.w.buf
+		// (laneBlock). The block is loaded once: through f's
+		// embedded pointer each field's access loaded it again after
+		// every store.
+		fb := f.fragBlock
 		c := &f.w.counters
 		switch reg {
 		case qpuexec.TLBZ:
-			in := mask & f.live
-			if f.zPassed && !f.stencil.Enabled(f.reverse) {
+			in := mask & fb.live
+			if fb.zPassed && !fb.stencil.Enabled(f.reverse) {
 				// The early-Z test passed every element of live
 				// with this Z (writesZAsIs) against the depths
 				// stored now (the block's pixels are its own
@@ -968,22 +970,22 @@ func (f *fragment) TLBWrite(reg qpuexec.TLBReg, v *[16]uint32, mask uint16, ms *
 				// test would pass all of in and fail none. A
 				// second write would test against the first's
 				// update.
-				f.zPassed = false
-				if !f.zDone {
-					b.ZPassedBlock(&f.blk, v, in, f.depth.Update)
+				fb.zPassed = false
+				if !fb.zDone {
+					f.w.buf.ZPassedBlock(&fb.blk, v, in, f.depth.Update)
 				}
-				n := f.liveQuads
-				if in != f.live {
+				n := fb.liveQuads
+				if in != fb.live {
 					n = quadCount(in)
 				}
 				c[uapi.PerfcntTLBQuadsPassingZAndStencil] += n
 				return nil
 			}
-			f.zPassed = false
-			pass, sfail := b.ZWriteBlock(&f.blk, v, in, f.depth, &f.stencil, f.reverse)
+			fb.zPassed = false
+			pass, sfail := f.w.buf.ZWriteBlock(&fb.blk, v, in, f.depth, &fb.stencil, f.reverse)
 			if fail := in &^ pass; fail != 0 {
-				f.live &^= fail
-				f.liveQuads = quadCount(f.live)
+				fb.live &^= fail
+				fb.liveQuads = quadCount(fb.live)
 				for ; fail != 0; fail &= fail - 1 {
 					ms[bits.TrailingZeros16(fail)] = 0
 				}
@@ -998,10 +1000,10 @@ func (f *fragment) TLBWrite(reg qpuexec.TLBReg, v *[16]uint32, mask uint16, ms *
 			}
 			return nil
 		case qpuexec.TLBColourAll, qpuexec.TLBColourMS:
-			m := mask & f.live
-			b.WriteColorBlock(&f.blk, v, m)
-			n := f.liveQuads
-			if m != f.live {
+			m := mask & fb.live
+			f.w.buf.WriteColorBlock(&fb.blk, v, m)
+			n := fb.liveQuads
+			if m != fb.live {
 				n = quadCount(m)
 			}
 			c[uapi.PerfcntTLBQuadsWrittenToColorBuf] += n
