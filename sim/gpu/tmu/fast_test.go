@@ -198,6 +198,47 @@ func randomUtiles(r *rand.Rand, w, h, size, align int) (upr int, utab []int32, e
 	return upr, utab, end
 }
 
+// insideIntBounds sets every coordinate of s and tt within the integer
+// bilinear form's bounds (intAxis) of p, a w×h level: texel edges and
+// centres, ±0, anything up to the bound.
+func insideIntBounds(r *rand.Rand, p *bilinT32, s, tt *[16]uint32, w, h int) {
+	inside := func(b float32, n int) float32 {
+		switch r.IntN(4) {
+		case 0:
+			return float32(r.IntN(8*n)-4*n) / float32(2*n)
+		case 1:
+			return float32(math.Copysign(0, float64(1-2*r.IntN(2))))
+		case 2:
+			return (r.Float32()*2 - 1) * b
+		}
+		return r.Float32()*3 - 1
+	}
+	for i := range s {
+		s[i] = math.Float32bits(inside(p.ix.bound[0], w))
+		tt[i] = math.Float32bits(inside(p.iy.bound[0], h))
+	}
+}
+
+// compareBilinearT32 compares bilinearT32 with bilinearT32Go on one
+// request, what they say of its range and each element in range, and
+// stops the test at a difference (what names the level). It reports
+// whether the request was within the integer form's bounds.
+func compareBilinearT32(t *testing.T, p *bilinT32, s, tt *[16]uint32, what string) bool {
+	t.Helper()
+	var got, want [16]uint32
+	okG := bilinearT32(p, s, tt, &got)
+	okW := bilinearT32Go(p, s, tt, &want)
+	if okG != okW {
+		t.Fatalf("%s: s %#x t %#x: all in range %v, Go %v", what, *s, *tt, okG, okW)
+	}
+	for i := range got {
+		if inBilinearRange(math.Float32frombits(s[i]), math.Float32frombits(tt[i]), p) && got[i] != want[i] {
+			t.Fatalf("%s: element %d (s %#x t %#x): texel %#08x, Go %#08x", what, i, s[i], tt[i], got[i], want[i])
+		}
+	}
+	return inIntBounds(p, s, tt)
+}
+
 // randomRequest returns the s and t coordinates of a 16-element request
 // on a w×h level: each one any bits (one in six), a special value (±Inf,
 // NaN, ±3e9, 0, ±1; one in six), or else what coord gives for an axis of
@@ -407,38 +448,10 @@ func testBilinearT32MatchesGo(t *testing.T) {
 				return float32(r.Float64()*3 - 1)
 			})
 			if k%2 == 1 {
-				// Every coordinate within the integer form's
-				// bounds (intAxis): texel edges and centres,
-				// ±0, anything up to the bound.
-				inside := func(b float32, n int) float32 {
-					switch r.IntN(4) {
-					case 0:
-						return float32(r.IntN(8*n)-4*n) / float32(2*n)
-					case 1:
-						return float32(math.Copysign(0, float64(1-2*r.IntN(2))))
-					case 2:
-						return (r.Float32()*2 - 1) * b
-					}
-					return r.Float32()*3 - 1
-				}
-				for i := range s {
-					s[i] = math.Float32bits(inside(p.ix.bound[0], w))
-					tt[i] = math.Float32bits(inside(p.iy.bound[0], h))
-				}
+				insideIntBounds(r, &p, &s, &tt, w, h)
 			}
-			if inIntBounds(&p, &s, &tt) {
+			if compareBilinearT32(t, &p, &s, &tt, fmt.Sprintf("%dx%d %v/%v flip %d", w, h, ws, wt, flip)) {
 				seenInt++
-			}
-			var got, want [16]uint32
-			okG := bilinearT32(&p, &s, &tt, &got)
-			okW := bilinearT32Go(&p, &s, &tt, &want)
-			if okG != okW {
-				t.Fatalf("%dx%d %v/%v flip %d: s %#x t %#x: all in range %v, Go %v", w, h, ws, wt, flip, s, tt, okG, okW)
-			}
-			for i := range got {
-				if inBilinearRange(math.Float32frombits(s[i]), math.Float32frombits(tt[i]), &p) && got[i] != want[i] {
-					t.Fatalf("%dx%d %v/%v flip %d: element %d (s %#x t %#x): texel %#08x, Go %#08x", w, h, ws, wt, flip, i, s[i], tt[i], got[i], want[i])
-				}
 			}
 		}
 	}

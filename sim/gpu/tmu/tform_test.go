@@ -1,6 +1,7 @@
 package tmu
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -26,19 +27,27 @@ func TestNearestClampT32InTFormat(t *testing.T) {
 	}
 }
 
-func testNearestClampT32InTFormat(t *testing.T) {
-	r := rand.New(rand.NewPCG(27, 28))
-	bytes := randomBytes(r)
+// tformTestSizes is the level sizes the T-format kernels' tests take:
+// every power of two from 1 to 2048 on each axis, then extra, then 40
+// random sizes up to 2048.
+func tformTestSizes(r *rand.Rand, extra ...[2]int) [][2]int {
 	var sizes [][2]int
 	for a := 0; a <= 11; a++ {
 		for b := 0; b <= 11; b++ {
 			sizes = append(sizes, [2]int{1 << a, 1 << b})
 		}
 	}
-	sizes = append(sizes, [][2]int{{800, 600}, {33, 100}, {640, 480}, {1000, 70}, {2048, 1536}, {1, 3}}...)
+	sizes = append(sizes, extra...)
 	for range 40 {
 		sizes = append(sizes, [2]int{1 + r.IntN(2048), 1 + r.IntN(2048)})
 	}
+	return sizes
+}
+
+func testNearestClampT32InTFormat(t *testing.T) {
+	r := rand.New(rand.NewPCG(27, 28))
+	bytes := randomBytes(r)
+	sizes := tformTestSizes(r, [2]int{800, 600}, [2]int{33, 100}, [2]int{640, 480}, [2]int{1000, 70}, [2]int{2048, 1536}, [2]int{1, 3})
 	requests := 300
 	if testing.Short() {
 		requests = 40
@@ -182,15 +191,7 @@ func TestBilinearT32InTFormat(t *testing.T) {
 func testBilinearT32InTFormat(t *testing.T) {
 	r := rand.New(rand.NewPCG(29, 30))
 	bytes := randomBytes(r)
-	var sizes [][2]int
-	for a := 0; a <= 11; a++ {
-		for b := 0; b <= 11; b++ {
-			sizes = append(sizes, [2]int{1 << a, 1 << b})
-		}
-	}
-	for range 40 {
-		sizes = append(sizes, [2]int{1 + r.IntN(2048), 1 + r.IntN(2048)})
-	}
+	sizes := tformTestSizes(r)
 	requests := 100
 	if testing.Short() {
 		requests = 20
@@ -223,35 +224,10 @@ func testBilinearT32InTFormat(t *testing.T) {
 					return float32(r.Float64()*3 - 1)
 				})
 				if k%4 != 0 {
-					inside := func(b float32, n int) float32 {
-						switch r.IntN(4) {
-						case 0:
-							return float32(r.IntN(8*n)-4*n) / float32(2*n)
-						case 1:
-							return float32(math.Copysign(0, float64(1-2*r.IntN(2))))
-						case 2:
-							return (r.Float32()*2 - 1) * b
-						}
-						return r.Float32()*3 - 1
-					}
-					for i := range s {
-						s[i] = math.Float32bits(inside(p.ix.bound[0], w))
-						tt[i] = math.Float32bits(inside(p.iy.bound[0], h))
-					}
+					insideIntBounds(r, &p, &s, &tt, w, h)
 				}
-				if inIntBounds(&p, &s, &tt) {
+				if compareBilinearT32(t, &p, &s, &tt, fmt.Sprintf("%dx%d %v/%v flip %d", w, h, ws, wt, flip)) {
 					inInt++
-				}
-				var got, want [16]uint32
-				okG := bilinearT32(&p, &s, &tt, &got)
-				okW := bilinearT32Go(&p, &s, &tt, &want)
-				if okG != okW {
-					t.Fatalf("%dx%d %v/%v flip %d: s %#x t %#x: all in range %v, Go %v", w, h, ws, wt, flip, s, tt, okG, okW)
-				}
-				for i := range got {
-					if inBilinearRange(math.Float32frombits(s[i]), math.Float32frombits(tt[i]), &p) && got[i] != want[i] {
-						t.Fatalf("%dx%d %v/%v flip %d: element %d (s %#x t %#x): texel %#08x, Go %#08x", w, h, ws, wt, flip, i, s[i], tt[i], got[i], want[i])
-					}
 				}
 			}
 		}
