@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math/bits"
+	"unsafe"
 
 	"github.com/vccube/vccube/shaders/qpu"
 	"github.com/vccube/vccube/sim/mem"
@@ -29,13 +30,63 @@ const MaxBatch = 4
 // order as far as anything outside can tell, and the QPU the last block
 // ran on is where the next lone run continues.
 type Batch struct {
-	qs   [MaxBatch]QPU
+	qs   [MaxBatch]batchQPU
 	last int // the QPU the last block in block order ran on
 	// splits counts the batches split at a jump, for the tests.
 	splits int
 	// always makes Takes ignore minFloatShare, for the tests.
 	always bool
 }
+
+// batchQPU is a Batch's QPU with the padding that makes its size, the
+// distance between the Batch's QPUs, batchStride: a multiple of 64, so
+// that each QPU's vectors start at a multiple of 64 bytes as the first
+// QPU's do, and none straddles two cache lines (QPU). batchFar keeps
+// the same vector of two QPUs of a Batch from falling at one address
+// modulo 4096. The float kernels' batch forms (faddAVX512N,
+// fmulAVX512N) store block j's result and then load block j+1's
+// operands. On this page's machine (BenchmarkFloatNLayout) a 64-byte
+// load straddling two cache lines that meet an earlier straddling
+// store's lines modulo 4096 made a pair of calls 3.3 times as long;
+// aligned, no stride tried made a difference, and batchFar is only a
+// margin (doc/performance.md, "The QPU's vectors on cache lines").
+// TestQPULayout and TestBatchLayout check both, and say what to change
+// when a field of the QPU breaks them.
+type batchQPU struct {
+	QPU
+	_ [batchStride - unsafe.Sizeof(QPU{})]byte
+}
+
+// batchStride is the QPU's size rounded up to the next multiple of 64
+// bytes (never the size itself: Go pads a struct that ends in a field
+// of size 0), at least 8192 so that a Batch is a large object (see
+// alignedQPU), plus batchFar lines of 64.
+const batchStride = max((unsafe.Sizeof(QPU{})+64)&^63, 8192) + 64*batchFar
+
+// batchFar is the 64-byte lines added to the stride to keep
+// k*batchStride modulo 4096 at least batchMargin bytes from 0 for k
+// from 1 to MaxBatch-1, so that no vector of one QPU falls at the
+// address of the same vector of another modulo 4096 (TestBatchLayout):
+// with the stride 9216, 1024, 2048 and 1024 bytes.
+const batchFar = 16
+
+// batchMargin is how far, in bytes, batchFar keeps the distances
+// between a Batch's QPUs from a multiple of 4096.
+const batchMargin = 256
+
+// alignedQPU is a QPU padded to more than 32 KB: Go allocates such an
+// object on pages of its own, at a multiple of 8192, where a smaller
+// one that holds pointers starts after an 8-byte header (Go's
+// runtime/malloc.go, maxSmallSize and mallocHeaderSize), so that its
+// vectors would straddle cache lines. A Batch is above 32 KB itself
+// (batchStride). TestQPULayout checks the addresses.
+type alignedQPU struct {
+	QPU
+	_ [36864 - unsafe.Sizeof(QPU{})]byte
+}
+
+// newQPU returns a zero QPU at a multiple of 64 bytes (alignedQPU).
+func newQPU() *QPU { return &new(alignedQPU).QPU }
 
 // NewBatch returns a Batch whose QPUs are number num and read uniforms
 // through m.
@@ -65,7 +116,7 @@ func (g *Batch) SetReference(ref bool) {
 
 // QPU returns the QPU the next lone run goes to: the one that ran the
 // last block.
-func (g *Batch) QPU() *QPU { return &g.qs[g.last] }
+func (g *Batch) QPU() *QPU { return &g.qs[g.last].QPU }
 
 // Batched reports whether p runs the same from any state it starts in
 // (batch_plan.go), so that a Batch can run it in lockstep.
@@ -82,7 +133,7 @@ var errNotRun = errors.New("qpuexec: block not run: an earlier block of its batc
 func (g *Batch) Run(p *Program, envs []Env, starts []*Start, res []Result) (int, error) {
 	n := len(starts)
 	if n == 1 || !g.Takes(p) {
-		q := &g.qs[g.last]
+		q := &g.qs[g.last].QPU
 		for j := 0; j < n; j++ {
 			var err error
 			if res[j], err = q.Run(p, envs[j], starts[j]); err != nil {
@@ -133,18 +184,18 @@ func (g *Batch) assign(n int) (qp [MaxBatch]*QPU) {
 	k := 0
 	for i := range g.qs {
 		if i != g.last && k < n-1 {
-			qp[k] = &g.qs[i]
+			qp[k] = &g.qs[i].QPU
 			k++
 		}
 	}
-	qp[n-1] = &g.qs[g.last]
+	qp[n-1] = &g.qs[g.last].QPU
 	return qp
 }
 
 // index returns q's place in g.qs.
 func (g *Batch) index(q *QPU) int {
 	for i := range g.qs {
-		if q == &g.qs[i] {
+		if q == &g.qs[i].QPU {
 			return i
 		}
 	}

@@ -134,9 +134,9 @@ func (d *diffRig) batchCase(p *Program, n int, failAt [MaxBatch]int) (string, *B
 	b.always = true
 	b.last = d.r.IntN(MaxBatch)
 	for i := range b.qs {
-		setRegs(&b.qs[i], randomRegs(g))
+		setRegs(&b.qs[i].QPU, randomRegs(g))
 	}
-	setRegs(&b.qs[b.last], s0)
+	setRegs(&b.qs[b.last].QPU, s0)
 	var envs [MaxBatch]*diffEnv
 	var ifaces [MaxBatch]Env
 	var sp [MaxBatch]*Start

@@ -124,6 +124,25 @@ var poisonVec = vec{poison, poison, poison, poison, poison, poison, poison, pois
 // goroutine its own). Registers keep their values from one run to the next,
 // as on the hardware.
 type QPU struct {
+	// The vectors come first, one after another, 64 bytes each: with
+	// the QPU at a multiple of 64 bytes, which NewQPU and Batch keep,
+	// none straddles two cache lines (batch.go batchQPU, TestQPULayout).
+	ra, rb      [32]vec
+	acc         [6]vec // r0-r5
+	portA       vec    // scratch for port reads
+	portB       vec
+	unpA, unpR4 vec
+	resAdd      vec // ALU results; kept: a NOP op re-writes the last one (vc4asm addendum)
+	resMul      vec
+	packed      vec
+	qpuNum      vec
+	lastA       vec // elements 12-15 of the last reads, for rdLast
+	lastB       vec
+	// One run's state (below).
+	varyC   vec
+	sfuVal  vec
+	ms, rev vec
+
 	// Num is the QPU number (0-15): what QPU_NUMBER reads, and QPUs 2 and
 	// 3 of each slice of four see TMU0 and TMU1 swapped (AG §4).
 	Num int
@@ -138,21 +157,10 @@ type QPU struct {
 	// reference the fast path is tested against.
 	Reference bool
 
-	ra, rb  [32]vec
-	acc     [6]vec // r0-r5
 	n, z, c uint16
 
-	src         [8]*vec // input muxes 0-7
-	portA       vec     // scratch for port reads
-	portB       vec
-	unpA, unpR4 vec
-	unifStart   unifSpan // the span of the last uniform stream's start (setUniforms)
-	resAdd      vec      // ALU results; kept: a NOP op re-writes the last one (vc4asm addendum)
-	resMul      vec
-	packed      vec
-	qpuNum      vec
-	lastA       vec // elements 12-15 of the last reads, for rdLast
-	lastB       vec
+	src       [8]*vec  // input muxes 0-7
+	unifStart unifSpan // the span of the last uniform stream's start (setUniforms)
 
 	// One run's state.
 	prog      *Program
@@ -161,9 +169,7 @@ type QPU struct {
 	seq       int // instructions executed so far in this run
 	pend      [8]pendingWrite
 	npend     int
-	varyC     vec
 	varyPend  bool
-	sfuVal    vec
 	sfuAt     int // seq at which sfuVal lands in r4, 0 if none
 	unifAddr  uint32
 	unifBuf   []byte
@@ -181,7 +187,6 @@ type QPU struct {
 	sbWaited    bool
 	mutex       bool
 	hostInt     bool
-	ms, rev     vec
 	// revStale says a program wrote REV_FLAG since begin last filled
 	// rev: its elements may differ from each other.
 	revStale bool
@@ -219,7 +224,8 @@ type jump struct {
 
 // NewQPU returns QPU number num reading uniforms through m.
 func NewQPU(num int, m *mem.View) *QPU {
-	q := &QPU{Num: num, Mem: m}
+	q := newQPU()
+	q.Num, q.Mem = num, m
 	q.init()
 	return q
 }
