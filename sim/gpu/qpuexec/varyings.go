@@ -78,13 +78,11 @@ func varyingPair(ops []uop, landing []bool, i int) bool {
 // read with the fadd alone, opVaryingKernel).
 //
 // The steps are an array of their own, which the micro-operations keep
-// alive, not a field of boundProg: a field makes the QPU larger, and
-// with it the distance between a Batch's QPUs (Batch.qs), and
-// glmark2 terrain's lockstep ran 30 % slower in CPU time with the QPU
-// 192 bytes longer (7656 bytes against 7464), in faddAVX512N and
-// fmulAVX512N, whose code had not moved: the blocks' registers then
-// fall at distances the CPU takes for a store and a load of one address
-// (4K aliasing), we think. Binding allocates in any case (fuse's tables).
+// alive, not a field of boundProg (binding allocates in any case:
+// fuse's tables). That was first done for a 30 % slowdown of glmark2
+// terrain with a longer QPU, which did not reproduce; the QPU's layout
+// is now held by TestQPULayout and TestBatchLayout (doc/performance.md,
+// "The QPU's vectors on cache lines").
 func varyingPairs(ops []uop) []uop {
 	landing := landings(ops)
 	n := 0
