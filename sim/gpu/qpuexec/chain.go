@@ -116,7 +116,10 @@ func (b *boundProg) chains(q *QPU, s *kernelSet, ops []uop) []uop {
 		}
 		b.steps = append(b.steps, chainStep{})
 		u.k, u.d, u.a, u.b = s.chain, (*vec)(unsafe.Pointer(&b.steps[first])), nil, nil
-		// (u.pc is the first kernel's: nothing in a chain can fail.)
+		// (u.pc is the first kernel's: nothing in a chain can fail.
+		// A chain is at least three steps, 96 bytes, so the 64 bytes
+		// its *vec covers lie in b.steps, as checkptr asks: see
+		// colourSlack.)
 		out = append(out, u)
 		i = j
 	}

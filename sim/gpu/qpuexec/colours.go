@@ -50,6 +50,12 @@ type colourStep struct {
 	pack             uint32
 }
 
+// colourSlack is the steps b.colours has room for past its last run:
+// an opColours keeps its steps as a *vec (uop.a), and Go's checkptr
+// (-race builds) requires the 64 bytes such a pointer covers to lie in
+// one allocation, more than a run of two steps at the end fills.
+const colourSlack = (int(unsafe.Sizeof(vec{})) + int(unsafe.Sizeof(colourStep{})) - 1) / int(unsafe.Sizeof(colourStep{}))
+
 // maxColourRun is the longest run colourRuns fuses: a register has four
 // bytes to pack.
 const maxColourRun = 4
@@ -99,8 +105,8 @@ func (b *boundProg) colourRuns(q *QPU, ops []uop) []uop {
 	if steps == 0 {
 		return ops
 	}
-	if cap(b.colours) < steps {
-		b.colours = make([]colourStep, 0, steps)
+	if cap(b.colours) < steps+colourSlack {
+		b.colours = make([]colourStep, 0, steps+colourSlack)
 	}
 	b.colours = b.colours[:0]
 	at := make([]int32, len(ops)+1)

@@ -52,7 +52,20 @@ func blockWZGo(qx, qy, zx, zy *[4]float64, depth float64, par int, w, z *[16]uin
 	lx, ly := &LaneX[par], &LaneY[par]
 	for i := range 16 {
 		cx, ry := lx[i]&3, ly[i]&3
-		w[i] = math.Float32bits(float32(1 / (qx[cx] + qy[ry])))
+		w[i] = math.Float32bits(float32(1 / sumFirstNaN(qx[cx], qy[ry])))
 		z[i] = zToFixed(zx[cx] + zy[ry] + depth)
 	}
+}
+
+// sumFirstNaN is a + b, but when both are NaN it is a's NaN (quieted),
+// as SSE2's and AVX's adds give their first source operand's (Intel SDM
+// vol. 1, 4.8.3.5, Table 4-7) and the assembly forms add the column's
+// term first. Go does not say which of two NaNs a + b gives, and its
+// compiler may put either operand first: a -race build of
+// TestBlockWZMatchesGo took qy's.
+func sumFirstNaN(a, b float64) float64 {
+	if a != a {
+		return math.Float64frombits(math.Float64bits(a) | 1<<51)
+	}
+	return a + b
 }
