@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -455,6 +456,22 @@ func TestMSFlagsReadShowCoverage(t *testing.T) {
 	a.I()
 	a.I(qpu.Mov(qpu.TLBColourAll, qpu.R0))
 	code := fsEnd(&a)
+	triangleBothWays(t, func(j *tjob) {
+		// A first primitive of a program that does not read MS_FLAGS,
+		// then the triangle.
+		j.drawNV(j.program(fsConstZ()), []uint32{clearColor}, cl.PrimitiveModeTriangles, j.nv(0, 0, 0.5), j.nv(8, 0, 0.5), j.nv(0, 8, 0.5))
+		j.drawNV(j.program(code), nil, cl.PrimitiveModeTriangles, j.nv(1, 1, 0.5), j.nv(70, 3, 0.5), j.nv(2, 38, 0.5))
+	}, 0xF, "MS_FLAGS of a covered pixel")
+}
+
+// triangleBothWays runs a 72×40 job cleared to clearColor, with every
+// face drawn and no depth test, in which draw puts its primitives (the
+// last the triangle (1,1) (70,3) (2,38)), on the fast path and on the
+// reference. Every pixel drawn must be want (what says why); at least
+// 1000 must be drawn, and the two paths' frames and counters must be
+// the same.
+func triangleBothWays(t *testing.T, draw func(j *tjob), want uint32, what string) {
+	t.Helper()
 	var counters [2]hw.Counters
 	var frames [2][]uint32
 	for k, ref := range []bool{false, true} {
@@ -463,11 +480,7 @@ func TestMSFlagsReadShowCoverage(t *testing.T) {
 		j := newTJob(t, 72, 40)
 		j.rcl.ClearColor = clearColor
 		j.beginBin(cl.ConfigurationBits{EnableForwardFacing: true, EnableReverseFacing: true, DepthFunc: cl.DepthFuncAlways})
-		fs := j.program(code)
-		// A first primitive of a program that does not read MS_FLAGS,
-		// then the triangle: (1,1) (70,3) (2,38).
-		j.drawNV(j.program(fsConstZ()), []uint32{clearColor}, cl.PrimitiveModeTriangles, j.nv(0, 0, 0.5), j.nv(8, 0, 0.5), j.nv(0, 8, 0.5))
-		j.drawNV(fs, nil, cl.PrimitiveModeTriangles, j.nv(1, 1, 0.5), j.nv(70, 3, 0.5), j.nv(2, 38, 0.5))
+		draw(j)
 		mustRun(t, j, g)
 		n := 0
 		for y := range 40 {
@@ -476,8 +489,8 @@ func TestMSFlagsReadShowCoverage(t *testing.T) {
 				frames[k] = append(frames[k], got)
 				if got != clearColor {
 					n++
-					if got != 0xF {
-						t.Fatalf("reference %v, pixel (%d,%d): %#x, want 0xF (MS_FLAGS of a covered pixel) or the clear colour", ref, x, y, got)
+					if got != want {
+						t.Fatalf("reference %v, pixel (%d,%d): %#x, want %#x (%s) or the clear colour", ref, x, y, got, want, what)
 					}
 				}
 			}
@@ -617,39 +630,11 @@ func TestUnreadTMUResultsEndWithTheThread(t *testing.T) {
 	a.I(qpu.Mov(qpu.TLBColourAll, qpu.R4))
 	code := fsEnd(&a)
 	const wordA, wordB = 0xFF0000FF, 0xFF00FF00
-	var frames [2][]uint32
-	var counters [2]hw.Counters
-	for k, ref := range []bool{false, true} {
-		g := New(Options{Workers: 2, Reference: ref})
-		t.Cleanup(g.Close)
-		j := newTJob(t, 72, 40)
-		j.rcl.ClearColor = clearColor
-		j.beginBin(cl.ConfigurationBits{EnableForwardFacing: true, EnableReverseFacing: true, DepthFunc: cl.DepthFuncAlways})
+	triangleBothWays(t, func(j *tjob) {
 		addrA := j.put(words(wordA), 4)
 		addrB := j.put(words(wordB), 4)
 		j.drawNV(j.program(code), []uint32{addrA, addrB}, cl.PrimitiveModeTriangles, j.nv(1, 1, 0.5), j.nv(70, 3, 0.5), j.nv(2, 38, 0.5))
-		mustRun(t, j, g)
-		n := 0
-		for y := range 40 {
-			for x := range 72 {
-				got := j.pixel(x, y)
-				frames[k] = append(frames[k], got)
-				if got != clearColor {
-					n++
-					if got != wordA {
-						t.Fatalf("reference %v, pixel (%d,%d): %#x, want A's word %#x (a thread before left B's %#x unread)", ref, x, y, got, uint32(wordA), uint32(wordB))
-					}
-				}
-			}
-		}
-		if n < 1000 {
-			t.Fatalf("reference %v: %d pixels drawn, want the triangle's", ref, n)
-		}
-		counters[k] = j.counters
-	}
-	if counters[0] != counters[1] || !slices.Equal(frames[0], frames[1]) {
-		t.Errorf("fast path and reference differ: counters %v and %v, frames equal %v", counters[0], counters[1], slices.Equal(frames[0], frames[1]))
-	}
+	}, wordA, fmt.Sprintf("A's word: a thread before left B's %#x unread", uint32(wordB)))
 }
 
 // TestEarlyZUpdateOnlyWithTLBZ: with early-Z on, a program that writes
