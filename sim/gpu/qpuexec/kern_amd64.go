@@ -228,6 +228,11 @@ func kFMulSSE2(d, a, b *vec) {
 	}
 }
 
+// The AVX2 set's float kernels each choose between the AVX-512 and
+// AVX2 forms themselves: a helper that chose for them (faddAVX512 or
+// faddAVX2) costs 130 by the Go inliner's count, over its budget of 80,
+// so it would put a call more on the cube's hottest float path
+// (kFAddAVX2Into: go build -gcflags=-m=2).
 func kFAddAVX2(d, a, b *vec) {
 	if d == a || d == b {
 		kFAddAVX2Into(d, a, b)
