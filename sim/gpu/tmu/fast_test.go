@@ -198,6 +198,28 @@ func randomUtiles(r *rand.Rand, w, h, size, align int) (upr int, utab []int32, e
 	return upr, utab, end
 }
 
+// compareNearestClampT32 compares nearestClampT32 with
+// nearestClampT32Go on requests random requests to p, a w×h level, a
+// fifth of their coordinates on texel edges, and stops the test at a
+// difference (what names the level).
+func compareNearestClampT32(t *testing.T, r *rand.Rand, p *clampT32, w, h, requests int, what string) {
+	t.Helper()
+	for k := 0; k < requests; k++ {
+		s, tt := randomRequest(r, w, h, func(n int) float32 {
+			if r.IntN(5) == 0 {
+				return float32(r.IntN(4*n)-n) / float32(n) // texel edges
+			}
+			return float32(r.Float64()*3 - 1)
+		})
+		var got, want [16]uint32
+		nearestClampT32(p, &s, &tt, &got)
+		nearestClampT32Go(p, &s, &tt, &want)
+		if got != want {
+			t.Fatalf("%s: s %#x t %#x: texels %#x, Go %#x", what, s, tt, got, want)
+		}
+	}
+}
+
 // insideIntBounds sets every coordinate of s and tt within the integer
 // bilinear form's bounds (intAxis) of p, a w×h level: texel edges and
 // centres, ±0, anything up to the bound.
@@ -291,20 +313,7 @@ func testNearestClampT32MatchesGo(t *testing.T) {
 		if n%2 == 1 {
 			p.setFix(math.Ldexp(float64(nextPow2(w)), subTexelBits), math.Ldexp(float64(nextPow2(h)), subTexelBits))
 		}
-		for k := 0; k < requests; k++ {
-			s, tt := randomRequest(r, w, h, func(n int) float32 {
-				if r.IntN(5) == 0 {
-					return float32(r.IntN(4*n)-n) / float32(n) // texel edges
-				}
-				return float32(r.Float64()*3 - 1)
-			})
-			var got, want [16]uint32
-			nearestClampT32(&p, &s, &tt, &got)
-			nearestClampT32Go(&p, &s, &tt, &want)
-			if got != want {
-				t.Fatalf("%dx%d flip %d fix %v: s %#x t %#x: texels %#x, Go %#x", w, h, flip, p.fix, s, tt, got, want)
-			}
-		}
+		compareNearestClampT32(t, r, &p, w, h, requests, fmt.Sprintf("%dx%d flip %d fix %v", w, h, flip, p.fix))
 	}
 }
 

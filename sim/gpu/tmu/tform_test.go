@@ -44,6 +44,24 @@ func tformTestSizes(r *rand.Rand, extra ...[2]int) [][2]int {
 	return sizes
 }
 
+// tformLevel is a w×h level of 32-bit texels in T format over the
+// first bytes of mem: its utiles a row, its utile table up to the last
+// texel's utile, and its bytes; level is nil when it does not fit.
+func tformLevel(t *testing.T, w, h int, mem []byte) (upr int, utab []int32, level []byte) {
+	t.Helper()
+	l, err := texture.NewLayout(texture.TFormat, 4, w, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Size() > len(mem) {
+		return 0, nil, nil
+	}
+	tab := utiles.For(l)
+	upr = tab.PerRow
+	maxIdx := (h-1)>>2*upr + (w-1)>>2
+	return upr, tab.Off[:maxIdx+1], mem[:l.Size()]
+}
+
 func testNearestClampT32InTFormat(t *testing.T) {
 	r := rand.New(rand.NewPCG(27, 28))
 	bytes := randomBytes(r)
@@ -54,36 +72,17 @@ func testNearestClampT32InTFormat(t *testing.T) {
 	}
 	for _, size := range sizes {
 		w, h := size[0], size[1]
-		l, err := texture.NewLayout(texture.TFormat, 4, w, h)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if l.Size() > len(bytes) {
+		upr, utab, mem := tformLevel(t, w, h, bytes)
+		if mem == nil {
 			continue
 		}
-		tab := utiles.For(l)
-		upr := tab.PerRow
-		maxIdx := (h-1)>>2*upr + (w-1)>>2
 		for _, flip := range []int{0, -1} {
-			p := newClampT32(w, h, flip, upr, tab.Off[:maxIdx+1], bytes[:l.Size()])
+			p := newClampT32(w, h, flip, upr, utab, mem)
 			p.setT(upr / 8)
 			if w != nextPow2(w) || h != nextPow2(h) {
 				p.setFix(math.Ldexp(float64(nextPow2(w)), subTexelBits), math.Ldexp(float64(nextPow2(h)), subTexelBits))
 			}
-			for k := 0; k < requests; k++ {
-				s, tt := randomRequest(r, w, h, func(n int) float32 {
-					if r.IntN(5) == 0 {
-						return float32(r.IntN(4*n)-n) / float32(n) // texel edges
-					}
-					return float32(r.Float64()*3 - 1)
-				})
-				var got, want [16]uint32
-				nearestClampT32(&p, &s, &tt, &got)
-				nearestClampT32Go(&p, &s, &tt, &want)
-				if got != want {
-					t.Fatalf("%dx%d flip %d: s %#x t %#x: texels %#x, Go %#x", w, h, flip, s, tt, got, want)
-				}
-			}
+			compareNearestClampT32(t, r, &p, w, h, requests, fmt.Sprintf("%dx%d flip %d", w, h, flip))
 		}
 	}
 }
@@ -199,16 +198,10 @@ func testBilinearT32InTFormat(t *testing.T) {
 	inInt := 0
 	for _, size := range sizes {
 		w, h := size[0], size[1]
-		l, err := texture.NewLayout(texture.TFormat, 4, w, h)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if l.Size() > len(bytes) {
+		upr, utab, mem := tformLevel(t, w, h, bytes)
+		if mem == nil {
 			continue
 		}
-		tab := utiles.For(l)
-		upr := tab.PerRow
-		maxIdx := (h-1)>>2*upr + (w-1)>>2
 		for _, flip := range []int{0, -1} {
 			ws, wt := texture.WrapClamp, texture.WrapClamp
 			if w&(w-1) == 0 && r.IntN(2) == 0 {
@@ -217,7 +210,7 @@ func testBilinearT32InTFormat(t *testing.T) {
 			if h&(h-1) == 0 && r.IntN(2) == 0 {
 				wt = texture.WrapRepeat
 			}
-			p := newBilinT32(w, h, ws, wt, flip, upr, tab.Off[:maxIdx+1], bytes[:l.Size()])
+			p := newBilinT32(w, h, ws, wt, flip, upr, utab, mem)
 			p.setT(upr / 8)
 			for k := 0; k < requests; k++ {
 				s, tt := randomRequest(r, w, h, func(n int) float32 {
