@@ -261,34 +261,7 @@ func TestEarlyZPassedTLBZWrites(t *testing.T) {
 			a.I(qpu.Mov(qpu.TLBZ, qpu.RB(14)))
 		}, []uint32{far, second}, first},
 	} {
-		var counters [2]hw.Counters
-		for k, ref := range []bool{false, true} {
-			g := New(Options{Workers: 2, Reference: ref})
-			t.Cleanup(g.Close)
-			j := newTJob(t, 72, 40)
-			j.rcl.ClearZ = 0xFFFFFF
-			j.beginBin(cl.ConfigurationBits{EnableForwardFacing: true, EnableReverseFacing: true,
-				DepthFunc: cl.DepthFuncLess, ZUpdates: true, EarlyZ: true, EarlyZUpdates: true})
-			j.drawNV(j.program(fsConstZ()), []uint32{first}, cl.PrimitiveModeTriangles, j.quad(0.3)...)
-			var a qpu.Asm
-			a.I()
-			a.I()
-			c.code(&a)
-			a.I(qpu.Mov(qpu.TLBColourAll, qpu.Unif))
-			j.drawNV(j.program(fsEnd(&a)), c.unif, cl.PrimitiveModeTriangles, j.quad(0.2)...)
-			mustRun(t, j, g)
-			for y := range 40 {
-				for x := range 72 {
-					if got := j.pixel(x, y); got != c.want {
-						t.Fatalf("%s, reference %v: pixel (%d,%d) = %#x, want %#x", c.name, ref, x, y, got, c.want)
-					}
-				}
-			}
-			counters[k] = j.counters
-		}
-		if counters[0] != counters[1] {
-			t.Errorf("%s: counters: fast path %v, reference %v", c.name, counters[0], counters[1])
-		}
+		earlyZBothWays(t, c.name, first, c.code, c.unif, nil, c.want)
 	}
 }
 
@@ -653,34 +626,49 @@ func TestEarlyZUpdateOnlyWithTLBZ(t *testing.T) {
 		{"TLB_Z once", func(a *qpu.Asm) { a.I(qpu.Mov(qpu.TLBZ, qpu.RB(15))) }, second},
 		{"no TLB_Z", func(a *qpu.Asm) {}, third},
 	} {
-		var counters [2]hw.Counters
-		for k, ref := range []bool{false, true} {
-			g := New(Options{Workers: 2, Reference: ref})
-			t.Cleanup(g.Close)
-			j := newTJob(t, 72, 40)
-			j.rcl.ClearZ = 0xFFFFFF
-			j.beginBin(cl.ConfigurationBits{EnableForwardFacing: true, EnableReverseFacing: true,
-				DepthFunc: cl.DepthFuncLess, ZUpdates: true, EarlyZ: true, EarlyZUpdates: true})
-			j.drawNV(j.program(fsConstZ()), []uint32{first}, cl.PrimitiveModeTriangles, j.quad(0.3)...)
-			var a qpu.Asm
-			a.I()
-			a.I()
-			c.code(&a)
-			a.I(qpu.Mov(qpu.TLBColourAll, qpu.Unif))
-			j.drawNV(j.program(fsEnd(&a)), []uint32{second}, cl.PrimitiveModeTriangles, j.quad(0.2)...)
+		earlyZBothWays(t, c.name, first, c.code, []uint32{second}, func(j *tjob) {
 			j.drawNV(j.program(fsConstZ()), []uint32{third}, cl.PrimitiveModeTriangles, j.quad(0.25)...)
-			mustRun(t, j, g)
-			for y := range 40 {
-				for x := range 72 {
-					if got := j.pixel(x, y); got != c.want {
-						t.Fatalf("%s, reference %v: pixel (%d,%d) = %#x, want %#x", c.name, ref, x, y, got, c.want)
-					}
+		}, c.want)
+	}
+}
+
+// earlyZBothWays runs, on the fast path and on the reference, a 72×40
+// job with early-Z and Z updates on (LESS, Z cleared to its far end): a
+// quad at Zs 0.3 of colour first, then one at Zs 0.2 whose program is
+// two nops, code and a write of a uniform to the colour (unif, its
+// uniforms), then what more draws. Every pixel must be want, and the
+// two paths' counters the same.
+func earlyZBothWays(t *testing.T, name string, first uint32, code func(a *qpu.Asm), unif []uint32, more func(j *tjob), want uint32) {
+	t.Helper()
+	var counters [2]hw.Counters
+	for k, ref := range []bool{false, true} {
+		g := New(Options{Workers: 2, Reference: ref})
+		t.Cleanup(g.Close)
+		j := newTJob(t, 72, 40)
+		j.rcl.ClearZ = 0xFFFFFF
+		j.beginBin(cl.ConfigurationBits{EnableForwardFacing: true, EnableReverseFacing: true,
+			DepthFunc: cl.DepthFuncLess, ZUpdates: true, EarlyZ: true, EarlyZUpdates: true})
+		j.drawNV(j.program(fsConstZ()), []uint32{first}, cl.PrimitiveModeTriangles, j.quad(0.3)...)
+		var a qpu.Asm
+		a.I()
+		a.I()
+		code(&a)
+		a.I(qpu.Mov(qpu.TLBColourAll, qpu.Unif))
+		j.drawNV(j.program(fsEnd(&a)), unif, cl.PrimitiveModeTriangles, j.quad(0.2)...)
+		if more != nil {
+			more(j)
+		}
+		mustRun(t, j, g)
+		for y := range 40 {
+			for x := range 72 {
+				if got := j.pixel(x, y); got != want {
+					t.Fatalf("%s, reference %v: pixel (%d,%d) = %#x, want %#x", name, ref, x, y, got, want)
 				}
 			}
-			counters[k] = j.counters
 		}
-		if counters[0] != counters[1] {
-			t.Errorf("%s: counters: fast path %v, reference %v", c.name, counters[0], counters[1])
-		}
+		counters[k] = j.counters
+	}
+	if counters[0] != counters[1] {
+		t.Errorf("%s: counters: fast path %v, reference %v", name, counters[0], counters[1])
 	}
 }
