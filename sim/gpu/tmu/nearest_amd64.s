@@ -460,6 +460,20 @@ TEXT ·nearestP2ClampT32AVX2(SB), NOSPLIT, $0-32
 	VZEROUPPER
 	RET
 
+// SETUPT is SETUP for the T-format kernels (TADDR8): no utile table,
+// but tpr-1 in Y6 and the shuffle table tXBytes in Y7.
+#define SETUPT \
+	MOVQ p+0(FP), CX \
+	MOVQ s+8(FP), SI \
+	MOVQ t+16(FP), DX \
+	MOVQ out+24(FP), DI \
+	MOVQ clampT32_mem(CX), BX \
+	VPXOR Y12, Y12, Y12 \
+	VPBROADCASTD clampT32_flip(CX), Y13 \
+	VPBROADCASTD clampT32_hf(CX), Y14 \
+	VMOVDQU clampT32_tpr1(CX), Y6 \
+	VMOVDQU tXBytes<>(SB), Y7
+
 // nearestP2TClampT32AVX2 is nearestP2ClampT32AVX2 on a level in T format
 // (tform, setT): each element's byte offset in the level is worked out in
 // the vector registers (TADDR8) from its texel (x, y), where the other
@@ -472,16 +486,7 @@ TEXT ·nearestP2ClampT32AVX2(SB), NOSPLIT, $0-32
 //
 // func nearestP2TClampT32AVX2(p *clampT32, s, t, out *[16]uint32)
 TEXT ·nearestP2TClampT32AVX2(SB), NOSPLIT, $0-32
-	MOVQ p+0(FP), CX
-	MOVQ s+8(FP), SI
-	MOVQ t+16(FP), DX
-	MOVQ out+24(FP), DI
-	MOVQ clampT32_mem(CX), BX
-	VPXOR Y12, Y12, Y12
-	VPBROADCASTD clampT32_flip(CX), Y13
-	VPBROADCASTD clampT32_hf(CX), Y14
-	VMOVDQU clampT32_tpr1(CX), Y6
-	VMOVDQU tXBytes<>(SB), Y7
+	SETUPT
 	VMOVDQU tYBytes<>(SB), Y15
 	VBROADCASTSS clampT32_fw32(CX), Y8
 	VBROADCASTSS clampT32_fh32(CX), Y9
@@ -508,16 +513,7 @@ TEXT ·nearestP2TClampT32AVX2(SB), NOSPLIT, $0-32
 //
 // func nearestFixTClampT32AVX2(p *clampT32, s, t, out *[16]uint32)
 TEXT ·nearestFixTClampT32AVX2(SB), NOSPLIT, $0-32
-	MOVQ p+0(FP), CX
-	MOVQ s+8(FP), SI
-	MOVQ t+16(FP), DX
-	MOVQ out+24(FP), DI
-	MOVQ clampT32_mem(CX), BX
-	VPXOR Y12, Y12, Y12
-	VPBROADCASTD clampT32_flip(CX), Y13
-	VPBROADCASTD clampT32_hf(CX), Y14
-	VMOVDQU clampT32_tpr1(CX), Y6
-	VMOVDQU tXBytes<>(SB), Y7
+	SETUPT
 	VBROADCASTSS clampT32_sx32(CX), Y8
 	VBROADCASTSS clampT32_sy32(CX), Y9
 	VPBROADCASTD clampT32_iwm1(CX), Y10
