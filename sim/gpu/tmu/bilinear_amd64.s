@@ -67,19 +67,9 @@ CONST32(bilinRound<>, $0x0000800000008000) // int32 2^15
 CONST32(bilinSix<>, $0x0000000600000006)   // int32 6
 CONST32(bilinFifteen<>, $0x0000000F0000000F) // int32 15
 
-// bilinTXBytes and bilinTYBytes are nearest_amd64.s's tXBytes and
-// tYBytes (TADDR8): the x and y parts of a texel's offset in its
-// sub-tile by the coordinate's low four bits, y's shifted right by 4.
-DATA bilinTXBytes<>+0(SB)/8, $0x4c4844400c080400
-DATA bilinTXBytes<>+8(SB)/8, $0xccc8c4c08c888480
-DATA bilinTXBytes<>+16(SB)/8, $0x4c4844400c080400
-DATA bilinTXBytes<>+24(SB)/8, $0xccc8c4c08c888480
-GLOBL bilinTXBytes<>(SB), RODATA|NOPTR, $32
-DATA bilinTYBytes<>+0(SB)/8, $0x1312111003020100
-DATA bilinTYBytes<>+8(SB)/8, $0x3332313023222120
-DATA bilinTYBytes<>+16(SB)/8, $0x1312111003020100
-DATA bilinTYBytes<>+24(SB)/8, $0x3332313023222120
-GLOBL bilinTYBytes<>(SB), RODATA|NOPTR, $32
+// ·tXBytes and ·tYBytes (nearest_amd64.s, TADDR8) are the x and y
+// parts of a texel's offset in its sub-tile by the coordinate's low
+// four bits, y's shifted right by 4.
 
 // AXIS4 leaves, for the four coordinates c at off(src) on the axis whose
 // fixCoord scales and factors are the fields sp, sn, gp and gn (texelFix:
@@ -237,7 +227,7 @@ GLOBL bilinTYBytes<>(SB), RODATA|NOPTR, $32
 
 // TROW leaves in a the parts of a T-format offset that depend on the
 // row y alone: ty·tpr·4096 (ty = y>>5; VPMADDWD on the 16-bit halves,
-// both factors below 2^15) plus (y&3)<<4 | (y&12)<<6 (bilinTYBytes
+// both factors below 2^15) plus (y&3)<<4 | (y&12)<<6 (·tYBytes
 // shifted left by 4); and in q the row's choices: bit 31 the tile
 // row's parity (odd rows run right to left), bits 1 and 2 y>>4&1 and
 // ty&1, the sub-tile index's (TCORNER). It leaves y changed; uses Y6.
@@ -250,7 +240,7 @@ GLOBL bilinTYBytes<>(SB), RODATA|NOPTR, $32
 	VPMADDWD bilinT32_tpr8(CX), a, a \
 	VPSLLD $12, a, a \
 	VPAND bilinFifteen<>(SB), y, y \
-	VMOVDQU bilinTYBytes<>(SB), Y6 \
+	VMOVDQU ·tYBytes(SB), Y6 \
 	VPSHUFB y, Y6, y \
 	VPSLLD $4, y, y \
 	VPADDD y, a, a
@@ -258,7 +248,7 @@ GLOBL bilinTYBytes<>(SB), RODATA|NOPTR, $32
 // TCOL leaves the parts of a T-format offset that depend on the column
 // x alone: in c tx·4096 (tx = x>>5) and in cr (tpr-1-tx)·4096, the tile
 // column on an even and on an odd tile row, each plus (x&3)<<2 |
-// (x&12)<<4 (bilinTXBytes); in sx the sub-tile column x>>4&1. It
+// (x&12)<<4 (·tXBytes); in sx the sub-tile column x>>4&1. It
 // leaves x changed; uses Y6.
 #define TCOL(x, c, cr, sx) \
 	VPSRLD $4, x, sx \
@@ -269,7 +259,7 @@ GLOBL bilinTYBytes<>(SB), RODATA|NOPTR, $32
 	VPSLLD $12, c, c \
 	VPSLLD $12, cr, cr \
 	VPAND bilinFifteen<>(SB), x, x \
-	VMOVDQU bilinTXBytes<>(SB), Y6 \
+	VMOVDQU ·tXBytes(SB), Y6 \
 	VPSHUFB x, Y6, x \
 	VPADDD x, c, c \
 	VPADDD x, cr, cr

@@ -340,16 +340,16 @@ TEXT ·nearestClampT32SSE2(SB), NOSPLIT, $0-32
 CONST32T(tSix<>, $0x0000000600000006)
 CONST32T(tOne<>, $0x0000000100000001)
 CONST32T(tFifteen<>, $0x0000000F0000000F)
-DATA tXBytes<>+0(SB)/8, $0x4c4844400c080400
-DATA tXBytes<>+8(SB)/8, $0xccc8c4c08c888480
-DATA tXBytes<>+16(SB)/8, $0x4c4844400c080400
-DATA tXBytes<>+24(SB)/8, $0xccc8c4c08c888480
-GLOBL tXBytes<>(SB), RODATA|NOPTR, $32
-DATA tYBytes<>+0(SB)/8, $0x1312111003020100
-DATA tYBytes<>+8(SB)/8, $0x3332313023222120
-DATA tYBytes<>+16(SB)/8, $0x1312111003020100
-DATA tYBytes<>+24(SB)/8, $0x3332313023222120
-GLOBL tYBytes<>(SB), RODATA|NOPTR, $32
+DATA ·tXBytes+0(SB)/8, $0x4c4844400c080400
+DATA ·tXBytes+8(SB)/8, $0xccc8c4c08c888480
+DATA ·tXBytes+16(SB)/8, $0x4c4844400c080400
+DATA ·tXBytes+24(SB)/8, $0xccc8c4c08c888480
+GLOBL ·tXBytes(SB), RODATA|NOPTR, $32
+DATA ·tYBytes+0(SB)/8, $0x1312111003020100
+DATA ·tYBytes+8(SB)/8, $0x3332313023222120
+DATA ·tYBytes+16(SB)/8, $0x1312111003020100
+DATA ·tYBytes+24(SB)/8, $0x3332313023222120
+GLOBL ·tYBytes(SB), RODATA|NOPTR, $32
 
 // INDEX8FIXT does elements off/4 .. off/4+7 of
 // nearestFixTClampT32AVX2 up to TADDR8's offsets in Y4.
@@ -359,7 +359,7 @@ GLOBL tYBytes<>(SB), RODATA|NOPTR, $32
 	AXIS8FIX(SI, off, Y8, Y15, clampT32_ex(CX), Y10) \
 	VMOVDQA Y1, Y3 \
 	AXIS8FIX(DX, off, Y9, Y0, clampT32_ey(CX), Y11) \
-	VMOVDQU tYBytes<>(SB), Y15 \
+	VMOVDQU ·tYBytes(SB), Y15 \
 	TADDR8
 
 // SETUP loads the arguments and the integer constants.
@@ -472,7 +472,7 @@ TEXT ·nearestP2ClampT32AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTD clampT32_flip(CX), Y13 \
 	VPBROADCASTD clampT32_hf(CX), Y14 \
 	VMOVDQU clampT32_tpr1(CX), Y6 \
-	VMOVDQU tXBytes<>(SB), Y7
+	VMOVDQU ·tXBytes(SB), Y7
 
 // nearestP2TClampT32AVX2 is nearestP2ClampT32AVX2 on a level in T format
 // (tform, setT): each element's byte offset in the level is worked out in
@@ -487,7 +487,7 @@ TEXT ·nearestP2ClampT32AVX2(SB), NOSPLIT, $0-32
 // func nearestP2TClampT32AVX2(p *clampT32, s, t, out *[16]uint32)
 TEXT ·nearestP2TClampT32AVX2(SB), NOSPLIT, $0-32
 	SETUPT
-	VMOVDQU tYBytes<>(SB), Y15
+	VMOVDQU ·tYBytes(SB), Y15
 	VBROADCASTSS clampT32_fw32(CX), Y8
 	VBROADCASTSS clampT32_fh32(CX), Y9
 	VBROADCASTSS clampT32_wm132(CX), Y10
